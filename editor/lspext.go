@@ -20,7 +20,21 @@ const (
 	// MethodStatusChanged (server → client notification) carries ServerStatus
 	// whenever it changes (settings, workspace folders).
 	MethodStatusChanged = "autarch/statusChanged"
+	// MethodAskQuestions (server → client request, AskQuestionsParams)
+	// returns AskQuestionsResult; clients that implement it declare
+	// capabilities.experimental.autarch.questions = true in initialize.
+	MethodAskQuestions = "autarch/askQuestions"
 )
+
+// AskQuestionsParams are the params of autarch/askQuestions.
+type AskQuestionsParams struct {
+	Questions []Question `json:"questions"`
+}
+
+// AskQuestionsResult holds one Answer per question, in order.
+type AskQuestionsResult struct {
+	Answers []Answer `json:"answers"`
+}
 
 // ServerStatus describes the running server for the side panel and the
 // "Show Server Status" command.

@@ -2,19 +2,104 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/autarch-dev/autarch/server"
 )
 
 func serveVerb() verb {
 	return verb{
 		name:    "serve",
-		usage:   "autarch serve [--log FILE]",
+		usage:   "autarch serve [--log FILE] [--log-level debug|info|warn|error]",
 		summary: "speak LSP JSON-RPC on stdin/stdout (what editors start)",
-		run: func(ctx context.Context, io stdio, args []string) int {
-			fs := newFlagSet("serve", io)
-			if code, ok := parseFlags(fs, args); !ok {
-				return code
-			}
-			return 0
-		},
+		run:     runServe,
 	}
+}
+
+func runServe(ctx context.Context, io stdio, args []string) int {
+	fs := newFlagSet("serve", io)
+	logPath := fs.String("log", defaultLogPath(), "log file (appended; \"\" for stderr only)")
+	level := fs.String("log-level", envOr("AUTARCH_LOG_LEVEL", "info"), "log level: debug, info, warn or error")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(io.err, "autarch serve: unexpected argument %q (serve takes only flags)\n", fs.Arg(0))
+		return 2
+	}
+	lvl, err := parseLevel(*level)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch serve: %v\n", err)
+		return 2
+	}
+	logger, closeLog := newLogger(io.err, *logPath, lvl)
+	defer closeLog()
+	srv := server.New(server.Config{Version: version, LogFile: *logPath, Logger: logger})
+	logger.Info("serving on stdio", "version", version, "pid", os.Getpid())
+	return srv.Serve(ctx, stdioConn{r: io.in, w: io.out})
+}
+
+// stdioConn joins stdin and stdout into one connection.
+type stdioConn struct {
+	r io.Reader
+	w io.Writer
+}
+
+func (c stdioConn) Read(p []byte) (int, error)  { return c.r.Read(p) }
+func (c stdioConn) Write(p []byte) (int, error) { return c.w.Write(p) }
+func (c stdioConn) Close() error {
+	if cl, ok := c.r.(io.Closer); ok {
+		cl.Close()
+	}
+	if cl, ok := c.w.(io.Closer); ok {
+		return cl.Close()
+	}
+	return nil
+}
+
+// defaultLogPath is <user cache dir>/autarch/logs/serve.log.
+func defaultLogPath() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "autarch", "logs", "serve.log")
+}
+
+// newLogger logs to stderr and, when path is set, appends to that file too.
+func newLogger(stderr io.Writer, path string, lvl slog.Level) (*slog.Logger, func()) {
+	opts := &slog.HandlerOptions{Level: lvl}
+	handlers := []slog.Handler{slog.NewTextHandler(stderr, opts)}
+	closeFn := func() {}
+	if path != "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			if f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+				handlers = append(handlers, slog.NewJSONHandler(f, opts))
+				closeFn = func() { f.Close() }
+			} else {
+				fmt.Fprintf(stderr, "autarch: cannot open log file: %v\n", err)
+			}
+		}
+	}
+	return slog.New(slog.NewMultiHandler(handlers...)), closeFn
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(strings.ToLower(s))); err != nil {
+		return 0, fmt.Errorf("bad log level %q: use debug, info, warn or error", s)
+	}
+	return lvl, nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }

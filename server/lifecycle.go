@@ -1,0 +1,185 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/autarch-dev/autarch/editor"
+)
+
+// initializeParams is the part of LSP's InitializeParams the server uses.
+type initializeParams struct {
+	ProcessID        *int            `json:"processId"`
+	RootURI          string          `json:"rootUri"`
+	RootPath         string          `json:"rootPath"`
+	WorkspaceFolders []workspaceDir  `json:"workspaceFolders"`
+	Options          json.RawMessage `json:"initializationOptions"`
+	ClientInfo       struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"clientInfo"`
+	Capabilities struct {
+		Window struct {
+			WorkDoneProgress bool `json:"workDoneProgress"`
+			ShowDocument     struct {
+				Support bool `json:"support"`
+			} `json:"showDocument"`
+		} `json:"window"`
+		Workspace struct {
+			ApplyEdit bool `json:"applyEdit"`
+		} `json:"workspace"`
+		Experimental struct {
+			Autarch struct {
+				// Questions: the client answers autarch/askQuestions.
+				Questions bool `json:"questions"`
+			} `json:"autarch"`
+		} `json:"experimental"`
+	} `json:"capabilities"`
+}
+
+type workspaceDir struct {
+	URI  string `json:"uri"`
+	Name string `json:"name"`
+}
+
+// clientInfo is what the server remembers of the client.
+type clientInfo struct {
+	name             string
+	workDoneProgress bool
+	showDocument     bool
+	applyEdit        bool
+	questions        bool
+}
+
+// initializeResult is LSP's InitializeResult with the capabilities we offer.
+type initializeResult struct {
+	Capabilities capabilities `json:"capabilities"`
+	ServerInfo   struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"serverInfo"`
+}
+
+type capabilities struct {
+	TextDocumentSync struct {
+		OpenClose bool `json:"openClose"`
+		Change    int  `json:"change"` // 1 = full
+		Save      struct {
+			IncludeText bool `json:"includeText"`
+		} `json:"save"`
+	} `json:"textDocumentSync"`
+	ExecuteCommandProvider struct {
+		Commands []string `json:"commands"`
+	} `json:"executeCommandProvider"`
+	Workspace struct {
+		WorkspaceFolders struct {
+			Supported           bool `json:"supported"`
+			ChangeNotifications bool `json:"changeNotifications"`
+		} `json:"workspaceFolders"`
+	} `json:"workspace"`
+}
+
+func (s *Server) registerLifecycle() {
+	s.requests["initialize"] = s.initialize
+	s.requests["shutdown"] = s.shutdown
+	s.notifs["initialized"] = func(context.Context, json.RawMessage) error { return nil }
+	s.notifs["exit"] = s.exit
+}
+
+func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p initializeParams
+	if err := decode(raw, &p); err != nil {
+		return nil, err
+	}
+	var opts editor.Settings
+	if len(p.Options) > 0 && string(p.Options) != "null" {
+		if err := json.Unmarshal(p.Options, &opts); err != nil {
+			return nil, invalidParams("initializationOptions: %v (expected {\"model\":{\"baseUrl\",\"name\"},\"apiKey\",\"logLevel\"})", err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != uninitialized {
+		return nil, invalidParams("initialize was already received")
+	}
+	s.state = running
+	c := p.Capabilities
+	s.client = clientInfo{
+		name:             p.ClientInfo.Name,
+		workDoneProgress: c.Window.WorkDoneProgress,
+		showDocument:     c.Window.ShowDocument.Support,
+		applyEdit:        c.Workspace.ApplyEdit,
+		questions:        c.Experimental.Autarch.Questions,
+	}
+	s.folders = foldersOf(p)
+	s.settings = resolveSettings(opts, sourceInit, s.cfg.Getenv)
+	s.log.Info("initialized", "client", p.ClientInfo.Name, "folders", s.folders, "model", s.settings.model.Name)
+
+	var res initializeResult
+	res.ServerInfo.Name = "autarch"
+	res.ServerInfo.Version = s.cfg.Version
+	res.Capabilities.TextDocumentSync.OpenClose = true
+	res.Capabilities.TextDocumentSync.Change = 1
+	res.Capabilities.ExecuteCommandProvider.Commands = s.commandNames()
+	res.Capabilities.Workspace.WorkspaceFolders.Supported = true
+	res.Capabilities.Workspace.WorkspaceFolders.ChangeNotifications = true
+	return res, nil
+}
+
+func (s *Server) shutdown(ctx context.Context, _ json.RawMessage) (any, error) {
+	s.mu.Lock()
+	s.state = shutDown
+	s.mu.Unlock()
+	return nil, nil
+}
+
+func (s *Server) exit(ctx context.Context, _ json.RawMessage) error {
+	code := 1
+	if s.is(shutDown) {
+		code = 0
+	}
+	select {
+	case s.exitCh <- code:
+	default:
+	}
+	return nil
+}
+
+// foldersOf lists the workspace folders as paths: workspaceFolders, else
+// rootUri, else rootPath.
+func foldersOf(p initializeParams) []string {
+	var out []string
+	for _, f := range p.WorkspaceFolders {
+		if path, ok := uriPath(f.URI); ok {
+			out = append(out, path)
+		}
+	}
+	if len(out) == 0 {
+		if path, ok := uriPath(p.RootURI); ok {
+			out = append(out, path)
+		} else if p.RootPath != "" {
+			out = append(out, filepath.Clean(p.RootPath))
+		}
+	}
+	return out
+}
+
+// uriPath converts a file:// URI to a path.
+func uriPath(u string) (string, bool) {
+	if !strings.HasPrefix(u, "file://") {
+		return "", false
+	}
+	parsed, err := url.Parse(u)
+	if err != nil || parsed.Path == "" {
+		return "", false
+	}
+	return filepath.FromSlash(parsed.Path), true
+}
+
+// pathURI converts a path to a file:// URI.
+func pathURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}

@@ -1,0 +1,91 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"testing"
+)
+
+func TestReadFrame(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    []string
+		wantErr error
+	}{
+		{"one frame", "Content-Length: 2\r\n\r\n{}", []string{"{}"}, io.EOF},
+		{"two frames", "Content-Length: 2\r\n\r\n{}Content-Length: 3\r\n\r\n[1]", []string{"{}", "[1]"}, io.EOF},
+		{"content type header", "Content-Length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}", []string{"{}"}, io.EOF},
+		{"lowercase and LF only", "content-length: 2\n\n{}", []string{"{}"}, io.EOF},
+		{"garbage lines first", "hello\r\nworld\r\n\r\nContent-Length: 2\r\n\r\n{}", []string{"{}"}, io.EOF},
+		{"truncated body", "Content-Length: 10\r\n\r\n{}", nil, io.ErrUnexpectedEOF},
+		{"truncated header", "Content-Len", nil, io.ErrUnexpectedEOF},
+		{"negative length skipped", "Content-Length: -1\r\n\r\nContent-Length: 2\r\n\r\n{}", []string{"{}"}, io.EOF},
+		{"empty input", "", nil, io.EOF},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := bufio.NewReader(bytes.NewBufferString(tt.in))
+			var got []string
+			var err error
+			for {
+				var body []byte
+				body, _, err = readFrame(r, quietLogger())
+				if err != nil {
+					break
+				}
+				got = append(got, string(body))
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("err = %v, want %v", err, tt.wantErr)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("frames = %q, want %q", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("frame %d = %q, want %q", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// rwBuffer is an in-memory connection for the stream.
+type rwBuffer struct {
+	in  *bytes.Reader
+	out bytes.Buffer
+}
+
+func (b *rwBuffer) Read(p []byte) (int, error)  { return b.in.Read(p) }
+func (b *rwBuffer) Write(p []byte) (int, error) { return b.out.Write(p) }
+func (b *rwBuffer) Close() error                { return nil }
+
+// FuzzStreamRead feeds arbitrary bytes to the message reader: it must never
+// panic, must end with an error at the end of input, and every message it
+// returns must re-encode.
+func FuzzStreamRead(f *testing.F) {
+	f.Add([]byte("Content-Length: 2\r\n\r\n{}"))
+	f.Add([]byte("Content-Length: 52\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{}}"))
+	f.Add([]byte("garbage\r\nContent-Length: 5\r\n\r\n{\"a\":"))
+	f.Add([]byte("Content-Length: 99999999999\r\n\r\n"))
+	f.Add([]byte("\x00\xff\r\n\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		conn := &rwBuffer{in: bytes.NewReader(data)}
+		s := newStream(conn, quietLogger())
+		ctx := context.Background()
+		for i := 0; i < len(data)+1; i++ {
+			msg, _, err := s.Read(ctx)
+			if err != nil {
+				return
+			}
+			if msg == nil {
+				t.Fatal("nil message without error")
+			}
+		}
+		t.Fatal("reader did not stop at the end of input")
+	})
+}
