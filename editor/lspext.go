@@ -11,6 +11,9 @@ package editor
 const (
 	// CommandServerStatus returns a ServerStatus.
 	CommandServerStatus = "autarch.serverStatus"
+	// CommandShowMessage shows its one string argument back to the client
+	// as window/showMessage (a round-trip check for any client).
+	CommandShowMessage = "autarch.showMessage"
 )
 
 // Custom methods.

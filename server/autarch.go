@@ -17,6 +17,7 @@ func (s *Server) registerAutarch() {
 	s.commands[editor.CommandServerStatus] = func(ctx context.Context, _ []json.RawMessage) (any, error) {
 		return s.status(), nil
 	}
+	s.commands[editor.CommandShowMessage] = s.showMessage
 }
 
 // status reports the server's state for the side panel and status command.
@@ -55,4 +56,14 @@ func statusMessage(st editor.ServerStatus) string {
 		ws = fmt.Sprintf("%d workspace folders", len(st.Workspace))
 	}
 	return fmt.Sprintf("Autarch %s is running (pid %d): %s, %s.", st.Version, st.PID, ws, model)
+}
+
+// showMessage echoes its first argument back as window/showMessage: a
+// round trip any client can use to check that server → client messages work.
+func (s *Server) showMessage(ctx context.Context, args []json.RawMessage) (any, error) {
+	var text string
+	if len(args) == 0 || json.Unmarshal(args[0], &text) != nil || text == "" {
+		return nil, invalidParams("%s takes one argument, the text to show", editor.CommandShowMessage)
+	}
+	return nil, s.Client().ShowMessage(ctx, editor.Info, text)
 }

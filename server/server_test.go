@@ -20,17 +20,17 @@ import (
 
 // harness runs a Server on one end of a pipe and a jsonrpc2 client on the other.
 type harness struct {
-	t       *testing.T
-	srv     *Server
-	client  jsonrpc2.Conn
-	raw     net.Conn
-	exit    chan int
-	mu      sync.Mutex
-	notes   []note
-	noteCh  chan note
-	onCall  func(method string, params json.RawMessage) (any, error)
-	cancel  context.CancelFunc
-	getenv  map[string]string
+	t      *testing.T
+	srv    *Server
+	client jsonrpc2.Conn
+	raw    net.Conn
+	exit   chan int
+	mu     sync.Mutex
+	notes  []note
+	noteCh chan note
+	onCall func(method string, params json.RawMessage) (any, error)
+	cancel context.CancelFunc
+	getenv map[string]string
 }
 
 type note struct {

@@ -37,8 +37,11 @@ func resolveSettings(in editor.Settings, source string, getenv func(string) stri
 		out.model.Name = getenv("AUTARCH_MODEL")
 		fromEnv = fromEnv || out.model.Name != ""
 	}
-	if source == sourceNone && fromEnv {
-		out.source = sourceEnv
+	if in == (editor.Settings{}) {
+		out.source = sourceNone
+		if fromEnv {
+			out.source = sourceEnv
+		}
 	}
 	return out
 }
