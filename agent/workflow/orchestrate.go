@@ -1,0 +1,81 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// PulseStatus is the lifecycle state of a pulse (pulsing-phase.md).
+type PulseStatus string
+
+// Pulse states: Proposed → Running → Succeeded | Failed | Stopped.
+const (
+	PulseProposed  PulseStatus = "Proposed"
+	PulseRunning   PulseStatus = "Running"
+	PulseSucceeded PulseStatus = "Succeeded"
+	PulseFailed    PulseStatus = "Failed"
+	PulseStopped   PulseStatus = "Stopped"
+)
+
+// PulseOutcome is how one pulse's agent run ended.
+type PulseOutcome struct {
+	Status PulseStatus
+	// Summary is the Conventional Commit summary of a completed pulse.
+	Summary string
+	// Unresolved is set when the pulse completed through the escape hatch.
+	Unresolved []UnresolvedIssue
+	// FailureReason explains a Failed or Stopped pulse.
+	FailureReason string
+}
+
+// PulseRunner runs one pulse to its end: the agent loop in the worktree,
+// completion validation, the checkpoint (or recovery) commit.
+type PulseRunner interface {
+	RunPulse(ctx context.Context, p PlannedPulse) (PulseOutcome, error)
+}
+
+// Halt says why orchestration stopped before every pulse succeeded.
+type Halt struct {
+	Pulse  string
+	Status PulseStatus
+	Reason string
+}
+
+func (h *Halt) Error() string {
+	return fmt.Sprintf("orchestration halted at pulse %s (%s): %s", h.Pulse, h.Status, h.Reason)
+}
+
+// RunPulses runs the pulses in execution order, skipping those already
+// Succeeded (done holds their ids, for resume). It returns nil when every
+// pulse succeeded cleanly (the workflow moves to Review), a *Halt when a
+// pulse failed, was stopped, or completed with unresolved issues, and any
+// other error for broken infrastructure.
+func RunPulses(ctx context.Context, r PulseRunner, plan []PlannedPulse, done map[string]bool) error {
+	ordered, err := Order(plan)
+	if err != nil {
+		return fmt.Errorf("plan cannot run: %w", err)
+	}
+	for _, p := range ordered {
+		if done[p.ID] {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return &Halt{Pulse: p.ID, Status: PulseStopped, Reason: "the workflow was stopped"}
+		}
+		out, err := r.RunPulse(ctx, p)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return &Halt{Pulse: p.ID, Status: PulseStopped, Reason: "the workflow was stopped"}
+			}
+			return fmt.Errorf("pulse %s: %w", p.ID, err)
+		}
+		switch {
+		case out.Status != PulseSucceeded:
+			return &Halt{Pulse: p.ID, Status: out.Status, Reason: out.FailureReason}
+		case len(out.Unresolved) > 0:
+			return &Halt{Pulse: p.ID, Status: out.Status, Reason: fmt.Sprintf("completed with %d unresolved issue(s); a human must review before the next pulse", len(out.Unresolved))}
+		}
+	}
+	return nil
+}
