@@ -5,14 +5,14 @@ BIN     := bin/autarch
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build test test-go bench e2e e2e-neovim vsix run clean
+.PHONY: all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode vsix run clean
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/autarch
 
-test: test-go
+test: test-go test-ext
 
 test-go: build
 	$(GO) vet ./...
@@ -21,10 +21,35 @@ test-go: build
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-e2e: e2e-neovim
+e2e: e2e-neovim e2e-vscode
 
 e2e-neovim: build
 	./e2e/neovim/run.sh
 
+# npm ci once per lockfile change (node_modules/.package-lock.json is npm's stamp).
+node-deps: node_modules/.package-lock.json
+node_modules/.package-lock.json: package-lock.json vscode-extension/package.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+test-ext: node-deps
+	cd vscode-extension && npm test
+
+# The .vsix carries this platform's server as server/autarch.
+vsix: build node-deps
+	mkdir -p vscode-extension/server
+	cp $(BIN) vscode-extension/server/autarch
+	cd vscode-extension && npm run package
+
+# Real VS Code (code-server + Chromium + Playwright); installs them itself.
+e2e-vscode: vsix
+	./.ci/install-e2e.sh
+	node e2e/vscode/run.mjs
+
+# Set up and run the product: VS Code with the extension when `code` is
+# installed, else code-server on 127.0.0.1 with the extension (prints the URL).
+run: vsix
+	./scripts/run.sh
+
 clean:
-	rm -rf bin
+	rm -rf bin vscode-extension/dist vscode-extension/out-test vscode-extension/server

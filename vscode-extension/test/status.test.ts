@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { escapeHtml, renderStatus } from '../src/status';
+import type { ServerStatus } from '../src/lspext.gen';
+
+const status = (configured: boolean): ServerStatus => ({
+  version: '1.2.3',
+  pid: 42,
+  workspace: ['/home/u/<proj>'],
+  model: { configured, baseUrl: '', name: configured ? 'gpt-4o' : '', hasApiKey: configured, source: 'environment' },
+  logFile: '/tmp/log',
+  stateDir: '',
+  message: 'Autarch 1.2.3 is running',
+});
+
+test('escapeHtml escapes markup and quotes', () => {
+  assert.equal(escapeHtml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+});
+
+test('renderStatus shows the workspace escaped and the model', () => {
+  const html = renderStatus('running', status(true));
+  assert.match(html, /Server: <b>running<\/b> \(version 1\.2\.3, pid 42\)/);
+  assert.match(html, /&lt;proj&gt;/);
+  assert.doesNotMatch(html, /<proj>/);
+  assert.match(html, /Configured: <b>gpt-4o<\/b> at the OpenAI API/);
+  assert.doesNotMatch(html, /To configure the model endpoint/);
+});
+
+test('renderStatus explains configuration when no model is set', () => {
+  const html = renderStatus('running', status(false));
+  assert.match(html, /No model configured/);
+  assert.match(html, /autarch\.model\.name/);
+  assert.match(html, /Set API Key/);
+});
+
+test('renderStatus without a server shows the state and error', () => {
+  const html = renderStatus('stopped', undefined, 'Could not start <bin>');
+  assert.match(html, /Server: <b>stopped<\/b>/);
+  assert.match(html, /Could not start &lt;bin&gt;/);
+});
