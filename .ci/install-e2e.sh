@@ -28,15 +28,30 @@ if [ ! -x "$node24/bin/node" ]; then
 fi
 "$node24/bin/node" --version
 
+# code-server's install runs nested npm installs whose native modules need
+# their install scripts; npm 11.19+ blocks dependency scripts by default, so
+# code-server is installed with npm 10 (run by Node 24).
+npm10="$cache/npm10/node_modules/npm/bin/npm-cli.js"
+if [ ! -f "$npm10" ]; then
+  echo "install-e2e: npm 10 for code-server's install"
+  mkdir -p "$cache/npm10"
+  (cd "$cache/npm10" && npm install --no-audit --no-fund --no-save --prefix . npm@10 >/dev/null)
+fi
+
 cs="$cache/code-server"
-if [ ! -x "$cs/node_modules/.bin/code-server" ]; then
+if [ ! -f "$cs/.installed-$CODE_SERVER_VERSION" ]; then
   echo "install-e2e: code-server@$CODE_SERVER_VERSION (about 2 minutes)"
   mkdir -p "$cs"
   (
     cd "$cs"
-    export PATH="$node24/bin:$PATH" npm_config_nodedir="$node24"
-    [ -f package.json ] || echo '{"name":"autarch-e2e-code-server","private":true}' > package.json
+    mkdir -p "$cache/npm10/bin"
+    printf '#!/bin/sh\nexec "%s/bin/node" "%s" "$@"\n' "$node24" "$npm10" > "$cache/npm10/bin/npm"
+    chmod +x "$cache/npm10/bin/npm"
+    export PATH="$cache/npm10/bin:$node24/bin:$PATH" npm_config_nodedir="$node24"
+    echo '{"name":"autarch-e2e-code-server","private":true}' > package.json
+    rm -rf node_modules package-lock.json
     npm install --no-audit --no-fund "code-server@$CODE_SERVER_VERSION" >install.log 2>&1 || { tail -40 install.log; exit 1; }
+    touch ".installed-$CODE_SERVER_VERSION"
   )
 fi
 echo "install-e2e: ready (node $("$node24/bin/node" --version), code-server $CODE_SERVER_VERSION, $(chromium --version 2>/dev/null))"

@@ -2,3 +2,165 @@
 // directory (os.Root), the ignore rules (.gitignore, .git/info/exclude,
 // .autarchignore), the sensitive-content gate and binary detection.
 package workspace
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Root is a directory every access is confined to: paths with "..", absolute
+// paths outside it, and symlinks that leave it are refused.
+type Root struct {
+	dir  string
+	root *os.Root
+}
+
+// Open confines access to dir.
+func Open(dir string) (*Root, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root %q: %w", dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("opening workspace root: %w", err)
+	}
+	return &Root{dir: abs, root: r}, nil
+}
+
+// Dir is the root's absolute path.
+func (r *Root) Dir() string { return r.dir }
+
+// Close releases the root.
+func (r *Root) Close() error { return r.root.Close() }
+
+// ErrOutside is returned for paths that leave the root.
+var ErrOutside = errors.New("path is outside the workspace")
+
+// Clean turns a path given by the model or a user into a clean,
+// slash-separated path relative to the root ("." for the root itself).
+// Relative paths are taken from the root; absolute paths must lie inside it.
+func (r *Root) Clean(p string) (string, error) {
+	if p == "" {
+		return "", fmt.Errorf("empty path: give a path relative to the workspace root")
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", fmt.Errorf("path %q contains a NUL byte", p)
+	}
+	native := filepath.FromSlash(p)
+	if filepath.IsAbs(native) {
+		rel, err := filepath.Rel(r.dir, filepath.Clean(native))
+		if err != nil || !filepath.IsLocal(rel) && rel != "." {
+			return "", fmt.Errorf("%w: %q is not under %s; use a path relative to the workspace root", ErrOutside, p, r.dir)
+		}
+		native = rel
+	}
+	clean := filepath.Clean(native)
+	if clean != "." && !filepath.IsLocal(clean) {
+		return "", fmt.Errorf("%w: %q escapes the workspace root; use a path inside it", ErrOutside, p)
+	}
+	return filepath.ToSlash(clean), nil
+}
+
+// Abs returns the absolute path of a clean relative path.
+func (r *Root) Abs(rel string) string { return filepath.Join(r.dir, filepath.FromSlash(rel)) }
+
+// explain rewrites os.Root's escape errors into one naming the path.
+func explain(rel string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if strings.Contains(err.Error(), "path escapes from parent") {
+		return fmt.Errorf("%w: %q resolves outside the workspace (through a symlink or ..)", ErrOutside, rel)
+	}
+	return err
+}
+
+// ReadFile reads a file.
+func (r *Root) ReadFile(rel string) ([]byte, error) {
+	b, err := r.root.ReadFile(filepath.FromSlash(rel))
+	return b, explain(rel, err)
+}
+
+// Stat follows symlinks (inside the root).
+func (r *Root) Stat(rel string) (fs.FileInfo, error) {
+	fi, err := r.root.Stat(filepath.FromSlash(rel))
+	return fi, explain(rel, err)
+}
+
+// Lstat does not follow a final symlink.
+func (r *Root) Lstat(rel string) (fs.FileInfo, error) {
+	fi, err := r.root.Lstat(filepath.FromSlash(rel))
+	return fi, explain(rel, err)
+}
+
+// ReadDir lists a directory, sorted by name.
+func (r *Root) ReadDir(rel string) ([]fs.DirEntry, error) {
+	entries, err := fs.ReadDir(r.root.FS(), filepath.ToSlash(rel))
+	return entries, explain(rel, err)
+}
+
+// Remove deletes a file or an empty directory.
+func (r *Root) Remove(rel string) error {
+	return explain(rel, r.root.Remove(filepath.FromSlash(rel)))
+}
+
+// WriteFile replaces a file atomically: the data goes to a temporary file in
+// the same directory that is then renamed over the target, so readers see
+// the old or the new content, never a mix. An existing file keeps its mode;
+// a new one gets 0644. Missing parent directories are created.
+func (r *Root) WriteFile(rel string, data []byte) error {
+	native := filepath.FromSlash(rel)
+	mode := fs.FileMode(0o644)
+	if fi, err := r.root.Stat(native); err == nil {
+		if fi.IsDir() {
+			return fmt.Errorf("%s is a directory", rel)
+		}
+		mode = fi.Mode().Perm()
+	}
+	if dir := filepath.Dir(native); dir != "." {
+		if err := r.root.MkdirAll(dir, 0o755); err != nil {
+			return explain(rel, err)
+		}
+	}
+	tmp := filepath.Join(filepath.Dir(native), "."+filepath.Base(native)+".autarch-"+randomSuffix())
+	f, err := r.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return explain(rel, err)
+	}
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		r.root.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", rel, err)
+	}
+	if err := r.root.Chmod(tmp, mode); err != nil {
+		r.root.Remove(tmp)
+		return explain(rel, err)
+	}
+	if err := r.root.Rename(tmp, native); err != nil {
+		r.root.Remove(tmp)
+		return explain(rel, err)
+	}
+	return nil
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Base returns the last element of a slash path.
+func Base(rel string) string { return path.Base(rel) }

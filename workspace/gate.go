@@ -1,0 +1,174 @@
+package workspace
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Blocked is the replacement for a line that carries a secret.
+const Blocked = "[blocked]"
+
+// DefaultSensitivePaths are the path globs (doublestar, matched against the
+// whole relative path and the base name) of files whose content is never
+// revealed.
+var DefaultSensitivePaths = []string{
+	".env", ".env.*", "*.env", ".envrc",
+	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore",
+	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+	".npmrc", ".pypirc", ".netrc", ".pgpass", ".git-credentials", ".dockercfg",
+	"credentials", "credentials.json", "credentials.yml", "credentials.yaml",
+	"secrets.*", "secret.*", "*.secret", "*.secrets",
+	"kubeconfig", ".kube/config", ".aws/credentials", ".docker/config.json",
+	"service-account*.json", "*.tfstate", "*.tfvars",
+}
+
+// secretPatterns recognise secrets inside content, one line at a time.
+var secretPatterns = []struct {
+	name string
+	re   *regexp.Regexp
+}{
+	{"private key", regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
+	{"AWS access key", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
+	{"AWS secret key", regexp.MustCompile(`(?i)aws_?secret_?access_?key\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}`)},
+	{"GitHub token", regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}\b`)},
+	{"GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}\b`)},
+	{"Slack token", regexp.MustCompile(`\bxox[baprs]-[A-Za-z0-9-]{10,}\b`)},
+	{"OpenAI-style key", regexp.MustCompile(`\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}\b`)},
+	{"Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
+	{"Stripe key", regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{20,}\b`)},
+	{"JWT", regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`)},
+	{"credential assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.\-]*(?:api[_-]?key|secret|passw(?:or)?d|token|access[_-]?key|client[_-]?secret)[a-z0-9_.\-]*["']?\s*[:=]\s*["']([^\s"']{12,})["']`)},
+	{"URL with password", regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:[^/\s:@]{6,}@`)},
+}
+
+// Gate decides what content may be revealed to the model or a user.
+type Gate struct {
+	paths []string
+}
+
+// NewGate makes a gate over the default sensitive paths plus extra globs.
+// It rejects malformed globs, naming them.
+func NewGate(extra ...string) (*Gate, error) {
+	g := &Gate{paths: append([]string(nil), DefaultSensitivePaths...)}
+	for _, p := range extra {
+		if !doublestar.ValidatePattern(p) {
+			return nil, fmt.Errorf("invalid sensitive path pattern %q: use doublestar glob syntax, e.g. **/*.pem", p)
+		}
+		g.paths = append(g.paths, p)
+	}
+	return g, nil
+}
+
+// DefaultGate is the gate with only the default rules.
+func DefaultGate() *Gate {
+	g, _ := NewGate()
+	return g
+}
+
+// PathBlocked reports whether a file's path marks it as sensitive.
+func (g *Gate) PathBlocked(rel string) (reason string, blocked bool) {
+	base := path.Base(rel)
+	for _, p := range g.paths {
+		if m, _ := doublestar.Match(p, base); m {
+			return fmt.Sprintf("File matches sensitive path pattern %q", p), true
+		}
+		if m, _ := doublestar.Match(p, rel); m {
+			return fmt.Sprintf("File matches sensitive path pattern %q", p), true
+		}
+		if strings.Contains(p, "/") {
+			if m, _ := doublestar.Match("**/"+p, rel); m {
+				return fmt.Sprintf("File matches sensitive path pattern %q", p), true
+			}
+		}
+	}
+	return "", false
+}
+
+// LineSecret names the kind of secret on a line ("" when there is none).
+func LineSecret(line string) string {
+	for _, p := range secretPatterns {
+		if p.re.MatchString(line) {
+			return p.name
+		}
+	}
+	return ""
+}
+
+// ContentBlocked reports whether content carries a secret.
+func (g *Gate) ContentBlocked(data []byte) (reason string, blocked bool) {
+	for _, p := range secretPatterns {
+		if p.re.Match(data) {
+			return "File contains sensitive content (" + p.name + ")", true
+		}
+	}
+	return "", false
+}
+
+// RedactLines replaces every line that carries a secret with [blocked]; the
+// lines of a private key block are all replaced.
+func (g *Gate) RedactLines(text string) string {
+	if !g.mayContainSecret(text) {
+		return text
+	}
+	lines := strings.SplitAfter(text, "\n")
+	inKey := false
+	for i, l := range lines {
+		body := strings.TrimRight(l, "\r\n")
+		nl := l[len(body):]
+		switch {
+		case inKey:
+			if strings.Contains(body, "-----END ") {
+				inKey = false
+			}
+			lines[i] = Blocked + nl
+		case LineSecret(body) != "":
+			if secretPatterns[0].re.MatchString(body) && !strings.Contains(body, "-----END ") {
+				inKey = true
+			}
+			lines[i] = Blocked + nl
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// mayContainSecret is a fast pre-check over the whole text.
+func (g *Gate) mayContainSecret(text string) bool {
+	_, blocked := g.ContentBlocked([]byte(text))
+	return blocked
+}
+
+// IsBinary reports whether data looks binary: a NUL byte, or more than 10%
+// control characters (other than tab, newline, carriage return, form feed)
+// in the first 8 KB.
+func IsBinary(data []byte) bool {
+	if len(data) > 8192 {
+		data = data[:8192]
+	}
+	if len(data) == 0 {
+		return false
+	}
+	control := 0
+	for _, c := range data {
+		switch {
+		case c == 0:
+			return true
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b:
+			control++
+		}
+	}
+	return control*10 > len(data)
+}
+
+// Limits from spec/autarch-tools.md's behavioural constants.
+const (
+	// MaxGrepFileSize is the largest file grep reads.
+	MaxGrepFileSize = 10 << 20
+	// MaxGrepResults is how many matches one grep call returns.
+	MaxGrepResults = 50
+	// BinaryThreshold is the share of control characters that makes a file binary.
+	BinaryThreshold = 0.10
+)

@@ -1,0 +1,186 @@
+package workspace
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// IgnoreFiles are the per-directory files whose patterns (gitignore syntax)
+// hide paths from listing, searching and indexing.
+var ignoreFiles = [...]string{".gitignore", ".autarchignore"}
+
+// Ignore answers whether a path is ignored by the workspace's rules: nested
+// .gitignore and .autarchignore files, .git/info/exclude, and .git itself.
+// Pattern files are read lazily, once per directory.
+type Ignore struct {
+	root *Root
+	mu   sync.Mutex
+	dirs map[string][]gitignore.Pattern
+	base []gitignore.Pattern
+}
+
+// NewIgnore loads the repository-wide excludes of r.
+func NewIgnore(r *Root) *Ignore {
+	ig := &Ignore{root: r, dirs: map[string][]gitignore.Pattern{}}
+	if data, err := os.ReadFile(infoExclude(r.Dir())); err == nil {
+		ig.base = parsePatterns(data, nil)
+	}
+	return ig
+}
+
+// infoExclude finds .git/info/exclude, also for linked worktrees whose .git
+// is a file pointing into the main repository.
+func infoExclude(dir string) string {
+	dotgit := filepath.Join(dir, ".git")
+	fi, err := os.Stat(dotgit)
+	if err != nil || fi.IsDir() {
+		return filepath.Join(dotgit, "info", "exclude")
+	}
+	data, err := os.ReadFile(dotgit)
+	if err != nil {
+		return ""
+	}
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return ""
+	}
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(dir, gitdir)
+	}
+	common := gitdir
+	if c, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+		common = strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitdir, common)
+		}
+	}
+	return filepath.Join(common, "info", "exclude")
+}
+
+func parsePatterns(data []byte, domain []string) []gitignore.Pattern {
+	var ps []gitignore.Pattern
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	return ps
+}
+
+// patterns returns the patterns defined in one directory (slash path, "" for the root).
+func (ig *Ignore) patterns(dir string) []gitignore.Pattern {
+	ig.mu.Lock()
+	ps, ok := ig.dirs[dir]
+	ig.mu.Unlock()
+	if ok {
+		return ps
+	}
+	var domain []string
+	if dir != "" {
+		domain = strings.Split(dir, "/")
+	}
+	for _, name := range ignoreFiles {
+		rel := name
+		if dir != "" {
+			rel = dir + "/" + name
+		}
+		if data, err := ig.root.ReadFile(rel); err == nil {
+			ps = append(ps, parsePatterns(data, domain)...)
+		}
+	}
+	ig.mu.Lock()
+	ig.dirs[dir] = ps
+	ig.mu.Unlock()
+	return ps
+}
+
+// Match reports whether rel (clean, slash-separated) is ignored, either
+// itself or because a directory above it is.
+func (ig *Ignore) Match(rel string, isDir bool) bool {
+	if rel == "." || rel == "" {
+		return false
+	}
+	parts := strings.Split(rel, "/")
+	for i := 1; i < len(parts); i++ {
+		if ig.matchParts(parts[:i], true) {
+			return true
+		}
+	}
+	return ig.matchParts(parts, isDir)
+}
+
+// matchParts matches one path against the patterns of its ancestors only
+// (the caller knows its ancestors are not ignored).
+func (ig *Ignore) matchParts(parts []string, isDir bool) bool {
+	if parts[0] == ".git" {
+		return true
+	}
+	ps := append([]gitignore.Pattern(nil), ig.base...)
+	ps = append(ps, ig.patterns("")...)
+	for i := 1; i < len(parts); i++ {
+		ps = append(ps, ig.patterns(strings.Join(parts[:i], "/"))...)
+	}
+	return gitignore.NewMatcher(ps).Match(parts, isDir)
+}
+
+// WalkFunc is called for every entry Walk visits; returning fs.SkipDir on a
+// directory skips it, any other error stops the walk.
+type WalkFunc func(rel string, d fs.DirEntry) error
+
+// Walk visits the files and directories under start (a clean relative path,
+// "." for the root) that are not ignored, in lexical order, without
+// following symlinks. Unreadable directories are skipped.
+func (ig *Ignore) Walk(ctx context.Context, start string, fn WalkFunc) error {
+	return ig.walkDir(ctx, start, fn)
+}
+
+func (ig *Ignore) walkDir(ctx context.Context, dir string, fn WalkFunc) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	entries, err := ig.root.ReadDir(dir)
+	if err != nil {
+		return nil // vanished or unreadable: skip
+	}
+	var parts []string
+	if dir != "." {
+		parts = strings.Split(dir, "/")
+	}
+	for _, e := range entries {
+		rel := e.Name()
+		if dir != "." {
+			rel = dir + "/" + e.Name()
+		}
+		if ig.matchParts(append(parts[:len(parts):len(parts)], e.Name()), e.IsDir()) {
+			continue
+		}
+		err := fn(rel, e)
+		if e.IsDir() {
+			if err == fs.SkipDir {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := ig.walkDir(ctx, rel, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil && err != fs.SkipDir {
+			return err
+		}
+	}
+	return nil
+}
