@@ -130,11 +130,13 @@ async function main() {
   let browser;
   try {
     await waitHealthy(`http://127.0.0.1:${port}/healthz`, 30_000);
-    browser = await chromium.launch({
+    browser = await chromium.launchPersistentContext(join(tmp, 'chromium'), {
       executablePath: chromiumPath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${join(tmp, 'chromium')}`],
+      headless: true,
+      viewport: { width: 1400, height: 900 },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const page = browser.pages()[0] ?? (await browser.newPage());
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     log('workbench up; running "Autarch: Show Server Status"');
@@ -142,7 +144,7 @@ async function main() {
     await runCommand(page, 'Autarch: Show Server Status');
     const toast = page.locator('.notification-toast', { hasText: 'is running' }).first();
     await toast.waitFor({ state: 'visible', timeout: 30_000 });
-    const toastText = (await toast.textContent()) ?? '';
+    const toastText = (await toast.locator('.notification-list-item-message').first().innerText()) ?? '';
     await page.screenshot({ path: join(artifacts, '1-notification.png') });
     log(`notification: ${toastText.trim()}`);
     for (const want of ['Autarch', ws, modelName]) {
@@ -162,7 +164,7 @@ async function main() {
     log('PASS');
   } catch (err) {
     if (browser) {
-      for (const p of browser.contexts().flatMap((c) => c.pages())) await p.screenshot({ path: join(artifacts, 'failure.png') }).catch(() => {});
+      for (const p of browser.pages()) await p.screenshot({ path: join(artifacts, 'failure.png') }).catch(() => {});
     }
     throw err;
   } finally {
