@@ -1,7 +1,15 @@
 package tools
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/workspace"
 )
 
 // Mode is the confirmation policy of a session.
@@ -14,6 +22,15 @@ const (
 	ModeConfirmAll       Mode = "confirm-all"
 )
 
+// ParseMode validates a confirmation mode name.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case ModeYolo, ModeConfirmSensitive, ModeConfirmAll:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("unknown confirmation mode %q: use yolo, confirm-sensitive or confirm-all", s)
+}
+
 // SessionConfig configures one agent session's tool use.
 type SessionConfig struct {
 	// Root is the workspace or worktree directory every path is confined to.
@@ -24,19 +41,253 @@ type SessionConfig struct {
 	// Mode is the confirmation policy; DryRun records writes instead of doing them.
 	Mode   Mode
 	DryRun bool
-	// Editor is where confirmations are asked; nil means no one can be asked.
+	// Editor is where confirmations are asked; nil means no one can be asked
+	// (sensitive calls are then refused unless Mode is yolo).
 	Editor editor.Client
 	// Search backs semantic_search; nil means the project is not indexed.
 	Search Searcher
+	// Workflow is true in workflow channels (take_note is available).
+	Workflow bool
+	// StateDir keeps the per-workspace "always allow" answers ("" keeps them in memory).
+	StateDir string
+	// AllowDelete enables delete_file.
+	AllowDelete bool
+	// AllowedOnly refuses shell commands classified dangerous.
+	AllowedOnly bool
+	// SensitivePaths adds path globs to the secret gate.
+	SensitivePaths []string
 }
 
-// Session is the per-agent-session state shared by tool calls: files read
-// (read-before-edit), notes, dry-run records, "always allow" answers.
+// Note is one take_note entry.
+type Note struct {
+	Text string `json:"note"`
+}
+
+// Baseline is a known pre-existing issue recorded by record_baseline.
+type Baseline struct {
+	ID          string `json:"id"`
+	IssueType   string `json:"issueType"`
+	Source      string `json:"source"`
+	Pattern     string `json:"pattern"`
+	FilePath    string `json:"filePath,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// Failure is a failed tool call remembered for completion validation.
+type Failure struct {
+	Seq     int
+	Tool    string
+	Summary string
+}
+
+// DryRunEntry is a write call recorded instead of executed.
+type DryRunEntry struct {
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args"`
+	Reason string          `json:"reason"`
+}
+
+// Session is the per-agent-session state shared by tool calls.
 type Session struct {
-	cfg SessionConfig
+	cfg    SessionConfig
+	root   *workspace.Root
+	ignore *workspace.Ignore
+	gate   *workspace.Gate
+
+	mu        sync.Mutex
+	read      map[string]bool
+	notes     []Note
+	baselines []Baseline
+	failures  []Failure
+	seq       int
+	dryRun    []DryRunEntry
+	always    map[string]bool
 }
 
-// NewSession starts a session.
+// NewSession opens the root and starts a session.
 func NewSession(cfg SessionConfig) (*Session, error) {
-	return &Session{cfg: cfg}, nil
+	if cfg.Mode == "" {
+		cfg.Mode = ModeConfirmSensitive
+	}
+	if _, err := ParseMode(string(cfg.Mode)); err != nil {
+		return nil, err
+	}
+	root, err := workspace.Open(cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	gate, err := workspace.NewGate(cfg.SensitivePaths...)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	s := &Session{cfg: cfg, root: root, ignore: workspace.NewIgnore(root), gate: gate, read: map[string]bool{}, always: map[string]bool{}}
+	s.loadAlways()
+	return s, nil
+}
+
+// Close releases the session's root.
+func (s *Session) Close() error { return s.root.Close() }
+
+// Root is the confined workspace.
+func (s *Session) Root() *workspace.Root { return s.root }
+
+// Config returns the session's configuration.
+func (s *Session) Config() SessionConfig { return s.cfg }
+
+// MarkRead records that the session has seen a file's content.
+func (s *Session) MarkRead(rel string) {
+	s.mu.Lock()
+	s.read[rel] = true
+	s.mu.Unlock()
+}
+
+// WasRead reports whether the session read (or wrote) the file.
+func (s *Session) WasRead(rel string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.read[rel]
+}
+
+// AddNote stores a note.
+func (s *Session) AddNote(text string) {
+	s.mu.Lock()
+	s.notes = append(s.notes, Note{Text: text})
+	s.mu.Unlock()
+}
+
+// Notes returns the notes of the current stage.
+func (s *Session) Notes() []Note {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.notes)
+}
+
+// ClearNotes drops the notes (on a stage transition).
+func (s *Session) ClearNotes() {
+	s.mu.Lock()
+	s.notes = nil
+	s.mu.Unlock()
+}
+
+// AddBaseline records a baseline and returns its id.
+func (s *Session) AddBaseline(b Baseline) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b.ID = fmt.Sprintf("baseline-%d", len(s.baselines)+1)
+	s.baselines = append(s.baselines, b)
+	return b.ID
+}
+
+// Baselines returns the recorded baselines.
+func (s *Session) Baselines() []Baseline {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.baselines)
+}
+
+// SetBaselines replaces the baselines (a pulse inherits preflight's).
+func (s *Session) SetBaselines(bs []Baseline) {
+	s.mu.Lock()
+	s.baselines = slices.Clone(bs)
+	s.mu.Unlock()
+}
+
+// Mark returns a sequence number; FailuresSince(mark) lists later failures.
+func (s *Session) Mark() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
+func (s *Session) recordCall(tool string, failed bool, summary string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	if failed {
+		s.failures = append(s.failures, Failure{Seq: s.seq, Tool: tool, Summary: summary})
+	}
+}
+
+// FailuresSince lists failed calls after mark.
+func (s *Session) FailuresSince(mark int) []Failure {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Failure
+	for _, f := range s.failures {
+		if f.Seq > mark {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// DryRunSummary lists the write calls recorded during a dry run.
+func (s *Session) DryRunSummary() []DryRunEntry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.dryRun)
+}
+
+func (s *Session) recordDryRun(e DryRunEntry) {
+	s.mu.Lock()
+	s.dryRun = append(s.dryRun, e)
+	s.mu.Unlock()
+}
+
+// alwaysFile is where "always allow" answers persist for this workspace.
+func (s *Session) alwaysFile() string {
+	if s.cfg.StateDir == "" {
+		return ""
+	}
+	return filepath.Join(s.cfg.StateDir, "always-allow.json")
+}
+
+func (s *Session) loadAlways() {
+	f := s.alwaysFile()
+	if f == "" {
+		return
+	}
+	data, err := os.ReadFile(f)
+	if err != nil {
+		return
+	}
+	var names []string
+	if json.Unmarshal(data, &names) == nil {
+		for _, n := range names {
+			s.always[n] = true
+		}
+	}
+}
+
+// allowedAlways reports whether the user chose "always allow" for a key.
+func (s *Session) allowedAlways(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.always[key]
+}
+
+// allowAlways remembers (and persists atomically) an "always allow" answer.
+func (s *Session) allowAlways(key string) error {
+	s.mu.Lock()
+	s.always[key] = true
+	names := make([]string, 0, len(s.always))
+	for n := range s.always {
+		names = append(names, n)
+	}
+	s.mu.Unlock()
+	slices.Sort(names)
+	f := s.alwaysFile()
+	if f == "" {
+		return nil
+	}
+	data, _ := json.MarshalIndent(names, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+		return err
+	}
+	tmp := f + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, f)
 }

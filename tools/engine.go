@@ -1,0 +1,211 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/autarch-dev/autarch/editor"
+)
+
+// validator is implemented by tools that check their arguments against a schema.
+type validator interface {
+	Validate(args json.RawMessage) error
+}
+
+// Engine runs every tool call through one pipeline: lookup → validate →
+// guardrails → pre-tool-use hooks → confirmation → dry-run → execute →
+// post-tool-use hooks → log.
+type Engine struct {
+	reg   *Registry
+	hooks *Hooks
+	log   *slog.Logger
+}
+
+// NewEngine makes an engine over a registry; hooks may be nil.
+func NewEngine(reg *Registry, hooks *Hooks, log *slog.Logger) *Engine {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Engine{reg: reg, hooks: hooks, log: log}
+}
+
+// Registry is the engine's tool registry.
+func (e *Engine) Registry() *Registry { return e.reg }
+
+// Hooks is the engine's hook runner (for lifecycle events).
+func (e *Engine) Hooks() *Hooks { return e.hooks }
+
+// callArgs is the part of every call's arguments the engine reads.
+type callArgs struct {
+	Reason  string `json:"reason"`
+	Path    string `json:"path"`
+	Command string `json:"command"`
+}
+
+// Call runs one tool call. The model's mistakes come back as results; the
+// error is only for broken infrastructure.
+func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.RawMessage) (res Result, err error) {
+	start := time.Now()
+	var ca callArgs
+	defer func() {
+		s.recordCall(name, res.Failed, summarize(res))
+		e.log.Info("tool call", "tool", name, "reason", ca.Reason, "path", ca.Path, "failed", res.Failed, "dur", time.Since(start), "err", err)
+	}()
+	t, ok := e.reg.Get(name)
+	if !ok {
+		return opError(fmt.Sprintf("Tool not found: %q. Available tools: %s", name, strings.Join(e.reg.Names(), ", "))), nil
+	}
+	if v, ok := t.(validator); ok {
+		if err := v.Validate(args); err != nil {
+			return opError(invalidArgs(err)), nil
+		}
+	}
+	json.Unmarshal(args, &ca)
+	if msg := guardrail(t, ca); msg != "" {
+		return opError("Guardrail: " + msg), nil
+	}
+	pre := e.hooks.Fire(ctx, EventPreToolUse, name, ca.Path, json.RawMessage(args))
+	if pre.Blocked {
+		return opError("Blocked by hook: " + pre.Reason), nil
+	}
+	if len(pre.UpdatedInput) > 0 {
+		args = pre.UpdatedInput
+		if v, ok := t.(validator); ok {
+			if err := v.Validate(args); err != nil {
+				return errorResult("a hook's updatedInput is invalid: " + err.Error()), nil
+			}
+		}
+	}
+	if res, ok := e.confirm(ctx, s, t, args, ca); !ok {
+		return res, nil
+	}
+	if s.cfg.DryRun && t.Kind() == Write {
+		s.recordDryRun(DryRunEntry{Tool: name, Args: args, Reason: ca.Reason})
+		return jsonResult(map[string]any{"success": true, "dry_run": true, "message": fmt.Sprintf("[DRY-RUN] Would execute: %s(%s)", name, args)}, false), nil
+	}
+	res, err = e.execute(ctx, s, t, args)
+	if err != nil {
+		return res, err
+	}
+	post := e.hooks.Fire(ctx, EventPostToolUse, name, ca.Path, map[string]any{"args": json.RawMessage(args), "result": res.Output})
+	if extra := append(pre.Context, post.Context...); len(extra) > 0 {
+		res = appendContext(res, extra)
+	}
+	for _, w := range append(pre.Warnings, post.Warnings...) {
+		e.log.Warn("hook warning", "tool", name, "warning", w)
+	}
+	return res, nil
+}
+
+// execute runs the tool, turning a panic into a failed result.
+func (e *Engine) execute(ctx context.Context, s *Session, t Tool, args json.RawMessage) (res Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("tool panicked", "tool", t.Name(), "panic", r, "stack", string(debug.Stack()))
+			res, err = errorResult(fmt.Sprintf("internal error in %s: %v", t.Name(), r)), nil
+		}
+	}()
+	return t.Run(ctx, s, args)
+}
+
+// confirm applies the confirmation policy; ok=false returns res to the model.
+func (e *Engine) confirm(ctx context.Context, s *Session, t Tool, args json.RawMessage, ca callArgs) (Result, bool) {
+	mode := s.cfg.Mode
+	need := mode == ModeConfirmAll && t.Kind() != Terminal ||
+		mode == ModeConfirmSensitive && t.Sensitive(args)
+	if !need {
+		return Result{}, true
+	}
+	key := alwaysKey(t, ca)
+	if s.allowedAlways(key) {
+		return Result{}, true
+	}
+	if s.cfg.Editor == nil {
+		return opError(fmt.Sprintf("No TTY available for confirmation: %s needs confirmation in %s mode; run in yolo mode to allow it", t.Name(), mode)), false
+	}
+	detail := ca.Command
+	if detail == "" {
+		detail = string(args)
+	}
+	v, err := s.cfg.Editor.Approve(ctx, editor.Approval{
+		Kind: "tool", Title: fmt.Sprintf("Allow %s?", t.Name()), Detail: detail, Reason: ca.Reason, AllowAlways: true,
+	})
+	if err != nil {
+		return opError("could not ask for confirmation: " + err.Error()), false
+	}
+	switch v.Decision {
+	case editor.DecisionApprove:
+		return Result{}, true
+	case editor.DecisionAlwaysAllow:
+		if err := s.allowAlways(key); err != nil {
+			e.log.Warn("persisting always-allow", "err", err)
+		}
+		return Result{}, true
+	}
+	msg := "Action cancelled by user"
+	if v.Feedback != "" {
+		msg += " Feedback: " + v.Feedback
+	}
+	return opError(msg), false
+}
+
+// alwaysKey is what an "always allow" answer covers: the tool, and for
+// shell the command's first word.
+func alwaysKey(t Tool, ca callArgs) string {
+	if t.Name() == "shell" {
+		if f := strings.Fields(ca.Command); len(f) > 0 {
+			return "shell:" + f[0]
+		}
+	}
+	return t.Name()
+}
+
+// guardrail refuses writes to protected files.
+func guardrail(t Tool, ca callArgs) string {
+	if t.Kind() != Write || ca.Path == "" {
+		return ""
+	}
+	p := strings.TrimPrefix(strings.ReplaceAll(ca.Path, "\\", "/"), "./")
+	if p == ".git" || strings.HasPrefix(p, ".git/") || strings.Contains(p, "/.git/") {
+		return "files under .git are protected"
+	}
+	if p == HooksFile {
+		return HooksFile + " is protected; hooks are changed by people, not agents"
+	}
+	return ""
+}
+
+// appendContext adds hook output to a result.
+func appendContext(res Result, extra []string) Result {
+	joined := strings.Join(extra, "\n")
+	if res.JSON {
+		var m map[string]any
+		if json.Unmarshal([]byte(res.Output), &m) == nil {
+			m["hook_context"] = joined
+			out := jsonResult(m, res.Failed)
+			return out
+		}
+	}
+	res.Output += "\n\n[hook] " + joined
+	return res
+}
+
+// summarize is a one-line summary of a failed result.
+func summarize(r Result) string {
+	s := r.Output
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// invalidArgs words a validation error as the spec's "Invalid arguments: ...".
+func invalidArgs(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "invalid arguments: ")
+	return "Invalid arguments: " + msg
+}

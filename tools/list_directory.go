@@ -1,0 +1,106 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"io/fs"
+	"strings"
+)
+
+//go:embed list_directory.md
+var listDirectoryDesc string
+
+// listMax caps the entries one call returns.
+const listMax = 2000
+
+type listDirectoryParams struct {
+	Reason string `json:"reason"`
+	Path   string `json:"path,omitempty" jsonschema:"Path relative to project root (empty or '.' for root)"`
+	Depth  *int   `json:"depth,omitempty" jsonschema:"Maximum depth to traverse (1 = immediate children, null = unlimited)"`
+	Type   string `json:"type,omitempty" jsonschema:"Type of entries: 'files', 'directories', or 'all'"`
+
+	unlimited bool
+}
+
+type dirEntry struct {
+	Path        string `json:"path"`
+	IsDirectory bool   `json:"is_directory"`
+	Depth       int    `json:"depth"`
+}
+
+func newListDirectory() Tool {
+	return newTool("list_directory", listDirectoryDesc, ReadOnly, runListDirectory)
+}
+
+func runListDirectory(ctx context.Context, s *Session, p listDirectoryParams) (Result, error) {
+	path := p.Path
+	if path == "" {
+		path = "."
+	}
+	kind := p.Type
+	if kind == "" {
+		kind = "all"
+	}
+	if kind != "all" && kind != "files" && kind != "directories" {
+		return errorResult("Invalid type '" + p.Type + "': use 'files', 'directories' or 'all'"), nil
+	}
+	maxDepth := 1
+	if p.Depth != nil {
+		maxDepth = *p.Depth
+		if maxDepth < 1 {
+			return errorResult("Invalid depth: use 1 or more, or null for unlimited"), nil
+		}
+	} else if p.unlimited {
+		maxDepth = int(^uint(0) >> 1)
+	}
+	rel, err := s.root.Clean(path)
+	if err != nil {
+		return errorResult(err.Error()), nil
+	}
+	fi, err := s.root.Stat(rel)
+	if err != nil || !fi.IsDir() || (rel != "." && s.ignore.Match(rel, true)) {
+		return errorResult("Directory not found: " + p.Path), nil
+	}
+	base := 0
+	if rel != "." {
+		base = strings.Count(rel, "/") + 1
+	}
+	entries := []dirEntry{}
+	err = s.ignore.Walk(ctx, rel, func(r string, d fs.DirEntry) error {
+		depth := strings.Count(r, "/") + 1 - base
+		if depth > maxDepth {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if kind == "files" && d.IsDir() || kind == "directories" && !d.IsDir() {
+			return nil
+		}
+		entries = append(entries, dirEntry{Path: r, IsDirectory: d.IsDir(), Depth: depth})
+		if len(entries) >= listMax {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if err != nil && err != fs.SkipAll {
+		return Result{}, err
+	}
+	return jsonResult(entries, false), nil
+}
+
+// UnmarshalJSON tells a missing depth (default 1) from depth: null (unlimited).
+func (p *listDirectoryParams) UnmarshalJSON(data []byte) error {
+	type plain listDirectoryParams
+	if err := json.Unmarshal(data, (*plain)(p)); err != nil {
+		return err
+	}
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(data, &raw) == nil {
+		if d, ok := raw["depth"]; ok && string(d) == "null" {
+			p.unlimited = true
+		}
+	}
+	return nil
+}

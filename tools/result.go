@@ -1,0 +1,33 @@
+package tools
+
+import (
+	"encoding/json"
+)
+
+// jsonResult encodes v as a JSON result.
+func jsonResult(v any, failed bool) Result {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"error": "encoding the result: " + err.Error()})
+		failed = true
+	}
+	return Result{Output: string(b), JSON: true, Failed: failed}
+}
+
+// errorResult is the spec's simple error shape {"error": msg}.
+func errorResult(msg string) Result {
+	return jsonResult(map[string]string{"error": msg}, true)
+}
+
+// opError is the spec's {"success": false, "error": msg}.
+func opError(msg string) Result {
+	return jsonResult(map[string]any{"success": false, "error": msg}, true)
+}
+
+// blockedResult is the spec's {"blocked": true, "reason": ...}.
+func blockedResult(reason string) Result {
+	return jsonResult(map[string]any{"blocked": true, "reason": reason}, true)
+}
+
+// textResult is a plain-text result.
+func textResult(s string) Result { return Result{Output: s} }

@@ -1,0 +1,269 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+)
+
+//go:embed shell.md
+var shellDesc string
+
+// Shell limits (spec/autarch-tools.md behavioural constants).
+const (
+	ShellTimeoutDefault = 60
+	ShellTimeoutMax     = 300
+	// OutputTruncation is the threshold (characters per stream) above which
+	// output is truncated, keeping its beginning and end.
+	OutputTruncation = 512
+)
+
+const preflightNote = `
+Use this to run environment setup commands like:
+- git submodule update --init --recursive
+- npm install, go mod download, pip install -r requirements.txt
+
+WARNING: You must NOT modify any files tracked by git.
+Only untracked artifacts (dependencies, build outputs) may be created.
+`
+
+type shellParams struct {
+	Reason         string `json:"reason"`
+	Command        string `json:"command" jsonschema:"Shell command to execute"`
+	TimeoutSeconds *int   `json:"timeoutSeconds,omitempty" jsonschema:"Timeout in seconds (default: 60, max: 300)"`
+}
+
+// Command classes (tool-engine.md layer 2).
+const (
+	classSafe      = "safe"
+	classDev       = "dev"
+	classDangerous = "dangerous"
+)
+
+// blockedPatterns always refuse a command (layer 1).
+var blockedPatterns = []struct {
+	re   *regexp.Regexp
+	what string
+}{
+	{regexp.MustCompile(`\brm\s+(-[a-zA-Z]*[rf][a-zA-Z]*\s+)+(/|/\*|~|~/|\$HOME)(\s|$)`), "recursive removal of / or the home directory"},
+	{regexp.MustCompile(`(^|[;&|]\s*)sudo\b`), "sudo"},
+	{regexp.MustCompile(`(^|[;&|]\s*)su(\s|$)`), "su"},
+	{regexp.MustCompile(`\bchmod\s+(-R\s+)?777\b`), "chmod 777"},
+	{regexp.MustCompile(`\b(curl|wget)\b[^|]*\|\s*(ba|z|da)?sh\b`), "piping a download into a shell"},
+	{regexp.MustCompile(`\bdd\b.*\bof=/dev/`), "dd onto a device"},
+	{regexp.MustCompile(`>\s*/dev/sd[a-z]`), "writing to a disk device"},
+	{regexp.MustCompile(`\bmkfs(\.\w+)?\b`), "mkfs"},
+	{regexp.MustCompile(`:\(\)\s*\{\s*:\|:&\s*\}\s*;\s*:`), "a fork bomb"},
+	{regexp.MustCompile(`\bpkill\s+-9\s+-f\b`), "pkill -9 -f"},
+	{regexp.MustCompile(`\bkillall\s+-9\b`), "killall -9"},
+}
+
+var safeCommands = map[string]bool{"ls": true, "cat": true, "head": true, "tail": true, "wc": true, "grep": true, "rg": true, "tree": true, "file": true,
+	"which": true, "echo": true, "pwd": true, "env": true, "date": true, "stat": true, "du": true, "df": true, "find": true, "sort": true, "uniq": true, "diff": true, "true": true}
+
+var safeSub = map[string]map[string]bool{
+	"git":   {"status": true, "log": true, "diff": true, "show": true, "branch": true, "rev-parse": true, "ls-files": true, "blame": true},
+	"npm":   {"list": true, "ls": true, "view": true},
+	"cargo": {"check": true},
+	"go":    {"version": true, "env": true, "list": true, "doc": true},
+}
+
+var devCommands = map[string]bool{"pytest": true, "mypy": true, "ruff": true, "black": true, "eslint": true, "prettier": true, "make": true, "mvn": true,
+	"gradle": true, "tsc": true, "jest": true, "vitest": true, "gofmt": true, "golangci-lint": true, "dotnet": true, "node": true, "python": true, "python3": true}
+
+var devSub = map[string]map[string]bool{
+	"go":      {"build": true, "test": true, "vet": true, "run": true, "mod": true, "generate": true, "fmt": true},
+	"cargo":   {"build": true, "test": true, "clippy": true, "fmt": true, "run": true},
+	"npm":     {"run": true, "test": true, "ci": true, "install": true},
+	"pnpm":    {"run": true, "test": true, "install": true},
+	"yarn":    {"run": true, "test": true, "install": true},
+	"docker":  {"ps": true, "images": true},
+	"kubectl": {"get": true, "describe": true},
+	"git":     {"add": true, "stash": true, "submodule": true, "fetch": true},
+}
+
+// classify returns the class of the least safe command in a command line.
+func classify(command string) string {
+	class := classSafe
+	for _, part := range regexp.MustCompile(`&&|\|\||[;|\n]`).Split(command, -1) {
+		f := strings.Fields(part)
+		for len(f) > 0 && strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "=") {
+			f = f[1:] // VAR=value prefixes
+		}
+		if len(f) == 0 {
+			continue
+		}
+		c := classOf(f)
+		if c == classDangerous {
+			return c
+		}
+		if c == classDev {
+			class = classDev
+		}
+	}
+	return class
+}
+
+func classOf(f []string) string {
+	name := f[0]
+	sub := ""
+	if len(f) > 1 {
+		sub = f[1]
+	}
+	switch {
+	case safeCommands[name], safeSub[name][sub], name == "python" && sub == "--version":
+		return classSafe
+	case devCommands[name], devSub[name][sub]:
+		return classDev
+	}
+	return classDangerous
+}
+
+func newShell(role string) Tool {
+	desc := shellDesc
+	if role == "preflight" {
+		desc += preflightNote
+	}
+	t := newTool("shell", desc, Write, runShell)
+	t.sensitive = func(p shellParams) bool { return classify(p.Command) != classSafe }
+	return t
+}
+
+func runShell(ctx context.Context, s *Session, p shellParams) (Result, error) {
+	if strings.TrimSpace(p.Command) == "" {
+		return opError("Command cannot be empty"), nil
+	}
+	for _, b := range blockedPatterns {
+		if b.re.MatchString(p.Command) {
+			return opError("Guardrail: command blocked (" + b.what + ")"), nil
+		}
+	}
+	if s.cfg.AllowedOnly && classify(p.Command) == classDangerous {
+		return opError("Command classified as 'dangerous' and allowed_only=True"), nil
+	}
+	timeout := ShellTimeoutDefault
+	if p.TimeoutSeconds != nil {
+		timeout = *p.TimeoutSeconds
+		if timeout < 1 || timeout > ShellTimeoutMax {
+			return opError(fmt.Sprintf("timeoutSeconds must be between 1 and %d", ShellTimeoutMax)), nil
+		}
+	}
+	code, stdout, stderr, timedOut, err := runCommand(ctx, s.root.Dir(), p.Command, time.Duration(timeout)*time.Second)
+	if err != nil {
+		return opError(err.Error()), nil
+	}
+	stdout = truncate(s.gate.RedactLines(stdout))
+	stderr = truncate(s.gate.RedactLines(stderr))
+	if timedOut {
+		return jsonResult(map[string]any{"success": false, "error": fmt.Sprintf("Command timed out after %d seconds", timeout), "stdout": stdout, "stderr": stderr}, true), nil
+	}
+	out := map[string]any{"success": code == 0, "exit_code": code, "stdout": stdout, "stderr": stderr}
+	failed := code != 0
+	if failed {
+		if known := preExisting(stdout+"\n"+stderr, s.Baselines()); known != nil {
+			out["pre_existing"] = known
+			out["note"] = "Every reported issue matches a baseline recorded in preflight: this failure is pre-existing and does not count against the pulse."
+			failed = false
+		}
+	}
+	return jsonResult(out, failed), nil
+}
+
+// runCommand runs bash -c in its own process group with no stdin; on
+// timeout or cancellation the whole group is killed.
+func runCommand(ctx context.Context, dir, command string, timeout time.Duration) (code int, stdout, stderr string, timedOut bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-c", command)
+	cmd.Dir = dir
+	cmd.Stdin = nil
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	runErr := cmd.Run()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // children that outlived the shell
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		return -1, out.String(), errb.String(), true, nil
+	}
+	var ee *exec.ExitError
+	switch {
+	case runErr == nil:
+		return 0, out.String(), errb.String(), false, nil
+	case errors.As(runErr, &ee):
+		return ee.ExitCode(), out.String(), errb.String(), false, nil
+	case errors.Is(runErr, exec.ErrWaitDelay):
+		return 0, out.String(), errb.String(), false, nil
+	}
+	return -1, out.String(), errb.String(), false, fmt.Errorf("running command: %w", runErr)
+}
+
+// truncate keeps the first quarter and the last three quarters of the
+// threshold of a long stream, saying how much was cut.
+func truncate(s string) string {
+	if len(s) <= OutputTruncation {
+		return s
+	}
+	head, tail := OutputTruncation/4, OutputTruncation*3/4
+	return s[:head] + fmt.Sprintf("\n…[%d characters truncated]…\n", len(s)-head-tail) + s[len(s)-tail:]
+}
+
+// diagnosticLine recognises lines that report an issue.
+var diagnosticLine = regexp.MustCompile(`(?i)(\berror\b|\bwarning\b|\bFAIL\b|^\S+:\d+(:\d+)?:)`)
+
+// summaryLine is a test runner's per-package summary, which repeats the
+// failures it sums up (go test's "FAIL\tpkg", "FAIL").
+var summaryLine = regexp.MustCompile(`^(FAIL|ok)(\s|$)|^exit status \d+$`)
+
+// preExisting returns the baselines that explain a failure when every
+// diagnostic line matches one (and there is at least one); nil otherwise.
+func preExisting(output string, baselines []Baseline) []string {
+	if len(baselines) == 0 {
+		return nil
+	}
+	var matched []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(output, "\n") {
+		if !diagnosticLine.MatchString(line) || summaryLine.MatchString(line) {
+			continue
+		}
+		b := matchBaseline(line, baselines)
+		if b == nil {
+			if strings.Contains(line, "FAIL") || strings.Contains(strings.ToLower(line), "error") {
+				return nil // a new failure
+			}
+			continue
+		}
+		if !seen[b.ID] {
+			seen[b.ID] = true
+			matched = append(matched, b.Pattern)
+		}
+	}
+	if len(matched) == 0 {
+		return nil
+	}
+	return matched
+}
+
+func matchBaseline(line string, baselines []Baseline) *Baseline {
+	for i, b := range baselines {
+		if b.Pattern == "" || !strings.Contains(line, b.Pattern) {
+			continue
+		}
+		if b.FilePath != "" && !strings.Contains(line, b.FilePath) {
+			continue
+		}
+		return &baselines[i]
+	}
+	return nil
+}

@@ -1,0 +1,30 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"strings"
+)
+
+//go:embed take_note.md
+var takeNoteDesc string
+
+type takeNoteParams struct {
+	Reason string `json:"reason"`
+	Note   string `json:"note" jsonschema:"The note content to store for the current workflow stage"`
+}
+
+func newTakeNote() Tool {
+	return newTool("take_note", takeNoteDesc, ReadOnly, runTakeNote)
+}
+
+func runTakeNote(ctx context.Context, s *Session, p takeNoteParams) (Result, error) {
+	if !s.cfg.Workflow {
+		return opError("Notes are only available in workflow channels"), nil
+	}
+	if strings.TrimSpace(p.Note) == "" {
+		return opError("Note content cannot be empty"), nil
+	}
+	s.AddNote(p.Note)
+	return jsonResult(map[string]bool{"success": true}, false), nil
+}
