@@ -16,40 +16,61 @@ type nearestMatch struct {
 }
 
 // findNearest slides a window of old's line count over content and scores
-// each window by the share of old's trimmed lines it contains.
+// each window by the mean similarity (Dice coefficient of character
+// bigrams, ignoring surrounding whitespace) of its lines to old's lines.
 func findNearest(content, old string) *nearestMatch {
 	oldLines := strings.Split(strings.TrimRight(old, "\n"), "\n")
 	lines := strings.Split(content, "\n")
 	n := len(oldLines)
-	if n == 0 || len(lines) == 0 || len(lines) > 200000 {
+	if n == 0 || len(lines) < n || len(lines)*n > 2_000_000 {
 		return nil
 	}
-	want := make(map[string]int, n)
-	for _, l := range oldLines {
-		want[strings.TrimSpace(l)]++
+	oldGrams := make([]map[string]int, n)
+	for j, l := range oldLines {
+		oldGrams[j] = bigrams(l)
+	}
+	lineGrams := make([]map[string]int, len(lines))
+	for i, l := range lines {
+		lineGrams[i] = bigrams(l)
 	}
 	best, bestAt := 0.0, -1
-	for i := 0; i+n <= len(lines) || (i == 0 && len(lines) < n); i++ {
-		end := min(i+n, len(lines))
-		have := map[string]int{}
-		hits := 0
-		for _, l := range lines[i:end] {
-			t := strings.TrimSpace(l)
-			if have[t] < want[t] {
-				hits++
-			}
-			have[t]++
+	for i := 0; i+n <= len(lines); i++ {
+		sum := 0.0
+		for j := 0; j < n; j++ {
+			sum += dice(oldGrams[j], lineGrams[i+j])
 		}
-		score := float64(hits) / float64(n)
-		if score > best {
+		if score := sum / float64(n); score > best {
 			best, bestAt = score, i
 		}
 	}
-	if bestAt < 0 || best < 0.3 {
+	if bestAt < 0 || best < 0.5 {
 		return nil
 	}
-	end := min(bestAt+n, len(lines))
-	return &nearestMatch{StartLine: bestAt + 1, EndLine: end, Text: strings.Join(lines[bestAt:end], "\n"), Similarity: float64(int(best*100)) / 100}
+	return &nearestMatch{StartLine: bestAt + 1, EndLine: bestAt + n, Text: strings.Join(lines[bestAt:bestAt+n], "\n"), Similarity: float64(int(best*100)) / 100}
+}
+
+func bigrams(s string) map[string]int {
+	s = strings.TrimSpace(s)
+	m := make(map[string]int, len(s))
+	for i := 0; i+2 <= len(s); i++ {
+		m[s[i:i+2]]++
+	}
+	return m
+}
+
+func dice(a, b map[string]int) float64 {
+	na, nb, common := 0, 0, 0
+	for g, c := range a {
+		na += c
+		common += min(c, b[g])
+	}
+	for _, c := range b {
+		nb += c
+	}
+	if na+nb == 0 {
+		return 1
+	}
+	return 2 * float64(common) / float64(na+nb)
 }
 
 // preview shortens a string for error messages.
