@@ -66,7 +66,8 @@ var blockedPatterns = []struct {
 }
 
 var safeCommands = map[string]bool{"ls": true, "cat": true, "head": true, "tail": true, "wc": true, "grep": true, "rg": true, "tree": true, "file": true,
-	"which": true, "echo": true, "pwd": true, "env": true, "date": true, "stat": true, "du": true, "df": true, "find": true, "sort": true, "uniq": true, "diff": true, "true": true}
+	"which": true, "echo": true, "pwd": true, "env": true, "date": true, "stat": true, "du": true, "df": true, "find": true, "sort": true, "uniq": true, "diff": true, "true": true,
+	"seq": true, "printf": true, "basename": true, "dirname": true, "realpath": true}
 
 var safeSub = map[string]map[string]bool{
 	"git":   {"status": true, "log": true, "diff": true, "show": true, "branch": true, "rev-parse": true, "ls-files": true, "blame": true},
@@ -113,6 +114,11 @@ func classify(command string) string {
 
 func classOf(f []string) string {
 	name := f[0]
+	for _, a := range f[1:] {
+		if a == "-g" || a == "--global" {
+			return classDangerous // system-wide installs
+		}
+	}
 	sub := ""
 	if len(f) > 1 {
 		sub = f[1]
