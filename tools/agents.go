@@ -33,3 +33,16 @@ func ForRole(role string, d Deps) (*Registry, error) {
 	}
 	return NewRegistry(ts...)
 }
+
+// All returns every tool of every role once (the pulsing and preflight
+// variants of shared tools), for the CLI.
+func All(d Deps) (*Registry, error) {
+	reg, err := ForRole("pulsing", d)
+	if err != nil {
+		return nil, err
+	}
+	if err := reg.Register(newRecordBaseline()); err != nil {
+		return nil, err
+	}
+	return reg, nil
+}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -135,6 +136,9 @@ func (e *Engine) confirm(ctx context.Context, s *Session, t Tool, args json.RawM
 	v, err := s.cfg.Editor.Approve(ctx, editor.Approval{
 		Kind: "tool", Title: fmt.Sprintf("Allow %s?", t.Name()), Detail: detail, Reason: ca.Reason, AllowAlways: true,
 	})
+	if errors.Is(err, editor.ErrNoTTY) {
+		return opError(fmt.Sprintf("No TTY available for confirmation: %s needs confirmation in %s mode; run in yolo mode to allow it", t.Name(), mode)), false
+	}
 	if err != nil {
 		return opError("could not ask for confirmation: " + err.Error()), false
 	}

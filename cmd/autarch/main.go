@@ -35,6 +35,8 @@ type verb struct {
 func verbs() []verb {
 	return []verb{
 		serveVerb(),
+		toolsVerb(),
+		toolVerb(),
 		versionVerb(),
 	}
 }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+// TestToolsGolden keeps every tool's name, description and schema stable.
+func TestToolsGolden(t *testing.T) {
+	for _, role := range []string{"", "pulsing", "preflight", "review"} {
+		name := "tools-all.golden"
+		args := []string{"tools"}
+		if role != "" {
+			name = "tools-" + role + ".golden"
+			args = append(args, "--agent", role)
+		}
+		code, out, errOut := run(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		golden := filepath.Join("testdata", name)
+		if *update {
+			os.MkdirAll("testdata", 0o755)
+			if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test ./cmd/autarch -run TestToolsGolden -update)", err)
+		}
+		if out != string(want) {
+			t.Errorf("%s differs from `autarch %s`; if the change is intended run go test ./cmd/autarch -run TestToolsGolden -update", golden, strings.Join(args, " "))
+		}
+	}
+	if code, _, errOut := run(t, "tools", "--agent", "wizard"); code != 2 || !strings.Contains(errOut, `unknown agent role "wizard"`) {
+		t.Errorf("bad role: %d %s", code, errOut)
+	}
+}
+
+func TestToolVerb(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nvar x = 1\n"), 0o644)
+	calls := filepath.Join(t.TempDir(), "calls.jsonl")
+	os.WriteFile(calls, []byte(`{"name":"read_file","args":{"path":"a.go","reason":"read first"}}
+{"name":"edit_file","args":{"path":"a.go","oldString":"x = 1","newString":"x = 2","reason":"bump"}}
+{"name":"take_note","args":{"note":"bumped x","reason":"remember"}}
+{"name":"grep","args":{"pattern":"x = 2","reason":"check"}}
+`), 0o644)
+	var out, errb bytes.Buffer
+	code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errb}, []string{"tool", "--root", dir, "--mode", "yolo", "--calls", calls})
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, out.String(), errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("want 4 rows, got %q", out.String())
+	}
+	var rows []struct {
+		Name   string          `json:"name"`
+		Result json.RawMessage `json:"result"`
+	}
+	for _, l := range lines {
+		var r struct {
+			Name   string          `json:"name"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("row %q: %v", l, err)
+		}
+		rows = append(rows, r)
+	}
+	if string(rows[0].Result) != `"1\tpackage a\n2\t\n3\tvar x = 1\n"` || string(rows[1].Result) != `{"replacements":1,"success":true}` ||
+		string(rows[2].Result) != `{"success":true}` || !strings.Contains(string(rows[3].Result), `"file_path":"a.go","line_number":3`) {
+		t.Errorf("rows = %s", out.String())
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tool", "--root", dir, "nope", "{}"}, `unknown tool "nope"`},
+		{[]string{"tool", "--root", dir, "read_file", "{bad"}, "not valid JSON"},
+		{[]string{"tool", "--root", dir, "--mode", "wild", "read_file", "{}"}, `unknown confirmation mode "wild"`},
+		{[]string{"tool", "--root", dir, "read_file"}, "usage: autarch tool"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := run(t, tt.args...)
+		if code != 2 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, errOut, tt.want)
+		}
+	}
+}

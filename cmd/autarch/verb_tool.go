@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
+)
+
+func toolVerb() verb {
+	return verb{
+		name:    "tool",
+		usage:   "autarch tool [--root DIR] [--agent ROLE] [--mode yolo|confirm-sensitive|confirm-all] [--dry-run] (NAME 'JSON-ARGS' | --calls FILE.jsonl)",
+		summary: "run tool calls through the engine and print their JSON results",
+		run:     runTool,
+	}
+}
+
+func runTool(ctx context.Context, io stdio, args []string) int {
+	fs := newFlagSet("tool", io)
+	root := fs.String("root", ".", "workspace directory the tool is confined to")
+	role := fs.String("agent", "", "agent role whose tool set to use (default: every tool)")
+	mode := fs.String("mode", string(tools.ModeConfirmSensitive), "confirmation mode: yolo, confirm-sensitive or confirm-all")
+	dryRun := fs.Bool("dry-run", false, "record write tools instead of running them")
+	calls := fs.String("calls", "", "JSONL file of {\"name\",\"args\"} rows run in order in one session")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	m, err := tools.ParseMode(*mode)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
+		return 2
+	}
+	reg, err := registryFor(*role)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
+		return 2
+	}
+	var rows []toolCall
+	if *calls != "" {
+		if fs.NArg() > 0 {
+			fmt.Fprintln(io.err, "autarch tool: give either --calls FILE or NAME 'JSON-ARGS', not both")
+			return 2
+		}
+		if rows, err = readCalls(*calls); err != nil {
+			fmt.Fprintf(io.err, "autarch tool: %v\n", err)
+			return 2
+		}
+	} else {
+		if fs.NArg() != 2 {
+			fmt.Fprintln(io.err, "usage: "+toolVerb().usage)
+			return 2
+		}
+		rows = []toolCall{{Name: fs.Arg(0), Args: json.RawMessage(fs.Arg(1))}}
+	}
+	for i, r := range rows {
+		if !reg.Has(r.Name) {
+			fmt.Fprintf(io.err, "autarch tool: unknown tool %q (call %d); tools: %v\n", r.Name, i+1, reg.Names())
+			return 2
+		}
+		if !json.Valid(r.Args) {
+			fmt.Fprintf(io.err, "autarch tool: arguments of call %d (%s) are not valid JSON: %s\n", i+1, r.Name, r.Args)
+			return 2
+		}
+	}
+	stdinTTY := isTerminal(io.in)
+	hooks, err := tools.LoadHooks(*root)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
+		return 1
+	}
+	sess, err := tools.NewSession(tools.SessionConfig{
+		Root: *root, Role: *role, Mode: m, DryRun: *dryRun, Workflow: true,
+		Editor: &editor.Terminal{In: io.in, Out: io.err, Interactive: stdinTTY},
+	})
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
+		return 1
+	}
+	defer sess.Close()
+	engine := tools.NewEngine(reg, hooks, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	failed := false
+	for _, r := range rows {
+		res, err := engine.Call(ctx, sess, r.Name, r.Args)
+		if err != nil {
+			fmt.Fprintf(io.err, "autarch tool: %s: %v\n", r.Name, err)
+			return 1
+		}
+		failed = failed || res.Failed
+		if *calls == "" {
+			fmt.Fprintln(io.out, res.Output)
+			continue
+		}
+		var result any = res.Output
+		if res.JSON {
+			result = json.RawMessage(res.Output)
+		}
+		b, _ := json.Marshal(map[string]any{"name": r.Name, "result": result})
+		fmt.Fprintln(io.out, string(b))
+	}
+	if *dryRun {
+		b, _ := json.MarshalIndent(sess.DryRunSummary(), "", "  ")
+		fmt.Fprintf(io.err, "dry run: %d write call(s) recorded:\n%s\n", len(sess.DryRunSummary()), b)
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// isTerminal reports whether r is an interactive terminal.
+func isTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+type toolCall struct {
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+func readCalls(path string) ([]toolCall, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var rows []toolCall
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var r toolCall
+		if err := json.Unmarshal(line, &r); err != nil || r.Name == "" {
+			return nil, fmt.Errorf("%s:%d: want {\"name\": ..., \"args\": {...}}: %v", path, n, err)
+		}
+		if len(r.Args) == 0 {
+			r.Args = json.RawMessage("{}")
+		}
+		rows = append(rows, r)
+	}
+	return rows, sc.Err()
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/autarch-dev/autarch/tools"
+)
+
+func toolsVerb() verb {
+	return verb{
+		name:    "tools",
+		usage:   "autarch tools [--agent ROLE] [--json]",
+		summary: "list the tools (of one agent role) with descriptions and JSON Schemas",
+		run:     runTools,
+	}
+}
+
+func runTools(ctx context.Context, io stdio, args []string) int {
+	fs := newFlagSet("tools", io)
+	role := fs.String("agent", "", "agent role: discussion, scoping, research, plan, preflight, pulsing or review (default: every tool)")
+	asJSON := fs.Bool("json", false, "print the OpenAI function schemas as JSON")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	reg, err := registryFor(*role)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch tools: %v\n", err)
+		return 2
+	}
+	if *asJSON {
+		enc := json.NewEncoder(io.out)
+		enc.SetIndent("", "  ")
+		enc.Encode(reg.Schemas(nil))
+		return 0
+	}
+	printTools(io.out, reg)
+	return 0
+}
+
+func registryFor(role string) (*tools.Registry, error) {
+	if role == "" {
+		return tools.All(tools.Deps{})
+	}
+	return tools.ForRole(role, tools.Deps{})
+}
+
+func printTools(w io.Writer, reg *tools.Registry) {
+	for i, t := range reg.List() {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "## %s\n\n%s\n", t.Name(), t.Description())
+		var schema any
+		json.Unmarshal(t.Schema(), &schema)
+		b, _ := json.MarshalIndent(schema, "", "  ")
+		fmt.Fprintf(w, "Parameters:\n%s\n", b)
+	}
+}

@@ -1,0 +1,214 @@
+package editor
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/protocol"
+)
+
+// ErrNoTTY is returned when a question needs a person and there is none.
+var ErrNoTTY = errors.New("No TTY available for confirmation")
+
+// Terminal is the Client of the CLI: messages on Out (stderr), answers read
+// from In. When Interactive is false, nothing is asked: approvals and
+// questions fail with ErrNoTTY unless AutoApprove is set.
+type Terminal struct {
+	In          io.Reader
+	Out         io.Writer
+	Interactive bool
+	// AutoApprove approves every approval (the CLI's --yes).
+	AutoApprove bool
+
+	mu     sync.Mutex
+	reader *bufio.Reader
+}
+
+var _ Client = (*Terminal)(nil)
+
+func (t *Terminal) readLine() (string, error) {
+	if t.reader == nil {
+		t.reader = bufio.NewReader(t.In)
+	}
+	line, err := t.reader.ReadString('\n')
+	if err != nil && line == "" {
+		return "", err
+	}
+	return strings.TrimSpace(line), nil
+}
+
+var levels = map[MessageType]string{Error: "error", Warning: "warning", Info: "info", Log: "log"}
+
+func (t *Terminal) ShowMessage(ctx context.Context, typ MessageType, msg string) error {
+	_, err := fmt.Fprintf(t.Out, "autarch %s: %s\n", levels[typ], msg)
+	return err
+}
+
+func (t *Terminal) LogMessage(ctx context.Context, typ MessageType, msg string) error {
+	_, err := fmt.Fprintf(t.Out, "  %s\n", msg)
+	return err
+}
+
+func (t *Terminal) ShowMessageRequest(ctx context.Context, typ MessageType, msg string, actions []string) (string, error) {
+	if !t.Interactive {
+		return "", ErrNoTTY
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fmt.Fprintf(t.Out, "%s\n", msg)
+	for i, a := range actions {
+		fmt.Fprintf(t.Out, "  %d) %s\n", i+1, a)
+	}
+	fmt.Fprint(t.Out, "choose a number (empty to skip): ")
+	line, err := t.readLine()
+	if err != nil {
+		return "", nil
+	}
+	n, err := strconv.Atoi(line)
+	if err != nil || n < 1 || n > len(actions) {
+		return "", nil
+	}
+	return actions[n-1], nil
+}
+
+func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
+	if t.AutoApprove {
+		return Verdict{Decision: DecisionApprove}, nil
+	}
+	if !t.Interactive {
+		return Verdict{}, ErrNoTTY
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fmt.Fprintf(t.Out, "\n%s\n", a.Title)
+	if a.Reason != "" {
+		fmt.Fprintf(t.Out, "why: %s\n", a.Reason)
+	}
+	if a.Detail != "" {
+		fmt.Fprintf(t.Out, "%s\n", a.Detail)
+	}
+	prompt := "[a]pprove, [r]eject"
+	if a.AllowAlways {
+		prompt += ", al[w]ays allow"
+	}
+	fmt.Fprintf(t.Out, "%s? ", prompt)
+	line, err := t.readLine()
+	if err != nil {
+		return Verdict{Decision: DecisionDismissed}, nil
+	}
+	switch strings.ToLower(line) {
+	case "a", "approve", "y", "yes":
+		return Verdict{Decision: DecisionApprove}, nil
+	case "w", "always":
+		if a.AllowAlways {
+			return Verdict{Decision: DecisionAlwaysAllow}, nil
+		}
+	case "r", "reject", "n", "no":
+		fmt.Fprint(t.Out, "feedback (optional): ")
+		fb, _ := t.readLine()
+		return Verdict{Decision: DecisionReject, Feedback: fb}, nil
+	}
+	return Verdict{Decision: DecisionDismissed}, nil
+}
+
+func (t *Terminal) Ask(ctx context.Context, qs []Question) ([]Answer, error) {
+	if !t.Interactive {
+		return nil, ErrNoTTY
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	answers := make([]Answer, len(qs))
+	for i, q := range qs {
+		fmt.Fprintf(t.Out, "\n%s\n", q.Prompt)
+		for j, o := range q.Options {
+			fmt.Fprintf(t.Out, "  %d) %s\n", j+1, o)
+		}
+		switch q.Type {
+		case FreeText:
+			fmt.Fprint(t.Out, "answer: ")
+		case MultiSelect:
+			fmt.Fprint(t.Out, "numbers separated by spaces: ")
+		case Ranked:
+			fmt.Fprint(t.Out, "all numbers, best first: ")
+		default:
+			fmt.Fprint(t.Out, "number: ")
+		}
+		line, err := t.readLine()
+		if err != nil || line == "" {
+			answers[i] = Answer{Dismissed: true}
+			continue
+		}
+		if q.Type == FreeText {
+			answers[i] = Answer{Values: []string{line}}
+			continue
+		}
+		var vals []string
+		for _, f := range strings.Fields(strings.ReplaceAll(line, ",", " ")) {
+			if n, err := strconv.Atoi(f); err == nil && n >= 1 && n <= len(q.Options) {
+				vals = append(vals, q.Options[n-1])
+			}
+		}
+		if len(vals) == 0 || q.Type == SingleSelect && len(vals) != 1 || q.Type == Ranked && len(vals) != len(q.Options) {
+			answers[i] = Answer{Dismissed: true}
+			continue
+		}
+		answers[i] = Answer{Values: vals}
+	}
+	return answers, nil
+}
+
+// terminalProgress prints progress as lines.
+type terminalProgress struct {
+	t     *Terminal
+	title string
+	done  chan struct{}
+}
+
+func (p *terminalProgress) Report(ctx context.Context, message string, percent int) error {
+	if percent >= 0 {
+		_, err := fmt.Fprintf(p.t.Out, "%s: %s (%d%%)\n", p.title, message, percent)
+		return err
+	}
+	_, err := fmt.Fprintf(p.t.Out, "%s: %s\n", p.title, message)
+	return err
+}
+
+func (p *terminalProgress) End(ctx context.Context, message string) error {
+	_, err := fmt.Fprintf(p.t.Out, "%s: %s\n", p.title, message)
+	return err
+}
+
+func (p *terminalProgress) Cancelled() <-chan struct{} { return p.done }
+
+func (t *Terminal) StartProgress(ctx context.Context, title string, cancellable bool) (Progress, error) {
+	fmt.Fprintf(t.Out, "%s…\n", title)
+	return &terminalProgress{t: t, title: title, done: make(chan struct{})}, nil
+}
+
+func (t *Terminal) ApplyEdit(ctx context.Context, label string, edit protocol.WorkspaceEdit) (bool, error) {
+	return false, fmt.Errorf("the terminal cannot apply workspace edits (%s)", label)
+}
+
+func (t *Terminal) PublishDiagnostics(ctx context.Context, params protocol.PublishDiagnosticsParams) error {
+	for _, d := range params.Diagnostics {
+		fmt.Fprintf(t.Out, "%s:%d: %v\n", params.URI.FsPath(), d.Range.Start.Line+1, d.Message)
+	}
+	return nil
+}
+
+func (t *Terminal) ShowDocument(ctx context.Context, params protocol.ShowDocumentParams) (bool, error) {
+	fmt.Fprintf(t.Out, "open %s\n", params.URI.FsPath())
+	return true, nil
+}
+
+func (t *Terminal) Notify(ctx context.Context, method string, params any) error { return nil }
+
+func (t *Terminal) Call(ctx context.Context, method string, params, result any) error {
+	return fmt.Errorf("%s is not available in the terminal", method)
+}
