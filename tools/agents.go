@@ -34,15 +34,18 @@ func ForRole(role string, d Deps) (*Registry, error) {
 	return NewRegistry(ts...)
 }
 
-// All returns every tool of every role once (the pulsing and preflight
-// variants of shared tools), for the CLI.
+// All returns every tool once (the pulsing variants of shared tools), with
+// tool-engine.md's apply_patch, delete_file, find_files and search_code,
+// which no role of the availability table has. The CLI uses it.
 func All(d Deps) (*Registry, error) {
 	reg, err := ForRole("pulsing", d)
 	if err != nil {
 		return nil, err
 	}
-	if err := reg.Register(newRecordBaseline()); err != nil {
-		return nil, err
+	for _, t := range []Tool{newRecordBaseline(), newApplyPatch(), newDeleteFile(), newFindFiles(), newSearchCode()} {
+		if err := reg.Register(t); err != nil {
+			return nil, err
+		}
 	}
 	return reg, nil
 }

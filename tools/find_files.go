@@ -1,0 +1,60 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"io/fs"
+	"path"
+)
+
+//go:embed find_files.md
+var findFilesDesc string
+
+type findFilesParams struct {
+	Reason    string `json:"reason"`
+	Pattern   string `json:"pattern" jsonschema:"File name glob, e.g. '*.yaml', 'test_*.py', 'README*'"`
+	Path      string `json:"path,omitempty" jsonschema:"Directory to search under (default: the root)"`
+	Recursive *bool  `json:"recursive,omitempty" jsonschema:"Search subdirectories (default: true)"`
+}
+
+func newFindFiles() Tool {
+	return newTool("find_files", findFilesDesc, ReadOnly, runFindFiles)
+}
+
+func runFindFiles(ctx context.Context, s *Session, p findFilesParams) (Result, error) {
+	if _, err := path.Match(p.Pattern, ""); err != nil || p.Pattern == "" {
+		return errorResult("Invalid file name pattern: " + p.Pattern), nil
+	}
+	dir := p.Path
+	if dir == "" {
+		dir = "."
+	}
+	rel, err := s.root.Clean(dir)
+	if err != nil {
+		return errorResult(err.Error()), nil
+	}
+	if fi, err := s.root.Stat(rel); err != nil || !fi.IsDir() {
+		return errorResult("Directory not found: " + dir), nil
+	}
+	recursive := p.Recursive == nil || *p.Recursive
+	found := []string{}
+	err = s.ignore.Walk(ctx, rel, func(r string, d fs.DirEntry) error {
+		if d.IsDir() {
+			if !recursive {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if ok, _ := path.Match(p.Pattern, d.Name()); ok {
+			found = append(found, r)
+			if len(found) >= globMax {
+				return fs.SkipAll
+			}
+		}
+		return nil
+	})
+	if err != nil && err != fs.SkipAll {
+		return Result{}, err
+	}
+	return jsonResult(found, false), nil
+}
