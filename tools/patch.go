@@ -211,7 +211,7 @@ func findHunk(lines, old []string, want int) int {
 		if matches(want - d) {
 			return want - d
 		}
-		if d > 0 && matches(want + d) {
+		if d > 0 && matches(want+d) {
 			return want + d
 		}
 	}
