@@ -100,7 +100,14 @@ async function main() {
   writeFileSync(join(ws, 'main.go'), 'package main\n\nfunc main() {}\n');
   writeFileSync(
     join(userData, 'User', 'settings.json'),
-    JSON.stringify({ 'autarch.model.name': modelName, 'autarch.model.baseUrl': modelURL, 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false }),
+    JSON.stringify({
+      'autarch.model.name': modelName,
+      'autarch.model.baseUrl': modelURL,
+      'workbench.startupEditor': 'none',
+      'security.workspace.trust.enabled': false,
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      'chat.disableAIFeatures': true,
+    }),
   );
   const env = {
     ...process.env,
@@ -145,6 +152,7 @@ async function main() {
     const toast = page.locator('.notification-toast', { hasText: 'is running' }).first();
     await toast.waitFor({ state: 'visible', timeout: 30_000 });
     const toastText = (await toast.locator('.notification-list-item-message').first().innerText()) ?? '';
+    await page.waitForTimeout(500); // let the toast finish fading in
     await page.screenshot({ path: join(artifacts, '1-notification.png') });
     log(`notification: ${toastText.trim()}`);
     for (const want of ['Autarch', ws, modelName]) {
