@@ -49,6 +49,10 @@ var secretPatterns = []struct {
 // Gate decides what content may be revealed to the model or a user.
 type Gate struct {
 	paths []string
+	// names are the patterns without a slash, matched against base names.
+	names []string
+	// deep are the patterns with a slash, matched against whole paths.
+	deep []string
 }
 
 // NewGate makes a gate over the default sensitive paths plus extra globs.
@@ -61,6 +65,13 @@ func NewGate(extra ...string) (*Gate, error) {
 		}
 		g.paths = append(g.paths, p)
 	}
+	for _, p := range g.paths {
+		if strings.Contains(p, "/") {
+			g.deep = append(g.deep, p)
+		} else {
+			g.names = append(g.names, p)
+		}
+	}
 	return g, nil
 }
 
@@ -70,27 +81,49 @@ func DefaultGate() *Gate {
 	return g
 }
 
-// PathBlocked reports whether a file's path marks it as sensitive.
+// PathBlocked reports whether a file's path marks it as sensitive: a
+// pattern without a slash matches the file's name or any directory name in
+// its path; one with a slash matches the path or a suffix of it.
 func (g *Gate) PathBlocked(rel string) (reason string, blocked bool) {
-	base := path.Base(rel)
-	for _, p := range g.paths {
-		if m, _ := doublestar.Match(p, base); m {
-			return fmt.Sprintf("File matches sensitive path pattern %q", p), true
+	for _, part := range strings.Split(rel, "/") {
+		for _, p := range g.names {
+			if m, _ := path.Match(p, part); m {
+				return fmt.Sprintf("File matches sensitive path pattern %q", p), true
+			}
 		}
+	}
+	for _, p := range g.deep {
 		if m, _ := doublestar.Match(p, rel); m {
 			return fmt.Sprintf("File matches sensitive path pattern %q", p), true
 		}
-		if strings.Contains(p, "/") {
-			if m, _ := doublestar.Match("**/"+p, rel); m {
-				return fmt.Sprintf("File matches sensitive path pattern %q", p), true
-			}
+		if m, _ := doublestar.Match("**/"+p, rel); m {
+			return fmt.Sprintf("File matches sensitive path pattern %q", p), true
 		}
 	}
 	return "", false
 }
 
+// secretHints are lower-case substrings one of which every secret pattern
+// needs; lines without any of them are skipped cheaply.
+var secretHints = []string{"private key", "akia", "asia", "abia", "acca", "aws", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+	"glpat-", "xox", "sk-", "aiza", "_live_", "eyj", "key", "secret", "passw", "token", "://"}
+
+// mayHaveSecret is the cheap pre-check of LineSecret.
+func mayHaveSecret(line string) bool {
+	lower := strings.ToLower(line)
+	for _, h := range secretHints {
+		if strings.Contains(lower, h) {
+			return true
+		}
+	}
+	return false
+}
+
 // LineSecret names the kind of secret on a line ("" when there is none).
 func LineSecret(line string) string {
+	if !mayHaveSecret(line) {
+		return ""
+	}
 	for _, p := range secretPatterns {
 		if p.re.MatchString(line) {
 			return p.name

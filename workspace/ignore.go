@@ -135,17 +135,33 @@ func (ig *Ignore) matchParts(parts []string, isDir bool) bool {
 }
 
 // WalkFunc is called for every entry Walk visits; returning fs.SkipDir on a
-// directory skips it, any other error stops the walk.
+// directory skips it, fs.SkipAll stops the walk quietly, any other error
+// stops it and is returned.
 type WalkFunc func(rel string, d fs.DirEntry) error
 
 // Walk visits the files and directories under start (a clean relative path,
 // "." for the root) that are not ignored, in lexical order, without
 // following symlinks. Unreadable directories are skipped.
 func (ig *Ignore) Walk(ctx context.Context, start string, fn WalkFunc) error {
-	return ig.walkDir(ctx, start, fn)
+	var parts []string
+	if start != "." {
+		parts = strings.Split(start, "/")
+	}
+	// The patterns that apply inside start: the excludes, then each
+	// ancestor's files, outermost first.
+	ps := append([]gitignore.Pattern(nil), ig.base...)
+	ps = append(ps, ig.patterns("")...)
+	for i := 1; i <= len(parts); i++ {
+		ps = append(ps, ig.patterns(strings.Join(parts[:i], "/"))...)
+	}
+	err := ig.walkDir(ctx, start, parts, ps, fn)
+	if err == fs.SkipAll {
+		return nil
+	}
+	return err
 }
 
-func (ig *Ignore) walkDir(ctx context.Context, dir string, fn WalkFunc) error {
+func (ig *Ignore) walkDir(ctx context.Context, dir string, parts []string, ps []gitignore.Pattern, fn WalkFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -153,32 +169,38 @@ func (ig *Ignore) walkDir(ctx context.Context, dir string, fn WalkFunc) error {
 	if err != nil {
 		return nil // vanished or unreadable: skip
 	}
-	var parts []string
-	if dir != "." {
-		parts = strings.Split(dir, "/")
-	}
+	m := gitignore.NewMatcher(ps)
 	for _, e := range entries {
-		rel := e.Name()
-		if dir != "." {
-			rel = dir + "/" + e.Name()
+		name := e.Name()
+		if name == ".git" {
+			continue
 		}
-		if ig.matchParts(append(parts[:len(parts):len(parts)], e.Name()), e.IsDir()) {
+		rel := name
+		if dir != "." {
+			rel = dir + "/" + name
+		}
+		child := append(parts[:len(parts):len(parts)], name)
+		if len(ps) > 0 && m.Match(child, e.IsDir()) {
 			continue
 		}
 		err := fn(rel, e)
-		if e.IsDir() {
-			if err == fs.SkipDir {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if err := ig.walkDir(ctx, rel, fn); err != nil {
+		if !e.IsDir() {
+			if err != nil && err != fs.SkipDir {
 				return err
 			}
 			continue
 		}
-		if err != nil && err != fs.SkipDir {
+		if err == fs.SkipDir {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		sub := ps
+		if own := ig.patterns(rel); len(own) > 0 {
+			sub = append(ps[:len(ps):len(ps)], own...)
+		}
+		if err := ig.walkDir(ctx, rel, child, sub, fn); err != nil {
 			return err
 		}
 	}
