@@ -68,6 +68,7 @@ func runGrep(ctx context.Context, s *Session, p grepParams) (Result, error) {
 	if p.Skip < len(all) {
 		end := min(p.Skip+workspace.MaxGrepResults, len(all))
 		res.Results = all[p.Skip:end]
+		fillLines(s.root, res.Results)
 	}
 	if len(all) > workspace.MaxGrepResults {
 		res.Warning = fmt.Sprintf("Only showing %d matches out of %d. Use skip parameter to paginate through more results.", len(res.Results), len(all))
@@ -77,14 +78,21 @@ func runGrep(ctx context.Context, s *Session, p grepParams) (Result, error) {
 
 // Matcher finds matching lines in file content.
 type Matcher struct {
-	literal []byte // non-nil: a literal search (lowered when fold)
-	fold    bool
-	re      *regexp.Regexp
-	prefix  []byte // a literal every match contains (lowered when fold), for a fast skip
+	fold bool
+	// literal: a plain-text pattern (lowered when fold).
+	literal []byte
+	// re with prefilters: a line can match only if it contains one of
+	// anyOf (lowered when fold); nil anyOf means scan with re directly.
+	re    *regexp.Regexp
+	anyOf [][]byte
 }
 
-// newMatcher compiles a pattern; plain text takes a literal fast path.
+// newMatcher compiles a pattern; plain text takes a literal fast path and
+// regexes get a literal prefilter where the syntax tree allows one.
 func newMatcher(pattern string, caseSensitive bool) (*Matcher, error) {
+	if pattern == "" {
+		return nil, fmt.Errorf("empty pattern")
+	}
 	fold := !caseSensitive
 	if regexp.QuoteMeta(pattern) == pattern {
 		lit := []byte(pattern)
@@ -93,90 +101,252 @@ func newMatcher(pattern string, caseSensitive bool) (*Matcher, error) {
 		}
 		return &Matcher{literal: lit, fold: fold}, nil
 	}
-	expr := pattern
+	// ^ and $ match at line boundaries: grep is line by line.
+	expr := "(?m)" + pattern
 	if fold {
-		expr = "(?i)" + pattern
+		expr = "(?mi)" + pattern
+	}
+	if _, err := regexp.Compile(pattern); err != nil {
+		return nil, err // report errors against the user's pattern
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, err
 	}
 	m := &Matcher{re: re, fold: fold}
-	if lit := requiredLiteral(pattern); len(lit) >= 3 {
-		m.prefix = []byte(lit)
-		if fold {
-			m.prefix = bytes.ToLower(m.prefix)
+	if parsed, err := syntax.Parse(pattern, syntax.Perl); err == nil {
+		for _, lit := range requiredLiterals(parsed.Simplify()) {
+			b := []byte(lit)
+			if fold {
+				b = bytes.ToLower(b)
+			}
+			m.anyOf = append(m.anyOf, b)
 		}
 	}
 	return m, nil
 }
 
-// requiredLiteral returns the longest literal every match must contain, if
-// the pattern is a concatenation with a literal part.
-func requiredLiteral(pattern string) string {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return ""
-	}
-	re = re.Simplify()
-	best := ""
-	consider := func(r *syntax.Regexp) {
-		if r.Op == syntax.OpLiteral && r.Flags&syntax.FoldCase == 0 && len(string(r.Rune)) > len(best) {
-			best = string(r.Rune)
-		}
-	}
+// requiredLiterals returns literals one of which every match contains, or
+// nil when no such set is known.
+func requiredLiterals(re *syntax.Regexp) []string {
 	switch re.Op {
 	case syntax.OpLiteral:
-		consider(re)
+		return []string{string(re.Rune)}
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiterals(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiterals(re.Sub[0])
+		}
 	case syntax.OpConcat:
+		var best []string
 		for _, sub := range re.Sub {
-			consider(sub)
+			if lits := requiredLiterals(sub); lits != nil && (best == nil || shortest(lits) > shortest(best)) {
+				best = lits
+			}
+		}
+		return best
+	case syntax.OpAlternate:
+		var all []string
+		for _, sub := range re.Sub {
+			lits := requiredLiterals(sub)
+			if lits == nil {
+				return nil
+			}
+			all = append(all, lits...)
+		}
+		return all
+	case syntax.OpCharClass:
+		// A small class of single characters, e.g. [-/].
+		var lits []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i+1]-re.Rune[i] > 4 {
+				return nil
+			}
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				lits = append(lits, string(r))
+			}
+		}
+		if len(lits) > 0 && len(lits) <= 8 {
+			return lits
+		}
+	}
+	return nil
+}
+
+func shortest(lits []string) int {
+	n := -1
+	for _, l := range lits {
+		if n < 0 || len(l) < n {
+			n = len(l)
+		}
+	}
+	return n
+}
+
+// lower copies data lower-cased (ASCII) into buf.
+func lower(buf, data []byte) []byte {
+	if cap(buf) < len(data) {
+		buf = make([]byte, len(data), len(data)+512)
+	}
+	buf = buf[:len(data)]
+	for i, c := range data {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return buf
+}
+
+// scanner holds one worker's reusable buffers.
+type scanner struct {
+	data, low []byte
+	starts    []int
+}
+
+// matchLines appends the start offsets of matching lines to sc.starts.
+func (m *Matcher) matchLines(sc *scanner, data []byte) []int {
+	sc.starts = sc.starts[:0]
+	if len(data) == 0 {
+		return sc.starts
+	}
+	hay := data
+	if m.literal != nil && m.fold {
+		return m.foldLiteralLines(sc, data)
+	}
+	if m.fold && m.anyOf != nil {
+		sc.low = lower(sc.low, data)
+		hay = sc.low
+	}
+	if m.literal != nil {
+		for off := 0; off < len(hay); {
+			i := bytes.Index(hay[off:], m.literal)
+			if i < 0 {
+				break
+			}
+			start, end := lineBounds(data, off+i)
+			sc.starts = append(sc.starts, start)
+			off = end + 1
+		}
+		return sc.starts
+	}
+	if m.anyOf == nil {
+		last := -1
+		for _, loc := range m.re.FindAllIndex(data, -1) {
+			if loc[0] == len(data) && data[len(data)-1] == '\n' {
+				break // an empty match after the last line
+			}
+			if bytes.IndexByte(data[loc[0]:loc[1]], '\n') >= 0 {
+				// The match spans lines; grep matches line by line.
+				return m.perLine(sc, data, last)
+			}
+			if start, _ := lineBounds(data, loc[0]); start != last {
+				sc.starts = append(sc.starts, start)
+				last = start
+			}
+		}
+		return sc.starts
+	}
+	// Candidate lines contain one of the literals; only they meet the regex.
+	for off := 0; off < len(hay); {
+		at := -1
+		for _, lit := range m.anyOf {
+			if i := bytes.Index(hay[off:], lit); i >= 0 && (at < 0 || off+i < at) {
+				at = off + i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		start, end := lineBounds(data, at)
+		if m.re.Match(data[start:end]) {
+			sc.starts = append(sc.starts, start)
+		}
+		off = end + 1
+	}
+	return sc.starts
+}
+
+// perLine matches the regex against each line after the line starting at
+// done (-1: from the beginning), keeping the starts found so far.
+func (m *Matcher) perLine(sc *scanner, data []byte, done int) []int {
+	for start := 0; start < len(data); {
+		end := bytes.IndexByte(data[start:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += start
+		}
+		if start > done && m.re.Match(data[start:end]) {
+			sc.starts = append(sc.starts, start)
+		}
+		start = end + 1
+	}
+	return sc.starts
+}
+
+// foldLiteralLines finds a literal case-insensitively without lowering the
+// file: it scans for the literal's rarest byte in both cases (memchr speed)
+// and compares the surrounding bytes with EqualFold.
+func (m *Matcher) foldLiteralLines(sc *scanner, data []byte) []int {
+	lit := m.literal
+	k := rarestByte(lit)
+	lo, up := lit[k], lit[k]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
+	next := func(b byte, from int) int {
+		if from >= len(data) {
+			return len(data)
+		}
+		if i := bytes.IndexByte(data[from:], b); i >= 0 {
+			return from + i
+		}
+		return len(data)
+	}
+	nl, nu := next(lo, 0), len(data)
+	if up != lo {
+		nu = next(up, 0)
+	}
+	for {
+		at := min(nl, nu)
+		if at >= len(data) {
+			return sc.starts
+		}
+		start := at - k
+		if start >= 0 && start+len(lit) <= len(data) && bytes.EqualFold(data[start:start+len(lit)], lit) {
+			ls, le := lineBounds(data, start)
+			sc.starts = append(sc.starts, ls)
+			if le+1 > at {
+				at = le // skip the rest of a matching line
+			}
+		}
+		if nl <= at {
+			nl = next(lo, at+1)
+		}
+		if up != lo && nu <= at {
+			nu = next(up, at+1)
+		}
+	}
+}
+
+// byteRank orders bytes from common to rare in source code (rank 0 = most common).
+const commonBytes = " etaoinsrlcdhupmfg.,;()\n\t_=\"ybwvEkTSxACIRNOLD/:0-1{}P*'2>MF<UBGHWjz[]qKV#$%&+!3456789@XYZJQ|?^~`\\"
+
+// rarestByte returns the index in lit (lower case) of its least common byte.
+func rarestByte(lit []byte) int {
+	best, bestRank := 0, -1
+	for i, c := range lit {
+		rank := strings.IndexByte(commonBytes, c)
+		if rank < 0 {
+			rank = 200
+		}
+		if rank > bestRank {
+			best, bestRank = i, rank
 		}
 	}
 	return best
-}
-
-// matchLines returns the 1-based numbers and text of matching lines.
-func (m *Matcher) matchLines(data []byte) []lineMatch {
-	hay := data
-	if m.fold && (m.literal != nil || m.prefix != nil) {
-		hay = bytes.ToLower(data)
-	}
-	var out []lineMatch
-	if m.literal != nil {
-		off := 0
-		for {
-			i := bytes.Index(hay[off:], m.literal)
-			if i < 0 {
-				return out
-			}
-			at := off + i
-			start, end := lineBounds(data, at)
-			out = append(out, lineMatch{offset: start, text: data[start:end]})
-			off = end + 1
-			if off >= len(data) {
-				return out
-			}
-		}
-	}
-	if m.prefix != nil && !bytes.Contains(hay, m.prefix) {
-		return nil
-	}
-	last := -1
-	for _, loc := range m.re.FindAllIndex(data, -1) {
-		start, end := lineBounds(data, loc[0])
-		if start == last {
-			continue
-		}
-		last = start
-		out = append(out, lineMatch{offset: start, text: data[start:end]})
-	}
-	return out
-}
-
-type lineMatch struct {
-	offset int
-	text   []byte
 }
 
 func lineBounds(data []byte, at int) (int, int) {
@@ -192,9 +362,10 @@ func lineBounds(data []byte, at int) (int, int) {
 
 // Search greps every non-ignored, non-sensitive, non-binary file of at most
 // 10 MB (optionally only those matching glob) in parallel, returning all
-// matches sorted by path and line.
+// matches sorted by path and line. Match lines are not filled in (see
+// fillLines), so that a search with many matches stays cheap.
 func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gate *workspace.Gate, m *Matcher, glob string) ([]GrepMatch, error) {
-	files := make(chan string, 256)
+	files := make(chan string, 1024)
 	var walkErr error
 	go func() {
 		defer close(files)
@@ -214,26 +385,26 @@ func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 			return nil
 		})
 	}()
-	var mu sync.Mutex
-	var all []GrepMatch
+	workers := runtime.GOMAXPROCS(0)
+	results := make([][]GrepMatch, workers)
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			sc := &scanner{}
 			for rel := range files {
-				found := grepFile(root, rel, m)
-				if len(found) > 0 {
-					mu.Lock()
-					all = append(all, found...)
-					mu.Unlock()
-				}
+				results[w] = grepFile(sc, root, rel, m, results[w])
 			}
 		}()
 	}
 	wg.Wait()
 	if walkErr != nil {
 		return nil, walkErr
+	}
+	var all []GrepMatch
+	for _, r := range results {
+		all = append(all, r...)
 	}
 	slices.SortFunc(all, func(a, b GrepMatch) int {
 		if c := strings.Compare(a.FilePath, b.FilePath); c != 0 {
@@ -244,32 +415,45 @@ func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 	return all, nil
 }
 
-// grepFile searches one file.
-func grepFile(root *workspace.Root, rel string, m *Matcher) []GrepMatch {
-	fi, err := root.Stat(rel)
-	if err != nil || fi.Size() > workspace.MaxGrepFileSize || fi.Size() == 0 {
-		return nil
+// grepFile searches one file, appending its matches to out.
+func grepFile(sc *scanner, root *workspace.Root, rel string, m *Matcher, out []GrepMatch) []GrepMatch {
+	data, err := root.ReadWalked(rel, sc.data, workspace.MaxGrepFileSize)
+	if err != nil || len(data) == 0 {
+		return out
 	}
-	data, err := root.ReadFile(rel)
-	if err != nil || workspace.IsBinary(data) {
-		return nil
+	sc.data = data
+	if workspace.IsBinary(data) {
+		return out
 	}
-	lines := m.matchLines(data)
-	if len(lines) == 0 {
-		return nil
-	}
-	out := make([]GrepMatch, 0, len(lines))
+	starts := m.matchLines(sc, data)
 	lineNo, pos := 1, 0
-	for _, l := range lines {
-		lineNo += bytes.Count(data[pos:l.offset], []byte{'\n'})
-		pos = l.offset
-		text := string(l.text)
+	for _, st := range starts {
+		lineNo += bytes.Count(data[pos:st], []byte{'\n'})
+		pos = st
+		out = append(out, GrepMatch{FilePath: rel, LineNumber: lineNo})
+	}
+	return out
+}
+
+// fillLines sets the line text of a page of matches (secrets → [blocked]).
+func fillLines(root *workspace.Root, page []GrepMatch) {
+	cache := map[string][]string{}
+	for i, g := range page {
+		lines, ok := cache[g.FilePath]
+		if !ok {
+			data, _ := root.ReadFile(g.FilePath)
+			lines = strings.Split(string(data), "\n")
+			cache[g.FilePath] = lines
+		}
+		if g.LineNumber-1 >= len(lines) {
+			continue
+		}
+		text := strings.TrimRight(lines[g.LineNumber-1], "\r")
 		if workspace.LineSecret(text) != "" {
 			text = workspace.Blocked
 		} else if len(text) > 200 {
 			text = text[:200] + "…"
 		}
-		out = append(out, GrepMatch{FilePath: rel, LineNumber: lineNo, Line: strings.TrimRight(text, "\r")})
+		page[i].Line = text
 	}
-	return out
 }

@@ -49,8 +49,12 @@ var secretPatterns = []struct {
 // Gate decides what content may be revealed to the model or a user.
 type Gate struct {
 	paths []string
-	// names are the patterns without a slash, matched against base names.
-	names []string
+	// names are the patterns without a slash, matched against each path
+	// element: exact names by lookup, "x*" and "*x" by prefix and suffix,
+	// the rest with path.Match.
+	exact              map[string]string
+	prefixes, suffixes []string
+	names              []string
 	// deep are the patterns with a slash, matched against whole paths.
 	deep []string
 }
@@ -65,10 +69,20 @@ func NewGate(extra ...string) (*Gate, error) {
 		}
 		g.paths = append(g.paths, p)
 	}
+	g.exact = map[string]string{}
 	for _, p := range g.paths {
-		if strings.Contains(p, "/") {
+		wild := strings.ContainsAny(p, "*?[\\{")
+		star := strings.Count(p, "*")
+		switch {
+		case strings.Contains(p, "/"):
 			g.deep = append(g.deep, p)
-		} else {
+		case !wild:
+			g.exact[p] = p
+		case star == 1 && strings.HasSuffix(p, "*") && !strings.ContainsAny(p, "?[\\{"):
+			g.prefixes = append(g.prefixes, p)
+		case star == 1 && strings.HasPrefix(p, "*") && !strings.ContainsAny(p, "?[\\{"):
+			g.suffixes = append(g.suffixes, p)
+		default:
 			g.names = append(g.names, p)
 		}
 	}
@@ -86,6 +100,19 @@ func DefaultGate() *Gate {
 // its path; one with a slash matches the path or a suffix of it.
 func (g *Gate) PathBlocked(rel string) (reason string, blocked bool) {
 	for _, part := range strings.Split(rel, "/") {
+		if p, ok := g.exact[part]; ok {
+			return fmt.Sprintf("File matches sensitive path pattern %q", p), true
+		}
+		for _, p := range g.prefixes {
+			if strings.HasPrefix(part, p[:len(p)-1]) {
+				return fmt.Sprintf("File matches sensitive path pattern %q", p), true
+			}
+		}
+		for _, p := range g.suffixes {
+			if strings.HasSuffix(part, p[1:]) {
+				return fmt.Sprintf("File matches sensitive path pattern %q", p), true
+			}
+		}
 		for _, p := range g.names {
 			if m, _ := path.Match(p, part); m {
 				return fmt.Sprintf("File matches sensitive path pattern %q", p), true

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -167,28 +166,42 @@ func randomSuffix() string {
 // Base returns the last element of a slash path.
 func Base(rel string) string { return path.Base(rel) }
 
-// ReadWalked reads a regular file that Walk reported, appending to buf. Walk
+// ReadWalked reads a regular file that Walk reported, reusing buf. Walk
 // never follows symlinks, so such a path stays inside the root; the final
-// component is opened with O_NOFOLLOW and files over max bytes are skipped
-// (nil, nil). This is the fast path for scanning many files.
+// component is opened with O_NOFOLLOW. Files over max bytes, and anything
+// that is not a regular file, give (nil, nil). Raw system calls keep this
+// fast path free of the runtime poller's per-file cost.
 func (r *Root) ReadWalked(rel string, buf []byte, max int64) ([]byte, error) {
-	f, err := os.OpenFile(r.Abs(rel), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	fd, err := syscall.Open(r.Abs(rel), syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > max {
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, err
 	}
-	n := int(fi.Size())
-	if cap(buf) < n+1 {
-		buf = make([]byte, 0, n+512)
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > max {
+		return nil, nil
+	}
+	n := int(st.Size)
+	if cap(buf) < n {
+		buf = make([]byte, 0, n+4096)
 	}
 	buf = buf[:n]
-	read, err := io.ReadFull(f, buf)
-	if err != nil && err != io.ErrUnexpectedEOF {
-		return nil, err
+	read := 0
+	for read < n {
+		m, err := syscall.Read(fd, buf[read:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m == 0 {
+			break
+		}
+		read += m
 	}
 	return buf[:read], nil
 }
