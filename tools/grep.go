@@ -85,6 +85,22 @@ type Matcher struct {
 	// anyOf (lowered when fold); nil anyOf means scan with re directly.
 	re    *regexp.Regexp
 	anyOf [][]byte
+	// finders search the folded literal or anyOf (fold only). A Matcher
+	// with finders is used by one goroutine at a time (see clone).
+	finders []*foldFinder
+	// textAnchors: the pattern uses \A or \z, which only per-line
+	// matching gives line meaning.
+	textAnchors bool
+}
+
+// clone copies a matcher for another goroutine (finders keep state).
+func (m *Matcher) clone() *Matcher {
+	c := *m
+	c.finders = nil
+	for _, f := range m.finders {
+		c.finders = append(c.finders, newFoldFinder(f.lit))
+	}
+	return &c
 }
 
 // newMatcher compiles a pattern; plain text takes a literal fast path and
@@ -96,10 +112,12 @@ func newMatcher(pattern string, caseSensitive bool) (*Matcher, error) {
 	fold := !caseSensitive
 	if regexp.QuoteMeta(pattern) == pattern {
 		lit := []byte(pattern)
+		m := &Matcher{literal: lit, fold: fold}
 		if fold {
-			lit = bytes.ToLower(lit)
+			m.literal = bytes.ToLower(lit)
+			m.finders = []*foldFinder{newFoldFinder(m.literal)}
 		}
-		return &Matcher{literal: lit, fold: fold}, nil
+		return m, nil
 	}
 	// ^ and $ match at line boundaries: grep is line by line.
 	expr := "(?m)" + pattern
@@ -113,12 +131,13 @@ func newMatcher(pattern string, caseSensitive bool) (*Matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Matcher{re: re, fold: fold}
+	m := &Matcher{re: re, fold: fold, textAnchors: strings.Contains(pattern, `\A`) || strings.Contains(pattern, `\z`)}
 	if parsed, err := syntax.Parse(pattern, syntax.Perl); err == nil {
 		for _, lit := range requiredLiterals(parsed.Simplify()) {
 			b := []byte(lit)
 			if fold {
 				b = bytes.ToLower(b)
+				m.finders = append(m.finders, newFoldFinder(b))
 			}
 			m.anyOf = append(m.anyOf, b)
 		}
@@ -184,25 +203,10 @@ func shortest(lits []string) int {
 	return n
 }
 
-// lower copies data lower-cased (ASCII) into buf.
-func lower(buf, data []byte) []byte {
-	if cap(buf) < len(data) {
-		buf = make([]byte, len(data), len(data)+512)
-	}
-	buf = buf[:len(data)]
-	for i, c := range data {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf[i] = c
-	}
-	return buf
-}
-
 // scanner holds one worker's reusable buffers.
 type scanner struct {
-	data, low []byte
-	starts    []int
+	data   []byte
+	starts []int
 }
 
 // matchLines appends the start offsets of matching lines to sc.starts.
@@ -211,17 +215,15 @@ func (m *Matcher) matchLines(sc *scanner, data []byte) []int {
 	if len(data) == 0 {
 		return sc.starts
 	}
-	hay := data
 	if m.literal != nil && m.fold {
 		return m.foldLiteralLines(sc, data)
 	}
 	if m.fold && m.anyOf != nil {
-		sc.low = lower(sc.low, data)
-		hay = sc.low
+		return m.foldCandidates(sc, data)
 	}
 	if m.literal != nil {
-		for off := 0; off < len(hay); {
-			i := bytes.Index(hay[off:], m.literal)
+		for off := 0; off < len(data); {
+			i := bytes.Index(data[off:], m.literal)
 			if i < 0 {
 				break
 			}
@@ -230,6 +232,9 @@ func (m *Matcher) matchLines(sc *scanner, data []byte) []int {
 			off = end + 1
 		}
 		return sc.starts
+	}
+	if m.anyOf == nil && m.textAnchors {
+		return m.perLine(sc, data, -1)
 	}
 	if m.anyOf == nil {
 		last := -1
@@ -249,10 +254,10 @@ func (m *Matcher) matchLines(sc *scanner, data []byte) []int {
 		return sc.starts
 	}
 	// Candidate lines contain one of the literals; only they meet the regex.
-	for off := 0; off < len(hay); {
+	for off := 0; off < len(data); {
 		at := -1
 		for _, lit := range m.anyOf {
-			if i := bytes.Index(hay[off:], lit); i >= 0 && (at < 0 || off+i < at) {
+			if i := bytes.Index(data[off:], lit); i >= 0 && (at < 0 || off+i < at) {
 				at = off + i
 			}
 		}
@@ -286,49 +291,98 @@ func (m *Matcher) perLine(sc *scanner, data []byte, done int) []int {
 	return sc.starts
 }
 
-// foldLiteralLines finds a literal case-insensitively without lowering the
-// file: it scans for the literal's rarest byte in both cases (memchr speed)
+// foldFinder finds a literal case-insensitively without lowering the
+// data: it scans for the literal's rarest byte in both cases (memchr speed)
 // and compares the surrounding bytes with EqualFold.
-func (m *Matcher) foldLiteralLines(sc *scanner, data []byte) []int {
-	lit := m.literal
+type foldFinder struct {
+	lit    []byte
+	k      int
+	lo, up byte
+	nl, nu int // next candidate positions of lo and up (-1: not searched yet)
+}
+
+func newFoldFinder(lit []byte) *foldFinder {
 	k := rarestByte(lit)
 	lo, up := lit[k], lit[k]
 	if 'a' <= lo && lo <= 'z' {
 		up = lo - 'a' + 'A'
 	}
-	next := func(b byte, from int) int {
-		if from >= len(data) {
-			return len(data)
-		}
-		if i := bytes.IndexByte(data[from:], b); i >= 0 {
-			return from + i
-		}
+	return &foldFinder{lit: lit, k: k, lo: lo, up: up, nl: -1, nu: -1}
+}
+
+func (f *foldFinder) reset() { f.nl, f.nu = -1, -1 }
+
+func indexFrom(data []byte, b byte, from int) int {
+	if from >= len(data) {
 		return len(data)
 	}
-	nl, nu := next(lo, 0), len(data)
-	if up != lo {
-		nu = next(up, 0)
+	if i := bytes.IndexByte(data[from:], b); i >= 0 {
+		return from + i
 	}
+	return len(data)
+}
+
+// next returns the first position ≥ from where the literal occurs, or len(data).
+func (f *foldFinder) next(data []byte, from int) int {
+	min0 := from + f.k
 	for {
-		at := min(nl, nu)
+		if f.nl < min0 {
+			f.nl = indexFrom(data, f.lo, min0)
+		}
+		if f.up == f.lo {
+			f.nu = len(data)
+		} else if f.nu < min0 {
+			f.nu = indexFrom(data, f.up, min0)
+		}
+		at := min(f.nl, f.nu)
 		if at >= len(data) {
-			return sc.starts
+			return len(data)
 		}
-		start := at - k
-		if start >= 0 && start+len(lit) <= len(data) && bytes.EqualFold(data[start:start+len(lit)], lit) {
-			ls, le := lineBounds(data, start)
-			sc.starts = append(sc.starts, ls)
-			if le+1 > at {
-				at = le // skip the rest of a matching line
-			}
+		start := at - f.k
+		if start+len(f.lit) <= len(data) && bytes.EqualFold(data[start:start+len(f.lit)], f.lit) {
+			return start
 		}
-		if nl <= at {
-			nl = next(lo, at+1)
-		}
-		if up != lo && nu <= at {
-			nu = next(up, at+1)
-		}
+		min0 = at + 1
 	}
+}
+
+// foldLiteralLines finds the lines holding a folded literal.
+func (m *Matcher) foldLiteralLines(sc *scanner, data []byte) []int {
+	f := m.finders[0]
+	f.reset()
+	for off := 0; off < len(data); {
+		at := f.next(data, off)
+		if at >= len(data) {
+			break
+		}
+		ls, le := lineBounds(data, at)
+		sc.starts = append(sc.starts, ls)
+		off = le + 1
+	}
+	return sc.starts
+}
+
+// foldCandidates runs the regex on the lines that hold one of the folded
+// prefilter literals.
+func (m *Matcher) foldCandidates(sc *scanner, data []byte) []int {
+	for _, f := range m.finders {
+		f.reset()
+	}
+	for off := 0; off < len(data); {
+		at := len(data)
+		for _, f := range m.finders {
+			at = min(at, f.next(data, off))
+		}
+		if at >= len(data) {
+			break
+		}
+		start, end := lineBounds(data, at)
+		if m.re.Match(data[start:end]) {
+			sc.starts = append(sc.starts, start)
+		}
+		off = end + 1
+	}
+	return sc.starts
 }
 
 // byteRank orders bytes from common to rare in source code (rank 0 = most common).
@@ -393,8 +447,9 @@ func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 		go func() {
 			defer wg.Done()
 			sc := &scanner{}
+			wm := m.clone()
 			for rel := range files {
-				results[w] = grepFile(sc, root, rel, m, results[w])
+				results[w] = grepFile(sc, root, rel, wm, results[w])
 			}
 		}()
 	}

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"regexp"
@@ -202,9 +203,21 @@ func (g *Gate) mayContainSecret(text string) bool {
 	return blocked
 }
 
+// controlBytes marks the bytes that count as control characters.
+var controlBytes = func() (t [256]uint8) {
+	for c := 0; c < 0x20; c++ {
+		switch c {
+		case '\t', '\n', '\r', '\f', 0x1b:
+		default:
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
 // IsBinary reports whether data looks binary: a NUL byte, or more than 10%
-// control characters (other than tab, newline, carriage return, form feed)
-// in the first 8 KB.
+// control characters (other than tab, newline, carriage return, form feed,
+// escape) in the first 8 KB.
 func IsBinary(data []byte) bool {
 	if len(data) > 8192 {
 		data = data[:8192]
@@ -212,14 +225,12 @@ func IsBinary(data []byte) bool {
 	if len(data) == 0 {
 		return false
 	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return true
+	}
 	control := 0
 	for _, c := range data {
-		switch {
-		case c == 0:
-			return true
-		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x1b:
-			control++
-		}
+		control += int(controlBytes[c])
 	}
 	return control*10 > len(data)
 }

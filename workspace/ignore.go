@@ -105,6 +105,27 @@ func (ig *Ignore) patterns(dir string) []gitignore.Pattern {
 	return ps
 }
 
+// dirPatterns is patterns for a directory reached by Walk: its pattern
+// files are read by absolute path, and a missing one costs one failed open.
+func (ig *Ignore) dirPatterns(dir string) []gitignore.Pattern {
+	ig.mu.Lock()
+	ps, ok := ig.dirs[dir]
+	ig.mu.Unlock()
+	if ok {
+		return ps
+	}
+	domain := strings.Split(dir, "/")
+	for _, name := range ignoreFiles {
+		if data, err := os.ReadFile(ig.root.Abs(dir + "/" + name)); err == nil {
+			ps = append(ps, parsePatterns(data, domain)...)
+		}
+	}
+	ig.mu.Lock()
+	ig.dirs[dir] = ps
+	ig.mu.Unlock()
+	return ps
+}
+
 // Match reports whether rel (clean, slash-separated) is ignored, either
 // itself or because a directory above it is.
 func (ig *Ignore) Match(rel string, isDir bool) bool {
@@ -165,7 +186,9 @@ func (ig *Ignore) walkDir(ctx context.Context, dir string, parts []string, ps []
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := ig.root.ReadDir(dir)
+	// Walk never follows symlinks, so dir is inside the root: list it by its
+	// absolute path (d_type, no per-entry lstat).
+	entries, err := os.ReadDir(ig.root.Abs(dir))
 	if err != nil {
 		return nil // vanished or unreadable: skip
 	}
@@ -197,7 +220,7 @@ func (ig *Ignore) walkDir(ctx context.Context, dir string, parts []string, ps []
 			return err
 		}
 		sub := ps
-		if own := ig.patterns(rel); len(own) > 0 {
+		if own := ig.dirPatterns(rel); len(own) > 0 {
 			sub = append(ps[:len(ps):len(ps)], own...)
 		}
 		if err := ig.walkDir(ctx, rel, child, sub, fn); err != nil {
