@@ -440,7 +440,7 @@ func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 		})
 	}()
 	workers := runtime.GOMAXPROCS(0)
-	results := make([][]GrepMatch, workers)
+	results := make([][]fileMatches, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -457,21 +457,32 @@ func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 	if walkErr != nil {
 		return nil, walkErr
 	}
-	var all []GrepMatch
+	var found []fileMatches
+	n := 0
 	for _, r := range results {
-		all = append(all, r...)
-	}
-	slices.SortFunc(all, func(a, b GrepMatch) int {
-		if c := strings.Compare(a.FilePath, b.FilePath); c != 0 {
-			return c
+		found = append(found, r...)
+		for _, f := range r {
+			n += len(f.lines)
 		}
-		return a.LineNumber - b.LineNumber
-	})
+	}
+	slices.SortFunc(found, func(a, b fileMatches) int { return strings.Compare(a.path, b.path) })
+	all := make([]GrepMatch, 0, n)
+	for _, f := range found {
+		for _, l := range f.lines {
+			all = append(all, GrepMatch{FilePath: f.path, LineNumber: l})
+		}
+	}
 	return all, nil
 }
 
+// fileMatches are one file's matching line numbers, in order.
+type fileMatches struct {
+	path  string
+	lines []int
+}
+
 // grepFile searches one file, appending its matches to out.
-func grepFile(sc *scanner, root *workspace.Root, rel string, m *Matcher, out []GrepMatch) []GrepMatch {
+func grepFile(sc *scanner, root *workspace.Root, rel string, m *Matcher, out []fileMatches) []fileMatches {
 	data, err := root.ReadWalked(rel, sc.data, workspace.MaxGrepFileSize)
 	if err != nil || len(data) == 0 {
 		return out
@@ -481,13 +492,17 @@ func grepFile(sc *scanner, root *workspace.Root, rel string, m *Matcher, out []G
 		return out
 	}
 	starts := m.matchLines(sc, data)
+	if len(starts) == 0 {
+		return out
+	}
+	lines := make([]int, len(starts))
 	lineNo, pos := 1, 0
-	for _, st := range starts {
+	for i, st := range starts {
 		lineNo += bytes.Count(data[pos:st], []byte{'\n'})
 		pos = st
-		out = append(out, GrepMatch{FilePath: rel, LineNumber: lineNo})
+		lines[i] = lineNo
 	}
-	return out
+	return append(out, fileMatches{path: rel, lines: lines})
 }
 
 // fillLines sets the line text of a page of matches (secrets → [blocked]).
