@@ -22,9 +22,10 @@ type validator interface {
 // guardrails → pre-tool-use hooks → confirmation → dry-run → execute →
 // post-tool-use hooks → log.
 type Engine struct {
-	reg   *Registry
-	hooks *Hooks
-	log   *slog.Logger
+	reg        *Registry
+	hooks      *Hooks
+	guardrails *Guardrails
+	log        *slog.Logger
 }
 
 // NewEngine makes an engine over a registry; hooks may be nil.
@@ -33,6 +34,12 @@ func NewEngine(reg *Registry, hooks *Hooks, log *slog.Logger) *Engine {
 		log = slog.Default()
 	}
 	return &Engine{reg: reg, hooks: hooks, log: log}
+}
+
+// WithGuardrails sets the guardrails (nil: only the built-in protections).
+func (e *Engine) WithGuardrails(g *Guardrails) *Engine {
+	e.guardrails = g
+	return e
 }
 
 // Registry is the engine's tool registry.
@@ -67,7 +74,7 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 		}
 	}
 	json.Unmarshal(args, &ca)
-	if msg := guardrail(t, ca); msg != "" {
+	if msg := e.guardrails.check(s, t, args); msg != "" {
 		return opError("Guardrail: " + msg), nil
 	}
 	pre := e.hooks.Fire(ctx, EventPreToolUse, name, ca.Path, json.RawMessage(args))
@@ -92,6 +99,11 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 	res, err = e.execute(ctx, s, t, args)
 	if err != nil {
 		return res, err
+	}
+	if t.Kind() == Write && ca.Path != "" && !res.Failed {
+		if rel, err := s.root.Clean(ca.Path); err == nil {
+			s.markWritten(rel)
+		}
 	}
 	post := e.hooks.Fire(ctx, EventPostToolUse, name, ca.Path, map[string]any{"args": json.RawMessage(args), "result": res.Output})
 	if extra := append(pre.Context, post.Context...); len(extra) > 0 {
@@ -167,21 +179,6 @@ func alwaysKey(t Tool, ca callArgs) string {
 		}
 	}
 	return t.Name()
-}
-
-// guardrail refuses writes to protected files.
-func guardrail(t Tool, ca callArgs) string {
-	if t.Kind() != Write || ca.Path == "" {
-		return ""
-	}
-	p := strings.TrimPrefix(strings.ReplaceAll(ca.Path, "\\", "/"), "./")
-	if p == ".git" || strings.HasPrefix(p, ".git/") || strings.Contains(p, "/.git/") {
-		return "files under .git are protected"
-	}
-	if p == HooksFile {
-		return HooksFile + " is protected; hooks are changed by people, not agents"
-	}
-	return ""
 }
 
 // appendContext adds hook output to a result.

@@ -142,6 +142,10 @@ func (h *Hooks) Fire(ctx context.Context, event, tool, path string, payload any)
 			}
 			return out
 		default:
+			if event == EventPostToolUse {
+				out.Context = append(out.Context, strings.TrimSpace(fmt.Sprintf("[Hook %s: FAILED (exit %d)]\n%s%s", hk.Command, code, stdout, stderr)))
+				continue
+			}
 			out.Warnings = append(out.Warnings, fmt.Sprintf("hook %q exited %d: %s", hk.Command, code, strings.TrimSpace(stderr)))
 		}
 	}

@@ -40,11 +40,11 @@ func runReadFile(ctx context.Context, s *Session, p readFileParams) (Result, err
 		return res, nil
 	}
 	s.MarkRead(rel)
-	lines := strings.SplitAfter(text, "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
+	total := strings.Count(text, "\n")
+	if len(text) > 0 && !strings.HasSuffix(text, "\n") {
+		total++
 	}
-	start, end := 1, len(lines)
+	start, end := 1, total
 	if p.StartLine != nil {
 		start = *p.StartLine
 	}
@@ -54,23 +54,34 @@ func runReadFile(ctx context.Context, s *Session, p readFileParams) (Result, err
 	if start < 1 || (p.EndLine != nil && end < start) {
 		return errorResult(fmt.Sprintf("Invalid line range %d-%d: lines are 1-indexed and endLine must be ≥ startLine", start, end)), nil
 	}
-	if len(lines) > 0 && start > len(lines) {
-		return errorResult(fmt.Sprintf("startLine %d is past the end of %s (%d lines)", start, p.Path, len(lines))), nil
+	if total > 0 && start > total {
+		return errorResult(fmt.Sprintf("startLine %d is past the end of %s (%d lines)", start, p.Path, total)), nil
 	}
-	end = min(end, len(lines))
+	end = min(end, total)
 	truncated := false
 	if p.EndLine == nil && end-start+1 > readFileMaxLines {
 		end = start + readFileMaxLines - 1
 		truncated = true
 	}
+	// Skip to the start line without splitting the whole file.
+	off := 0
+	for line := 1; line < start; line++ {
+		off += strings.IndexByte(text[off:], '\n') + 1
+	}
 	var b strings.Builder
 	for i := start; i <= end; i++ {
+		nl := strings.IndexByte(text[off:], '\n')
+		next := len(text)
+		if nl >= 0 {
+			next = off + nl + 1
+		}
 		b.WriteString(strconv.Itoa(i))
 		b.WriteByte('\t')
-		b.WriteString(lines[i-1])
+		b.WriteString(text[off:next])
+		off = next
 	}
 	if truncated {
-		fmt.Fprintf(&b, "\n[truncated: %s has %d lines; read more with startLine=%d]\n", p.Path, len(lines), end+1)
+		fmt.Fprintf(&b, "\n[truncated: %s has %d lines; read more with startLine=%d]\n", p.Path, total, end+1)
 	}
 	return textResult(b.String()), nil
 }

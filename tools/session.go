@@ -102,6 +102,7 @@ type Session struct {
 	seq       int
 	dryRun    []DryRunEntry
 	always    map[string]bool
+	written   map[string]bool
 }
 
 // NewSession opens the root and starts a session.
@@ -121,7 +122,7 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 		root.Close()
 		return nil, err
 	}
-	s := &Session{cfg: cfg, root: root, ignore: workspace.NewIgnore(root), gate: gate, read: map[string]bool{}, always: map[string]bool{}}
+	s := &Session{cfg: cfg, root: root, ignore: workspace.NewIgnore(root), gate: gate, read: map[string]bool{}, always: map[string]bool{}, written: map[string]bool{}}
 	s.loadAlways()
 	return s, nil
 }
@@ -290,4 +291,34 @@ func (s *Session) allowAlways(key string) error {
 		return err
 	}
 	return os.Rename(tmp, f)
+}
+
+func (s *Session) markWritten(rel string) {
+	s.mu.Lock()
+	s.written[rel] = true
+	s.mu.Unlock()
+}
+
+func (s *Session) wrote(rel string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.written[rel]
+}
+
+func (s *Session) filesWritten() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.written)
+}
+
+// FilesWritten lists the files the session changed, sorted.
+func (s *Session) FilesWritten() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.written))
+	for f := range s.written {
+		out = append(out, f)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -120,7 +120,7 @@ func TestSpecStrings(t *testing.T) {
 		{"unknown tool", "frobnicate", map[string]any{}, `Tool not found: \"frobnicate\"`, true},
 		{"missing reason", "read_file", map[string]any{"path": "main.go", "reason": ""}, "Invalid arguments: reason is required", true},
 		{"missing param", "read_file", map[string]any{}, "Invalid arguments: ", true},
-		{"write .git", "write_file", map[string]any{"path": ".git/config", "content": "x"}, "Guardrail: files under .git are protected", true},
+		{"write .git", "write_file", map[string]any{"path": ".git/config", "content": "x"}, "Guardrail: .git/config is protected (.git/**)", true},
 		{"shell blocked", "shell", map[string]any{"command": "sudo rm -rf /"}, "Guardrail: command blocked", true},
 		{"shell bad timeout", "shell", map[string]any{"command": "true", "timeoutSeconds": 301}, "timeoutSeconds must be between 1 and 300", true},
 		{"shell exit code", "shell", map[string]any{"command": "echo out; echo err >&2; exit 3"}, `"exit_code":3,"stderr":"err\n","stdout":"out\n","success":false`, true},
@@ -371,3 +371,5 @@ func TestForRoleToolSets(t *testing.T) {
 		t.Error("duplicate registration accepted")
 	}
 }
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

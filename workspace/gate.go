@@ -160,14 +160,46 @@ func LineSecret(line string) string {
 	return ""
 }
 
-// ContentBlocked reports whether content carries a secret.
+// ContentBlocked reports whether content carries a secret. Only lines that
+// hold one of the secret hints are matched against the patterns, so large
+// files cost a few memchr-speed passes.
 func (g *Gate) ContentBlocked(data []byte) (reason string, blocked bool) {
-	for _, p := range secretPatterns {
-		if p.re.Match(data) {
-			return "File contains sensitive content (" + p.name + ")", true
+	for _, line := range candidateLines(data) {
+		if name := LineSecret(string(line)); name != "" {
+			return "File contains sensitive content (" + name + ")", true
 		}
 	}
 	return "", false
+}
+
+// candidateLines returns the lines of data that contain a secret hint.
+func candidateLines(data []byte) [][]byte {
+	low := bytes.ToLower(data)
+	var out [][]byte
+	seen := map[int]bool{}
+	for _, h := range secretHints {
+		hint := []byte(h)
+		for off := 0; off < len(low); {
+			i := bytes.Index(low[off:], hint)
+			if i < 0 {
+				break
+			}
+			at := off + i
+			start := bytes.LastIndexByte(data[:at], '\n') + 1
+			end := bytes.IndexByte(data[at:], '\n')
+			if end < 0 {
+				end = len(data)
+			} else {
+				end += at
+			}
+			if !seen[start] {
+				seen[start] = true
+				out = append(out, data[start:end])
+			}
+			off = end + 1
+		}
+	}
+	return out
 }
 
 // RedactLines replaces every line that carries a secret with [blocked]; the
