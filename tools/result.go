@@ -31,3 +31,12 @@ func blockedResult(reason string) Result {
 
 // textResult is a plain-text result.
 func textResult(s string) Result { return Result{Output: s} }
+
+// JSONResult encodes v as a JSON result (failed marks a failure).
+func JSONResult(v any, failed bool) Result { return jsonResult(v, failed) }
+
+// ErrorResult is the spec's simple error shape {"error": msg}.
+func ErrorResult(msg string) Result { return errorResult(msg) }
+
+// OpErrorResult is the spec's {"success": false, "error": msg}.
+func OpErrorResult(msg string) Result { return opError(msg) }

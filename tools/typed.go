@@ -57,3 +57,10 @@ func (t *typed[P]) Run(ctx context.Context, s *Session, args json.RawMessage) (R
 	}
 	return t.run(ctx, s, p)
 }
+
+// Define builds a tool from a parameter struct P (which must have a
+// "reason" field; its tags give the JSON Schema) and a run function. Tools
+// outside this package (terminal tools, sub-agents, review tools) use it.
+func Define[P any](name, desc string, kind Kind, run func(context.Context, *Session, P) (Result, error)) Tool {
+	return newTool(name, desc, kind, run)
+}

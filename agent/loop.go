@@ -1,0 +1,388 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sourcegraph/conc/pool"
+
+	"github.com/autarch-dev/autarch/tools"
+)
+
+// Event is something an agent did, for the side panel, the CLI and logs.
+type Event struct {
+	Kind   string `json:"kind"` // "tool_call", "tool_result", "text", "compaction", "usage", "budget_warning"
+	Role   string `json:"role"`
+	Tool   string `json:"tool,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Text   string `json:"text,omitempty"`
+	Failed bool   `json:"failed,omitempty"`
+}
+
+// Config configures an Agent.
+type Config struct {
+	Role      string
+	Model     Model
+	ModelName string
+	Engine    *tools.Engine
+	Session   *tools.Session
+	// Events receives activity (nil: dropped).
+	Events func(Event)
+	// MaxIterations caps model calls per turn (default 40).
+	MaxIterations int
+	// ContextWindow is the model's window in tokens (default 128000);
+	// compaction starts at 80% of it.
+	ContextWindow int
+	// Meter counts usage across the workflow and enforces the budget (nil: none).
+	Meter   *Meter
+	Pricing Pricing
+	// JSONEnvelope selects the {"tool_calls": [...]} text envelope for
+	// models without native tool calling.
+	JSONEnvelope bool
+	// Pinned returns text kept verbatim through compaction (scope card,
+	// plan, baselines); nil for none.
+	Pinned func() string
+}
+
+// OutcomeKind says how a turn ended.
+type OutcomeKind string
+
+// Turn endings.
+const (
+	// Terminal: a structured output tool was called and accepted.
+	OutcomeTerminal OutcomeKind = "terminal"
+	// Text: the model answered without calling tools.
+	OutcomeText OutcomeKind = "text"
+	// Failed: the iteration limit was reached.
+	OutcomeFailed OutcomeKind = "failed"
+	// Budget: the budget cap stopped the turn.
+	OutcomeBudget OutcomeKind = "budget"
+)
+
+// Outcome is how a turn ended.
+type Outcome struct {
+	Kind OutcomeKind
+	// Tool and Args are the accepted terminal call.
+	Tool string
+	Args json.RawMessage
+	// Text is the final assistant text (Text), or the failure reason.
+	Text  string
+	Usage Usage
+	// Iterations is the number of model calls this turn.
+	Iterations int
+}
+
+// Agent is one agent with its transcript.
+type Agent struct {
+	cfg        Config
+	spec       RoleSpec
+	transcript []Message
+	compacted  int
+}
+
+// New makes an agent for a role.
+func New(cfg Config) (*Agent, error) {
+	spec, err := Spec(cfg.Role)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Model == nil || cfg.Engine == nil || cfg.Session == nil {
+		return nil, errors.New("agent needs a model, an engine and a session")
+	}
+	if cfg.MaxIterations <= 0 {
+		cfg.MaxIterations = 40
+	}
+	if cfg.ContextWindow <= 0 {
+		cfg.ContextWindow = 128000
+	}
+	if cfg.Meter == nil {
+		cfg.Meter = NewMeter(0)
+	}
+	return &Agent{cfg: cfg, spec: spec}, nil
+}
+
+// Transcript returns the conversation so far (without system messages).
+func (a *Agent) Transcript() []Message { return append([]Message(nil), a.transcript...) }
+
+// Compactions is how many times the transcript was compacted.
+func (a *Agent) Compactions() int { return a.compacted }
+
+func (a *Agent) emit(e Event) {
+	if a.cfg.Events != nil {
+		e.Role = a.spec.Name
+		a.cfg.Events(e)
+	}
+}
+
+func (a *Agent) isTerminal(name string) bool {
+	for _, t := range a.spec.Terminal {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+// RunTurn adds the user's input and runs the model ⇄ tools loop until a
+// terminal tool is accepted, the model answers in text, the iteration limit
+// or the budget stops it, or ctx is cancelled.
+func (a *Agent) RunTurn(ctx context.Context, input string) (Outcome, error) {
+	if input != "" {
+		a.transcript = append(a.transcript, Message{Role: RoleUser, Content: input})
+	}
+	var out Outcome
+	actions := 0
+	for out.Iterations < a.cfg.MaxIterations {
+		if err := a.cfg.Meter.Exceeded(); err != nil {
+			out.Kind, out.Text = OutcomeBudget, err.Error()
+			return out, nil
+		}
+		a.maybeCompact(ctx)
+		req := a.request()
+		resp, err := a.cfg.Model.Complete(ctx, req, func(delta string) { a.emit(Event{Kind: "text", Text: delta}) })
+		if err != nil {
+			return out, fmt.Errorf("model call: %w", err)
+		}
+		out.Iterations++
+		out.Usage = out.Usage.Add(resp.Usage)
+		if a.cfg.Meter.Record(resp.Usage, a.cfg.Pricing.Cost(resp.Usage)) {
+			_, cost, _ := a.cfg.Meter.Totals()
+			a.emit(Event{Kind: "budget_warning", Text: fmt.Sprintf("$%.4f spent: 80%% of the budget", cost)})
+			a.cfg.Engine.Hooks().Fire(ctx, tools.EventBudgetWarning, "", "", map[string]any{"cost": cost})
+		}
+		msg := resp.Message
+		msg.Role = RoleAssistant
+		var after string
+		if a.cfg.JSONEnvelope {
+			if calls, before, rest, ok := ParseEnvelope(msg.Content); ok {
+				msg.ToolCalls, msg.Content, after = calls, strings.TrimSpace(before), strings.TrimSpace(rest)
+			}
+		}
+		a.transcript = append(a.transcript, msg)
+		if len(msg.ToolCalls) == 0 {
+			out.Kind, out.Text = OutcomeText, msg.Content
+			return out, nil
+		}
+		results, done, err := a.runCalls(ctx, msg.ToolCalls, after, &actions)
+		if err != nil {
+			return out, err
+		}
+		a.transcript = append(a.transcript, results...)
+		if done != nil {
+			out.Kind, out.Tool, out.Args = OutcomeTerminal, done.Name, done.Args
+			a.cfg.Engine.Hooks().Fire(ctx, tools.EventAgentComplete, done.Name, "", map[string]any{"role": a.spec.Name})
+			return out, nil
+		}
+	}
+	out.Kind = OutcomeFailed
+	out.Text = fmt.Sprintf("iteration limit reached: %d model calls in this turn without finishing (%s)", a.cfg.MaxIterations, strings.Join(a.spec.Terminal, " or "))
+	return out, nil
+}
+
+// request builds the messages for the next model call.
+func (a *Agent) request() Request {
+	system := a.spec.Prompt
+	schemas := a.cfg.Engine.Registry().Schemas(nil)
+	if a.cfg.JSONEnvelope {
+		b, _ := json.Marshal(schemas)
+		system += "\n" + envelopeInstructions(string(b))
+	}
+	msgs := []Message{{Role: RoleSystem, Content: system}}
+	if a.cfg.Pinned != nil {
+		if p := a.cfg.Pinned(); p != "" {
+			msgs = append(msgs, Message{Role: RoleSystem, Content: p})
+		}
+	}
+	if notes := a.cfg.Session.Notes(); len(notes) > 0 {
+		var b strings.Builder
+		b.WriteString("Your notes for this stage:\n")
+		for _, n := range notes {
+			b.WriteString("- " + n.Text + "\n")
+		}
+		msgs = append(msgs, Message{Role: RoleSystem, Content: b.String()})
+	}
+	msgs = append(msgs, a.transcript...)
+	req := Request{Model: a.cfg.ModelName, Messages: msgs}
+	if !a.cfg.JSONEnvelope {
+		req.Tools = schemas
+	}
+	return req
+}
+
+// runCalls checks the terminal-tool rules, then runs the calls: read-only
+// calls in parallel batches, others one by one, results in call order. It
+// returns the tool messages and the accepted terminal call, if any.
+func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, after string, actions *int) ([]Message, *ToolCall, error) {
+	results := make([]Message, len(calls))
+	answer := func(i int, content string) {
+		results[i] = Message{Role: RoleTool, ToolCallID: calls[i].ID, Content: content}
+	}
+	if msg := a.terminalViolation(calls, after); msg != "" {
+		for i := range calls {
+			answer(i, toolError(msg))
+			a.emit(Event{Kind: "tool_result", Tool: calls[i].Name, Failed: true, Text: msg})
+		}
+		return results, nil, nil
+	}
+	var terminalCall *ToolCall
+	type job struct {
+		i    int
+		call ToolCall
+	}
+	var batch []job
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		p := pool.New().WithErrors().WithContext(ctx)
+		for _, j := range batch {
+			p.Go(func(ctx context.Context) error {
+				res, err := a.call(ctx, j.call)
+				answer(j.i, res.Output)
+				return err
+			})
+		}
+		batch = nil
+		return p.Wait()
+	}
+	for i, c := range calls {
+		a.emit(Event{Kind: "tool_call", Tool: c.Name, Reason: reasonOf(c.Args)})
+		t, known := a.cfg.Engine.Registry().Get(c.Name)
+		if a.spec.Name == Research && !a.isTerminal(c.Name) {
+			*actions++
+			if *actions > ResearchActionLimit {
+				if err := flush(); err != nil {
+					return nil, nil, err
+				}
+				answer(i, toolError(fmt.Sprintf("Research action limit reached: %d research actions in this turn. Call request_extension now with what you completed and what remains; you will continue next turn.", ResearchActionLimit)))
+				continue
+			}
+		}
+		if known && t.Kind() == tools.ReadOnly {
+			batch = append(batch, job{i, c})
+			continue
+		}
+		if err := flush(); err != nil {
+			return nil, nil, err
+		}
+		res, err := a.call(ctx, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		answer(i, res.Output)
+		if a.isTerminal(c.Name) && !res.Failed {
+			terminalCall = &calls[i]
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, nil, err
+	}
+	return results, terminalCall, nil
+}
+
+// call runs one tool call through the engine and reports it.
+func (a *Agent) call(ctx context.Context, c ToolCall) (tools.Result, error) {
+	res, err := a.cfg.Engine.Call(ctx, a.cfg.Session, c.Name, c.Args)
+	if err != nil {
+		return res, fmt.Errorf("tool %s: %w", c.Name, err)
+	}
+	a.emit(Event{Kind: "tool_result", Tool: c.Name, Failed: res.Failed, Text: summarizeOutput(res.Output)})
+	return res, nil
+}
+
+// terminalViolation checks the structured output rules: at most one
+// terminal tool per message, last, with nothing after it.
+func (a *Agent) terminalViolation(calls []ToolCall, after string) string {
+	var terminals []string
+	last := -1
+	for i, c := range calls {
+		if a.isTerminal(c.Name) {
+			terminals = append(terminals, c.Name)
+			last = i
+		}
+	}
+	switch {
+	case len(terminals) > 1:
+		return fmt.Sprintf("Only one structured output tool may be called per message, and it must be the only call; you called %s. Nothing was run: call exactly one of them, alone.", strings.Join(terminals, " and "))
+	case len(terminals) == 1 && len(calls) > 1:
+		return fmt.Sprintf("%s ends your turn and must be the only call in its message; nothing was run. Finish your other work first, then call %s alone.", calls[last].Name, calls[last].Name)
+	case len(terminals) == 1 && after != "":
+		return fmt.Sprintf("%s must be the last content of your message, with no text after it; nothing was run. Call it again with nothing after it.", calls[last].Name)
+	}
+	return ""
+}
+
+// maybeCompact shortens the transcript when it nears the context window,
+// keeping the latest turns; the system prompt, pinned items and notes are
+// rebuilt on every request, so they survive verbatim.
+func (a *Agent) maybeCompact(ctx context.Context) {
+	limit := a.cfg.ContextWindow * 8 / 10
+	if estimateTokens(a.request().Messages) < limit {
+		return
+	}
+	keep := len(a.transcript) / 2
+	// Never split an assistant message from its tool results.
+	for keep > 0 && a.transcript[len(a.transcript)-keep].Role == RoleTool {
+		keep++
+	}
+	if keep >= len(a.transcript) {
+		return
+	}
+	old := a.transcript[:len(a.transcript)-keep]
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Earlier conversation compacted: %d messages were summarized to stay within the context window.]\n", len(old))
+	for _, m := range old {
+		switch {
+		case m.Role == RoleUser:
+			fmt.Fprintf(&b, "- user: %s\n", clip(m.Content, 300))
+		case m.Role == RoleAssistant:
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(&b, "- you called %s: %s\n", c.Name, reasonOf(c.Args))
+			}
+			if m.Content != "" {
+				fmt.Fprintf(&b, "- you said: %s\n", clip(m.Content, 200))
+			}
+		}
+	}
+	a.transcript = append([]Message{{Role: RoleUser, Content: b.String()}}, a.transcript[len(a.transcript)-keep:]...)
+	a.compacted++
+	a.emit(Event{Kind: "compaction", Text: fmt.Sprintf("compacted %d messages", len(old))})
+	a.cfg.Engine.Hooks().Fire(ctx, tools.EventContextCompress, "", "", map[string]any{"role": a.spec.Name, "messages": len(old)})
+}
+
+// estimateTokens approximates tokens as characters / 4.
+func estimateTokens(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Content) + 16
+		for _, c := range m.ToolCalls {
+			n += len(c.Name) + len(c.Args)
+		}
+	}
+	return n / 4
+}
+
+func reasonOf(args json.RawMessage) string {
+	var r struct {
+		Reason string `json:"reason"`
+	}
+	json.Unmarshal(args, &r)
+	return r.Reason
+}
+
+func toolError(msg string) string {
+	b, _ := json.Marshal(map[string]any{"success": false, "error": msg})
+	return string(b)
+}
+
+func summarizeOutput(s string) string { return clip(s, 200) }
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

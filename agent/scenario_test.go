@@ -1,0 +1,225 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/openai"
+	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/tools"
+)
+
+var scenarioFilter = flag.String("scenario", "", "run only scenarios whose file name contains this")
+
+// scenarioConfig is a scenario's config.json.
+type scenarioConfig struct {
+	Role          string  `json:"role"`
+	Input         string  `json:"input"`
+	Stream        bool    `json:"stream"`
+	Envelope      bool    `json:"envelope"`
+	MaxIterations int     `json:"maxIterations"`
+	ContextWindow int     `json:"contextWindow"`
+	Budget        float64 `json:"budget"`
+	PromptPrice   float64 `json:"promptPricePerMillion"`
+	Subagents     bool    `json:"subagents"`
+	CancelAfterMS int     `json:"cancelAfterMS"`
+	Workflow      bool    `json:"workflow"`
+	// Turns > 1 runs RunTurn again with Continue as input.
+	Turns    int    `json:"turns"`
+	Continue string `json:"continue"`
+}
+
+// scenarioWant is a scenario's want.json.
+type scenarioWant struct {
+	Outcome     string            `json:"outcome"`
+	Tool        string            `json:"tool"`
+	TextContain string            `json:"textContains"`
+	Iterations  int               `json:"iterations"`
+	Compactions int               `json:"compactions"`
+	Files       map[string]string `json:"files"`
+	// Reasons are tool call reasons that must appear as activity events, in order.
+	Reasons []string `json:"reasons"`
+	// Error is a substring of the error RunTurn must return.
+	Error string `json:"error"`
+	// PromptTokens is the total expected.
+	PromptTokens int `json:"promptTokens"`
+}
+
+func TestScenarios(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/scenarios/*.txt")
+	if len(paths) == 0 {
+		t.Fatal("no scenarios")
+	}
+	for _, path := range paths {
+		if *scenarioFilter != "" && !strings.Contains(path, *scenarioFilter) {
+			continue
+		}
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
+			t.Parallel()
+			runScenario(t, path)
+		})
+	}
+}
+
+func runScenario(t *testing.T, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := scripted.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar := txtar.Parse(data)
+	var cfg scenarioConfig
+	var want scenarioWant
+	dir := t.TempDir()
+	for _, f := range ar.Files {
+		switch {
+		case f.Name == "config.json":
+			mustJSON(t, f.Data, &cfg)
+		case f.Name == "want.json":
+			mustJSON(t, f.Data, &want)
+		case strings.HasPrefix(f.Name, "repo/"):
+			p := filepath.Join(dir, strings.TrimPrefix(f.Name, "repo/"))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	gitInit(t, dir)
+	url, _ := scripted.Start(t, script)
+	model := openai.New(openai.Config{BaseURL: url, APIKey: "test", Stream: cfg.Stream, MaxRetries: -1})
+	var mu sync.Mutex
+	var events []agent.Event
+	sink := func(e agent.Event) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	}
+	meter := agent.NewMeter(cfg.Budget)
+	pricing := agent.Pricing{PromptPerMillion: cfg.PromptPrice}
+	var extra []tools.Tool
+	if cfg.Subagents {
+		extra = append(extra, agent.NewDispatchTool(agent.SubagentDeps{Model: model, ModelName: "scripted", Meter: meter, Events: sink}))
+	}
+	reg, err := agent.Registry(cfg.Role, tools.Deps{}, extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := tools.NewSession(tools.SessionConfig{Root: dir, Role: cfg.Role, Mode: tools.ModeYolo, Workflow: cfg.Workflow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	a, err := agent.New(agent.Config{
+		Role: cfg.Role, Model: model, ModelName: "scripted", Engine: tools.NewEngine(reg, nil, slog.New(slog.DiscardHandler)), Session: sess,
+		Events: sink, MaxIterations: cfg.MaxIterations, ContextWindow: cfg.ContextWindow, Meter: meter, Pricing: pricing, JSONEnvelope: cfg.Envelope,
+		Pinned: func() string { return "Scope card: the scenario's scope." },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if cfg.CancelAfterMS > 0 {
+		time.AfterFunc(time.Duration(cfg.CancelAfterMS)*time.Millisecond, cancel)
+	}
+	var out agent.Outcome
+	var runErr error
+	turns := max(cfg.Turns, 1)
+	input := cfg.Input
+	for i := 0; i < turns && runErr == nil; i++ {
+		var o agent.Outcome
+		o, runErr = a.RunTurn(ctx, input)
+		o.Usage = o.Usage.Add(out.Usage)
+		o.Iterations += out.Iterations
+		out = o
+		input = cfg.Continue
+	}
+	if want.Error != "" {
+		if runErr == nil || !strings.Contains(runErr.Error(), want.Error) {
+			t.Fatalf("RunTurn error = %v, want %q", runErr, want.Error)
+		}
+		return
+	}
+	if runErr != nil {
+		t.Fatalf("RunTurn: %v", runErr)
+	}
+	if string(out.Kind) != want.Outcome {
+		t.Errorf("outcome = %s (%s), want %s", out.Kind, out.Text, want.Outcome)
+	}
+	if want.Tool != "" && out.Tool != want.Tool {
+		t.Errorf("terminal tool = %s, want %s", out.Tool, want.Tool)
+	}
+	if want.TextContain != "" && !strings.Contains(out.Text, want.TextContain) {
+		t.Errorf("text %q lacks %q", out.Text, want.TextContain)
+	}
+	if want.Iterations != 0 && out.Iterations != want.Iterations {
+		t.Errorf("iterations = %d, want %d", out.Iterations, want.Iterations)
+	}
+	if a.Compactions() != want.Compactions {
+		t.Errorf("compactions = %d, want %d", a.Compactions(), want.Compactions)
+	}
+	if want.PromptTokens != 0 && out.Usage.PromptTokens != want.PromptTokens {
+		t.Errorf("prompt tokens = %d, want %d", out.Usage.PromptTokens, want.PromptTokens)
+	}
+	for rel, contains := range want.Files {
+		b, err := os.ReadFile(filepath.Join(dir, rel))
+		if err != nil || !strings.Contains(string(b), contains) {
+			t.Errorf("%s = %q (%v), want it to contain %q", rel, b, err, contains)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var reasons []string
+	for _, e := range events {
+		if e.Kind == "tool_call" {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	if !subsequence(want.Reasons, reasons) {
+		t.Errorf("activity reasons = %q, want in order %q", reasons, want.Reasons)
+	}
+}
+
+func subsequence(want, got []string) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+func mustJSON(t *testing.T, data []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("bad JSON %s: %v", data, err)
+	}
+}
+
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "initial"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}

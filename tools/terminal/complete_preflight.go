@@ -1,0 +1,35 @@
+package terminal
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/autarch-dev/autarch/tools"
+)
+
+//go:embed complete_preflight.md
+var completePreflightDesc string
+
+// Preflight is complete_preflight's parameters.
+type Preflight struct {
+	Reason            string   `json:"reason"`
+	Summary           string   `json:"summary" jsonschema:"Brief description of setup completed"`
+	SetupCommands     []string `json:"setupCommands" jsonschema:"List of commands that were executed"`
+	BuildSuccess      bool     `json:"buildSuccess" jsonschema:"Whether the project builds successfully"`
+	BaselinesRecorded int      `json:"baselinesRecorded" jsonschema:"Count of baseline issues recorded"`
+}
+
+func newCompletePreflight() tools.Tool {
+	return tools.Define(CompletePreflight, completePreflightDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p Preflight) (tools.Result, error) {
+		if blank(p.Summary) {
+			return invalid("summary is required"), nil
+		}
+		if p.BaselinesRecorded < 0 {
+			return invalid("baselinesRecorded cannot be negative"), nil
+		}
+		if got := len(s.Baselines()); p.BaselinesRecorded != got {
+			return invalid("baselinesRecorded is %d but %d baselines were recorded with record_baseline in this session", p.BaselinesRecorded, got), nil
+		}
+		return accepted(CompletePreflight, nil), nil
+	})
+}
