@@ -37,6 +37,7 @@ func verbs() []verb {
 		serveVerb(),
 		toolsVerb(),
 		toolVerb(),
+		agentVerb(),
 		versionVerb(),
 	}
 }

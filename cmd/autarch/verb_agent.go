@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/openai"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
+)
+
+func agentVerb() verb {
+	return verb{
+		name:    "agent",
+		usage:   "autarch agent [--root DIR] [--role ROLE] [--base-url URL] [--model NAME] [--stream] [--envelope] [--mode MODE] [--max-iterations N] [--budget DOLLARS] INPUT",
+		summary: "run one agent turn for a role and print how it ended (JSON)",
+		run:     runAgent,
+	}
+}
+
+func runAgent(ctx context.Context, io stdio, args []string) int {
+	fs := newFlagSet("agent", io)
+	root := fs.String("root", ".", "workspace the agent works in")
+	role := fs.String("role", agent.Discussion, "agent role: discussion, scoping, research, plan, preflight, pulsing or review")
+	baseURL := fs.String("base-url", os.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
+	model := fs.String("model", os.Getenv("AUTARCH_MODEL"), "model name (env AUTARCH_MODEL)")
+	stream := fs.Bool("stream", true, "stream the model's answer")
+	envelope := fs.Bool("envelope", false, "use the JSON tool_calls envelope (models without native tool calling)")
+	mode := fs.String("mode", string(tools.ModeConfirmSensitive), "confirmation mode: yolo, confirm-sensitive or confirm-all")
+	maxIter := fs.Int("max-iterations", 40, "model calls per turn before the turn fails")
+	budget := fs.Float64("budget", 0, "stop when this many dollars are spent (0: no cap)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	input := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if input == "" {
+		fmt.Fprintln(io.err, "usage: "+agentVerb().usage)
+		return 2
+	}
+	if *model == "" {
+		fmt.Fprintln(io.err, "autarch agent: no model: pass --model or set AUTARCH_MODEL")
+		return 2
+	}
+	m, err := tools.ParseMode(*mode)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
+		return 2
+	}
+	reg, err := agent.Registry(*role, tools.Deps{})
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
+		return 2
+	}
+	hooks, err := tools.LoadHooks(*root)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
+		return 1
+	}
+	guard, err := tools.LoadGuardrails(*root)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
+		return 1
+	}
+	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in)}
+	sess, err := tools.NewSession(tools.SessionConfig{Root: *root, Role: *role, Mode: m, Editor: term, Workflow: true})
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
+		return 1
+	}
+	defer sess.Close()
+	logger := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	a, err := agent.New(agent.Config{
+		Role: *role, Model: openai.New(openai.Config{BaseURL: *baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: *stream}), ModelName: *model,
+		Engine: tools.NewEngine(reg, hooks, logger).WithGuardrails(guard), Session: sess, MaxIterations: *maxIter,
+		Meter: agent.NewMeter(*budget), JSONEnvelope: *envelope,
+		Events: func(e agent.Event) {
+			if e.Kind == "tool_call" {
+				fmt.Fprintf(io.err, "• %s: %s\n", e.Tool, e.Reason)
+			}
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
+		return 2
+	}
+	out, err := a.RunTurn(ctx, input)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
+		return 1
+	}
+	res := map[string]any{"outcome": out.Kind, "iterations": out.Iterations, "usage": out.Usage}
+	if out.Tool != "" {
+		res["tool"], res["args"] = out.Tool, json.RawMessage(out.Args)
+	}
+	if out.Text != "" {
+		res["text"] = out.Text
+	}
+	b, _ := json.MarshalIndent(res, "", "  ")
+	fmt.Fprintln(io.out, string(b))
+	if out.Kind == agent.OutcomeFailed || out.Kind == agent.OutcomeBudget {
+		return 1
+	}
+	return 0
+}
