@@ -34,6 +34,9 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	mode := fs.String("mode", string(tools.ModeConfirmSensitive), "confirmation mode: yolo, confirm-sensitive or confirm-all")
 	maxIter := fs.Int("max-iterations", 40, "model calls per turn before the turn fails")
 	budget := fs.Float64("budget", 0, "stop when this many dollars are spent (0: no cap)")
+	window := fs.Int("context-window", 128000, "the model's context window in tokens (compaction starts at 80%)")
+	pricePrompt := fs.Float64("price-prompt", 0, "dollars per million prompt tokens")
+	priceCompletion := fs.Float64("price-completion", 0, "dollars per million completion tokens")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -42,7 +45,9 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintln(io.err, "usage: "+agentVerb().usage)
 		return 2
 	}
-	if *model == "" {
+	settings := agent.Settings{Model: *model, RoleModels: agent.RoleModelsFromEnv(), ContextWindow: *window,
+		Pricing: agent.Pricing{PromptPerMillion: *pricePrompt, CompletionPerMillion: *priceCompletion}, JSONEnvelope: *envelope}
+	if *model == "" && settings.ModelFor(*role) == "" {
 		fmt.Fprintln(io.err, "autarch agent: no model: pass --model or set AUTARCH_MODEL")
 		return 2
 	}
@@ -75,9 +80,9 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	defer sess.Close()
 	logger := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	a, err := agent.New(agent.Config{
-		Role: *role, Model: openai.New(openai.Config{BaseURL: *baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: *stream}), ModelName: *model,
+		Role: *role, Model: openai.New(openai.Config{BaseURL: *baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: *stream}), ModelName: settings.ModelFor(*role),
 		Engine: tools.NewEngine(reg, hooks, logger).WithGuardrails(guard), Session: sess, MaxIterations: *maxIter,
-		Meter: agent.NewMeter(*budget), JSONEnvelope: *envelope,
+		Meter: agent.NewMeter(*budget), JSONEnvelope: settings.JSONEnvelope, ContextWindow: settings.ContextWindow, Pricing: settings.Pricing,
 		Events: func(e agent.Event) {
 			if e.Kind == "tool_call" {
 				fmt.Fprintf(io.err, "• %s: %s\n", e.Tool, e.Reason)
@@ -93,7 +98,7 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
 		return 1
 	}
-	res := map[string]any{"outcome": out.Kind, "iterations": out.Iterations, "usage": out.Usage}
+	res := map[string]any{"outcome": out.Kind, "iterations": out.Iterations, "usage": out.Usage, "cost": settings.Pricing.Cost(out.Usage)}
 	if out.Tool != "" {
 		res["tool"], res["args"] = out.Tool, json.RawMessage(out.Args)
 	}
