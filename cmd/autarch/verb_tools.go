@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/terminal"
 )
 
 func toolsVerb() verb {
@@ -40,11 +42,26 @@ func runTools(ctx context.Context, io stdio, args []string) int {
 	return 0
 }
 
+// registryFor returns a role's tools (with its structured output tools),
+// or every tool when role is "".
 func registryFor(role string) (*tools.Registry, error) {
-	if role == "" {
-		return tools.All(tools.Deps{})
+	if role != "" {
+		return agent.Registry(role, tools.Deps{})
 	}
-	return tools.ForRole(role, tools.Deps{})
+	reg, err := tools.All(tools.Deps{})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range tools.Roles {
+		for _, t := range terminal.ForRole(r) {
+			if !reg.Has(t.Name()) {
+				if err := reg.Register(t); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return reg, nil
 }
 
 func printTools(w io.Writer, reg *tools.Registry) {
