@@ -1,0 +1,173 @@
+package index
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autarch-dev/autarch/workspace"
+)
+
+// benchDir is ../shared/bench relative to the repository.
+func benchDir(t *testing.T) string {
+	for _, d := range []string{"../../shared/bench", "../shared/bench"} {
+		if _, err := os.Stat(d); err == nil {
+			return d
+		}
+	}
+	t.Skip("../shared/bench not found")
+	return ""
+}
+
+func readJSONL(t *testing.T, path string, fn func(line []byte)) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		fn(sc.Bytes())
+	}
+}
+
+// TestQualityCoSQA prints nDCG@10, MRR and Recall@10 on the CoSQA dev split
+// (AUTARCH_BENCH_INDEX=1; make bench-index).
+func TestQualityCoSQA(t *testing.T) {
+	if os.Getenv("AUTARCH_BENCH_INDEX") == "" {
+		t.Skip("set AUTARCH_BENCH_INDEX=1")
+	}
+	dir := filepath.Join(benchDir(t), "cosqa-dev")
+	ix := New(nil)
+	readJSONL(t, filepath.Join(dir, "corpus.jsonl"), func(line []byte) {
+		var d struct{ ID, Text string }
+		json.Unmarshal(line, &struct {
+			ID   *string `json:"_id"`
+			Text *string `json:"text"`
+		}{&d.ID, &d.Text})
+		ix.AddContent(d.ID+".py", []byte(d.Text))
+	})
+	gold := map[string]string{}
+	data, _ := os.ReadFile(filepath.Join(dir, "qrels-dev.tsv"))
+	for _, l := range strings.Split(string(data), "\n")[1:] {
+		f := strings.Split(l, "\t")
+		if len(f) >= 2 {
+			gold[f[0]] = f[1] + ".py"
+		}
+	}
+	var ndcg, mrr, r10 float64
+	n := 0
+	start := time.Now()
+	readJSONL(t, filepath.Join(dir, "queries-dev.jsonl"), func(line []byte) {
+		var q struct {
+			ID   string `json:"_id"`
+			Text string `json:"text"`
+		}
+		json.Unmarshal(line, &q)
+		g, ok := gold[q.ID]
+		if !ok {
+			return
+		}
+		hits, _ := ix.Search(Query{Text: q.Text, Max: 100})
+		n++
+		for i, h := range hits {
+			if h.Path == g {
+				mrr += 1 / float64(i+1)
+				if i < 10 {
+					ndcg += 1 / math.Log2(float64(i+2))
+					r10++
+				}
+				break
+			}
+		}
+	})
+	fmt.Printf("\nCoSQA dev (%d queries, %.2f ms/query)\n| method | nDCG@10 | MRR | R@10 |\n|---|---|---|---|\n| lexical BM25F | %.3f | %.3f | %.3f |\n",
+		n, float64(time.Since(start).Microseconds())/float64(n)/1000, ndcg/float64(n), mrr/float64(n), r10/float64(n))
+}
+
+// TestQualityGoLoc prints file-level R@1/5/10 and MRR on the Go
+// localization dev split over the whole $(go env GOROOT)/src, plus the
+// speed and size figures.
+func TestQualityGoLoc(t *testing.T) {
+	if os.Getenv("AUTARCH_BENCH_INDEX") == "" {
+		t.Skip("set AUTARCH_BENCH_INDEX=1")
+	}
+	dir := filepath.Join(benchDir(t), "goloc-dev")
+	root, err := workspace.Open(filepath.Join(runtime.GOROOT(), "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := New(root)
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	start := time.Now()
+	if err := ix.Build(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	build := time.Since(start)
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	st := ix.Stats()
+	var r1, r5, r10, mrr float64
+	var lat []time.Duration
+	n := 0
+	readJSONL(t, filepath.Join(dir, "dev.jsonl"), func(line []byte) {
+		var row struct {
+			Query string   `json:"query"`
+			Gold  []string `json:"gold"`
+		}
+		json.Unmarshal(line, &row)
+		t0 := time.Now()
+		hits, _ := ix.Search(Query{Text: row.Query, Max: 200})
+		lat = append(lat, time.Since(t0))
+		var files []string
+		seen := map[string]bool{}
+		for _, h := range hits {
+			if !seen[h.Path] {
+				seen[h.Path] = true
+				files = append(files, h.Path)
+			}
+		}
+		gold := map[string]bool{}
+		for _, g := range row.Gold {
+			gold[g] = true
+		}
+		recall := func(k int) float64 {
+			c := 0
+			for i := 0; i < k && i < len(files); i++ {
+				if gold[files[i]] {
+					c++
+				}
+			}
+			return float64(c) / float64(len(gold))
+		}
+		r1 += recall(1)
+		r5 += recall(5)
+		r10 += recall(10)
+		for i, f := range files {
+			if gold[f] {
+				mrr += 1 / float64(i+1)
+				break
+			}
+		}
+		n++
+	})
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	N := float64(n)
+	fmt.Printf("\nGo localization dev (%d queries, whole $(go env GOROOT)/src)\n| method | R@1 | R@5 | R@10 | MRR |\n|---|---|---|---|---|\n| lexical BM25F chunks, max per file | %.3f | %.3f | %.3f | %.3f |\n",
+		n, r1/N, r5/N, r10/N, mrr/N)
+	fmt.Printf("\n| speed and size | value |\n|---|---|\n| files / chunks / terms | %d / %d / %d |\n| cold index | %s (%.0f files/s) |\n| query p50 / p95 | %s / %s |\n| heap after build | %d MB |\n",
+		st.Files, st.Chunks, st.Terms, build.Round(time.Millisecond), float64(st.Files)/build.Seconds(),
+		lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*95/100].Round(time.Microsecond), (ms.HeapAlloc-ms0.HeapAlloc)>>20)
+}
