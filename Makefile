@@ -5,7 +5,7 @@ BIN     := bin/autarch
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: bench-grep all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode vsix run clean
+.PHONY: bench-index bench-grep all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode vsix run clean
 
 all: build
 
@@ -20,6 +20,10 @@ test-go: build
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Code search quality (../shared/bench) and speed over $(go env GOROOT)/src.
+bench-index:
+	AUTARCH_BENCH_INDEX=1 $(GO) test -count=1 -v -run 'TestQuality' ./index
 
 # grep against ripgrep over $(go env GOROOT)/src: prints the ratio table.
 bench-grep:

@@ -38,6 +38,8 @@ func verbs() []verb {
 		toolsVerb(),
 		toolVerb(),
 		agentVerb(),
+		indexVerb(),
+		searchVerb(),
 		versionVerb(),
 	}
 }

@@ -72,7 +72,7 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in)}
-	sess, err := tools.NewSession(tools.SessionConfig{Root: *root, Role: *role, Mode: m, Editor: term, Workflow: true})
+	sess, err := tools.NewSession(tools.SessionConfig{Root: *root, Role: *role, Mode: m, Editor: term, Workflow: true, Search: &lazySearcher{root: *root, io: io}})
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
 		return 1

@@ -78,7 +78,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	sess, err := tools.NewSession(tools.SessionConfig{
-		Root: *root, Role: *role, Mode: m, DryRun: *dryRun, Workflow: true,
+		Root: *root, Role: *role, Mode: m, DryRun: *dryRun, Workflow: true, Search: &lazySearcher{root: *root, io: io},
 		Editor: &editor.Terminal{In: io.in, Out: io.err, Interactive: stdinTTY},
 	})
 	if err != nil {

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/autarch-dev/autarch/index"
+	"github.com/autarch-dev/autarch/workspace"
+)
+
+func indexVerb() verb {
+	return verb{
+		name:    "index",
+		usage:   "autarch index [--root DIR]",
+		summary: "build or refresh the code search index of a workspace",
+		run:     runIndex,
+	}
+}
+
+func runIndex(ctx context.Context, io stdio, args []string) int {
+	fs := newFlagSet("index", io)
+	root := fs.String("root", ".", "workspace to index")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(io.err, "autarch index: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	ix, dir, err := openIndex(ctx, io, *root, true)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch index: %v\n", err)
+		return 1
+	}
+	st := ix.Stats()
+	fmt.Fprintf(io.out, "indexed %d files (%d chunks, %d terms) into %s\n", st.Files, st.Chunks, st.Terms, dir)
+	return 0
+}
+
+// openIndex loads (or builds) the index of root, with a progress line on
+// stderr when progress is true.
+func openIndex(ctx context.Context, io stdio, root string, progress bool) (*index.Index, string, error) {
+	r, err := workspace.Open(root)
+	if err != nil {
+		return nil, "", err
+	}
+	dir, err := index.StateDir(r.Dir())
+	if err != nil {
+		return nil, "", err
+	}
+	ix := index.New(r)
+	start := time.Now()
+	var report index.Progress
+	if progress {
+		last := time.Time{}
+		report = func(done, total int) {
+			if time.Since(last) > 200*time.Millisecond || done == total {
+				fmt.Fprintf(io.err, "\rindexing %d/%d files", done, total)
+				last = time.Now()
+			}
+		}
+	}
+	note := func(msg string) { fmt.Fprintf(io.err, "autarch: index: %s\n", msg) }
+	if err := index.Open(ctx, ix, dir, report, note); err != nil {
+		return nil, "", err
+	}
+	if progress {
+		fmt.Fprintf(io.err, " (%s)\n", time.Since(start).Round(time.Millisecond))
+	}
+	return ix, dir, nil
+}
