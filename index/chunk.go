@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"regexp"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -41,6 +42,7 @@ func ChunkFile(rel string, data []byte) []Chunk {
 	}
 	if cs == nil {
 		cs = chunkBlocks(data, lines)
+		nameDeclarations(data, cs)
 	}
 	return bound(cs)
 }
@@ -190,4 +192,31 @@ func bound(cs []Chunk) []Chunk {
 		out = append(out, c)
 	}
 	return out
+}
+
+// declaration finds named definitions in most languages.
+var declaration = regexp.MustCompile(`(?m)^[ \t]*(?:export\s+)?(?:pub(?:\([a-z]+\))?\s+)?(?:async\s+)?(?:def|class|function|fn|func|sub|interface|struct|enum|trait|impl|module|type)\s+([A-Za-z_][A-Za-z0-9_]*)`)
+
+// nameDeclarations sets each chunk's symbols to the names it defines.
+func nameDeclarations(data []byte, cs []Chunk) {
+	lineStarts := []int{0}
+	for i, b := range data {
+		if b == '\n' {
+			lineStarts = append(lineStarts, i+1)
+		}
+	}
+	for i := range cs {
+		from := lineStarts[min(cs[i].Start-1, len(lineStarts)-1)]
+		to := len(data)
+		if cs[i].End < len(lineStarts) {
+			to = lineStarts[cs[i].End]
+		}
+		var names []string
+		for _, m := range declaration.FindAllSubmatch(data[from:to], 20) {
+			names = append(names, string(m[1]))
+		}
+		if len(names) > 0 {
+			cs[i].Symbols = strings.Join(names, " ")
+		}
+	}
 }
