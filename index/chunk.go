@@ -2,11 +2,11 @@ package index
 
 import (
 	"bytes"
-	"regexp"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"path"
+	"regexp"
 	"strings"
 )
 

@@ -78,8 +78,21 @@ func parsePatterns(data []byte, domain []string) []gitignore.Pattern {
 	return ps
 }
 
-// patterns returns the patterns defined in one directory (slash path, "" for the root).
+// patterns returns the patterns defined in one directory (slash path, ""
+// for the root), reading its pattern files through the confined root.
 func (ig *Ignore) patterns(dir string) []gitignore.Pattern {
+	return ig.cachedPatterns(dir, func(rel string) ([]byte, error) { return ig.root.ReadFile(rel) })
+}
+
+// dirPatterns is patterns for a directory reached by Walk, which follows
+// no symlinks: its pattern files are read by absolute path, and a missing
+// one costs one failed open.
+func (ig *Ignore) dirPatterns(dir string) []gitignore.Pattern {
+	return ig.cachedPatterns(dir, func(rel string) ([]byte, error) { return os.ReadFile(ig.root.Abs(rel)) })
+}
+
+// cachedPatterns loads a directory's pattern files once.
+func (ig *Ignore) cachedPatterns(dir string, read func(rel string) ([]byte, error)) []gitignore.Pattern {
 	ig.mu.Lock()
 	ps, ok := ig.dirs[dir]
 	ig.mu.Unlock()
@@ -95,28 +108,7 @@ func (ig *Ignore) patterns(dir string) []gitignore.Pattern {
 		if dir != "" {
 			rel = dir + "/" + name
 		}
-		if data, err := ig.root.ReadFile(rel); err == nil {
-			ps = append(ps, parsePatterns(data, domain)...)
-		}
-	}
-	ig.mu.Lock()
-	ig.dirs[dir] = ps
-	ig.mu.Unlock()
-	return ps
-}
-
-// dirPatterns is patterns for a directory reached by Walk: its pattern
-// files are read by absolute path, and a missing one costs one failed open.
-func (ig *Ignore) dirPatterns(dir string) []gitignore.Pattern {
-	ig.mu.Lock()
-	ps, ok := ig.dirs[dir]
-	ig.mu.Unlock()
-	if ok {
-		return ps
-	}
-	domain := strings.Split(dir, "/")
-	for _, name := range ignoreFiles {
-		if data, err := os.ReadFile(ig.root.Abs(dir + "/" + name)); err == nil {
+		if data, err := read(rel); err == nil {
 			ps = append(ps, parsePatterns(data, domain)...)
 		}
 	}
