@@ -165,9 +165,31 @@ func TestQualityGoLoc(t *testing.T) {
 	})
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	N := float64(n)
+	// One-file update until a search sees it, on a copy-free path: re-add
+	// net/http/server.go's content with a new word appended.
+	data, _ := os.ReadFile(filepath.Join(root.Dir(), "net/http/server.go"))
+	t0 := time.Now()
+	ix.AddContent("net/http/server.go", append(data, []byte("\n// zqxjkupdateprobe\n")...))
+	found, _ := ix.Search(Query{Text: "zqxjkupdateprobe", Max: 1})
+	update := time.Since(t0)
+	if len(found) == 0 {
+		t.Error("update not visible")
+	}
+	state := t.TempDir()
+	if err := ix.Save(state); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(filepath.Join(state, "index.gob"))
+	status, _ := os.ReadFile("/proc/self/status")
+	hwm := ""
+	for _, l := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			hwm = strings.TrimSpace(strings.TrimPrefix(l, "VmHWM:"))
+		}
+	}
 	fmt.Printf("\nGo localization dev (%d queries, whole $(go env GOROOT)/src)\n| method | R@1 | R@5 | R@10 | MRR |\n|---|---|---|---|---|\n| lexical BM25F chunks, max per file | %.3f | %.3f | %.3f | %.3f |\n",
 		n, r1/N, r5/N, r10/N, mrr/N)
-	fmt.Printf("\n| speed and size | value |\n|---|---|\n| files / chunks / terms | %d / %d / %d |\n| cold index | %s (%.0f files/s) |\n| query p50 / p95 | %s / %s |\n| heap after build | %d MB |\n",
+	fmt.Printf("\n| speed and size | value |\n|---|---|\n| files / chunks / terms | %d / %d / %d |\n| cold index | %s (%.0f files/s) |\n| query p50 / p95 | %s / %s |\n| heap after build | %d MB |\n| one-file update visible | %s |\n| index size on disk | %d MB |\n| peak RSS (whole test process) | %s |\n",
 		st.Files, st.Chunks, st.Terms, build.Round(time.Millisecond), float64(st.Files)/build.Seconds(),
-		lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*95/100].Round(time.Microsecond), (ms.HeapAlloc-ms0.HeapAlloc)>>20)
+		lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*95/100].Round(time.Microsecond), (ms.HeapAlloc-ms0.HeapAlloc)>>20, update.Round(time.Microsecond), fi.Size()>>20, hwm)
 }
