@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/autarch-dev/autarch/index/toolsearch"
+	"github.com/autarch-dev/autarch/tools/indexsearch"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -25,7 +25,7 @@ func (l *lazySearcher) Search(ctx context.Context, req tools.SearchRequest) ([]t
 			l.err = err
 			return
 		}
-		l.s = toolsearch.Searcher{Index: ix, Ready: func() bool { return true }}
+		l.s = indexsearch.Searcher{Index: ix, Ready: func() bool { return true }}
 	})
 	if l.err != nil {
 		return nil, tools.SearchStatus{}, l.err

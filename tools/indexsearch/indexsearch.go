@@ -1,6 +1,6 @@
-// Package toolsearch adapts an index.Index to tools.Searcher, so that the
+// Package indexsearch adapts an index.Index to tools.Searcher, so that the
 // index package stays free of the tools package.
-package toolsearch
+package indexsearch
 
 import (
 	"context"
