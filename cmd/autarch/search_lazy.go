@@ -4,8 +4,8 @@ import (
 	"context"
 	"sync"
 
-	"github.com/autarch-dev/autarch/tools/indexsearch"
 	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/indexsearch"
 )
 
 // lazySearcher opens (or builds) the workspace's index on the first
