@@ -1,0 +1,146 @@
+package git
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Identity is the author and committer of the commits this package makes.
+type Identity struct {
+	Name  string
+	Email string
+}
+
+// DefaultIdentity is used when Config.Identity is empty.
+func DefaultIdentity() Identity { return Identity{Name: "Autarch", Email: "autarch@localhost"} }
+
+// Config tunes a Repo. The zero value is the default.
+type Config struct {
+	// Identity authors and commits checkpoints; DefaultIdentity when empty.
+	Identity Identity
+	// WorktreeRoot is the directory holding workflow worktrees, one
+	// subdirectory per workflow; <git-common-dir>/autarch/worktrees when
+	// empty.
+	WorktreeRoot string
+	// GitPath is the git executable; "git" from PATH when empty.
+	GitPath string
+}
+
+// Repo is a user's repository, opened for workflow operations. It is safe
+// for concurrent use; operations on one Workflow must not run concurrently.
+type Repo struct {
+	dir          string // the folder it was opened from (the user's)
+	top          string // its work tree's top level
+	commonDir    string
+	worktreeRoot string
+	git          runner
+}
+
+// Open opens the repository containing dir (a work tree folder, not a bare
+// repository). Nothing is written.
+func Open(ctx context.Context, dir string, cfg Config) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open repository: %w", err)
+	}
+	bin := cfg.GitPath
+	if bin == "" {
+		bin = "git"
+	}
+	if bin, err = exec.LookPath(bin); err != nil {
+		return nil, fmt.Errorf("open repository: git executable not found: %w", err)
+	}
+	id := cfg.Identity
+	if id.Name == "" || id.Email == "" {
+		id = DefaultIdentity()
+	}
+	if strings.ContainsAny(id.Name+id.Email, "<>\n\x00") {
+		return nil, fmt.Errorf("commit identity %q <%s> must not contain '<', '>', newlines or NUL", id.Name, id.Email)
+	}
+	r := &Repo{dir: abs, git: runner{bin: bin, env: baseEnv(id)}}
+	out, err := r.git.text(ctx, abs, "rev-parse", "--path-format=absolute", "--is-bare-repository", "--git-common-dir", "--show-toplevel")
+	if err != nil {
+		if strings.Contains(err.Error(), "must be run in a work tree") {
+			return nil, fmt.Errorf("open repository %s: it is a bare repository or a git directory; open a folder of a work tree", abs)
+		}
+		return nil, fmt.Errorf("open repository %s: not inside a git work tree: %w", abs, err)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) != 3 || lines[0] != "false" {
+		return nil, fmt.Errorf("open repository %s: it is a bare repository; open a folder of a work tree", abs)
+	}
+	r.commonDir, r.top = filepath.Clean(lines[1]), filepath.Clean(lines[2])
+	r.worktreeRoot = cfg.WorktreeRoot
+	if r.worktreeRoot == "" {
+		r.worktreeRoot = filepath.Join(r.commonDir, "autarch", "worktrees")
+	}
+	if r.worktreeRoot, err = filepath.Abs(r.worktreeRoot); err != nil {
+		return nil, fmt.Errorf("open repository: worktree root: %w", err)
+	}
+	return r, nil
+}
+
+// Top is the top-level folder of the user's work tree.
+func (r *Repo) Top() string { return r.top }
+
+// CommonDir is the repository's git directory shared by all its worktrees.
+func (r *Repo) CommonDir() string { return r.commonDir }
+
+// WorktreeRoot is the directory holding the workflows' worktrees.
+func (r *Repo) WorktreeRoot() string { return r.worktreeRoot }
+
+// WorktreePath is where the worktree of the workflow named name lives.
+func (r *Repo) WorktreePath(name string) string { return filepath.Join(r.worktreeRoot, name) }
+
+// ResolveCommit returns the commit id rev names, as seen from the folder the
+// repository was opened from ("HEAD" is the user's HEAD).
+func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		return "", fmt.Errorf("revision %q is not accepted: name a branch, tag or commit", rev)
+	}
+	out, err := r.git.text(ctx, r.dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("%q does not name a commit in %s", rev, r.top)
+	}
+	return out, nil
+}
+
+// CurrentBranch is the user's checked-out branch (short name), or "" when
+// HEAD is detached.
+func (r *Repo) CurrentBranch(ctx context.Context) (string, error) {
+	out, err := r.git.text(ctx, r.dir, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if exitCode(err) == 1 {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("current branch: %w", err)
+	}
+	return out, nil
+}
+
+// refExists reports whether a full ref name exists.
+func (r *Repo) refExists(ctx context.Context, ref string) (bool, error) {
+	_, err := r.git.text(ctx, r.dir, "rev-parse", "--verify", "--quiet", ref)
+	switch exitCode(err) {
+	case -1:
+		return err == nil, err
+	case 1:
+		return false, nil
+	}
+	return false, err
+}
+
+// refsUnder lists full ref names under prefix (which ends in "/").
+func (r *Repo) refsUnder(ctx context.Context, prefix string) ([]string, error) {
+	out, err := r.git.text(ctx, r.dir, "for-each-ref", "--format=%(refname)", prefix)
+	if err != nil {
+		return nil, err
+	}
+	if out == "" {
+		return nil, nil
+	}
+	return strings.Split(out, "\n"), nil
+}
