@@ -20,6 +20,10 @@ import (
 //   - core.fsmonitor=false: no fsmonitor daemon is started for our worktrees.
 //   - color.ui=false, diff.noprefix=false: output stays parseable whatever
 //     the user configured.
+//   - checkout.workers=8: parallel checkout. Creating a 20k-file worktree
+//     took 6.6–9 s with git's serial checkout on the test machine and
+//     0.35–0.55 s with 8 workers (BenchmarkCreateWorkflow); git only goes
+//     parallel above 100 files to write.
 func safeConfig() []string {
 	return []string{
 		"-c", "core.hooksPath=/dev/null",
@@ -27,6 +31,7 @@ func safeConfig() []string {
 		"-c", "core.fsmonitor=false",
 		"-c", "color.ui=false",
 		"-c", "diff.noprefix=false",
+		"-c", "checkout.workers=8",
 	}
 }
 
