@@ -226,9 +226,9 @@ func (r *Repo) DiffStats(ctx context.Context, from, to string) (Stats, error) {
 }
 
 type numstat struct {
-	Path, OldPath       string
+	Path, OldPath        string
 	Additions, Deletions int
-	Binary              bool
+	Binary               bool
 }
 
 // parseNumstat parses `git diff --numstat -z`: "add\tdel\tpath\0", or for a
