@@ -1,0 +1,183 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// PreflightStatus is where preflight stands.
+type PreflightStatus string
+
+// Preflight statuses.
+const (
+	PreflightRunning   PreflightStatus = "Running"
+	PreflightCompleted PreflightStatus = "Completed"
+	PreflightFailed    PreflightStatus = "Failed"
+)
+
+// PreflightSetup is one preflight run of a workflow, with
+// complete_preflight's fields once it completes.
+type PreflightSetup struct {
+	ID                string
+	WorkflowID        string
+	ChannelID         string
+	Status            PreflightStatus
+	ProgressMessage   string
+	ErrorMessage      string
+	Summary           string
+	SetupCommands     []string
+	BuildSuccess      bool
+	BaselinesRecorded int
+	CreatedAt         time.Time
+	CompletedAt       time.Time
+}
+
+// PreflightResult is complete_preflight's payload.
+type PreflightResult struct {
+	Summary           string
+	SetupCommands     []string
+	BuildSuccess      bool
+	BaselinesRecorded int
+}
+
+const preflightCols = `id, workflow_id, channel_id, status, progress_message, error_message, summary, setup_commands, build_success,
+	baselines_recorded, created_at, completed_at`
+
+func scanPreflight(row interface{ Scan(...any) error }) (PreflightSetup, error) {
+	var p PreflightSetup
+	var cmds string
+	var created, completed sql.NullInt64
+	if err := row.Scan(&p.ID, &p.WorkflowID, &p.ChannelID, &p.Status, &p.ProgressMessage, &p.ErrorMessage, &p.Summary, &cmds,
+		&p.BuildSuccess, &p.BaselinesRecorded, &created, &completed); err != nil {
+		return PreflightSetup{}, err
+	}
+	p.CreatedAt, p.CompletedAt = unstamp(created), unstamp(completed)
+	return p, fromJSON(cmds, &p.SetupCommands)
+}
+
+// StartPreflight stores a Running preflight for a workflow.
+func (o ops) StartPreflight(ctx context.Context, p *PreflightSetup) error {
+	if p.ID == "" {
+		p.ID = newID("preflight")
+	}
+	p.Status, p.CreatedAt, p.CompletedAt = PreflightRunning, o.clock(), time.Time{}
+	cmds, err := toJSON(p.SetupCommands)
+	if err != nil {
+		return fmt.Errorf("start preflight: %w", err)
+	}
+	_, err = o.q.ExecContext(ctx, `INSERT INTO preflight_setups (id, workflow_id, channel_id, status, progress_message, setup_commands,
+		created_at) VALUES (?,?,?,?,?,?,?)`, p.ID, p.WorkflowID, p.ChannelID, p.Status, p.ProgressMessage, cmds, stamp(p.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("start preflight: %w", err)
+	}
+	return nil
+}
+
+// SetPreflightProgress updates a running preflight's progress message.
+func (o ops) SetPreflightProgress(ctx context.Context, id, message string) error {
+	res, err := o.q.ExecContext(ctx, `UPDATE preflight_setups SET progress_message=? WHERE id=? AND status='Running'`, message, id)
+	if err != nil {
+		return fmt.Errorf("preflight progress: %w", err)
+	}
+	return expectOne(res, "running preflight", id)
+}
+
+// CompletePreflight records complete_preflight's result.
+func (o ops) CompletePreflight(ctx context.Context, id string, r PreflightResult) error {
+	if strings.TrimSpace(r.Summary) == "" {
+		return fmt.Errorf("complete preflight: summary is required")
+	}
+	if r.BaselinesRecorded < 0 {
+		return fmt.Errorf("complete preflight: baselinesRecorded must not be negative")
+	}
+	cmds, err := toJSON(r.SetupCommands)
+	if err != nil {
+		return fmt.Errorf("complete preflight: %w", err)
+	}
+	res, err := o.q.ExecContext(ctx, `UPDATE preflight_setups SET status='Completed', summary=?, setup_commands=?, build_success=?,
+		baselines_recorded=?, completed_at=? WHERE id=? AND status='Running'`,
+		r.Summary, cmds, r.BuildSuccess, r.BaselinesRecorded, stamp(o.clock()), id)
+	if err != nil {
+		return fmt.Errorf("complete preflight: %w", err)
+	}
+	return expectOne(res, "running preflight", id)
+}
+
+// FailPreflight marks a running preflight Failed with a message.
+func (o ops) FailPreflight(ctx context.Context, id, message string) error {
+	res, err := o.q.ExecContext(ctx, `UPDATE preflight_setups SET status='Failed', error_message=?, completed_at=? WHERE id=? AND status='Running'`,
+		message, stamp(o.clock()), id)
+	if err != nil {
+		return fmt.Errorf("fail preflight: %w", err)
+	}
+	return expectOne(res, "running preflight", id)
+}
+
+// LatestPreflight is the workflow's newest preflight.
+func (o ops) LatestPreflight(ctx context.Context, workflowID string) (PreflightSetup, error) {
+	p, err := scanPreflight(o.q.QueryRowContext(ctx, `SELECT `+preflightCols+` FROM preflight_setups WHERE workflow_id=?
+		ORDER BY created_at DESC, rowid DESC LIMIT 1`, workflowID))
+	if err != nil {
+		return PreflightSetup{}, notFound(err, "preflight of workflow", workflowID)
+	}
+	return p, nil
+}
+
+// Baseline is a known build, lint or test issue recorded by preflight
+// (record_baseline).
+type Baseline struct {
+	ID          string
+	WorkflowID  string
+	IssueType   string // Error or Warning
+	Source      string // Build, Lint or Test
+	Pattern     string
+	FilePath    string
+	Description string
+	RecordedAt  time.Time
+}
+
+// CheckBaseline validates a baseline with record_baseline's error strings.
+func CheckBaseline(b Baseline) error {
+	if b.IssueType != "Error" && b.IssueType != "Warning" {
+		return fmt.Errorf("Invalid issueType '%s'. Must be 'Error' or 'Warning'.", b.IssueType)
+	}
+	if b.Source != "Build" && b.Source != "Lint" && b.Source != "Test" {
+		return fmt.Errorf("Invalid source '%s'. Must be 'Build', 'Lint', or 'Test'.", b.Source)
+	}
+	if strings.TrimSpace(b.Pattern) == "" {
+		return fmt.Errorf("pattern is required")
+	}
+	return nil
+}
+
+// AddBaseline stores a baseline.
+func (o ops) AddBaseline(ctx context.Context, b *Baseline) error {
+	if err := CheckBaseline(*b); err != nil {
+		return err
+	}
+	if b.ID == "" {
+		b.ID = newID("baseline")
+	}
+	b.RecordedAt = o.clock()
+	_, err := o.q.ExecContext(ctx, `INSERT INTO baselines (id, workflow_id, issue_type, source, pattern, file_path, description, recorded_at)
+		VALUES (?,?,?,?,?,?,?,?)`, b.ID, b.WorkflowID, b.IssueType, b.Source, b.Pattern, b.FilePath, b.Description, stamp(b.RecordedAt))
+	if err != nil {
+		return fmt.Errorf("add baseline: %w", err)
+	}
+	return nil
+}
+
+// Baselines lists a workflow's baselines in recording order.
+func (o ops) Baselines(ctx context.Context, workflowID string) ([]Baseline, error) {
+	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (Baseline, error) {
+		var b Baseline
+		var at sql.NullInt64
+		err := row.Scan(&b.ID, &b.WorkflowID, &b.IssueType, &b.Source, &b.Pattern, &b.FilePath, &b.Description, &at)
+		b.RecordedAt = unstamp(at)
+		return b, err
+	}, "baselines", `SELECT id, workflow_id, issue_type, source, pattern, file_path, description, recorded_at FROM baselines
+		WHERE workflow_id=? ORDER BY recorded_at, rowid`, workflowID)
+}
