@@ -89,6 +89,11 @@ func (r *Repo) Top() string { return r.top }
 // CommonDir is the repository's git directory shared by all its worktrees.
 func (r *Repo) CommonDir() string { return r.commonDir }
 
+// StateDir is where Autarch keeps this repository's state (the workflow
+// database, the index): <git-common-dir>/autarch, outside the user's files
+// and shared by all worktrees of the repository.
+func (r *Repo) StateDir() string { return filepath.Join(r.commonDir, "autarch") }
+
 // WorktreeRoot is the directory holding the workflows' worktrees.
 func (r *Repo) WorktreeRoot() string { return r.worktreeRoot }
 

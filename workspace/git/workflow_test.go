@@ -435,3 +435,50 @@ func TestRemoveKeepsBranchesUnlessAsked(t *testing.T) {
 		t.Fatalf("worktree still listed:\n%s", out)
 	}
 }
+
+// TestIdentityAndEnvironment: a configured identity authors the commits,
+// and inherited GIT_DIR / GIT_INDEX_FILE (as inside a user's hook) do not
+// redirect any operation to another repository.
+func TestIdentityAndEnvironment(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := userRepo(t)
+	other, _ := userRepo(t)
+	otherBefore := snapshot(t, other)
+	t.Setenv("GIT_DIR", filepath.Join(other, ".git"))
+	t.Setenv("GIT_INDEX_FILE", filepath.Join(other, ".git", "index"))
+	t.Setenv("GIT_WORK_TREE", other)
+	r, err := Open(ctx, dir, Config{Identity: Identity{Name: "Bot", Email: "bot@example.com"}})
+	os.Unsetenv("GIT_DIR")
+	os.Unsetenv("GIT_INDEX_FILE")
+	os.Unsetenv("GIT_WORK_TREE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Top() != dir || r.StateDir() != filepath.Join(dir, ".git", "autarch") {
+		t.Fatalf("opened %s (state %s), want %s", r.Top(), r.StateDir(), dir)
+	}
+	t.Setenv("GIT_DIR", filepath.Join(other, ".git"))
+	wf, err := r.CreateWorkflow(ctx, "env", "main")
+	if err == nil {
+		_, err = wf.StartPulse(ctx, "p1")
+	}
+	var cp Checkpoint
+	if err == nil {
+		writeFile(t, filepath.Join(wf.Worktree, "f.txt"), "f\n")
+		cp, err = wf.CompletePulse(ctx, "p1", "feat: f")
+	}
+	os.Unsetenv("GIT_DIR")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gitT(t, dir, "show", "-s", "--format=%an <%ae> %cn <%ce>", cp.Commit); got != "Bot <bot@example.com> Bot <bot@example.com>" {
+		t.Fatalf("identity = %q", got)
+	}
+	sameSnapshot(t, "other repository", otherBefore, snapshot(t, other))
+	if got := branches(t, other); !slices.Equal(got, []string{"main"}) {
+		t.Fatalf("other repository got branches %v", got)
+	}
+	if _, err := Open(ctx, dir, Config{Identity: Identity{Name: "A <b>", Email: "x"}}); err == nil {
+		t.Fatal("identity with '<' accepted")
+	}
+}
