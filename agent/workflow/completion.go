@@ -3,6 +3,8 @@ package workflow
 import (
 	"fmt"
 	"strings"
+
+	"github.com/autarch-dev/autarch/agent/workflow/store"
 )
 
 // EscapeHatchAfter is how many rejected completions it takes before the
@@ -10,10 +12,7 @@ import (
 const EscapeHatchAfter = 2
 
 // UnresolvedIssue is one entry of complete_pulse's unresolvedIssues.
-type UnresolvedIssue struct {
-	Issue  string `json:"issue"`
-	Reason string `json:"reason"`
-}
+type UnresolvedIssue = store.UnresolvedIssue
 
 // Failure is a tool failure since the pulse began that is still unresolved.
 type Failure struct {

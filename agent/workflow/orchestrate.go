@@ -4,18 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/autarch-dev/autarch/agent/workflow/store"
 )
 
-// PulseStatus is the lifecycle state of a pulse (pulsing-phase.md).
-type PulseStatus string
+// PulseStatus is the lifecycle state of a pulse (pulsing-phase.md), as
+// the store records it.
+type PulseStatus = store.PulseStatus
 
 // Pulse states: Proposed → Running → Succeeded | Failed | Stopped.
 const (
-	PulseProposed  PulseStatus = "Proposed"
-	PulseRunning   PulseStatus = "Running"
-	PulseSucceeded PulseStatus = "Succeeded"
-	PulseFailed    PulseStatus = "Failed"
-	PulseStopped   PulseStatus = "Stopped"
+	PulseProposed  = store.PulseProposed
+	PulseRunning   = store.PulseRunning
+	PulseSucceeded = store.PulseSucceeded
+	PulseFailed    = store.PulseFailed
+	PulseStopped   = store.PulseStopped
 )
 
 // PulseOutcome is how one pulse's agent run ended.

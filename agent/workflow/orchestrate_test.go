@@ -38,7 +38,7 @@ func TestRunPulses(t *testing.T) {
 		{"all succeed", nil, nil, "", "p1,p2,p3", ""},
 		{"resume skips done", nil, map[string]bool{"p1": true}, "", "p2,p3", ""},
 		{"failure halts", map[string]PulseOutcome{"p2": {Status: PulseFailed, FailureReason: "iteration limit"}}, nil, "", "p1,p2", PulseFailed},
-		{"unresolved issues halt", map[string]PulseOutcome{"p1": {Status: PulseSucceeded, Unresolved: []UnresolvedIssue{{"flaky", "env"}}}}, nil, "", "p1", PulseSucceeded},
+		{"unresolved issues halt", map[string]PulseOutcome{"p1": {Status: PulseSucceeded, Unresolved: []UnresolvedIssue{{Issue: "flaky", Reason: "env"}}}}, nil, "", "p1", PulseSucceeded},
 		{"stop halts", nil, nil, "p2", "p1,p2", PulseStopped},
 	}
 	for _, tt := range tests {

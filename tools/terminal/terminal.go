@@ -7,10 +7,10 @@ package terminal
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // Names of the terminal tools.
@@ -59,28 +59,9 @@ func invalid(format string, args ...any) tools.Result {
 	return tools.OpErrorResult(fmt.Sprintf(format, args...))
 }
 
-// CommitTypes are the Conventional Commit types a pulse summary may use.
-var CommitTypes = []string{"feat", "fix", "docs", "style", "refactor", "perf", "test", "chore", "build", "ci"}
-
-var commitSummary = regexp.MustCompile(`^([a-z]+)(\([^()\s][^()]*\))?(!)?: (\S.*)$`)
-
-// ValidCommitSummary checks a Conventional Commit summary line,
-// type(scope): description, naming what is wrong and what is accepted.
-func ValidCommitSummary(s string) error {
-	first, _, _ := strings.Cut(s, "\n")
-	m := commitSummary.FindStringSubmatch(first)
-	if m == nil {
-		return fmt.Errorf("summary %q is not a Conventional Commit: use type(scope): description, e.g. \"feat(auth): add token refresh\"", first)
-	}
-	for _, t := range CommitTypes {
-		if m[1] == t {
-			if len(first) > 100 {
-				return fmt.Errorf("summary line is %d characters; keep it under 100", len(first))
-			}
-			return nil
-		}
-	}
-	return fmt.Errorf("commit type %q is not one of %s", m[1], strings.Join(CommitTypes, ", "))
-}
+// ValidCommitSummary checks a pulse summary: a Conventional Commit,
+// type(scope): description, with one of git.CommitTypes (the same check
+// the checkpoint commit applies).
+func ValidCommitSummary(s string) error { return git.ValidateSummary(s) }
 
 func blank(s string) bool { return strings.TrimSpace(s) == "" }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 func TestValidCommitSummary(t *testing.T) {
@@ -21,10 +22,11 @@ func TestValidCommitSummary(t *testing.T) {
 		{"chore(deps): bump x\n\nbody text", ""},
 		{"Add token refresh", "not a Conventional Commit"},
 		{"feat add token", "not a Conventional Commit"},
-		{"feat():  x", "not a Conventional Commit"},
-		{"feature(auth): add", `commit type "feature" is not one of feat, fix`},
+		{"feat(): x", "malformed scope"},
+		{"feat(x):  x", "needs a description"},
+		{"feature(auth): add", `commit type "feature" is not accepted: use one of feat, fix`},
 		{"feat(auth):", "not a Conventional Commit"},
-		{"feat: " + strings.Repeat("x", 120), "keep it under 100"},
+		{"feat: " + strings.Repeat("x", 120), "keep it to 100 or fewer"},
 	}
 	for _, tt := range tests {
 		err := ValidCommitSummary(tt.in)
@@ -44,10 +46,10 @@ func FuzzValidCommitSummary(f *testing.F) {
 		if ValidCommitSummary(s) != nil {
 			return
 		}
-		first, _, _ := strings.Cut(s, "\n")
+		first, _, _ := strings.Cut(strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n")), "\n")
 		typ := first[:strings.IndexAny(first, "(!:")]
 		ok := false
-		for _, c := range CommitTypes {
+		for _, c := range git.CommitTypes() {
 			ok = ok || c == typ
 		}
 		if !ok || !strings.Contains(first, ": ") {
