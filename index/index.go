@@ -6,20 +6,15 @@ package index
 
 import (
 	"bytes"
-	"container/heap"
 	"context"
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
-
-	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/autarch-dev/autarch/workspace"
 )
@@ -45,8 +40,14 @@ type Index struct {
 	byID   []*fileInfo
 	chunks []chunkInfo
 	lex    lexicon
-	sumLen [3]float64
+	sumLen [numFields]float64
 	live   int
+	// vectors: dim int8s per chunk (vecs) times a scale (vscale, 0 = none)
+	emb     Embedder
+	hashEmb *HashEmbedder // emb when it is the built-in one
+	dim     int
+	vecs    []int8
+	vscale  []float32
 	// progress of a running build
 	done, total int
 	building    bool
@@ -54,7 +55,23 @@ type Index struct {
 
 // New makes an empty index over root.
 func New(root *workspace.Root) *Index {
-	return &Index{root: root, gate: workspace.DefaultGate(), files: map[string]*fileInfo{}, lex: newLexicon()}
+	ix := &Index{root: root, gate: workspace.DefaultGate(), files: map[string]*fileInfo{}, lex: newLexicon()}
+	ix.SetEmbedder(nil)
+	return ix
+}
+
+// SetEmbedder chooses the embedder (nil: the default HashEmbedder); set it
+// before building or loading. Vectors of another embedder are dropped.
+func (ix *Index) SetEmbedder(e Embedder) {
+	if e == nil {
+		e = NewHashEmbedder(DefaultDim)
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.emb, ix.dim = e, e.Dim()
+	ix.hashEmb, _ = e.(*HashEmbedder)
+	ix.vecs = make([]int8, len(ix.chunks)*ix.dim)
+	ix.vscale = make([]float32, len(ix.chunks))
 }
 
 // Progress reports files done and total of a running build.
@@ -66,7 +83,10 @@ type doc struct {
 	hash   [16]byte
 	prior  float32
 	chunks []Chunk
-	counts []fieldCounts
+	terms  [][]termCount
+	// vectors of the chunks (quantized), when embedded
+	vecs  []int8
+	scale []float32
 }
 
 // Build indexes every file of the workspace that is not ignored, not
@@ -111,8 +131,9 @@ func (ix *Index) Build(ctx context.Context, progress Progress) error {
 		go func() {
 			defer wg.Done()
 			var buf []byte
+			a := newAnalyzer()
 			for rel := range jobs {
-				d, b := ix.analyse(rel, buf)
+				d, b := ix.analyse(ctx, a, rel, buf)
 				buf = b
 				docs <- d
 			}
@@ -158,7 +179,7 @@ func (ix *Index) Build(ctx context.Context, progress Progress) error {
 
 // analyse reads and tokenizes one file; nil when it must not be indexed
 // or is unchanged.
-func (ix *Index) analyse(rel string, buf []byte) (*doc, []byte) {
+func (ix *Index) analyse(ctx context.Context, a *analyzer, rel string, buf []byte) (*doc, []byte) {
 	data, err := ix.root.ReadWalked(rel, buf, MaxFileSize)
 	if err != nil || data == nil {
 		return nil, buf // vanished, unreadable or too big: skipped
@@ -180,26 +201,9 @@ func (ix *Index) analyse(rel string, buf []byte) (*doc, []byte) {
 	if unchanged {
 		return nil, buf
 	}
-	return analyseContent(rel, data, hash), buf
-}
-
-func analyseContent(rel string, data []byte, hash [16]byte) *doc {
-	d := &doc{rel: rel, hash: hash, prior: prior(rel, data), chunks: ChunkFile(rel, data)}
-	lines := bytes.SplitAfter(data, []byte{'\n'})
-	var pathToks []string
-	pathTokens(rel, func(t string) { pathToks = append(pathToks, t) })
-	for _, c := range d.chunks {
-		fc := fieldCounts{}
-		for _, t := range pathToks {
-			fc.add(0, t)
-		}
-		Tokens(c.Symbols, func(t string) { fc.add(1, t) })
-		for i := c.Start; i <= c.End && i-1 < len(lines); i++ {
-			Tokens(string(lines[i-1]), func(t string) { fc.add(2, t) })
-		}
-		d.counts = append(d.counts, fc)
-	}
-	return d
+	d := a.analyse(rel, data, hash)
+	ix.embedDoc(ctx, d, data)
+	return d, buf
 }
 
 // prior down-weights files a code search rarely wants first.
@@ -224,18 +228,25 @@ func (ix *Index) addLocked(d *doc) {
 	for i, c := range d.chunks {
 		id := uint32(len(ix.chunks))
 		ci := chunkInfo{File: fileID, Start: uint32(c.Start), End: uint32(c.End)}
-		for term, n := range d.counts[i] {
-			ix.lex.add(term, posting{Chunk: id, Path: n[0], Sym: n[1], Body: n[2]})
-			ci.LenPath += uint32(n[0])
-			ci.LenSym += uint32(n[1])
-			ci.LenBody += uint32(n[2])
+		for _, tc := range d.terms[i] {
+			ix.lex.add(tc.Term, posting{Chunk: id, N: tc.N})
+			for f := range numFields {
+				ci.Len[f] += uint32(tc.N[f])
+			}
 		}
 		ix.chunks = append(ix.chunks, ci)
 		f.Chunks = append(f.Chunks, id)
-		ix.sumLen[0] += float64(ci.LenPath)
-		ix.sumLen[1] += float64(ci.LenSym)
-		ix.sumLen[2] += float64(ci.LenBody)
+		for f := range numFields {
+			ix.sumLen[f] += float64(ci.Len[f])
+		}
 		ix.live++
+		if d.scale != nil {
+			ix.vecs = append(ix.vecs, d.vecs[i*ix.dim:(i+1)*ix.dim]...)
+			ix.vscale = append(ix.vscale, d.scale[i])
+		} else {
+			ix.vecs = append(ix.vecs, make([]int8, ix.dim)...)
+			ix.vscale = append(ix.vscale, 0)
+		}
 	}
 }
 
@@ -249,9 +260,9 @@ func (ix *Index) removeLocked(rel string) {
 		c := &ix.chunks[id]
 		if !c.Dead {
 			c.Dead = true
-			ix.sumLen[0] -= float64(c.LenPath)
-			ix.sumLen[1] -= float64(c.LenSym)
-			ix.sumLen[2] -= float64(c.LenBody)
+			for f := range numFields {
+				ix.sumLen[f] -= float64(c.Len[f])
+			}
 			ix.live--
 		}
 	}
@@ -278,7 +289,7 @@ func (ix *Index) Update(ctx context.Context, rels ...string) error {
 			ix.Remove(clean)
 			continue
 		}
-		d, _ := ix.analyse(clean, nil)
+		d, _ := ix.analyse(ctx, newAnalyzer(), clean, nil)
 		if d == nil {
 			if data, err := ix.root.ReadFile(clean); err == nil && (workspace.IsBinary(data) || len(data) > MaxFileSize) {
 				ix.Remove(clean)
@@ -315,103 +326,6 @@ func (ix *Index) Stats() Stats {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return Stats{Files: len(ix.files), Chunks: ix.live, Terms: len(ix.lex.Terms), Building: ix.building, Done: ix.done, Total: ix.total}
-}
-
-// Weight is a parsed pattern weight: files matching Glob get scores × Weight.
-type Weight struct {
-	Glob   string
-	Weight float64
-}
-
-// Query is a search request.
-type Query struct {
-	Text    string
-	Max     int
-	Weights []Weight
-}
-
-// Hit is one result.
-type Hit struct {
-	Path          string
-	Start, End    int
-	Snippet       string
-	Score         float64 // normalized to the best hit (0..1]
-	AdjustedScore float64 // Score × the pattern weights that match
-}
-
-// Search ranks chunks for a query. Matching pattern weights multiply the
-// score (0 excludes); results are sorted by adjusted score.
-func (ix *Index) Search(q Query) ([]Hit, error) {
-	if strings.TrimSpace(q.Text) == "" {
-		return nil, fmt.Errorf("empty query")
-	}
-	if q.Max <= 0 {
-		q.Max = 10
-	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	qterms := map[string]float64{}
-	Tokens(q.Text, func(t string) { qterms[t]++ })
-	s := &scorer{scores: make([]float32, len(ix.chunks))}
-	for t, w := range qterms {
-		ix.scoreTerm(s, t, w)
-	}
-	h := &hitHeap{}
-	for _, id := range s.touched {
-		c := ix.chunks[id]
-		f := ix.byID[c.File]
-		score := float64(s.scores[id]) * float64(f.Prior)
-		weight := 1.0
-		for _, w := range q.Weights {
-			if ok, _ := doublestar.Match(w.Glob, f.Path); ok {
-				weight *= w.Weight
-			}
-		}
-		if weight == 0 || score <= 0 {
-			continue
-		}
-		heap.Push(h, scored{id: id, score: score, adjusted: score * weight})
-		if h.Len() > q.Max {
-			heap.Pop(h)
-		}
-	}
-	res := make([]scored, h.Len())
-	for i := len(res) - 1; i >= 0; i-- {
-		res[i] = heap.Pop(h).(scored)
-	}
-	top := 0.0
-	for _, r := range res {
-		top = math.Max(top, r.score)
-	}
-	hits := make([]Hit, 0, len(res))
-	for _, r := range res {
-		c := ix.chunks[r.id]
-		f := ix.byID[c.File]
-		hits = append(hits, Hit{Path: f.Path, Start: int(c.Start), End: int(c.End), Score: round(r.score / top), AdjustedScore: round(r.adjusted / top)})
-	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].AdjustedScore > hits[j].AdjustedScore })
-	return hits, nil
-}
-
-func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
-
-type scored struct {
-	id              uint32
-	score, adjusted float64
-}
-
-// hitHeap is a min-heap on adjusted score.
-type hitHeap []scored
-
-func (h hitHeap) Len() int           { return len(h) }
-func (h hitHeap) Less(i, j int) bool { return h[i].adjusted < h[j].adjusted }
-func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(x any)        { *h = append(*h, x.(scored)) }
-func (h *hitHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // Snippets fills the hits' snippets from disk (at most maxLines per hit),
@@ -472,7 +386,8 @@ func (ix *Index) AddContent(rel string, data []byte) {
 	h := sha256.Sum256(data)
 	var hash [16]byte
 	copy(hash[:], h[:16])
-	d := analyseContent(rel, data, hash)
+	d := newAnalyzer().analyse(rel, data, hash)
+	ix.embedDoc(context.Background(), d, data)
 	ix.mu.Lock()
 	ix.addLocked(d)
 	ix.mu.Unlock()

@@ -13,11 +13,13 @@ import (
 
 func TestTokens(t *testing.T) {
 	tests := map[string]string{
-		"parseHTTPHeader":       "parse http header parsehttpheader",
-		"snake_case_name":       "snake case name snake_case_name",
-		"utf8Decode2 x":         "utf decode utf8decode2",
+		"parseHTTPHeader":       "pars http header parsehttpheader",
+		"snake_case_name":       "snak cas nam snake_case_name",
+		"utf8Decode2 x":         "utf decod utf8decode2",
 		"the quick Brown fox":   "quick brown fox",
-		"ReadFile(path string)": "read file readfile path string",
+		"ReadFile(path string)": "read fil readfil path string",
+		"parses parsed parsing": "pars pars pars",
+		"running files queries": "run fil query",
 	}
 	for in, want := range tests {
 		var got []string

@@ -4,27 +4,34 @@ import (
 	"math"
 )
 
-// Field weights and BM25F parameters, tuned on ../shared/bench dev splits.
+// Fields of a chunk.
 const (
-	weightPath   = 3.0
-	weightSymbol = 4.0
-	weightBody   = 1.0
+	fieldPath   = iota // the file's path
+	fieldSymbol        // declared names
+	fieldDoc           // comments and docstrings
+	fieldBody          // the rest
+	numFields
+)
+
+// Field weights and BM25F parameters, tuned on ../shared/bench dev splits.
+var (
+	fieldWeights = [numFields]float64{3, 8, 2, 1}
 	bm25K1       = 1.2
 	bm25B        = 0.75
 )
 
-// posting is one chunk's term frequencies in the three fields.
+// posting is one chunk's term frequencies in the fields.
 type posting struct {
-	Chunk           uint32
-	Path, Sym, Body uint16
+	Chunk uint32
+	N     [numFields]uint16
 }
 
 // chunkInfo is one indexed chunk.
 type chunkInfo struct {
-	File                     uint32
-	Start, End               uint32
-	LenPath, LenSym, LenBody uint32
-	Dead                     bool
+	File       uint32
+	Start, End uint32
+	Len        [numFields]uint32
+	Dead       bool
 }
 
 // lexicon is the inverted index.
@@ -45,27 +52,24 @@ func (l *lexicon) add(term string, p posting) {
 	l.Postings[id] = append(l.Postings[id], p)
 }
 
-// fieldCounts counts terms of one chunk per field.
-type fieldCounts map[string]*[3]uint16
+// termCount is a term's frequency per field in one chunk.
+type termCount struct {
+	Term string
+	N    [numFields]uint16
+}
 
-func (fc fieldCounts) add(field int, term string) {
-	c, ok := fc[term]
+// idf is the BM25 inverse document frequency of a term (0 when unknown).
+func (ix *Index) idf(term string) float64 {
+	id, ok := ix.lex.Terms[term]
 	if !ok {
-		c = new([3]uint16)
-		fc[term] = c
+		return 0
 	}
-	if c[field] < math.MaxUint16 {
-		c[field]++
-	}
+	n := float64(ix.live)
+	df := float64(len(ix.lex.Postings[id]))
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 
-// scorer accumulates BM25F scores for one query.
-type scorer struct {
-	scores  []float32
-	touched []uint32
-}
-
-// score adds the BM25F contribution of one term.
+// scoreTerm adds the BM25F contribution of one term to scores.
 func (ix *Index) scoreTerm(s *scorer, term string, qWeight float64) {
 	id, ok := ix.lex.Terms[term]
 	if !ok {
@@ -76,14 +80,21 @@ func (ix *Index) scoreTerm(s *scorer, term string, qWeight float64) {
 	df := float64(len(ps))
 	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 	avg := ix.avgLens()
+	var norm [numFields]float64 // weight / average length
+	for f := range norm {
+		norm[f] = bm25B / avg[f]
+	}
 	for _, p := range ps {
 		c := &ix.chunks[p.Chunk]
 		if c.Dead {
 			continue
 		}
-		tf := weightPath*float64(p.Path)/(1-bm25B+bm25B*float64(c.LenPath)/avg[0]) +
-			weightSymbol*float64(p.Sym)/(1-bm25B+bm25B*float64(c.LenSym)/avg[1]) +
-			weightBody*float64(p.Body)/(1-bm25B+bm25B*float64(c.LenBody)/avg[2])
+		var tf float64
+		for f := range numFields {
+			if p.N[f] != 0 {
+				tf += fieldWeights[f] * float64(p.N[f]) / (1 - bm25B + norm[f]*float64(c.Len[f]))
+			}
+		}
 		if s.scores[p.Chunk] == 0 {
 			s.touched = append(s.touched, p.Chunk)
 		}
@@ -91,8 +102,14 @@ func (ix *Index) scoreTerm(s *scorer, term string, qWeight float64) {
 	}
 }
 
-func (ix *Index) avgLens() [3]float64 {
-	var avg [3]float64
+// scorer accumulates scores for one query.
+type scorer struct {
+	scores  []float32
+	touched []uint32
+}
+
+func (ix *Index) avgLens() [numFields]float64 {
+	var avg [numFields]float64
 	for i := range avg {
 		avg[i] = 1
 		if ix.live > 0 && ix.sumLen[i] > 0 {

@@ -9,11 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"unsafe"
 )
 
 // formatVersion changes whenever the saved layout or the analysis changes;
 // an index saved with another version is rebuilt.
-const formatVersion = 3
+const formatVersion = 4
 
 // saved is the on-disk form of an index.
 type saved struct {
@@ -22,8 +23,13 @@ type saved struct {
 	Files   []*fileInfo
 	Chunks  []chunkInfo
 	Lex     lexicon
-	SumLen  [3]float64
+	SumLen  [numFields]float64
 	Live    int
+	// Embedder is the name/dim of the vectors' embedder; Vecs holds dim
+	// int8s per chunk, times VScale (0: no vector).
+	Embedder string
+	Vecs     []byte
+	VScale   []float32
 }
 
 // ErrStale means the saved index is missing, corrupt or of another version.
@@ -39,7 +45,8 @@ func (ix *Index) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	s := saved{Version: formatVersion, Root: ix.root.Dir(), Files: ix.byID, Chunks: ix.chunks, Lex: ix.lex, SumLen: ix.sumLen, Live: ix.live}
+	s := saved{Version: formatVersion, Root: ix.root.Dir(), Files: ix.byID, Chunks: ix.chunks, Lex: ix.lex, SumLen: ix.sumLen, Live: ix.live,
+		Embedder: embedderKey(ix.emb), Vecs: int8Bytes(ix.vecs), VScale: ix.vscale}
 	tmp, err := os.CreateTemp(dir, "index-*.tmp")
 	if err != nil {
 		return err
@@ -86,6 +93,18 @@ func (ix *Index) Load(dir string) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.byID, ix.chunks, ix.lex, ix.sumLen, ix.live = s.Files, s.Chunks, s.Lex, s.SumLen, s.Live
+	if s.Embedder == embedderKey(ix.emb) && len(s.VScale) == len(s.Chunks) && len(s.Vecs) == len(s.Chunks)*ix.dim {
+		ix.vecs, ix.vscale = bytesInt8(s.Vecs), s.VScale
+	} else {
+		// Another embedder's vectors are never mixed with this one's: the
+		// files are re-read and re-embedded by the next Build.
+		ix.vecs, ix.vscale = make([]int8, len(s.Chunks)*ix.dim), make([]float32, len(s.Chunks))
+		for _, f := range s.Files {
+			if f != nil {
+				f.Hash = [16]byte{}
+			}
+		}
+	}
 	if ix.lex.Terms == nil {
 		ix.lex = newLexicon()
 	}
@@ -114,4 +133,19 @@ func Open(ctx context.Context, ix *Index, dir string, progress Progress, note fu
 		return err
 	}
 	return ix.Save(dir)
+}
+
+// int8Bytes views int8s as bytes (gob encodes a []byte as one block).
+func int8Bytes(v []int8) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v))
+}
+
+func bytesInt8(b []byte) []int8 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // stopwords are dropped from queries and documents: English function words
@@ -45,11 +46,11 @@ func identifier(id string, emit func(string)) {
 	}
 	splitIdentifier(id, func(p string) {
 		if p != whole && !stopwords[p] && len(p) > 1 {
-			emit(p)
+			emit(stemString(p))
 		}
 	})
 	if !stopwords[whole] && len(whole) > 1 {
-		emit(whole)
+		emit(stemString(whole))
 	}
 }
 
@@ -95,4 +96,129 @@ func pathTokens(path string, emit func(string)) {
 		}
 		Tokens(seg, emit)
 	}
+}
+
+// tokenizer is the allocation-free form of Tokens for indexing: it emits
+// terms as byte slices that are valid until the next emit.
+type tokenizer struct {
+	whole, part []byte
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// tokens emits the same terms as Tokens(string(text), ...).
+func (tk *tokenizer) tokens(text []byte, emit func([]byte)) {
+	n := len(text)
+	for i := 0; i < n; {
+		b := text[i]
+		if b < utf8RuneSelf && !isWordByte(b) {
+			i++
+			continue
+		}
+		// An identifier: ASCII word bytes and non-ASCII letters or digits.
+		start, ascii := i, true
+		for i < n {
+			b = text[i]
+			if b < utf8RuneSelf {
+				if !isWordByte(b) {
+					break
+				}
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRune(text[i:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				break
+			}
+			ascii = false
+			i += size
+		}
+		if start == i {
+			_, size := utf8.DecodeRune(text[i:]) // a non-word rune
+			i += size
+			continue
+		}
+		if ascii {
+			tk.identifier(text[start:i], emit)
+		} else {
+			identifier(string(text[start:i]), func(s string) { emit([]byte(s)) })
+		}
+	}
+}
+
+const utf8RuneSelf = 0x80
+
+func lowerByte(b byte) byte {
+	if b >= 'A' && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
+}
+
+func isUpper(b byte) bool { return b >= 'A' && b <= 'Z' }
+func isLower(b byte) bool { return b >= 'a' && b <= 'z' }
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+// identifier is the ASCII form of the package-level identifier.
+func (tk *tokenizer) identifier(id []byte, emit func([]byte)) {
+	if len(id) > 64 {
+		return
+	}
+	s, e := 0, len(id)
+	for s < e && id[s] == '_' {
+		s++
+	}
+	for e > s && id[e-1] == '_' {
+		e--
+	}
+	if s == e {
+		return
+	}
+	tk.whole = tk.whole[:0]
+	for _, b := range id[s:e] {
+		tk.whole = append(tk.whole, lowerByte(b))
+	}
+	cur := 0
+	for i := 1; i <= len(id); i++ {
+		boundary := i == len(id)
+		if !boundary {
+			prev, r := id[i-1], id[i]
+			switch {
+			case r == '_' || prev == '_':
+				boundary = true
+			case isLower(prev) && isUpper(r):
+				boundary = true
+			case isDigit(prev) != isDigit(r):
+				boundary = true
+			case isUpper(prev) && isUpper(r) && i+1 < len(id) && isLower(id[i+1]):
+				boundary = true
+			}
+		}
+		if boundary {
+			p := id[cur:i]
+			cur = i
+			if len(p) < 2 || p[0] == '_' {
+				continue // single characters and underscores
+			}
+			tk.part = tk.part[:0]
+			for _, b := range p {
+				tk.part = append(tk.part, lowerByte(b))
+			}
+			if string(tk.part) != string(tk.whole) && !stopwords[string(tk.part)] {
+				emit(stem(tk.part))
+			}
+		}
+	}
+	if len(tk.whole) > 1 && !stopwords[string(tk.whole)] {
+		emit(stem(tk.whole))
+	}
+}
+
+func stemString(s string) string {
+	if b := stem([]byte(s)); len(b) != len(s) || string(b) != s {
+		return string(b)
+	}
+	return s
 }

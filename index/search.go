@@ -1,0 +1,317 @@
+package index
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Weight is a parsed pattern weight: files matching Glob get scores × Weight.
+type Weight struct {
+	Glob   string
+	Weight float64
+}
+
+// Query is a search request.
+type Query struct {
+	Text    string
+	Max     int
+	Weights []Weight
+}
+
+// Hit is one result.
+type Hit struct {
+	Path          string
+	Start, End    int
+	Snippet       string
+	Score         float64 // normalized to the best hit (0..1]
+	AdjustedScore float64 // Score × the pattern weights that match
+}
+
+// rankMode selects the rankings a search uses (the eval compares them).
+type rankMode int
+
+const (
+	rankFused rankMode = iota
+	rankLexical
+	rankVector
+)
+
+// fusionMethod combines the lexical and the vector ranking.
+type fusionMethod int
+
+const (
+	fuseMinMax fusionMethod = iota // min-max normalised scores, mixed
+	fuseRRF                        // reciprocal rank fusion
+)
+
+// Fusion settings, chosen on the ../shared/bench dev splits.
+var (
+	fusion       = fuseMinMax
+	fusionAlpha  = 0.5  // share of the lexical ranking
+	rrfK         = 60.0 // RRF's rank offset
+	lexicalDepth = 1000 // lexical candidates fused
+	vectorDepth  = 200  // vector candidates fused (exhaustive vector search)
+	// minVectorOnly is the least cosine of a candidate the lexical ranking
+	// did not find (weaker ones are noise of shared 3-grams).
+	minVectorOnly = 0.2
+	// exhaustiveLimit is the largest chunks × dim searched exhaustively by
+	// vector; above it, vectors re-rank the lexical candidates.
+	exhaustiveLimit = 8 << 20
+)
+
+// Search ranks chunks for a query by the fusion of the lexical and the
+// vector ranking. Matching pattern weights multiply the score (0 excludes);
+// results are sorted by adjusted score.
+func (ix *Index) Search(q Query) ([]Hit, error) { return ix.search(q, rankFused) }
+
+func (ix *Index) search(q Query, mode rankMode) ([]Hit, error) {
+	if strings.TrimSpace(q.Text) == "" {
+		return nil, fmt.Errorf("empty query")
+	}
+	if q.Max <= 0 {
+		q.Max = 10
+	}
+	var qv []float32
+	ix.mu.RLock()
+	external := ix.hashEmb == nil
+	ix.mu.RUnlock()
+	if external && mode != rankLexical {
+		qv = ix.queryVector(q.Text) // may call a remote service: not under the lock
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if !external && mode != rankLexical {
+		qv = ix.queryVector(q.Text)
+	}
+	if qv != nil && len(qv) != ix.dim {
+		qv = nil
+	}
+	// Lexical ranking.
+	s := &scorer{scores: make([]float32, len(ix.chunks))}
+	if mode != rankVector {
+		qterms := map[string]float64{}
+		Tokens(q.Text, func(t string) { qterms[t]++ })
+		for t, w := range qterms {
+			ix.scoreTerm(s, t, w)
+		}
+	}
+	var cands []uint32
+	var vscores map[uint32]float32
+	switch {
+	case mode == rankLexical || qv == nil:
+		cands = topK(s.touched, func(id uint32) float32 { return s.scores[id] }, max(lexicalDepth, q.Max))
+	case mode == rankVector || ix.live*ix.dim <= exhaustiveLimit:
+		all := make([]float32, len(ix.chunks))
+		live := make([]uint32, 0, ix.live)
+		for id := range ix.chunks {
+			if !ix.chunks[id].Dead && ix.vscale[id] != 0 {
+				all[id] = ix.vectorScore(qv, uint32(id))
+				live = append(live, uint32(id))
+			}
+		}
+		vc := topK(live, func(id uint32) float32 { return all[id] }, max(vectorDepth, q.Max))
+		if mode == rankVector {
+			cands = vc
+		} else {
+			cands = union(topK(s.touched, func(id uint32) float32 { return s.scores[id] }, max(lexicalDepth, q.Max)), vc)
+		}
+		vscores = make(map[uint32]float32, len(cands))
+		for _, id := range cands {
+			vscores[id] = all[id]
+		}
+	default:
+		cands = topK(s.touched, func(id uint32) float32 { return s.scores[id] }, max(lexicalDepth, q.Max))
+		vscores = make(map[uint32]float32, len(cands))
+		for _, id := range cands {
+			vscores[id] = ix.vectorScore(qv, id)
+		}
+	}
+	lex := make([]float64, len(cands))
+	vec := make([]float64, len(cands))
+	for i, id := range cands {
+		lex[i] = float64(s.scores[id])
+		vec[i] = float64(vscores[id])
+	}
+	var fused []float64
+	switch {
+	case mode == rankLexical || vscores == nil:
+		fused = lex
+	case mode == rankVector:
+		fused = vec
+	default:
+		fused = fuse(fusion, fusionAlpha, lex, vec)
+	}
+	res := make([]scored, 0, len(cands))
+	for i, id := range cands {
+		f := ix.byID[ix.chunks[id].File]
+		if mode == rankFused && lex[i] <= 0 && vec[i] < minVectorOnly {
+			continue
+		}
+		score := fused[i] * float64(f.Prior)
+		weight := 1.0
+		for _, w := range q.Weights {
+			if ok, _ := doublestar.Match(w.Glob, f.Path); ok {
+				weight *= w.Weight
+			}
+		}
+		if weight == 0 || score <= 0 {
+			continue
+		}
+		res = append(res, scored{id: id, score: score, adjusted: score * weight})
+	}
+	sort.Slice(res, func(i, j int) bool {
+		if res[i].adjusted != res[j].adjusted {
+			return res[i].adjusted > res[j].adjusted
+		}
+		return res[i].id < res[j].id
+	})
+	if len(res) > q.Max {
+		res = res[:q.Max]
+	}
+	top := 0.0
+	for _, r := range res {
+		top = math.Max(top, r.score)
+	}
+	hits := make([]Hit, 0, len(res))
+	for _, r := range res {
+		c := ix.chunks[r.id]
+		f := ix.byID[c.File]
+		hits = append(hits, Hit{Path: f.Path, Start: int(c.Start), End: int(c.End), Score: round(r.score / top), AdjustedScore: round(r.adjusted / top)})
+	}
+	return hits, nil
+}
+
+func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+type scored struct {
+	id              uint32
+	score, adjusted float64
+}
+
+// topK returns the k ids of highest score (positive scores only), best
+// first.
+func topK(ids []uint32, score func(uint32) float32, k int) []uint32 {
+	type e struct {
+		id uint32
+		s  float32
+	}
+	h := make([]e, 0, k)
+	less := func(a, b e) bool { return a.s < b.s || a.s == b.s && a.id > b.id }
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			if r := l + 1; r < len(h) && less(h[r], h[l]) {
+				l = r
+			}
+			if !less(h[l], h[i]) {
+				return
+			}
+			h[i], h[l] = h[l], h[i]
+			i = l
+		}
+	}
+	for _, id := range ids {
+		x := e{id, score(id)}
+		if x.s <= 0 {
+			continue
+		}
+		if len(h) < k {
+			h = append(h, x)
+			for i := len(h) - 1; i > 0; { // up
+				p := (i - 1) / 2
+				if !less(h[i], h[p]) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if less(h[0], x) {
+			h[0] = x
+			down(0)
+		}
+	}
+	sort.Slice(h, func(i, j int) bool { return less(h[j], h[i]) })
+	out := make([]uint32, len(h))
+	for i, x := range h {
+		out[i] = x.id
+	}
+	return out
+}
+
+// union appends the ids of b not in a.
+func union(a, b []uint32) []uint32 {
+	seen := make(map[uint32]bool, len(a)+len(b))
+	for _, id := range a {
+		seen[id] = true
+	}
+	for _, id := range b {
+		if !seen[id] {
+			seen[id] = true
+			a = append(a, id)
+		}
+	}
+	return a
+}
+
+// fuse combines two score lists over the same candidates into one. MinMax
+// rescales each list to [0,1] over the candidates and mixes them (alpha for
+// the first); RRF sums alpha/(k+rank) and (1-alpha)/(k+rank) over the lists
+// a candidate is ranked in (a score ≤ 0 is not ranked).
+func fuse(m fusionMethod, alpha float64, a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	switch m {
+	case fuseRRF:
+		for _, l := range []struct {
+			s []float64
+			w float64
+		}{{a, alpha}, {b, 1 - alpha}} {
+			order := make([]int, 0, len(l.s))
+			for i, x := range l.s {
+				if x > 0 {
+					order = append(order, i)
+				}
+			}
+			sort.SliceStable(order, func(i, j int) bool { return l.s[order[i]] > l.s[order[j]] })
+			for r, i := range order {
+				out[i] += l.w / (rrfK + float64(r+1))
+			}
+		}
+	default:
+		na, nb := minMax(a), minMax(b)
+		for i := range out {
+			out[i] = alpha*na[i] + (1-alpha)*nb[i]
+		}
+	}
+	return out
+}
+
+// minMax rescales xs to [0,1]; all equal positive scores become 1, all
+// equal non-positive ones 0.
+func minMax(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	if len(xs) == 0 {
+		return out
+	}
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	for i, x := range xs {
+		switch {
+		case hi > lo:
+			out[i] = (x - lo) / (hi - lo)
+		case x > 0:
+			out[i] = 1
+		}
+	}
+	return out
+}
