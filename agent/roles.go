@@ -84,13 +84,27 @@ func Spec(role string) (RoleSpec, error) {
 }
 
 // Registry returns a role's tools: the spec's base/role tools plus its
-// terminal tools and any extra tools (review tools, dispatch_subagent).
+// terminal tools and any extra tools (review tools, dispatch_subagent). An
+// extra tool named like one of the role's terminal tools replaces it (the
+// workflow engine's complete_pulse, which adds completion validation).
 func Registry(role string, deps tools.Deps, extra ...tools.Tool) (*tools.Registry, error) {
 	reg, err := tools.ForRole(role, deps)
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range append(terminal.ForRole(role), extra...) {
+	replaced := map[string]bool{}
+	for _, t := range extra {
+		replaced[t.Name()] = true
+	}
+	for _, t := range terminal.ForRole(role) {
+		if replaced[t.Name()] {
+			continue
+		}
+		if err := reg.Register(t); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range extra {
 		if err := reg.Register(t); err != nil {
 			return nil, err
 		}

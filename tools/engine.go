@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -55,16 +57,34 @@ type callArgs struct {
 	Command string `json:"command"`
 }
 
+// failureKey says what a write call acted on: a later successful call on
+// the same thing resolves its failure.
+func (ca callArgs) failureKey(tool string) string {
+	switch {
+	case ca.Command != "":
+		return "command:" + strings.Join(strings.Fields(ca.Command), " ")
+	case ca.Path != "":
+		return "file:" + path.Clean(filepath.ToSlash(ca.Path))
+	}
+	return "tool:" + tool
+}
+
 // Call runs one tool call. The model's mistakes come back as results; the
 // error is only for broken infrastructure.
 func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.RawMessage) (res Result, err error) {
 	start := time.Now()
 	var ca callArgs
+	var kind Kind = ReadOnly
 	defer func() {
-		s.recordCall(name, res.Failed, summarize(res))
+		if kind == Write {
+			s.recordCall(name, ca.failureKey(name), res.Failed, summarize(res))
+		}
 		e.log.Info("tool call", "tool", name, "reason", ca.Reason, "path", ca.Path, "failed", res.Failed, "dur", time.Since(start), "err", err)
 	}()
 	t, ok := e.reg.Get(name)
+	if ok {
+		kind = t.Kind()
+	}
 	if !ok {
 		return opError(fmt.Sprintf("Tool not found: %q. Available tools: %s", name, strings.Join(e.reg.Names(), ", "))), nil
 	}

@@ -78,6 +78,9 @@ type Failure struct {
 	Seq     int
 	Tool    string
 	Summary string
+	// Key identifies what failed (the shell command, the file edited); a
+	// later successful call with the same key resolves the failure.
+	Key string
 }
 
 // DryRunEntry is a write call recorded instead of executed.
@@ -201,16 +204,21 @@ func (s *Session) Mark() int {
 	return s.seq
 }
 
-func (s *Session) recordCall(tool string, failed bool, summary string) {
+// recordCall counts a call of a write tool (edits, shell) for completion
+// validation: a failure is remembered until a later successful call with
+// the same key (the same command re-run, the same file edited) resolves it.
+func (s *Session) recordCall(tool, key string, failed bool, summary string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
 	if failed {
-		s.failures = append(s.failures, Failure{Seq: s.seq, Tool: tool, Summary: summary})
+		s.failures = append(s.failures, Failure{Seq: s.seq, Tool: tool, Summary: summary, Key: key})
+		return
 	}
+	s.failures = slices.DeleteFunc(s.failures, func(f Failure) bool { return f.Key == key })
 }
 
-// FailuresSince lists failed calls after mark.
+// FailuresSince lists the unresolved failed calls after mark.
 func (s *Session) FailuresSince(mark int) []Failure {
 	s.mu.Lock()
 	defer s.mu.Unlock()

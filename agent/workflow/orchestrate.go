@@ -40,12 +40,17 @@ type PulseRunner interface {
 
 // Halt says why orchestration stopped before every pulse succeeded.
 type Halt struct {
+	// Stage is where the workflow halted (set outside Pulsing).
+	Stage  Stage
 	Pulse  string
 	Status PulseStatus
 	Reason string
 }
 
 func (h *Halt) Error() string {
+	if h.Pulse == "" {
+		return fmt.Sprintf("workflow halted in %s: %s", h.Stage, h.Reason)
+	}
 	return fmt.Sprintf("orchestration halted at pulse %s (%s): %s", h.Pulse, h.Status, h.Reason)
 }
 

@@ -1,0 +1,177 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools/terminal"
+)
+
+// Kinds of pending items.
+const (
+	pendingQuestions = "questions"
+	pendingExtension = "extension"
+	pendingReply     = "reply"
+)
+
+// ask records a pending item, runs the question, and resolves the item
+// unless the user dismissed it (then the workflow waits: ErrWaiting).
+func (e *Engine) ask(ctx context.Context, wf store.Workflow, kind string, payload any, run func() (answer any, dismissed bool, err error)) error {
+	if wf.ID == "" { // a review outside a workflow: nothing to keep
+		_, dismissed, err := run()
+		if err == nil && dismissed {
+			err = ErrWaiting
+		}
+		return err
+	}
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	p := store.Pending{WorkflowID: wf.ID, Stage: wf.Stage, Kind: kind, Payload: raw}
+	if err := e.cfg.Store.AddPending(ctx, &p); err != nil {
+		return err
+	}
+	e.emit(Event{Kind: "waiting", WorkflowID: wf.ID, Stage: wf.Stage, Status: kind, Text: p.ID})
+	answer, dismissed, err := run()
+	if err != nil {
+		return fmt.Errorf("ask the user (%s): %w", kind, err)
+	}
+	if dismissed {
+		if err := e.cfg.Store.SetWorkflowStatus(context.WithoutCancel(ctx), wf.ID, store.WorkflowAwaitingUser, "waiting for an answer ("+kind+")"); err != nil {
+			return err
+		}
+		return ErrWaiting
+	}
+	b, err := json.Marshal(answer)
+	if err != nil {
+		return err
+	}
+	return e.cfg.Store.AnswerPending(ctx, p.ID, b)
+}
+
+// approve asks the user to approve a card or an extension.
+func (e *Engine) approve(ctx context.Context, wf store.Workflow, a editor.Approval) (editor.Verdict, error) {
+	var v editor.Verdict
+	err := e.ask(ctx, wf, a.Kind, a, func() (any, bool, error) {
+		var err error
+		v, err = e.cfg.Editor.Approve(ctx, a)
+		return v, v.Decision == editor.DecisionDismissed || v.Decision == "", err
+	})
+	return v, err
+}
+
+// askQuestions asks ask_questions' questions and returns the answers as
+// the agent's next input.
+func (e *Engine) askQuestions(ctx context.Context, wf store.Workflow, args json.RawMessage) (string, error) {
+	var p terminal.AskQuestionsParams
+	if err := json.Unmarshal(args, &p); err != nil {
+		return "", fmt.Errorf("ask_questions arguments: %w", err)
+	}
+	qs := p.EditorQuestions()
+	var answers []editor.Answer
+	err := e.ask(ctx, wf, pendingQuestions, qs, func() (any, bool, error) {
+		var err error
+		answers, err = e.cfg.Editor.Ask(ctx, qs)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(answers) != len(qs) {
+			return nil, false, fmt.Errorf("%d answers for %d questions", len(answers), len(qs))
+		}
+		for _, a := range answers {
+			if a.Dismissed {
+				return nil, true, nil
+			}
+		}
+		return answers, false, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return formatAnswers(qs, answers), nil
+}
+
+// formatAnswers is how the agent reads the user's answers.
+func formatAnswers(qs []editor.Question, answers []editor.Answer) string {
+	var b strings.Builder
+	b.WriteString("The user answered your questions:\n")
+	for i, q := range qs {
+		sep := ", "
+		if q.Type == editor.Ranked {
+			sep = " > "
+		}
+		fmt.Fprintf(&b, "%d. %s\n   Answer: %s\n", i+1, q.Prompt, strings.Join(answers[i].Values, sep))
+	}
+	return b.String()
+}
+
+// extend asks the user to approve request_extension and returns the
+// agent's next input.
+func (e *Engine) extend(ctx context.Context, wf store.Workflow, pulseID string, args json.RawMessage) (string, error) {
+	var x terminal.Extension
+	if err := json.Unmarshal(args, &x); err != nil {
+		return "", fmt.Errorf("request_extension arguments: %w", err)
+	}
+	if pulseID != "" {
+		if _, err := e.cfg.Store.AddExtension(ctx, pulseID); err != nil {
+			return "", err
+		}
+	}
+	detail := "Completed:\n" + bullets(x.Completed) + "\nRemaining:\n" + bullets(x.Remaining)
+	v, err := e.approve(ctx, wf, editor.Approval{Kind: pendingExtension, Title: "The " + wf.Stage + " agent asks for more time", Detail: detail, Reason: x.Reason})
+	if err != nil {
+		return "", err
+	}
+	if v.Decision == editor.DecisionReject {
+		e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, PulseID: pulseID, Status: "ExtensionRejected", Text: v.Feedback})
+		return "The user declined the extension" + feedbackText(v.Feedback) + " Finish now with what you have.", nil
+	}
+	e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, PulseID: pulseID, Status: "ExtensionApproved"})
+	return "Extension approved. Continue with the remaining work:\n" + bullets(x.Remaining), nil
+}
+
+// reply asks the user to answer the agent's prose message. "" means there
+// is no one to answer (a headless run): the agent is nudged to finish.
+func (e *Engine) reply(ctx context.Context, wf store.Workflow, text string) (string, error) {
+	q := []editor.Question{{Type: editor.FreeText, Prompt: "Reply to the " + wf.Stage + " agent"}}
+	var answers []editor.Answer
+	err := e.ask(ctx, wf, pendingReply, map[string]string{"message": text}, func() (any, bool, error) {
+		var err error
+		answers, err = e.cfg.Editor.Ask(ctx, q)
+		if errors.Is(err, editor.ErrNoTTY) {
+			return "", false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if len(answers) != 1 || answers[0].Dismissed {
+			return nil, true, nil
+		}
+		return answers, false, nil
+	})
+	if err != nil || len(answers) != 1 {
+		return "", err
+	}
+	return strings.TrimSpace(strings.Join(answers[0].Values, "\n")), nil
+}
+
+func bullets(items []string) string {
+	var b strings.Builder
+	for _, s := range items {
+		b.WriteString("- " + s + "\n")
+	}
+	return b.String()
+}
+
+func feedbackText(fb string) string {
+	if strings.TrimSpace(fb) == "" {
+		return "."
+	}
+	return ": " + strings.TrimSpace(fb)
+}

@@ -1,0 +1,232 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/terminal"
+)
+
+// conversation is one agent at work in a stage (or in one pulse: each
+// pulse has its own, so it sees only its own messages), with everything it
+// does recorded. Outside a workflow (a review of any range, wf.ID "")
+// nothing but the events is recorded.
+type conversation struct {
+	e       *Engine
+	wf      store.Workflow
+	stage   Stage
+	pulse   string // the store id of the pulse, "" outside pulses
+	sess    *tools.Session
+	agent   *agent.Agent
+	role    string
+	model   string
+	saved   int // notes already in the store
+	mu      sync.Mutex
+	running map[string][]int64 // open tool-call records by tool name
+}
+
+// talkOptions say where and with what an agent works.
+type talkOptions struct {
+	// Root is the directory the agent's tools are confined to.
+	Root string
+	// Extra are tools added to the role's (review tools, the gated
+	// complete_pulse).
+	Extra []tools.Tool
+	// Pinned is kept verbatim through compaction (scope card, plan, …).
+	Pinned string
+	// Baselines are preflight's known issues (pulses filter their output).
+	Baselines []tools.Baseline
+}
+
+// open starts a conversation for a stage's role.
+func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulseID string, o talkOptions) (*conversation, error) {
+	role := stage.Role()
+	var search tools.Searcher
+	if e.cfg.Search != nil {
+		search = e.cfg.Search(o.Root)
+	}
+	sess, err := tools.NewSession(tools.SessionConfig{Root: o.Root, Role: role, Mode: e.cfg.Mode, Editor: e.cfg.Editor, Search: search,
+		Workflow: true, StateDir: e.cfg.Repo.StateDir()})
+	if err != nil {
+		return nil, fmt.Errorf("%s session: %w", role, err)
+	}
+	sess.SetBaselines(o.Baselines)
+	var notes []store.Note
+	if wf.ID != "" {
+		if notes, err = e.cfg.Store.Notes(ctx, wf.ID, string(stage)); err != nil {
+			sess.Close()
+			return nil, err
+		}
+	}
+	for _, n := range notes {
+		sess.AddNote(n.Content)
+	}
+	reg, err := agent.Registry(role, tools.Deps{Web: e.cfg.Web}, o.Extra...)
+	if err != nil {
+		sess.Close()
+		return nil, err
+	}
+	c := &conversation{e: e, wf: wf, stage: stage, pulse: pulseID, sess: sess, role: role, model: e.cfg.Settings.ModelFor(role),
+		saved: len(notes), running: map[string][]int64{}}
+	pinned := o.Pinned
+	a, err := agent.New(agent.Config{Role: role, Model: e.cfg.Model, ModelName: c.model,
+		Engine: tools.NewEngine(reg, e.cfg.Hooks, e.cfg.Log).WithGuardrails(e.cfg.Guardrails), Session: sess,
+		MaxIterations: e.cfg.MaxIterations, ContextWindow: e.cfg.Settings.ContextWindow, Meter: e.cfg.Meter, Pricing: e.cfg.Settings.Pricing,
+		JSONEnvelope: e.cfg.Settings.JSONEnvelope, Pinned: func() string { return pinned },
+		Events: func(ev agent.Event) { c.observe(ctx, ev) }})
+	if err != nil {
+		sess.Close()
+		return nil, err
+	}
+	c.agent = a
+	return c, nil
+}
+
+func (c *conversation) close() { c.sess.Close() }
+
+// observe records the agent's tool calls with their reasons and forwards
+// its activity.
+func (c *conversation) observe(ctx context.Context, ev agent.Event) {
+	ctx = context.WithoutCancel(ctx)
+	out := Event{Kind: ev.Kind, WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Tool: ev.Tool, Reason: ev.Reason, Text: ev.Text, Failed: ev.Failed}
+	switch ev.Kind {
+	case "tool_call":
+		if c.wf.ID == "" {
+			break
+		}
+		tc := store.ToolCall{WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Name: ev.Tool, Reason: ev.Reason, Args: json.RawMessage("{}")}
+		if err := c.e.cfg.Store.AddToolCall(ctx, &tc); err != nil {
+			c.e.cfg.Log.Warn("record tool call", "err", err)
+		}
+		c.mu.Lock()
+		c.running[ev.Tool] = append(c.running[ev.Tool], tc.ID)
+		c.mu.Unlock()
+	case "tool_result":
+		c.mu.Lock()
+		var id int64
+		if q := c.running[ev.Tool]; len(q) > 0 {
+			id, c.running[ev.Tool] = q[0], q[1:]
+		}
+		c.mu.Unlock()
+		if id != 0 {
+			if err := c.e.cfg.Store.FinishToolCall(ctx, id, ev.Text, ev.Failed); err != nil {
+				c.e.cfg.Log.Warn("record tool result", "err", err)
+			}
+		}
+	case "text":
+		return // streamed deltas; the whole message is recorded at the end of the turn
+	}
+	c.e.emit(out)
+}
+
+// record keeps one message of the conversation.
+func (c *conversation) record(ctx context.Context, role, content string, data any) {
+	if c.wf.ID == "" {
+		return
+	}
+	m := store.Message{WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Role: role, Content: content}
+	if data != nil {
+		m.Data, _ = json.Marshal(data)
+	}
+	if err := c.e.cfg.Store.AddMessage(context.WithoutCancel(ctx), &m); err != nil {
+		c.e.cfg.Log.Warn("record message", "err", err)
+	}
+}
+
+// saveNotes stores the notes the agent took this turn.
+func (c *conversation) saveNotes(ctx context.Context) {
+	notes := c.sess.Notes()
+	if c.wf.ID == "" {
+		return
+	}
+	for _, n := range notes[min(c.saved, len(notes)):] {
+		if err := c.e.cfg.Store.AddNote(context.WithoutCancel(ctx), &store.Note{WorkflowID: c.wf.ID, Stage: string(c.stage), Content: n.Text}); err != nil {
+			c.e.cfg.Log.Warn("record note", "err", err)
+		}
+	}
+	c.saved = len(notes)
+}
+
+// recordUsage stores a turn's token use and cost.
+func (c *conversation) recordUsage(ctx context.Context, u agent.Usage) {
+	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
+		return
+	}
+	cost := c.e.cfg.Settings.Pricing.Cost(u)
+	if c.wf.ID == "" {
+		return
+	}
+	if err := c.e.cfg.Store.AddUsage(context.WithoutCancel(ctx), &store.Usage{WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse,
+		Model: c.model, PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens), Cost: cost}); err != nil {
+		c.e.cfg.Log.Warn("record usage", "err", err)
+	}
+	c.e.emit(Event{Kind: "usage", WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse,
+		Text: fmt.Sprintf("%d prompt + %d completion tokens, $%.4f", u.PromptTokens, u.CompletionTokens, cost)})
+}
+
+// stageFailure is a stage whose agent could not finish (iteration limit,
+// budget, no result after many turns).
+type stageFailure struct{ reason string }
+
+func (f *stageFailure) Error() string { return f.reason }
+
+// handler decides what a stage's terminal call means: the next input for
+// the agent, or done.
+type handler func(ctx context.Context, out agent.Outcome) (next string, done bool, err error)
+
+// talk runs turns from input until handle says the stage's work is done.
+// Questions and extension requests are answered here, for every stage.
+func (c *conversation) talk(ctx context.Context, input string, handle handler) error {
+	nudges := 0
+	for turn := 0; turn < c.e.cfg.MaxTurns; turn++ {
+		c.record(ctx, agent.RoleUser, input, nil)
+		out, err := c.agent.RunTurn(ctx, input)
+		c.saveNotes(ctx)
+		c.recordUsage(ctx, out.Usage)
+		if err != nil {
+			return err
+		}
+		switch out.Kind {
+		case agent.OutcomeTerminal:
+			c.record(ctx, agent.RoleAssistant, "", map[string]any{"tool": out.Tool, "args": out.Args})
+			var done bool
+			switch out.Tool {
+			case terminal.AskQuestions:
+				input, err = c.e.askQuestions(ctx, c.wf, out.Args)
+			case terminal.RequestExtension:
+				input, err = c.e.extend(ctx, c.wf, c.pulse, out.Args)
+			default:
+				input, done, err = handle(ctx, out)
+			}
+			if err != nil || done {
+				return err
+			}
+		case agent.OutcomeText:
+			c.record(ctx, agent.RoleAssistant, out.Text, nil)
+			c.e.emit(Event{Kind: "message", WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Text: out.Text})
+			if input, err = c.e.reply(ctx, c.wf, out.Text); err != nil {
+				return err
+			}
+			if input == "" {
+				if nudges++; nudges > 3 {
+					return &stageFailure{reason: fmt.Sprintf("the %s agent kept answering in prose instead of finishing with %s", c.role, c.terminals())}
+				}
+				input = "Continue with the task. End your turn by calling one of " + c.terminals() + "."
+			}
+		default:
+			return &stageFailure{reason: out.Text}
+		}
+	}
+	return &stageFailure{reason: fmt.Sprintf("the %s agent did not finish in %d turns", c.role, c.e.cfg.MaxTurns)}
+}
+
+func (c *conversation) terminals() string {
+	spec, _ := agent.Spec(c.role)
+	return strings.Join(spec.Terminal, ", ")
+}

@@ -1,0 +1,295 @@
+package workflow
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+// Config wires an Engine to its parts.
+type Config struct {
+	Store *store.Store
+	Repo  *git.Repo
+	// Editor asks the user's approvals and questions.
+	Editor editor.Client
+	Model  agent.Model
+	// Settings choose the model per role, the context window and pricing.
+	Settings agent.Settings
+	// Mode is the confirmation policy for sensitive tool calls.
+	Mode       tools.Mode
+	Hooks      *tools.Hooks
+	Guardrails *tools.Guardrails
+	// Search returns the semantic search scope of a directory (the user's
+	// folder or a worktree); nil means nothing is indexed.
+	Search func(dir string) tools.Searcher
+	// Web backs web_code_search (nil: not configured).
+	Web tools.WebSearcher
+	// Meter counts usage across workflows and enforces the budget.
+	Meter *agent.Meter
+	Log   *slog.Logger
+	// Events receives what happens, for the CLI and the side panel (nil: dropped).
+	Events func(Event)
+	// MaxIterations caps model calls per agent turn (default 40).
+	MaxIterations int
+	// MaxTurns caps the turns of one stage's conversation before it fails
+	// (default 30).
+	MaxTurns int
+	// PreflightTimeout bounds preflight (default 20 minutes).
+	PreflightTimeout time.Duration
+	// StopPoll is how often a running workflow checks whether it was
+	// stopped from another process (default 500ms).
+	StopPoll time.Duration
+}
+
+// Event is something a workflow did.
+type Event struct {
+	// Kind is "stage", "tool_call", "tool_result", "message", "pulse",
+	// "card", "review_comment", "halt", "waiting" or "usage".
+	Kind       string `json:"kind"`
+	WorkflowID string `json:"workflowId"`
+	Stage      string `json:"stage,omitempty"`
+	PulseID    string `json:"pulseId,omitempty"`
+	Tool       string `json:"tool,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	Status     string `json:"status,omitempty"`
+	Text       string `json:"text,omitempty"`
+	Failed     bool   `json:"failed,omitempty"`
+}
+
+// Engine runs workflows: it moves them through their stages, asks the
+// user through the editor, works in git worktrees and records everything
+// in the store.
+type Engine struct {
+	cfg Config
+}
+
+// New checks the configuration and makes an Engine.
+func New(cfg Config) (*Engine, error) {
+	switch {
+	case cfg.Store == nil:
+		return nil, errors.New("workflow engine: no store")
+	case cfg.Repo == nil:
+		return nil, errors.New("workflow engine: no git repository")
+	case cfg.Editor == nil:
+		return nil, errors.New("workflow engine: no editor to ask the user")
+	case cfg.Model == nil:
+		return nil, errors.New("workflow engine: no model")
+	}
+	if cfg.MaxIterations <= 0 {
+		cfg.MaxIterations = 40
+	}
+	if cfg.MaxTurns <= 0 {
+		cfg.MaxTurns = 30
+	}
+	if cfg.PreflightTimeout <= 0 {
+		cfg.PreflightTimeout = 20 * time.Minute
+	}
+	if cfg.StopPoll <= 0 {
+		cfg.StopPoll = 500 * time.Millisecond
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = tools.ModeConfirmSensitive
+	}
+	return &Engine{cfg: cfg}, nil
+}
+
+// Store is the engine's store.
+func (e *Engine) Store() *store.Store { return e.cfg.Store }
+
+func (e *Engine) emit(ev Event) {
+	if e.cfg.Events != nil {
+		e.cfg.Events(ev)
+	}
+}
+
+// Task is what starts a workflow.
+type Task struct {
+	// Text is the user's request.
+	Text string
+	// Name is the workflow (and branch) name; made from the task when empty.
+	Name string
+	// Path forces the quick or full path ("": the scope card's recommendation).
+	Path Path
+	// Base is the branch the workflow starts from ("": the user's current branch).
+	Base string
+}
+
+// ErrWaiting is returned by Run when the workflow waits for the user: a
+// question or approval was dismissed and stays pending.
+var ErrWaiting = errors.New("waiting for the user")
+
+// Start records a new workflow in Scoping. Run takes it from there.
+func (e *Engine) Start(ctx context.Context, t Task) (store.Workflow, error) {
+	text := strings.TrimSpace(t.Text)
+	if text == "" {
+		return store.Workflow{}, errors.New("the task is empty: describe what the workflow should do")
+	}
+	if t.Path != "" {
+		if _, err := ParsePath(string(t.Path)); err != nil {
+			return store.Workflow{}, err
+		}
+	}
+	name := t.Name
+	if name == "" {
+		name = nameFor(text)
+	}
+	if err := git.ValidateName(name); err != nil {
+		return store.Workflow{}, err
+	}
+	if _, err := e.cfg.Store.WorkflowByName(ctx, name); err == nil {
+		return store.Workflow{}, fmt.Errorf("a workflow named %q exists: choose another name", name)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return store.Workflow{}, err
+	}
+	base := t.Base
+	if base == "" {
+		cur, err := e.cfg.Repo.CurrentBranch(ctx)
+		if err != nil {
+			return store.Workflow{}, fmt.Errorf("find the base branch: %w", err)
+		}
+		base = cur
+	}
+	baseCommit, err := e.cfg.Repo.ResolveCommit(ctx, base)
+	if err != nil {
+		return store.Workflow{}, fmt.Errorf("base %q: %w", base, err)
+	}
+	wf := store.Workflow{Name: name, Task: text, Stage: string(StageScoping), Path: string(t.Path), BaseBranch: base, BaseCommit: baseCommit,
+		WorkflowBranch: git.WorkflowBranch(name)}
+	if err := e.cfg.Store.CreateWorkflow(ctx, &wf); err != nil {
+		return store.Workflow{}, err
+	}
+	e.emit(Event{Kind: "stage", WorkflowID: wf.ID, Stage: wf.Stage, Text: "workflow " + name + " started"})
+	return wf, nil
+}
+
+var nonName = regexp.MustCompile(`[^a-z0-9]+`)
+
+// nameFor makes a workflow name from a task: a slug of its first words and
+// a random suffix.
+func nameFor(task string) string {
+	words := strings.Fields(strings.ToLower(task))
+	if len(words) > 5 {
+		words = words[:5]
+	}
+	slug := strings.Trim(nonName.ReplaceAllString(strings.Join(words, "-"), "-"), "-")
+	if len(slug) > 40 {
+		slug = strings.Trim(slug[:40], "-")
+	}
+	var b [3]byte
+	rand.Read(b[:])
+	if slug == "" {
+		slug = "workflow"
+	}
+	return slug + "-" + hex.EncodeToString(b[:])
+}
+
+// Find resolves a workflow by id or name.
+func (e *Engine) Find(ctx context.Context, idOrName string) (store.Workflow, error) {
+	wf, err := e.cfg.Store.Workflow(ctx, idOrName)
+	if errors.Is(err, store.ErrNotFound) {
+		wf, err = e.cfg.Store.WorkflowByName(ctx, idOrName)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Workflow{}, fmt.Errorf("no workflow with id or name %q (autarch status lists them)", idOrName)
+	}
+	return wf, err
+}
+
+// Stop marks a workflow Stopped. A process running it notices within
+// StopPoll, stops the agent and keeps uncommitted pulse work as a recovery
+// checkpoint; Resume continues it.
+func (e *Engine) Stop(ctx context.Context, id, reason string) error {
+	wf, err := e.Find(ctx, id)
+	if err != nil {
+		return err
+	}
+	if wf.Status == store.WorkflowCompleted || wf.Status == store.WorkflowAbandoned {
+		return fmt.Errorf("workflow %s is %s: nothing to stop", wf.Name, wf.Status)
+	}
+	if reason == "" {
+		reason = "stopped by the user"
+	}
+	if err := e.cfg.Store.SetWorkflowStatus(ctx, wf.ID, store.WorkflowStopped, reason); err != nil {
+		return err
+	}
+	e.emit(Event{Kind: "halt", WorkflowID: wf.ID, Stage: wf.Stage, Status: string(store.WorkflowStopped), Text: reason})
+	return nil
+}
+
+// Resume makes a stopped, halted or waiting workflow active again and runs it.
+func (e *Engine) Resume(ctx context.Context, id string) (store.Workflow, error) {
+	wf, err := e.Find(ctx, id)
+	if err != nil {
+		return store.Workflow{}, err
+	}
+	switch wf.Status {
+	case store.WorkflowCompleted, store.WorkflowAbandoned:
+		return wf, fmt.Errorf("workflow %s is %s and cannot be resumed", wf.Name, wf.Status)
+	}
+	if wf.Status != store.WorkflowActive {
+		if err := e.cfg.Store.SetWorkflowStatus(ctx, wf.ID, store.WorkflowActive, "resumed"); err != nil {
+			return wf, err
+		}
+	}
+	return e.Run(ctx, wf.ID)
+}
+
+// Recover finishes what a killed process left running: Running pulses
+// become Stopped, with their uncommitted work kept as a recovery
+// checkpoint; Running preflights become Failed. Call it once at start-up.
+func (e *Engine) Recover(ctx context.Context) error {
+	in, err := e.cfg.Store.RecoverInterrupted(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range in.Pulses {
+		wf, err := e.cfg.Store.Workflow(ctx, p.WorkflowID)
+		if err != nil {
+			return err
+		}
+		gw, err := e.cfg.Repo.OpenWorkflow(ctx, wf.Name, wf.BaseCommit)
+		if err != nil {
+			return fmt.Errorf("recover pulse %s of %s: %w", p.PlannedID, wf.Name, err)
+		}
+		cp, err := gw.RecoveryCheckpoint(ctx, p.PlannedID, store.InterruptedReason)
+		if err != nil {
+			return fmt.Errorf("recover pulse %s of %s: %w", p.PlannedID, wf.Name, err)
+		}
+		if cp.IsRecoveryCheckpoint {
+			if err := e.cfg.Store.RecordRecovery(ctx, p.ID, cp.Commit, diffStats(cp.Stats)); err != nil {
+				return err
+			}
+		}
+		if wf.Status == store.WorkflowActive {
+			if err := e.cfg.Store.SetWorkflowStatus(ctx, wf.ID, store.WorkflowStopped, store.InterruptedReason); err != nil {
+				return err
+			}
+		}
+		e.cfg.Log.Info("recovered interrupted pulse", "workflow", wf.Name, "pulse", p.PlannedID, "recovery", cp.IsRecoveryCheckpoint)
+	}
+	for _, p := range in.Preflights {
+		if err := e.cfg.Store.SetWorkflowStatus(ctx, p.WorkflowID, store.WorkflowStopped, store.InterruptedReason); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func diffStats(s git.Stats) store.DiffStats {
+	return store.DiffStats{Files: s.Files, Additions: s.Additions, Deletions: s.Deletions}
+}

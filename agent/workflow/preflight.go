@@ -1,0 +1,183 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/terminal"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+// worktree opens the workflow's branch and linked worktree, creating them
+// the first time, and records where they are.
+func (e *Engine) worktree(ctx context.Context, wf store.Workflow) (*git.Workflow, error) {
+	names, err := e.cfg.Repo.Workflows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var gw *git.Workflow
+	if contains(names, wf.Name) {
+		gw, err = e.cfg.Repo.OpenWorkflow(ctx, wf.Name, wf.BaseCommit)
+	} else {
+		gw, err = e.cfg.Repo.CreateWorkflow(ctx, wf.Name, wf.BaseCommit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if wf.WorktreePath != gw.Worktree || wf.WorkflowBranch != gw.Branch {
+		wf.WorktreePath, wf.WorkflowBranch = gw.Worktree, gw.Branch
+		if err := e.cfg.Store.UpdateWorkflow(ctx, &wf); err != nil {
+			return nil, err
+		}
+	}
+	return gw, nil
+}
+
+func contains(names []string, name string) bool {
+	for _, n := range names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// preflight prepares the worktree: the preflight agent installs
+// dependencies and records baselines. Modifying a tracked file, failing or
+// timing out abandons the workflow and removes its worktree.
+func (e *Engine) preflight(ctx context.Context, wf store.Workflow) error {
+	gw, err := e.worktree(ctx, wf)
+	if err != nil {
+		return err
+	}
+	wf, err = e.cfg.Store.Workflow(ctx, wf.ID)
+	if err != nil {
+		return err
+	}
+	setup := store.PreflightSetup{WorkflowID: wf.ID, ChannelID: wf.ID + "/preflight"}
+	if err := e.cfg.Store.StartPreflight(ctx, &setup); err != nil {
+		return err
+	}
+	e.emit(Event{Kind: "stage", WorkflowID: wf.ID, Stage: wf.Stage, Status: "running", Text: "preflight in " + gw.Worktree})
+	pctx, cancel := context.WithTimeoutCause(ctx, e.cfg.PreflightTimeout, errPreflightTimeout)
+	defer cancel()
+	result, failure, err := e.runPreflight(pctx, wf, gw)
+	if errors.Is(context.Cause(pctx), errPreflightTimeout) && ctx.Err() == nil {
+		failure, err = fmt.Sprintf("preflight timed out after %s", e.cfg.PreflightTimeout), nil
+	}
+	if err != nil {
+		return err
+	}
+	if failure != "" {
+		return e.abandon(ctx, wf, setup.ID, failure)
+	}
+	if _, err := gw.RecordArtifacts(ctx); err != nil {
+		return err
+	}
+	if err := e.cfg.Store.CompletePreflight(ctx, setup.ID, result); err != nil {
+		return err
+	}
+	if err := e.addQuickPulse(ctx, wf); err != nil {
+		return err
+	}
+	return e.next(ctx, wf)
+}
+
+var errPreflightTimeout = errors.New("preflight timed out")
+
+// runPreflight runs the preflight agent; failure explains why preflight
+// failed ("" when it completed).
+func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Workflow) (result store.PreflightResult, failure string, err error) {
+	conv, err := e.open(ctx, wf, StagePreflight, "", talkOptions{Root: gw.Worktree})
+	if err != nil {
+		return result, "", err
+	}
+	defer conv.close()
+	input := "Prepare this worktree for the pulses: initialise submodules, install dependencies, run the build, lint and tests once, record every pre-existing issue with record_baseline, then call complete_preflight."
+	err = conv.talk(ctx, input, func(ctx context.Context, out agent.Outcome) (string, bool, error) {
+		if out.Tool != terminal.CompletePreflight {
+			return "Call complete_preflight when the setup is done.", false, nil
+		}
+		var p terminal.Preflight
+		if err := json.Unmarshal(out.Args, &p); err != nil {
+			return "", false, fmt.Errorf("complete_preflight arguments: %w", err)
+		}
+		st, err := gw.Status(ctx)
+		if err != nil {
+			return "", false, err
+		}
+		if changed := st.TrackedChanges(); len(changed) > 0 {
+			failure = "preflight modified tracked files: " + strings.Join(changed, ", ")
+			return "", true, nil
+		}
+		for _, b := range conv.sess.Baselines() {
+			if err := e.cfg.Store.AddBaseline(ctx, &store.Baseline{WorkflowID: wf.ID, IssueType: b.IssueType, Source: b.Source, Pattern: b.Pattern,
+				FilePath: b.FilePath, Description: b.Description}); err != nil {
+				return "", false, err
+			}
+		}
+		result = store.PreflightResult{Summary: p.Summary, SetupCommands: p.SetupCommands, BuildSuccess: p.BuildSuccess, BaselinesRecorded: len(conv.sess.Baselines())}
+		return "", true, nil
+	})
+	var f *stageFailure
+	if errors.As(err, &f) {
+		return result, "preflight failed: " + f.reason, nil
+	}
+	return result, failure, err
+}
+
+// abandon ends a workflow whose preflight failed: its worktree and branch
+// (which hold nothing but the base) are removed.
+func (e *Engine) abandon(ctx context.Context, wf store.Workflow, setupID, reason string) error {
+	ctx = context.WithoutCancel(ctx)
+	if err := e.cfg.Store.FailPreflight(ctx, setupID, reason); err != nil {
+		return err
+	}
+	if err := e.cfg.Repo.RemoveWorkflow(ctx, wf.Name, git.RemoveOptions{DeleteBranch: true, DeletePulseBranches: true}); err != nil {
+		return err
+	}
+	if err := e.advance(ctx, wf, StageAbandoned); err != nil {
+		return err
+	}
+	if err := e.finish(ctx, wf, store.WorkflowAbandoned, reason); err != nil {
+		return err
+	}
+	return &Halt{Stage: StagePreflight, Reason: reason}
+}
+
+// addQuickPulse gives a quick-path workflow its single pulse, made from
+// the scope card.
+func (e *Engine) addQuickPulse(ctx context.Context, wf store.Workflow) error {
+	if Path(wf.Path) != PathQuick {
+		return nil
+	}
+	existing, err := e.cfg.Store.WorkflowPulses(ctx, wf.ID)
+	if err != nil || len(existing) > 0 {
+		return err
+	}
+	sc, err := e.cfg.Store.ApprovedScopeCard(ctx, wf.ID)
+	if err != nil {
+		return err
+	}
+	return e.cfg.Store.AddPulse(ctx, &store.Pulse{WorkflowID: wf.ID, PlannedID: "pulse-1", Title: sc.Title,
+		Description: sc.Description + "\n" + bullets(sc.InScope), EstimatedSize: "small"})
+}
+
+// baselines are preflight's recorded issues, for the pulses' sessions.
+func (e *Engine) baselines(ctx context.Context, wf store.Workflow) ([]tools.Baseline, error) {
+	bs, err := e.cfg.Store.Baselines(ctx, wf.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tools.Baseline, len(bs))
+	for i, b := range bs {
+		out[i] = tools.Baseline{ID: b.ID, IssueType: b.IssueType, Source: b.Source, Pattern: b.Pattern, FilePath: b.FilePath, Description: b.Description}
+	}
+	return out, nil
+}

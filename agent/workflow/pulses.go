@@ -1,0 +1,291 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/terminal"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+// pulse runs the workflow's pulses in plan order. All succeeded cleanly:
+// the workflow moves to Review. A pulse failed, was stopped or completed
+// with unresolved issues: orchestration halts for the user.
+func (e *Engine) pulse(ctx context.Context, wf store.Workflow) error {
+	gw, err := e.worktree(ctx, wf)
+	if err != nil {
+		return err
+	}
+	pulses, err := e.plannedPulses(ctx, wf)
+	if err != nil {
+		return err
+	}
+	baselines, err := e.baselines(ctx, wf)
+	if err != nil {
+		return err
+	}
+	pinned, err := e.pinned(ctx, wf)
+	if err != nil {
+		return err
+	}
+	r := &pulseRunner{e: e, wf: wf, gw: gw, pulses: map[string]store.Pulse{}, baselines: baselines, pinned: pinned}
+	var planned []PlannedPulse
+	done := map[string]bool{}
+	for _, p := range pulses {
+		r.pulses[p.PlannedID] = p
+		planned = append(planned, PlannedPulse{ID: p.PlannedID, Title: p.Title, Description: p.Description, ExpectedChanges: p.ExpectedChanges,
+			EstimatedSize: p.EstimatedSize, DependsOn: p.DependsOn})
+		done[p.PlannedID] = p.Status == PulseSucceeded
+	}
+	err = RunPulses(ctx, r, planned, done)
+	var h *Halt
+	switch {
+	case errors.As(err, &h) && ctx.Err() == nil:
+		if err := e.finish(ctx, wf, store.WorkflowHalted, h.Error()); err != nil {
+			return err
+		}
+		return h
+	case err != nil:
+		return err
+	}
+	return e.next(ctx, wf)
+}
+
+// plannedPulses are the pulses to run: the approved plan's, or the quick
+// path's single pulse.
+func (e *Engine) plannedPulses(ctx context.Context, wf store.Workflow) ([]store.Pulse, error) {
+	if Path(wf.Path) == PathQuick {
+		return e.cfg.Store.WorkflowPulses(ctx, wf.ID)
+	}
+	plan, err := e.cfg.Store.ApprovedPlan(ctx, wf.ID)
+	if err != nil {
+		return nil, fmt.Errorf("the workflow has no approved plan: %w", err)
+	}
+	return e.cfg.Store.PlanPulses(ctx, plan.ID)
+}
+
+// pulseRunner runs one pulse: its branch, its agent in the worktree,
+// completion validation, the checkpoint or recovery commit.
+type pulseRunner struct {
+	e         *Engine
+	wf        store.Workflow
+	gw        *git.Workflow
+	pulses    map[string]store.Pulse // by planned id
+	baselines []tools.Baseline
+	pinned    string
+}
+
+func (r *pulseRunner) RunPulse(ctx context.Context, p PlannedPulse) (PulseOutcome, error) {
+	sp, ok := r.pulses[p.ID]
+	if !ok {
+		return PulseOutcome{}, fmt.Errorf("pulse %s is not in the store", p.ID)
+	}
+	resumed, err := r.start(ctx, sp)
+	if err != nil {
+		return PulseOutcome{}, err
+	}
+	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: p.ID, Status: string(PulseRunning), Text: p.Title})
+	conv, err := r.e.open(ctx, r.wf, StagePulsing, sp.ID, talkOptions{Root: r.gw.Worktree, Extra: []tools.Tool{r.e.completePulseTool(sp.ID)},
+		Pinned: r.pinned + "\n" + r.e.baselineText(r.baselines), Baselines: r.baselines})
+	if err != nil {
+		return r.end(ctx, sp, PulseFailed, err.Error(), err)
+	}
+	defer conv.close()
+	var result terminal.PulseDone
+	err = conv.talk(ctx, pulseInput(p, resumed), func(ctx context.Context, out agent.Outcome) (string, bool, error) {
+		if out.Tool != terminal.CompletePulse {
+			return "Call complete_pulse when the pulse is done.", false, nil
+		}
+		return "", true, json.Unmarshal(out.Args, &result)
+	})
+	var f *stageFailure
+	switch {
+	case err == nil:
+		return r.complete(ctx, sp, result)
+	case errors.As(err, &f):
+		return r.end(ctx, sp, PulseFailed, f.reason, nil)
+	case ctx.Err() != nil:
+		return r.end(ctx, sp, PulseStopped, "the workflow was stopped", ctx.Err())
+	case errors.Is(err, ErrWaiting):
+		return r.end(ctx, sp, PulseStopped, "waiting for the user to answer", err)
+	}
+	return r.end(ctx, sp, PulseFailed, err.Error(), err)
+}
+
+// start puts the worktree on the pulse's branch: a new one, or the kept
+// branch of an earlier failed or stopped run (resumed).
+func (r *pulseRunner) start(ctx context.Context, sp store.Pulse) (resumed bool, err error) {
+	kept, err := r.gw.PulseBranches(ctx)
+	if err != nil {
+		return false, err
+	}
+	branch := git.PulseBranch(r.wf.Name, sp.PlannedID)
+	if contains(kept, sp.PlannedID) {
+		if _, err := r.gw.ResumePulse(ctx, sp.PlannedID); err != nil {
+			return false, err
+		}
+		resumed = true
+	} else if branch, err = r.gw.StartPulse(ctx, sp.PlannedID); err != nil {
+		return false, err
+	}
+	return resumed, r.e.cfg.Store.StartPulse(ctx, sp.ID, store.PulseStart{PulseBranch: branch, WorktreePath: r.gw.Worktree})
+}
+
+// complete makes the checkpoint commit of an accepted pulse.
+func (r *pulseRunner) complete(ctx context.Context, sp store.Pulse, done terminal.PulseDone) (PulseOutcome, error) {
+	cp, err := r.gw.CompletePulse(ctx, sp.PlannedID, done.Summary)
+	if err != nil {
+		return r.end(ctx, sp, PulseFailed, "checkpoint commit failed: "+err.Error(), err)
+	}
+	unresolved := make([]UnresolvedIssue, len(done.UnresolvedIssues))
+	for i, u := range done.UnresolvedIssues {
+		unresolved[i] = UnresolvedIssue(u)
+	}
+	if err := r.e.cfg.Store.FinishPulse(context.WithoutCancel(ctx), sp.ID, store.PulseEnd{Status: PulseSucceeded, Summary: done.Summary,
+		CheckpointCommit: cp.Commit, Diff: diffStats(cp.Stats), UnresolvedIssues: unresolved}); err != nil {
+		return PulseOutcome{}, err
+	}
+	ev := "PulseCompleted"
+	if len(unresolved) > 0 {
+		ev = "PulseCompleted with unresolved issues"
+	}
+	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: sp.PlannedID, Status: string(PulseSucceeded),
+		Text: fmt.Sprintf("%s: %s (%s, +%d −%d)", ev, done.Summary, short(cp.Commit), cp.Stats.Additions, cp.Stats.Deletions)})
+	return PulseOutcome{Status: PulseSucceeded, Summary: done.Summary, Unresolved: unresolved}, nil
+}
+
+// end finishes a failed or stopped pulse, keeping uncommitted work as a
+// recovery checkpoint on its branch. cause, when set, is returned.
+func (r *pulseRunner) end(ctx context.Context, sp store.Pulse, status PulseStatus, reason string, cause error) (PulseOutcome, error) {
+	ctx = context.WithoutCancel(ctx)
+	cp, err := r.gw.RecoveryCheckpoint(ctx, sp.PlannedID, reason)
+	if err != nil {
+		return PulseOutcome{}, errors.Join(cause, fmt.Errorf("recovery checkpoint of pulse %s: %w", sp.PlannedID, err))
+	}
+	end := store.PulseEnd{Status: status, FailureReason: reason, IsRecoveryCheckpoint: cp.IsRecoveryCheckpoint}
+	if cp.IsRecoveryCheckpoint {
+		end.CheckpointCommit, end.Diff = cp.Commit, diffStats(cp.Stats)
+	}
+	if err := r.e.cfg.Store.FinishPulse(ctx, sp.ID, end); err != nil {
+		return PulseOutcome{}, errors.Join(cause, err)
+	}
+	text := reason
+	if cp.IsRecoveryCheckpoint {
+		text += fmt.Sprintf(" (work kept in recovery checkpoint %s on %s)", short(cp.Commit), cp.PulseBranch)
+	}
+	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: sp.PlannedID, Status: string(status), Text: text})
+	return PulseOutcome{Status: status, FailureReason: reason}, cause
+}
+
+func pulseInput(p PlannedPulse, resumed bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Implement pulse %s: %s\n\n%s\n", p.ID, p.Title, p.Description)
+	if len(p.ExpectedChanges) > 0 {
+		fmt.Fprintf(&b, "\nExpected changes: %s\n", strings.Join(p.ExpectedChanges, ", "))
+	}
+	if resumed {
+		b.WriteString("\nThis pulse was interrupted earlier; its work so far is in the worktree. Check what is there before continuing.\n")
+	}
+	b.WriteString("\nWhen the pulse is complete, builds and its tests pass, call complete_pulse with a Conventional Commit summary.")
+	return b.String()
+}
+
+// baselineText lists preflight's baselines for the pulsing agent.
+func (e *Engine) baselineText(bs []tools.Baseline) string {
+	if len(bs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Pre-existing issues recorded by preflight (not yours to fix; they do not count against the pulse):\n")
+	for _, x := range bs {
+		fmt.Fprintf(&b, "- %s %s: %s", x.Source, x.IssueType, x.Pattern)
+		if x.FilePath != "" {
+			b.WriteString(" in " + x.FilePath)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func short(commit string) string {
+	if len(commit) > 8 {
+		return commit[:8]
+	}
+	return commit
+}
+
+// completePulseTool is complete_pulse with the completion protocol: it is
+// rejected while tool failures since the pulse began are unresolved, and
+// offers the escape hatch after EscapeHatchAfter rejections.
+func (e *Engine) completePulseTool(pulseID string) tools.Tool {
+	var inner tools.Tool
+	for _, t := range terminal.ForRole("pulsing") {
+		if t.Name() == terminal.CompletePulse {
+			inner = t
+		}
+	}
+	return gatedTool{Tool: inner, check: func(ctx context.Context, s *tools.Session, args json.RawMessage) (*tools.Result, error) {
+		var p terminal.PulseDone
+		if err := json.Unmarshal(args, &p); err != nil {
+			return nil, fmt.Errorf("complete_pulse arguments: %w", err)
+		}
+		var failures []Failure
+		for _, f := range s.FailuresSince(0) {
+			failures = append(failures, Failure{Tool: f.Tool, Summary: f.Summary})
+		}
+		unresolved := make([]UnresolvedIssue, len(p.UnresolvedIssues))
+		for i, u := range p.UnresolvedIssues {
+			unresolved[i] = UnresolvedIssue(u)
+		}
+		sp, err := e.cfg.Store.Pulse(ctx, pulseID)
+		if err != nil {
+			return nil, err
+		}
+		v := ValidateCompletion(failures, sp.RejectionCount, unresolved)
+		if v.Accepted {
+			return nil, nil
+		}
+		if _, err := e.cfg.Store.AddRejection(ctx, pulseID); err != nil {
+			return nil, err
+		}
+		e.emit(Event{Kind: "pulse", WorkflowID: sp.WorkflowID, Stage: string(StagePulsing), PulseID: sp.PlannedID, Status: "CompletionRejected", Text: v.Message})
+		res := tools.OpErrorResult(v.Message)
+		return &res, nil
+	}}
+}
+
+// gatedTool runs a check after its tool accepted a call; a non-nil result
+// of the check replaces the tool's.
+type gatedTool struct {
+	tools.Tool
+	check func(ctx context.Context, s *tools.Session, args json.RawMessage) (*tools.Result, error)
+}
+
+func (g gatedTool) Run(ctx context.Context, s *tools.Session, args json.RawMessage) (tools.Result, error) {
+	res, err := g.Tool.Run(ctx, s, args)
+	if err != nil || res.Failed {
+		return res, err
+	}
+	over, err := g.check(ctx, s, args)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if over != nil {
+		return *over, nil
+	}
+	return res, nil
+}
+
+// Validate keeps the wrapped tool's schema check.
+func (g gatedTool) Validate(args json.RawMessage) error {
+	if v, ok := g.Tool.(interface{ Validate(json.RawMessage) error }); ok {
+		return v.Validate(args)
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+)
+
+// errStopped is the cause of a run's context when the workflow was stopped.
+var errStopped = errors.New("the workflow was stopped")
+
+// Run takes an active workflow through its stages until it is done, waits
+// for the user (ErrWaiting), halts (*Halt), is stopped, or fails. It
+// returns the workflow as it was left.
+func (e *Engine) Run(ctx context.Context, id string) (store.Workflow, error) {
+	wf, err := e.Find(ctx, id)
+	if err != nil {
+		return wf, err
+	}
+	if wf.Status != store.WorkflowActive {
+		return wf, fmt.Errorf("workflow %s is %s: resume it first", wf.Name, wf.Status)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go e.watchStop(ctx, wf.ID, cancel)
+	for {
+		wf, err = e.cfg.Store.Workflow(ctx, wf.ID)
+		if err != nil {
+			return wf, e.runErr(ctx, err)
+		}
+		if wf.Status != store.WorkflowActive || Stage(wf.Stage).Terminal() {
+			return wf, nil
+		}
+		if err := e.step(ctx, wf); err != nil {
+			wf, _ = e.cfg.Store.Workflow(context.WithoutCancel(ctx), wf.ID)
+			return wf, e.runErr(ctx, err)
+		}
+	}
+}
+
+// runErr turns the cancellation of a stopped workflow into a Halt.
+func (e *Engine) runErr(ctx context.Context, err error) error {
+	if errors.Is(context.Cause(ctx), errStopped) {
+		return &Halt{Status: PulseStopped, Reason: errStopped.Error()}
+	}
+	return err
+}
+
+// watchStop cancels a run when the workflow is marked Stopped (by this
+// process or another).
+func (e *Engine) watchStop(ctx context.Context, id string, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(e.cfg.StopPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			wf, err := e.cfg.Store.Workflow(ctx, id)
+			if err == nil && wf.Status == store.WorkflowStopped {
+				cancel(errStopped)
+				return
+			}
+		}
+	}
+}
+
+// step runs the current stage's work to its transition.
+func (e *Engine) step(ctx context.Context, wf store.Workflow) error {
+	switch Stage(wf.Stage) {
+	case StageScoping:
+		return e.scope(ctx, wf)
+	case StageResearch:
+		return e.research(ctx, wf)
+	case StagePlan:
+		return e.plan(ctx, wf)
+	case StagePreflight:
+		return e.preflight(ctx, wf)
+	case StagePulsing:
+		return e.pulse(ctx, wf)
+	case StageReview:
+		return e.review(ctx, wf)
+	}
+	return fmt.Errorf("workflow %s is in stage %q, which runs no work", wf.Name, wf.Stage)
+}
+
+// advance moves a workflow to its next stage and clears the notes of the
+// stage it leaves.
+func (e *Engine) advance(ctx context.Context, wf store.Workflow, to Stage) error {
+	err := e.cfg.Store.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.AdvanceStage(ctx, wf.ID, wf.Stage, string(to)); err != nil {
+			return err
+		}
+		return tx.ClearNotes(ctx, wf.ID, wf.Stage)
+	})
+	if err != nil {
+		return err
+	}
+	e.emit(Event{Kind: "stage", WorkflowID: wf.ID, Stage: string(to), Text: fmt.Sprintf("%s → %s", wf.Stage, to)})
+	return nil
+}
+
+// next advances to the stage that follows wf's on its path.
+func (e *Engine) next(ctx context.Context, wf store.Workflow) error {
+	to, err := Next(Stage(wf.Stage), Path(wf.Path))
+	if err != nil {
+		return err
+	}
+	return e.advance(ctx, wf, to)
+}
+
+// finish ends a workflow with a status (Completed, Abandoned, Halted, …).
+func (e *Engine) finish(ctx context.Context, wf store.Workflow, status store.WorkflowStatus, reason string) error {
+	ctx = context.WithoutCancel(ctx)
+	if err := e.cfg.Store.SetWorkflowStatus(ctx, wf.ID, status, reason); err != nil {
+		return err
+	}
+	e.emit(Event{Kind: "halt", WorkflowID: wf.ID, Stage: wf.Stage, Status: string(status), Text: reason})
+	return nil
+}

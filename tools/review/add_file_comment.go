@@ -1,0 +1,26 @@
+package review
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/autarch-dev/autarch/tools"
+)
+
+//go:embed add_file_comment.md
+var addFileCommentDesc string
+
+type addFileCommentParams struct {
+	Reason      string `json:"reason"`
+	FilePath    string `json:"file_path" jsonschema:"The file path this comment applies to"`
+	Severity    string `json:"severity" jsonschema:"The severity level: High, Medium, or Low"`
+	Category    string `json:"category" jsonschema:"The category of the comment (e.g., security, performance, style, bug, architecture)"`
+	Description string `json:"description" jsonschema:"The description/content of the comment"`
+}
+
+func newAddFileComment(b Backend) tools.Tool {
+	return tools.Define("add_file_comment", addFileCommentDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addFileCommentParams) (tools.Result, error) {
+		c := Comment{Type: "file", FilePath: p.FilePath, Severity: p.Severity, Category: p.Category, Description: p.Description}
+		return added(ctx, b, c, "File comment added successfully")
+	})
+}

@@ -1,0 +1,34 @@
+package review
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/autarch-dev/autarch/tools"
+)
+
+//go:embed add_line_comment.md
+var addLineCommentDesc string
+
+type addLineCommentParams struct {
+	Reason      string `json:"reason"`
+	FilePath    string `json:"file_path" jsonschema:"The file path this comment applies to"`
+	StartLine   int    `json:"start_line" jsonschema:"The starting line number for the comment"`
+	Severity    string `json:"severity" jsonschema:"The severity level: High, Medium, or Low"`
+	Category    string `json:"category" jsonschema:"The category of the comment (e.g., security, performance, style, bug, architecture)"`
+	Description string `json:"description" jsonschema:"The description/content of the comment"`
+	EndLine     *int   `json:"end_line,omitempty" jsonschema:"The ending line number (inclusive). Omit for single-line comments."`
+}
+
+func newAddLineComment(b Backend) tools.Tool {
+	return tools.Define("add_line_comment", addLineCommentDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addLineCommentParams) (tools.Result, error) {
+		c := Comment{Type: "line", FilePath: p.FilePath, StartLine: p.StartLine, Severity: p.Severity, Category: p.Category, Description: p.Description}
+		if p.EndLine != nil {
+			c.EndLine = *p.EndLine
+			if c.EndLine < c.StartLine {
+				return tools.OpErrorResult("end_line must be greater than or equal to start_line"), nil
+			}
+		}
+		return added(ctx, b, c, "Line comment added successfully")
+	})
+}

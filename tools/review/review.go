@@ -1,0 +1,77 @@
+// Package review holds the review agent's tools (spec/autarch-tools.md
+// "Review Tools"): get_diff, get_scope_card, add_line_comment,
+// add_file_comment and add_review_comment. They act on one review through a
+// Backend, which the workflow engine (or `autarch review`) provides;
+// complete_review is a terminal tool (package terminal).
+package review
+
+import (
+	"context"
+	"errors"
+
+	"github.com/autarch-dev/autarch/tools"
+)
+
+// Comment is one comment the review agent adds. Lines are new-side line
+// numbers of the reviewed diff.
+type Comment struct {
+	// Type is "line", "file" or "review".
+	Type        string
+	FilePath    string
+	StartLine   int
+	EndLine     int // 0 for a single-line comment
+	Severity    string
+	Category    string
+	Description string
+}
+
+// Scope is the approved scope card, as get_scope_card returns it.
+type Scope struct {
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	InScope     []string `json:"in_scope"`
+	OutOfScope  []string `json:"out_of_scope"`
+	Constraints []string `json:"constraints"`
+}
+
+// Backend is the review the tools act on.
+type Backend interface {
+	// Diff is the unified diff under review; ErrNoDiff when there is none.
+	Diff(ctx context.Context) (string, error)
+	// ScopeCard is the approved scope card; ErrNoScope when there is none.
+	ScopeCard(ctx context.Context) (Scope, error)
+	// AddComment validates and stores a comment and returns its id. A
+	// comment the model got wrong is reported as an *Invalid error whose
+	// text is the spec's error string.
+	AddComment(ctx context.Context, c Comment) (string, error)
+}
+
+// Errors a Backend returns for what does not exist.
+var (
+	ErrNoDiff  = errors.New("Diff artifact not found")
+	ErrNoScope = errors.New("Scope card not found")
+)
+
+// Invalid is a comment rejected for the model's mistake; its text is
+// handed to the model.
+type Invalid struct{ Msg string }
+
+func (e *Invalid) Error() string { return e.Msg }
+
+// Tools returns the review tools bound to a backend.
+func Tools(b Backend) []tools.Tool {
+	return []tools.Tool{newGetDiff(b), newGetScopeCard(b), newAddLineComment(b), newAddFileComment(b), newAddReviewComment(b)}
+}
+
+// added stores a comment and answers with the spec's shape.
+func added(ctx context.Context, b Backend, c Comment, message string) (tools.Result, error) {
+	id, err := b.AddComment(ctx, c)
+	var inv *Invalid
+	switch {
+	case errors.As(err, &inv):
+		return tools.OpErrorResult(inv.Msg), nil
+	case err != nil:
+		return tools.Result{}, err
+	}
+	return tools.JSONResult(map[string]any{"success": true, "comment_id": id, "message": message}, false), nil
+}
