@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -214,8 +215,23 @@ func prior(rel string, data []byte) float32 {
 		return 0.5
 	case bytes.Contains(data[:min(len(data), 1024)], []byte("Code generated")) && bytes.Contains(data[:min(len(data), 1024)], []byte("DO NOT EDIT")):
 		return 0.5
+	case !sourceExt[strings.ToLower(path.Ext(rel))]:
+		return nonSourcePrior
 	}
 	return 1
+}
+
+// nonSourcePrior scales files that are not source code (documentation,
+// data, configuration): a code search wants code first.
+var nonSourcePrior = float32(0.6)
+
+// sourceExt lists the extensions of source code.
+var sourceExt = map[string]bool{}
+
+func init() {
+	for _, e := range strings.Fields(".go .c .h .cc .cpp .hpp .cxx .hh .m .mm .s .asm .py .pyi .js .jsx .mjs .cjs .ts .tsx .java .kt .kts .scala .rs .rb .php .cs .fs .swift .dart .lua .pl .pm .r .jl .sh .bash .zsh .ps1 .sql .ex .exs .erl .hs .ml .mli .clj .el .vim .zig .nim .v .sv .vhd .proto .thrift .graphql .vue .svelte") {
+		sourceExt[e] = true
+	}
 }
 
 // addLocked replaces a file's chunks with d's.

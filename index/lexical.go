@@ -118,3 +118,68 @@ func (ix *Index) avgLens() [numFields]float64 {
 	}
 	return avg
 }
+
+// fileMix is the share of the file-level BM25F score in a chunk's lexical
+// score: a chunk of a file that matches the query as a whole ranks higher.
+var fileMix = 0.3
+
+// fileScores scores whole files by BM25F over the sum of their chunks'
+// term frequencies (a file's path counted once).
+func (ix *Index) fileScores(qterms map[string]float64) []float32 {
+	nf := len(ix.byID)
+	lens := make([]float64, nf)
+	var total float64
+	files := 0
+	for i := range ix.chunks {
+		c := &ix.chunks[i]
+		if c.Dead {
+			continue
+		}
+		if lens[c.File] == 0 {
+			files++
+			lens[c.File] = fieldWeights[fieldPath] * float64(c.Len[fieldPath])
+		}
+		for f := fieldSymbol; f < numFields; f++ {
+			lens[c.File] += fieldWeights[f] * float64(c.Len[f])
+		}
+	}
+	for _, l := range lens {
+		total += l
+	}
+	if files == 0 {
+		return nil
+	}
+	avg := total / float64(files)
+	out := make([]float32, nf)
+	acc := make([]float64, nf)
+	var touched []uint32
+	for term, qw := range qterms {
+		id, ok := ix.lex.Terms[term]
+		if !ok {
+			continue
+		}
+		ps := ix.lex.Postings[id]
+		touched = touched[:0]
+		for _, p := range ps {
+			c := &ix.chunks[p.Chunk]
+			if c.Dead {
+				continue
+			}
+			if acc[c.File] == 0 {
+				touched = append(touched, c.File)
+				acc[c.File] = fieldWeights[fieldPath] * float64(p.N[fieldPath])
+			}
+			for f := fieldSymbol; f < numFields; f++ {
+				acc[c.File] += fieldWeights[f] * float64(p.N[f])
+			}
+		}
+		df := float64(len(touched))
+		idf := math.Log(1 + (float64(files)-df+0.5)/(df+0.5))
+		for _, f := range touched {
+			tf := acc[f] / (1 - bm25B + bm25B*lens[f]/avg)
+			out[f] += float32(qw * idf * tf * (bm25K1 + 1) / (bm25K1 + tf))
+			acc[f] = 0
+		}
+	}
+	return out
+}

@@ -51,7 +51,7 @@ const (
 // Fusion settings, chosen on the ../shared/bench dev splits.
 var (
 	fusion       = fuseMinMax
-	fusionAlpha  = 0.5  // share of the lexical ranking
+	fusionAlpha  = 0.7  // share of the lexical ranking
 	rrfK         = 60.0 // RRF's rank offset
 	lexicalDepth = 1000 // lexical candidates fused
 	vectorDepth  = 200  // vector candidates fused (exhaustive vector search)
@@ -97,6 +97,19 @@ func (ix *Index) search(q Query, mode rankMode) ([]Hit, error) {
 		Tokens(q.Text, func(t string) { qterms[t]++ })
 		for t, w := range qterms {
 			ix.scoreTerm(s, t, w)
+		}
+		if fileMix > 0 && len(s.touched) > 0 {
+			fs := ix.fileScores(qterms)
+			var topC, topF float32
+			for _, id := range s.touched {
+				topC = max(topC, s.scores[id])
+				topF = max(topF, fs[ix.chunks[id].File])
+			}
+			if topC > 0 && topF > 0 {
+				for _, id := range s.touched {
+					s.scores[id] = float32((1-fileMix)*float64(s.scores[id]/topC) + fileMix*float64(fs[ix.chunks[id].File]/topF))
+				}
+			}
 		}
 	}
 	var cands []uint32
