@@ -41,6 +41,10 @@ func (e *Engine) review(ctx context.Context, wf store.Workflow) error {
 	if err := e.next(ctx, wf); err != nil {
 		return err
 	}
+	// The work is on the workflow branch; the worktree is no longer needed.
+	if err := e.cfg.Repo.RemoveWorkflow(ctx, wf.Name, git.RemoveOptions{}); err != nil {
+		return err
+	}
 	return e.finish(ctx, wf, store.WorkflowCompleted, "review completed")
 }
 
@@ -188,8 +192,7 @@ func (b *reviewBackend) AddComment(ctx context.Context, c review.Comment) (strin
 			if end == 0 {
 				end = rc.StartLine
 			}
-			// Lines outside the change were there before: pre-existing.
-			rc.PreExisting = !fd.Touches(rc.StartLine, end)
+			rc.PreExisting = !addsAny(fd, rc.StartLine, end)
 		}
 	}
 	err := b.e.cfg.Store.AddComment(ctx, &rc)
@@ -202,6 +205,19 @@ func (b *reviewBackend) AddComment(ctx context.Context, c review.Comment) (strin
 	b.e.emit(Event{Kind: "review_comment", WorkflowID: b.wf.ID, Stage: string(StageReview), Status: rc.Severity,
 		Text: fmt.Sprintf("%s:%d %s", rc.FilePath, rc.StartLine, rc.Description)})
 	return rc.ID, nil
+}
+
+// addsAny reports whether the change added any of the new-side lines
+// start..end; a comment on lines it did not add is about pre-existing code.
+func addsAny(fd *git.FileDiff, start, end int) bool {
+	for _, h := range fd.Hunks {
+		for _, l := range h.Lines {
+			if l.Kind == git.LineAdded && l.New >= start && l.New <= end {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var _ review.Backend = (*reviewBackend)(nil)

@@ -1,0 +1,453 @@
+package workflow_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.lsp.dev/protocol"
+	"golang.org/x/tools/txtar"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/openai"
+	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+var scenarioFilter = flag.String("scenario", "", "run only workflow scenarios whose file name contains this")
+
+// scenarioConfig is a scenario's config.json.
+type scenarioConfig struct {
+	Task string `json:"task"`
+	Name string `json:"name"`
+	Path string `json:"path"`
+	// Approvals answer approval requests in order: "approve",
+	// "reject:feedback" or "dismiss".
+	Approvals []string `json:"approvals"`
+	// Answers answer ask_questions calls in order: the values of each
+	// question, or nil to dismiss it.
+	Answers [][][]string `json:"answers"`
+	// StopOnEvent stops the workflow when an event's text contains it.
+	StopOnEvent string `json:"stopOnEvent"`
+	// ResumeApprovals, when set, resumes the workflow after the first run
+	// with these approvals (and the remaining script).
+	Resume bool `json:"resume"`
+}
+
+// scenarioWant is a scenario's want.json.
+type scenarioWant struct {
+	Stage   string   `json:"stage"`
+	Status  string   `json:"status"`
+	Error   string   `json:"error"`
+	Commits []string `json:"commits"`
+	Pulses  map[string]struct {
+		Status     string `json:"status"`
+		Rejections int    `json:"rejections"`
+		Recovery   bool   `json:"recovery"`
+		Unresolved int    `json:"unresolved"`
+	} `json:"pulses"`
+	Baselines int               `json:"baselines"`
+	Approvals []string          `json:"approvals"`
+	Files     map[string]string `json:"files"`
+	// KeptBranches are pulse ids whose branches remain.
+	KeptBranches []string `json:"keptBranches"`
+	Review       *struct {
+		Recommendation string `json:"recommendation"`
+		Comments       []struct {
+			Type        string `json:"type"`
+			File        string `json:"file"`
+			Line        int    `json:"line"`
+			Severity    string `json:"severity"`
+			PreExisting bool   `json:"preExisting"`
+		} `json:"comments"`
+	} `json:"review"`
+	WorktreeRemoved bool     `json:"worktreeRemoved"`
+	BranchRemoved   bool     `json:"branchRemoved"`
+	Reasons         []string `json:"reasons"`
+}
+
+func TestWorkflowScenarios(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/scenarios/*.txt")
+	if len(paths) == 0 {
+		t.Fatal("no scenarios")
+	}
+	for _, path := range paths {
+		if *scenarioFilter != "" && !strings.Contains(path, *scenarioFilter) {
+			continue
+		}
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
+			t.Parallel()
+			runScenario(t, path)
+		})
+	}
+}
+
+// harness is one scenario's world: a real git repo, the scripted model, a
+// scripted editor, a store.
+type harness struct {
+	t      *testing.T
+	dir    string
+	repo   *git.Repo
+	store  *store.Store
+	ed     *scriptEditor
+	engine *workflow.Engine
+	model  *scripted.Server
+
+	mu     sync.Mutex
+	events []workflow.Event
+}
+
+func newHarness(t *testing.T, ar *txtar.Archive, cfg scenarioConfig) *harness {
+	t.Helper()
+	h := &harness{t: t, dir: t.TempDir()}
+	for _, f := range ar.Files {
+		if rel, ok := strings.CutPrefix(f.Name, "repo/"); ok {
+			p := filepath.Join(h.dir, rel)
+			must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			must(t, os.WriteFile(p, f.Data, 0o644))
+		}
+	}
+	gitRun(t, h.dir, "init", "-q", "-b", "main")
+	gitRun(t, h.dir, "add", "-A")
+	gitRun(t, h.dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
+	script, err := scripted.Parse(txtar.Format(&txtar.Archive{Comment: ar.Comment, Files: steps(ar)}))
+	must(t, err)
+	url, srv := scripted.Start(t, script)
+	h.model = srv
+	ctx := context.Background()
+	h.repo, err = git.Open(ctx, h.dir, git.Config{})
+	must(t, err)
+	h.store, err = store.Open(ctx, store.Path(h.repo.StateDir()), store.Options{})
+	must(t, err)
+	t.Cleanup(func() { h.store.Close() })
+	h.ed = &scriptEditor{t: t, approvals: cfg.Approvals, answers: cfg.Answers}
+	h.engine, err = workflow.New(workflow.Config{Store: h.store, Repo: h.repo, Editor: h.ed,
+		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
+		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo,
+		Log:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Events: func(ev workflow.Event) {
+			h.mu.Lock()
+			h.events = append(h.events, ev)
+			h.mu.Unlock()
+			if cfg.StopOnEvent != "" && strings.Contains(ev.Text, cfg.StopOnEvent) {
+				go h.engine.Stop(context.Background(), ev.WorkflowID, "stopped by the test")
+			}
+		}})
+	must(t, err)
+	return h
+}
+
+func steps(ar *txtar.Archive) []txtar.File {
+	var out []txtar.File
+	for _, f := range ar.Files {
+		if f.Name != "config.json" && f.Name != "want.json" && !strings.HasPrefix(f.Name, "repo/") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func runScenario(t *testing.T, path string) {
+	ar, err := txtar.ParseFile(path)
+	must(t, err)
+	var cfg scenarioConfig
+	var want scenarioWant
+	for _, f := range ar.Files {
+		switch f.Name {
+		case "config.json":
+			must(t, json.Unmarshal(f.Data, &cfg))
+		case "want.json":
+			must(t, json.Unmarshal(f.Data, &want))
+		}
+	}
+	h := newHarness(t, ar, cfg)
+	before := userTreeHash(t, h.dir)
+	ctx := context.Background()
+	wf, err := h.engine.Start(ctx, workflow.Task{Text: cfg.Task, Name: cfg.Name, Path: workflow.Path(cfg.Path)})
+	must(t, err)
+	wf, err = h.engine.Run(ctx, wf.ID)
+	if cfg.Resume {
+		t.Logf("first run ended: %v", err)
+		wf, err = h.engine.Resume(ctx, wf.ID)
+	}
+	h.check(wf, err, want)
+	if after := userTreeHash(t, h.dir); after != before {
+		t.Errorf("the user's HEAD, index or working tree changed:\nbefore %s\nafter  %s", before, after)
+	}
+	if errs := h.model.Errors(); len(errs) > 0 {
+		t.Errorf("model script mismatches:\n%s", strings.Join(errs, "\n"))
+	}
+	if n := h.model.Remaining(); n != 0 {
+		t.Errorf("%d scripted model steps were not used", n)
+	}
+}
+
+func (h *harness) check(wf store.Workflow, runErr error, want scenarioWant) {
+	t := h.t
+	ctx := context.Background()
+	switch {
+	case want.Error == "" && runErr != nil:
+		t.Errorf("run: %v", runErr)
+	case want.Error != "" && (runErr == nil || !strings.Contains(runErr.Error(), want.Error)):
+		t.Errorf("run error = %v, want it to contain %q", runErr, want.Error)
+	}
+	if wf.Stage != want.Stage || string(wf.Status) != want.Status {
+		t.Errorf("workflow ended in stage %s, status %s (%s); want %s, %s", wf.Stage, wf.Status, wf.StatusReason, want.Stage, want.Status)
+	}
+	if want.Commits != nil {
+		got := commitSubjects(t, h.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name))
+		if !slices.Equal(got, want.Commits) {
+			t.Errorf("workflow branch commits = %q, want %q", got, want.Commits)
+		}
+	}
+	pulses, err := h.store.WorkflowPulses(ctx, wf.ID)
+	must(t, err)
+	byID := map[string]store.Pulse{}
+	for _, p := range pulses {
+		byID[p.PlannedID] = p
+	}
+	for id, w := range want.Pulses {
+		p, ok := byID[id]
+		switch {
+		case !ok:
+			t.Errorf("pulse %s missing", id)
+		case string(p.Status) != w.Status || p.RejectionCount != w.Rejections || p.IsRecoveryCheckpoint != w.Recovery || len(p.UnresolvedIssues) != w.Unresolved:
+			t.Errorf("pulse %s: status %s, rejections %d, recovery %v, unresolved %d (%s); want %s, %d, %v, %d",
+				id, p.Status, p.RejectionCount, p.IsRecoveryCheckpoint, len(p.UnresolvedIssues), p.FailureReason, w.Status, w.Rejections, w.Recovery, w.Unresolved)
+		}
+	}
+	bs, err := h.store.Baselines(ctx, wf.ID)
+	must(t, err)
+	if len(bs) != want.Baselines {
+		t.Errorf("%d baselines, want %d", len(bs), want.Baselines)
+	}
+	if want.Approvals != nil && !slices.Equal(h.ed.kinds(), want.Approvals) {
+		t.Errorf("approvals asked = %q, want %q", h.ed.kinds(), want.Approvals)
+	}
+	for file, sub := range want.Files {
+		out := gitOut(t, h.dir, "show", git.WorkflowBranch(wf.Name)+":"+file)
+		if !strings.Contains(out, sub) {
+			t.Errorf("%s on the workflow branch does not contain %q:\n%s", file, sub, out)
+		}
+	}
+	kept := gitOut(t, h.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/autarch-pulse/")
+	var keptIDs []string
+	for _, ref := range strings.Fields(kept) {
+		keptIDs = append(keptIDs, ref[strings.LastIndex(ref, "/")+1:])
+	}
+	if !slices.Equal(keptIDs, want.KeptBranches) {
+		t.Errorf("kept pulse branches = %q, want %q", keptIDs, want.KeptBranches)
+	}
+	if want.Review != nil {
+		rc, err := h.store.LatestReview(ctx, wf.ID)
+		must(t, err)
+		if rc.Recommendation != want.Review.Recommendation {
+			t.Errorf("review recommendation %q, want %q", rc.Recommendation, want.Review.Recommendation)
+		}
+		cs, err := h.store.Comments(ctx, rc.ID)
+		must(t, err)
+		// Comment tools run in parallel: compare in file and line order.
+		slices.SortFunc(cs, func(a, b store.ReviewComment) int {
+			return strings.Compare(fmt.Sprintf("%s %s %06d", a.Type, a.FilePath, a.StartLine), fmt.Sprintf("%s %s %06d", b.Type, b.FilePath, b.StartLine))
+		})
+		if len(cs) != len(want.Review.Comments) {
+			t.Errorf("%d review comments, want %d: %+v", len(cs), len(want.Review.Comments), cs)
+		}
+		for i := range min(len(cs), len(want.Review.Comments)) {
+			c, w := cs[i], want.Review.Comments[i]
+			if string(c.Type) != w.Type || c.FilePath != w.File || c.StartLine != w.Line || c.Severity != w.Severity || c.PreExisting != w.PreExisting {
+				t.Errorf("comment %d = %s %s:%d %s preExisting=%v; want %s %s:%d %s preExisting=%v", i, c.Type, c.FilePath, c.StartLine, c.Severity, c.PreExisting,
+					w.Type, w.File, w.Line, w.Severity, w.PreExisting)
+			}
+		}
+	}
+	if _, err := os.Stat(h.repo.WorktreePath(wf.Name)); want.WorktreeRemoved != errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("worktree %s exists = %v, want removed = %v", h.repo.WorktreePath(wf.Name), err == nil, want.WorktreeRemoved)
+	}
+	branch := gitOut(t, h.dir, "for-each-ref", "--format=%(refname)", "refs/heads/"+git.WorkflowBranch(wf.Name))
+	if (strings.TrimSpace(branch) == "") != want.BranchRemoved {
+		t.Errorf("workflow branch present = %v, want removed = %v", branch != "", want.BranchRemoved)
+	}
+	var reasons []string
+	h.mu.Lock()
+	for _, ev := range h.events {
+		if ev.Kind == "tool_call" {
+			reasons = append(reasons, ev.Reason)
+		}
+	}
+	h.mu.Unlock()
+	i := 0
+	for _, r := range reasons {
+		if i < len(want.Reasons) && r == want.Reasons[i] {
+			i++
+		}
+	}
+	if i < len(want.Reasons) {
+		t.Errorf("tool call reason %q not seen in order; reasons: %q", want.Reasons[i], reasons)
+	}
+	calls, err := h.store.ToolCalls(ctx, wf.ID, "")
+	must(t, err)
+	if len(calls) == 0 && len(reasons) > 0 {
+		t.Errorf("no tool calls recorded in the store")
+	}
+}
+
+// userTreeHash fingerprints what the user owns: HEAD, the index and every
+// file of the working tree (outside .git).
+func userTreeHash(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	fmt.Fprintln(h, gitOut(t, dir, "symbolic-ref", "HEAD"), gitOut(t, dir, "rev-parse", "HEAD"))
+	idx, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	must(t, err)
+	h.Write(idx)
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			fmt.Fprintf(h, "%s %x\n", p, sha256.Sum256(b))
+		}
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+func commitSubjects(t *testing.T, dir, base, branch string) []string {
+	out := strings.TrimSpace(gitOut(t, dir, "log", "--reverse", "--format=%s", base+".."+branch))
+	if out == "" {
+		return []string{}
+	}
+	return strings.Split(out, "\n")
+}
+
+func gitRun(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	gitOut(t, dir, args...)
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// scriptEditor answers approvals and questions from the scenario's script
+// and records what it was asked.
+type scriptEditor struct {
+	t         *testing.T
+	mu        sync.Mutex
+	approvals []string
+	answers   [][][]string
+	asked     []editor.Approval
+}
+
+func (s *scriptEditor) kinds() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []string{}
+	for _, a := range s.asked {
+		out = append(out, a.Kind)
+	}
+	return out
+}
+
+func (s *scriptEditor) Approve(ctx context.Context, a editor.Approval) (editor.Verdict, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asked = append(s.asked, a)
+	if len(s.approvals) == 0 {
+		s.t.Errorf("unexpected approval request: %s", a.Title)
+		return editor.Verdict{Decision: editor.DecisionDismissed}, nil
+	}
+	next := s.approvals[0]
+	s.approvals = s.approvals[1:]
+	switch {
+	case next == "approve":
+		return editor.Verdict{Decision: editor.DecisionApprove}, nil
+	case next == "dismiss":
+		return editor.Verdict{Decision: editor.DecisionDismissed}, nil
+	case strings.HasPrefix(next, "reject:"):
+		return editor.Verdict{Decision: editor.DecisionReject, Feedback: strings.TrimPrefix(next, "reject:")}, nil
+	}
+	s.t.Errorf("bad scripted approval %q", next)
+	return editor.Verdict{Decision: editor.DecisionDismissed}, nil
+}
+
+func (s *scriptEditor) Ask(ctx context.Context, qs []editor.Question) ([]editor.Answer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(qs) == 1 && qs[0].Type == editor.FreeText && strings.HasPrefix(qs[0].Prompt, "Reply to") {
+		return nil, editor.ErrNoTTY // no one to chat with
+	}
+	if len(s.answers) == 0 {
+		s.t.Errorf("unexpected questions: %+v", qs)
+		return []editor.Answer{{Dismissed: true}}, nil
+	}
+	next := s.answers[0]
+	s.answers = s.answers[1:]
+	out := make([]editor.Answer, len(qs))
+	for i := range qs {
+		if i >= len(next) || next[i] == nil {
+			out[i] = editor.Answer{Dismissed: true}
+			continue
+		}
+		out[i] = editor.Answer{Values: next[i]}
+	}
+	return out, nil
+}
+
+func (s *scriptEditor) ShowMessage(context.Context, editor.MessageType, string) error { return nil }
+func (s *scriptEditor) LogMessage(context.Context, editor.MessageType, string) error  { return nil }
+func (s *scriptEditor) ShowMessageRequest(context.Context, editor.MessageType, string, []string) (string, error) {
+	return "", nil
+}
+func (s *scriptEditor) StartProgress(context.Context, string, bool) (editor.Progress, error) {
+	return nil, errors.New("no progress in tests")
+}
+func (s *scriptEditor) ApplyEdit(context.Context, string, protocol.WorkspaceEdit) (bool, error) {
+	return false, nil
+}
+func (s *scriptEditor) PublishDiagnostics(context.Context, protocol.PublishDiagnosticsParams) error {
+	return nil
+}
+func (s *scriptEditor) ShowDocument(context.Context, protocol.ShowDocumentParams) (bool, error) {
+	return false, nil
+}
+func (s *scriptEditor) Notify(context.Context, string, any) error { return nil }
+func (s *scriptEditor) Call(context.Context, string, any, any) error {
+	return errors.New("no custom requests in tests")
+}
