@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autarch-dev/autarch/agent"
@@ -73,6 +74,9 @@ type Event struct {
 // in the store.
 type Engine struct {
 	cfg Config
+
+	mu      sync.Mutex
+	running map[string]context.CancelCauseFunc // runs in this process, by workflow id
 }
 
 // New checks the configuration and makes an Engine.
@@ -105,7 +109,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Mode == "" {
 		cfg.Mode = tools.ModeConfirmSensitive
 	}
-	return &Engine{cfg: cfg}, nil
+	return &Engine{cfg: cfg, running: map[string]context.CancelCauseFunc{}}, nil
 }
 
 // Store is the engine's store.
@@ -227,6 +231,11 @@ func (e *Engine) Stop(ctx context.Context, id, reason string) error {
 	if err := e.cfg.Store.SetWorkflowStatus(ctx, wf.ID, store.WorkflowStopped, reason); err != nil {
 		return err
 	}
+	e.mu.Lock()
+	if cancel := e.running[wf.ID]; cancel != nil {
+		cancel(errStopped)
+	}
+	e.mu.Unlock()
 	e.emit(Event{Kind: "halt", WorkflowID: wf.ID, Stage: wf.Stage, Status: string(store.WorkflowStopped), Text: reason})
 	return nil
 }
@@ -240,6 +249,17 @@ func (e *Engine) Resume(ctx context.Context, id string) (store.Workflow, error) 
 	switch wf.Status {
 	case store.WorkflowCompleted, store.WorkflowAbandoned:
 		return wf, fmt.Errorf("workflow %s is %s and cannot be resumed", wf.Name, wf.Status)
+	}
+	// Questions left unanswered are asked again by the resumed agent; cards
+	// left pending are presented again by their stage.
+	open, err := e.cfg.Store.OpenPending(ctx, wf.ID)
+	if err != nil {
+		return wf, err
+	}
+	for _, p := range open {
+		if err := e.cfg.Store.CancelPending(ctx, p.ID); err != nil {
+			return wf, err
+		}
 	}
 	if wf.Status != store.WorkflowActive {
 		if err := e.cfg.Store.SetWorkflowStatus(ctx, wf.ID, store.WorkflowActive, "resumed"); err != nil {

@@ -25,6 +25,18 @@ func (e *Engine) Run(ctx context.Context, id string) (store.Workflow, error) {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	e.mu.Lock()
+	if e.running[wf.ID] != nil {
+		e.mu.Unlock()
+		return wf, fmt.Errorf("workflow %s is already running", wf.Name)
+	}
+	e.running[wf.ID] = cancel
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.running, wf.ID)
+		e.mu.Unlock()
+	}()
 	go e.watchStop(ctx, wf.ID, cancel)
 	for {
 		wf, err = e.cfg.Store.Workflow(ctx, wf.ID)

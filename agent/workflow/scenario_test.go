@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"golang.org/x/tools/txtar"
@@ -44,7 +45,8 @@ type scenarioConfig struct {
 	// Answers answer ask_questions calls in order: the values of each
 	// question, or nil to dismiss it.
 	Answers [][][]string `json:"answers"`
-	// StopOnEvent stops the workflow when an event's text contains it.
+	// StopOnEvent stops the workflow at an event, "kind:tool" (e.g.
+	// "tool_result:write_file").
 	StopOnEvent string `json:"stopOnEvent"`
 	// ResumeApprovals, when set, resumes the workflow after the first run
 	// with these approvals (and the remaining script).
@@ -141,13 +143,14 @@ func newHarness(t *testing.T, ar *txtar.Archive, cfg scenarioConfig) *harness {
 	h.engine, err = workflow.New(workflow.Config{Store: h.store, Repo: h.repo, Editor: h.ed,
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo,
+		StopPoll: 10 * time.Millisecond,
 		Log:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Events: func(ev workflow.Event) {
 			h.mu.Lock()
 			h.events = append(h.events, ev)
 			h.mu.Unlock()
-			if cfg.StopOnEvent != "" && strings.Contains(ev.Text, cfg.StopOnEvent) {
-				go h.engine.Stop(context.Background(), ev.WorkflowID, "stopped by the test")
+			if cfg.StopOnEvent != "" && ev.Kind+":"+ev.Tool == cfg.StopOnEvent {
+				h.engine.Stop(context.Background(), ev.WorkflowID, "stopped by the test")
 			}
 		}})
 	must(t, err)
