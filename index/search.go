@@ -93,8 +93,7 @@ func (ix *Index) search(q Query, mode rankMode) ([]Hit, error) {
 	// Lexical ranking.
 	s := &scorer{scores: make([]float32, len(ix.chunks))}
 	if mode != rankVector {
-		qterms := map[string]float64{}
-		Tokens(q.Text, func(t string) { qterms[t]++ })
+		qterms := queryTerms(q.Text)
 		for t, w := range qterms {
 			ix.scoreTerm(s, t, w)
 		}
@@ -327,4 +326,55 @@ func minMax(xs []float64) []float64 {
 		}
 	}
 	return out
+}
+
+// Query term weights.
+var (
+	// summaryWeight weighs the terms of a long query's first line (the
+	// subject of a commit message or an issue title) against its body.
+	summaryWeight = 2.0
+	// qtfPower damps repeated query terms: weight = count^qtfPower.
+	qtfPower = 0.5
+)
+
+// queryTerms weighs the terms of a query.
+func queryTerms(text string) map[string]float64 {
+	counts := map[string]float64{}
+	first, rest, multi := strings.Cut(strings.TrimSpace(text), "\n")
+	Tokens(first, func(t string) {
+		if queryStopwords[t] {
+			return
+		}
+		if multi {
+			counts[t] += summaryWeight
+		} else {
+			counts[t]++
+		}
+	})
+	Tokens(rest, func(t string) {
+		if !queryStopwords[t] {
+			counts[t]++
+		}
+	})
+	if qtfPower != 1 {
+		for t, n := range counts {
+			counts[t] = math.Pow(n, qtfPower)
+		}
+	}
+	return counts
+}
+
+// queryStopwords are English words that carry no topic in a query (they
+// stay indexed: code uses some as names).
+var queryStopwords = map[string]bool{}
+
+var useQueryStopwords = true
+
+func init() {
+	if !useQueryStopwords {
+		return
+	}
+	for _, w := range strings.Fields(`about above after again against all also am any because been before being below between both but could did doing down during each few further had has have having he her here hers herself him himself his its itself just me more most my myself no nor now off once only other our ours ourselves out over own same she should so some such than their theirs them themselves then there these they those through too under until up very was were where while who whom why will would your yours yourself yourselves its it's we'll we're we've don't doesn't isn't aren't wasn't weren't won't can't cannot currently instead still even already since though thus however therefore e.g i.e etc`) {
+		Tokens(w, func(t string) { queryStopwords[t] = true })
+	}
 }
