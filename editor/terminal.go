@@ -18,7 +18,8 @@ var ErrNoTTY = errors.New("No TTY available for confirmation")
 
 // Terminal is the Client of the CLI: messages on Out (stderr), answers read
 // from In. When Interactive is false, nothing is asked: approvals and
-// questions fail with ErrNoTTY unless AutoApprove is set.
+// questions fail with ErrNoTTY unless AutoApprove is set (approvals are
+// then approved and questions answered by autoAnswer).
 type Terminal struct {
 	In          io.Reader
 	Out         io.Writer
@@ -118,6 +119,9 @@ func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
 }
 
 func (t *Terminal) Ask(ctx context.Context, qs []Question) ([]Answer, error) {
+	if !t.Interactive && t.AutoApprove {
+		return t.autoAnswer(qs), nil
+	}
 	if !t.Interactive {
 		return nil, ErrNoTTY
 	}
@@ -211,4 +215,28 @@ func (t *Terminal) Notify(ctx context.Context, method string, params any) error 
 
 func (t *Terminal) Call(ctx context.Context, method string, params, result any) error {
 	return fmt.Errorf("%s is not available in the terminal", method)
+}
+
+// NoPreference is the free-text answer given without a person (--yes).
+const NoPreference = "No preference: use your best judgement."
+
+// autoAnswer answers questions without a person (--yes on a headless run):
+// the first option, the options in their order for ranked, NoPreference
+// for free text. Each answer is printed so the run's log shows it.
+func (t *Terminal) autoAnswer(qs []Question) []Answer {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]Answer, len(qs))
+	for i, q := range qs {
+		switch {
+		case q.Type == Ranked:
+			out[i] = Answer{Values: append([]string(nil), q.Options...)}
+		case q.Type == FreeText || len(q.Options) == 0:
+			out[i] = Answer{Values: []string{NoPreference}}
+		default:
+			out[i] = Answer{Values: []string{q.Options[0]}}
+		}
+		fmt.Fprintf(t.Out, "? %s\n  auto-answered (--yes): %s\n", q.Prompt, strings.Join(out[i].Values, ", "))
+	}
+	return out
 }

@@ -250,6 +250,11 @@ func (e *Engine) Resume(ctx context.Context, id string) (store.Workflow, error) 
 	case store.WorkflowCompleted, store.WorkflowAbandoned:
 		return wf, fmt.Errorf("workflow %s is %s and cannot be resumed", wf.Name, wf.Status)
 	}
+	unlock, err := e.lockRun(wf.ID)
+	if err != nil {
+		return wf, err
+	}
+	unlock()
 	// Questions left unanswered are asked again by the resumed agent; cards
 	// left pending are presented again by their stage.
 	open, err := e.cfg.Store.OpenPending(ctx, wf.ID)
@@ -269,43 +274,76 @@ func (e *Engine) Resume(ctx context.Context, id string) (store.Workflow, error) 
 	return e.Run(ctx, wf.ID)
 }
 
-// Recover finishes what a killed process left running: Running pulses
-// become Stopped, with their uncommitted work kept as a recovery
-// checkpoint; Running preflights become Failed. Call it once at start-up.
+// Recover finishes what a killed process left running: Running pulses of
+// workflows no live process runs become Stopped, with their uncommitted
+// work kept as a recovery checkpoint; Running preflights become Failed;
+// the workflows are Stopped, to be resumed. Call it at start-up.
 func (e *Engine) Recover(ctx context.Context) error {
-	in, err := e.cfg.Store.RecoverInterrupted(ctx)
+	wfs, err := e.cfg.Store.Workflows(ctx)
 	if err != nil {
 		return err
 	}
-	for _, p := range in.Pulses {
-		wf, err := e.cfg.Store.Workflow(ctx, p.WorkflowID)
+	for _, wf := range wfs {
+		if wf.Status == store.WorkflowCompleted || wf.Status == store.WorkflowAbandoned {
+			continue
+		}
+		unlock, err := e.lockRun(wf.ID)
+		if errors.Is(err, errLocked) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
+		err = e.recover(ctx, wf)
+		unlock()
+		if err != nil {
+			return fmt.Errorf("recover workflow %s: %w", wf.Name, err)
+		}
+	}
+	return nil
+}
+
+// recover cleans up one workflow whose process died.
+func (e *Engine) recover(ctx context.Context, wf store.Workflow) error {
+	interrupted := false
+	pulses, err := e.cfg.Store.WorkflowPulses(ctx, wf.ID)
+	if err != nil {
+		return err
+	}
+	for _, p := range pulses {
+		if p.Status != PulseRunning {
+			continue
+		}
+		interrupted = true
 		gw, err := e.cfg.Repo.OpenWorkflow(ctx, wf.Name, wf.BaseCommit)
 		if err != nil {
-			return fmt.Errorf("recover pulse %s of %s: %w", p.PlannedID, wf.Name, err)
+			return err
 		}
 		cp, err := gw.RecoveryCheckpoint(ctx, p.PlannedID, store.InterruptedReason)
 		if err != nil {
-			return fmt.Errorf("recover pulse %s of %s: %w", p.PlannedID, wf.Name, err)
+			return err
 		}
+		end := store.PulseEnd{Status: PulseStopped, FailureReason: store.InterruptedReason, IsRecoveryCheckpoint: cp.IsRecoveryCheckpoint}
 		if cp.IsRecoveryCheckpoint {
-			if err := e.cfg.Store.RecordRecovery(ctx, p.ID, cp.Commit, diffStats(cp.Stats)); err != nil {
-				return err
-			}
+			end.CheckpointCommit, end.Diff = cp.Commit, diffStats(cp.Stats)
 		}
-		if wf.Status == store.WorkflowActive {
-			if err := e.cfg.Store.SetWorkflowStatus(ctx, wf.ID, store.WorkflowStopped, store.InterruptedReason); err != nil {
-				return err
-			}
+		if err := e.cfg.Store.FinishPulse(ctx, p.ID, end); err != nil {
+			return err
 		}
 		e.cfg.Log.Info("recovered interrupted pulse", "workflow", wf.Name, "pulse", p.PlannedID, "recovery", cp.IsRecoveryCheckpoint)
 	}
-	for _, p := range in.Preflights {
-		if err := e.cfg.Store.SetWorkflowStatus(ctx, p.WorkflowID, store.WorkflowStopped, store.InterruptedReason); err != nil {
+	pf, err := e.cfg.Store.LatestPreflight(ctx, wf.ID)
+	switch {
+	case err == nil && pf.Status == store.PreflightRunning:
+		interrupted = true
+		if err := e.cfg.Store.FailPreflight(ctx, pf.ID, store.InterruptedReason); err != nil {
 			return err
 		}
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	if interrupted || wf.Status == store.WorkflowActive {
+		return e.cfg.Store.SetWorkflowStatus(ctx, wf.ID, store.WorkflowStopped, store.InterruptedReason)
 	}
 	return nil
 }

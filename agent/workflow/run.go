@@ -37,6 +37,11 @@ func (e *Engine) Run(ctx context.Context, id string) (store.Workflow, error) {
 		delete(e.running, wf.ID)
 		e.mu.Unlock()
 	}()
+	unlock, err := e.lockRun(wf.ID)
+	if err != nil {
+		return wf, err
+	}
+	defer unlock()
 	go e.watchStop(ctx, wf.ID, cancel)
 	for {
 		wf, err = e.cfg.Store.Workflow(ctx, wf.ID)

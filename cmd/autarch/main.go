@@ -40,6 +40,11 @@ func verbs() []verb {
 		agentVerb(),
 		indexVerb(),
 		searchVerb(),
+		runVerb(),
+		statusVerb(),
+		resumeVerb(),
+		stopVerb(),
+		reviewVerb(),
 		versionVerb(),
 	}
 }

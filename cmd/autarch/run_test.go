@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/autarch-dev/autarch/agent/scripted"
+)
+
+// scriptedRepo makes a git repository from a txtar's repo/ files and
+// returns it with the archive's model steps (all of them, or those whose
+// names sort from "from" on).
+func scriptedRepo(t *testing.T, path string) (dir string, steps func(from, to string) *scripted.Script) {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	for _, f := range ar.Files {
+		if rel, ok := strings.CutPrefix(f.Name, "repo/"); ok {
+			p := filepath.Join(dir, rel)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
+		gitCmd(t, dir, args...)
+	}
+	return dir, func(from, to string) *scripted.Script {
+		var files []txtar.File
+		for _, f := range ar.Files {
+			if !strings.HasPrefix(f.Name, "repo/") && f.Name >= from && (to == "" || f.Name < to) {
+				files = append(files, f)
+			}
+		}
+		s, err := scripted.Parse(txtar.Format(&txtar.Archive{Files: files}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+}
+
+func gitCmd(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// autarchCmd runs the built binary in dir against a scripted model.
+func autarchCmd(ctx context.Context, bin, dir, url string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+url, "OPENAI_API_KEY=test", "AUTARCH_MODEL=scripted")
+	return cmd
+}
+
+func TestRunFullPathFromTheCommandLine(t *testing.T) {
+	bin := buildBinary(t)
+	dir, steps := scriptedRepo(t, "testdata/run-full.txt")
+	url, _ := scripted.Start(t, steps("", ""))
+	head := gitCmd(t, dir, "rev-parse", "HEAD")
+	var stdout, stderr bytes.Buffer
+	cmd := autarchCmd(context.Background(), bin, dir, url, "run", "--yes", "--name", "calc-sub", "Add Sub to calc")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("autarch run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "calc-sub\tdone\tCompleted") {
+		t.Errorf("stdout = %q", stdout.String())
+	}
+	for _, want := range []string{"auto-answered (--yes): Sub", "▶ research", "• edit_file: Add Sub", "◆ pulse pulse-1 Succeeded", "■ review approve"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("the run's log lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if got := gitCmd(t, dir, "log", "--format=%s", "main..autarch/calc-sub"); got != "feat(calc): add Sub\n" {
+		t.Errorf("workflow branch commits = %q", got)
+	}
+	if got := gitCmd(t, dir, "rev-parse", "HEAD"); got != head || gitCmd(t, dir, "status", "--porcelain") != "" {
+		t.Errorf("the user's checkout changed")
+	}
+	status := autarchCmd(context.Background(), bin, dir, url, "status", "--json")
+	out, err := status.Output()
+	if err != nil {
+		t.Fatalf("autarch status: %v", err)
+	}
+	var rows []workflowStatus
+	if err := json.Unmarshal(out, &rows); err != nil || len(rows) != 1 || rows[0].Stage != "done" || rows[0].PulsesDone != 1 || rows[0].Pulses != 1 {
+		t.Errorf("status = %s (%v)", out, err)
+	}
+}
+
+func TestRunKilledMidPulseThenResumed(t *testing.T) {
+	bin := buildBinary(t)
+	dir, steps := scriptedRepo(t, "testdata/run-kill.txt")
+	url, _ := scripted.Start(t, steps("", "05"))
+	var stderr bytes.Buffer
+	cmd := autarchCmd(context.Background(), bin, dir, url, "run", "--yes", "--name", "half", "Add Half")
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	written := filepath.Join(dir, ".git", "autarch", "worktrees", "half", "half.go")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(written); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the pulse never wrote half.go:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // into the slow model call
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+
+	url2, _ := scripted.Start(t, steps("05", ""))
+	var out, errb bytes.Buffer
+	resume := autarchCmd(context.Background(), bin, dir, url2, "resume", "--yes", "half")
+	resume.Stdout, resume.Stderr = &out, &errb
+	if err := resume.Run(); err != nil {
+		t.Fatalf("autarch resume: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "half\tdone\tCompleted") {
+		t.Errorf("resume stdout = %q\n%s", out.String(), errb.String())
+	}
+	if got := gitCmd(t, dir, "show", "autarch/half:half.go"); !strings.Contains(got, "func Half") {
+		t.Errorf("the killed pulse's work is not on the workflow branch: %q", got)
+	}
+	if got := gitCmd(t, dir, "log", "--format=%s", "main..autarch/half"); got != "feat(calc): add Half\n" {
+		t.Errorf("workflow branch commits = %q", got)
+	}
+	if gitCmd(t, dir, "status", "--porcelain") != "" {
+		t.Errorf("the user's checkout changed")
+	}
+}

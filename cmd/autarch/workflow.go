@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/openai"
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+// engineFlags are the flags of the verbs that run workflow agents.
+type engineFlags struct {
+	root, baseURL, model, mode string
+	yes, stream, envelope      bool
+	maxIter                    int
+	budget                     float64
+	window                     int
+	pricePrompt, priceComplete float64
+}
+
+func addEngineFlags(fs *flag.FlagSet) *engineFlags {
+	f := &engineFlags{}
+	fs.StringVar(&f.root, "root", ".", "the project (a git repository)")
+	fs.StringVar(&f.baseURL, "base-url", os.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
+	fs.StringVar(&f.model, "model", os.Getenv("AUTARCH_MODEL"), "model name (env AUTARCH_MODEL; AUTARCH_MODEL_<ROLE> per role)")
+	fs.StringVar(&f.mode, "mode", string(tools.ModeConfirmSensitive), "confirmation mode for sensitive tool calls: yolo, confirm-sensitive or confirm-all")
+	fs.BoolVar(&f.yes, "yes", false, "approve every card, extension and tool call, and answer questions with defaults (headless runs)")
+	fs.BoolVar(&f.stream, "stream", true, "stream the model's answers")
+	fs.BoolVar(&f.envelope, "envelope", false, "use the JSON tool_calls envelope (models without native tool calling)")
+	fs.IntVar(&f.maxIter, "max-iterations", 40, "model calls per agent turn before the turn fails")
+	fs.Float64Var(&f.budget, "budget", 0, "stop when this many dollars are spent (0: no cap)")
+	fs.IntVar(&f.window, "context-window", 128000, "the model's context window in tokens")
+	fs.Float64Var(&f.pricePrompt, "price-prompt", 0, "dollars per million prompt tokens")
+	fs.Float64Var(&f.priceComplete, "price-completion", 0, "dollars per million completion tokens")
+	return f
+}
+
+// workflows is what the workflow verbs share: the repository, the store
+// and (for verbs that run agents) the engine.
+type workflows struct {
+	repo   *git.Repo
+	store  *store.Store
+	engine *workflow.Engine
+}
+
+func (w *workflows) close() { w.store.Close() }
+
+// openWorkflows opens the repository's workflow store and an engine over it.
+// needModel says whether the verb runs agents.
+func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool) (*workflows, error) {
+	repo, err := git.Open(ctx, f.root, git.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a git repository: %w", f.root, err)
+	}
+	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	w := &workflows{repo: repo, store: st}
+	settings := agent.Settings{Model: f.model, RoleModels: agent.RoleModelsFromEnv(), ContextWindow: f.window,
+		Pricing: agent.Pricing{PromptPerMillion: f.pricePrompt, CompletionPerMillion: f.priceComplete}, JSONEnvelope: f.envelope}
+	if needModel && settings.ModelFor(agent.Pulsing) == "" {
+		st.Close()
+		return nil, fmt.Errorf("no model: pass --model or set AUTARCH_MODEL")
+	}
+	mode := tools.ModeConfirmSensitive
+	if f.mode != "" {
+		if mode, err = tools.ParseMode(f.mode); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
+	if f.yes {
+		mode = tools.ModeYolo
+	}
+	hooks, err := tools.LoadHooks(repo.Top())
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	guard, err := tools.LoadGuardrails(repo.Top())
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in), AutoApprove: f.yes}
+	w.engine, err = workflow.New(workflow.Config{Store: st, Repo: repo, Editor: term,
+		Model:    openai.New(openai.Config{BaseURL: f.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: f.stream}),
+		Settings: settings, Mode: mode, Hooks: hooks, Guardrails: guard, Meter: agent.NewMeter(f.budget), MaxIterations: f.maxIter,
+		Search: func(dir string) tools.Searcher { return &lazySearcher{root: dir, io: io} },
+		Log:    slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Events: func(ev workflow.Event) { printEvent(io, ev) }})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	if err := w.engine.Recover(ctx); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("recover interrupted work: %w", err)
+	}
+	return w, nil
+}
+
+// printEvent shows a workflow event on the terminal (stderr).
+func printEvent(io stdio, ev workflow.Event) {
+	switch ev.Kind {
+	case "stage":
+		fmt.Fprintf(io.err, "▶ %s %s\n", ev.Stage, ev.Text)
+	case "tool_call":
+		fmt.Fprintf(io.err, "  • %s: %s\n", ev.Tool, ev.Reason)
+	case "tool_result":
+		if ev.Failed {
+			fmt.Fprintf(io.err, "    ✗ %s failed: %s\n", ev.Tool, ev.Text)
+		}
+	case "message":
+		fmt.Fprintf(io.err, "\n%s\n\n", ev.Text)
+	case "pulse":
+		fmt.Fprintf(io.err, "◆ pulse %s %s: %s\n", ev.PulseID, ev.Status, ev.Text)
+	case "card":
+		fmt.Fprintf(io.err, "■ %s %s\n", ev.Status, ev.Text)
+	case "review_comment":
+		fmt.Fprintf(io.err, "  ✎ [%s] %s\n", ev.Status, ev.Text)
+	case "halt":
+		fmt.Fprintf(io.err, "■ workflow %s: %s\n", ev.Status, ev.Text)
+	}
+}
+
+// runResult prints how a run ended and returns the exit code: 0 when the
+// workflow completed, 3 when it waits for the user or halted for review,
+// 1 on failure.
+func runResult(io stdio, wf store.Workflow, err error) int {
+	fmt.Fprintf(io.out, "%s\t%s\t%s\t%s\n", wf.ID, wf.Name, wf.Stage, wf.Status)
+	switch {
+	case err == nil && wf.Status == store.WorkflowCompleted:
+		return 0
+	case err == nil:
+		return 3
+	}
+	fmt.Fprintf(io.err, "autarch: %v\n", err)
+	if wf.Status == store.WorkflowAbandoned || wf.ID == "" {
+		return 1
+	}
+	if wf.Status == store.WorkflowAwaitingUser || wf.Status == store.WorkflowHalted || wf.Status == store.WorkflowStopped {
+		fmt.Fprintf(io.err, "autarch: continue with: autarch resume %s\n", wf.Name)
+		return 3
+	}
+	return 1
+}
