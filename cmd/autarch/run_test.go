@@ -157,3 +157,41 @@ func TestRunKilledMidPulseThenResumed(t *testing.T) {
 		t.Errorf("the user's checkout changed")
 	}
 }
+
+func TestReviewBranchOutsideAWorkflow(t *testing.T) {
+	bin := buildBinary(t)
+	dir, steps := scriptedRepo(t, "testdata/review-branch.txt")
+	gitCmd(t, dir, "checkout", "-q", "-b", "feature")
+	f, err := os.OpenFile(filepath.Join(dir, "calc.go"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\n// Div divides a by b.\nfunc Div(a, b int) int { return a / b }\n")
+	f.Close()
+	gitCmd(t, dir, "-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-qam", "add Div")
+	url, _ := scripted.Start(t, steps("", ""))
+	var out, errb bytes.Buffer
+	cmd := autarchCmd(context.Background(), bin, dir, url, "review", "--base", "main", "--json")
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("autarch review: %v\n%s", err, errb.String())
+	}
+	var res struct {
+		Card struct {
+			Recommendation, Summary, BaseRef string
+		}
+		Comments []struct {
+			FilePath    string
+			StartLine   int
+			Severity    string
+			PreExisting bool
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("review JSON: %v\n%s", err, out.String())
+	}
+	if res.Card.Recommendation != "reject" || res.Card.BaseRef != "main" || len(res.Comments) != 1 ||
+		res.Comments[0].FilePath != "calc.go" || res.Comments[0].StartLine != 7 || res.Comments[0].PreExisting {
+		t.Errorf("review = %+v", res)
+	}
+}
