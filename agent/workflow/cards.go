@@ -98,7 +98,11 @@ func (e *Engine) decide(ctx context.Context, wf store.Workflow, cs cardStage, c 
 			return "", false, err
 		}
 	}
-	e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, Status: string(c.kind) + " approved"})
+	status := string(c.kind) + " approved"
+	if c.kind == store.KindPlan {
+		status = "PlanCardResolved"
+	}
+	e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, Status: status})
 	wf, err = e.cfg.Store.Workflow(ctx, wf.ID)
 	if err != nil {
 		return "", false, err

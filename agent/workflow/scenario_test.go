@@ -48,6 +48,10 @@ type scenarioConfig struct {
 	// StopOnEvent stops the workflow at an event, "kind:tool" (e.g.
 	// "tool_result:write_file").
 	StopOnEvent string `json:"stopOnEvent"`
+	// MaxIterations caps model calls per turn (default 40).
+	MaxIterations int `json:"maxIterations"`
+	// PreflightTimeoutMS bounds preflight (default 20 minutes).
+	PreflightTimeoutMS int `json:"preflightTimeoutMS"`
 	// ResumeApprovals, when set, resumes the workflow after the first run
 	// with these approvals (and the remaining script).
 	Resume bool `json:"resume"`
@@ -143,8 +147,8 @@ func newHarness(t *testing.T, ar *txtar.Archive, cfg scenarioConfig) *harness {
 	h.engine, err = workflow.New(workflow.Config{Store: h.store, Repo: h.repo, Editor: h.ed,
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo,
-		StopPoll: 10 * time.Millisecond,
-		Log:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		StopPoll: 10 * time.Millisecond, MaxIterations: cfg.MaxIterations, PreflightTimeout: time.Duration(cfg.PreflightTimeoutMS) * time.Millisecond,
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Events: func(ev workflow.Event) {
 			h.mu.Lock()
 			h.events = append(h.events, ev)
