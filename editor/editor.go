@@ -49,6 +49,8 @@ type Approval struct {
 	Reason string `json:"reason,omitempty"`
 	// AllowAlways offers the "Always allow" answer.
 	AllowAlways bool `json:"allowAlways,omitempty"`
+	// WorkflowID is the workflow that asks ("" outside workflows).
+	WorkflowID string `json:"workflowId,omitempty"`
 }
 
 // Verdict is the answer to an Approval; Feedback carries the user's text

@@ -32,6 +32,10 @@ const (
 // AskQuestionsParams are the params of autarch/askQuestions.
 type AskQuestionsParams struct {
 	Questions []Question `json:"questions"`
+	// WorkflowID is the workflow that asks ("" outside workflows).
+	WorkflowID string `json:"workflowId,omitempty"`
+	// Title says who asks and why (e.g. "Reply to the scoping agent").
+	Title string `json:"title,omitempty"`
 }
 
 // AskQuestionsResult holds one Answer per question, in order.
@@ -88,4 +92,302 @@ type Settings struct {
 type ModelSettings struct {
 	BaseURL string `json:"baseUrl,omitempty"`
 	Name    string `json:"name,omitempty"`
+}
+
+// Workflow commands (workspace/executeCommand with one object argument).
+const (
+	// CommandNewWorkflow (NewWorkflowParams) starts a workflow in the
+	// background and returns its WorkflowRef; progress arrives as
+	// WorkflowEvent notifications.
+	CommandNewWorkflow = "autarch.newWorkflow"
+	// CommandDiscuss (DiscussParams) sends a message to the discussion agent;
+	// its answer arrives as a WorkflowEvent of kind "message", stage "discussion".
+	CommandDiscuss = "autarch.discuss"
+	// CommandStopWorkflow (WorkflowRef) stops a workflow.
+	CommandStopWorkflow = "autarch.stopWorkflow"
+	// CommandResumeWorkflow (WorkflowRef) resumes a stopped, halted or waiting workflow.
+	CommandResumeWorkflow = "autarch.resumeWorkflow"
+	// CommandAnswer (AnswerParams) answers a pending question of a waiting
+	// workflow (clients without autarch/askQuestions) and resumes it.
+	CommandAnswer = "autarch.answer"
+	// CommandReviewBranch (ReviewBranchParams) reviews the current branch
+	// against a base; comments arrive as diagnostics and WorkflowEvents, and
+	// the result is a ReviewView.
+	CommandReviewBranch = "autarch.reviewBranch"
+	// CommandSearch (SearchParams) returns SearchHit[] from the code index.
+	CommandSearch = "autarch.search"
+	// CommandReindex ({}) rebuilds the code index with $/progress.
+	CommandReindex = "autarch.reindex"
+	// CommandApplyWorkflow (ApplyWorkflowParams) brings a workflow's work
+	// into the user's folder and returns ApplyWorkflowResult.
+	CommandApplyWorkflow = "autarch.applyWorkflow"
+	// CommandPulseDiff (PulseDiffParams) returns the PulseDiff of a workflow
+	// or one of its pulses.
+	CommandPulseDiff = "autarch.pulseDiff"
+)
+
+// Workflow methods.
+const (
+	// MethodWorkflows (client → server request, {}) returns WorkflowSummary[].
+	MethodWorkflows = "autarch/workflows"
+	// MethodWorkflow (client → server request, WorkflowRef) returns WorkflowDetail.
+	MethodWorkflow = "autarch/workflow"
+	// MethodFileAt (client → server request, FileAtParams) returns FileAtResult.
+	MethodFileAt = "autarch/fileAt"
+	// MethodWorkflowEvent (server → client notification) carries a WorkflowEvent.
+	MethodWorkflowEvent = "autarch/workflowEvent"
+	// MethodApprove (server → client request, Approval) returns a Verdict;
+	// clients that implement it declare capabilities.experimental.autarch.approvals
+	// = true (others get window/showMessageRequest).
+	MethodApprove = "autarch/approve"
+	// MethodDiagnostics (server → client request, DiagnosticsParams) returns
+	// the editor's DiagnosticsResult for paths of the user's workspace
+	// (read_lints); clients declare capabilities.experimental.autarch.diagnostics.
+	MethodDiagnostics = "autarch/diagnostics"
+)
+
+// NewWorkflowParams start a workflow.
+type NewWorkflowParams struct {
+	// Task is what the workflow should do.
+	Task string `json:"task"`
+	// Name is the workflow and branch name ("" makes one from the task).
+	Name string `json:"name,omitempty"`
+	// Path forces "quick" or "full" ("" follows the scope card).
+	Path string `json:"path,omitempty"`
+}
+
+// WorkflowRef names one workflow.
+type WorkflowRef struct {
+	WorkflowID string `json:"workflowId"`
+	Name       string `json:"name,omitempty"`
+}
+
+// DiscussParams carry one message of the discussion.
+type DiscussParams struct {
+	Message string `json:"message"`
+}
+
+// AnswerParams answer a pending question of a waiting workflow.
+type AnswerParams struct {
+	WorkflowID string   `json:"workflowId"`
+	PendingID  string   `json:"pendingId"`
+	Answers    []Answer `json:"answers"`
+}
+
+// ReviewBranchParams review HEAD against Base.
+type ReviewBranchParams struct {
+	Base string `json:"base"`
+}
+
+// SearchParams query the code index (semantic_search).
+type SearchParams struct {
+	Query      string `json:"query"`
+	MaxResults int    `json:"maxResults,omitempty"`
+}
+
+// SearchHit is one semantic_search result.
+type SearchHit struct {
+	FilePath      string  `json:"file_path"`
+	StartLine     int     `json:"start_line"`
+	EndLine       int     `json:"end_line"`
+	Snippet       string  `json:"snippet"`
+	Score         float64 `json:"score"`
+	AdjustedScore float64 `json:"adjusted_score"`
+}
+
+// ApplyWorkflowParams say how to apply: "merge" fast-forwards (or merges)
+// the workflow branch into the current branch; "edit" brings the diff into
+// the working tree as a workspace edit the user can undo.
+type ApplyWorkflowParams struct {
+	WorkflowID string `json:"workflowId"`
+	Mode       string `json:"mode"`
+}
+
+// ApplyWorkflowResult says what apply did.
+type ApplyWorkflowResult struct {
+	Applied bool     `json:"applied"`
+	Files   []string `json:"files"`
+	Message string   `json:"message"`
+}
+
+// PulseDiffParams select a workflow's whole diff (PulseID "") or one pulse's.
+type PulseDiffParams struct {
+	WorkflowID string `json:"workflowId"`
+	PulseID    string `json:"pulseId,omitempty"`
+}
+
+// PulseDiff is a diff between two commits, for a diff view.
+type PulseDiff struct {
+	Base  string          `json:"base"`
+	Head  string          `json:"head"`
+	Title string          `json:"title"`
+	Files []PulseDiffFile `json:"files"`
+}
+
+// PulseDiffFile is one changed file.
+type PulseDiffFile struct {
+	Path      string `json:"path"`
+	OldPath   string `json:"oldPath,omitempty"`
+	Status    string `json:"status"`
+	Additions int    `json:"additions"`
+	Deletions int    `json:"deletions"`
+}
+
+// FileAtParams ask for a file's content at a commit.
+type FileAtParams struct {
+	Commit string `json:"commit"`
+	Path   string `json:"path"`
+}
+
+// FileAtResult is a file's content ("" and Missing when it does not exist there).
+type FileAtResult struct {
+	Text    string `json:"text"`
+	Missing bool   `json:"missing,omitempty"`
+}
+
+// WorkflowEvent is something a workflow did.
+type WorkflowEvent struct {
+	// Kind is "stage", "tool_call", "tool_result", "message", "pulse",
+	// "card", "review_comment", "halt", "waiting" or "usage".
+	Kind       string `json:"kind"`
+	WorkflowID string `json:"workflowId"`
+	Stage      string `json:"stage,omitempty"`
+	PulseID    string `json:"pulseId,omitempty"`
+	Tool       string `json:"tool,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	Status     string `json:"status,omitempty"`
+	Text       string `json:"text,omitempty"`
+	Failed     bool   `json:"failed,omitempty"`
+}
+
+// WorkflowSummary is one row of the workflows list.
+type WorkflowSummary struct {
+	ID           string  `json:"id"`
+	Name         string  `json:"name"`
+	Task         string  `json:"task"`
+	Stage        string  `json:"stage"`
+	Status       string  `json:"status"`
+	StatusReason string  `json:"statusReason,omitempty"`
+	Path         string  `json:"path,omitempty"`
+	Branch       string  `json:"branch"`
+	PulsesDone   int     `json:"pulsesDone"`
+	Pulses       int     `json:"pulses"`
+	Tokens       int     `json:"tokens"`
+	Cost         float64 `json:"cost"`
+	UpdatedAt    string  `json:"updatedAt"`
+}
+
+// WorkflowDetail is everything the side panel shows of one workflow.
+type WorkflowDetail struct {
+	Summary  WorkflowSummary `json:"summary"`
+	Stages   []StageView     `json:"stages"`
+	Scope    *CardView       `json:"scope"`
+	Research *CardView       `json:"research"`
+	Plan     *CardView       `json:"plan"`
+	Pulses   []PulseView     `json:"pulses"`
+	Pending  []PendingView   `json:"pending"`
+	Activity []ActivityView  `json:"activity"`
+	Messages []MessageView   `json:"messages"`
+	Review   *ReviewView     `json:"review"`
+}
+
+// StageView is one stage of the timeline: "done", "current" or "todo".
+type StageView struct {
+	Stage string `json:"stage"`
+	State string `json:"state"`
+}
+
+// CardView is a scope card, research findings or plan, as Markdown.
+type CardView struct {
+	Title    string `json:"title"`
+	Markdown string `json:"markdown"`
+	Status   string `json:"status"`
+	Feedback string `json:"feedback,omitempty"`
+}
+
+// PulseView is one pulse of the plan with its outcome.
+type PulseView struct {
+	ID            string   `json:"id"`
+	Title         string   `json:"title"`
+	Status        string   `json:"status"`
+	Summary       string   `json:"summary,omitempty"`
+	Commit        string   `json:"commit,omitempty"`
+	Branch        string   `json:"branch,omitempty"`
+	Files         int      `json:"files"`
+	Additions     int      `json:"additions"`
+	Deletions     int      `json:"deletions"`
+	Recovery      bool     `json:"recovery"`
+	Unresolved    []string `json:"unresolved"`
+	FailureReason string   `json:"failureReason,omitempty"`
+}
+
+// PendingView is a question or approval the workflow waits for.
+type PendingView struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Stage   string `json:"stage"`
+	Payload string `json:"payload"`
+}
+
+// ActivityView is one tool call of the activity feed.
+type ActivityView struct {
+	Time    string `json:"time"`
+	Stage   string `json:"stage"`
+	PulseID string `json:"pulseId,omitempty"`
+	Tool    string `json:"tool"`
+	Reason  string `json:"reason"`
+	Failed  bool   `json:"failed"`
+}
+
+// MessageView is one message of the conversation.
+type MessageView struct {
+	Role  string `json:"role"`
+	Stage string `json:"stage"`
+	Text  string `json:"text"`
+}
+
+// ReviewView is a review card with its comments.
+type ReviewView struct {
+	ID             string        `json:"id"`
+	Status         string        `json:"status"`
+	Recommendation string        `json:"recommendation"`
+	Summary        string        `json:"summary"`
+	Base           string        `json:"base"`
+	Head           string        `json:"head"`
+	Comments       []CommentView `json:"comments"`
+}
+
+// CommentView is one review comment; lines are 1-based new-side lines.
+type CommentView struct {
+	ID          string `json:"id"`
+	Type        string `json:"type"`
+	FilePath    string `json:"filePath,omitempty"`
+	StartLine   int    `json:"startLine,omitempty"`
+	EndLine     int    `json:"endLine,omitempty"`
+	Severity    string `json:"severity"`
+	Category    string `json:"category"`
+	Description string `json:"description"`
+	Suggestion  string `json:"suggestion,omitempty"`
+	PreExisting bool   `json:"preExisting"`
+}
+
+// DiagnosticsParams ask for the editor's diagnostics of workspace paths
+// (files or directories; empty for all).
+type DiagnosticsParams struct {
+	Paths []string `json:"paths"`
+}
+
+// DiagnosticsResult are the editor's diagnostics (read_lints' shape).
+type DiagnosticsResult struct {
+	Diagnostics []DiagnosticItem `json:"diagnostics"`
+}
+
+// DiagnosticItem is one diagnostic; line and column are 1-based.
+type DiagnosticItem struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Column   int    `json:"column"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	Source   string `json:"source"`
 }

@@ -23,6 +23,10 @@ var tsTypes = []any{
 	ServerStatus{}, ModelStatus{}, Settings{}, ModelSettings{},
 	Question{}, Answer{}, AskQuestionsParams{}, AskQuestionsResult{},
 	Approval{}, Verdict{},
+	NewWorkflowParams{}, WorkflowRef{}, DiscussParams{}, AnswerParams{}, ReviewBranchParams{}, SearchParams{}, SearchHit{},
+	ApplyWorkflowParams{}, ApplyWorkflowResult{}, PulseDiffParams{}, PulseDiff{}, PulseDiffFile{}, FileAtParams{}, FileAtResult{},
+	WorkflowEvent{}, WorkflowSummary{}, WorkflowDetail{}, StageView{}, CardView{}, PulseView{}, PendingView{}, ActivityView{},
+	MessageView{}, ReviewView{}, CommentView{}, DiagnosticsParams{}, DiagnosticsResult{}, DiagnosticItem{},
 }
 
 // TestTypeScript keeps the extension's protocol declarations generated from

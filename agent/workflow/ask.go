@@ -57,6 +57,7 @@ func (e *Engine) ask(ctx context.Context, wf store.Workflow, kind string, payloa
 
 // approve asks the user to approve a card or an extension.
 func (e *Engine) approve(ctx context.Context, wf store.Workflow, a editor.Approval) (editor.Verdict, error) {
+	a.WorkflowID = wf.ID
 	var v editor.Verdict
 	err := e.ask(ctx, wf, a.Kind, a, func() (any, bool, error) {
 		var err error

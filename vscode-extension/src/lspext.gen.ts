@@ -11,6 +11,38 @@ export const MethodStatus = "autarch/status";
 export const MethodStatusChanged = "autarch/statusChanged";
 /** MethodAskQuestions (server → client request, AskQuestionsParams) returns AskQuestionsResult; clients that implement it declare capabilities.experimental.autarch.questions = true in initialize. */
 export const MethodAskQuestions = "autarch/askQuestions";
+/** CommandNewWorkflow (NewWorkflowParams) starts a workflow in the background and returns its WorkflowRef; progress arrives as WorkflowEvent notifications. */
+export const CommandNewWorkflow = "autarch.newWorkflow";
+/** CommandDiscuss (DiscussParams) sends a message to the discussion agent; its answer arrives as a WorkflowEvent of kind "message", stage "discussion". */
+export const CommandDiscuss = "autarch.discuss";
+/** CommandStopWorkflow (WorkflowRef) stops a workflow. */
+export const CommandStopWorkflow = "autarch.stopWorkflow";
+/** CommandResumeWorkflow (WorkflowRef) resumes a stopped, halted or waiting workflow. */
+export const CommandResumeWorkflow = "autarch.resumeWorkflow";
+/** CommandAnswer (AnswerParams) answers a pending question of a waiting workflow (clients without autarch/askQuestions) and resumes it. */
+export const CommandAnswer = "autarch.answer";
+/** CommandReviewBranch (ReviewBranchParams) reviews the current branch against a base; comments arrive as diagnostics and WorkflowEvents, and the result is a ReviewView. */
+export const CommandReviewBranch = "autarch.reviewBranch";
+/** CommandSearch (SearchParams) returns SearchHit[] from the code index. */
+export const CommandSearch = "autarch.search";
+/** CommandReindex ({}) rebuilds the code index with $/progress. */
+export const CommandReindex = "autarch.reindex";
+/** CommandApplyWorkflow (ApplyWorkflowParams) brings a workflow's work into the user's folder and returns ApplyWorkflowResult. */
+export const CommandApplyWorkflow = "autarch.applyWorkflow";
+/** CommandPulseDiff (PulseDiffParams) returns the PulseDiff of a workflow or one of its pulses. */
+export const CommandPulseDiff = "autarch.pulseDiff";
+/** MethodWorkflows (client → server request, {}) returns WorkflowSummary[]. */
+export const MethodWorkflows = "autarch/workflows";
+/** MethodWorkflow (client → server request, WorkflowRef) returns WorkflowDetail. */
+export const MethodWorkflow = "autarch/workflow";
+/** MethodFileAt (client → server request, FileAtParams) returns FileAtResult. */
+export const MethodFileAt = "autarch/fileAt";
+/** MethodWorkflowEvent (server → client notification) carries a WorkflowEvent. */
+export const MethodWorkflowEvent = "autarch/workflowEvent";
+/** MethodApprove (server → client request, Approval) returns a Verdict; clients that implement it declare capabilities.experimental.autarch.approvals = true (others get window/showMessageRequest). */
+export const MethodApprove = "autarch/approve";
+/** MethodDiagnostics (server → client request, DiagnosticsParams) returns the editor's DiagnosticsResult for paths of the user's workspace (read_lints); clients declare capabilities.experimental.autarch.diagnostics. */
+export const MethodDiagnostics = "autarch/diagnostics";
 export const DecisionApprove = "approve";
 export const DecisionReject = "reject";
 export const DecisionAlwaysAllow = "always";
@@ -62,6 +94,8 @@ export interface Answer {
 
 export interface AskQuestionsParams {
   questions: Question[];
+  workflowId?: string;
+  title?: string;
 }
 
 export interface AskQuestionsResult {
@@ -74,9 +108,220 @@ export interface Approval {
   detail?: string;
   reason?: string;
   allowAlways?: boolean;
+  workflowId?: string;
 }
 
 export interface Verdict {
   decision: string;
   feedback?: string;
+}
+
+export interface NewWorkflowParams {
+  task: string;
+  name?: string;
+  path?: string;
+}
+
+export interface WorkflowRef {
+  workflowId: string;
+  name?: string;
+}
+
+export interface DiscussParams {
+  message: string;
+}
+
+export interface AnswerParams {
+  workflowId: string;
+  pendingId: string;
+  answers: Answer[];
+}
+
+export interface ReviewBranchParams {
+  base: string;
+}
+
+export interface SearchParams {
+  query: string;
+  maxResults?: number;
+}
+
+export interface SearchHit {
+  file_path: string;
+  start_line: number;
+  end_line: number;
+  snippet: string;
+  score: number;
+  adjusted_score: number;
+}
+
+export interface ApplyWorkflowParams {
+  workflowId: string;
+  mode: string;
+}
+
+export interface ApplyWorkflowResult {
+  applied: boolean;
+  files: string[];
+  message: string;
+}
+
+export interface PulseDiffParams {
+  workflowId: string;
+  pulseId?: string;
+}
+
+export interface PulseDiff {
+  base: string;
+  head: string;
+  title: string;
+  files: PulseDiffFile[];
+}
+
+export interface PulseDiffFile {
+  path: string;
+  oldPath?: string;
+  status: string;
+  additions: number;
+  deletions: number;
+}
+
+export interface FileAtParams {
+  commit: string;
+  path: string;
+}
+
+export interface FileAtResult {
+  text: string;
+  missing?: boolean;
+}
+
+export interface WorkflowEvent {
+  kind: string;
+  workflowId: string;
+  stage?: string;
+  pulseId?: string;
+  tool?: string;
+  reason?: string;
+  status?: string;
+  text?: string;
+  failed?: boolean;
+}
+
+export interface WorkflowSummary {
+  id: string;
+  name: string;
+  task: string;
+  stage: string;
+  status: string;
+  statusReason?: string;
+  path?: string;
+  branch: string;
+  pulsesDone: number;
+  pulses: number;
+  tokens: number;
+  cost: number;
+  updatedAt: string;
+}
+
+export interface WorkflowDetail {
+  summary: WorkflowSummary;
+  stages: StageView[];
+  scope: CardView | null;
+  research: CardView | null;
+  plan: CardView | null;
+  pulses: PulseView[];
+  pending: PendingView[];
+  activity: ActivityView[];
+  messages: MessageView[];
+  review: ReviewView | null;
+}
+
+export interface StageView {
+  stage: string;
+  state: string;
+}
+
+export interface CardView {
+  title: string;
+  markdown: string;
+  status: string;
+  feedback?: string;
+}
+
+export interface PulseView {
+  id: string;
+  title: string;
+  status: string;
+  summary?: string;
+  commit?: string;
+  branch?: string;
+  files: number;
+  additions: number;
+  deletions: number;
+  recovery: boolean;
+  unresolved: string[];
+  failureReason?: string;
+}
+
+export interface PendingView {
+  id: string;
+  kind: string;
+  stage: string;
+  payload: string;
+}
+
+export interface ActivityView {
+  time: string;
+  stage: string;
+  pulseId?: string;
+  tool: string;
+  reason: string;
+  failed: boolean;
+}
+
+export interface MessageView {
+  role: string;
+  stage: string;
+  text: string;
+}
+
+export interface ReviewView {
+  id: string;
+  status: string;
+  recommendation: string;
+  summary: string;
+  base: string;
+  head: string;
+  comments: CommentView[];
+}
+
+export interface CommentView {
+  id: string;
+  type: string;
+  filePath?: string;
+  startLine?: number;
+  endLine?: number;
+  severity: string;
+  category: string;
+  description: string;
+  suggestion?: string;
+  preExisting: boolean;
+}
+
+export interface DiagnosticsParams {
+  paths: string[];
+}
+
+export interface DiagnosticsResult {
+  diagnostics: DiagnosticItem[];
+}
+
+export interface DiagnosticItem {
+  file: string;
+  line: number;
+  column: number;
+  severity: string;
+  message: string;
+  source: string;
 }
