@@ -11,6 +11,7 @@ import {
   type ErrorHandlerResult,
   type LanguageClientOptions,
   type ServerOptions,
+  type StaticFeature,
 } from 'vscode-languageclient/node';
 import { RestartBudget, serverPath, settingsFrom } from './config';
 import { MethodStatus, MethodStatusChanged, type ServerStatus, type Settings } from './lspext.gen';
@@ -18,12 +19,31 @@ import type { ServerState } from './status';
 
 const secretKey = 'autarch.apiKey';
 
+/** What this client implements of the server's custom requests. */
+export const autarchCapabilities = { questions: true, approvals: true, diagnostics: true };
+
+/** Declares capabilities.experimental.autarch in initialize. */
+const autarchFeature: StaticFeature = {
+  fillClientCapabilities(caps) {
+    const experimental = (caps.experimental ?? {}) as Record<string, unknown>;
+    caps.experimental = { ...experimental, autarch: { ...autarchCapabilities } };
+  },
+  initialize() {},
+  getState: () => ({ kind: 'static' }),
+  clear() {},
+};
+
+type Handler = (params: any, token: vscode.CancellationToken) => unknown;
+
 /** Ctx owns the running server and tells listeners about its state. */
 export class Ctx implements vscode.Disposable {
   readonly output: vscode.OutputChannel;
   private client: LanguageClient | undefined;
   private readonly budget = new RestartBudget();
   private readonly listeners = new Set<() => void>();
+  private readonly stopListeners = new Set<() => void>();
+  private readonly requestHandlers = new Map<string, Handler>();
+  private readonly notificationHandlers = new Map<string, (params: any) => void>();
   state: ServerState = 'stopped';
   status: ServerStatus | undefined;
   lastError: string | undefined;
@@ -36,6 +56,28 @@ export class Ctx implements vscode.Disposable {
   onChange(fn: () => void): vscode.Disposable {
     this.listeners.add(fn);
     return new vscode.Disposable(() => this.listeners.delete(fn));
+  }
+
+  /** Registers a listener called when a server connection ends (stop or restart). */
+  onStop(fn: () => void): vscode.Disposable {
+    this.stopListeners.add(fn);
+    return new vscode.Disposable(() => this.stopListeners.delete(fn));
+  }
+
+  /** Handles a server → client request on every client this Ctx starts. */
+  handleRequest<P, R>(method: string, fn: (params: P, token: vscode.CancellationToken) => R | Promise<R>): void {
+    this.requestHandlers.set(method, fn as Handler);
+    this.client?.onRequest(method, fn as Handler);
+  }
+
+  /** Handles a server → client notification on every client this Ctx starts. */
+  handleNotification<P>(method: string, fn: (params: P) => void): void {
+    this.notificationHandlers.set(method, fn as (params: unknown) => void);
+    this.client?.onNotification(method, fn as (params: unknown) => void);
+  }
+
+  get running(): boolean {
+    return !!this.client && this.client.state === State.Running;
   }
 
   private changed(): void {
@@ -67,6 +109,10 @@ export class Ctx implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('autarch', 'Autarch', serverOptions, clientOptions);
+    client.registerFeature(autarchFeature);
+    // Registered before start so that no early request finds no handler.
+    for (const [method, fn] of this.requestHandlers) client.onRequest(method, fn);
+    for (const [method, fn] of this.notificationHandlers) client.onNotification(method, fn);
     this.client = client;
     client.onDidChangeState((e) => {
       this.state = e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped';
@@ -119,6 +165,7 @@ export class Ctx implements vscode.Disposable {
       }
     }
     this.state = 'stopped';
+    for (const fn of this.stopListeners) fn();
     this.changed();
   }
 
@@ -128,6 +175,14 @@ export class Ctx implements vscode.Disposable {
     this.status = await this.client.sendRequest<ServerStatus>(MethodStatus, {});
     this.changed();
     return this.status;
+  }
+
+  /** Sends a custom request (autarch/...) to the server. */
+  async request<T>(method: string, params: unknown = {}): Promise<T> {
+    if (!this.client || this.client.state !== State.Running) {
+      throw new Error('The Autarch server is not running. Run "Autarch: Restart Server".');
+    }
+    return this.client.sendRequest<T>(method, params);
   }
 
   /** Runs a server command through workspace/executeCommand. */
