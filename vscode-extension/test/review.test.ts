@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { commentBody, commentRange, commentsSignature, decorationRanges, fenced, reviewSummaryLine, threadLabel } from '../src/review';
+import type { CommentView } from '../src/lspext.gen';
+
+const line: CommentView = { id: 'c1', type: 'line', filePath: 'pkg/a.go', startLine: 3, endLine: 5, severity: 'High', category: 'bug', description: 'Nil map write.', suggestion: 'm := map[string]int{}', preExisting: false };
+const file: CommentView = { id: 'c2', type: 'file', filePath: 'pkg/b.go', severity: 'Low', category: 'style', description: 'Long file.', preExisting: true };
+const review: CommentView = { id: 'c3', type: 'review', severity: 'Medium', category: 'architecture', description: 'Split it.', preExisting: false };
+
+test('threadLabel names severity, category and new or pre-existing', () => {
+  assert.equal(threadLabel(line), 'High · bug · new');
+  assert.equal(threadLabel(file), 'Low · style · pre-existing');
+  assert.equal(threadLabel({ ...review, category: '' }), 'Medium · general · new');
+});
+
+test('commentRange maps 1-based lines to a 0-based range', () => {
+  assert.deepEqual(commentRange(line), { start: 2, end: 4 });
+  assert.deepEqual(commentRange({ ...line, endLine: undefined }), { start: 2, end: 2 });
+  assert.deepEqual(commentRange({ ...line, endLine: 1 }), { start: 2, end: 2 }, 'end before start');
+  assert.deepEqual(commentRange(file), { start: 0, end: 0 });
+  assert.equal(commentRange(review), undefined);
+});
+
+test('commentBody carries the suggestion as a code block', () => {
+  const body = commentBody(line);
+  assert.match(body, /^\*\*High\*\* · bug · new\n\nNil map write\./);
+  assert.match(body, /```\nm := map\[string\]int\{\}\n```$/);
+  assert.equal(fenced('a ``` b'), '````\na ``` b\n````');
+  assert.doesNotMatch(commentBody(file), /Suggestion/);
+});
+
+test('decorationRanges groups by file and severity; signatures change with content', () => {
+  const d = decorationRanges([line, file, review, { ...line, id: 'c4', startLine: 9, endLine: 9 }]);
+  assert.deepEqual([...d.keys()], ['pkg/a.go', 'pkg/b.go']);
+  assert.deepEqual(d.get('pkg/a.go')?.get('high'), [{ start: 2, end: 4 }, { start: 8, end: 8 }]);
+  assert.deepEqual(d.get('pkg/b.go')?.get('low'), [{ start: 0, end: 0 }]);
+  assert.equal(commentsSignature([line]), commentsSignature([{ ...line }]));
+  assert.notEqual(commentsSignature([line]), commentsSignature([{ ...line, description: 'x' }]));
+  assert.equal(reviewSummaryLine({ id: 'r', status: 'Completed', recommendation: 'manual_review', summary: '', base: 'main', head: 'h', comments: [line] }), 'Review against main: manual review — 1 comment.');
+});
