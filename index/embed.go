@@ -22,11 +22,12 @@ type Embedder interface {
 var DefaultDim = 256
 
 // HashEmbedder is the weight-free default embedder: each term (identifiers
-// whole and split, as Tokens makes them) contributes a hashed feature for
-// itself and for each of its character 3-grams ("<ab", "abc", "bc>"), so
-// that related spellings (marshal, marshaling, unmarshal) share most of
-// their features. Term weights are 1+ln(tf) times the inverse document
-// frequency from IDF when it is set. Vectors are L2-normalised.
+// whole and split, as Tokens makes them) contributes signed hashed features
+// for its character 3-grams ("<ab", "abc", "bc>"), so that related
+// spellings (marshal, marshaler, unmarshal) share most of their features.
+// Term weights are 1+ln(tf) times the inverse document frequency from IDF
+// when it is set (the index weighs query terms by its corpus's IDF; chunk
+// vectors depend on the chunk's text only). Vectors are L2-normalised.
 type HashEmbedder struct {
 	dim int
 	// IDF weights a term; nil weighs all terms alike. The index sets it from
@@ -72,7 +73,8 @@ func (h *HashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 }
 
 // Hashed feature weights: the whole term and its 3-grams (the 3-grams of a
-// term share one unit of weight).
+// term share one unit of weight). A whole-term feature did not help on the
+// dev sets (it collides with unrelated terms at this dimension).
 var (
 	hashWordWeight = float32(0)
 	hashGramWeight = float32(1.0)
@@ -81,10 +83,9 @@ var (
 // addTerm adds w times the term's features to v.
 func (h *HashEmbedder) addTerm(v []float32, term string, w float32) {
 	dim := uint64(len(v))
-	x := fnv(fnvOffset, term)
-	v[x%dim] += sign(x) * w * hashWordWeight
-	if len(term) < 3 {
-		return
+	if hashWordWeight != 0 {
+		x := fnv(fnvOffset, term)
+		v[x%dim] += sign(x) * w * hashWordWeight
 	}
 	// "<term>" has len(term) 3-grams.
 	n := len(term)

@@ -126,6 +126,7 @@ func TestQualityGoLoc(t *testing.T) {
 		t.Fatal(err)
 	}
 	build := time.Since(start)
+	buildHWM := peakRSS()
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
@@ -204,14 +205,19 @@ func TestQualityGoLoc(t *testing.T) {
 		t.Fatal(err)
 	}
 	fi, _ := os.Stat(filepath.Join(state, "index.gob"))
+	hwm := peakRSS()
+	fmt.Printf("\n| speed and size | value |\n|---|---|\n| files / chunks / terms | %d / %d / %d |\n| cold index | %s (%.0f files/s) |\n| query p50 / p95 | %s / %s |\n| heap after build | %d MB |\n| one-file update visible | %s |\n| index size on disk | %d MB |\n| peak RSS after build / at the end (whole test process) | %s / %s |\n",
+		st.Files, st.Chunks, st.Terms, build.Round(time.Millisecond), float64(st.Files)/build.Seconds(),
+		lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*95/100].Round(time.Microsecond), (ms.HeapAlloc-ms0.HeapAlloc)>>20, update.Round(time.Microsecond), fi.Size()>>20, buildHWM, hwm)
+}
+
+// peakRSS is the process's peak resident set size so far.
+func peakRSS() string {
 	status, _ := os.ReadFile("/proc/self/status")
-	hwm := ""
 	for _, l := range strings.Split(string(status), "\n") {
 		if strings.HasPrefix(l, "VmHWM:") {
-			hwm = strings.TrimSpace(strings.TrimPrefix(l, "VmHWM:"))
+			return strings.TrimSpace(strings.TrimPrefix(l, "VmHWM:"))
 		}
 	}
-	fmt.Printf("\n| speed and size | value |\n|---|---|\n| files / chunks / terms | %d / %d / %d |\n| cold index | %s (%.0f files/s) |\n| query p50 / p95 | %s / %s |\n| heap after build | %d MB |\n| one-file update visible | %s |\n| index size on disk | %d MB |\n| peak RSS (whole test process) | %s |\n",
-		st.Files, st.Chunks, st.Terms, build.Round(time.Millisecond), float64(st.Files)/build.Seconds(),
-		lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*95/100].Round(time.Microsecond), (ms.HeapAlloc-ms0.HeapAlloc)>>20, update.Round(time.Microsecond), fi.Size()>>20, hwm)
+	return "?"
 }

@@ -64,9 +64,12 @@ func (ix *Index) idf(term string) float64 {
 	if !ok {
 		return 0
 	}
-	n := float64(ix.live)
-	df := float64(len(ix.lex.Postings[id]))
-	return math.Log(1 + (n-df+0.5)/(df+0.5))
+	return bm25IDF(ix.live, len(ix.lex.Postings[id]))
+}
+
+func bm25IDF(live, df int) float64 {
+	n, d := float64(live), float64(df)
+	return math.Log(1 + max(0, n-d+0.5)/(d+0.5))
 }
 
 // scoreTerm adds the BM25F contribution of one term to scores.

@@ -16,21 +16,29 @@ import (
 // an index saved with another version is rebuilt.
 const formatVersion = 4
 
-// saved is the on-disk form of an index.
-type saved struct {
+// header starts the on-disk form of an index; the files, chunks, lexicon
+// and vectors follow in parts of at most savePart elements, so that neither
+// saving nor loading holds a second copy of the index in memory.
+type header struct {
 	Version int
 	Root    string
-	Files   []*fileInfo
-	Chunks  []chunkInfo
-	Lex     lexicon
 	SumLen  [numFields]float64
 	Live    int
-	// Embedder is the name/dim of the vectors' embedder; Vecs holds dim
-	// int8s per chunk, times VScale (0: no vector).
+	Files   int
+	Chunks  int
+	Terms   int
+	// Embedder is the name/dim of the vectors' embedder; the vectors are dim
+	// int8s per chunk, times the chunk's scale (0: no vector).
 	Embedder string
-	Vecs     []byte
-	VScale   []float32
 }
+
+// lexPart is a run of the lexicon's terms with their postings.
+type lexPart struct {
+	Terms    []string
+	Postings [][]posting
+}
+
+const savePart = 1 << 16
 
 // ErrStale means the saved index is missing, corrupt or of another version.
 var ErrStale = errors.New("no usable saved index")
@@ -45,14 +53,12 @@ func (ix *Index) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	s := saved{Version: formatVersion, Root: ix.root.Dir(), Files: ix.byID, Chunks: ix.chunks, Lex: ix.lex, SumLen: ix.sumLen, Live: ix.live,
-		Embedder: embedderKey(ix.emb), Vecs: int8Bytes(ix.vecs), VScale: ix.vscale}
 	tmp, err := os.CreateTemp(dir, "index-*.tmp")
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(tmp, 1<<20)
-	err = gob.NewEncoder(w).Encode(&s)
+	err = ix.encode(gob.NewEncoder(w))
 	if err == nil {
 		err = w.Flush()
 	}
@@ -69,6 +75,44 @@ func (ix *Index) Save(dir string) error {
 	return os.Rename(tmp.Name(), filepath.Join(dir, "index.gob"))
 }
 
+func (ix *Index) encode(enc *gob.Encoder) error {
+	terms := make([]string, len(ix.lex.Postings))
+	for t, id := range ix.lex.Terms {
+		terms[id] = t
+	}
+	h := header{Version: formatVersion, Root: ix.root.Dir(), SumLen: ix.sumLen, Live: ix.live,
+		Files: len(ix.byID), Chunks: len(ix.chunks), Terms: len(terms), Embedder: embedderKey(ix.emb)}
+	if err := enc.Encode(&h); err != nil {
+		return err
+	}
+	for i := 0; i < len(ix.byID); i += savePart {
+		if err := enc.Encode(ix.byID[i:min(i+savePart, len(ix.byID))]); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < len(ix.chunks); i += savePart {
+		if err := enc.Encode(ix.chunks[i:min(i+savePart, len(ix.chunks))]); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < len(terms); i += savePart {
+		j := min(i+savePart, len(terms))
+		if err := enc.Encode(lexPart{Terms: terms[i:j], Postings: ix.lex.Postings[i:j]}); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < len(ix.chunks); i += savePart {
+		j := min(i+savePart, len(ix.chunks))
+		if err := enc.Encode(int8Bytes(ix.vecs[i*ix.dim : j*ix.dim])); err != nil {
+			return err
+		}
+		if err := enc.Encode(ix.vscale[i:j]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Load reads a saved index for ix's root; ErrStale (wrapped) when there is
 // none usable, so the caller rebuilds.
 func (ix *Index) Load(dir string) error {
@@ -80,41 +124,111 @@ func (ix *Index) Load(dir string) error {
 		return err
 	}
 	defer f.Close()
-	var s saved
-	if err := gob.NewDecoder(bufio.NewReaderSize(f, 1<<20)).Decode(&s); err != nil {
+	dec := gob.NewDecoder(bufio.NewReaderSize(f, 1<<20))
+	var h header
+	if err := dec.Decode(&h); err != nil {
 		return fmt.Errorf("%w: corrupt (%v)", ErrStale, err)
 	}
-	if s.Version != formatVersion {
-		return fmt.Errorf("%w: saved with format %d, this version uses %d", ErrStale, s.Version, formatVersion)
+	if h.Version != formatVersion {
+		return fmt.Errorf("%w: saved with format %d, this version uses %d", ErrStale, h.Version, formatVersion)
 	}
-	if s.Root != ix.root.Dir() {
-		return fmt.Errorf("%w: saved for %s", ErrStale, s.Root)
+	if h.Root != ix.root.Dir() {
+		return fmt.Errorf("%w: saved for %s", ErrStale, h.Root)
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.byID, ix.chunks, ix.lex, ix.sumLen, ix.live = s.Files, s.Chunks, s.Lex, s.SumLen, s.Live
-	if s.Embedder == embedderKey(ix.emb) && len(s.VScale) == len(s.Chunks) && len(s.Vecs) == len(s.Chunks)*ix.dim {
-		ix.vecs, ix.vscale = bytesInt8(s.Vecs), s.VScale
-	} else {
+	sameEmbedder := h.Embedder == embedderKey(ix.emb)
+	files, chunks, lex, vecs, vscale, err := decodeParts(dec, h, ix.dim, sameEmbedder)
+	if err != nil {
+		return fmt.Errorf("%w: corrupt (%v)", ErrStale, err)
+	}
+	if !sameEmbedder {
 		// Another embedder's vectors are never mixed with this one's: the
 		// files are re-read and re-embedded by the next Build.
-		ix.vecs, ix.vscale = make([]int8, len(s.Chunks)*ix.dim), make([]float32, len(s.Chunks))
-		for _, f := range s.Files {
+		for _, f := range files {
 			if f != nil {
 				f.Hash = [16]byte{}
 			}
 		}
 	}
-	if ix.lex.Terms == nil {
-		ix.lex = newLexicon()
-	}
+	ix.byID, ix.chunks, ix.lex, ix.sumLen, ix.live = files, chunks, lex, h.SumLen, h.Live
+	ix.vecs, ix.vscale = vecs, vscale
 	ix.files = map[string]*fileInfo{}
-	for _, f := range s.Files {
+	for _, f := range files {
 		if f != nil && len(f.Chunks) > 0 && !ix.chunks[f.Chunks[0]].Dead {
 			ix.files[f.Path] = f
 		}
 	}
 	return nil
+}
+
+func decodeParts(dec *gob.Decoder, h header, dim int, withVectors bool) (files []*fileInfo, chunks []chunkInfo, lex lexicon, vecs []int8, vscale []float32, err error) {
+	files = make([]*fileInfo, 0, h.Files)
+	for len(files) < h.Files {
+		var part []*fileInfo
+		if err = dec.Decode(&part); err != nil {
+			return
+		}
+		files = append(files, part...)
+	}
+	chunks = make([]chunkInfo, 0, h.Chunks)
+	for len(chunks) < h.Chunks {
+		var part []chunkInfo
+		if err = dec.Decode(&part); err != nil {
+			return
+		}
+		chunks = append(chunks, part...)
+	}
+	for _, f := range files {
+		for _, c := range f.Chunks {
+			if int(c) >= len(chunks) {
+				err = fmt.Errorf("chunk %d of %s out of range", c, f.Path)
+				return
+			}
+		}
+	}
+	lex = lexicon{Terms: make(map[string]uint32, h.Terms), Postings: make([][]posting, 0, h.Terms)}
+	for len(lex.Postings) < h.Terms {
+		var part lexPart
+		if err = dec.Decode(&part); err != nil {
+			return
+		}
+		if len(part.Terms) != len(part.Postings) || len(part.Terms) == 0 {
+			err = errors.New("malformed lexicon")
+			return
+		}
+		for i, t := range part.Terms {
+			for _, p := range part.Postings[i] {
+				if int(p.Chunk) >= len(chunks) {
+					err = fmt.Errorf("posting of %q out of range", t)
+					return
+				}
+			}
+			lex.Terms[t] = uint32(len(lex.Postings))
+			lex.Postings = append(lex.Postings, part.Postings[i])
+		}
+	}
+	vecs, vscale = make([]int8, 0, h.Chunks*dim), make([]float32, 0, h.Chunks)
+	if !withVectors {
+		return files, chunks, lex, make([]int8, h.Chunks*dim), make([]float32, h.Chunks), nil
+	}
+	for len(vscale) < h.Chunks {
+		var b []byte
+		var sc []float32
+		if err = dec.Decode(&b); err != nil {
+			return
+		}
+		if err = dec.Decode(&sc); err != nil {
+			return
+		}
+		if len(b) != len(sc)*dim || len(sc) == 0 {
+			err = errors.New("malformed vectors")
+			return
+		}
+		vecs = append(vecs, bytesInt8(b)...)
+		vscale = append(vscale, sc...)
+	}
+	return
 }
 
 // Open loads the saved index of root from its state dir, or builds it

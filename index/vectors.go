@@ -13,21 +13,13 @@ var vecFieldWeights = [numFields]float64{0.5, 2, 1, 1}
 func (h *HashEmbedder) embedCounts(terms []termCount, idf func(string) float64, v []float32) {
 	clear(v)
 	for _, tc := range terms {
-		var n float64
-		for f := range numFields {
-			n += vecFieldWeights[f] * float64(tc.N[f])
-		}
-		if n <= 0 {
-			continue
-		}
-		w := 1 + math.Log1p(n-min(n, 1)) // 1+ln(n) for n ≥ 1
-		if n < 1 {
-			w = n
-		}
-		if idf != nil {
+		w := termWeight(tc.N)
+		if w > 0 && idf != nil {
 			w *= idf(tc.Term)
 		}
-		h.addTerm(v, tc.Term, float32(w))
+		if w > 0 {
+			h.addTerm(v, tc.Term, float32(w))
+		}
 	}
 	normalize(v)
 }
@@ -45,6 +37,8 @@ func (ix *Index) embedDoc(ctx context.Context, d *doc, data []byte) {
 	d.vecs = make([]int8, len(d.chunks)*dim)
 	d.scale = make([]float32, len(d.chunks))
 	if h != nil {
+		// From the term counts the analysis made; a chunk's vector depends on
+		// its text only (the corpus's IDF weighs the query's terms).
 		v := make([]float32, dim)
 		for i := range d.chunks {
 			h.embedCounts(d.terms[i], nil, v)
@@ -102,4 +96,19 @@ func (ix *Index) vectorScore(q []float32, id uint32) float32 {
 		return 0
 	}
 	return s * dotQ(q, ix.vecs[int(id)*ix.dim:int(id+1)*ix.dim])
+}
+
+// termWeight is 1+ln of a term's field-weighted frequency (0 if absent).
+func termWeight(n [numFields]uint16) float64 {
+	var tf float64
+	for f := range numFields {
+		tf += vecFieldWeights[f] * float64(n[f])
+	}
+	switch {
+	case tf <= 0:
+		return 0
+	case tf < 1:
+		return tf
+	}
+	return 1 + math.Log(tf)
 }
