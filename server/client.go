@@ -57,7 +57,20 @@ func (c *lspClient) ShowMessageRequest(ctx context.Context, typ editor.MessageTy
 	return chosen.Title, nil
 }
 
+// Approve uses autarch/approve when the client declares it (approve,
+// request changes with feedback, always allow); otherwise
+// window/showMessageRequest with Approve/Reject(/Always allow) buttons.
 func (c *lspClient) Approve(ctx context.Context, a editor.Approval) (editor.Verdict, error) {
+	c.s.mu.Lock()
+	native := c.s.client.approvals
+	c.s.mu.Unlock()
+	if native {
+		var v editor.Verdict
+		if err := c.Call(ctx, editor.MethodApprove, a, &v); err != nil {
+			return editor.Verdict{}, err
+		}
+		return v, nil
+	}
 	actions := []string{actionApprove, actionReject}
 	if a.AllowAlways {
 		actions = append(actions, actionAlways)

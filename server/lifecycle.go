@@ -35,6 +35,10 @@ type initializeParams struct {
 			Autarch struct {
 				// Questions: the client answers autarch/askQuestions.
 				Questions bool `json:"questions"`
+				// Approvals: the client answers autarch/approve.
+				Approvals bool `json:"approvals"`
+				// Diagnostics: the client answers autarch/diagnostics.
+				Diagnostics bool `json:"diagnostics"`
 			} `json:"autarch"`
 		} `json:"experimental"`
 	} `json:"capabilities"`
@@ -52,6 +56,8 @@ type clientInfo struct {
 	showDocument     bool
 	applyEdit        bool
 	questions        bool
+	approvals        bool
+	diagnostics      bool
 }
 
 // initializeResult is LSP's InitializeResult with the capabilities we offer.
@@ -74,7 +80,9 @@ type capabilities struct {
 	ExecuteCommandProvider struct {
 		Commands []string `json:"commands"`
 	} `json:"executeCommandProvider"`
-	Workspace struct {
+	// CodeActionProvider offers review suggestions as quick fixes.
+	CodeActionProvider bool `json:"codeActionProvider"`
+	Workspace          struct {
 		WorkspaceFolders struct {
 			Supported           bool `json:"supported"`
 			ChangeNotifications bool `json:"changeNotifications"`
@@ -113,6 +121,8 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		showDocument:     c.Window.ShowDocument.Support,
 		applyEdit:        c.Workspace.ApplyEdit,
 		questions:        c.Experimental.Autarch.Questions,
+		approvals:        c.Experimental.Autarch.Approvals,
+		diagnostics:      c.Experimental.Autarch.Diagnostics,
 	}
 	s.folders = foldersOf(p)
 	s.settings = resolveSettings(opts, sourceInit, s.cfg.Getenv)
@@ -124,6 +134,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	res.Capabilities.TextDocumentSync.OpenClose = true
 	res.Capabilities.TextDocumentSync.Change = 1
 	res.Capabilities.ExecuteCommandProvider.Commands = s.commandNames()
+	res.Capabilities.CodeActionProvider = true
 	res.Capabilities.Workspace.WorkspaceFolders.Supported = true
 	res.Capabilities.Workspace.WorkspaceFolders.ChangeNotifications = true
 	return res, nil

@@ -62,6 +62,7 @@ type Server struct {
 
 	docs     *documents
 	progress *progressTable
+	wb       *workbench
 
 	mu       sync.Mutex
 	state    lifecycle
@@ -106,6 +107,8 @@ func New(cfg Config) *Server {
 	s.registerTextDocument()
 	s.registerWindow()
 	s.registerAutarch()
+	s.wb = newWorkbench(s)
+	s.registerWorkflows()
 	return s
 }
 
@@ -137,6 +140,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 		jsonrpc2.WithCodec(codec{}),
 		jsonrpc2.WithPreempter(cancelPreempter{cancel: canceller, log: s.log}))
 	s.conn.Go(ctx, handler)
+	s.wb.start(ctx)
 	code := 1
 	select {
 	case code = <-s.exitCh:
@@ -149,6 +153,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	case <-ctx.Done():
 	}
 	cancel()
+	s.wb.stop(10 * time.Second) // running pulses record how they ended
 	closed := make(chan struct{})
 	go func() { s.conn.Close(); close(closed) }()
 	select {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -147,7 +148,7 @@ func rpcCode(err error) jsonrpc2.Code {
 func TestLifecycleCustomRequestAndNotification(t *testing.T) {
 	h := newHarness(t, nil)
 	res := h.initialize(editor.Settings{Model: editor.ModelSettings{Name: "gpt-test", BaseURL: "http://127.0.0.1:1/v1"}, APIKey: "sk-secret"})
-	if got := res.Capabilities.ExecuteCommandProvider.Commands; len(got) == 0 || got[0] != editor.CommandServerStatus {
+	if got := res.Capabilities.ExecuteCommandProvider.Commands; !slices.Contains(got, editor.CommandServerStatus) || !slices.Contains(got, editor.CommandNewWorkflow) {
 		t.Errorf("executeCommandProvider.commands = %v, want %s", got, editor.CommandServerStatus)
 	}
 	if !res.Capabilities.Workspace.WorkspaceFolders.Supported {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools/terminal"
@@ -175,4 +176,49 @@ func feedbackText(fb string) string {
 		return "."
 	}
 	return ": " + strings.TrimSpace(fb)
+}
+
+// AnswerPending answers a question the workflow left pending (its prompt
+// was dismissed, or the editor cannot show that kind of question); the
+// answers reach the agent when the workflow resumes.
+func (e *Engine) AnswerPending(ctx context.Context, workflowID, pendingID string, answers []editor.Answer) error {
+	wf, err := e.Find(ctx, workflowID)
+	if err != nil {
+		return err
+	}
+	p, err := e.cfg.Store.PendingItem(ctx, pendingID)
+	if err != nil {
+		return fmt.Errorf("pending item %s: %w", pendingID, err)
+	}
+	if p.WorkflowID != wf.ID || p.Status != store.PendingOpen {
+		return fmt.Errorf("%s is not an open question of workflow %s", pendingID, wf.Name)
+	}
+	var qs []editor.Question
+	if p.Kind == pendingReply {
+		qs = []editor.Question{{Type: editor.FreeText, Prompt: "Reply"}}
+	} else if p.Kind != pendingQuestions || json.Unmarshal(p.Payload, &qs) != nil {
+		return fmt.Errorf("%s is a %s, not a question: approve or reject it instead", pendingID, p.Kind)
+	}
+	if len(answers) != len(qs) {
+		return fmt.Errorf("%d answers for %d questions", len(answers), len(qs))
+	}
+	for i, a := range answers {
+		if len(a.Values) == 0 {
+			return fmt.Errorf("question %d has no answer", i+1)
+		}
+	}
+	raw, err := json.Marshal(answers)
+	if err != nil {
+		return err
+	}
+	text := formatAnswers(qs, answers)
+	if p.Kind == pendingReply {
+		text = "The user answered your questions:\n" + strings.Join(answers[0].Values, "\n")
+	}
+	return e.cfg.Store.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.AnswerPending(ctx, pendingID, raw); err != nil {
+			return err
+		}
+		return tx.AddMessage(ctx, &store.Message{WorkflowID: wf.ID, Stage: p.Stage, Role: agent.RoleUser, Content: text})
+	})
 }

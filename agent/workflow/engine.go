@@ -77,6 +77,9 @@ type Engine struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc // runs in this process, by workflow id
+
+	chatMu sync.Mutex
+	chat   *conversation // the discussion agent, once someone talks to it
 }
 
 // New checks the configuration and makes an Engine.

@@ -175,7 +175,7 @@ func (b *reviewBackend) ScopeCard(ctx context.Context) (review.Scope, error) {
 
 func (b *reviewBackend) AddComment(ctx context.Context, c review.Comment) (string, error) {
 	rc := store.ReviewComment{ReviewID: b.card.ID, Type: store.CommentType(c.Type), FilePath: path.Clean(strings.TrimPrefix(c.FilePath, "./")),
-		StartLine: c.StartLine, EndLine: c.EndLine, Severity: c.Severity, Category: c.Category, Description: c.Description}
+		StartLine: c.StartLine, EndLine: c.EndLine, Severity: c.Severity, Category: c.Category, Description: c.Description, Suggestion: c.Suggestion}
 	if strings.TrimSpace(c.FilePath) == "" {
 		rc.FilePath = ""
 	}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/editor"
 )
 
 // scriptedRepo makes a git repository from a txtar's repo/ files and
@@ -103,7 +104,7 @@ func TestRunFullPathFromTheCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatalf("autarch status: %v", err)
 	}
-	var rows []workflowStatus
+	var rows []editor.WorkflowSummary
 	if err := json.Unmarshal(out, &rows); err != nil || len(rows) != 1 || rows[0].Stage != "done" || rows[0].PulsesDone != 1 || rows[0].Pulses != 1 {
 		t.Errorf("status = %s (%v)", out, err)
 	}

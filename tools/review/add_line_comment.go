@@ -18,11 +18,12 @@ type addLineCommentParams struct {
 	Category    string `json:"category" jsonschema:"The category of the comment (e.g., security, performance, style, bug, architecture)"`
 	Description string `json:"description" jsonschema:"The description/content of the comment"`
 	EndLine     *int   `json:"end_line,omitempty" jsonschema:"The ending line number (inclusive). Omit for single-line comments."`
+	Suggestion  string `json:"suggestion,omitempty" jsonschema:"Optional replacement text for lines start_line..end_line, offered to the user as a one-click fix"`
 }
 
 func newAddLineComment(b Backend) tools.Tool {
 	return tools.Define("add_line_comment", addLineCommentDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addLineCommentParams) (tools.Result, error) {
-		c := Comment{Type: "line", FilePath: p.FilePath, StartLine: p.StartLine, Severity: p.Severity, Category: p.Category, Description: p.Description}
+		c := Comment{Type: "line", FilePath: p.FilePath, StartLine: p.StartLine, Severity: p.Severity, Category: p.Category, Description: p.Description, Suggestion: p.Suggestion}
 		if p.EndLine != nil {
 			c.EndLine = *p.EndLine
 			if c.EndLine < c.StartLine {

@@ -23,6 +23,8 @@ type Comment struct {
 	Severity    string
 	Category    string
 	Description string
+	// Suggestion replaces the commented lines (line comments; optional).
+	Suggestion string
 }
 
 // Scope is the approved scope card, as get_scope_card returns it.

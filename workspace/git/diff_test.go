@@ -3,6 +3,7 @@ package git
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -205,4 +206,22 @@ func FuzzParsePatch(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestFileAt(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := userRepo(t)
+	r := openRepo(t, dir)
+	got, err := r.FileAt(ctx, "HEAD", "old.txt")
+	if err != nil || string(got) != "to be removed\n" {
+		t.Fatalf("FileAt = %q, %v", got, err)
+	}
+	if _, err := r.FileAt(ctx, "HEAD", "missing.txt"); !errors.Is(err, ErrNoFile) {
+		t.Errorf("missing file: %v, want ErrNoFile", err)
+	}
+	for _, bad := range []string{"", "/etc/passwd", "--output=x"} {
+		if _, err := r.FileAt(ctx, "HEAD", bad); err == nil || errors.Is(err, ErrNoFile) {
+			t.Errorf("FileAt(%q) = %v, want a usage error", bad, err)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -148,4 +149,38 @@ func (r *Repo) refsUnder(ctx context.Context, prefix string) ([]string, error) {
 		return nil, nil
 	}
 	return strings.Split(out, "\n"), nil
+}
+
+// ErrNoFile is returned by FileAt for a path that a commit does not have.
+var ErrNoFile = errors.New("no such file in that commit")
+
+// FileAt returns a file's content at a commit (read-only plumbing in the
+// user's repository).
+func (r *Repo) FileAt(ctx context.Context, rev, path string) ([]byte, error) {
+	commit, err := r.ResolveCommit(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	if path == "" || strings.HasPrefix(path, "/") || strings.HasPrefix(path, "-") {
+		return nil, fmt.Errorf("path %q is not accepted: give a path relative to the repository top", path)
+	}
+	if _, err := r.git.run(ctx, r.dir, nil, "cat-file", "-e", commit+":"+path); err != nil {
+		return nil, fmt.Errorf("%s at %.8s: %w", path, commit, ErrNoFile)
+	}
+	return r.git.run(ctx, r.dir, nil, "cat-file", "blob", commit+":"+path)
+}
+
+// MergeIntoCurrent fast-forwards the user's checked-out branch to branch:
+// the one operation that changes the user's HEAD and working tree, run
+// only when the user applies a workflow. git refuses (and changes nothing)
+// when the branches diverged or local changes would be overwritten.
+func (r *Repo) MergeIntoCurrent(ctx context.Context, branch string) (string, error) {
+	if _, err := r.ResolveCommit(ctx, branch); err != nil {
+		return "", err
+	}
+	out, err := r.git.text(ctx, r.top, "merge", "--ff-only", "--no-edit", "--end-of-options", branch)
+	if err != nil {
+		return "", fmt.Errorf("fast-forward to %s: %w", branch, err)
+	}
+	return out, nil
 }
