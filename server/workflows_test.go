@@ -1,0 +1,190 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/editor"
+)
+
+const workflowScript = `
+-- 01-scope.json --
+{"tool_calls": [{"name": "submit_scope", "args": {"reason": "Clear", "title": "Add Sub", "description": "Add Sub.", "in_scope": ["Sub"], "out_of_scope": [], "recommended_path": "quick"}}]}
+-- 02-preflight.json --
+{"tool_calls": [{"name": "complete_preflight", "args": {"reason": "Nothing to do", "summary": "ok", "setupCommands": [], "buildSuccess": true, "baselinesRecorded": 0}}]}
+-- 03-read.json --
+{"tool_calls": [{"name": "read_file", "args": {"path": "calc.go", "reason": "Read before editing"}}]}
+-- 04-edit.json --
+{"tool_calls": [{"name": "edit_file", "args": {"path": "calc.go", "oldString": "func Add(a, b int) int { return a + b }\n", "newString": "func Add(a, b int) int { return a + b }\n\nfunc Sub(a, b int) int { return a + b }\n", "reason": "Add Sub"}}]}
+-- 05-done.json --
+{"tool_calls": [{"name": "complete_pulse", "args": {"reason": "Done", "summary": "feat(calc): add Sub", "filesChanged": ["calc.go"]}}]}
+-- 06-comment.json --
+{"tool_calls": [{"name": "add_line_comment", "args": {"reason": "Wrong operator", "file_path": "calc.go", "start_line": 5, "severity": "High", "category": "bug", "description": "Sub adds.", "suggestion": "func Sub(a, b int) int { return a - b }"}}]}
+-- 07-review.json --
+{"tool_calls": [{"name": "complete_review", "args": {"reason": "Bug", "recommendation": "reject", "summary": "Sub adds instead of subtracting."}}]}
+`
+
+// TestWorkflowOverLSP drives a whole quick workflow as an editor would:
+// executeCommand, autarch/approve answered by the client, workflow events,
+// progress, review diagnostics, a quick fix, the detail view, a diff and
+// apply as a workspace edit.
+func TestWorkflowOverLSP(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return a + b }\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	script, err := scripted.Parse([]byte(workflowScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, _ := scripted.Start(t, script)
+
+	h := newHarness(t, nil)
+	var mu sync.Mutex
+	var approvals []editor.Approval
+	var edits []json.RawMessage
+	h.onCall = func(method string, params json.RawMessage) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch method {
+		case editor.MethodApprove:
+			var a editor.Approval
+			json.Unmarshal(params, &a)
+			approvals = append(approvals, a)
+			return editor.Verdict{Decision: editor.DecisionApprove}, nil
+		case "workspace/applyEdit":
+			edits = append(edits, params)
+			return map[string]any{"applied": true}, nil
+		}
+		return nil, nil
+	}
+	uri := pathURI(dir)
+	var init initializeResult
+	err = h.call("initialize", map[string]any{
+		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "calc"}},
+		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}, "workspace": map[string]any{"applyEdit": true},
+			"experimental": map[string]any{"autarch": map[string]any{"approvals": true, "questions": true}}},
+		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}, APIKey: "test"},
+	}, &init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !init.Capabilities.CodeActionProvider {
+		t.Error("codeActionProvider not advertised")
+	}
+	h.client.Notify(context.Background(), "initialized", map[string]any{})
+
+	var ref editor.WorkflowRef
+	if err := h.call("workspace/executeCommand", map[string]any{"command": editor.CommandNewWorkflow,
+		"arguments": []any{editor.NewWorkflowParams{Task: "Add Sub", Name: "sub"}}}, &ref); err != nil {
+		t.Fatal(err)
+	}
+	if ref.Name != "sub" || ref.WorkflowID == "" {
+		t.Fatalf("ref = %+v", ref)
+	}
+
+	// Events until the workflow completes; diagnostics and progress on the way.
+	var sawToolCall, sawProgress bool
+	var diags []reviewDiagnostic
+	deadline := time.After(60 * time.Second)
+	for done := false; !done || diags == nil; {
+		select {
+		case n := <-h.noteCh:
+			switch n.method {
+			case editor.MethodWorkflowEvent:
+				var ev editor.WorkflowEvent
+				json.Unmarshal(n.params, &ev)
+				sawToolCall = sawToolCall || ev.Kind == "tool_call" && ev.Reason == "Add Sub"
+				done = done || ev.Kind == "halt" && ev.Status == "Completed"
+			case "$/progress":
+				sawProgress = sawProgress || strings.Contains(string(n.params), "pulse pulse-1")
+			case "textDocument/publishDiagnostics":
+				var p struct {
+					URI         string             `json:"uri"`
+					Diagnostics []reviewDiagnostic `json:"diagnostics"`
+				}
+				json.Unmarshal(n.params, &p)
+				if p.URI == pathURI(filepath.Join(dir, "calc.go")) && len(p.Diagnostics) > 0 {
+					diags = p.Diagnostics
+				}
+			}
+		case <-deadline:
+			t.Fatalf("the workflow did not complete over LSP (done %v, diagnostics %v)", done, diags)
+		}
+	}
+	if !sawToolCall || !sawProgress {
+		t.Errorf("tool call event seen %v, pulse progress seen %v", sawToolCall, sawProgress)
+	}
+	mu.Lock()
+	// The scope card, then edit_file (sensitive in confirm-sensitive mode).
+	if len(approvals) != 2 || approvals[0].Kind != "scope" || approvals[0].WorkflowID != ref.WorkflowID || approvals[1].Kind != "tool" || approvals[1].Reason != "Add Sub" {
+		t.Errorf("approvals = %+v", approvals)
+	}
+	mu.Unlock()
+	d := diags[0]
+	if d.Source != "autarch" || d.Severity != 1 || d.Range.Start.Line != 4 || !strings.Contains(d.Message, "[High · bug · new] Sub adds.") {
+		t.Errorf("diagnostic = %+v", d)
+	}
+
+	var actions []codeAction
+	if err := h.call("textDocument/codeAction", map[string]any{"textDocument": map[string]string{"uri": pathURI(filepath.Join(dir, "calc.go"))},
+		"range": d.Range, "context": map[string]any{"diagnostics": diags}}, &actions); err != nil {
+		t.Fatal(err)
+	}
+	if len(actions) != 1 || actions[0].Edit.Changes[pathURI(filepath.Join(dir, "calc.go"))][0].NewText != "func Sub(a, b int) int { return a - b }\n" {
+		t.Errorf("code actions = %+v", actions)
+	}
+
+	var detail editor.WorkflowDetail
+	if err := h.call(editor.MethodWorkflow, editor.WorkflowRef{WorkflowID: ref.WorkflowID}, &detail); err != nil {
+		t.Fatal(err)
+	}
+	if detail.Summary.Stage != "done" || len(detail.Pulses) != 1 || detail.Pulses[0].Status != "Succeeded" || detail.Review == nil ||
+		detail.Review.Recommendation != "reject" || len(detail.Review.Comments) != 1 || len(detail.Activity) == 0 || detail.Scope == nil {
+		t.Errorf("detail = %+v", detail)
+	}
+	var list []editor.WorkflowSummary
+	if err := h.call(editor.MethodWorkflows, map[string]any{}, &list); err != nil || len(list) != 1 || list[0].PulsesDone != 1 {
+		t.Errorf("workflows = %+v, %v", list, err)
+	}
+
+	var diff editor.PulseDiff
+	if err := h.call("workspace/executeCommand", map[string]any{"command": editor.CommandPulseDiff,
+		"arguments": []any{editor.PulseDiffParams{WorkflowID: ref.WorkflowID, PulseID: "pulse-1"}}}, &diff); err != nil {
+		t.Fatal(err)
+	}
+	if len(diff.Files) != 1 || diff.Files[0].Path != "calc.go" || diff.Files[0].Additions != 2 {
+		t.Errorf("pulse diff = %+v", diff)
+	}
+	var file editor.FileAtResult
+	if err := h.call(editor.MethodFileAt, editor.FileAtParams{Commit: diff.Head, Path: "calc.go"}, &file); err != nil || !strings.Contains(file.Text, "func Sub") {
+		t.Errorf("fileAt = %+v, %v", file, err)
+	}
+
+	var applied editor.ApplyWorkflowResult
+	if err := h.call("workspace/executeCommand", map[string]any{"command": editor.CommandApplyWorkflow,
+		"arguments": []any{editor.ApplyWorkflowParams{WorkflowID: ref.WorkflowID, Mode: "edit"}}}, &applied); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !applied.Applied || len(applied.Files) != 1 || len(edits) != 1 || !strings.Contains(string(edits[0]), `func Sub(a, b int) int { return a + b }`) {
+		t.Errorf("apply = %+v, edits %s", applied, edits)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "calc.go")); strings.Contains(string(b), "Sub") {
+		t.Error("the server wrote the user's file itself; apply must go through the editor")
+	}
+}
