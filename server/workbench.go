@@ -102,7 +102,7 @@ func (w *workbench) open(ctx context.Context) (*workflow.Engine, error) {
 	w.search = newCodeSearch(w.s, repo.Top())
 	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: w.s.Client(), Model: settingsModel{s: w.s},
 		Settings: agent.Settings{RoleModels: agent.RoleModelsFromEnv()}, Mode: tools.ModeConfirmSensitive, Hooks: hooks, Guardrails: guard,
-		Search: w.search.scope, Log: w.s.log.With("component", "workflow"), Events: w.onEvent})
+		Search: w.search.scope, Diagnostics: w.editorDiagnostics(), Log: w.s.log.With("component", "workflow"), Events: w.onEvent})
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -237,4 +237,25 @@ func (m settingsModel) Complete(ctx context.Context, req agent.Request, onText f
 		return agent.Response{}, errors.New("no model configured: set autarch.model.name (or AUTARCH_MODEL)")
 	}
 	return openai.New(openai.Config{BaseURL: st.model.BaseURL, APIKey: st.apiKey, Stream: true}).Complete(ctx, req, onText)
+}
+
+// editorDiagnostics asks the client for its diagnostics (autarch/diagnostics)
+// when it declared it can; nil otherwise.
+func (w *workbench) editorDiagnostics() tools.Diagnostics {
+	w.s.mu.Lock()
+	ok := w.s.client.diagnostics
+	w.s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context, paths []string) ([]editor.DiagnosticItem, error) {
+		if paths == nil {
+			paths = []string{}
+		}
+		var res editor.DiagnosticsResult
+		if err := w.s.Client().Call(ctx, editor.MethodDiagnostics, editor.DiagnosticsParams{Paths: paths}, &res); err != nil {
+			return nil, err
+		}
+		return res.Diagnostics, nil
+	}
 }

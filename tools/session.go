@@ -54,6 +54,9 @@ type SessionConfig struct {
 	AllowDelete bool
 	// AllowedOnly refuses shell commands classified dangerous.
 	AllowedOnly bool
+	// Diagnostics supplies read_lints with the editor's diagnostics (nil:
+	// the project's own checker).
+	Diagnostics Diagnostics
 	// SensitivePaths adds path globs to the secret gate.
 	SensitivePaths []string
 }

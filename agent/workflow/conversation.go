@@ -51,8 +51,12 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 	if e.cfg.Search != nil {
 		search = e.cfg.Search(o.Root)
 	}
+	var diags tools.Diagnostics
+	if o.Root == e.cfg.Repo.Top() {
+		diags = e.cfg.Diagnostics // worktrees have no editor: read_lints runs the project's checker
+	}
 	sess, err := tools.NewSession(tools.SessionConfig{Root: o.Root, Role: role, Mode: e.cfg.Mode, Editor: e.cfg.Editor, Search: search,
-		Workflow: true, StateDir: e.cfg.Repo.StateDir()})
+		Workflow: true, StateDir: e.cfg.Repo.StateDir(), Diagnostics: diags})
 	if err != nil {
 		return nil, fmt.Errorf("%s session: %w", role, err)
 	}
@@ -67,7 +71,7 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 	for _, n := range notes {
 		sess.AddNote(n.Content)
 	}
-	reg, err := agent.Registry(role, tools.Deps{Web: e.cfg.Web}, o.Extra...)
+	reg, err := agent.Registry(role, tools.Deps{Web: e.cfg.Web}, append(o.Extra, tools.NewReadLints())...)
 	if err != nil {
 		sess.Close()
 		return nil, err

@@ -35,6 +35,9 @@ type Config struct {
 	// Search returns the semantic search scope of a directory (the user's
 	// folder or a worktree); nil means nothing is indexed.
 	Search func(dir string) tools.Searcher
+	// Diagnostics are the editor's diagnostics of the user's folder, for
+	// read_lints (nil: the project's own checker, as in worktrees).
+	Diagnostics tools.Diagnostics
 	// Web backs web_code_search (nil: not configured).
 	Web tools.WebSearcher
 	// Meter counts usage across workflows and enforces the budget.
