@@ -44,7 +44,9 @@ func runReadLints(ctx context.Context, s *Session, p readLintsParams) (Result, e
 	}
 	source := s.cfg.Diagnostics
 	if source == nil {
-		source = func(ctx context.Context, paths []string) ([]editor.DiagnosticItem, error) { return vetDiagnostics(ctx, s.root.Dir(), paths) }
+		source = func(ctx context.Context, paths []string) ([]editor.DiagnosticItem, error) {
+			return vetDiagnostics(ctx, s.root.Dir(), paths)
+		}
 	}
 	items, err := source(ctx, paths)
 	if err != nil {

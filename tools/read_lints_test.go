@@ -13,9 +13,9 @@ import (
 func TestReadLints(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"go.mod":        "module example.com/x\n\ngo 1.22\n",
-		"a/a.go":        "package a\n\nimport \"fmt\"\n\nfunc F() { fmt.Printf(\"%d\\n\", \"x\") }\n",
-		"b/b.go":        "package b\n\nfunc G() {}\n",
+		"go.mod": "module example.com/x\n\ngo 1.22\n",
+		"a/a.go": "package a\n\nimport \"fmt\"\n\nfunc F() { fmt.Printf(\"%d\\n\", \"x\") }\n",
+		"b/b.go": "package b\n\nfunc G() {}\n",
 	})
 	var asked [][]string
 	editorDiags := func(ctx context.Context, paths []string) ([]editor.DiagnosticItem, error) {
