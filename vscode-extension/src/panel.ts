@@ -1,41 +1,110 @@
-// The side panel: a webview view that shows the server's status.
+// The side panel: a webview view of the workflows, the selected workflow's
+// detail, what waits for the user, the activity feed and the conversation.
+// The HTML comes from panelView.ts (pure, escaped) and the page's script
+// from panelHtml.ts; this file connects them to VS Code.
+//
+// DOM contract (stable; the end-to-end tests assert on it):
+//   [data-section=pending|workflows|workflow|activity|conversation|server]  the re-rendered sections
+//   #workflows > li.workflow-item[data-id][data-status][data-stage]   one per workflow; .selected;
+//                li.workflow-item.discussion[data-id=""]               the discussion (always first)
+//   #new-workflow                                                     button: Autarch: New Workflow
+//   #workflow-header[data-id][data-status]  .wf-stop .wf-resume .wf-diff .wf-apply  (buttons)
+//   #stage-timeline > li.stage[data-stage][data-state=done|current|todo]
+//   #scope, #research, #plan : details.card[data-status] > .card-title .card-status .markdown .card-feedback
+//   #pulses > li.pulse-item[data-id][data-status]  .pulse-title .pulse-status .pulse-commit .pulse-stats
+//             .pulse-recovery .pulse-unresolved li .pulse-failure .pulse-diff
+//   #review[data-status] .review-recommendation[data-recommendation] .review-summary
+//   #review-comments > li.comment[data-id][data-severity=high|medium|low][data-type=line|file|review][data-pre-existing]
+//             .comment-label ("High · bug · new") .comment-location .comment-description .comment-suggestion
+//   #usage .usage-tokens .usage-cost
+//   .pending-item[data-id][data-kind][data-workflow][data-stored?]   a question set or an approval waiting for the user
+//     .pending-approval: .pending-title .pending-reason ("Why: …") .pending-detail .pending-feedback (textarea)
+//                        .pending-approve .pending-reject ("Request Changes") .pending-always (when offered)
+//     .pending-questions: .question[data-q][data-type] .question-prompt
+//                        single_select: button.pending-option[data-value] (.selected; submits at once when it is the only question)
+//                        multi_select: input.pending-check[value]; ranked: ol.pending-ranked > li.ranked-option[data-value] .rank-up .rank-down
+//                        free_text: textarea.pending-text;  button.pending-submit (absent for a lone single_select)
+//     stored items (asked before a restart): [data-stored="1"], .pending-resume
+//   #activity > li.activity-item[data-tool][data-failed][data-stage]  .activity-tool .activity-reason .activity-meta
+//   #messages > .message[data-role][data-stage] .message-text
+//   #message-box (textarea; Ctrl+Enter sends), #send, #composer-hint (what Send will do)
+//   [data-testid=server-state|model|status-message|workspace]  server status (inside #server-status)
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { Ctx } from './ctx';
-import { renderStatus } from './status';
+import { panelPage, parseWebviewMessage, type FromWebview } from './panelHtml';
+import { renderPanel, type PanelModel } from './panelView';
+import { escapeHtml } from './status';
 
-/** The commands the panel's buttons may run. */
-const panelCommands = new Set(['autarch.showServerStatus', 'autarch.setApiKey', 'autarch.openLog']);
+export interface PanelHost {
+  model(): PanelModel;
+  composerHint(): string;
+  onMessage(msg: FromWebview): Promise<void>;
+  onVisible(): void;
+}
 
 export class Panel implements vscode.WebviewViewProvider {
   static readonly viewId = 'autarch.panel';
   private view: vscode.WebviewView | undefined;
+  private ready = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly ctx: Ctx) {
-    ctx.onChange(() => this.render());
-  }
+  constructor(private readonly host: PanelHost) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
-    view.webview.options = { enableScripts: true };
-    view.webview.onDidReceiveMessage((msg: { command?: string }) => {
-      if (msg.command && panelCommands.has(msg.command)) void vscode.commands.executeCommand(msg.command);
+    this.ready = false;
+    view.webview.options = { enableScripts: true, localResourceRoots: [] };
+    const nonce = randomBytes(16).toString('base64url');
+    view.webview.html = panelPage(nonce, renderPanel(this.host.model()), escapeHtml(this.host.composerHint()));
+    view.webview.onDidReceiveMessage(async (raw: unknown) => {
+      const msg = parseWebviewMessage(raw);
+      if (!msg) return;
+      if (msg.type === 'ready') this.ready = true;
+      try {
+        await this.host.onMessage(msg);
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Autarch: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (msg.type === 'ready') this.flush();
     });
     view.onDidChangeVisibility(() => {
-      if (view.visible) void this.ctx.refreshStatus().catch(() => undefined);
+      if (view.visible) this.host.onVisible();
     });
-    this.render();
+    view.onDidDispose(() => {
+      if (this.view === view) this.view = undefined;
+    });
   }
 
-  private render(): void {
-    if (!this.view) return;
-    const nonce = randomBytes(16).toString('base64url');
-    const body = renderStatus(this.ctx.state, this.ctx.status, this.ctx.lastError);
-    this.view.webview.html = `<!DOCTYPE html><html><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}';">
-<style>body{font-family:var(--vscode-font-family);color:var(--vscode-foreground)} .error{color:var(--vscode-errorForeground)} code{font-family:var(--vscode-editor-font-family)} button{color:var(--vscode-button-foreground);background:var(--vscode-button-background);border:none;padding:4px 10px;margin:2px 0;cursor:pointer} button:hover{background:var(--vscode-button-hoverBackground)}</style>
-</head><body>${body}
-<script nonce="${nonce}">const vscode=acquireVsCodeApi();document.querySelectorAll('button[data-command]').forEach(b=>b.addEventListener('click',()=>vscode.postMessage({command:b.dataset.command})));</script>
-</body></html>`;
+  get visible(): boolean {
+    return !!this.view?.visible;
+  }
+
+  /** Re-renders soon (coalesces bursts of changes). */
+  update(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, 30);
+  }
+
+  private flush(): void {
+    if (!this.view || !this.ready) return;
+    const m = this.host.model();
+    void this.view.webview.postMessage({ type: 'render', sections: renderPanel(m), selected: m.selected, hint: this.host.composerHint() });
+  }
+
+  /** Puts text back into the message box (sending failed). */
+  restoreDraft(text: string): void {
+    void this.view?.webview.postMessage({ type: 'restoreDraft', text });
+  }
+
+  /** Reveals the panel and scrolls to a pending item. */
+  async reveal(pendingId?: string): Promise<void> {
+    await vscode.commands.executeCommand(`${Panel.viewId}.focus`);
+    if (pendingId) {
+      this.flush();
+      setTimeout(() => void this.view?.webview.postMessage({ type: 'focusPending', pendingId }), 100);
+    }
   }
 }

@@ -38,3 +38,19 @@ export function renderStatus(state: ServerState, status: ServerStatus | undefine
   rows.push(`<p><button data-command="autarch.showServerStatus">Show Server Status</button> <button data-command="autarch.setApiKey">Set API Key</button> <button data-command="autarch.openLog">Open Log</button></p>`);
   return rows.join('\n');
 }
+
+/** The status bar item: the server state, the active workflow and its stage, and what waits for the user. */
+export function statusBarText(
+  state: ServerState,
+  wf: { name: string; stage: string; status: string } | undefined,
+  pending: number,
+): { text: string; tooltip: string } {
+  if (state !== 'running') {
+    return { text: state === 'starting' ? '$(loading~spin) Autarch' : '$(circle-slash) Autarch', tooltip: `Autarch server: ${state}` };
+  }
+  const waiting = pending > 0 ? ` $(bell-dot) ${pending}` : '';
+  const waitTip = pending > 0 ? `\n${pending} question${pending === 1 ? '' : 's'} or approval${pending === 1 ? '' : 's'} wait for you` : '';
+  if (!wf) return { text: `$(hubot) Autarch${waiting}`, tooltip: `Autarch: no active workflow${waitTip}` };
+  const icon = wf.status === 'Active' ? '$(sync~spin)' : '$(debug-pause)';
+  return { text: `${icon} ${wf.name} · ${wf.stage}${waiting}`, tooltip: `Autarch workflow ${wf.name}: ${wf.stage} (${wf.status})${waitTip}` };
+}

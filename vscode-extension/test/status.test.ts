@@ -38,3 +38,13 @@ test('renderStatus without a server shows the state and error', () => {
   assert.match(html, /Server: <b>stopped<\/b>/);
   assert.match(html, /Could not start &lt;bin&gt;/);
 });
+
+test('statusBarText shows the active workflow, its stage and what waits', async () => {
+  const { statusBarText } = await import('../src/status');
+  assert.equal(statusBarText('stopped', undefined, 0).text, '$(circle-slash) Autarch');
+  assert.equal(statusBarText('running', undefined, 0).text, '$(hubot) Autarch');
+  assert.equal(statusBarText('running', { name: 'fix-login', stage: 'plan', status: 'Active' }, 0).text, '$(sync~spin) fix-login · plan');
+  const w = statusBarText('running', { name: 'fix-login', stage: 'plan', status: 'AwaitingUser' }, 2);
+  assert.equal(w.text, '$(debug-pause) fix-login · plan $(bell-dot) 2');
+  assert.match(w.tooltip, /2 questions or approvals wait for you/);
+});

@@ -1,0 +1,309 @@
+// Pure rendering of the side panel's sections (HTML strings) from a model.
+// Everything from the server is escaped (escapeHtml) or rendered by the safe
+// Markdown renderer; the DOM ids and classes are listed in panel.ts.
+import type { ActivityView, Answer, Approval, CardView, CommentView, MessageView, PulseView, Question, ReviewView, ServerStatus, WorkflowDetail, WorkflowSummary } from './lspext.gen';
+import { renderMarkdown } from './markdown';
+import type { PendingItem } from './pending';
+import type { StoredPending } from './questions';
+import { commentPlace, severityOf, threadLabel } from './review';
+import { escapeHtml, renderStatus, type ServerState } from './status';
+
+/** A stored pending item of a workflow that no live request covers. */
+export interface StoredItem {
+  workflowId: string;
+  item: StoredPending;
+}
+
+export interface PanelModel {
+  serverState: ServerState;
+  status?: ServerStatus;
+  error?: string;
+  workflows: WorkflowSummary[];
+  /** The selected workflow id; "" is the discussion. */
+  selected: string;
+  detail?: WorkflowDetail;
+  detailError?: string;
+  /** Live requests (autarch/askQuestions, autarch/approve), all workflows. */
+  pending: PendingItem[];
+  /** Stored pending items of the selected workflow without a live request. */
+  stored: StoredItem[];
+  activity: ActivityView[];
+  /** The conversation: the selected workflow's messages, or the discussion. */
+  messages: MessageView[];
+  /** The review to show: the selected workflow's, or the last branch review in the discussion. */
+  review?: ReviewView;
+}
+
+export type SectionId = 'pending' | 'workflows' | 'workflow' | 'activity' | 'conversation' | 'server';
+export const sectionIds: readonly SectionId[] = ['pending', 'workflows', 'workflow', 'activity', 'conversation', 'server'];
+
+const e = escapeHtml;
+const attr = (s: string | number | boolean | undefined): string => e(String(s ?? ''));
+const slug = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
+/** Every section's inner HTML. */
+export function renderPanel(m: PanelModel): Record<SectionId, string> {
+  return {
+    pending: renderPending(m),
+    workflows: renderWorkflows(m),
+    workflow: renderWorkflow(m),
+    activity: renderActivity(m.activity),
+    conversation: renderConversation(m.messages, m.selected),
+    server: renderServer(m),
+  };
+}
+
+function workflowName(m: PanelModel, id: string | undefined): string {
+  if (!id) return '';
+  return m.workflows.find((w) => w.id === id)?.name ?? id;
+}
+
+// ---- pending questions and approvals ----
+
+function renderPending(m: PanelModel): string {
+  const items = [
+    ...m.pending.map((p) => (p.kind === 'approval' ? renderApproval(m, p.id, p.workflowId, p.approval, false) : renderQuestions(m, p.id, p.workflowId, p.title, p.questions, p.draft, false))),
+    ...m.stored.map((s) => renderStored(m, s)),
+  ];
+  if (!items.length) return '';
+  return `<h2>Waiting for you <span class="count">${items.length}</span></h2>\n${items.join('\n')}`;
+}
+
+function renderStored(m: PanelModel, s: StoredItem): string {
+  const it = s.item;
+  if (it.kind === 'questions') {
+    const lead = it.message ? `<div class="pending-message markdown">${renderMarkdown(it.message)}</div>` : '';
+    return renderQuestions(m, it.id, s.workflowId, undefined, it.questions, [], true, lead);
+  }
+  if (it.kind === 'approval') return renderApproval(m, it.id, s.workflowId, it.approval, true);
+  return (
+    `<div class="pending-item pending-unknown" data-id="${attr(it.id)}" data-kind="${attr(it.pendingKind)}" data-workflow="${attr(s.workflowId)}" data-stored="1">` +
+    `<div class="pending-title">${e(it.pendingKind)} (${e(it.stage)})</div><pre>${e(it.text)}</pre>` +
+    `<button class="pending-resume" data-action="workflow" data-op="resume" data-id="${attr(s.workflowId)}">Resume to answer</button></div>`
+  );
+}
+
+function workflowTag(m: PanelModel, workflowId: string | undefined): string {
+  const name = workflowName(m, workflowId);
+  return name ? `<span class="pending-workflow" data-action="select" data-id="${attr(workflowId)}">${e(name)}</span>` : '';
+}
+
+function renderApproval(m: PanelModel, id: string, workflowId: string | undefined, a: Approval, stored: boolean): string {
+  const head =
+    `<div class="pending-item pending-approval" data-id="${attr(id)}" data-kind="${attr(a.kind)}" data-workflow="${attr(workflowId)}"${stored ? ' data-stored="1"' : ''}>` +
+    `<div class="pending-title">${workflowTag(m, workflowId)}${e(a.title)}</div>` +
+    (a.reason ? `<div class="pending-reason">Why: ${e(a.reason)}</div>` : '') +
+    (a.detail ? `<div class="pending-detail markdown">${renderMarkdown(a.detail)}</div>` : '');
+  if (stored) {
+    // No command answers a stored approval: resuming the workflow asks again.
+    return (
+      head +
+      `<div class="pending-note">Asked before the editor or server restarted. Resume the workflow to decide.</div>` +
+      `<div class="buttons"><button class="pending-resume" data-action="workflow" data-op="resume" data-id="${attr(workflowId)}">Resume to decide</button></div></div>`
+    );
+  }
+  return (
+    head +
+    `<textarea class="pending-feedback" data-keep="fb-${attr(id)}" rows="2" placeholder="What should change? (sent with Request Changes)"></textarea>` +
+    `<div class="buttons"><button class="pending-approve" data-action="decide" data-decision="approve" data-pending="${attr(id)}">Approve</button> ` +
+    `<button class="pending-reject secondary" data-action="decide" data-decision="reject" data-pending="${attr(id)}">Request Changes</button>` +
+    (a.allowAlways ? ` <button class="pending-always secondary" data-action="decide" data-decision="always" data-pending="${attr(id)}">Always allow</button>` : '') +
+    `</div></div>`
+  );
+}
+
+function renderQuestions(
+  m: PanelModel,
+  id: string,
+  workflowId: string | undefined,
+  title: string | undefined,
+  questions: Question[],
+  draft: (Answer | undefined)[],
+  stored: boolean,
+  lead = '',
+): string {
+  const immediate = questions.length === 1 && questions[0].type === 'single_select';
+  const qs = questions.map((q, i) => renderQuestion(id, i, q, draft[i]?.values ?? [], immediate)).join('');
+  return (
+    `<div class="pending-item pending-questions" data-id="${attr(id)}" data-kind="questions" data-workflow="${attr(workflowId)}"${stored ? ' data-stored="1"' : ''}>` +
+    `<div class="pending-title">${workflowTag(m, workflowId)}${e(title || (questions.length === 1 ? 'A question for you' : `${questions.length} questions for you`))}</div>` +
+    lead +
+    qs +
+    (immediate ? '' : `<div class="buttons"><button class="pending-submit" data-action="submit" data-pending="${attr(id)}">Send answers</button></div>`) +
+    `</div>`
+  );
+}
+
+function renderQuestion(id: string, i: number, q: Question, values: string[], immediate: boolean): string {
+  const options = q.options ?? [];
+  let body: string;
+  switch (q.type) {
+    case 'single_select':
+      body = options
+        .map(
+          (o) =>
+            `<button class="pending-option${values.includes(o) ? ' selected' : ''}" data-action="option" data-pending="${attr(id)}" data-q="${i}" data-value="${attr(o)}"${immediate ? ' data-submit="1"' : ''}>${e(o)}</button>`,
+        )
+        .join(' ');
+      break;
+    case 'multi_select':
+      body = options
+        .map((o) => `<label class="pending-choice"><input type="checkbox" class="pending-check" value="${attr(o)}"${values.includes(o) ? ' checked' : ''}> ${e(o)}</label>`)
+        .join('');
+      break;
+    case 'ranked': {
+      const order = values.length === options.length ? values : options;
+      body =
+        `<ol class="pending-ranked">` +
+        order
+          .map(
+            (o) =>
+              `<li class="ranked-option" data-value="${attr(o)}"><span>${e(o)}</span> <button class="rank-up icon" data-action="rank" data-dir="-1" title="Move up">▲</button><button class="rank-down icon" data-action="rank" data-dir="1" title="Move down">▼</button></li>`,
+          )
+          .join('') +
+        `</ol>`;
+      break;
+    }
+    default:
+      body = `<textarea class="pending-text" data-keep="t-${attr(id)}-${i}" rows="3" placeholder="Your answer">${e(values[0] ?? '')}</textarea>`;
+  }
+  return `<div class="question" data-q="${i}" data-type="${attr(q.type)}"><div class="question-prompt">${e(q.prompt)}</div>${body}</div>`;
+}
+
+// ---- workflows ----
+
+function renderWorkflows(m: PanelModel): string {
+  const rows = [
+    `<li class="workflow-item discussion${m.selected === '' ? ' selected' : ''}" data-action="select" data-id="" tabindex="0"><span class="wf-name">Discussion</span><span class="wf-meta">Ask about the codebase</span></li>`,
+    ...m.workflows.map(
+      (w) =>
+        `<li class="workflow-item${w.id === m.selected ? ' selected' : ''}" data-action="select" data-id="${attr(w.id)}" data-status="${attr(w.status)}" data-stage="${attr(w.stage)}" tabindex="0">` +
+        `<span class="wf-name">${e(w.name)}</span> <span class="wf-status status-${slug(w.status)}">${e(w.status)}</span>` +
+        `<span class="wf-meta">${e(w.stage)}${w.pulses ? ` · ${w.pulsesDone}/${w.pulses} pulses` : ''}</span></li>`,
+    ),
+  ];
+  return (
+    `<div class="section-head"><h2>Workflows</h2><button id="new-workflow" class="secondary" data-action="command" data-command="autarch.newWorkflow">New Workflow</button></div>` +
+    `<ul id="workflows">${rows.join('')}</ul>`
+  );
+}
+
+function renderWorkflow(m: PanelModel): string {
+  if (m.selected === '') return m.review ? renderReview(m.review) : '';
+  if (m.detailError) return `<p class="error">${e(m.detailError)}</p>`;
+  const d = m.detail;
+  if (!d || d.summary.id !== m.selected) return `<p class="loading">Loading…</p>`;
+  const s = d.summary;
+  const active = s.status === 'Active' || s.status === 'AwaitingUser';
+  const header =
+    `<div id="workflow-header" data-id="${attr(s.id)}" data-status="${attr(s.status)}">` +
+    `<h2>${e(s.name)} <span class="wf-status status-${slug(s.status)}">${e(s.status)}</span></h2>` +
+    `<div class="wf-task">${e(s.task)}</div>` +
+    (s.statusReason ? `<div class="wf-reason">${e(s.statusReason)}</div>` : '') +
+    `<div class="wf-meta">Branch <code>${e(s.branch)}</code>${s.path ? ` · ${e(s.path)} path` : ''}</div>` +
+    `<div class="buttons">` +
+    (active ? `<button class="wf-stop secondary" data-action="workflow" data-op="stop" data-id="${attr(s.id)}">Stop</button> ` : '') +
+    (!active && s.status !== 'Completed' && s.status !== 'Abandoned' ? `<button class="wf-resume" data-action="workflow" data-op="resume" data-id="${attr(s.id)}">Resume</button> ` : '') +
+    `<button class="wf-diff secondary" data-action="workflow" data-op="diff" data-id="${attr(s.id)}">Diff</button> ` +
+    `<button class="wf-apply secondary" data-action="workflow" data-op="apply" data-id="${attr(s.id)}">Apply…</button>` +
+    `</div></div>`;
+  const timeline =
+    `<ol id="stage-timeline">` +
+    (d.stages ?? []).map((st) => `<li class="stage stage-${slug(st.state)}" data-stage="${attr(st.stage)}" data-state="${attr(st.state)}">${e(st.stage)}</li>`).join('') +
+    `</ol>`;
+  const cards = [renderCard('scope', d.scope), renderCard('research', d.research), renderCard('plan', d.plan)].join('');
+  const pulses = d.pulses?.length ? `<h3>Pulses</h3><ol id="pulses">${d.pulses.map((p) => renderPulse(s.id, p)).join('')}</ol>` : '';
+  const review = d.review ? renderReview(d.review) : '';
+  const usage = `<div id="usage"><span class="usage-tokens">${s.tokens.toLocaleString('en-US')} tokens</span> · <span class="usage-cost">$${s.cost.toFixed(s.cost < 1 ? 4 : 2)}</span></div>`;
+  return header + timeline + cards + pulses + review + usage;
+}
+
+function renderCard(id: 'scope' | 'research' | 'plan', c: CardView | null | undefined): string {
+  if (!c) return '';
+  return (
+    `<details id="${id}" class="card" data-status="${attr(c.status)}"${c.status === 'Pending' || c.status === 'pending' ? ' open' : ''}>` +
+    `<summary><span class="card-title">${e(c.title || id)}</span> <span class="card-status">${e(c.status)}</span></summary>` +
+    `<div class="markdown">${renderMarkdown(c.markdown || '')}</div>` +
+    (c.feedback ? `<div class="card-feedback">Feedback: ${e(c.feedback)}</div>` : '') +
+    `</details>`
+  );
+}
+
+function renderPulse(workflowId: string, p: PulseView): string {
+  const unresolved = p.unresolved?.length ? `<ul class="pulse-unresolved">${p.unresolved.map((u) => `<li>${e(u)}</li>`).join('')}</ul>` : '';
+  return (
+    `<li class="pulse-item" data-id="${attr(p.id)}" data-status="${attr(p.status)}">` +
+    `<div><span class="pulse-title">${e(p.title)}</span> <span class="pulse-status status-${slug(p.status)}">${e(p.status)}</span>` +
+    (p.recovery ? ` <span class="pulse-recovery" title="A recovery checkpoint keeps the work of the failed or stopped pulse">recovery checkpoint</span>` : '') +
+    `</div>` +
+    (p.summary ? `<div class="pulse-summary">${e(p.summary)}</div>` : '') +
+    `<div class="pulse-meta">` +
+    (p.commit ? `<code class="pulse-commit">${e(p.commit.slice(0, 10))}</code> ` : '') +
+    `<span class="pulse-stats">${p.files} file${p.files === 1 ? '' : 's'} <span class="add">+${p.additions}</span> <span class="del">−${p.deletions}</span></span>` +
+    (p.commit ? ` <button class="pulse-diff icon" data-action="workflow" data-op="diff" data-id="${attr(workflowId)}" data-pulse="${attr(p.id)}">Diff</button>` : '') +
+    `</div>` +
+    (p.failureReason ? `<div class="pulse-failure">${e(p.failureReason)}</div>` : '') +
+    unresolved +
+    `</li>`
+  );
+}
+
+function renderComment(c: CommentView): string {
+  const place = commentPlace(c);
+  let loc = '';
+  if (c.filePath) {
+    const lines = place === 'line' ? `:${c.startLine}${c.endLine && c.endLine !== c.startLine ? `-${c.endLine}` : ''}` : '';
+    loc = `<a class="comment-location" href="#" data-action="open" data-file="${attr(c.filePath)}" data-start="${attr(c.startLine ?? 0)}" data-end="${attr(c.endLine ?? c.startLine ?? 0)}">${e(c.filePath + lines)}</a>`;
+  }
+  return (
+    `<li class="comment severity-${severityOf(c)}" data-id="${attr(c.id)}" data-severity="${severityOf(c)}" data-type="${place}" data-pre-existing="${c.preExisting ? 'true' : 'false'}">` +
+    `<div class="comment-label">${e(threadLabel(c))}</div>${loc}` +
+    `<div class="comment-description markdown">${renderMarkdown(c.description || '')}</div>` +
+    (c.suggestion ? `<pre class="comment-suggestion"><code>${e(c.suggestion)}</code></pre>` : '') +
+    `</li>`
+  );
+}
+
+function renderReview(r: ReviewView): string {
+  const comments = r.comments ?? [];
+  return (
+    `<section id="review" data-status="${attr(r.status)}"><h3>Review${r.base ? ` against <code>${e(r.base)}</code>` : ''}</h3>` +
+    (r.recommendation ? `<div class="review-recommendation rec-${slug(r.recommendation)}" data-recommendation="${attr(r.recommendation)}">${e(r.recommendation.replace(/_/g, ' '))}</div>` : `<div class="review-recommendation" data-recommendation="">${e(r.status || 'in progress')}</div>`) +
+    (r.summary ? `<div class="review-summary markdown">${renderMarkdown(r.summary)}</div>` : '') +
+    `<ul id="review-comments">${comments.map(renderComment).join('')}</ul>` +
+    `</section>`
+  );
+}
+
+// ---- activity and conversation ----
+
+function renderActivity(items: ActivityView[]): string {
+  const shown = items.slice(-200);
+  const rows = shown
+    .map(
+      (a) =>
+        `<li class="activity-item${a.failed ? ' failed' : ''}" data-tool="${attr(a.tool)}" data-failed="${a.failed ? 'true' : 'false'}" data-stage="${attr(a.stage)}">` +
+        `<span class="activity-tool">${e(a.tool)}</span> <span class="activity-reason">${e(a.reason)}</span>` +
+        `<span class="activity-meta">${e(a.stage)}${a.pulseId ? ` · ${e(a.pulseId)}` : ''}${a.time ? ` · ${e(shortTime(a.time))}` : ''}</span></li>`,
+    )
+    .join('');
+  return `<h3>Activity</h3>` + (rows ? `<ul id="activity">${rows}</ul>` : `<ul id="activity"></ul><p class="empty">No tool calls yet.</p>`);
+}
+
+function shortTime(t: string): string {
+  const m = /T(\d\d:\d\d:\d\d)/.exec(t);
+  return m ? m[1] : t;
+}
+
+function renderConversation(messages: MessageView[], selected: string): string {
+  const rows = messages
+    .map((msg) => `<div class="message role-${slug(msg.role)}" data-role="${attr(msg.role)}" data-stage="${attr(msg.stage)}"><div class="message-meta">${e(msg.role)} · ${e(msg.stage)}</div><div class="message-text markdown">${renderMarkdown(msg.text)}</div></div>`)
+    .join('');
+  const empty = selected === '' ? 'Ask anything about the codebase.' : 'No messages in this workflow yet.';
+  return `<h3>Conversation</h3><div id="messages">${rows || `<p class="empty">${empty}</p>`}</div>`;
+}
+
+function renderServer(m: PanelModel): string {
+  const ok = m.serverState === 'running' && m.status?.model.configured && !m.error;
+  return `<details id="server-status"${ok ? '' : ' open'}><summary>Server</summary>${renderStatus(m.serverState, m.status, m.error)}</details>`;
+}

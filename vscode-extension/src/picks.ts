@@ -1,0 +1,85 @@
+// Pure helpers of the palette commands: QuickPick items for workflows and
+// search hits, the autarch-git URIs of diff views and the composer's target.
+import type { PulseDiff, PulseDiffFile, SearchHit, WorkflowSummary } from './lspext.gen';
+import type { PendingItem, PendingQuestions } from './pending';
+import { isSingleFreeText } from './questions';
+
+export const gitScheme = 'autarch-git';
+
+/** The query of an autarch-git URI for a file at a commit. */
+export function gitQuery(commit: string): string {
+  return `commit=${encodeURIComponent(commit)}`;
+}
+
+/** The commit and workspace-relative path of an autarch-git URI's path and query. */
+export function parseGitUri(path: string, query: string): { commit: string; path: string } | undefined {
+  const m = /(?:^|&)commit=([^&]*)/.exec(query);
+  if (!m) return undefined;
+  return { commit: decodeURIComponent(m[1]), path: path.replace(/^\/+/, '') };
+}
+
+export interface DiffSide {
+  commit: string;
+  path: string;
+}
+
+export interface DiffPair {
+  /** The file in the workspace (the label of the change). */
+  path: string;
+  left: DiffSide;
+  right: DiffSide;
+  title: string;
+  status: string;
+}
+
+function kind(f: PulseDiffFile): 'added' | 'deleted' | 'renamed' | 'modified' {
+  const s = (f.status || '').toLowerCase();
+  if (s === 'a' || s.startsWith('add') || s === 'new') return 'added';
+  if (s === 'd' || s.startsWith('delete') || s === 'removed') return 'deleted';
+  if (s === 'r' || s.startsWith('rename') || (f.oldPath && f.oldPath !== f.path)) return 'renamed';
+  return 'modified';
+}
+
+/** One diff view per changed file: old side at base (oldPath for renames), new side at head. */
+export function diffPairs(d: PulseDiff): DiffPair[] {
+  return (d.files ?? []).map((f) => {
+    const k = kind(f);
+    const oldPath = f.oldPath || f.path;
+    const suffix = k === 'added' ? ' (added)' : k === 'deleted' ? ' (deleted)' : k === 'renamed' ? ` (renamed from ${oldPath})` : '';
+    return {
+      path: f.path,
+      left: { commit: d.base, path: oldPath },
+      right: { commit: d.head, path: f.path },
+      title: `${f.path}${suffix} · ${d.title || `${d.base.slice(0, 8)}..${d.head.slice(0, 8)}`}`,
+      status: k,
+    };
+  });
+}
+
+/** "path:start-end" for a search hit. */
+export function hitLabel(h: SearchHit): string {
+  return h.end_line && h.end_line !== h.start_line ? `${h.file_path}:${h.start_line}-${h.end_line}` : `${h.file_path}:${h.start_line}`;
+}
+
+/** The snippet on one line, shortened. */
+export function hitDetail(h: SearchHit, max = 160): string {
+  const s = (h.snippet || '').replace(/\s+/g, ' ').trim();
+  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}
+
+export type WorkflowFilter = 'stop' | 'resume' | 'any';
+
+/** Workflows for a pick: the ones the action fits first, newest first within. */
+export function workflowsFor(list: readonly WorkflowSummary[], filter: WorkflowFilter): WorkflowSummary[] {
+  const fits = (w: WorkflowSummary) =>
+    filter === 'stop' ? w.status === 'Active' || w.status === 'AwaitingUser' : filter === 'resume' ? ['Stopped', 'Halted', 'AwaitingUser'].includes(w.status) : true;
+  const byTime = (a: WorkflowSummary, b: WorkflowSummary) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0);
+  const fitting = list.filter(fits).sort(byTime);
+  return fitting.length ? fitting : [...list].sort(byTime);
+}
+
+/** What the panel's message box answers: a pending single free-text question (the selected workflow's first, then one outside workflows, then any), else nothing (the message goes to the discussion). */
+export function composerTarget(pending: readonly PendingItem[], selected: string): PendingQuestions | undefined {
+  const free = pending.filter((p): p is PendingQuestions => p.kind === 'questions' && isSingleFreeText(p.questions));
+  return (selected ? free.find((p) => p.workflowId === selected) : undefined) ?? free.find((p) => !p.workflowId) ?? free[0];
+}

@@ -1,0 +1,187 @@
+// The workflows the side panel shows: the list, the selected workflow's
+// detail, the live activity feed and the discussion. Pure (no 'vscode'):
+// requests go through an injected function; refreshes are debounced.
+import {
+  MethodWorkflow,
+  MethodWorkflows,
+  type ActivityView,
+  type MessageView,
+  type ReviewView,
+  type WorkflowDetail,
+  type WorkflowEvent,
+  type WorkflowRef,
+  type WorkflowSummary,
+} from './lspext.gen';
+
+export type Request = <T>(method: string, params: unknown) => Promise<T>;
+
+interface LiveActivity {
+  seq: number;
+  item: ActivityView;
+}
+
+const maxFeed = 300;
+
+export class WorkflowState {
+  workflows: WorkflowSummary[] = [];
+  /** The selected workflow; "" is the discussion. */
+  selected = '';
+  detail: WorkflowDetail | undefined;
+  detailError: string | undefined;
+  listError: string | undefined;
+  /** Messages of the discussion (autarch.discuss and its replies). */
+  readonly discussion: MessageView[] = [];
+  /** The last review of the current branch (autarch.reviewBranch). */
+  branchReview: ReviewView | undefined;
+  /** The workflow of the last event (the status bar shows it). */
+  lastEventWorkflow = '';
+  /** The stage of the last event per workflow. */
+  readonly lastStage = new Map<string, string>();
+  private readonly live = new Map<string, LiveActivity[]>();
+  private seq = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly listeners = new Set<() => void>();
+  private refreshing: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly request: Request,
+    private readonly debounceMs = 300,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  onChange(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  summary(id: string): WorkflowSummary | undefined {
+    return this.workflows.find((w) => w.id === id);
+  }
+
+  /** Selects a workflow ("" for the discussion) and fetches it. */
+  async select(id: string): Promise<void> {
+    if (id !== this.selected) {
+      this.selected = id;
+      this.detail = undefined;
+      this.detailError = undefined;
+      this.changed();
+    }
+    await this.refresh();
+  }
+
+  /** Refreshes soon, once for a burst of calls. */
+  scheduleRefresh(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.refresh().catch(() => undefined);
+    }, this.debounceMs);
+  }
+
+  /** Fetches the list and the selected workflow now (a refresh during one runs again after it). */
+  async refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.again = true;
+      return this.refreshing;
+    }
+    this.refreshing = this.fetch();
+    try {
+      await this.refreshing;
+    } finally {
+      this.refreshing = undefined;
+    }
+    if (this.again) {
+      this.again = false;
+      await this.refresh();
+    }
+  }
+
+  private async fetch(): Promise<void> {
+    const id = this.selected;
+    const seqAtStart = this.seq;
+    const [list, detail] = await Promise.allSettled([
+      this.request<WorkflowSummary[] | null>(MethodWorkflows, {}),
+      id ? this.request<WorkflowDetail>(MethodWorkflow, { workflowId: id } satisfies WorkflowRef) : Promise.resolve(undefined),
+    ]);
+    if (list.status === 'fulfilled') {
+      this.workflows = list.value ?? [];
+      this.listError = undefined;
+    } else {
+      this.listError = String(list.reason instanceof Error ? list.reason.message : list.reason);
+    }
+    if (id === this.selected) {
+      if (detail.status === 'fulfilled') {
+        this.detail = detail.value ?? undefined;
+        this.detailError = undefined;
+        // The detail's activity now holds what arrived before the request.
+        if (id) this.live.set(id, (this.live.get(id) ?? []).filter((a) => a.seq > seqAtStart));
+      } else {
+        this.detailError = String(detail.reason instanceof Error ? detail.reason.message : detail.reason);
+      }
+    }
+    this.changed();
+  }
+
+  /** Takes a WorkflowEvent: feeds the activity and the discussion, and schedules a refresh. */
+  onEvent(ev: WorkflowEvent): void {
+    const id = ev.workflowId || '';
+    if (id) this.lastEventWorkflow = id;
+    if (ev.stage) this.lastStage.set(id, ev.stage);
+    const s = this.summary(id);
+    if (s && ev.kind === 'stage' && ev.stage) s.stage = ev.stage;
+    if (ev.kind === 'tool_call') {
+      this.pushActivity(id, { time: this.now().toISOString(), stage: ev.stage ?? '', pulseId: ev.pulseId, tool: ev.tool ?? '', reason: ev.reason ?? '', failed: !!ev.failed });
+    } else if (ev.kind === 'tool_result' && ev.failed) {
+      const list = this.live.get(id) ?? [];
+      const match = [...list].reverse().find((a) => a.item.tool === (ev.tool ?? '') && !a.item.failed);
+      if (match) match.item.failed = true;
+    } else if (ev.kind === 'message' && !id) {
+      this.discussion.push({ role: 'assistant', stage: ev.stage || 'discussion', text: ev.text ?? '' });
+    }
+    this.changed();
+    this.scheduleRefresh();
+  }
+
+  private pushActivity(id: string, item: ActivityView): void {
+    const list = this.live.get(id) ?? [];
+    list.push({ seq: ++this.seq, item });
+    if (list.length > maxFeed) list.splice(0, list.length - maxFeed);
+    this.live.set(id, list);
+  }
+
+  /** The activity feed of a workflow ("" for work outside workflows): stored, then live. */
+  activity(id: string): ActivityView[] {
+    const stored = id && this.detail?.summary.id === id ? (this.detail.activity ?? []) : [];
+    return [...stored, ...(this.live.get(id) ?? []).map((a) => a.item)];
+  }
+
+  /** Records a message the user sent to the discussion. */
+  addUserMessage(text: string): void {
+    this.discussion.push({ role: 'user', stage: 'discussion', text });
+    this.changed();
+  }
+
+  setBranchReview(r: ReviewView | undefined): void {
+    this.branchReview = r;
+    this.changed();
+  }
+
+  /** The workflow the status bar shows: the last one with an event while active, else the latest active one. */
+  activeWorkflow(): WorkflowSummary | undefined {
+    const active = (w: WorkflowSummary | undefined) => !!w && (w.status === 'Active' || w.status === 'AwaitingUser');
+    const last = this.summary(this.lastEventWorkflow);
+    if (active(last)) return last;
+    return [...this.workflows].filter(active).sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))[0];
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.listeners.clear();
+  }
+}

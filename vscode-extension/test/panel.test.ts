@@ -1,0 +1,145 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { panelPage, panelScript, parseWebviewMessage } from '../src/panelHtml';
+import { renderPanel, type PanelModel } from '../src/panelView';
+import { PendingStore } from '../src/pending';
+import { decodePending } from '../src/questions';
+import type { WorkflowDetail, WorkflowSummary } from '../src/lspext.gen';
+
+const summary: WorkflowSummary = {
+  id: 'wf1', name: 'fix-<login>', task: 'Fix the login', stage: 'pulsing', status: 'Active', branch: 'autarch/fix-login',
+  pulsesDone: 1, pulses: 2, tokens: 12345, cost: 0.0123, updatedAt: '2025-01-01T00:00:00Z',
+};
+
+const detail: WorkflowDetail = {
+  summary,
+  stages: [{ stage: 'scoping', state: 'done' }, { stage: 'pulsing', state: 'current' }, { stage: 'review', state: 'todo' }],
+  scope: { title: 'Scope', markdown: '# Fix\n<script>x</script>', status: 'Approved' },
+  research: null,
+  plan: { title: 'Plan', markdown: '- one\n- two', status: 'Pending', feedback: 'smaller' },
+  pulses: [
+    { id: 'p1', title: 'First', status: 'Succeeded', commit: 'abcdef1234567', files: 2, additions: 10, deletions: 3, recovery: false, unresolved: [] },
+    { id: 'p2', title: 'Second', status: 'Failed', files: 1, additions: 1, deletions: 0, recovery: true, unresolved: ['flaky <test>'], failureReason: 'iteration limit' },
+  ],
+  pending: [],
+  activity: [{ time: '2025-01-01T10:11:12Z', stage: 'pulsing', tool: 'read_file', reason: 'Read <main>', failed: false }],
+  messages: [{ role: 'assistant', stage: 'scoping', text: 'Hello **there**' }],
+  review: {
+    id: 'r1', status: 'Completed', recommendation: 'manual_review', summary: 'Looks fine', base: 'main', head: 'h',
+    comments: [{ id: 'c1', type: 'line', filePath: 'a.go', startLine: 3, endLine: 4, severity: 'High', category: 'bug', description: 'Bad', suggestion: 'fix()', preExisting: false }],
+  },
+};
+
+function model(over: Partial<PanelModel> = {}): PanelModel {
+  return {
+    serverState: 'running', workflows: [summary], selected: 'wf1', detail, pending: [], stored: [], activity: detail.activity,
+    messages: detail.messages, review: detail.review ?? undefined, ...over,
+  };
+}
+
+test('renderPanel exposes the stable ids and classes', () => {
+  const s = renderPanel(model());
+  assert.match(s.workflows, /<ul id="workflows"><li class="workflow-item discussion" data-action="select" data-id=""/);
+  assert.match(s.workflows, /class="workflow-item selected" data-action="select" data-id="wf1" data-status="Active" data-stage="pulsing"/);
+  assert.match(s.workflows, /fix-&lt;login&gt;/);
+  assert.match(s.workflow, /<ol id="stage-timeline"><li class="stage stage-done" data-stage="scoping" data-state="done">/);
+  assert.match(s.workflow, /data-state="current"/);
+  assert.match(s.workflow, /<details id="scope" class="card" data-status="Approved">/);
+  assert.match(s.workflow, /<details id="plan" class="card" data-status="Pending" open>/);
+  assert.match(s.workflow, /&lt;script&gt;x&lt;\/script&gt;/);
+  assert.doesNotMatch(s.workflow, /<script>/);
+  assert.match(s.workflow, /<li class="pulse-item" data-id="p1" data-status="Succeeded">/);
+  assert.match(s.workflow, /<code class="pulse-commit">abcdef1234<\/code>/);
+  assert.match(s.workflow, /<span class="add">\+10<\/span> <span class="del">−3<\/span>/);
+  assert.match(s.workflow, /data-status="Failed">[\s\S]*pulse-recovery[\s\S]*<ul class="pulse-unresolved"><li>flaky &lt;test&gt;<\/li>/);
+  assert.match(s.workflow, /<ul id="review-comments"><li class="comment severity-high" data-id="c1" data-severity="high" data-type="line"/);
+  assert.match(s.workflow, /<div class="comment-label">High · bug · new<\/div>/);
+  assert.match(s.workflow, /data-recommendation="manual_review"/);
+  assert.match(s.workflow, /<span class="usage-tokens">12,345 tokens<\/span> · <span class="usage-cost">\$0\.0123<\/span>/);
+  assert.match(s.workflow, /class="wf-stop secondary"/);
+  assert.match(s.activity, /<ul id="activity"><li class="activity-item" data-tool="read_file" data-failed="false" data-stage="pulsing">/);
+  assert.match(s.activity, /Read &lt;main&gt;/);
+  assert.match(s.conversation, /<div class="message role-assistant" data-role="assistant" data-stage="scoping">/);
+  assert.match(s.conversation, /Hello <strong>there<\/strong>/);
+  assert.match(s.server, /data-testid="server-state"/);
+  assert.equal(s.pending, '');
+});
+
+test('renderPanel renders live questions and approvals with their buttons', () => {
+  const store = new PendingStore();
+  store.addApproval({ kind: 'plan', title: 'Approve the plan', reason: 'Ready <now>', detail: '## Plan', allowAlways: true, workflowId: 'wf1' });
+  store.addQuestions({
+    title: 'Scoping asks',
+    questions: [
+      { type: 'single_select', prompt: 'Which?', options: ['a', 'b'] },
+      { type: 'multi_select', prompt: 'Which ones?', options: ['x', 'y'] },
+      { type: 'ranked', prompt: 'Order', options: ['1', '2'] },
+      { type: 'free_text', prompt: 'Why?' },
+    ],
+  });
+  const lone = store.addQuestions({ questions: [{ type: 'single_select', prompt: 'Pick', options: ['only'] }] });
+  store.setDraft(lone.id, 0, { values: ['only'] });
+  const p = renderPanel(model({ pending: store.list() })).pending;
+  assert.match(p, /<div class="pending-item pending-approval" data-id="a-1" data-kind="plan" data-workflow="wf1">/);
+  assert.match(p, /<div class="pending-reason">Why: Ready &lt;now&gt;<\/div>/);
+  assert.match(p, /<div class="pending-detail markdown"><h2>Plan<\/h2><\/div>/);
+  assert.match(p, /class="pending-approve" data-action="decide" data-decision="approve" data-pending="a-1"/);
+  assert.match(p, /class="pending-reject secondary" data-action="decide" data-decision="reject"/);
+  assert.match(p, /class="pending-always secondary"/);
+  assert.match(p, /class="pending-item pending-questions" data-id="q-2" data-kind="questions" data-workflow="">/);
+  assert.match(p, /<button class="pending-option" data-action="option" data-pending="q-2" data-q="0" data-value="a">a<\/button>/);
+  assert.match(p, /<input type="checkbox" class="pending-check" value="x">/);
+  assert.match(p, /<li class="ranked-option" data-value="1">/);
+  assert.match(p, /<textarea class="pending-text" data-keep="t-q-2-3"/);
+  assert.match(p, /class="pending-submit" data-action="submit" data-pending="q-2"/);
+  assert.match(p, /class="pending-option selected" data-action="option" data-pending="q-3" data-q="0" data-value="only" data-submit="1"/);
+  assert.doesNotMatch(p, /data-pending="q-3">Send answers/);
+  assert.match(p, /Waiting for you <span class="count">3<\/span>/);
+});
+
+test('renderPanel shows stored items of a waiting workflow', () => {
+  const stored = [
+    { workflowId: 'wf1', item: decodePending({ id: 'ask-1', kind: 'reply', stage: 'scoping', payload: '{"message":"Which **db**?"}' }) },
+    { workflowId: 'wf1', item: decodePending({ id: 'ask-2', kind: 'scope', stage: 'scoping', payload: '{"title":"Approve the scope"}' }) },
+  ];
+  const p = renderPanel(model({ stored })).pending;
+  assert.match(p, /data-id="ask-1" data-kind="questions" data-workflow="wf1" data-stored="1"/);
+  assert.match(p, /Which <strong>db<\/strong>\?/);
+  assert.match(p, /data-id="ask-2" data-kind="scope" data-workflow="wf1" data-stored="1"/);
+  assert.match(p, /class="pending-resume" data-action="workflow" data-op="resume" data-id="wf1"/);
+});
+
+test('renderPanel for the discussion shows its messages and the branch review', () => {
+  const s = renderPanel(model({ selected: '', detail: undefined, messages: [{ role: 'user', stage: 'discussion', text: 'hi' }] }));
+  assert.match(s.workflows, /class="workflow-item discussion selected"/);
+  assert.match(s.workflow, /<section id="review"/);
+  assert.match(s.conversation, /data-role="user"/);
+  const empty = renderPanel(model({ selected: '', detail: undefined, messages: [], review: undefined, activity: [] }));
+  assert.match(empty.conversation, /Ask anything about the codebase/);
+  assert.equal(empty.workflow, '');
+  assert.match(renderPanel(model({ detail: undefined })).workflow, /Loading/);
+  assert.match(renderPanel(model({ detailError: 'boom <x>' })).workflow, /boom &lt;x&gt;/);
+});
+
+test('panelPage has a nonce-only CSP, the composer and a script that parses', () => {
+  const html = panelPage('N0nce', renderPanel(model()), 'Send goes to the discussion');
+  assert.match(html, /content="default-src 'none'; style-src 'nonce-N0nce'; script-src 'nonce-N0nce';"/);
+  assert.match(html, /<textarea id="message-box"/);
+  assert.match(html, /<button id="send">Send<\/button>/);
+  assert.match(html, /<div class="section" data-section="activity"><h3>Activity<\/h3><ul id="activity">/);
+  assert.doesNotMatch(html, / style="/, 'no inline style attributes (the CSP forbids them)');
+  assert.doesNotThrow(() => new Function(panelScript));
+});
+
+test('parseWebviewMessage accepts our messages only', () => {
+  assert.deepEqual(parseWebviewMessage({ type: 'select', workflowId: 'wf1' }), { type: 'select', workflowId: 'wf1' });
+  assert.deepEqual(parseWebviewMessage({ type: 'answer', pendingId: 'q-1', answers: [{ values: ['a'] }], stored: true, workflowId: 'w' }), {
+    type: 'answer', pendingId: 'q-1', workflowId: 'w', stored: true, answers: [{ values: ['a'] }],
+  });
+  assert.equal(parseWebviewMessage({ type: 'answer', pendingId: 'q-1', answers: [{ values: [1] }] }), undefined);
+  assert.equal(parseWebviewMessage({ type: 'workflow', op: 'delete', workflowId: 'w' }), undefined);
+  assert.deepEqual(parseWebviewMessage({ type: 'workflow', op: 'diff', workflowId: 'w', pulseId: '' }), { type: 'workflow', op: 'diff', workflowId: 'w', pulseId: undefined });
+  assert.deepEqual(parseWebviewMessage({ type: 'open', file: 'a.go', start: '3', end: 'x' }), { type: 'open', file: 'a.go', start: 3, end: 0 });
+  assert.equal(parseWebviewMessage('nope'), undefined);
+  assert.equal(parseWebviewMessage({ type: 'eval' }), undefined);
+});

@@ -1,0 +1,58 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { composerTarget, diffPairs, gitQuery, hitDetail, hitLabel, parseGitUri, workflowsFor } from '../src/picks';
+import { PendingStore } from '../src/pending';
+import type { WorkflowSummary } from '../src/lspext.gen';
+
+test('autarch-git URIs carry the commit and the path', () => {
+  assert.equal(gitQuery('abc/def'), 'commit=abc%2Fdef');
+  assert.deepEqual(parseGitUri('/pkg/a.go', gitQuery('HEAD~1')), { commit: 'HEAD~1', path: 'pkg/a.go' });
+  assert.equal(parseGitUri('/a', 'x=1'), undefined);
+});
+
+test('diffPairs takes renames and additions into account', () => {
+  const pairs = diffPairs({
+    base: 'b1', head: 'h1', title: 'Pulse 1',
+    files: [
+      { path: 'new.go', status: 'added', additions: 3, deletions: 0 },
+      { path: 'b.go', oldPath: 'a.go', status: 'R', additions: 0, deletions: 0 },
+      { path: 'c.go', status: 'modified', additions: 1, deletions: 1 },
+    ],
+  });
+  assert.deepEqual(pairs[1].left, { commit: 'b1', path: 'a.go' });
+  assert.deepEqual(pairs[1].right, { commit: 'h1', path: 'b.go' });
+  assert.equal(pairs[0].title, 'new.go (added) · Pulse 1');
+  assert.equal(pairs[1].status, 'renamed');
+  assert.equal(pairs[2].status, 'modified');
+});
+
+test('search hits read as path:start-end with a one-line snippet', () => {
+  const h = { file_path: 'a.go', start_line: 3, end_line: 9, snippet: 'func  A()\n\t{ }', score: 1, adjusted_score: 1 };
+  assert.equal(hitLabel(h), 'a.go:3-9');
+  assert.equal(hitLabel({ ...h, end_line: 3 }), 'a.go:3');
+  assert.equal(hitDetail(h), 'func A() { }');
+  assert.equal(hitDetail({ ...h, snippet: 'x'.repeat(200) }, 10), 'xxxxxxxxx…');
+});
+
+test('workflowsFor puts the workflows an action fits first', () => {
+  const w = (id: string, status: string, t: string) => ({ id, name: id, status, updatedAt: t }) as WorkflowSummary;
+  const list = [w('a', 'Active', '1'), w('b', 'Stopped', '2'), w('c', 'Halted', '3'), w('d', 'Completed', '4')];
+  assert.deepEqual(workflowsFor(list, 'stop').map((x) => x.id), ['a']);
+  assert.deepEqual(workflowsFor(list, 'resume').map((x) => x.id), ['c', 'b']);
+  assert.deepEqual(workflowsFor([w('d', 'Completed', '4')], 'stop').map((x) => x.id), ['d'], 'nothing fits: everything');
+  assert.deepEqual(workflowsFor(list, 'any').map((x) => x.id), ['d', 'c', 'b', 'a']);
+});
+
+test('composerTarget answers a lone free-text question, the selected workflow first', () => {
+  const s = new PendingStore();
+  assert.equal(composerTarget(s.list(), ''), undefined);
+  s.addQuestions({ questions: [{ type: 'single_select', prompt: 'x', options: ['a'] }] });
+  assert.equal(composerTarget(s.list(), ''), undefined, 'not free text');
+  const other = s.addQuestions({ questions: [{ type: 'free_text', prompt: 'Reply' }], workflowId: 'w2' });
+  const mine = s.addQuestions({ questions: [{ type: 'free_text', prompt: 'Reply' }], workflowId: 'w1' });
+  assert.equal(composerTarget(s.list(), 'w1')?.id, mine.id);
+  assert.equal(composerTarget(s.list(), '')?.id, other.id);
+  const loose = s.addQuestions({ questions: [{ type: 'free_text', prompt: 'Reply' }] });
+  assert.equal(composerTarget(s.list(), '')?.id, loose.id);
+  assert.equal(composerTarget(s.list(), 'w3')?.id, loose.id);
+});

@@ -1,0 +1,68 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { WorkflowState } from '../src/state';
+import type { WorkflowDetail, WorkflowSummary } from '../src/lspext.gen';
+
+const wf = (id: string, status: string, updatedAt: string): WorkflowSummary => ({
+  id, name: `n-${id}`, task: 't', stage: 'scoping', status, branch: 'b', pulsesDone: 0, pulses: 0, tokens: 0, cost: 0, updatedAt,
+});
+
+function fakeServer() {
+  const calls: string[] = [];
+  let list = [wf('a', 'Active', '2025-01-02'), wf('b', 'Stopped', '2025-01-03')];
+  const detail = (id: string): WorkflowDetail => ({
+    summary: list.find((w) => w.id === id)!, stages: [], scope: null, research: null, plan: null, pulses: [], pending: [],
+    activity: [{ time: 't0', stage: 'scoping', tool: 'stored_tool', reason: 'r', failed: false }], messages: [], review: null,
+  });
+  const request = async <T>(method: string, params: unknown): Promise<T> => {
+    calls.push(method + (params && (params as { workflowId?: string }).workflowId ? ` ${(params as { workflowId: string }).workflowId}` : ''));
+    if (method === 'autarch/workflows') return list as T;
+    if (method === 'autarch/workflow') return detail((params as { workflowId: string }).workflowId) as T;
+    throw new Error('unknown ' + method);
+  };
+  return { calls, request, setList: (l: WorkflowSummary[]) => (list = l) };
+}
+
+test('select fetches the list and the detail', async () => {
+  const srv = fakeServer();
+  const s = new WorkflowState(srv.request, 5);
+  await s.select('a');
+  assert.deepEqual(srv.calls, ['autarch/workflows', 'autarch/workflow a']);
+  assert.equal(s.detail?.summary.id, 'a');
+  await s.select('');
+  assert.equal(s.detail, undefined);
+  assert.deepEqual(srv.calls.slice(2), ['autarch/workflows']);
+  s.dispose();
+});
+
+test('events feed the activity and the discussion, and refresh once per burst', async () => {
+  const srv = fakeServer();
+  const s = new WorkflowState(srv.request, 10, () => new Date('2025-01-01T00:00:00Z'));
+  await s.select('a');
+  srv.calls.length = 0;
+  s.onEvent({ kind: 'tool_call', workflowId: 'a', stage: 'scoping', tool: 'grep', reason: 'find it' });
+  s.onEvent({ kind: 'tool_result', workflowId: 'a', tool: 'grep', failed: true });
+  s.onEvent({ kind: 'message', workflowId: '', stage: 'discussion', text: 'The answer' });
+  s.onEvent({ kind: 'tool_call', workflowId: '', tool: 'read_file', reason: 'discussing' });
+  assert.deepEqual(s.activity('a').map((x) => `${x.tool}:${x.failed}`), ['stored_tool:false', 'grep:true']);
+  assert.deepEqual(s.activity('').map((x) => x.tool), ['read_file']);
+  assert.deepEqual(s.discussion, [{ role: 'assistant', stage: 'discussion', text: 'The answer' }]);
+  await new Promise((r) => setTimeout(r, 40));
+  assert.deepEqual(srv.calls, ['autarch/workflows', 'autarch/workflow a'], 'one debounced refresh');
+  assert.deepEqual(s.activity('a').map((x) => x.tool), ['stored_tool'], 'live items before the fetch are now in the detail');
+  s.dispose();
+});
+
+test('activeWorkflow prefers the last event, then the newest active one', async () => {
+  const srv = fakeServer();
+  srv.setList([wf('a', 'Active', '2025-01-02'), wf('c', 'AwaitingUser', '2025-01-05'), wf('b', 'Stopped', '2025-01-09')]);
+  const s = new WorkflowState(srv.request, 1000);
+  await s.refresh();
+  assert.equal(s.activeWorkflow()?.id, 'c');
+  s.onEvent({ kind: 'stage', workflowId: 'a', stage: 'research' });
+  assert.equal(s.activeWorkflow()?.id, 'a');
+  assert.equal(s.summary('a')?.stage, 'research');
+  s.onEvent({ kind: 'tool_call', workflowId: 'b', tool: 'x' });
+  assert.equal(s.activeWorkflow()?.id, 'c', 'a stopped workflow is not active');
+  s.dispose();
+});
