@@ -19,7 +19,7 @@ type Embedder interface {
 }
 
 // DefaultDim is the dimension of the default embedder.
-var DefaultDim = 256
+const DefaultDim = 256
 
 // HashEmbedder is the weight-free default embedder: each term (identifiers
 // whole and split, as Tokens makes them) contributes signed hashed features
@@ -89,22 +89,39 @@ func (h *HashEmbedder) addTerm(v []float32, term string, w float32) {
 	}
 	// "<term>" has len(term) 3-grams.
 	n := len(term)
-	gw := w * hashGramWeight / float32(math.Sqrt(float64(n)))
-	for i := -1; i+3 <= n+1; i++ {
-		var g [3]byte
-		for j := 0; j < 3; j++ {
-			switch k := i + j; {
-			case k < 0:
-				g[j] = '<'
-			case k >= n:
-				g[j] = '>'
-			default:
-				g[j] = term[k]
-			}
-		}
-		x := fnv(fnvOffset^0x9e3779b97f4a7c15, string(g[:]))
-		v[x%dim] += sign(x) * gw
+	if n == 0 || n > 64 {
+		return
 	}
+	var buf [66]byte
+	buf[0] = '<'
+	copy(buf[1:], term)
+	buf[n+1] = '>'
+	gw := w * hashGramWeight / float32(math.Sqrt(float64(n)))
+	for i := 0; i < n; i++ {
+		x := uint64(fnvGram)
+		x = (x ^ uint64(buf[i])) * fnvPrime
+		x = (x ^ uint64(buf[i+1])) * fnvPrime
+		x = (x ^ uint64(buf[i+2])) * fnvPrime
+		x = fmix(x)
+		if x>>63 == 0 {
+			v[x%dim] += gw
+		} else {
+			v[x%dim] -= gw
+		}
+	}
+}
+
+const (
+	fnvPrime = 1099511628211
+	fnvGram  = fnvOffset ^ 0x9e3779b97f4a7c15
+)
+
+// fmix is murmur3's 64-bit finaliser, so that low bits mix well.
+func fmix(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return h
 }
 
 const fnvOffset = 14695981039346656037
@@ -112,13 +129,9 @@ const fnvOffset = 14695981039346656037
 func fnv(h uint64, s string) uint64 {
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
-		h *= 1099511628211
+		h *= fnvPrime
 	}
-	// finalise (murmur3 fmix64) so low bits mix well
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	return h
+	return fmix(h)
 }
 
 func sign(x uint64) float32 {

@@ -202,6 +202,18 @@ func TestVectorsFusedPersistedAndReembedded(t *testing.T) {
 	if hits, _ := ix3.search(Query{Text: "DialTimeout", Max: 3}, rankVector); len(hits) == 0 || hits[0].Path != "net/dial.go" {
 		t.Errorf("external vectors: %+v", hits)
 	}
+	// Changing the embedder of a built index re-embeds on the next Build.
+	fake2 := &fakeEmbedder{HashEmbedder: NewHashEmbedder(16), name: "other-model"}
+	ix.SetEmbedder(fake2)
+	if err := ix.Build(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if fake2.calls.Load() < 3 {
+		t.Errorf("SetEmbedder then Build embedded %d files", fake2.calls.Load())
+	}
+	if hits, _ := ix.search(Query{Text: "DialTimeout", Max: 3}, rankVector); len(hits) == 0 || hits[0].Path != "net/dial.go" {
+		t.Errorf("after SetEmbedder: %+v", hits)
+	}
 	data, err := os.ReadFile(filepath.Join(state, "index.gob"))
 	if err != nil || !strings.Contains(string(data), "remote-model/32") {
 		t.Errorf("saved index does not record the embedder (%v)", err)

@@ -1,7 +1,9 @@
 // Package index is the semantic code index: walking, chunking, lexical
-// retrieval (BM25F over path, symbol and body fields with identifier-aware
-// tokens), pattern weights and incremental updates. It serves
-// semantic_search.
+// retrieval (BM25F over path, symbol, comment and body fields with
+// identifier-aware tokens, mixed with a file-level BM25F), chunk vectors
+// from a pluggable Embedder (a weight-free hashing embedder by default),
+// fusion of the two rankings, pattern weights and incremental updates. It
+// serves semantic_search.
 package index
 
 import (
@@ -69,10 +71,16 @@ func (ix *Index) SetEmbedder(e Embedder) {
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if ix.emb != nil && embedderKey(ix.emb) == embedderKey(e) {
+		return
+	}
 	ix.emb, ix.dim = e, e.Dim()
 	ix.hashEmb, _ = e.(*HashEmbedder)
 	ix.vecs = make([]int8, len(ix.chunks)*ix.dim)
 	ix.vscale = make([]float32, len(ix.chunks))
+	for _, f := range ix.files {
+		f.Hash = [16]byte{} // the next Build re-reads and re-embeds every file
+	}
 }
 
 // Progress reports files done and total of a running build.

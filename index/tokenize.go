@@ -206,12 +206,12 @@ func (tk *tokenizer) identifier(id []byte, emit func([]byte)) {
 			for _, b := range p {
 				tk.part = append(tk.part, lowerByte(b))
 			}
-			if string(tk.part) != string(tk.whole) && !stopwords[string(tk.part)] {
+			if string(tk.part) != string(tk.whole) && !isStopword(tk.part) {
 				emit(stem(tk.part))
 			}
 		}
 	}
-	if len(tk.whole) > 1 && !stopwords[string(tk.whole)] {
+	if len(tk.whole) > 1 && !isStopword(tk.whole) {
 		emit(stem(tk.whole))
 	}
 }
@@ -222,3 +222,14 @@ func stemString(s string) string {
 	}
 	return s
 }
+
+// maxStopword is the length of the longest stopword.
+var maxStopword = func() int {
+	n := 0
+	for w := range stopwords {
+		n = max(n, len(w))
+	}
+	return n
+}()
+
+func isStopword(b []byte) bool { return len(b) <= maxStopword && stopwords[string(b)] }
