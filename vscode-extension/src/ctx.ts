@@ -80,6 +80,10 @@ export class Ctx implements vscode.Disposable {
     return !!this.client && this.client.state === State.Running;
   }
 
+  private stopped(): void {
+    for (const fn of this.stopListeners) fn();
+  }
+
   private changed(): void {
     for (const fn of this.listeners) fn();
   }
@@ -116,6 +120,9 @@ export class Ctx implements vscode.Disposable {
     this.client = client;
     client.onDidChangeState((e) => {
       this.state = e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped';
+      // A connection that ends (a crash the client restarts, or a stop)
+      // takes its open requests with it.
+      if (e.oldState === State.Running && e.newState !== State.Running) this.stopped();
       this.changed();
     });
     this.state = 'starting';
@@ -165,7 +172,7 @@ export class Ctx implements vscode.Disposable {
       }
     }
     this.state = 'stopped';
-    for (const fn of this.stopListeners) fn();
+    this.stopped();
     this.changed();
   }
 
