@@ -31,6 +31,8 @@ export class WorkflowState {
   listError: string | undefined;
   /** Messages of the discussion (autarch.discuss and its replies). */
   readonly discussion: MessageView[] = [];
+  /** The user's discussion messages shown before the server echoed them. */
+  private readonly unconfirmed: MessageView[] = [];
   /** The last review of the current branch (autarch.reviewBranch). */
   branchReview: ReviewView | undefined;
   /** The workflow of the last event (the status bar shows it). */
@@ -141,7 +143,12 @@ export class WorkflowState {
       const match = [...list].reverse().find((a) => a.item.tool === (ev.tool ?? '') && !a.item.failed);
       if (match) match.item.failed = true;
     } else if (ev.kind === 'message' && !id) {
-      this.discussion.push({ role: 'assistant', stage: ev.stage || 'discussion', text: ev.text ?? '' });
+      // The server echoes the user's own messages (status "user"): the local copy is confirmed, not repeated.
+      const role = ev.status || 'assistant';
+      const text = ev.text ?? '';
+      const local = role === 'user' ? this.unconfirmed.findIndex((m) => m.text.trim() === text.trim()) : -1;
+      if (local >= 0) this.unconfirmed.splice(local, 1);
+      else this.discussion.push({ role, stage: ev.stage || 'discussion', text });
     }
     this.changed();
     this.scheduleRefresh();
@@ -162,7 +169,9 @@ export class WorkflowState {
 
   /** Records a message the user sent to the discussion. */
   addUserMessage(text: string): void {
-    this.discussion.push({ role: 'user', stage: 'discussion', text });
+    const m: MessageView = { role: 'user', stage: 'discussion', text };
+    this.discussion.push(m);
+    this.unconfirmed.push(m);
     this.changed();
   }
 

@@ -66,3 +66,13 @@ test('activeWorkflow prefers the last event, then the newest active one', async 
   assert.equal(s.activeWorkflow()?.id, 'c', 'a stopped workflow is not active');
   s.dispose();
 });
+
+test('the discussion shows the user message once, even when the server echoes it', () => {
+  const s = new WorkflowState(fakeServer().request, 1000);
+  s.addUserMessage('What does X do?');
+  s.onEvent({ kind: 'message', workflowId: '', stage: 'discussion', status: 'user', text: 'What does X do?' });
+  s.onEvent({ kind: 'message', workflowId: '', stage: 'discussion', status: 'assistant', text: 'It does Y.' });
+  s.onEvent({ kind: 'message', workflowId: '', stage: 'discussion', status: 'user', text: 'From elsewhere' });
+  assert.deepEqual(s.discussion.map((m) => `${m.role}: ${m.text}`), ['user: What does X do?', 'assistant: It does Y.', 'user: From elsewhere']);
+  s.dispose();
+});
