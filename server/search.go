@@ -3,8 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/index"
@@ -22,6 +25,8 @@ type codeSearch struct {
 
 	mu       sync.Mutex
 	ix       *index.Index
+	dir      string                 // the index's state dir
+	timers   map[string]*time.Timer // debounced buffer updates by path
 	building bool
 	ready    atomic.Bool
 	done     chan struct{}
@@ -29,7 +34,7 @@ type codeSearch struct {
 }
 
 func newCodeSearch(s *Server, root string) *codeSearch {
-	return &codeSearch{s: s, root: root, scopes: map[string]*codeSearch{}}
+	return &codeSearch{s: s, root: root, scopes: map[string]*codeSearch{}, timers: map[string]*time.Timer{}}
 }
 
 // scope is the search of a directory: this index for the folder itself,
@@ -125,8 +130,87 @@ func (c *codeSearch) index(ctx context.Context) error {
 		return err
 	}
 	c.mu.Lock()
-	c.ix = ix
+	c.ix, c.dir = ix, dir
 	c.mu.Unlock()
 	c.ready.Store(true)
 	return p.End(ctx, "indexed")
+}
+
+// bufferDebounce is how long an edited buffer stays quiet before its text
+// is indexed.
+const bufferDebounce = 300 * time.Millisecond
+
+// filesChanged re-indexes files of the workspace from disk (saved, created,
+// changed or deleted), in the background.
+func (w *workbench) filesChanged(uris ...string) {
+	c, rels := w.searchFor(uris)
+	if c == nil || len(rels) == 0 {
+		return
+	}
+	go func() {
+		if err := c.update(w.lifetime(), rels); err != nil {
+			w.s.log.Warn("index update", "err", err)
+		}
+	}()
+}
+
+// bufferChanged indexes an edited buffer's text once it has been quiet for
+// bufferDebounce, so search sees unsaved work.
+func (w *workbench) bufferChanged(uri, text string) {
+	c, rels := w.searchFor([]string{uri})
+	if c == nil || len(rels) != 1 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t := c.timers[rels[0]]; t != nil {
+		t.Stop()
+	}
+	c.timers[rels[0]] = time.AfterFunc(bufferDebounce, func() {
+		c.mu.Lock()
+		delete(c.timers, rels[0])
+		ix := c.ix
+		c.mu.Unlock()
+		if ix != nil {
+			ix.AddContent(rels[0], []byte(text))
+		}
+	})
+}
+
+// searchFor is the ready index of the workspace and the paths of uris
+// inside it; nil before the index is built (the build reads the disk).
+func (w *workbench) searchFor(uris []string) (*codeSearch, []string) {
+	w.searchMu.Lock()
+	c := w.search
+	w.searchMu.Unlock()
+	if c == nil || !c.ready.Load() {
+		return nil, nil
+	}
+	var rels []string
+	for _, u := range uris {
+		p, ok := uriPath(u)
+		if !ok {
+			continue
+		}
+		rel, err := filepath.Rel(c.root, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		rels = append(rels, filepath.ToSlash(rel))
+	}
+	return c, rels
+}
+
+// update re-indexes files and saves the index.
+func (c *codeSearch) update(ctx context.Context, rels []string) error {
+	c.mu.Lock()
+	ix, dir := c.ix, c.dir
+	c.mu.Unlock()
+	if ix == nil {
+		return nil
+	}
+	if err := ix.Update(ctx, rels...); err != nil {
+		return err
+	}
+	return ix.Save(dir)
 }

@@ -61,7 +61,41 @@ func (s *Server) registerTextDocument() {
 	s.notifs["textDocument/didOpen"] = s.didOpen
 	s.notifs["textDocument/didChange"] = s.didChange
 	s.notifs["textDocument/didClose"] = s.didClose
-	s.notifs["textDocument/didSave"] = func(context.Context, json.RawMessage) error { return nil }
+	s.notifs["textDocument/didSave"] = s.didSave
+	s.notifs["workspace/didChangeWatchedFiles"] = s.didChangeWatchedFiles
+}
+
+// didSave re-indexes the saved file from disk.
+func (s *Server) didSave(ctx context.Context, raw json.RawMessage) error {
+	var p struct {
+		TextDocument struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+	}
+	if err := decode(raw, &p); err != nil {
+		return err
+	}
+	s.wb.filesChanged(p.TextDocument.URI)
+	return nil
+}
+
+// didChangeWatchedFiles re-indexes files created, changed or deleted
+// outside the editor's buffers.
+func (s *Server) didChangeWatchedFiles(ctx context.Context, raw json.RawMessage) error {
+	var p struct {
+		Changes []struct {
+			URI string `json:"uri"`
+		} `json:"changes"`
+	}
+	if err := decode(raw, &p); err != nil {
+		return err
+	}
+	uris := make([]string, len(p.Changes))
+	for i, c := range p.Changes {
+		uris[i] = c.URI
+	}
+	s.wb.filesChanged(uris...)
+	return nil
 }
 
 func (s *Server) didOpen(ctx context.Context, raw json.RawMessage) error {
@@ -91,6 +125,7 @@ func (s *Server) didChange(ctx context.Context, raw json.RawMessage) error {
 	if n := len(p.ContentChanges); n > 0 {
 		// Full sync: the last change holds the whole text.
 		s.docs.set(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges[n-1].Text)
+		s.wb.bufferChanged(p.TextDocument.URI, p.ContentChanges[n-1].Text)
 	}
 	return nil
 }

@@ -27,9 +27,11 @@ type workbench struct {
 	engine *workflow.Engine
 	store  *store.Store
 	repo   *git.Repo
-	search *codeSearch
 	life   context.Context // cancelled when the session ends
 	runs   sync.WaitGroup
+
+	searchMu sync.Mutex
+	search   *codeSearch
 
 	progMu   sync.Mutex
 	progress map[string]editor.Progress // by workflow id + pulse
@@ -99,10 +101,14 @@ func (w *workbench) open(ctx context.Context) (*workflow.Engine, error) {
 		st.Close()
 		return nil, err
 	}
-	w.search = newCodeSearch(w.s, repo.Top())
+	search, err := w.codeSearch()
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: w.s.Client(), Model: settingsModel{s: w.s},
 		Settings: agent.Settings{RoleModels: agent.RoleModelsFromEnv()}, Mode: tools.ModeConfirmSensitive, Hooks: hooks, Guardrails: guard,
-		Search: w.search.scope, Diagnostics: w.editorDiagnostics(), Log: w.s.log.With("component", "workflow"), Events: w.onEvent})
+		Search: search.scope, Diagnostics: w.editorDiagnostics(), Log: w.s.log.With("component", "workflow"), Events: w.onEvent})
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -112,6 +118,27 @@ func (w *workbench) open(ctx context.Context) (*workflow.Engine, error) {
 	}
 	w.engine, w.store, w.repo = e, st, repo
 	return e, nil
+}
+
+// codeSearch is the code index of the first workspace folder (a git
+// repository or not), created on first use. Callers hold no lock.
+func (w *workbench) codeSearch() (*codeSearch, error) {
+	w.s.mu.Lock()
+	var folder string
+	if len(w.s.folders) > 0 {
+		folder = w.s.folders[0]
+	}
+	w.s.mu.Unlock()
+	w.searchMu.Lock()
+	defer w.searchMu.Unlock()
+	if w.search != nil {
+		return w.search, nil
+	}
+	if folder == "" {
+		return nil, errors.New("no workspace folder is open")
+	}
+	w.search = newCodeSearch(w.s, folder)
+	return w.search, nil
 }
 
 // background runs a workflow step (Run, Resume) for the session's

@@ -169,15 +169,16 @@ func (w *workbench) searchCode(ctx context.Context, args []json.RawMessage) (any
 	if p.MaxResults <= 0 || p.MaxResults > 100 {
 		p.MaxResults = 20
 	}
-	if _, err := w.open(ctx); err != nil {
+	search, err := w.codeSearch()
+	if err != nil {
 		return nil, err
 	}
 	select {
-	case <-w.search.ensure(ctx, false):
+	case <-search.ensure(ctx, false):
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	hits, st, err := w.search.Search(ctx, tools.SearchRequest{Query: p.Query, MaxResults: p.MaxResults})
+	hits, st, err := search.Search(ctx, tools.SearchRequest{Query: p.Query, MaxResults: p.MaxResults})
 	if err != nil {
 		return nil, err
 	}
@@ -192,10 +193,11 @@ func (w *workbench) searchCode(ctx context.Context, args []json.RawMessage) (any
 }
 
 func (w *workbench) reindex(ctx context.Context, args []json.RawMessage) (any, error) {
-	if _, err := w.open(ctx); err != nil {
+	search, err := w.codeSearch()
+	if err != nil {
 		return nil, err
 	}
-	w.search.ensure(ctx, true)
+	search.ensure(ctx, true)
 	return struct{}{}, nil
 }
 
