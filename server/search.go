@@ -14,6 +14,7 @@ import (
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/indexsearch"
 	"github.com/autarch-dev/autarch/workspace"
+	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // codeSearch is the code index of one folder, built in the background
@@ -30,27 +31,62 @@ type codeSearch struct {
 	building bool
 	ready    atomic.Bool
 	done     chan struct{}
-	scopes   map[string]*codeSearch // other directories (pulse worktrees)
+	scopes   map[string]tools.Searcher // pulse worktrees
 }
 
 func newCodeSearch(s *Server, root string) *codeSearch {
-	return &codeSearch{s: s, root: root, scopes: map[string]*codeSearch{}, timers: map[string]*time.Timer{}}
+	return &codeSearch{s: s, root: root, scopes: map[string]tools.Searcher{}, timers: map[string]*time.Timer{}}
 }
 
-// scope is the search of a directory: this index for the folder itself,
-// a separate index for a worktree.
-func (c *codeSearch) scope(dir string) tools.Searcher {
-	if dir == c.root {
-		return c
+// scope is the search of a directory: this index for the folder itself;
+// for a pulse worktree, this index for the files it shares with the folder
+// overlaid with a small index of the files that differ.
+func (c *codeSearch) scope(repo *git.Repo) func(dir string) tools.Searcher {
+	return func(dir string) tools.Searcher {
+		if dir == c.root {
+			return c
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		sc := c.scopes[dir]
+		if sc == nil {
+			sc = &worktreeSearch{main: c, dir: dir, changed: indexsearch.WorktreeChanges(repo, dir)}
+			c.scopes[dir] = sc
+		}
+		return sc
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	sc := c.scopes[dir]
-	if sc == nil {
-		sc = newCodeSearch(c.s, dir)
-		c.scopes[dir] = sc
+}
+
+// worktreeSearch is a worktree's search over the main index (built first
+// when needed).
+type worktreeSearch struct {
+	main    *codeSearch
+	dir     string
+	changed func(ctx context.Context) ([]string, error)
+
+	mu      sync.Mutex
+	overlay *indexsearch.Overlay
+}
+
+func (w *worktreeSearch) Search(ctx context.Context, req tools.SearchRequest) ([]tools.SearchHit, tools.SearchStatus, error) {
+	w.main.ensure(ctx, false)
+	if !w.main.ready.Load() {
+		return nil, tools.SearchStatus{}, nil
 	}
-	return sc
+	w.mu.Lock()
+	if w.overlay == nil {
+		r, err := workspace.Open(w.dir)
+		if err != nil {
+			w.mu.Unlock()
+			return nil, tools.SearchStatus{}, err
+		}
+		w.main.mu.Lock()
+		w.overlay = &indexsearch.Overlay{Main: w.main.ix, Root: r, Changed: w.changed}
+		w.main.mu.Unlock()
+	}
+	o := w.overlay
+	w.mu.Unlock()
+	return o.Search(ctx, req)
 }
 
 // Search implements tools.Searcher.

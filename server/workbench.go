@@ -108,7 +108,7 @@ func (w *workbench) open(ctx context.Context) (*workflow.Engine, error) {
 	}
 	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: w.s.Client(), Model: settingsModel{s: w.s},
 		Settings: agent.Settings{RoleModels: agent.RoleModelsFromEnv()}, Mode: tools.ModeConfirmSensitive, Hooks: hooks, Guardrails: guard,
-		Search: search.scope, Diagnostics: w.editorDiagnostics(), Log: w.s.log.With("component", "workflow"), Events: w.onEvent})
+		Search: search.scope(repo), Diagnostics: w.editorDiagnostics(), Log: w.s.log.With("component", "workflow"), Events: w.onEvent})
 	if err != nil {
 		st.Close()
 		return nil, err

@@ -95,7 +95,7 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 	w.engine, err = workflow.New(workflow.Config{Store: st, Repo: repo, Editor: term,
 		Model:    openai.New(openai.Config{BaseURL: f.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: f.stream}),
 		Settings: settings, Mode: mode, Hooks: hooks, Guardrails: guard, Meter: agent.NewMeter(f.budget), MaxIterations: f.maxIter,
-		Search: func(dir string) tools.Searcher { return &lazySearcher{root: dir, io: io} },
+		Search: searchScopes(io, repo),
 		Log:    slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Events: func(ev workflow.Event) { printEvent(io, ev) }})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -223,5 +224,27 @@ func TestFileAt(t *testing.T) {
 		if _, err := r.FileAt(ctx, "HEAD", bad); err == nil || errors.Is(err, ErrNoFile) {
 			t.Errorf("FileAt(%q) = %v, want a usage error", bad, err)
 		}
+	}
+}
+
+func TestChangedPaths(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := userRepo(t)
+	r := openRepo(t, dir)
+	// userRepo leaves README.md staged, main.go modified and notes.txt
+	// untracked; debug.log is ignored.
+	got, err := r.ChangedPaths(ctx, dir, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"README.md", "main.go", "notes.txt"}; !slices.Equal(got, want) {
+		t.Errorf("ChangedPaths(HEAD) = %q, want %q", got, want)
+	}
+	got, err = r.ChangedPaths(ctx, dir, "HEAD~1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got, "lib/lib.go") {
+		t.Errorf("ChangedPaths(HEAD~1) = %q, want lib/lib.go among them", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -183,4 +184,33 @@ func (r *Repo) MergeIntoCurrent(ctx context.Context, branch string) (string, err
 		return "", fmt.Errorf("fast-forward to %s: %w", branch, err)
 	}
 	return out, nil
+}
+
+// ChangedPaths lists the files of a work tree of this repository (the
+// user's folder, or a workflow's worktree) whose content differs from rev:
+// tracked files changed since rev (committed or not) and untracked files
+// that are not ignored. Read-only.
+func (r *Repo) ChangedPaths(ctx context.Context, dir, rev string) ([]string, error) {
+	commit, err := r.ResolveCommit(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	tracked, err := r.git.run(ctx, dir, nil, "diff", "--name-only", "--no-renames", "-z", commit, "--")
+	if err != nil {
+		return nil, fmt.Errorf("changed paths in %s: %w", dir, err)
+	}
+	untracked, err := r.git.run(ctx, dir, nil, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, fmt.Errorf("untracked paths in %s: %w", dir, err)
+	}
+	var out []string
+	for _, b := range [][]byte{tracked, untracked} {
+		for _, p := range strings.Split(string(b), "\x00") {
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
