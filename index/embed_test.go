@@ -84,10 +84,12 @@ func TestFuse(t *testing.T) {
 		want   []float64
 		winner int
 	}{
-		{"minmax equal weights", fuseMinMax, 0.5, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.5, 0.5, 0.5}, -1},
-		{"minmax lexical share", fuseMinMax, 0.75, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.75, 0.5, 0.25}, 0},
-		{"minmax vector share", fuseMinMax, 0.25, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.25, 0.5, 0.75}, 2},
-		{"minmax flat list", fuseMinMax, 0.5, []float64{3, 3}, []float64{0.2, 0.4}, []float64{0.5, 1}, 1},
+		{"minmax equal weights", fuseMinMax, 0.5, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.6, 0.55, 0.5}, -1},
+		{"minmax lexical share", fuseMinMax, 0.75, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.8, 0.525, 0.25}, 0},
+		{"minmax vector share", fuseMinMax, 0.25, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.4, 0.575, 0.75}, 2},
+		{"minmax flat list", fuseMinMax, 0.5, []float64{3, 3}, []float64{0.2, 0.4}, []float64{0.75, 1}, 1},
+		{"minmax weaker of two still scores", fuseMinMax, 0.7, []float64{4, 2}, []float64{0.5, 0.25}, []float64{1, 0.5}, 0},
+		{"minmax negative similarities", fuseMinMax, 0, []float64{1, 1}, []float64{0.5, -0.5}, []float64{1, 0}, 0},
 		{"minmax all zero", fuseMinMax, 0.5, []float64{0, 0}, []float64{0, 0}, []float64{0, 0}, -1},
 		{"rrf both lists", fuseRRF, 0.5, []float64{2, 1}, []float64{1, 2}, []float64{0.5/61 + 0.5/62, 0.5/62 + 0.5/61}, -1},
 		{"rrf unranked score", fuseRRF, 0.5, []float64{2, 0}, []float64{0, 1}, []float64{0.5 / 61, 0.5 / 61}, -1},

@@ -163,7 +163,8 @@ func (ix *Index) search(q Query, mode rankMode) ([]Hit, error) {
 		if mode == rankFused && lex[i] <= 0 && vec[i] < minVectorOnly {
 			continue
 		}
-		score := fused[i] * float64(f.Prior)
+		// Min-max fusion puts the weakest candidate at 0; it still matched.
+		score := max(fused[i], 1e-9) * float64(f.Prior)
 		weight := 1.0
 		for _, w := range q.Weights {
 			if ok, _ := doublestar.Match(w.Glob, f.Path); ok {
@@ -306,14 +307,17 @@ func fuse(m fusionMethod, alpha float64, a, b []float64) []float64 {
 	return out
 }
 
-// minMax rescales xs to [0,1]; all equal positive scores become 1, all
-// equal non-positive ones 0.
+// minMax rescales xs to [0,1] between min(0, lowest) and the highest; all
+// equal positive scores become 1, all equal non-positive ones 0.
 func minMax(xs []float64) []float64 {
 	out := make([]float64, len(xs))
 	if len(xs) == 0 {
 		return out
 	}
-	lo, hi := xs[0], xs[0]
+	// The floor is 0 unless scores go below it: with few candidates a
+	// floor at the weakest one would score it 0 whatever it matched (and
+	// pattern weights could no longer lift it).
+	lo, hi := 0.0, xs[0]
 	for _, x := range xs {
 		lo, hi = math.Min(lo, x), math.Max(hi, x)
 	}
