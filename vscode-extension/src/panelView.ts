@@ -264,10 +264,15 @@ function renderComment(c: CommentView): string {
   );
 }
 
+/** A commit id shortened to 10 characters; branch names stay whole. */
+export function shortRef(ref: string): string {
+  return /^[0-9a-f]{12,64}$/i.test(ref) ? ref.slice(0, 10) : ref;
+}
+
 function renderReview(r: ReviewView): string {
   const comments = r.comments ?? [];
   return (
-    `<section id="review" data-status="${attr(r.status)}"><h3>Review${r.base ? ` against <code>${e(r.base)}</code>` : ''}</h3>` +
+    `<section id="review" data-status="${attr(r.status)}"><h3>Review${r.base ? ` against <code title="${attr(r.base)}">${e(shortRef(r.base))}</code>` : ''}</h3>` +
     (r.recommendation ? `<div class="review-recommendation rec-${slug(r.recommendation)}" data-recommendation="${attr(r.recommendation)}">${e(r.recommendation.replace(/_/g, ' '))}</div>` : `<div class="review-recommendation" data-recommendation="">${e(r.status || 'in progress')}</div>`) +
     (r.summary ? `<div class="review-summary markdown">${renderMarkdown(r.summary)}</div>` : '') +
     `<ul id="review-comments">${comments.map(renderComment).join('')}</ul>` +

@@ -103,7 +103,11 @@ export async function promptApproval(store: PendingStore, item: PendingApproval,
   const buttons = ['Approve', 'Request Changes', ...(a.allowAlways ? ['Always allow'] : []), 'Show Details'];
   const message = `Autarch: ${a.title}${a.reason ? ` — Why: ${a.reason}` : ''}`;
   const choice = await vscode.window.showInformationMessage(message, ...buttons);
-  if (!store.get(item.id)) return; // decided in the panel meanwhile
+  if (!store.get(item.id)) {
+    // Decided in the panel meanwhile (a notification cannot be closed from here).
+    if (choice) void vscode.window.showInformationMessage(`Autarch: “${a.title}” was already answered.`);
+    return;
+  }
   switch (choice) {
     case 'Approve':
       store.decide(item.id, { decision: 'approve' });

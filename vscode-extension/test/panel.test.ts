@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { panelPage, panelScript, parseWebviewMessage } from '../src/panelHtml';
-import { renderPanel, type PanelModel } from '../src/panelView';
+import { renderPanel, shortRef, type PanelModel } from '../src/panelView';
 import { PendingStore } from '../src/pending';
 import { decodePending } from '../src/questions';
 import type { WorkflowDetail, WorkflowSummary } from '../src/lspext.gen';
@@ -142,4 +142,10 @@ test('parseWebviewMessage accepts our messages only', () => {
   assert.deepEqual(parseWebviewMessage({ type: 'open', file: 'a.go', start: '3', end: 'x' }), { type: 'open', file: 'a.go', start: 3, end: 0 });
   assert.equal(parseWebviewMessage('nope'), undefined);
   assert.equal(parseWebviewMessage({ type: 'eval' }), undefined);
+});
+
+test('shortRef shortens commit ids only', () => {
+  assert.equal(shortRef('8132894b8f10702f9738f3fa246a1e5b2a000000'), '8132894b8f');
+  assert.equal(shortRef('main'), 'main');
+  assert.equal(shortRef('feature/abcdefabcdefabcdef'), 'feature/abcdefabcdefabcdef');
 });
