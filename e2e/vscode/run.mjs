@@ -260,17 +260,21 @@ async function runWorkflow(page, ws) {
   await quickInput(page, 'full');
 
   log('answering the multi-select question in its QuickPick');
-  const prompt = page.locator('.quick-input-widget', { hasText: 'Which operations should be added?' });
+  const prompt = page.locator('.quick-input-widget input[placeholder="Which operations should be added?"]');
   await prompt.waitFor({ state: 'visible', timeout: 60_000 });
-  for (const opt of ['Sub', 'Mul']) {
+  const count = page.locator('.quick-input-widget .quick-input-count');
+  for (const [i, opt] of ['Sub', 'Mul'].entries()) {
     const row = page.locator('.quick-input-list .monaco-list-row', { hasText: opt }).first();
     await row.waitFor({ state: 'visible', timeout: 10_000 });
-    await row.locator('input[type=checkbox], .quick-input-list-checkbox, .monaco-checkbox').first().click();
+    for (let tries = 0; tries < 3 && !(await count.innerText()).includes(`${i + 1} Selected`); tries++) {
+      await row.locator('input[type=checkbox], .quick-input-list-checkbox, .monaco-checkbox').first().click();
+      await page.waitForTimeout(300);
+    }
   }
   await snap('question');
-  const checked = await page.locator('.quick-input-list .monaco-list-row[aria-checked=true], .quick-input-list .monaco-list-row input:checked').count();
-  if (checked < 2) throw new Error(`the QuickPick shows ${checked} checked options, want 2`);
-  await page.keyboard.press('Enter');
+  const selected = await count.innerText();
+  if (!selected.includes('2 Selected')) throw new Error(`the QuickPick shows "${selected}", want 2 selected`);
+  await page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).first().click();
 
   // Approvals arrive as notifications: stage cards get "Approve", tool calls "Always allow".
   const approved = [];
@@ -284,7 +288,7 @@ async function runWorkflow(page, ws) {
     }
     const comment = await inFrames(page, '#review-comments .comment[data-severity=high]', 1).catch(() => null);
     if (comment) break;
-    const toast = page.locator('.notification-toast', { hasText: 'Autarch' }).filter({ has: page.locator('a.monaco-button, .monaco-button') });
+    const toast = page.locator('.notification-toast').filter({ has: page.locator('.monaco-button', { hasText: /^Approve$/ }) });
     if ((await toast.count()) > 0) {
       const t = toast.first();
       const text = (await t.innerText()).replace(/\s+/g, ' ');
@@ -294,7 +298,7 @@ async function runWorkflow(page, ws) {
         if (approved.length < 4) await snap(`approval-${approved.length + 1}`);
         if ((await always.count()) > 0) await always.first().click();
         else await approve.first().click();
-        approved.push(text.slice(0, 80));
+        approved.push(text);
         log(`approved: ${text.slice(0, 100)}`);
         await page.waitForTimeout(500);
         continue;
@@ -324,12 +328,18 @@ async function runWorkflow(page, ws) {
 
   log('opening calc.go: inline threads and Problems');
   await page.keyboard.press('Control+P');
-  await quickInput(page, 'calc.go');
+  const qi = page.locator('.quick-input-widget input');
+  await qi.waitFor({ state: 'visible', timeout: 10_000 });
+  await qi.fill('calc.go');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'calc.go' }).first().click({ timeout: 10_000 });
   await page.locator('.monaco-editor .view-lines', { hasText: 'func Mul' }).first().waitFor({ timeout: 20_000 });
   const thread = page.locator('.review-widget, .comment-thread-widget', { hasText: 'Mul adds its arguments' }).first();
   if ((await thread.count()) === 0) {
-    // Collapsed threads show as a gutter glyph: open it.
-    await page.locator('.comment-range-glyph, .comment-thread').first().click().catch(() => {});
+    // Collapsed threads show as gutter glyphs; the Comments view reveals and expands one.
+    const row = page.locator('.monaco-list-row', { hasText: 'bug · new' }).first();
+    if (!(await row.isVisible())) await runCommand(page, 'Comments: Focus on Comments View', 30_000);
+    await row.waitFor({ state: 'visible', timeout: 20_000 });
+    await row.click();
   }
   await thread.waitFor({ state: 'visible', timeout: 20_000 });
   await snap('inline-thread');
