@@ -120,3 +120,19 @@ type Client interface {
 	// Call sends a custom autarch/* request (params never nil) and decodes the result.
 	Call(ctx context.Context, method string, params, result any) error
 }
+
+// workflowKey carries the id of the workflow a call works for.
+type workflowKey struct{}
+
+// WithWorkflow marks ctx as working for a workflow, so that questions and
+// approvals asked under it (including sensitive tool calls) can be shown
+// under that workflow.
+func WithWorkflow(ctx context.Context, workflowID string) context.Context {
+	return context.WithValue(ctx, workflowKey{}, workflowID)
+}
+
+// WorkflowFrom returns the workflow ctx works for ("" for none).
+func WorkflowFrom(ctx context.Context) string {
+	id, _ := ctx.Value(workflowKey{}).(string)
+	return id
+}

@@ -245,7 +245,8 @@ type FileAtResult struct {
 	Missing bool   `json:"missing,omitempty"`
 }
 
-// WorkflowEvent is something a workflow did.
+// WorkflowEvent is something a workflow did. For kind "message" of stage
+// "discussion", Status is the role ("user" or "assistant") and WorkflowID is "".
 type WorkflowEvent struct {
 	// Kind is "stage", "tool_call", "tool_result", "message", "pulse",
 	// "card", "review_comment", "halt", "waiting" or "usage".
@@ -321,7 +322,9 @@ type PulseView struct {
 	FailureReason string   `json:"failureReason,omitempty"`
 }
 
-// PendingView is a question or approval the workflow waits for.
+// PendingView is a question or approval the workflow waits for. Payload is
+// JSON: a Question[] for kind "questions", {"message"} for "reply", and an
+// Approval for every other kind (scope, research, plan, extension, tool).
 type PendingView struct {
 	ID      string `json:"id"`
 	Kind    string `json:"kind"`

@@ -64,6 +64,9 @@ func (c *lspClient) Approve(ctx context.Context, a editor.Approval) (editor.Verd
 	c.s.mu.Lock()
 	native := c.s.client.approvals
 	c.s.mu.Unlock()
+	if a.WorkflowID == "" {
+		a.WorkflowID = editor.WorkflowFrom(ctx)
+	}
 	if native {
 		var v editor.Verdict
 		if err := c.Call(ctx, editor.MethodApprove, a, &v); err != nil {
@@ -115,7 +118,11 @@ func (c *lspClient) Ask(ctx context.Context, qs []editor.Question) ([]editor.Ans
 	c.s.mu.Unlock()
 	if custom {
 		var res editor.AskQuestionsResult
-		if err := c.Call(ctx, editor.MethodAskQuestions, editor.AskQuestionsParams{Questions: qs}, &res); err != nil {
+		params := editor.AskQuestionsParams{Questions: qs, WorkflowID: editor.WorkflowFrom(ctx)}
+		if len(qs) == 1 && qs[0].Type == editor.FreeText {
+			params.Title = qs[0].Prompt
+		}
+		if err := c.Call(ctx, editor.MethodAskQuestions, params, &res); err != nil {
 			return nil, err
 		}
 		if len(res.Answers) != len(qs) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
 )
 
 // errStopped is the cause of a run's context when the workflow was stopped.
@@ -23,7 +24,7 @@ func (e *Engine) Run(ctx context.Context, id string) (store.Workflow, error) {
 	if wf.Status != store.WorkflowActive {
 		return wf, fmt.Errorf("workflow %s is %s: resume it first", wf.Name, wf.Status)
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(editor.WithWorkflow(ctx, wf.ID))
 	defer cancel(nil)
 	e.mu.Lock()
 	if e.running[wf.ID] != nil {
