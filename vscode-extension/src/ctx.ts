@@ -105,6 +105,8 @@ export class Ctx implements vscode.Disposable {
     const serverOptions: ServerOptions = { command, args: ['serve', '--log-level', String(this.config().get('logLevel') || 'info')] };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],
+      // Files created, changed or deleted outside the editor's buffers keep the code index fresh.
+      synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*') },
       outputChannel: this.output,
       initializationOptions: await this.settings(),
       errorHandler: {
