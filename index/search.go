@@ -307,17 +307,24 @@ func fuse(m fusionMethod, alpha float64, a, b []float64) []float64 {
 	return out
 }
 
-// minMax rescales xs to [0,1] between min(0, lowest) and the highest; all
-// equal positive scores become 1, all equal non-positive ones 0.
+// minMaxPopulation is the fewest candidates min-max scaling floors at the
+// weakest one; below it the floor is 0, because among a handful of
+// candidates the weakest would score 0 whatever it matched (and pattern
+// weights could no longer lift it).
+const minMaxPopulation = 10
+
+// minMax rescales xs to [0,1] between the lowest (min(0, lowest) for fewer
+// than minMaxPopulation candidates) and the highest; all equal positive
+// scores become 1, all equal non-positive ones 0.
 func minMax(xs []float64) []float64 {
 	out := make([]float64, len(xs))
 	if len(xs) == 0 {
 		return out
 	}
-	// The floor is 0 unless scores go below it: with few candidates a
-	// floor at the weakest one would score it 0 whatever it matched (and
-	// pattern weights could no longer lift it).
-	lo, hi := 0.0, xs[0]
+	lo, hi := xs[0], xs[0]
+	if len(xs) < minMaxPopulation {
+		lo = 0
+	}
 	for _, x := range xs {
 		lo, hi = math.Min(lo, x), math.Max(hi, x)
 	}
