@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/index"
 	"github.com/autarch-dev/autarch/tools"
@@ -140,6 +141,9 @@ func (c *codeSearch) index(ctx context.Context) error {
 		return err
 	}
 	ix := index.New(r)
+	if _, err := openai.UseEmbedderFromEnv(ctx, ix, c.s.cfg.Getenv); err != nil {
+		return err
+	}
 	p, err := c.s.Client().StartProgress(ctx, "Autarch: indexing "+c.root, true)
 	if err != nil {
 		return err

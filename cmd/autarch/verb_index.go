@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/index"
 	"github.com/autarch-dev/autarch/workspace"
 )
@@ -69,6 +71,9 @@ func openIndex(ctx context.Context, io stdio, root string, progress bool) (*inde
 		return nil, "", err
 	}
 	ix := index.New(r)
+	if _, err := openai.UseEmbedderFromEnv(ctx, ix, os.Getenv); err != nil {
+		return nil, "", err
+	}
 	start := time.Now()
 	var report index.Progress
 	if progress {
