@@ -372,6 +372,11 @@ type CommentView struct {
 	Description string `json:"description"`
 	Suggestion  string `json:"suggestion,omitempty"`
 	PreExisting bool   `json:"preExisting"`
+	// URI is where the comment anchors now: the user's file once it holds
+	// the reviewed content (the workflow was applied), else the file at the
+	// reviewed head commit, autarch-git:/<path>?commit=<sha>, as the pulse
+	// diff view shows it. Empty for review-level comments.
+	URI string `json:"uri,omitempty"`
 }
 
 // DiagnosticsParams ask for the editor's diagnostics of workspace paths

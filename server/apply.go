@@ -40,6 +40,7 @@ func (w *workbench) applyWorkflow(ctx context.Context, args []json.RawMessage) (
 		if _, err := w.repo.MergeIntoCurrent(ctx, wf.WorkflowBranch); err != nil {
 			return editor.ApplyWorkflowResult{Files: []string{}, Message: fmt.Sprintf("%v — apply as an edit instead, or merge by hand", err)}, nil
 		}
+		w.reanchor(ctx, nil)
 		return editor.ApplyWorkflowResult{Applied: true, Files: paths(d), Message: fmt.Sprintf("fast-forwarded to %s (%d files)", wf.WorkflowBranch, len(d.Files))}, nil
 	case "edit":
 		return w.applyAsEdit(ctx, d)
@@ -104,6 +105,9 @@ func (w *workbench) applyAsEdit(ctx context.Context, d editor.PulseDiff) (any, e
 		}
 		res.Applied = out.Applied
 		res.Message = fmt.Sprintf("applied %d file(s) as an edit you can undo", len(applied))
+		if out.Applied {
+			w.reanchor(ctx, nil)
+		}
 		if !out.Applied {
 			res.Message = "the editor did not apply the edit: " + out.FailureReason
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/autarch-dev/autarch/editor"
 )
@@ -78,7 +79,10 @@ func reviewDiagnostics(root string, comments []editor.CommentView) map[string][]
 		if sev == 0 {
 			sev = 3
 		}
-		uri := pathURI(filepath.Join(root, filepath.FromSlash(c.FilePath)))
+		uri := c.URI
+		if uri == "" {
+			uri = pathURI(filepath.Join(root, filepath.FromSlash(c.FilePath)))
+		}
 		out[uri] = append(out[uri], reviewDiagnostic{
 			Range:    lspRange{Start: lspPos{Line: start - 1}, End: lspPos{Line: end - 1, Character: 1 << 20}},
 			Severity: sev, Source: diagnosticSource, Code: c.Category,
@@ -100,20 +104,50 @@ func (w *workbench) publishReview(ctx context.Context, workflowID string) {
 	if err != nil || d.Review == nil {
 		return
 	}
-	w.publishComments(ctx, d.Review.Comments)
+	w.publishComments(ctx, d.Review)
 }
 
-// publishComments publishes review comments as diagnostics.
-func (w *workbench) publishComments(ctx context.Context, comments []editor.CommentView) {
+// anchor sets each comment's URI: the user's file when it holds the
+// reviewed head's content, else the file at the head commit.
+func (w *workbench) anchor(ctx context.Context, v *editor.ReviewView) {
 	w.mu.Lock()
-	root := ""
-	if w.repo != nil {
-		root = w.repo.Top()
-	}
+	repo := w.repo
 	w.mu.Unlock()
-	byURI := reviewDiagnostics(root, comments)
+	if repo == nil {
+		return
+	}
+	where := map[string]string{}
+	for i, c := range v.Comments {
+		if c.FilePath == "" {
+			continue
+		}
+		uri, ok := where[c.FilePath]
+		if !ok {
+			uri = pathURI(filepath.Join(repo.Top(), filepath.FromSlash(c.FilePath)))
+			head, err := repo.FileAt(ctx, v.Head, c.FilePath)
+			if local, ok := w.localText(c.FilePath); err == nil && (!ok || local != string(head)) {
+				uri = gitURI(c.FilePath, v.Head)
+			}
+			where[c.FilePath] = uri
+		}
+		v.Comments[i].URI = uri
+	}
+}
+
+// gitURI names a file at a commit the way the extension's diff view does.
+func gitURI(path, commit string) string {
+	return "autarch-git:/" + strings.TrimPrefix(path, "/") + "?commit=" + commit
+}
+
+// publishComments anchors a review's comments and publishes them as
+// diagnostics, replacing those published before; the review is remembered
+// so that applying the workflow or editing a commented file re-anchors it.
+func (w *workbench) publishComments(ctx context.Context, v *editor.ReviewView) {
+	w.anchor(ctx, v)
 	w.diagMu.Lock()
 	defer w.diagMu.Unlock()
+	w.lastReview = v
+	byURI := reviewDiagnostics("", v.Comments)
 	for uri := range w.diags {
 		if _, ok := byURI[uri]; !ok {
 			byURI[uri] = []reviewDiagnostic{}
@@ -129,6 +163,30 @@ func (w *workbench) publishComments(ctx context.Context, comments []editor.Comme
 			w.s.log.Debug("diagnostics not delivered", "err", err)
 		}
 	}
+}
+
+// reanchor publishes the last review again when one of its files changed
+// (applied, edited), telling the side panel so its threads move too.
+func (w *workbench) reanchor(ctx context.Context, paths []string) {
+	w.diagMu.Lock()
+	v := w.lastReview
+	w.diagMu.Unlock()
+	if v == nil {
+		return
+	}
+	hit := paths == nil
+	for _, c := range v.Comments {
+		for _, p := range paths {
+			hit = hit || c.FilePath == p
+		}
+	}
+	if !hit {
+		return
+	}
+	cp := *v
+	cp.Comments = append([]editor.CommentView(nil), v.Comments...)
+	w.publishComments(ctx, &cp)
+	w.s.Client().Notify(ctx, editor.MethodWorkflowEvent, editor.WorkflowEvent{Kind: "review_anchor", Text: cp.ID})
 }
 
 // codeActions offers the suggestion of each review diagnostic in the
@@ -170,4 +228,33 @@ func firstLine(s string) string {
 		s = s[:77] + "…"
 	}
 	return s
+}
+
+// reanchorSoon re-anchors the review shortly after a file changed, once the
+// editor's notifications have settled.
+func (w *workbench) reanchorSoon(uri string) {
+	p, ok := uriPath(uri)
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	repo := w.repo
+	w.mu.Unlock()
+	if repo == nil {
+		return
+	}
+	rel, err := filepath.Rel(repo.Top(), p)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return
+	}
+	rel = filepath.ToSlash(rel)
+	w.diagMu.Lock()
+	defer w.diagMu.Unlock()
+	if w.lastReview == nil {
+		return
+	}
+	if w.anchorTimer != nil {
+		w.anchorTimer.Stop()
+	}
+	w.anchorTimer = time.AfterFunc(300*time.Millisecond, func() { w.reanchor(context.WithoutCancel(w.lifetime()), []string{rel}) })
 }

@@ -76,6 +76,7 @@ func (s *Server) didSave(ctx context.Context, raw json.RawMessage) error {
 		return err
 	}
 	s.wb.filesChanged(p.TextDocument.URI)
+	s.wb.reanchorSoon(p.TextDocument.URI)
 	return nil
 }
 
@@ -106,6 +107,7 @@ func (s *Server) didOpen(ctx context.Context, raw json.RawMessage) error {
 		return err
 	}
 	s.docs.set(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
+	s.wb.reanchorSoon(p.TextDocument.URI)
 	return nil
 }
 
@@ -126,6 +128,7 @@ func (s *Server) didChange(ctx context.Context, raw json.RawMessage) error {
 		// Full sync: the last change holds the whole text.
 		s.docs.set(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges[n-1].Text)
 		s.wb.bufferChanged(p.TextDocument.URI, p.ContentChanges[n-1].Text)
+		s.wb.reanchorSoon(p.TextDocument.URI)
 	}
 	return nil
 }

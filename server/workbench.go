@@ -33,10 +33,12 @@ type workbench struct {
 	searchMu sync.Mutex
 	search   *codeSearch
 
-	progMu   sync.Mutex
-	progress map[string]editor.Progress // by workflow id + pulse
-	diagMu   sync.Mutex
-	diags    map[string]bool // URIs with review diagnostics published
+	progMu      sync.Mutex
+	progress    map[string]editor.Progress // by workflow id + pulse
+	diagMu      sync.Mutex
+	diags       map[string]bool    // URIs with review diagnostics published
+	lastReview  *editor.ReviewView // the review those diagnostics show
+	anchorTimer *time.Timer
 }
 
 func newWorkbench(s *Server) *workbench {

@@ -154,7 +154,7 @@ func (w *workbench) reviewBranch(ctx context.Context, args []json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
-	w.publishComments(ctx, v.Comments)
+	w.publishComments(ctx, &v)
 	return v, nil
 }
 
@@ -286,6 +286,9 @@ func (w *workbench) workflow(ctx context.Context, raw json.RawMessage) (any, err
 	d, err := e.Detail(ctx, p.WorkflowID)
 	if err != nil {
 		return nil, invalidParams("%v", err)
+	}
+	if d.Review != nil {
+		w.anchor(ctx, d.Review)
 	}
 	return d, nil
 }

@@ -117,7 +117,8 @@ func TestWorkflowOverLSP(t *testing.T) {
 					Diagnostics []reviewDiagnostic `json:"diagnostics"`
 				}
 				json.Unmarshal(n.params, &p)
-				if p.URI == pathURI(filepath.Join(dir, "calc.go")) && len(p.Diagnostics) > 0 {
+				// Before the workflow is applied, comments anchor to the reviewed commit's file.
+				if strings.HasPrefix(p.URI, "autarch-git:/calc.go?commit=") && len(p.Diagnostics) > 0 {
 					diags = p.Diagnostics
 				}
 			}
@@ -180,11 +181,31 @@ func TestWorkflowOverLSP(t *testing.T) {
 		t.Fatal(err)
 	}
 	mu.Lock()
-	defer mu.Unlock()
 	if !applied.Applied || len(applied.Files) != 1 || len(edits) != 1 || !strings.Contains(string(edits[0]), `func Sub(a, b int) int { return a + b }`) {
 		t.Errorf("apply = %+v, edits %s", applied, edits)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "calc.go")); strings.Contains(string(b), "Sub") {
 		t.Error("the server wrote the user's file itself; apply must go through the editor")
+	}
+	mu.Unlock()
+
+	// The editor applied the edit: the buffer now holds the reviewed
+	// content, and the comments move to the user's file.
+	h.client.Notify(context.Background(), "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": pathURI(filepath.Join(dir, "calc.go")), "version": 1, "languageId": "go", "text": file.Text}})
+	for end := time.After(10 * time.Second); ; {
+		select {
+		case n := <-h.noteCh:
+			var p struct {
+				URI         string             `json:"uri"`
+				Diagnostics []reviewDiagnostic `json:"diagnostics"`
+			}
+			json.Unmarshal(n.params, &p)
+			if n.method == "textDocument/publishDiagnostics" && p.URI == pathURI(filepath.Join(dir, "calc.go")) && len(p.Diagnostics) == 1 {
+				return
+			}
+		case <-end:
+			t.Fatal("the review's diagnostics did not move to the applied file")
+		}
 	}
 }

@@ -307,6 +307,7 @@ export interface CommentView {
   description: string;
   suggestion?: string;
   preExisting: boolean;
+  uri?: string;
 }
 
 export interface DiagnosticsParams {

@@ -61,15 +61,20 @@ export function commentBody(c: CommentView): string {
 
 /** A signature of the comments: equal signatures need no thread update. */
 export function commentsSignature(comments: readonly CommentView[]): string {
-  return JSON.stringify(comments.map((c) => [c.id, c.filePath, c.startLine, c.endLine, c.severity, c.category, c.description, c.suggestion, c.preExisting]));
+  return JSON.stringify(comments.map((c) => [c.id, c.filePath, c.startLine, c.endLine, c.severity, c.category, c.description, c.suggestion, c.preExisting, c.uri]));
 }
 
-/** Comments grouped by file then severity, as 0-based line ranges (for gutter decorations). */
+/** Whether a comment anchors to the user's file (not yet: to the reviewed commit's copy). */
+export function onWorkspaceFile(c: CommentView): boolean {
+  return !c.uri || c.uri.startsWith('file:');
+}
+
+/** Comments grouped by file then severity, as 0-based line ranges (for gutter decorations of the user's files). */
 export function decorationRanges(comments: readonly CommentView[]): Map<string, Map<Severity, { start: number; end: number }[]>> {
   const out = new Map<string, Map<Severity, { start: number; end: number }[]>>();
   for (const c of comments) {
     const r = commentRange(c);
-    if (!r || !c.filePath) continue;
+    if (!r || !c.filePath || !onWorkspaceFile(c)) continue;
     const file = c.filePath.replace(/\\/g, '/').replace(/^\.\//, '');
     let bySev = out.get(file);
     if (!bySev) out.set(file, (bySev = new Map()));

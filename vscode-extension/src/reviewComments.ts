@@ -40,7 +40,9 @@ export class ReviewComments implements vscode.Disposable {
     for (const c of comments) {
       const r = commentRange(c);
       if (!r || !c.filePath) continue;
-      const uri = resolveWorkspaceFile(c.filePath);
+      // The server anchors a comment to the user's file once it holds the
+      // reviewed content, else to the reviewed commit's copy (autarch-git:).
+      const uri = c.uri ? vscode.Uri.parse(c.uri) : resolveWorkspaceFile(c.filePath);
       if (!uri) continue;
       const body = new vscode.MarkdownString(commentBody(c));
       body.supportHtml = false;

@@ -38,3 +38,11 @@ test('decorationRanges groups by file and severity; signatures change with conte
   assert.notEqual(commentsSignature([line]), commentsSignature([{ ...line, description: 'x' }]));
   assert.equal(reviewSummaryLine({ id: 'r', status: 'Completed', recommendation: 'manual_review', summary: '', base: 'main', head: 'h', comments: [line] }), 'Review against main: manual review — 1 comment.');
 });
+
+test('comments anchored to the reviewed commit get no gutter marks on the user files, and re-anchoring changes the signature', () => {
+  const atCommit = { ...line, uri: 'autarch-git:/pkg/a.go?commit=abc' };
+  const applied = { ...line, uri: 'file:///w/pkg/a.go' };
+  assert.equal(decorationRanges([atCommit]).size, 0);
+  assert.deepEqual(decorationRanges([applied]).get('pkg/a.go')?.get('high'), [{ start: 2, end: 4 }]);
+  assert.notEqual(commentsSignature([atCommit]), commentsSignature([applied]));
+});
