@@ -280,11 +280,17 @@ async function runWorkflow(page, ws) {
   const approved = [];
   const end = Date.now() + 180_000;
   let sawPulse = false;
+  let sawProgress = false;
   while (Date.now() < end) {
     const pulses = await inFrames(page, '#pulses .pulse-item[data-status=Succeeded]', 1).catch(() => null);
     if (pulses && !sawPulse && (await pulses.count()) > 0) {
       sawPulse = true;
       await snap('pulse-succeeded');
+    }
+    const progress = page.locator('.statusbar, .notifications-toasts', { hasText: /Autarch: pulse pulse-\d/ });
+    if (!sawProgress && (await progress.count()) > 0) {
+      sawProgress = true;
+      await snap('pulse-progress');
     }
     const comment = await inFrames(page, '#review-comments .comment[data-severity=high]', 1).catch(() => null);
     if (comment) break;
@@ -306,6 +312,7 @@ async function runWorkflow(page, ws) {
     }
     await page.waitForTimeout(500);
   }
+  if (!sawProgress) throw new Error('no pulse progress was shown');
   for (const want of ['scope', 'research', 'plan']) {
     if (!approved.some((a) => a.toLowerCase().includes(want))) throw new Error(`no ${want} approval was asked: ${JSON.stringify(approved)}`);
   }
