@@ -90,13 +90,17 @@ func (w *worktreeSearch) Search(ctx context.Context, req tools.SearchRequest) ([
 	return o.Search(ctx, req)
 }
 
-// Search implements tools.Searcher.
+// Search implements tools.Searcher. While the index is being built it
+// answers from what is indexed so far, saying so (SearchStatus.Partial).
 func (c *codeSearch) Search(ctx context.Context, req tools.SearchRequest) ([]tools.SearchHit, tools.SearchStatus, error) {
 	c.ensure(ctx, false)
-	if !c.ready.Load() {
+	c.mu.Lock()
+	ix := c.ix
+	c.mu.Unlock()
+	if ix == nil {
 		return nil, tools.SearchStatus{}, nil
 	}
-	return indexsearch.Searcher{Index: c.ix, Ready: c.ready.Load}.Search(ctx, req)
+	return indexsearch.Searcher{Index: ix, Ready: c.ready.Load}.Search(ctx, req)
 }
 
 // ensure starts (re)indexing in the background unless it runs or is done;
@@ -144,6 +148,13 @@ func (c *codeSearch) index(ctx context.Context) error {
 	if _, err := openai.UseEmbedderFromEnv(ctx, ix, c.s.cfg.Getenv); err != nil {
 		return err
 	}
+	c.mu.Lock()
+	if c.ix == nil {
+		c.ix, c.dir = ix, dir // searchable while it builds (partial results)
+	} else {
+		ix = c.ix // a reindex refreshes the index in place
+	}
+	c.mu.Unlock()
 	p, err := c.s.Client().StartProgress(ctx, "Autarch: indexing "+c.root, true)
 	if err != nil {
 		return err
