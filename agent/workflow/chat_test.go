@@ -1,0 +1,99 @@
+package workflow_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
+)
+
+func loadHarness(t *testing.T, path string, cfg scenarioConfig) *harness {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newHarness(t, ar, cfg)
+}
+
+func TestDiscussKeepsTheConversation(t *testing.T) {
+	h := loadHarness(t, "testdata/other/discuss.txt", scenarioConfig{})
+	ctx := context.Background()
+	if _, err := h.engine.Discuss(ctx, "  "); err == nil {
+		t.Error("an empty message was accepted")
+	}
+	reply, err := h.engine.Discuss(ctx, "What does main do?")
+	if err != nil || !strings.Contains(reply, "prints **hi**") {
+		t.Fatalf("first reply = %q, %v", reply, err)
+	}
+	reply, err = h.engine.Discuss(ctx, "And then?")
+	if err != nil || reply != "Then it exits." {
+		t.Fatalf("second reply = %q, %v", reply, err)
+	}
+	var roles []string
+	h.mu.Lock()
+	for _, ev := range h.events {
+		if ev.Kind == "message" && ev.Stage == "discussion" {
+			roles = append(roles, ev.Status)
+		}
+	}
+	h.mu.Unlock()
+	if strings.Join(roles, ",") != "user,assistant,user,assistant" {
+		t.Errorf("discussion events = %v", roles)
+	}
+	if n := h.model.Remaining(); n != 0 {
+		t.Errorf("%d steps unused", n)
+	}
+}
+
+func TestAnswerPendingThenResume(t *testing.T) {
+	h := loadHarness(t, "testdata/other/answer-pending.txt", scenarioConfig{Approvals: []string{"approve"}, Answers: [][][]string{{nil}}})
+	ctx := context.Background()
+	wf, err := h.engine.Start(ctx, workflow.Task{Text: "Add Half", Name: "half", Path: workflow.PathQuick})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, err = h.engine.Run(ctx, wf.ID)
+	if !errors.Is(err, workflow.ErrWaiting) || wf.Status != store.WorkflowAwaitingUser {
+		t.Fatalf("after a dismissed question: %s, %v", wf.Status, err)
+	}
+	open, err := h.store.OpenPending(ctx, wf.ID)
+	if err != nil || len(open) != 1 || open[0].Kind != "questions" {
+		t.Fatalf("pending = %+v, %v", open, err)
+	}
+	bad := []struct {
+		name    string
+		wf, id  string
+		answers []editor.Answer
+		want    string
+	}{
+		{"unknown workflow", "nope", open[0].ID, []editor.Answer{{Values: []string{"down"}}}, "no workflow"},
+		{"unknown item", wf.ID, "pending-x", []editor.Answer{{Values: []string{"down"}}}, "pending item"},
+		{"too many answers", wf.ID, open[0].ID, []editor.Answer{{Values: []string{"down"}}, {Values: []string{"x"}}}, "2 answers for 1 questions"},
+		{"empty answer", wf.ID, open[0].ID, []editor.Answer{{}}, "has no answer"},
+	}
+	for _, b := range bad {
+		if err := h.engine.AnswerPending(ctx, b.wf, b.id, b.answers); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%s: %v, want %q", b.name, err, b.want)
+		}
+	}
+	if err := h.engine.AnswerPending(ctx, wf.ID, open[0].ID, []editor.Answer{{Values: []string{"to even"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.engine.AnswerPending(ctx, wf.ID, open[0].ID, []editor.Answer{{Values: []string{"down"}}}); err == nil {
+		t.Error("an answered question was answered again")
+	}
+	wf, err = h.engine.Resume(ctx, wf.ID)
+	if err != nil || wf.Stage != "done" || wf.Status != store.WorkflowCompleted {
+		t.Fatalf("after the answer and resume: %s %s, %v", wf.Stage, wf.Status, err)
+	}
+	if errs := h.model.Errors(); len(errs) > 0 {
+		t.Errorf("model script mismatches: %v", errs)
+	}
+}
