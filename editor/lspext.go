@@ -107,8 +107,9 @@ const (
 	CommandStopWorkflow = "autarch.stopWorkflow"
 	// CommandResumeWorkflow (WorkflowRef) resumes a stopped, halted or waiting workflow.
 	CommandResumeWorkflow = "autarch.resumeWorkflow"
-	// CommandAnswer (AnswerParams) answers a pending question of a waiting
-	// workflow (clients without autarch/askQuestions) and resumes it.
+	// CommandAnswer (AnswerParams) answers a pending question, or decides a
+	// pending card, of a waiting workflow (clients without
+	// autarch/askQuestions, the side panel after a restart) and resumes it.
 	CommandAnswer = "autarch.answer"
 	// CommandReviewBranch (ReviewBranchParams) reviews the current branch
 	// against a base; comments arrive as diagnostics and WorkflowEvents, and
@@ -167,11 +168,14 @@ type DiscussParams struct {
 	Message string `json:"message"`
 }
 
-// AnswerParams answer a pending question of a waiting workflow.
+// AnswerParams answer a pending item of a waiting workflow: a question
+// (Answers, one per question) or a card left waiting for approval (Verdict:
+// approve, or reject with feedback).
 type AnswerParams struct {
 	WorkflowID string   `json:"workflowId"`
 	PendingID  string   `json:"pendingId"`
-	Answers    []Answer `json:"answers"`
+	Answers    []Answer `json:"answers,omitempty"`
+	Verdict    *Verdict `json:"verdict,omitempty"`
 }
 
 // ReviewBranchParams review HEAD against Base.

@@ -130,7 +130,12 @@ func (w *workbench) answer(ctx context.Context, args []json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	if err := e.AnswerPending(ctx, p.WorkflowID, p.PendingID, p.Answers); err != nil {
+	if p.Verdict != nil {
+		err = e.DecidePending(ctx, p.WorkflowID, p.PendingID, *p.Verdict)
+	} else {
+		err = e.AnswerPending(ctx, p.WorkflowID, p.PendingID, p.Answers)
+	}
+	if err != nil {
 		return nil, invalidParams("%v", err)
 	}
 	w.background(p.WorkflowID, func(ctx context.Context) (store.Workflow, error) { return e.Resume(ctx, p.WorkflowID) })

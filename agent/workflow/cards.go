@@ -83,6 +83,13 @@ func (e *Engine) decide(ctx context.Context, wf store.Workflow, cs cardStage, c 
 	if err != nil {
 		return "", false, err
 	}
+	return e.applyVerdict(ctx, wf, cs, c, v)
+}
+
+// applyVerdict records the user's verdict on a card: approved, the stage
+// advances; rejected, the feedback is the agent's next input.
+func (e *Engine) applyVerdict(ctx context.Context, wf store.Workflow, cs cardStage, c *card, v editor.Verdict) (string, bool, error) {
+	var err error
 	if v.Decision == editor.DecisionReject {
 		if err := e.cfg.Store.ResolveCard(ctx, c.kind, c.id, store.CardRejected, v.Feedback); err != nil {
 			return "", false, err
@@ -110,8 +117,8 @@ func (e *Engine) decide(ctx context.Context, wf store.Workflow, cs cardStage, c 
 	return "", true, e.next(ctx, wf)
 }
 
-// earlierAnswers are the answers to questions of this stage from an
-// earlier run, so a resumed agent knows them.
+// earlierAnswers are the answers to questions and the change requests of
+// this stage from an earlier run, so a resumed agent knows them.
 func (e *Engine) earlierAnswers(ctx context.Context, wf store.Workflow) (string, error) {
 	msgs, err := e.cfg.Store.Messages(ctx, wf.ID, wf.Stage, "")
 	if err != nil {
@@ -119,11 +126,73 @@ func (e *Engine) earlierAnswers(ctx context.Context, wf store.Workflow) (string,
 	}
 	var parts []string
 	for _, m := range msgs {
-		if m.Role == agent.RoleUser && strings.HasPrefix(m.Content, "The user answered your questions:") {
+		if m.Role == agent.RoleUser && (strings.HasPrefix(m.Content, "The user answered your questions:") || strings.HasPrefix(m.Content, "The user requested changes")) {
 			parts = append(parts, m.Content)
 		}
 	}
 	return strings.Join(parts, "\n"), nil
+}
+
+// cardStageFor is the card stage a workflow is in.
+func (e *Engine) cardStageFor(ctx context.Context, wf store.Workflow) (cardStage, error) {
+	switch Stage(wf.Stage) {
+	case StageScoping:
+		return e.scopeStage(ctx, wf)
+	case StageResearch:
+		return e.researchStage(ctx, wf)
+	case StagePlan:
+		return e.planStage(ctx, wf)
+	}
+	return cardStage{}, fmt.Errorf("workflow %s is in %s, where no card waits for approval", wf.Name, wf.Stage)
+}
+
+// DecidePending decides a card (scope, research, plan) left waiting for
+// approval — its prompt was dismissed, or the process that asked died —
+// from the side panel or any client (autarch.answer with a verdict).
+// Approved, the workflow moves to the next stage; rejected, the feedback
+// reaches the agent when the workflow resumes.
+func (e *Engine) DecidePending(ctx context.Context, workflowID, pendingID string, v editor.Verdict) error {
+	wf, err := e.Find(ctx, workflowID)
+	if err != nil {
+		return err
+	}
+	p, err := e.cfg.Store.PendingItem(ctx, pendingID)
+	if err != nil {
+		return fmt.Errorf("pending item %s: %w", pendingID, err)
+	}
+	if p.WorkflowID != wf.ID || p.Status != store.PendingOpen {
+		return fmt.Errorf("%s is not an open approval of workflow %s", pendingID, wf.Name)
+	}
+	if v.Decision != editor.DecisionApprove && v.Decision != editor.DecisionReject {
+		return fmt.Errorf("decision %q is not accepted: use approve or reject", v.Decision)
+	}
+	cs, err := e.cardStageFor(ctx, wf)
+	if err != nil {
+		return err
+	}
+	if string(cs.kind) != p.Kind {
+		return fmt.Errorf("%s asks about a %s; resume the workflow to be asked again", pendingID, p.Kind)
+	}
+	c, err := cs.pending(ctx)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return fmt.Errorf("no %s card of workflow %s waits for approval", cs.kind, wf.Name)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := e.cfg.Store.AnswerPending(ctx, pendingID, raw); err != nil {
+		return err
+	}
+	next, _, err := e.applyVerdict(ctx, wf, cs, c, v)
+	if err != nil || next == "" {
+		return err
+	}
+	// The revision request waits in the stage's conversation for the resumed agent.
+	return e.cfg.Store.AddMessage(ctx, &store.Message{WorkflowID: wf.ID, Stage: wf.Stage, Role: agent.RoleUser, Content: next})
 }
 
 // stageErr ends a stage whose agent could not finish: the workflow halts
@@ -140,7 +209,15 @@ func (e *Engine) stageErr(ctx context.Context, wf store.Workflow, err error) err
 }
 
 func (e *Engine) scope(ctx context.Context, wf store.Workflow) error {
-	return e.runCards(ctx, wf, cardStage{
+	cs, err := e.scopeStage(ctx, wf)
+	if err != nil {
+		return err
+	}
+	return e.runCards(ctx, wf, cs)
+}
+
+func (e *Engine) scopeStage(ctx context.Context, wf store.Workflow) (cardStage, error) {
+	return cardStage{
 		kind: store.KindScope, submit: terminal.SubmitScope,
 		input: "Scope this task:\n" + wf.Task,
 		pending: func(ctx context.Context) (*card, error) {
@@ -177,7 +254,7 @@ func (e *Engine) scope(ctx context.Context, wf store.Workflow) error {
 			}
 			return e.cfg.Store.UpdateWorkflow(ctx, &cur)
 		},
-	})
+	}, nil
 }
 
 func scopeCard(sc store.ScopeCard) *card {
@@ -210,11 +287,19 @@ func section(b *strings.Builder, title string, items []string) {
 }
 
 func (e *Engine) research(ctx context.Context, wf store.Workflow) error {
-	pinned, err := e.pinned(ctx, wf)
+	cs, err := e.researchStage(ctx, wf)
 	if err != nil {
 		return err
 	}
-	return e.runCards(ctx, wf, cardStage{
+	return e.runCards(ctx, wf, cs)
+}
+
+func (e *Engine) researchStage(ctx context.Context, wf store.Workflow) (cardStage, error) {
+	pinned, err := e.pinned(ctx, wf)
+	if err != nil {
+		return cardStage{}, err
+	}
+	return cardStage{
 		kind: store.KindResearch, submit: terminal.SubmitResearch, pinned: pinned,
 		input: "Research the codebase for the approved scope (above), then call submit_research.",
 		pending: func(ctx context.Context) (*card, error) {
@@ -235,7 +320,7 @@ func (e *Engine) research(ctx context.Context, wf store.Workflow) error {
 			}
 			return researchCard(r), "", nil
 		},
-	})
+	}, nil
 }
 
 func researchCard(r store.Research) *card {
@@ -256,11 +341,19 @@ func researchCard(r store.Research) *card {
 }
 
 func (e *Engine) plan(ctx context.Context, wf store.Workflow) error {
-	pinned, err := e.pinned(ctx, wf)
+	cs, err := e.planStage(ctx, wf)
 	if err != nil {
 		return err
 	}
-	return e.runCards(ctx, wf, cardStage{
+	return e.runCards(ctx, wf, cs)
+}
+
+func (e *Engine) planStage(ctx context.Context, wf store.Workflow) (cardStage, error) {
+	pinned, err := e.pinned(ctx, wf)
+	if err != nil {
+		return cardStage{}, err
+	}
+	return cardStage{
 		kind: store.KindPlan, submit: terminal.SubmitPlan, pinned: pinned,
 		input: "Plan the implementation of the approved scope (above) as pulses, then call submit_plan.",
 		pending: func(ctx context.Context) (*card, error) {
@@ -293,7 +386,7 @@ func (e *Engine) plan(ctx context.Context, wf store.Workflow) error {
 			}
 			return planCard(pl), "", nil
 		},
-	})
+	}, nil
 }
 
 func planCard(p store.Plan) *card {

@@ -97,3 +97,59 @@ func TestAnswerPendingThenResume(t *testing.T) {
 		t.Errorf("model script mismatches: %v", errs)
 	}
 }
+
+func TestDecidePendingCard(t *testing.T) {
+	h := loadHarness(t, "testdata/other/decide-pending.txt", scenarioConfig{Approvals: []string{"dismiss", "dismiss"}})
+	ctx := context.Background()
+	wf, err := h.engine.Start(ctx, workflow.Task{Text: "Add Half", Name: "half"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := func() store.Pending {
+		t.Helper()
+		wf, err = h.engine.Run(ctx, wf.ID)
+		if !errors.Is(err, workflow.ErrWaiting) {
+			t.Fatalf("run: %v, want ErrWaiting", err)
+		}
+		open, err := h.store.OpenPending(ctx, wf.ID)
+		if err != nil || len(open) != 1 || open[0].Kind != "scope" {
+			t.Fatalf("pending = %+v, %v", open, err)
+		}
+		return open[0]
+	}
+	p := waiting()
+	for _, bad := range []struct {
+		v    editor.Verdict
+		want string
+	}{
+		{editor.Verdict{Decision: "maybe"}, "not accepted"},
+		{editor.Verdict{Decision: editor.DecisionDismissed}, "not accepted"},
+	} {
+		if err := h.engine.DecidePending(ctx, wf.ID, p.ID, bad.v); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("decision %q: %v", bad.v.Decision, err)
+		}
+	}
+	if err := h.engine.DecidePending(ctx, wf.ID, p.ID, editor.Verdict{Decision: editor.DecisionReject, Feedback: "Say how it rounds."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.engine.Resume(ctx, wf.ID); !errors.Is(err, workflow.ErrWaiting) {
+		t.Fatalf("resume after the rejection: %v (the revised card should wait again)", err)
+	}
+	open, _ := h.store.OpenPending(ctx, wf.ID)
+	if len(open) != 1 {
+		t.Fatalf("pending after the revision = %+v", open)
+	}
+	if err := h.engine.DecidePending(ctx, wf.ID, open[0].ID, editor.Verdict{Decision: editor.DecisionApprove}); err != nil {
+		t.Fatal(err)
+	}
+	if cur, _ := h.store.Workflow(ctx, wf.ID); cur.Stage != "preflight" || cur.Path != "quick" {
+		t.Errorf("after approval: stage %s, path %s", cur.Stage, cur.Path)
+	}
+	wf, err = h.engine.Resume(ctx, wf.ID)
+	if err != nil || wf.Status != store.WorkflowCompleted {
+		t.Fatalf("resume after the approval: %s, %v", wf.Status, err)
+	}
+	if errs := h.model.Errors(); len(errs) > 0 {
+		t.Errorf("model script mismatches: %v", errs)
+	}
+}

@@ -245,6 +245,18 @@ export class App implements vscode.Disposable, PanelHost {
   async decide(id: string, decision: string, feedback?: string, askFeedback = true): Promise<void> {
     const item = this.pending.get(id);
     if (item?.kind !== 'approval') {
+      const stored = this.model().stored.find((s) => s.item.id === id);
+      if (stored?.item.kind === 'approval' && (decision === 'approve' || decision === 'reject')) {
+        if (decision === 'reject' && !feedback?.trim() && askFeedback) {
+          feedback = await promptFeedback(stored.item.approval.title);
+          if (feedback === undefined) return;
+        }
+        // A card left waiting by a restart: the server decides it and resumes the workflow.
+        const params: AnswerParams = { workflowId: stored.workflowId, pendingId: id, verdict: { decision, feedback } };
+        await this.ctx.executeCommand(CommandAnswer, [params]);
+        await this.state.refresh();
+        return;
+      }
       void vscode.window.showInformationMessage('Autarch: this was already decided.');
       return;
     }

@@ -19,7 +19,7 @@ export const CommandDiscuss = "autarch.discuss";
 export const CommandStopWorkflow = "autarch.stopWorkflow";
 /** CommandResumeWorkflow (WorkflowRef) resumes a stopped, halted or waiting workflow. */
 export const CommandResumeWorkflow = "autarch.resumeWorkflow";
-/** CommandAnswer (AnswerParams) answers a pending question of a waiting workflow (clients without autarch/askQuestions) and resumes it. */
+/** CommandAnswer (AnswerParams) answers a pending question, or decides a pending card, of a waiting workflow (clients without autarch/askQuestions, the side panel after a restart) and resumes it. */
 export const CommandAnswer = "autarch.answer";
 /** CommandReviewBranch (ReviewBranchParams) reviews the current branch against a base; comments arrive as diagnostics and WorkflowEvents, and the result is a ReviewView. */
 export const CommandReviewBranch = "autarch.reviewBranch";
@@ -134,7 +134,8 @@ export interface DiscussParams {
 export interface AnswerParams {
   workflowId: string;
   pendingId: string;
-  answers: Answer[];
+  answers?: Answer[];
+  verdict?: Verdict | null;
 }
 
 export interface ReviewBranchParams {

@@ -88,14 +88,19 @@ function workflowTag(m: PanelModel, workflowId: string | undefined): string {
   return name ? `<span class="pending-workflow" data-action="select" data-id="${attr(workflowId)}">${e(name)}</span>` : '';
 }
 
+/** Stored approvals of these kinds (cards) are decided with autarch.answer; others are asked again on resume. */
+export function decidableStored(kind: string): boolean {
+  return kind === 'scope' || kind === 'research' || kind === 'plan';
+}
+
 function renderApproval(m: PanelModel, id: string, workflowId: string | undefined, a: Approval, stored: boolean): string {
   const head =
     `<div class="pending-item pending-approval" data-id="${attr(id)}" data-kind="${attr(a.kind)}" data-workflow="${attr(workflowId)}"${stored ? ' data-stored="1"' : ''}>` +
     `<div class="pending-title">${workflowTag(m, workflowId)}${e(a.title)}</div>` +
     (a.reason ? `<div class="pending-reason">Why: ${e(a.reason)}</div>` : '') +
     (a.detail ? `<div class="pending-detail markdown">${renderMarkdown(a.detail)}</div>` : '');
-  if (stored) {
-    // No command answers a stored approval: resuming the workflow asks again.
+  if (stored && !decidableStored(a.kind)) {
+    // Only stored cards can be decided by command: resuming the workflow asks the others again.
     return (
       head +
       `<div class="pending-note">Asked before the editor or server restarted. Resume the workflow to decide.</div>` +
@@ -105,6 +110,7 @@ function renderApproval(m: PanelModel, id: string, workflowId: string | undefine
   return (
     head +
     `<textarea class="pending-feedback" data-keep="fb-${attr(id)}" rows="2" placeholder="What should change? (sent with Request Changes)"></textarea>` +
+    (stored ? `<div class="pending-note">Asked before the editor or server restarted; deciding resumes the workflow.</div>` : '') +
     `<div class="buttons"><button class="pending-approve" data-action="decide" data-decision="approve" data-pending="${attr(id)}">Approve</button> ` +
     `<button class="pending-reject secondary" data-action="decide" data-decision="reject" data-pending="${attr(id)}">Request Changes</button>` +
     (a.allowAlways ? ` <button class="pending-always secondary" data-action="decide" data-decision="always" data-pending="${attr(id)}">Always allow</button>` : '') +

@@ -101,12 +101,18 @@ test('renderPanel shows stored items of a waiting workflow', () => {
   const stored = [
     { workflowId: 'wf1', item: decodePending({ id: 'ask-1', kind: 'reply', stage: 'scoping', payload: '{"message":"Which **db**?"}' }) },
     { workflowId: 'wf1', item: decodePending({ id: 'ask-2', kind: 'scope', stage: 'scoping', payload: '{"title":"Approve the scope"}' }) },
+    { workflowId: 'wf1', item: decodePending({ id: 'ask-3', kind: 'tool', stage: 'pulsing', payload: '{"title":"Allow shell?"}' }) },
   ];
   const p = renderPanel(model({ stored })).pending;
   assert.match(p, /data-id="ask-1" data-kind="questions" data-workflow="wf1" data-stored="1"/);
   assert.match(p, /Which <strong>db<\/strong>\?/);
+  // A stored card is decided from the panel (autarch.answer with a verdict)…
   assert.match(p, /data-id="ask-2" data-kind="scope" data-workflow="wf1" data-stored="1"/);
+  assert.match(p, /class="pending-approve" data-action="decide" data-decision="approve" data-pending="ask-2"/);
+  // …other stored approvals are asked again when the workflow resumes.
+  assert.match(p, /data-id="ask-3" data-kind="tool"[^>]*data-stored="1"/);
   assert.match(p, /class="pending-resume" data-action="workflow" data-op="resume" data-id="wf1"/);
+  assert.doesNotMatch(p, /data-decision="approve" data-pending="ask-3"/);
 });
 
 test('renderPanel for the discussion shows its messages and the branch review', () => {
