@@ -23,13 +23,9 @@ func (w *workbench) applyWorkflow(ctx context.Context, args []json.RawMessage) (
 	if err := arg(args, &p); err != nil {
 		return nil, err
 	}
-	e, err := w.open(ctx)
+	_, wf, err := w.find(ctx, p.WorkflowID)
 	if err != nil {
 		return nil, err
-	}
-	wf, err := e.Find(ctx, p.WorkflowID)
-	if err != nil {
-		return nil, invalidParams("%v", err)
 	}
 	d, err := diffView(ctx, w.repo, wf.BaseCommit, wf.WorkflowBranch, wf.Name)
 	if err != nil {

@@ -85,39 +85,26 @@ func (w *workbench) open(ctx context.Context) (*workflow.Engine, error) {
 	if len(folders) == 0 {
 		return nil, errors.New("no workspace folder is open: open a folder that is a git repository")
 	}
-	repo, err := git.Open(ctx, folders[0], git.Config{})
+	p, err := workflow.OpenProject(ctx, folders[0])
 	if err != nil {
-		return nil, fmt.Errorf("workflows need a git repository: %w", err)
-	}
-	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
-	if err != nil {
-		return nil, err
-	}
-	hooks, err := tools.LoadHooks(repo.Top())
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	guard, err := tools.LoadGuardrails(repo.Top())
-	if err != nil {
-		st.Close()
 		return nil, err
 	}
 	search, err := w.codeSearch()
 	if err != nil {
-		st.Close()
+		p.Close()
 		return nil, err
 	}
-	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: w.s.Client(), Model: settingsModel{s: w.s},
-		Settings: agent.Settings{RoleModels: agent.RoleModelsFromEnv()}, Mode: tools.ModeConfirmSensitive, Hooks: hooks, Guardrails: guard,
-		Search: search.scope(repo), Diagnostics: w.editorDiagnostics(), Log: w.s.log.With("component", "workflow"), Events: w.onEvent})
+	e, err := p.Engine(ctx, workflow.Config{Editor: w.s.Client(), Model: settingsModel{s: w.s},
+		Settings: agent.Settings{RoleModels: agent.RoleModelsFromEnv()}, Mode: tools.ModeConfirmSensitive,
+		Search: search.scope(p.Repo), Diagnostics: w.editorDiagnostics(), Log: w.s.log.With("component", "workflow"), Events: w.onEvent})
+	if e == nil {
+		p.Close()
+		return nil, err
+	}
 	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	if err := e.Recover(ctx); err != nil {
 		w.s.log.Warn("recover interrupted workflows", "err", err)
 	}
+	st, repo := p.Store, p.Repo
 	w.engine, w.store, w.repo = e, st, repo
 	return e, nil
 }
@@ -173,7 +160,7 @@ func (w *workbench) background(name string, fn func(ctx context.Context) (store.
 // client, as progress, and as review diagnostics.
 func (w *workbench) onEvent(ev workflow.Event) {
 	ctx := context.WithoutCancel(w.lifetime())
-	if err := w.s.Client().Notify(ctx, editor.MethodWorkflowEvent, editor.WorkflowEvent(ev)); err != nil {
+	if err := w.s.Client().Notify(ctx, editor.MethodWorkflowEvent, ev); err != nil {
 		w.s.log.Debug("workflow event not delivered", "err", err)
 	}
 	switch ev.Kind {

@@ -97,6 +97,19 @@ func (w *workbench) ref(ctx context.Context, args []json.RawMessage) (*workflow.
 	return e, id, err
 }
 
+// find opens the engine and the workflow a command names (its id or name).
+func (w *workbench) find(ctx context.Context, idOrName string) (*workflow.Engine, store.Workflow, error) {
+	e, err := w.open(ctx)
+	if err != nil {
+		return nil, store.Workflow{}, err
+	}
+	wf, err := e.Find(ctx, idOrName)
+	if err != nil {
+		return nil, store.Workflow{}, invalidParams("%v", err)
+	}
+	return e, wf, nil
+}
+
 func (w *workbench) stopWorkflow(ctx context.Context, args []json.RawMessage) (any, error) {
 	e, id, err := w.ref(ctx, args)
 	if err != nil {
@@ -106,13 +119,13 @@ func (w *workbench) stopWorkflow(ctx context.Context, args []json.RawMessage) (a
 }
 
 func (w *workbench) resumeWorkflow(ctx context.Context, args []json.RawMessage) (any, error) {
-	e, id, err := w.ref(ctx, args)
+	_, id, err := w.ref(ctx, args)
 	if err != nil {
 		return nil, err
 	}
-	wf, err := e.Find(ctx, id)
+	e, wf, err := w.find(ctx, id)
 	if err != nil {
-		return nil, invalidParams("%v", err)
+		return nil, err
 	}
 	if wf.Status == store.WorkflowCompleted || wf.Status == store.WorkflowAbandoned {
 		return nil, invalidParams("workflow %s is %s and cannot be resumed", wf.Name, wf.Status)
@@ -211,13 +224,9 @@ func (w *workbench) pulseDiff(ctx context.Context, args []json.RawMessage) (any,
 	if err := arg(args, &p); err != nil {
 		return nil, err
 	}
-	e, err := w.open(ctx)
+	_, wf, err := w.find(ctx, p.WorkflowID)
 	if err != nil {
 		return nil, err
-	}
-	wf, err := e.Find(ctx, p.WorkflowID)
-	if err != nil {
-		return nil, invalidParams("%v", err)
 	}
 	base, head, title := wf.BaseCommit, wf.WorkflowBranch, "workflow "+wf.Name
 	if p.PulseID != "" {

@@ -57,20 +57,10 @@ type Config struct {
 	StopPoll time.Duration
 }
 
-// Event is something a workflow did.
-type Event struct {
-	// Kind is "stage", "tool_call", "tool_result", "message", "pulse",
-	// "card", "review_comment", "halt", "waiting" or "usage".
-	Kind       string `json:"kind"`
-	WorkflowID string `json:"workflowId"`
-	Stage      string `json:"stage,omitempty"`
-	PulseID    string `json:"pulseId,omitempty"`
-	Tool       string `json:"tool,omitempty"`
-	Reason     string `json:"reason,omitempty"`
-	Status     string `json:"status,omitempty"`
-	Text       string `json:"text,omitempty"`
-	Failed     bool   `json:"failed,omitempty"`
-}
+// Event is something a workflow did (kinds: "stage", "tool_call",
+// "tool_result", "message", "pulse", "card", "review_comment", "halt",
+// "waiting", "usage"); editors receive it as is.
+type Event = editor.WorkflowEvent
 
 // Engine runs workflows: it moves them through their stages, asks the
 // user through the editor, works in git worktrees and records everything

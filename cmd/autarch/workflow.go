@@ -56,57 +56,37 @@ func (w *workflows) close() { w.store.Close() }
 // openWorkflows opens the repository's workflow store and an engine over it.
 // needModel says whether the verb runs agents.
 func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool) (*workflows, error) {
-	repo, err := git.Open(ctx, f.root, git.Config{})
-	if err != nil {
-		return nil, fmt.Errorf("%s is not a git repository: %w", f.root, err)
-	}
-	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
-	if err != nil {
-		return nil, err
-	}
-	w := &workflows{repo: repo, store: st}
 	settings := agent.Settings{Model: f.model, RoleModels: agent.RoleModelsFromEnv(), ContextWindow: f.window,
 		Pricing: agent.Pricing{PromptPerMillion: f.pricePrompt, CompletionPerMillion: f.priceComplete}, JSONEnvelope: f.envelope}
 	if needModel && settings.ModelFor(agent.Pulsing) == "" {
-		st.Close()
 		return nil, fmt.Errorf("no model: pass --model or set AUTARCH_MODEL")
 	}
 	mode := tools.ModeConfirmSensitive
 	if f.mode != "" {
+		var err error
 		if mode, err = tools.ParseMode(f.mode); err != nil {
-			st.Close()
 			return nil, err
 		}
 	}
 	if f.yes {
 		mode = tools.ModeYolo
 	}
-	hooks, err := tools.LoadHooks(repo.Top())
+	p, err := workflow.OpenProject(ctx, f.root)
 	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	guard, err := tools.LoadGuardrails(repo.Top())
-	if err != nil {
-		st.Close()
 		return nil, err
 	}
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in), AutoApprove: f.yes}
-	w.engine, err = workflow.New(workflow.Config{Store: st, Repo: repo, Editor: term,
+	e, err := p.Engine(ctx, workflow.Config{Editor: term,
 		Model:    openai.New(openai.Config{BaseURL: f.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: f.stream}),
-		Settings: settings, Mode: mode, Hooks: hooks, Guardrails: guard, Meter: agent.NewMeter(f.budget), MaxIterations: f.maxIter,
-		Search: searchScopes(io, repo),
+		Settings: settings, Mode: mode, Meter: agent.NewMeter(f.budget), MaxIterations: f.maxIter,
+		Search: searchScopes(io, p.Repo),
 		Log:    slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Events: func(ev workflow.Event) { printEvent(io, ev) }})
 	if err != nil {
-		st.Close()
+		p.Close()
 		return nil, err
 	}
-	if err := w.engine.Recover(ctx); err != nil {
-		st.Close()
-		return nil, fmt.Errorf("recover interrupted work: %w", err)
-	}
-	return w, nil
+	return &workflows{repo: p.Repo, store: p.Store, engine: e}, nil
 }
 
 // printEvent shows a workflow event on the terminal (stderr).
