@@ -72,21 +72,11 @@ func (h *HashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	return out, nil
 }
 
-// Hashed feature weights: the whole term and its 3-grams (the 3-grams of a
-// term share one unit of weight). A whole-term feature did not help on the
-// dev sets (it collides with unrelated terms at this dimension).
-var (
-	hashWordWeight = float32(0)
-	hashGramWeight = float32(1.0)
-)
-
-// addTerm adds w times the term's features to v.
+// addTerm adds w times the term's features to v: the 3-grams of "<term>",
+// sharing one unit of weight. (A whole-term feature did not help on the dev
+// sets: it collides with unrelated terms at this dimension.)
 func (h *HashEmbedder) addTerm(v []float32, term string, w float32) {
 	dim := uint64(len(v))
-	if hashWordWeight != 0 {
-		x := fnv(fnvOffset, term)
-		v[x%dim] += sign(x) * w * hashWordWeight
-	}
 	// "<term>" has len(term) 3-grams.
 	n := len(term)
 	if n == 0 || n > 64 {
@@ -96,7 +86,7 @@ func (h *HashEmbedder) addTerm(v []float32, term string, w float32) {
 	buf[0] = '<'
 	copy(buf[1:], term)
 	buf[n+1] = '>'
-	gw := w * hashGramWeight / float32(math.Sqrt(float64(n)))
+	gw := w / float32(math.Sqrt(float64(n)))
 	for i := 0; i < n; i++ {
 		x := uint64(fnvGram)
 		x = (x ^ uint64(buf[i])) * fnvPrime
@@ -111,9 +101,12 @@ func (h *HashEmbedder) addTerm(v []float32, term string, w float32) {
 	}
 }
 
+// FNV-1a's 64-bit prime and offset basis; the 3-gram hash starts from the
+// basis xor a constant.
 const (
-	fnvPrime = 1099511628211
-	fnvGram  = fnvOffset ^ 0x9e3779b97f4a7c15
+	fnvPrime  = 1099511628211
+	fnvOffset = 14695981039346656037
+	fnvGram   = fnvOffset ^ 0x9e3779b97f4a7c15
 )
 
 // fmix is murmur3's 64-bit finaliser, so that low bits mix well.
@@ -122,23 +115,6 @@ func fmix(h uint64) uint64 {
 	h *= 0xff51afd7ed558ccd
 	h ^= h >> 33
 	return h
-}
-
-const fnvOffset = 14695981039346656037
-
-func fnv(h uint64, s string) uint64 {
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= fnvPrime
-	}
-	return fmix(h)
-}
-
-func sign(x uint64) float32 {
-	if x>>63 == 0 {
-		return 1
-	}
-	return -1
 }
 
 // normalize scales v to unit length (a zero vector stays zero).

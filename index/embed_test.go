@@ -78,26 +78,22 @@ func TestQuantizedDot(t *testing.T) {
 func TestFuse(t *testing.T) {
 	tests := []struct {
 		name   string
-		m      fusionMethod
 		alpha  float64
 		a, b   []float64
 		want   []float64
 		winner int
 	}{
-		{"minmax equal weights", fuseMinMax, 0.5, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.6, 0.55, 0.5}, -1},
-		{"minmax lexical share", fuseMinMax, 0.75, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.8, 0.525, 0.25}, 0},
-		{"minmax vector share", fuseMinMax, 0.25, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.4, 0.575, 0.75}, 2},
-		{"minmax flat list", fuseMinMax, 0.5, []float64{3, 3}, []float64{0.2, 0.4}, []float64{0.75, 1}, 1},
-		{"minmax weaker of two still scores", fuseMinMax, 0.7, []float64{4, 2}, []float64{0.5, 0.25}, []float64{1, 0.5}, 0},
-		{"minmax negative similarities", fuseMinMax, 0, []float64{1, 1}, []float64{0.5, -0.5}, []float64{1, 0}, 0},
-		{"minmax all zero", fuseMinMax, 0.5, []float64{0, 0}, []float64{0, 0}, []float64{0, 0}, -1},
-		{"rrf both lists", fuseRRF, 0.5, []float64{2, 1}, []float64{1, 2}, []float64{0.5/61 + 0.5/62, 0.5/62 + 0.5/61}, -1},
-		{"rrf unranked score", fuseRRF, 0.5, []float64{2, 0}, []float64{0, 1}, []float64{0.5 / 61, 0.5 / 61}, -1},
-		{"rrf agreement wins", fuseRRF, 0.5, []float64{3, 2, 1}, []float64{0.9, 0.1, 0.5}, nil, 0},
-		{"empty", fuseMinMax, 0.5, nil, nil, []float64{}, -1},
+		{"minmax equal weights", 0.5, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.6, 0.55, 0.5}, -1},
+		{"minmax lexical share", 0.75, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.8, 0.525, 0.25}, 0},
+		{"minmax vector share", 0.25, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.4, 0.575, 0.75}, 2},
+		{"minmax flat list", 0.5, []float64{3, 3}, []float64{0.2, 0.4}, []float64{0.75, 1}, 1},
+		{"minmax weaker of two still scores", 0.7, []float64{4, 2}, []float64{0.5, 0.25}, []float64{1, 0.5}, 0},
+		{"minmax negative similarities", 0, []float64{1, 1}, []float64{0.5, -0.5}, []float64{1, 0}, 0},
+		{"minmax all zero", 0.5, []float64{0, 0}, []float64{0, 0}, []float64{0, 0}, -1},
+		{"empty", 0.5, nil, nil, []float64{}, -1},
 	}
 	for _, tt := range tests {
-		got := fuse(tt.m, tt.alpha, tt.a, tt.b)
+		got := fuse(tt.alpha, tt.a, tt.b)
 		if len(got) != len(tt.a) {
 			t.Fatalf("%s: %d scores for %d candidates", tt.name, len(got), len(tt.a))
 		}

@@ -239,15 +239,18 @@ func prior(rel string, data []byte) float32 {
 
 // nonSourcePrior scales files that are not source code (documentation,
 // data, configuration): a code search wants code first.
-var nonSourcePrior = float32(0.6)
+const nonSourcePrior = 0.6
 
 // sourceExt lists the extensions of source code.
-var sourceExt = map[string]bool{}
+var sourceExt = wordSet(".go .c .h .cc .cpp .hpp .cxx .hh .m .mm .s .asm .py .pyi .js .jsx .mjs .cjs .ts .tsx .java .kt .kts .scala .rs .rb .php .cs .fs .swift .dart .lua .pl .pm .r .jl .sh .bash .zsh .ps1 .sql .ex .exs .erl .hs .ml .mli .clj .el .vim .zig .nim .v .sv .vhd .proto .thrift .graphql .vue .svelte")
 
-func init() {
-	for _, e := range strings.Fields(".go .c .h .cc .cpp .hpp .cxx .hh .m .mm .s .asm .py .pyi .js .jsx .mjs .cjs .ts .tsx .java .kt .kts .scala .rs .rb .php .cs .fs .swift .dart .lua .pl .pm .r .jl .sh .bash .zsh .ps1 .sql .ex .exs .erl .hs .ml .mli .clj .el .vim .zig .nim .v .sv .vhd .proto .thrift .graphql .vue .svelte") {
-		sourceExt[e] = true
+// wordSet is the set of the space-separated words.
+func wordSet(words string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		set[w] = true
 	}
+	return set
 }
 
 // addLocked replaces a file's chunks with d's.

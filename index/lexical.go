@@ -13,11 +13,14 @@ const (
 	numFields
 )
 
-// Field weights and BM25F parameters, tuned on ../shared/bench dev splits.
-var (
-	fieldWeights = [numFields]float64{3, 8, 2, 1}
-	bm25K1       = 1.2
-	bm25B        = 0.75
+// fieldWeights weigh a term's occurrences per field (path, symbol, doc,
+// body), tuned on the ../shared/bench dev splits.
+var fieldWeights = [numFields]float64{3, 8, 2, 1}
+
+// BM25F parameters, tuned on the ../shared/bench dev splits.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
 )
 
 // posting is one chunk's term frequencies in the fields.
@@ -124,7 +127,7 @@ func (ix *Index) avgLens() [numFields]float64 {
 
 // fileMix is the share of the file-level BM25F score in a chunk's lexical
 // score: a chunk of a file that matches the query as a whole ranks higher.
-var fileMix = 0.3
+const fileMix = 0.3
 
 // fileScores scores whole files by BM25F over the sum of their chunks'
 // term frequencies (a file's path counted once).

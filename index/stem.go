@@ -1,14 +1,11 @@
 package index
 
-// stemming enables the light suffix stemmer on every term.
-var stemming = true
-
 // stem strips English inflections from a lower-case ASCII term in place:
 // plurals (-s, -es, -ies), -ed, -ing and a final -e, so that "parse",
 // "parses", "parsed" and "parsing" meet. It is lighter than Porter's: it
 // never touches derivational suffixes, which code names rely on.
 func stem(b []byte) []byte {
-	if !stemming || len(b) <= 3 {
+	if len(b) <= 3 {
 		return b
 	}
 	for _, c := range b {
