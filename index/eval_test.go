@@ -131,6 +131,12 @@ func TestQualityGoLoc(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	st := ix.Stats()
+	var indexedBytes int64
+	for rel := range ix.files {
+		if fi, err := os.Stat(filepath.Join(root.Dir(), filepath.FromSlash(rel))); err == nil {
+			indexedBytes += fi.Size()
+		}
+	}
 	type row struct {
 		query string
 		gold  map[string]bool
@@ -206,8 +212,8 @@ func TestQualityGoLoc(t *testing.T) {
 	}
 	fi, _ := os.Stat(filepath.Join(state, "index.gob"))
 	hwm := peakRSS()
-	fmt.Printf("\n| speed and size | value |\n|---|---|\n| files / chunks / terms | %d / %d / %d |\n| cold index | %s (%.0f files/s) |\n| query p50 / p95 | %s / %s |\n| heap after build | %d MB |\n| one-file update visible | %s |\n| index size on disk | %d MB |\n| peak RSS after build / at the end (whole test process) | %s / %s |\n",
-		st.Files, st.Chunks, st.Terms, build.Round(time.Millisecond), float64(st.Files)/build.Seconds(),
+	fmt.Printf("\n| speed and size | value |\n|---|---|\n| files / chunks / terms | %d / %d / %d |\n| cold index | %s (%.0f files/s, %.1f MB/s of %d MB indexed) |\n| query p50 / p95 | %s / %s |\n| heap after build | %d MB |\n| one-file update visible | %s |\n| index size on disk | %d MB |\n| peak RSS after build / at the end (whole test process) | %s / %s |\n",
+		st.Files, st.Chunks, st.Terms, build.Round(time.Millisecond), float64(st.Files)/build.Seconds(), float64(indexedBytes)/1e6/build.Seconds(), indexedBytes/1e6,
 		lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*95/100].Round(time.Microsecond), (ms.HeapAlloc-ms0.HeapAlloc)>>20, update.Round(time.Microsecond), fi.Size()>>20, buildHWM, hwm)
 }
 

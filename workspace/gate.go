@@ -3,6 +3,7 @@ package workspace
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"path"
 	"regexp"
 	"strings"
@@ -22,29 +23,79 @@ var DefaultSensitivePaths = []string{
 	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
 	".npmrc", ".pypirc", ".netrc", ".pgpass", ".git-credentials", ".dockercfg",
 	"credentials", "credentials.json", "credentials.yml", "credentials.yaml",
-	"secrets.*", "secret.*", "*.secret", "*.secrets",
+	"*.secret", "*.secrets",
+	// secret(s).<data format>: a secret.go or secrets.py is code.
+	"secret.json", "secret.yaml", "secret.yml", "secret.toml", "secret.ini", "secret.txt", "secret.env", "secret.properties", "secret.xml", "secret.conf", "secret.cfg",
+	"secrets.json", "secrets.yaml", "secrets.yml", "secrets.toml", "secrets.ini", "secrets.txt", "secrets.env", "secrets.properties", "secrets.xml", "secrets.conf", "secrets.cfg",
 	"kubeconfig", ".kube/config", ".aws/credentials", ".docker/config.json",
 	"service-account*.json", "*.tfstate", "*.tfvars",
 }
 
+// secretPattern recognises one kind of secret on a line. For the generic
+// patterns, the first submatch is the value, and a match counts only when
+// the value looks random (plausibleSecret): `token.MUL: "multiplication"` or
+// `token = strings.ReplaceAll(...)` are code, not credentials.
+type secretPattern struct {
+	name    string
+	re      *regexp.Regexp
+	generic bool
+}
+
 // secretPatterns recognise secrets inside content, one line at a time.
-var secretPatterns = []struct {
-	name string
-	re   *regexp.Regexp
-}{
-	{"private key", regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
-	{"AWS access key", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
-	{"AWS secret key", regexp.MustCompile(`(?i)aws_?secret_?access_?key\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}`)},
-	{"GitHub token", regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}\b`)},
-	{"GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}\b`)},
-	{"Slack token", regexp.MustCompile(`\bxox[baprs]-[A-Za-z0-9-]{10,}\b`)},
-	{"OpenAI-style key", regexp.MustCompile(`\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}\b`)},
-	{"Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
-	{"Stripe key", regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{20,}\b`)},
-	{"JWT", regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`)},
-	{"credential assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.\-]*(?:api[_-]?key|secret|passw(?:or)?d|token|access[_-]?key|client[_-]?secret)[a-z0-9_.\-]*["']?\s*[:=]\s*["']([^\s"']{12,})["']`)},
-	{"secret environment assignment", regexp.MustCompile(`(?i)(?:^|[\s;])(?:export\s+)?[A-Z0-9_]*(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|ACCESS_?KEY)[A-Z0-9_]*\s*=\s*["']?[A-Za-z0-9_\-+/=.]{16,}`)},
-	{"URL with password", regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:[^/\s:@]{6,}@`)},
+var secretPatterns = []secretPattern{
+	{name: "private key", re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
+	{name: "AWS access key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
+	{name: "AWS secret key", re: regexp.MustCompile(`(?i)aws_?secret_?access_?key\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}`)},
+	{name: "GitHub token", re: regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}\b`)},
+	{name: "GitLab token", re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}\b`)},
+	{name: "Slack token", re: regexp.MustCompile(`\bxox[baprs]-[A-Za-z0-9-]{10,}\b`)},
+	{name: "OpenAI-style key", re: regexp.MustCompile(`\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}\b`)},
+	{name: "Google API key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
+	{name: "Stripe key", re: regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{20,}\b`)},
+	{name: "JWT", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`)},
+	{name: "credential assignment", generic: true,
+		re: regexp.MustCompile(`(?i)\b[a-z0-9_.\-]*(?:api[_-]?key|secret|passw(?:or)?d|token|access[_-]?key|client[_-]?secret)[a-z0-9_.\-]*["']?\s*[:=]\s*["']([A-Za-z0-9_.=+/~!@#$%^&*\-]{12,200})["']`)},
+	{name: "secret environment assignment", generic: true,
+		re: regexp.MustCompile(`(?i)(?:^|[\s;])(?:export\s+)?[A-Z0-9_]*(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|ACCESS_?KEY)[A-Z0-9_]*\s*=\s*["']?([A-Za-z0-9_\-+/=.]{16,})(?:["'\s;]|$)`)},
+	{name: "URL with password", re: regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:[^/\s:@]{6,}@`)},
+}
+
+// match reports whether the line holds this kind of secret.
+func (p secretPattern) match(line string) bool {
+	if !p.generic {
+		return p.re.MatchString(line)
+	}
+	for _, m := range p.re.FindAllStringSubmatch(line, -1) {
+		if plausibleSecret(m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// plausibleSecret reports whether a value looks generated rather than
+// written: letters and digits mixed with some variety (hunter2hunter2…), or
+// a high character entropy (random letters). Words and identifiers
+// ("multiplication", "encodeUserPassword") are not secrets.
+func plausibleSecret(v string) bool {
+	var letter, digit bool
+	counts := map[rune]float64{}
+	n := 0.0
+	for _, r := range v {
+		switch {
+		case r >= '0' && r <= '9':
+			digit = true
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+			letter = true
+		}
+		counts[r]++
+		n++
+	}
+	var h float64 // Shannon entropy, bits per character
+	for _, c := range counts {
+		h -= c / n * math.Log2(c/n)
+	}
+	return letter && digit && h >= 2.5 || h >= 4
 }
 
 // Gate decides what content may be revealed to the model or a user.
@@ -153,7 +204,7 @@ func LineSecret(line string) string {
 		return ""
 	}
 	for _, p := range secretPatterns {
-		if p.re.MatchString(line) {
+		if p.match(line) {
 			return p.name
 		}
 	}
