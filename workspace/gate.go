@@ -225,7 +225,7 @@ func (g *Gate) ContentBlocked(data []byte) (reason string, blocked bool) {
 
 // candidateLines returns the lines of data that contain a secret hint.
 func candidateLines(data []byte) [][]byte {
-	low := bytes.ToLower(data)
+	low := asciiLower(data)
 	var out [][]byte
 	seen := map[int]bool{}
 	for _, h := range secretHints {
@@ -249,6 +249,20 @@ func candidateLines(data []byte) [][]byte {
 			}
 			off = end + 1
 		}
+	}
+	return out
+}
+
+// asciiLower lower-cases the ASCII letters of data byte for byte (the
+// hints are ASCII; bytes.ToLower may change the length of invalid UTF-8,
+// and offsets into it must hold in data).
+func asciiLower(data []byte) []byte {
+	out := make([]byte, len(data))
+	for i, c := range data {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
 	}
 	return out
 }

@@ -277,3 +277,28 @@ func FuzzConfinement(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRedactLines: redaction keeps the line structure and leaves no line
+// that a secret rule still recognises.
+func FuzzRedactLines(f *testing.F) {
+	for _, s := range []string{
+		"a := 1\n-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n",
+		`password = "hunter2hunter2hunter2"` + "\nx\n",
+		"API_TOKEN=abcdefghijklmnopqrstuvwxyz\r\n",
+		`token.MUL: "multiplication",`,
+	} {
+		f.Add(s)
+	}
+	g := DefaultGate()
+	f.Fuzz(func(t *testing.T, text string) {
+		out := g.RedactLines(text)
+		if strings.Count(out, "\n") != strings.Count(text, "\n") {
+			t.Fatalf("line count changed: %q → %q", text, out)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if name := LineSecret(strings.TrimRight(l, "\r")); name != "" {
+				t.Fatalf("line %q still holds a %s after redaction of %q", l, name, text)
+			}
+		}
+	})
+}
