@@ -166,7 +166,7 @@ func TestVectorsFusedPersistedAndReembedded(t *testing.T) {
 	}
 	// Sub-word match only the vectors see: "evicting" shares 3-grams with
 	// evictOldest, "caches" with LRUCache.
-	hits, err := ix.search(Query{Text: "evicting caches", Max: 3}, rankVector)
+	hits, err := ix.search(t.Context(), Query{Text: "evicting caches", Max: 3}, rankVector)
 	if err != nil || len(hits) == 0 || hits[0].Path != "cache/lru.go" {
 		t.Fatalf("vector hits = %+v, %v", hits, err)
 	}
@@ -181,8 +181,8 @@ func TestVectorsFusedPersistedAndReembedded(t *testing.T) {
 	if err := ix2.Load(state); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := ix.search(Query{Text: "evicting caches", Max: 3}, rankVector)
-	b, _ := ix2.search(Query{Text: "evicting caches", Max: 3}, rankVector)
+	a, _ := ix.search(t.Context(), Query{Text: "evicting caches", Max: 3}, rankVector)
+	b, _ := ix2.search(t.Context(), Query{Text: "evicting caches", Max: 3}, rankVector)
 	if len(a) != len(b) || a[0] != b[0] {
 		t.Errorf("loaded vectors differ: %+v vs %+v", a, b)
 	}
@@ -197,7 +197,7 @@ func TestVectorsFusedPersistedAndReembedded(t *testing.T) {
 	if fake.calls.Load() < 3 {
 		t.Errorf("external embedder called %d times, want once per file", fake.calls.Load())
 	}
-	if hits, _ := ix3.search(Query{Text: "DialTimeout", Max: 3}, rankVector); len(hits) == 0 || hits[0].Path != "net/dial.go" {
+	if hits, _ := ix3.search(t.Context(), Query{Text: "DialTimeout", Max: 3}, rankVector); len(hits) == 0 || hits[0].Path != "net/dial.go" {
 		t.Errorf("external vectors: %+v", hits)
 	}
 	// Changing the embedder of a built index re-embeds on the next Build.
@@ -209,7 +209,7 @@ func TestVectorsFusedPersistedAndReembedded(t *testing.T) {
 	if fake2.calls.Load() < 3 {
 		t.Errorf("SetEmbedder then Build embedded %d files", fake2.calls.Load())
 	}
-	if hits, _ := ix.search(Query{Text: "DialTimeout", Max: 3}, rankVector); len(hits) == 0 || hits[0].Path != "net/dial.go" {
+	if hits, _ := ix.search(t.Context(), Query{Text: "DialTimeout", Max: 3}, rankVector); len(hits) == 0 || hits[0].Path != "net/dial.go" {
 		t.Errorf("after SetEmbedder: %+v", hits)
 	}
 	data, err := os.ReadFile(filepath.Join(state, "index.gob"))

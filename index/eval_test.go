@@ -55,7 +55,7 @@ func TestQualityCoSQA(t *testing.T) {
 			ID   *string `json:"_id"`
 			Text *string `json:"text"`
 		}{&d.ID, &d.Text})
-		ix.AddContent(d.ID+".py", []byte(d.Text))
+		ix.AddContent(t.Context(), d.ID+".py", []byte(d.Text))
 	})
 	gold := map[string]string{}
 	data, _ := os.ReadFile(filepath.Join(dir, "qrels-dev.tsv"))
@@ -82,7 +82,7 @@ func TestQualityCoSQA(t *testing.T) {
 		var ndcg, mrr, r10, r100 float64
 		start := time.Now()
 		for _, q := range qs {
-			hits, _ := ix.search(Query{Text: q.text, Max: 100}, m.mode)
+			hits, _ := ix.search(t.Context(), Query{Text: q.text, Max: 100}, m.mode)
 			for i, h := range hits {
 				if h.Path == q.gold {
 					mrr += 1 / float64(i+1)
@@ -161,7 +161,7 @@ func TestQualityGoLoc(t *testing.T) {
 		start := time.Now()
 		for _, r := range rows {
 			t0 := time.Now()
-			hits, _ := ix.search(Query{Text: r.query, Max: 200}, m.mode)
+			hits, _ := ix.search(t.Context(), Query{Text: r.query, Max: 200}, m.mode)
 			if m.mode == rankFused {
 				lat = append(lat, time.Since(t0))
 			}
@@ -200,8 +200,8 @@ func TestQualityGoLoc(t *testing.T) {
 	// net/http/server.go's content with a new word appended.
 	data, _ := os.ReadFile(filepath.Join(root.Dir(), "net/http/server.go"))
 	t0 := time.Now()
-	ix.AddContent("net/http/server.go", append(data, []byte("\n// zqxjkupdateprobe\n")...))
-	found, _ := ix.Search(Query{Text: "zqxjkupdateprobe", Max: 1})
+	ix.AddContent(t.Context(), "net/http/server.go", append(data, []byte("\n// zqxjkupdateprobe\n")...))
+	found, _ := ix.Search(t.Context(), Query{Text: "zqxjkupdateprobe", Max: 1})
 	update := time.Since(t0)
 	if len(found) == 0 {
 		t.Error("update not visible")

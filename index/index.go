@@ -417,12 +417,12 @@ func StateDir(root string) (string, error) {
 
 // AddContent indexes content under a path without reading the disk (for
 // corpora that are not files, such as benchmark sets).
-func (ix *Index) AddContent(rel string, data []byte) {
+func (ix *Index) AddContent(ctx context.Context, rel string, data []byte) {
 	h := sha256.Sum256(data)
 	var hash [16]byte
 	copy(hash[:], h[:16])
 	d := newAnalyzer().analyse(rel, data, hash)
-	ix.embedDoc(context.Background(), d, data)
+	ix.embedDoc(ctx, d, data)
 	ix.mu.Lock()
 	ix.addLocked(d)
 	ix.mu.Unlock()

@@ -77,7 +77,7 @@ func repo(t *testing.T, files map[string]string) (*workspace.Root, string) {
 
 func search(t *testing.T, ix *Index, q string, w ...Weight) []Hit {
 	t.Helper()
-	hits, err := ix.Search(Query{Text: q, Max: 10, Weights: w})
+	hits, err := ix.Search(t.Context(), Query{Text: q, Max: 10, Weights: w})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestBuildUpdateRemovePersist(t *testing.T) {
 	if hits := search(t, ix3, "rotate credentials"); len(hits) == 0 {
 		t.Error("rebuilt index finds nothing")
 	}
-	if _, err := ix.Search(Query{Text: "  "}); err == nil {
+	if _, err := ix.Search(t.Context(), Query{Text: "  "}); err == nil {
 		t.Error("empty query accepted")
 	}
 }

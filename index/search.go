@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -59,9 +60,11 @@ const (
 // Search ranks chunks for a query by the fusion of the lexical and the
 // vector ranking. Matching pattern weights multiply the score (0 excludes);
 // results are sorted by adjusted score.
-func (ix *Index) Search(q Query) ([]Hit, error) { return ix.search(q, rankFused) }
+func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	return ix.search(ctx, q, rankFused)
+}
 
-func (ix *Index) search(q Query, mode rankMode) ([]Hit, error) {
+func (ix *Index) search(ctx context.Context, q Query, mode rankMode) ([]Hit, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, fmt.Errorf("empty query")
 	}
@@ -73,12 +76,12 @@ func (ix *Index) search(q Query, mode rankMode) ([]Hit, error) {
 	external := ix.hashEmb == nil
 	ix.mu.RUnlock()
 	if external && mode != rankLexical {
-		qv = ix.queryVector(q.Text) // may call a remote service: not under the lock
+		qv = ix.queryVector(ctx, q.Text) // may call a remote service: not under the lock
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if !external && mode != rankLexical {
-		qv = ix.queryVector(q.Text)
+		qv = ix.queryVector(ctx, q.Text)
 	}
 	if qv != nil && len(qv) != ix.dim {
 		qv = nil

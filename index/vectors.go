@@ -68,7 +68,7 @@ func (ix *Index) embedDoc(ctx context.Context, d *doc, data []byte) {
 }
 
 // queryVector embeds a query; nil when there is none.
-func (ix *Index) queryVector(text string) []float32 {
+func (ix *Index) queryVector(ctx context.Context, text string) []float32 {
 	if ix.hashEmb != nil {
 		tf := map[string]int{}
 		Tokens(text, func(t string) { tf[t]++ })
@@ -80,7 +80,7 @@ func (ix *Index) queryVector(text string) []float32 {
 		ix.hashEmb.embedCounts(terms, ix.idf, v)
 		return v
 	}
-	vs, err := ix.emb.Embed(context.Background(), []string{text})
+	vs, err := ix.emb.Embed(ctx, []string{text})
 	if err != nil || len(vs) != 1 || len(vs[0]) != ix.dim {
 		return nil
 	}

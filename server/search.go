@@ -223,7 +223,7 @@ func (w *workbench) bufferChanged(uri, text string) {
 		ix := c.ix
 		c.mu.Unlock()
 		if ix != nil {
-			ix.AddContent(rels[0], []byte(text))
+			ix.AddContent(w.lifetime(), rels[0], []byte(text))
 		}
 	})
 }

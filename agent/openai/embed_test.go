@@ -74,7 +74,7 @@ func TestEmbedderAgainstAnEmbeddingsEndpoint(t *testing.T) {
 	if err := ix.Build(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := ix.Search(index.Query{Text: "renews the access token", Max: 5})
+	hits, err := ix.Search(t.Context(), index.Query{Text: "renews the access token", Max: 5})
 	if err != nil || len(hits) == 0 || hits[0].Path != "auth.go" {
 		t.Errorf("search with the external embedder = %+v, %v", hits, err)
 	}

@@ -68,7 +68,7 @@ func runSearch(ctx context.Context, io stdio, args []string) int {
 		for _, w := range pw {
 			q.Weights = append(q.Weights, index.Weight{Glob: w.Glob, Weight: w.Weight})
 		}
-		hits, err := ix.Search(q)
+		hits, err := ix.Search(ctx, q)
 		if err != nil {
 			return nil, err
 		}

@@ -44,7 +44,7 @@ func TestWatcherKeepsTheIndexFresh(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // the watches are in place
 
 	files := func(query string) []string {
-		hits, err := ix.Search(index.Query{Text: query, Max: 10})
+		hits, err := ix.Search(t.Context(), index.Query{Text: query, Max: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

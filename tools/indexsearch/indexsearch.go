@@ -30,7 +30,7 @@ func (s Searcher) Search(ctx context.Context, req tools.SearchRequest) ([]tools.
 	for _, w := range req.Weights {
 		q.Weights = append(q.Weights, index.Weight{Glob: w.Glob, Weight: w.Weight})
 	}
-	hits, err := s.Index.Search(q)
+	hits, err := s.Index.Search(ctx, q)
 	if err != nil {
 		return nil, status, err
 	}
