@@ -185,6 +185,7 @@ func TestGate(t *testing.T) {
 		"export DB_PASSWORD=Xk9fQ2mZ8pL4wR7t",
 		`client_secret: "9f8e7d6c5b4a39281706"`,
 		`	"api_key": "Zq0xLm4Rt8Wv2Ky6Np3S",`,
+		`db_password = "S3cure:Pass;2024!"`,
 	}
 	for _, s := range secrets {
 		if LineSecret(s) == "" {
@@ -200,6 +201,7 @@ func TestGate(t *testing.T) {
 		`const _token_name = "EOFnameliteralopop=opop=:=<-*([{)]},;:....breakcase"`,
 		`	encodeUserPassword:   "encodeUserPassword",`,
 		`					lastToken = functionCompleter(lastToken, fns)`,
+		`	"secret":                               "\u3299\ufe0f",`,
 	}
 	for _, s := range notSecrets {
 		if name := LineSecret(s); name != "" {
