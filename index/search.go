@@ -353,11 +353,9 @@ func queryTerms(text string) map[string]float64 {
 // stay indexed: code uses some as names).
 var queryStopwords = termSet(`about above after again against all also am any because been before being below between both but could did doing down during each few further had has have having he her here hers herself him himself his its itself just me more most my myself no nor now off once only other our ours ourselves out over own same she should so some such than their theirs them themselves then there these they those through too under until up very was were where while who whom why will would your yours yourself yourselves its it's we'll we're we've don't doesn't isn't aren't wasn't weren't won't can't cannot currently instead still even already since though thus however therefore e.g i.e etc`)
 
-// termSet is the set of the terms of the words.
-func termSet(words string) map[string]bool {
+// termSet is the set of the terms of a text.
+func termSet(text string) map[string]bool {
 	set := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		Tokens(w, func(t string) { set[t] = true })
-	}
+	Tokens(text, func(t string) { set[t] = true })
 	return set
 }
