@@ -85,9 +85,12 @@ func (w *workbench) open(ctx context.Context) (*workflow.Engine, error) {
 	if len(folders) == 0 {
 		return nil, errors.New("no workspace folder is open: open a folder that is a git repository")
 	}
-	p, err := workflow.OpenProject(ctx, folders[0])
+	p, err := workflow.OpenProject(ctx, folders[0], nil)
 	if err != nil {
 		return nil, err
+	}
+	if p.Config.Untrusted() != "" {
+		go w.askTrust(p)
 	}
 	search, err := w.codeSearch()
 	if err != nil {
@@ -274,4 +277,28 @@ func (w *workbench) editorDiagnostics() tools.Diagnostics {
 		}
 		return res.Diagnostics, nil
 	}
+}
+
+// askTrust asks the user whether to trust the repository's configuration
+// (hooks run only from trusted content); until then it is ignored.
+func (w *workbench) askTrust(p *workflow.Project) {
+	w.mu.Lock()
+	life := w.life
+	w.mu.Unlock()
+	var detail strings.Builder
+	for _, f := range p.Config.Config.Files {
+		fmt.Fprintf(&detail, "%s:\n%s\n", f.Name, f.Data)
+	}
+	v, err := w.s.Client().Approve(life, editor.Approval{Kind: "trust",
+		Title:  "Trust this repository's configuration? Its hooks run commands on your machine.",
+		Detail: p.Config.Untrusted() + "\n\n" + detail.String()})
+	if err != nil || v.Decision != editor.DecisionApprove && v.Decision != editor.DecisionAlwaysAllow {
+		w.s.log.Warn("repository configuration not trusted: ignored", "files", p.Config.Config.Names(), "err", err)
+		return
+	}
+	if err := p.Trust(); err != nil {
+		w.s.Client().ShowMessage(life, editor.Warning, "Autarch: the configuration was not trusted: "+err.Error())
+		return
+	}
+	w.s.Client().ShowMessage(life, editor.Info, "Autarch: this repository's hooks are trusted and now run.")
 }

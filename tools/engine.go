@@ -97,16 +97,22 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 	if msg := e.guardrails.check(s, t, args); msg != "" {
 		return opError("Guardrail: " + msg), nil
 	}
-	pre := e.hooks.Fire(ctx, EventPreToolUse, name, ca.Path, json.RawMessage(args))
+	pre := e.hooks.Fire(ctx, EventPreToolUse, name, s.hookPath(ca.Path), json.RawMessage(args))
 	if pre.Blocked {
 		return opError("Blocked by hook: " + pre.Reason), nil
 	}
 	if len(pre.UpdatedInput) > 0 {
+		// A hook's rewrite is checked like the model's call: schema, then guardrails.
 		args = pre.UpdatedInput
 		if v, ok := t.(validator); ok {
 			if err := v.Validate(args); err != nil {
 				return errorResult("a hook's updatedInput is invalid: " + err.Error()), nil
 			}
+		}
+		ca = callArgs{}
+		json.Unmarshal(args, &ca)
+		if msg := e.guardrails.check(s, t, args); msg != "" {
+			return opError("Guardrail: a hook's updatedInput is refused: " + msg), nil
 		}
 	}
 	if res, ok := e.confirm(ctx, s, t, args, ca); !ok {
@@ -125,7 +131,7 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 			s.markWritten(rel)
 		}
 	}
-	post := e.hooks.Fire(ctx, EventPostToolUse, name, ca.Path, map[string]any{"args": json.RawMessage(args), "result": res.Output})
+	post := e.hooks.Fire(ctx, EventPostToolUse, name, s.hookPath(ca.Path), map[string]any{"args": json.RawMessage(args), "result": res.Output})
 	if extra := append(pre.Context, post.Context...); len(extra) > 0 {
 		res = appendContext(res, extra)
 	}

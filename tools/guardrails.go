@@ -42,12 +42,18 @@ type CodeRule struct {
 	re *regexp.Regexp
 }
 
-var alwaysProtected = []string{".git", ".git/**", "**/.git/**", HooksFile, GuardrailsFile}
+// alwaysProtected are the globs no tool may write, whatever the
+// configuration: git's own files (config, hooks: a planted core.fsmonitor or
+// hook runs on the next git command) and Autarch's configuration (hooks,
+// guardrails, servers).
+func alwaysProtected() []string {
+	return []string{".git", ".git/**", "**/.git", "**/.git/**", ".autarch", ".autarch/**", ".mcp.json"}
+}
 
 // LoadGuardrails reads .autarch/guardrails in dir; a missing file means the defaults.
 func LoadGuardrails(dir string) (*Guardrails, error) {
 	g := &Guardrails{}
-	data, err := os.ReadFile(filepath.Join(dir, GuardrailsFile))
+	data, err := readConfig(dir, GuardrailsFile)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("reading %s: %w", GuardrailsFile, err)
 	}
@@ -80,26 +86,24 @@ func LoadGuardrails(dir string) (*Guardrails, error) {
 
 // writeArgs is what the guardrails read from a write tool's arguments.
 type writeArgs struct {
-	Path      string          `json:"path"`
-	Content   *string         `json:"content"`
-	OldString string          `json:"oldString"`
-	NewString string          `json:"newString"`
-	Edits     []EditOperation `json:"edits"`
-	Patch     string          `json:"patch"`
-	Command   string          `json:"command"`
+	Path       string          `json:"path"`
+	Content    *string         `json:"content"`
+	OldString  string          `json:"oldString"`
+	NewString  string          `json:"newString"`
+	Edits      []EditOperation `json:"edits"`
+	Patch      string          `json:"patch"`
+	ReplaceAll bool            `json:"replaceAll"`
+	Command    string          `json:"command"`
 }
 
-// check returns a reason to refuse the call, or "".
+// check returns a reason to refuse the call, or "". Paths are judged by
+// where they lead (symlinks followed), contents by the file as it would be
+// after the call, commands by every simple command of their syntax tree.
 func (g *Guardrails) check(s *Session, t Tool, args json.RawMessage) string {
 	var a writeArgs
 	json.Unmarshal(args, &a)
 	if t.Name() == "shell" {
-		for _, re := range g.blockedCommands() {
-			if re.MatchString(a.Command) {
-				return "command matches the blocked pattern " + re.String()
-			}
-		}
-		return ""
+		return g.checkCommand(a.Command)
 	}
 	if t.Kind() != Write || a.Path == "" {
 		return ""
@@ -108,29 +112,73 @@ func (g *Guardrails) check(s *Session, t Tool, args json.RawMessage) string {
 	if err != nil {
 		return "" // the tool reports the path error itself
 	}
-	for _, p := range append(append([]string(nil), alwaysProtected...), g.protected()...) {
-		if m, _ := doublestar.Match(p, rel); m {
-			return fmt.Sprintf("%s is protected (%s)", rel, p)
-		}
+	if msg := g.checkProtected(s, rel); msg != "" {
+		return msg
 	}
-	added, removed, written := changeOf(s, rel, a)
-	if g != nil && g.MaxLinesChanged > 0 && added+removed > g.MaxLinesChanged {
+	if g == nil {
+		return ""
+	}
+	added, removed, result, ok := changeOf(s, t.Name(), rel, a)
+	if g.MaxLinesChanged > 0 && added+removed > g.MaxLinesChanged {
 		return fmt.Sprintf("this change adds %d and removes %d lines, over the limit of %d per call; split it into smaller edits", added, removed, g.MaxLinesChanged)
 	}
-	if g != nil && g.MaxFilesChanged > 0 && !s.wrote(rel) && s.filesWritten() >= g.MaxFilesChanged {
+	if g.MaxFilesChanged > 0 && !s.wrote(rel) && s.filesWritten() >= g.MaxFilesChanged {
 		return fmt.Sprintf("this session already changed %d files, the limit", g.MaxFilesChanged)
 	}
-	if g != nil {
-		for _, r := range g.CodeRules {
-			if !matchesFiles(r.Files, rel) {
-				continue
-			}
-			if r.re.MatchString(written) {
-				return r.Message
+	if !ok {
+		return "" // the edit does not apply; the tool says why
+	}
+	for _, r := range g.CodeRules {
+		if !matchesFiles(r.Files, rel) {
+			continue
+		}
+		if r.re.MatchString(result) {
+			return r.Message
+		}
+	}
+	return ""
+}
+
+// checkProtected refuses a write to a protected path, written or resolved.
+func (g *Guardrails) checkProtected(s *Session, rel string) string {
+	paths := []string{rel}
+	if real, err := s.root.Resolve(rel); err == nil && real != rel {
+		paths = append(paths, real)
+	}
+	for _, p := range append(alwaysProtected(), g.protected()...) {
+		for _, x := range paths {
+			if m, _ := doublestar.Match(p, x); m {
+				if x != rel {
+					return fmt.Sprintf("%s leads to %s, which is protected (%s)", rel, x, p)
+				}
+				return fmt.Sprintf("%s is protected (%s)", rel, p)
 			}
 		}
 	}
 	return ""
+}
+
+// checkCommand refuses a command any of whose simple commands, normalised,
+// matches a blocked pattern.
+func (g *Guardrails) checkCommand(command string) string {
+	res := g.blockedCommands()
+	if len(res) == 0 {
+		return ""
+	}
+	for _, c := range append(normalizedCommands(command), command) {
+		for _, re := range res {
+			if re.MatchString(c) {
+				return "command matches the blocked pattern " + re.String()
+			}
+		}
+	}
+	return ""
+}
+
+// ProtectedPaths are the globs shell commands must not write (the sandbox
+// mounts what they match read-only).
+func (g *Guardrails) ProtectedPaths() []string {
+	return append(alwaysProtected(), g.protected()...)
 }
 
 func (g *Guardrails) blockedCommands() []*regexp.Regexp {
@@ -147,41 +195,60 @@ func (g *Guardrails) protected() []string {
 	return g.Protected
 }
 
-// changeOf estimates the lines a write call adds and removes, and the text
-// it writes (for code rules).
-func changeOf(s *Session, rel string, a writeArgs) (added, removed int, written string) {
+// changeOf computes what a write call does to its file: the lines it adds
+// and removes, and the whole file as it would be after the call (code rules
+// judge the result, not the inserted text: a rule against "panic(" must
+// catch an edit that joins "pan" and "ic("). ok is false when the edit does
+// not apply to the current content.
+func changeOf(s *Session, tool, rel string, a writeArgs) (added, removed int, result string, ok bool) {
 	lines := func(x string) int {
 		if x == "" {
 			return 0
 		}
 		return strings.Count(x, "\n") + 1
 	}
+	oldBytes, _ := s.root.ReadFile(rel)
+	old := string(oldBytes)
 	switch {
 	case a.Content != nil:
-		old, _ := s.root.ReadFile(rel)
-		return lines(*a.Content), lines(string(old)), *a.Content
+		return lines(*a.Content), lines(old), *a.Content, true
 	case len(a.Edits) > 0:
-		var b strings.Builder
 		for _, e := range a.Edits {
 			added += lines(e.NewString)
 			removed += lines(e.OldString)
-			b.WriteString(e.NewString)
-			b.WriteByte('\n')
 		}
-		return added, removed, b.String()
+		updated, _, ok := applyEdits(old, a.Edits)
+		return added, removed, updated, ok
 	case a.Patch != "":
-		var b strings.Builder
 		for _, l := range strings.Split(a.Patch, "\n") {
 			switch {
 			case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
 			case strings.HasPrefix(l, "+"):
 				added++
-				b.WriteString(l[1:] + "\n")
 			case strings.HasPrefix(l, "-"):
 				removed++
 			}
 		}
-		return added, removed, b.String()
+		files, err := parsePatch(a.Patch)
+		if err != nil || len(files) != 1 {
+			return added, removed, "", false
+		}
+		updated, err := applyHunks(old, files[0].hunks)
+		return added, removed, updated, err == nil
+	case tool == "edit_file" && a.OldString != "":
+		updated, _, err := applyEdit(old, a.OldString, a.NewString, a.ReplaceAll)
+		return lines(a.NewString), lines(a.OldString), updated, err == nil
 	}
-	return lines(a.NewString), lines(a.OldString), a.NewString
+	return lines(a.NewString), lines(a.OldString), old, false
+}
+
+// readConfig reads a repository configuration file through an os.Root, so
+// a symlink out of the repository is refused, not followed.
+func readConfig(dir, name string) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.ReadFile(filepath.FromSlash(name))
 }

@@ -10,11 +10,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
 // Hook events (spec/tool-engine.md lifecycle).
@@ -30,7 +34,7 @@ const (
 )
 
 // HooksFile is the repository file that configures hooks (JSON).
-const HooksFile = ".autarch/hooks"
+const HooksFile = trust.HooksFile
 
 // Hook runs a command on an event.
 type Hook struct {
@@ -48,19 +52,49 @@ type Hook struct {
 
 // Hooks is the hook runner of one workspace.
 type Hooks struct {
-	dir   string
+	dir string
+
+	mu    sync.RWMutex
 	hooks []Hook
 }
 
-// LoadHooks reads .autarch/hooks in dir; a missing file means no hooks.
+// Enable replaces the hooks with trusted ones (the user trusted the
+// configuration while sessions run).
+func (h *Hooks) Enable(trusted *Hooks) {
+	trusted.mu.RLock()
+	list := slices.Clone(trusted.hooks)
+	trusted.mu.RUnlock()
+	h.mu.Lock()
+	h.hooks = list
+	h.mu.Unlock()
+}
+
+// active is the current list of hooks.
+func (h *Hooks) active() []Hook {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.hooks
+}
+
+// LoadHooks reads .autarch/hooks in dir as it is, without asking whether
+// the user trusts it; a missing file means no hooks. Sessions load hooks
+// with LoadProject, which runs them only from trusted configuration.
 func LoadHooks(dir string) (*Hooks, error) {
-	h := &Hooks{dir: dir}
 	data, err := os.ReadFile(filepath.Join(dir, HooksFile))
 	if errors.Is(err, os.ErrNotExist) {
-		return h, nil
+		return &Hooks{dir: dir}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", HooksFile, err)
+	}
+	return ParseHooks(dir, data)
+}
+
+// ParseHooks reads the content of a hooks file; dir is where hooks run.
+func ParseHooks(dir string, data []byte) (*Hooks, error) {
+	h := &Hooks{dir: dir}
+	if len(data) == 0 {
+		return h, nil
 	}
 	var cfg struct {
 		Hooks []Hook `json:"hooks"`
@@ -89,6 +123,18 @@ func LoadHooks(dir string) (*Hooks, error) {
 	return h, nil
 }
 
+// Commands lists the hooks' commands (what a user is asked to trust).
+func (h *Hooks) Commands() []string {
+	if h == nil {
+		return nil
+	}
+	var out []string
+	for _, hk := range h.active() {
+		out = append(out, hk.Event+": "+hk.Command)
+	}
+	return out
+}
+
 // HookOutcome is what the hooks of one event decided.
 type HookOutcome struct {
 	// Blocked is set when a hook exited 2; Reason is its stderr.
@@ -110,7 +156,7 @@ func (h *Hooks) Fire(ctx context.Context, event, tool, path string, payload any)
 		return out
 	}
 	input, _ := json.Marshal(map[string]any{"event": event, "tool": tool, "path": path, "payload": payload})
-	for _, hk := range h.hooks {
+	for _, hk := range h.active() {
 		if hk.Event != event || (hk.re != nil && !hk.re.MatchString(tool)) || !matchesFiles(hk.Files, path) {
 			continue
 		}

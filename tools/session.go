@@ -333,3 +333,16 @@ func (s *Session) FilesWritten() []string {
 	slices.Sort(out)
 	return out
 }
+
+// hookPath is the path hooks' file globs are matched on: clean and
+// relative to the root ("./src/x.go" and "/abs/root/src/x.go" are
+// "src/x.go"); as given when it cannot be cleaned.
+func (s *Session) hookPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if rel, err := s.root.Clean(p); err == nil {
+		return rel
+	}
+	return p
+}

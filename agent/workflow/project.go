@@ -3,33 +3,44 @@ package workflow
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
+	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
 // Project is what an engine needs of a repository: the repository, its
-// workflow store, and the team's hooks and guardrails.
+// workflow store, and the team's hooks and guardrails. Configuration is
+// read from the user's checkout (never from a workflow's worktree, so an
+// agent's edits there cannot take effect for its own workflow), and hooks
+// run only when the user trusts that exact configuration.
 type Project struct {
 	Repo       *git.Repo
 	Store      *store.Store
 	Hooks      *tools.Hooks
 	Guardrails *tools.Guardrails
+	// Config is the repository configuration and whether it is trusted.
+	Config tools.Project
+
+	trust *trust.Store
 }
 
 // OpenProject opens the git repository at dir, its workflow store and its
-// hooks and guardrails. Close releases the store.
-func OpenProject(ctx context.Context, dir string) (*Project, error) {
+// hooks and guardrails. trusted is the user's trust store (nil: the
+// default one). Close releases the store.
+func OpenProject(ctx context.Context, dir string, trusted *trust.Store) (*Project, error) {
 	repo, err := git.Open(ctx, dir, git.Config{})
 	if err != nil {
 		return nil, fmt.Errorf("workflows need a git repository (%s): %w", dir, err)
 	}
-	hooks, err := tools.LoadHooks(repo.Top())
-	if err != nil {
-		return nil, err
+	if trusted == nil {
+		if trusted, err = trust.Open(); err != nil {
+			return nil, err
+		}
 	}
-	guard, err := tools.LoadGuardrails(repo.Top())
+	cfg, err := tools.LoadProject(repo.Top(), trusted)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +48,30 @@ func OpenProject(ctx context.Context, dir string) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Project{Repo: repo, Store: st, Hooks: hooks, Guardrails: guard}, nil
+	return &Project{Repo: repo, Store: st, Hooks: cfg.Hooks, Guardrails: cfg.Guardrails, Config: cfg, trust: trusted}, nil
+}
+
+// Trust records the user's trust in the configuration the project was
+// opened with and enables its hooks for the running engine. A file that
+// changed since it was shown is not trusted: the user is asked again.
+func (p *Project) Trust() error {
+	now, err := tools.LoadProject(p.Repo.Top(), nil)
+	if err != nil {
+		return err
+	}
+	if now.Config.Digest() != p.Config.Config.Digest() {
+		return fmt.Errorf("the configuration changed since it was shown (%s): review it again", strings.Join(now.Config.Names(), ", "))
+	}
+	if err := p.trust.Trust(now.Config); err != nil {
+		return err
+	}
+	hooks, err := tools.ParseHooks(now.Config.Repo, now.Config.File(tools.HooksFile))
+	if err != nil {
+		return err
+	}
+	p.Hooks.Enable(hooks)
+	p.Config.Trust, p.Config.Ignored = trust.Trusted, nil
+	return nil
 }
 
 // Close releases the store.

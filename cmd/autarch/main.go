@@ -45,6 +45,7 @@ func verbs() []verb {
 		resumeVerb(),
 		stopVerb(),
 		reviewVerb(),
+		trustVerb(),
 		versionVerb(),
 	}
 }

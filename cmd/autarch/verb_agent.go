@@ -61,12 +61,7 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
 		return 2
 	}
-	hooks, err := tools.LoadHooks(*root)
-	if err != nil {
-		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
-		return 1
-	}
-	guard, err := tools.LoadGuardrails(*root)
+	project, err := loadProject(io, "agent", *root)
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
 		return 1
@@ -81,7 +76,7 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	logger := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	a, err := agent.New(agent.Config{
 		Role: *role, Model: openai.New(openai.Config{BaseURL: *baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: *stream}), ModelName: settings.ModelFor(*role),
-		Engine: tools.NewEngine(reg, hooks, logger).WithGuardrails(guard), Session: sess, MaxIterations: *maxIter,
+		Engine: tools.NewEngine(reg, project.Hooks, logger).WithGuardrails(project.Guardrails), Session: sess, MaxIterations: *maxIter,
 		Meter: agent.NewMeter(*budget), JSONEnvelope: settings.JSONEnvelope, ContextWindow: settings.ContextWindow, Pricing: settings.Pricing,
 		Events: func(e agent.Event) {
 			if e.Kind == "tool_call" {

@@ -72,7 +72,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		}
 	}
 	stdinTTY := isTerminal(io.in)
-	hooks, err := tools.LoadHooks(*root)
+	project, err := loadProject(io, "tool", *root)
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 		return 1
@@ -86,7 +86,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	defer sess.Close()
-	engine := tools.NewEngine(reg, hooks, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	engine := tools.NewEngine(reg, project.Hooks, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))).WithGuardrails(project.Guardrails)
 	failed := false
 	for _, r := range rows {
 		res, err := engine.Call(ctx, sess, r.Name, r.Args)

@@ -71,9 +71,12 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 	if f.yes {
 		mode = tools.ModeYolo
 	}
-	p, err := workflow.OpenProject(ctx, f.root)
+	p, err := workflow.OpenProject(ctx, f.root, nil)
 	if err != nil {
 		return nil, err
+	}
+	if msg := p.Config.Untrusted(); msg != "" {
+		fmt.Fprintln(io.err, "autarch: "+msg)
 	}
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in), AutoApprove: f.yes}
 	e, err := p.Engine(ctx, workflow.Config{Editor: term,

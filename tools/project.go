@@ -1,0 +1,73 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/autarch-dev/autarch/workspace/trust"
+)
+
+// Project is a repository's configuration as it applies to sessions:
+// guardrails always (they can only restrict), hooks only when the user
+// trusts the repository's executable configuration.
+type Project struct {
+	Hooks      *Hooks
+	Guardrails *Guardrails
+	// Config is the executable configuration found, and Trust what the
+	// user's trust store says of it.
+	Config trust.Config
+	Trust  trust.Status
+	// Ignored are the hooks' commands that were not loaded for want of trust.
+	Ignored []string
+}
+
+// LoadProject reads the configuration of the repository (or workspace) at
+// dir. Hooks run only from content the store records as trusted; an
+// untrusted configuration is parsed (so that it can be shown to the user)
+// and ignored. A nil store trusts nothing.
+func LoadProject(dir string, store *trust.Store) (Project, error) {
+	guard, err := LoadGuardrails(dir)
+	if err != nil {
+		return Project{}, err
+	}
+	cfg, err := trust.Read(dir)
+	if err != nil {
+		return Project{}, err
+	}
+	p := Project{Guardrails: guard, Config: cfg, Trust: trust.None, Hooks: &Hooks{dir: cfg.Repo}}
+	if cfg.Empty() {
+		return p, nil
+	}
+	hooks, err := ParseHooks(cfg.Repo, cfg.File(HooksFile))
+	if err != nil {
+		return Project{}, err
+	}
+	p.Trust = trust.New
+	if store != nil {
+		if p.Trust, err = store.Check(cfg); err != nil {
+			return Project{}, err
+		}
+	}
+	if p.Trust == trust.Trusted {
+		p.Hooks = hooks
+		return p, nil
+	}
+	p.Ignored = hooks.Commands()
+	return p, nil
+}
+
+// Untrusted explains ignored configuration and what to do about it; "" when
+// everything found is trusted (or nothing was found).
+func (p Project) Untrusted() string {
+	if p.Trust == trust.None || p.Trust == trust.Trusted {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "The repository configuration %s in %s is %s, so it is ignored: none of its hooks or servers run.",
+		strings.Join(p.Config.Names(), ", "), p.Config.Repo, p.Trust)
+	if len(p.Ignored) > 0 {
+		fmt.Fprintf(&b, " It would run: %s.", strings.Join(p.Ignored, "; "))
+	}
+	fmt.Fprintf(&b, " If you wrote it or reviewed it, trust it with `autarch trust --root %s` (or approve it when the editor asks).", p.Config.Repo)
+	return b.String()
+}
