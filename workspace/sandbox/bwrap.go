@@ -1,0 +1,562 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ErrNotInstalled reports that the bwrap binary is missing.
+var ErrNotInstalled = errors.New("bubblewrap is not installed: install the Debian package bubblewrap (apt-get install bubblewrap)")
+
+// systemDirs are bound read-only when they are directories, recreated
+// when they are symlinks (Debian's merged /usr: /bin -> usr/bin).
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix"}
+
+// forbiddenRoots may not be a command's Dir or a Writable extra: binding
+// them writable would expose every other project and the system.
+var forbiddenRoots = []string{"/", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix",
+	"/proc", "/dev", "/sys", "/tmp", "/var", "/var/tmp", "/run", "/boot", "/home", "/root", "/srv", "/mnt", "/media"}
+
+// etcSecrets are masked whatever their mode.
+var etcSecrets = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
+	"/etc/ssl/private", "/etc/krb5.keytab", "/etc/security/opasswd", "/etc/master.passwd"}
+
+// toolchainRoots are directories, wherever they are (usually the home
+// directory), that hold a toolchain whole: a PATH entry inside one exposes
+// the whole root read-only (pyenv's shims need its versions, cargo's
+// rustup proxies need ~/.rustup).
+var toolchainRoots = map[string][]string{
+	".cargo":  {".rustup"},
+	".rustup": nil,
+	".pyenv":  nil,
+	".rbenv":  nil,
+	".nvm":    nil,
+	".goenv":  nil,
+	".sdkman": nil,
+	".volta":  nil,
+	".bun":    nil,
+	".deno":   nil,
+	".asdf":   nil,
+	"sdk":     nil, // golang.org/dl toolchains (~/sdk/go1.x)
+}
+
+// toolchainSecrets are masked inside a toolchain root.
+var toolchainSecrets = []string{".cargo/credentials", ".cargo/credentials.toml"}
+
+// deniedNames are never exposed, even when a PATH entry runs through them.
+var deniedNames = map[string]bool{
+	".ssh": true, ".aws": true, ".netrc": true, ".config": true, ".gnupg": true, ".docker": true, ".kube": true,
+	".azure": true, ".gcloud": true, ".password-store": true, ".git-credentials": true, ".pki": true, ".vault-token": true,
+}
+
+// goEnvNames are the go settings carried into the sandbox, whose go
+// configuration file (under ~/.config) is not visible.
+var goEnvNames = []string{"GOROOT", "GOPATH", "GOMODCACHE", "GOCACHE", "GOFLAGS", "GOPROXY", "GOSUMDB", "GOPRIVATE", "GONOPROXY", "GONOSUMDB", "GOINSECURE"}
+
+// privateGoCache is GOCACHE when no writable build cache is exposed.
+const privateGoCache = "/tmp/.go-build-cache"
+
+// Options configure NewBwrap.
+type Options struct {
+	// Path is the bwrap binary; empty looks "bwrap" up on PATH.
+	Path string
+	// Logger receives debug records; nil is slog.Default().
+	Logger *slog.Logger
+}
+
+// Bwrap confines commands with bubblewrap. The host layout (system
+// directories, secrets under /etc, toolchains, the go settings) is read
+// once by NewBwrap, from the process environment (HOME, PATH).
+type Bwrap struct {
+	path    string
+	version string
+	home    string   // "" when HOME is unusable
+	base    []string // namespace flags and the host layout
+	masked  []string // host secrets masked in every sandbox
+	exposed []string // toolchains exposed read-only
+	goEnv   []string // go settings, KEY=VALUE
+	goCache string   // the user's GOCACHE
+	log     *slog.Logger
+}
+
+// NewBwrap finds bwrap and reads the host layout. It does not check that
+// bwrap works here: Probe does.
+func NewBwrap(ctx context.Context, opts Options) (*Bwrap, error) {
+	b := &Bwrap{path: opts.Path, log: opts.Logger}
+	if b.log == nil {
+		b.log = slog.Default()
+	}
+	if b.path == "" {
+		p, err := exec.LookPath("bwrap")
+		if err != nil {
+			return nil, fmt.Errorf("%w (%w)", ErrNotInstalled, err)
+		}
+		b.path = p
+	}
+	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(vctx, b.path, "--version").Output()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %s --version: %w", b.path, err)
+	}
+	b.version = strings.TrimSpace(string(out))
+	if h := os.Getenv("HOME"); filepath.IsAbs(h) && filepath.Clean(h) != "/" {
+		b.home = filepath.Clean(h)
+	}
+	b.readGoEnv(ctx)
+	b.base = b.layout()
+	return b, nil
+}
+
+// Name is the bubblewrap version ("bubblewrap 0.8.0").
+func (b *Bwrap) Name() string { return b.version }
+
+// Confined is true.
+func (b *Bwrap) Confined() bool { return true }
+
+// Run runs spec to completion.
+func (b *Bwrap) Run(ctx context.Context, spec Spec) (Result, error) {
+	return run(ctx, b, spec)
+}
+
+// Command returns bwrap confining bash -c spec.Command.
+func (b *Bwrap) Command(ctx context.Context, spec Spec) (*exec.Cmd, error) {
+	args, env, err := b.args(spec)
+	if err != nil {
+		return nil, err
+	}
+	b.log.Debug("sandbox command", "dir", spec.Dir, "network", spec.Network, "args", len(args))
+	cmd := exec.CommandContext(ctx, b.path, args...)
+	groupCommand(cmd, env)
+	return cmd, nil
+}
+
+// Args returns bwrap's arguments and the environment for spec, for
+// inspection (autarch doctor, tests).
+func (b *Bwrap) Args(spec Spec) ([]string, error) {
+	args, _, err := b.args(spec)
+	return args, err
+}
+
+// readGoEnv asks the host's go for its settings, when go is installed.
+func (b *Bwrap) readGoEnv(ctx context.Context) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goBin, append([]string{"env", "-json"}, goEnvNames...)...)
+	cmd.Env = setEnv(os.Environ(), "GOTOOLCHAIN", "local")
+	out, err := cmd.Output()
+	if err != nil {
+		b.log.Debug("sandbox: go env", "err", err)
+		return
+	}
+	var vals map[string]string
+	if err := json.Unmarshal(out, &vals); err != nil {
+		b.log.Debug("sandbox: go env", "err", err)
+		return
+	}
+	for _, name := range goEnvNames {
+		v := vals[name]
+		if v == "" || credentialURL.MatchString(v) {
+			continue
+		}
+		if name == "GOCACHE" {
+			b.goCache = v
+			continue
+		}
+		b.goEnv = append(b.goEnv, name+"="+v)
+	}
+}
+
+// layout returns the namespace flags and the host layout shared by every
+// command.
+func (b *Bwrap) layout() []string {
+	a := []string{
+		"--unshare-user-try", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+		"--hostname", "autarch-sandbox", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+	}
+	for _, d := range systemDirs {
+		fi, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case fi.Mode()&fs.ModeSymlink != 0:
+			if t, err := os.Readlink(d); err == nil {
+				a = append(a, "--symlink", t, d)
+			}
+		case fi.IsDir():
+			a = append(a, "--ro-bind", d, d)
+		}
+	}
+	// Name service files that are symlinks out of /etc (systemd-resolved's
+	// /etc/resolv.conf -> /run/systemd/resolve/stub-resolv.conf).
+	for _, f := range []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/localtime"} {
+		t, err := filepath.EvalSymlinks(f)
+		if err != nil || t == f || b.systemVisible(t) {
+			continue
+		}
+		a = append(a, "--ro-bind", t, t)
+	}
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp")
+	b.masked = etcMasks()
+	for _, m := range b.masked {
+		a = appendMask(a, m)
+	}
+	if b.home != "" {
+		a = append(a, "--tmpfs", b.home)
+	}
+	for _, root := range b.toolchains() {
+		b.exposed = append(b.exposed, root)
+		a = append(a, "--ro-bind", root, root)
+		for _, s := range toolchainSecrets {
+			p := filepath.Join(filepath.Dir(root), s)
+			if strings.HasPrefix(p, root+"/") && exists(p) {
+				b.masked = append(b.masked, p)
+				a = appendMask(a, p)
+			}
+		}
+	}
+	return a
+}
+
+// systemVisible reports whether p is under a system directory bound in
+// every sandbox.
+func (b *Bwrap) systemVisible(p string) bool {
+	for _, d := range systemDirs {
+		if within(p, d) && exists(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// toolchains returns the directories outside the system directories that
+// PATH and GOROOT need, read-only: a toolchain root (~/.cargo, ~/.pyenv…)
+// or the PATH entry itself, never the home directory or an ancestor of it,
+// and never a path through a denied name (~/.ssh, ~/.config…).
+func (b *Bwrap) toolchains() []string {
+	var cands []string
+	for _, e := range filepath.SplitList(os.Getenv("PATH")) {
+		cands = append(cands, e)
+	}
+	for _, kv := range b.goEnv {
+		if v, ok := strings.CutPrefix(kv, "GOROOT="); ok {
+			cands = append(cands, v)
+		}
+	}
+	var roots []string
+	add := func(p string) {
+		if !slices.Contains(roots, p) {
+			roots = append(roots, p)
+		}
+	}
+	for _, e := range cands {
+		if !filepath.IsAbs(e) {
+			continue
+		}
+		p, err := filepath.EvalSymlinks(e)
+		if err != nil || b.systemVisible(p) || p == "/" || (b.home != "" && within(b.home, p)) || denied(p) {
+			continue
+		}
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			continue
+		}
+		root := p
+		parts := strings.Split(p, "/")
+		for i, part := range parts {
+			if companions, ok := toolchainRoots[part]; ok && i > 1 {
+				root = strings.Join(parts[:i+1], "/")
+				for _, c := range companions {
+					if cp := filepath.Join(filepath.Dir(root), c); isDir(cp) {
+						add(cp)
+					}
+				}
+				break
+			}
+		}
+		add(root)
+	}
+	// A root inside another is bound by it.
+	slices.Sort(roots)
+	var out []string
+	for _, r := range roots {
+		if len(out) > 0 && within(r, out[len(out)-1]) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// etcMasks returns the secrets under /etc: the well-known ones and every
+// file or directory others may not read.
+func etcMasks() []string {
+	var out []string
+	for _, s := range etcSecrets {
+		if _, err := os.Lstat(s); err == nil {
+			out = append(out, s)
+		}
+	}
+	_ = filepath.WalkDir("/etc", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if d != nil && d.IsDir() && p != "/etc" {
+				out = append(out, p)
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		private := fi.Mode().Perm()&0o004 == 0 || (d.IsDir() && fi.Mode().Perm()&0o001 == 0)
+		if private && p != "/etc" {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+		}
+		return nil
+	})
+	// A path inside a masked directory is masked with it.
+	slices.Sort(out)
+	var kept []string
+	for _, p := range out {
+		if len(kept) > 0 && within(p, kept[len(kept)-1]) {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept
+}
+
+// appendMask hides p: an empty read-only directory over a directory,
+// /dev/null over anything else. /dev/null is bound with device access
+// (--dev-bind): a read-only bind is mounted nodev, where opening the
+// device is refused, and the mask should read as empty; what is written
+// to it is discarded, and the file underneath is never touched.
+func appendMask(a []string, p string) []string {
+	if isDir(p) {
+		return append(a, "--tmpfs", p, "--remount-ro", p)
+	}
+	return append(a, "--dev-bind", "/dev/null", p)
+}
+
+type bindKind int
+
+const (
+	bindWritable bindKind = iota
+	bindReadOnly
+	bindMask
+)
+
+type bind struct {
+	path string
+	kind bindKind
+}
+
+// args builds bwrap's arguments and the command's environment.
+func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
+	dir, err := spec.validate()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !isDir(dir) {
+		return nil, nil, fmt.Errorf("sandbox: %s is not an existing directory", dir)
+	}
+	if err := b.checkWritableRoot(dir); err != nil {
+		return nil, nil, err
+	}
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p)
+		}
+		return filepath.Join(dir, p)
+	}
+	binds := []bind{{dir, bindWritable}}
+	writableRoots := []string{dir}
+	for _, w := range spec.Writable {
+		p := abs(w)
+		if !isDir(p) {
+			continue
+		}
+		if err := b.checkWritableRoot(p); err != nil {
+			return nil, nil, err
+		}
+		binds = append(binds, bind{p, bindWritable})
+		writableRoots = append(writableRoots, p)
+	}
+	env := ScrubEnv(os.Environ())
+	env = mergeEnv(env, b.goEnv)
+	env = setEnv(env, "GOTOOLCHAIN", "local")
+	env = setEnv(env, "TMPDIR", "/tmp")
+	if b.home != "" {
+		env = setEnv(env, "HOME", b.home)
+	} else {
+		env = setEnv(env, "HOME", "/tmp")
+	}
+	for _, c := range spec.Caches {
+		p := abs(c)
+		if spec.CachesWritable {
+			if err := b.checkWritableRoot(p); err != nil {
+				return nil, nil, err
+			}
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return nil, nil, fmt.Errorf("sandbox: cache: %w", err)
+			}
+			binds = append(binds, bind{p, bindWritable})
+			writableRoots = append(writableRoots, p)
+		} else if isDir(p) && !denied(p) {
+			binds = append(binds, bind{p, bindReadOnly})
+		}
+	}
+	switch {
+	case spec.BuildCache != "":
+		p := abs(spec.BuildCache)
+		if err := b.checkWritableRoot(p); err != nil {
+			return nil, nil, err
+		}
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return nil, nil, fmt.Errorf("sandbox: build cache: %w", err)
+		}
+		binds = append(binds, bind{p, bindWritable})
+		writableRoots = append(writableRoots, p)
+		env = setEnv(env, "GOCACHE", p)
+	case b.goCache != "" && spec.CachesWritable && slices.Contains(cleanAll(spec.Caches, abs), filepath.Clean(b.goCache)):
+		env = setEnv(env, "GOCACHE", b.goCache)
+	case b.goCache != "":
+		env = setEnv(env, "GOCACHE", privateGoCache)
+	}
+	// A path given through a symlink is bound at its target only when the
+	// target is inside a writable tree: a link must not expose anything.
+	for _, r := range spec.ReadOnly {
+		p, ok := resolveInside(abs(r), writableRoots, nil)
+		if ok {
+			binds = append(binds, bind{p, bindReadOnly})
+		}
+	}
+	for _, m := range spec.Masked {
+		p, ok := resolveInside(abs(m), writableRoots, b.systemVisible)
+		if ok {
+			binds = append(binds, bind{p, bindMask})
+		}
+	}
+	// Parents first, so that a deeper bind wins; masks last among equals.
+	slices.SortStableFunc(binds, func(x, y bind) int {
+		if d := strings.Count(x.path, "/") - strings.Count(y.path, "/"); d != 0 {
+			return d
+		}
+		return int(x.kind) - int(y.kind)
+	})
+	a := slices.Clone(b.base)
+	if !spec.Network {
+		a = append(a, "--unshare-net")
+	}
+	for _, bd := range binds {
+		switch bd.kind {
+		case bindWritable:
+			a = append(a, "--bind", bd.path, bd.path)
+		case bindReadOnly:
+			a = append(a, "--ro-bind", bd.path, bd.path)
+		case bindMask:
+			a = appendMask(a, bd.path)
+		}
+	}
+	a = append(a, "--chdir", dir, "--", "bash", "-c", spec.Command)
+	return a, mergeEnv(env, spec.Env), nil
+}
+
+// checkWritableRoot refuses a writable directory that would expose the
+// system, the home directory or every project.
+func (b *Bwrap) checkWritableRoot(p string) error {
+	p = filepath.Clean(p)
+	if slices.Contains(forbiddenRoots, p) {
+		return fmt.Errorf("sandbox: %s may not be writable", p)
+	}
+	if b.home != "" && within(b.home, p) {
+		return fmt.Errorf("sandbox: %s contains the home directory and may not be writable", p)
+	}
+	if denied(p) {
+		return fmt.Errorf("sandbox: %s holds credentials and may not be writable", p)
+	}
+	return nil
+}
+
+// resolveInside returns p with its symlinks resolved, when it exists and
+// is either given without symlinks or resolves inside one of roots (or
+// satisfies also).
+func resolveInside(p string, roots []string, also func(string) bool) (string, bool) {
+	if _, err := os.Lstat(p); err != nil {
+		return "", false
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	if r == p {
+		return p, true
+	}
+	for _, root := range roots {
+		if within(r, root) {
+			return r, true
+		}
+	}
+	if also != nil && also(r) {
+		return r, true
+	}
+	return "", false
+}
+
+func cleanAll(ps []string, abs func(string) string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = abs(p)
+	}
+	return out
+}
+
+// within reports whether p is root or inside it.
+func within(p, root string) bool {
+	if root == "/" {
+		return true
+	}
+	return p == root || strings.HasPrefix(p, root+"/")
+}
+
+// denied reports whether a component of p is a credential store.
+func denied(p string) bool {
+	for _, part := range strings.Split(p, "/") {
+		if deniedNames[part] {
+			return true
+		}
+	}
+	return false
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+

@@ -1,0 +1,253 @@
+// Package sandbox runs the commands an agent causes, confined.
+//
+// A Sandbox turns a Spec (a bash -c string, the directory it may write and
+// the paths it may or may not see) into a process. On Linux the mechanism is
+// bubblewrap (see Bwrap): the system directories and toolchains are visible
+// read-only, the working directory is the only writable tree besides the
+// caller's extras, .git/.autarch style paths are bound read-only over it,
+// secret files are masked by an empty read-only file, /tmp and the home
+// directory are private and empty, the command lives in its own PID, IPC
+// and UTS namespace (and network namespace when the stage has no network),
+// and its environment is scrubbed of credentials (ScrubEnv).
+//
+// Unconfined runs the same Spec without confinement; callers use it only
+// when the user opted in to unsandboxed commands. Another operating
+// system's mechanism (macOS Seatbelt) joins by implementing Sandbox.
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultTimeout bounds a command whose Spec has no Timeout.
+const DefaultTimeout = 5 * time.Minute
+
+// DefaultMaxOutput bounds each captured stream of Run whose Spec has no
+// MaxOutput: the first quarter and the last three quarters are kept.
+const DefaultMaxOutput = 4 << 20
+
+// waitDelay is how long Wait waits for the output pipes after the process
+// group was killed (a grandchild may hold them open).
+const waitDelay = 2 * time.Second
+
+// Sandbox runs commands confined by one mechanism.
+type Sandbox interface {
+	// Name names the mechanism ("bubblewrap 0.8.0"); an implementation
+	// that does not confine says "unconfined" in it.
+	Name() string
+	// Confined reports whether the mechanism confines commands.
+	Confined() bool
+	// Command returns the process for spec, not started: it runs in its own
+	// process group, with no stdin, and cancelling ctx kills the group (and
+	// for a confined mechanism everything the command started). The
+	// caller sets Stdout/Stderr and runs it; Spec.Timeout is not applied.
+	Command(ctx context.Context, spec Spec) (*exec.Cmd, error)
+	// Run runs spec to completion within Spec.Timeout and captures its
+	// output. A command that fails or times out is a Result, not an error;
+	// the error is for a spec that cannot run at all.
+	Run(ctx context.Context, spec Spec) (Result, error)
+}
+
+// Spec is one command and what it may touch.
+type Spec struct {
+	// Dir is the working directory and the writable root (a worktree or a
+	// workspace). It must be absolute and an existing directory; it may
+	// not be "/" nor contain the home directory.
+	Dir string
+	// Command is run by bash -c.
+	Command string
+	// Writable are extra directories the command may write (a linked
+	// worktree's own gitdir, the common dir's objects, refs and logs).
+	// Missing ones are skipped.
+	Writable []string
+	// ReadOnly are paths bound read-only over the writable trees (.git of
+	// a normal repository, .autarch, protected files); relative paths are
+	// relative to Dir. Missing ones are skipped. Deeper paths win over
+	// shallower ones whatever their kind, so a Writable directory inside a
+	// ReadOnly one stays writable.
+	ReadOnly []string
+	// Masked are files (or directories) replaced by an empty read-only file
+	// (or empty directory): their content cannot be read by any means.
+	// Relative paths are relative to Dir. Missing ones are skipped.
+	Masked []string
+	// Network keeps the host's network; false gives the command a network
+	// namespace of its own with only a loopback device.
+	Network bool
+	// Caches are shared cache directories (DefaultCaches: the Go module and
+	// build caches, npm's cache), exposed read-only unless CachesWritable
+	// (preflight). With CachesWritable, missing ones are created.
+	Caches         []string
+	CachesWritable bool
+	// BuildCache is a writable directory used as the Go build cache
+	// (GOCACHE) when the caches are read-only: go refuses a read-only
+	// build cache ("open …-d: read-only file system"). A per-workspace
+	// directory keeps builds warm without letting a command poison the
+	// user's own cache. Empty: a private empty cache under /tmp, which is
+	// correct but cold for every command.
+	BuildCache string
+	// Env are extra KEY=VALUE variables, set after scrubbing (they are not
+	// scrubbed: the caller chose them).
+	Env []string
+	// Timeout bounds Run; zero means DefaultTimeout.
+	Timeout time.Duration
+	// MaxOutput bounds each captured stream of Run; zero means
+	// DefaultMaxOutput.
+	MaxOutput int
+}
+
+// Result is how a command ended.
+type Result struct {
+	// ExitCode is the command's exit status; -1 when it timed out or was
+	// killed by a signal.
+	ExitCode int
+	Stdout   string
+	Stderr   string
+	// TimedOut reports that Spec.Timeout expired and everything the
+	// command started was killed.
+	TimedOut bool
+	// Duration is the wall time from start to exit.
+	Duration time.Duration
+}
+
+// validate checks the parts of spec every mechanism needs and returns its
+// cleaned Dir.
+func (s Spec) validate() (string, error) {
+	if s.Dir == "" {
+		return "", errors.New("sandbox: no directory")
+	}
+	if !filepath.IsAbs(s.Dir) {
+		return "", fmt.Errorf("sandbox: directory %q is not absolute", s.Dir)
+	}
+	dir := filepath.Clean(s.Dir)
+	if strings.ContainsRune(s.Command, 0) {
+		return "", errors.New("sandbox: command contains a NUL byte")
+	}
+	for _, kv := range s.Env {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || strings.ContainsRune(kv, 0) {
+			return "", fmt.Errorf("sandbox: environment entry %q is not KEY=VALUE", kv)
+		}
+	}
+	if s.Timeout < 0 {
+		return "", fmt.Errorf("sandbox: negative timeout %v", s.Timeout)
+	}
+	return dir, nil
+}
+
+// run is Run for any mechanism: it applies the timeout, captures the
+// output and kills the process group when the command ends.
+func run(ctx context.Context, sb Sandbox, spec Spec) (Result, error) {
+	timeout := spec.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	limit := spec.MaxOutput
+	if limit <= 0 {
+		limit = DefaultMaxOutput
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd, err := sb.Command(ctx, spec)
+	if err != nil {
+		return Result{ExitCode: -1}, err
+	}
+	stdout, stderr := newCapped(limit), newCapped(limit)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	start := time.Now()
+	runErr := cmd.Run()
+	if cmd.Process != nil {
+		// Children that outlived the shell in its group.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(start)}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		res.ExitCode, res.TimedOut = -1, true
+		return res, nil
+	}
+	if err := ctx.Err(); err != nil {
+		res.ExitCode = -1
+		return res, fmt.Errorf("sandbox: command cancelled: %w", err)
+	}
+	var ee *exec.ExitError
+	switch {
+	case runErr == nil:
+		return res, nil
+	case errors.As(runErr, &ee):
+		res.ExitCode = ee.ExitCode()
+		return res, nil
+	case errors.Is(runErr, exec.ErrWaitDelay):
+		return res, nil
+	}
+	res.ExitCode = -1
+	return res, fmt.Errorf("sandbox: running command: %w", runErr)
+}
+
+// groupCommand makes cmd a process group of its own, with no stdin, whose
+// cancellation kills the whole group.
+func groupCommand(cmd *exec.Cmd, env []string) {
+	cmd.Env = env
+	cmd.Stdin = nil
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = waitDelay
+}
+
+// capped keeps the first quarter and the last three quarters of at most
+// limit bytes of a stream, saying how much was cut.
+type capped struct {
+	limit   int
+	head    bytes.Buffer
+	tail    []byte // ring of the last limit-limit/4 bytes
+	pos     int    // next write position in tail once full
+	full    bool
+	dropped int64
+}
+
+func newCapped(limit int) *capped { return &capped{limit: limit} }
+
+func (c *capped) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := c.limit/4 - c.head.Len(); room > 0 {
+		k := min(room, len(p))
+		c.head.Write(p[:k])
+		p = p[k:]
+	}
+	size := c.limit - c.limit/4
+	for len(p) > 0 && size > 0 {
+		if !c.full {
+			k := min(size-len(c.tail), len(p))
+			c.tail = append(c.tail, p[:k]...)
+			p = p[k:]
+			if len(c.tail) == size {
+				c.full = true
+			}
+			continue
+		}
+		k := min(size-c.pos, len(p))
+		copy(c.tail[c.pos:], p[:k])
+		c.dropped += int64(k)
+		c.pos = (c.pos + k) % size
+		p = p[k:]
+	}
+	return n, nil
+}
+
+func (c *capped) String() string {
+	if !c.full || c.dropped == 0 {
+		return c.head.String() + string(c.tail)
+	}
+	var b strings.Builder
+	b.WriteString(c.head.String())
+	fmt.Fprintf(&b, "\n…[%d bytes of output dropped]…\n", c.dropped)
+	b.Write(c.tail[c.pos:])
+	b.Write(c.tail[:c.pos])
+	return b.String()
+}
