@@ -17,7 +17,9 @@ import (
 type Unconfined struct{}
 
 // Name says the commands are not confined.
-func (Unconfined) Name() string { return "unconfined (no sandbox: commands run with the user's full access)" }
+func (Unconfined) Name() string {
+	return "unconfined (no sandbox: commands run with the user's full access)"
+}
 
 // Confined is false.
 func (Unconfined) Confined() bool { return false }
