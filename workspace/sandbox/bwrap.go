@@ -141,8 +141,8 @@ func (b *Bwrap) Command(ctx context.Context, spec Spec) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// Args returns bwrap's arguments and the environment for spec, for
-// inspection (autarch doctor, tests).
+// Args returns bwrap's arguments for spec, for inspection (autarch
+// doctor, tests).
 func (b *Bwrap) Args(spec Spec) ([]string, error) {
 	args, _, err := b.args(spec)
 	return args, err

@@ -74,9 +74,12 @@ type Spec struct {
 	// shallower ones whatever their kind, so a Writable directory inside a
 	// ReadOnly one stays writable.
 	ReadOnly []string
-	// Masked are files (or directories) replaced by an empty read-only file
-	// (or empty directory): their content cannot be read by any means.
-	// Relative paths are relative to Dir. Missing ones are skipped.
+	// Masked are files (or directories) replaced by /dev/null (or an empty
+	// read-only directory): they read as empty by any means, what is
+	// written to them is discarded, and the file underneath is untouched.
+	// Relative paths are relative to Dir. Missing ones are skipped; a
+	// symlink is masked at its target only when that is inside a visible
+	// tree.
 	Masked []string
 	// Network keeps the host's network; false gives the command a network
 	// namespace of its own with only a loopback device.
