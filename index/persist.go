@@ -3,12 +3,16 @@ package index
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"unsafe"
 )
 
@@ -262,4 +266,166 @@ func bytesInt8(b []byte) []int8 {
 		return nil
 	}
 	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
+}
+
+// Location is where the index of root is kept: in the git directory of
+// root's repository when root's .git is verifiably one, else in the user
+// cache directory (os.UserCacheDir()/autarch/index/<name>-<hash of root>),
+// never inside a folder that is not the user's project.
+//
+// A .git directory must look like a git directory (HEAD, objects, refs). A
+// .git file ("gitdir: <path>") is trusted only when git itself would have
+// written it: the git directory it names points back at this work tree,
+// either as a linked worktree (its gitdir file names root/.git) or as a
+// submodule (its core.worktree is root). Anyone can write a .git file
+// naming any directory ("gitdir: /home/user/.ssh"); following it unchecked
+// would write the index there. Nothing here runs git: the checks read a few
+// small files, opened without following a final symlink or blocking.
+func Location(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("index location of %s: %w", root, err)
+	}
+	if gitdir, ok := verifiedGitDir(abs); ok {
+		return filepath.Join(gitdir, "autarch", "index"), nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no state directory for %s: %w", abs, err)
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(cache, "autarch", "index", fmt.Sprintf("%s-%x", filepath.Base(abs), sum[:6])), nil
+}
+
+// verifiedGitDir returns the git directory of the work tree at top, when
+// top/.git is a git directory or a .git file that git wrote.
+func verifiedGitDir(top string) (string, bool) {
+	realTop, err := filepath.EvalSymlinks(top)
+	if err != nil {
+		return "", false
+	}
+	dotgit := filepath.Join(realTop, ".git")
+	fi, err := os.Lstat(dotgit)
+	switch {
+	case err != nil:
+		return "", false
+	case fi.IsDir():
+		return dotgit, isGitDir(dotgit)
+	case !fi.Mode().IsRegular():
+		return "", false // a symlink, FIFO or device named .git
+	}
+	data, err := readSmall(dotgit)
+	if err != nil {
+		return "", false
+	}
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok || gitdir == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(realTop, gitdir)
+	}
+	if gitdir, err = filepath.EvalSymlinks(gitdir); err != nil || !isGitDir(gitdir) {
+		return "", false
+	}
+	if samePath(pathIn(gitdir, "gitdir"), dotgit) || samePath(coreWorktree(gitdir), realTop) {
+		return gitdir, true
+	}
+	return "", false
+}
+
+// isGitDir reports whether dir looks like a git directory: a HEAD file,
+// and objects and refs directories in it or in its common directory.
+func isGitDir(dir string) bool {
+	if fi, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	common := dir
+	if c := pathIn(dir, "commondir"); c != "" {
+		common = c
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(common, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// pathIn reads a path stored in the file name of a git directory (gitdir,
+// commondir), relative paths being taken from dir; "" when there is none.
+func pathIn(dir, name string) string {
+	data, err := readSmall(filepath.Join(dir, name))
+	if err != nil {
+		return ""
+	}
+	p := strings.TrimSpace(string(data))
+	if p == "" {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return p
+}
+
+// coreWorktree is the core.worktree setting of a git directory's config,
+// resolved from it; "" when unset.
+func coreWorktree(gitdir string) string {
+	data, err := readSmall(filepath.Join(gitdir, "config"))
+	if err != nil {
+		return ""
+	}
+	inCore := false
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			inCore = strings.EqualFold(strings.Trim(line, "[] \t"), "core")
+			continue
+		}
+		key, value, ok := strings.Cut(line, "=")
+		if !inCore || !ok || !strings.EqualFold(strings.TrimSpace(key), "worktree") {
+			continue
+		}
+		p := strings.Trim(strings.TrimSpace(value), `"`)
+		if p == "" {
+			return ""
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(gitdir, p)
+		}
+		return p
+	}
+	return ""
+}
+
+// samePath reports whether p names the existing file or directory want
+// (which is free of symlinks).
+func samePath(p, want string) bool {
+	if p == "" {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(p)
+	return err == nil && real == want
+}
+
+// maxGitFile caps the git metadata files read by Location.
+const maxGitFile = 64 << 10
+
+// readSmall reads a small regular file without following a final symlink
+// or blocking on a FIFO.
+func readSmall(name string) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxGitFile {
+		return nil, fmt.Errorf("%s is not a small regular file", name)
+	}
+	return io.ReadAll(io.LimitReader(f, maxGitFile))
 }

@@ -140,7 +140,7 @@ func (c *codeSearch) index(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	dir, err := index.StateDir(r.Dir())
+	dir, err := index.Location(r.Dir())
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,11 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"io/fs"
 	"path"
+
+	"github.com/autarch-dev/autarch/workspace"
 )
 
 //go:embed find_files.md
@@ -33,12 +36,16 @@ func runFindFiles(ctx context.Context, s *Session, p findFilesParams) (Result, e
 	if err != nil {
 		return errorResult(err.Error()), nil
 	}
-	if fi, err := s.root.Stat(rel); err != nil || !fi.IsDir() {
+	fi, err := s.root.Stat(rel)
+	if errors.Is(err, workspace.ErrOutside) {
+		return errorResult(err.Error()), nil
+	}
+	if err != nil || !fi.IsDir() {
 		return errorResult("Directory not found: " + dir), nil
 	}
 	recursive := p.Recursive == nil || *p.Recursive
 	found := []string{}
-	err = s.ignore.Walk(ctx, rel, func(r string, d fs.DirEntry) error {
+	err = s.ignore.WalkConfined(ctx, rel, func(r string, d fs.DirEntry) error {
 		if d.IsDir() {
 			if !recursive {
 				return fs.SkipDir
@@ -53,7 +60,10 @@ func runFindFiles(ctx context.Context, s *Session, p findFilesParams) (Result, e
 		}
 		return nil
 	})
-	if err != nil && err != fs.SkipAll {
+	if res, failed := walkFailed(err, dir); failed {
+		return res, nil
+	}
+	if err != nil {
 		return Result{}, err
 	}
 	return jsonResult(found, false), nil

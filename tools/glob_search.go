@@ -3,9 +3,11 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"io/fs"
 	"strings"
 
+	"github.com/autarch-dev/autarch/workspace"
 	"github.com/bmatcuk/doublestar/v4"
 )
 
@@ -32,8 +34,26 @@ func runGlobSearch(ctx context.Context, s *Session, p globSearchParams) (Result,
 	if !doublestar.ValidatePattern(pattern) {
 		return errorResult("Invalid glob pattern: " + p.Pattern), nil
 	}
+	// Walk only the pattern's literal directory ("src" of "src/**/*.ts"),
+	// through the confined root: a base that leads outside the workspace
+	// is refused, a symlink inside is never followed.
+	start := "."
+	if base, _ := doublestar.SplitPattern(pattern); base != "." && !strings.ContainsRune(pattern, '\\') {
+		rel, err := s.root.Clean(base)
+		if err != nil {
+			return errorResult(err.Error()), nil
+		}
+		fi, err := s.root.Stat(rel)
+		if errors.Is(err, workspace.ErrOutside) {
+			return errorResult(err.Error()), nil
+		}
+		if err != nil || !fi.IsDir() || s.ignore.Match(rel, true) {
+			return jsonResult([]string{}, false), nil
+		}
+		start = rel
+	}
 	matches := []string{}
-	err := s.ignore.Walk(ctx, ".", func(rel string, d fs.DirEntry) error {
+	err := s.ignore.WalkConfined(ctx, start, func(rel string, d fs.DirEntry) error {
 		if d.IsDir() {
 			return nil
 		}
@@ -45,7 +65,10 @@ func runGlobSearch(ctx context.Context, s *Session, p globSearchParams) (Result,
 		}
 		return nil
 	})
-	if err != nil && err != fs.SkipAll {
+	if res, failed := walkFailed(err, start); failed {
+		return res, nil
+	}
+	if err != nil {
 		return Result{}, err
 	}
 	return jsonResult(matches, false), nil

@@ -4,8 +4,11 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"strings"
+
+	"github.com/autarch-dev/autarch/workspace"
 )
 
 //go:embed list_directory.md
@@ -59,6 +62,9 @@ func runListDirectory(ctx context.Context, s *Session, p listDirectoryParams) (R
 		return errorResult(err.Error()), nil
 	}
 	fi, err := s.root.Stat(rel)
+	if errors.Is(err, workspace.ErrOutside) {
+		return errorResult(err.Error()), nil
+	}
 	if err != nil || !fi.IsDir() || (rel != "." && s.ignore.Match(rel, true)) {
 		return errorResult("Directory not found: " + p.Path), nil
 	}
@@ -67,7 +73,9 @@ func runListDirectory(ctx context.Context, s *Session, p listDirectoryParams) (R
 		base = strings.Count(rel, "/") + 1
 	}
 	entries := []dirEntry{}
-	err = s.ignore.Walk(ctx, rel, func(r string, d fs.DirEntry) error {
+	// Listed through the confined root: a directory swapped for a symlink
+	// mid-walk is skipped, a symlink is an entry and never followed.
+	err = s.ignore.WalkConfined(ctx, rel, func(r string, d fs.DirEntry) error {
 		depth := strings.Count(r, "/") + 1 - base
 		if depth > maxDepth {
 			if d.IsDir() {
@@ -84,7 +92,10 @@ func runListDirectory(ctx context.Context, s *Session, p listDirectoryParams) (R
 		}
 		return nil
 	})
-	if err != nil && err != fs.SkipAll {
+	if res, failed := walkFailed(err, p.Path); failed {
+		return res, nil
+	}
+	if err != nil {
 		return Result{}, err
 	}
 	return jsonResult(entries, false), nil
@@ -103,4 +114,22 @@ func (p *listDirectoryParams) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// walkFailed turns a confined walk's refusal of its start directory (it
+// was swapped for a symlink leading outside, or for a file, or vanished,
+// after the checks) into a result for the model; a cancelled context stays
+// an error.
+func walkFailed(err error, display string) (Result, bool) {
+	switch {
+	case err == nil || err == fs.SkipAll || ctxDone(err):
+		return Result{}, false
+	case errors.Is(err, fs.ErrNotExist):
+		return errorResult("Directory not found: " + display), true
+	}
+	return errorResult(err.Error()), true
+}
+
+func ctxDone(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

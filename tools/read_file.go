@@ -6,10 +6,15 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/autarch-dev/autarch/workspace"
 )
 
 //go:embed read_file.md
 var readFileDesc string
+
+// binaryHead is how much of a file the binary check looks at.
+const binaryHead = 8 << 10
 
 // readFileMaxLines caps a read without a range; the model is told how to page.
 const readFileMaxLines = 2000
@@ -30,6 +35,15 @@ func newReadFile(role string) Tool {
 	return newTool("read_file", desc, ReadOnly, runReadFile)
 }
 
+// runReadFile serves a line range from the whole file. The file is loaded
+// whole, also for a range, because the secret gate decides on the whole
+// content (a secret on line 900 blocks a read of lines 1-10) and takes it
+// as bytes; memory stays bounded because Root.ReadFile reads only regular
+// files (never a FIFO or a device, never blocking) of at most
+// workspace.MaxReadSize bytes, checked with fstat before the first byte is
+// read. A larger file is refused with its size, the limit and what to do
+// instead, whatever the range; a binary one (a sparse file is all NULs) is
+// refused after a look at its first 8 KB.
 func runReadFile(ctx context.Context, s *Session, p readFileParams) (Result, error) {
 	rel, res, ok := s.resolve(p.Path)
 	if !ok {
@@ -38,6 +52,9 @@ func runReadFile(ctx context.Context, s *Session, p readFileParams) (Result, err
 	text, res, ok := s.readText(rel, p.Path)
 	if !ok {
 		return res, nil
+	}
+	if workspace.IsBinary([]byte(text[:min(len(text), binaryHead)])) {
+		return errorResult(p.Path + " is a binary file (NUL bytes or mostly control characters); read_file shows text files only"), nil
 	}
 	s.MarkRead(rel)
 	total := strings.Count(text, "\n")

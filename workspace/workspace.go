@@ -87,10 +87,11 @@ func explain(rel string, err error) error {
 	return err
 }
 
-// ReadFile reads a file.
+// ReadFile reads a whole regular file of at most MaxReadSize bytes without
+// ever blocking: named pipes, sockets and devices give a NotRegularError,
+// larger files a TooLargeError (see ReadFileLimit).
 func (r *Root) ReadFile(rel string) ([]byte, error) {
-	b, err := r.root.ReadFile(filepath.FromSlash(rel))
-	return b, explain(rel, err)
+	return r.ReadFileLimit(rel, MaxReadSize)
 }
 
 // Stat follows symlinks (inside the root).
@@ -119,15 +120,20 @@ func (r *Root) Remove(rel string) error {
 // WriteFile replaces a file atomically: the data goes to a temporary file in
 // the same directory that is then renamed over the target, so readers see
 // the old or the new content, never a mix. An existing file keeps its mode;
-// a new one gets 0644. Missing parent directories are created.
+// a new one gets 0644. Missing parent directories are created. Only a
+// regular file is replaced: a named pipe, socket or device in its place
+// gives a NotRegularError.
 func (r *Root) WriteFile(rel string, data []byte) error {
 	native := filepath.FromSlash(rel)
 	mode := fs.FileMode(0o644)
-	if fi, err := r.root.Stat(native); err == nil {
-		if fi.IsDir() {
-			return fmt.Errorf("%s is a directory", rel)
+	switch fi, err := r.root.Stat(native); {
+	case err == nil:
+		if err := r.checkWritable(rel, fi); err != nil {
+			return err
 		}
 		mode = fi.Mode().Perm()
+	case !errors.Is(err, fs.ErrNotExist):
+		return explain(rel, err) // e.g. a symlink leading outside
 	}
 	if dir := filepath.Dir(native); dir != "." {
 		if err := r.root.MkdirAll(dir, 0o755); err != nil {
@@ -168,11 +174,13 @@ func Base(rel string) string { return path.Base(rel) }
 
 // ReadWalked reads a regular file that Walk reported, reusing buf. Walk
 // never follows symlinks, so such a path stays inside the root; the final
-// component is opened with O_NOFOLLOW. Files over max bytes, and anything
-// that is not a regular file, give (nil, nil). Raw system calls keep this
-// fast path free of the runtime poller's per-file cost.
+// component is opened with O_NOFOLLOW, and with O_NONBLOCK and O_NOCTTY so
+// that a named pipe or a terminal cannot block the open. Files over max
+// bytes, and anything that is not a regular file, give (nil, nil). Raw
+// system calls keep this fast path free of the runtime poller's per-file
+// cost.
 func (r *Root) ReadWalked(rel string, buf []byte, max int64) ([]byte, error) {
-	fd, err := syscall.Open(r.Abs(rel), syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	fd, err := syscall.Open(r.Abs(rel), syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, err
 	}

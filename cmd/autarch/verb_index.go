@@ -66,7 +66,7 @@ func openIndex(ctx context.Context, io stdio, root string, progress bool) (*inde
 	if err != nil {
 		return nil, "", err
 	}
-	dir, err := index.StateDir(r.Dir())
+	dir, err := index.Location(r.Dir())
 	if err != nil {
 		return nil, "", err
 	}

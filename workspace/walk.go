@@ -1,0 +1,162 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"golang.org/x/sys/unix"
+)
+
+// maxPatternFile caps a .gitignore or .autarchignore read by WalkConfined.
+const maxPatternFile = 1 << 20
+
+// WalkConfined is Walk through the confined root, for listings the model
+// sees: start is opened through the os.Root (so a start that resolves
+// outside the workspace gives an ErrOutside error), and every directory
+// below it is opened relative to its parent's descriptor with O_NOFOLLOW.
+// A directory swapped for a symlink between the listing of its parent and
+// its own open is skipped, never followed, so no name from outside the
+// workspace is ever reported, however the tree changes during the walk.
+// Symlinks are reported as entries (not directories) and not followed.
+// Pattern files are read through the same descriptors. Order, ignore rules
+// and the meaning of fn's results are those of Walk.
+func (ig *Ignore) WalkConfined(ctx context.Context, start string, fn WalkFunc) error {
+	var parts []string
+	if start != "." {
+		parts = strings.Split(start, "/")
+	}
+	ps := append([]gitignore.Pattern(nil), ig.base...)
+	ps = append(ps, ig.patterns("")...)
+	for i := 1; i <= len(parts); i++ {
+		ps = append(ps, ig.patterns(strings.Join(parts[:i], "/"))...)
+	}
+	native := filepath.FromSlash(start)
+	fi, err := ig.root.root.Stat(native)
+	if err != nil {
+		return explain(start, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is %s, not a directory", start, KindOf(fi.Mode()))
+	}
+	// O_DIRECTORY: something swapped in since the Stat (a FIFO would block
+	// a plain open) fails at once.
+	dir, err := ig.root.root.OpenFile(native, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if err != nil {
+		return explain(start, err)
+	}
+	defer dir.Close()
+	err = ig.walkConfined(ctx, dir, start, parts, ps, fn)
+	if err == fs.SkipAll {
+		return nil
+	}
+	return err
+}
+
+func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, parts []string, ps []gitignore.Pattern, fn WalkFunc) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	entries, err := dir.ReadDir(-1)
+	if err != nil && len(entries) == 0 {
+		return nil // vanished or unreadable: skip
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	m := gitignore.NewMatcher(ps)
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" {
+			continue
+		}
+		childRel := name
+		if rel != "." {
+			childRel = rel + "/" + name
+		}
+		child := append(parts[:len(parts):len(parts)], name)
+		if len(ps) > 0 && m.Match(child, e.IsDir()) {
+			continue
+		}
+		err := fn(childRel, e)
+		if !e.IsDir() {
+			if err != nil && err != fs.SkipDir {
+				return err
+			}
+			continue
+		}
+		if err == fs.SkipDir {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		sub, err := openAt(dir, name, unix.O_DIRECTORY)
+		if err != nil {
+			continue // replaced by a symlink or a file, or vanished: skip
+		}
+		own := ig.cachedPatterns(childRel, func(p string) ([]byte, error) {
+			return readAt(sub, p[strings.LastIndexByte(p, '/')+1:], maxPatternFile)
+		})
+		subPs := ps
+		if len(own) > 0 {
+			subPs = append(ps[:len(ps):len(ps)], own...)
+		}
+		err = ig.walkConfined(ctx, sub, childRel, child, subPs, fn)
+		sub.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openAt opens name inside the directory dir without following a symlink
+// in its place and without blocking (O_NONBLOCK, O_NOCTTY).
+func openAt(dir *os.File, name string, flags int) (*os.File, error) {
+	conn, err := dir.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd := -1
+	var oerr error
+	cerr := conn.Control(func(dfd uintptr) {
+		for {
+			fd, oerr = unix.Openat(int(dfd), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY|flags, 0)
+			if oerr != unix.EINTR {
+				return
+			}
+		}
+	})
+	if cerr != nil {
+		return nil, cerr
+	}
+	if oerr != nil {
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: oerr}
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// readAt reads the regular file name of at most max bytes inside dir.
+func readAt(dir *os.File, name string, max int64) ([]byte, error) {
+	f, err := openAt(dir, name, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &NotRegularError{Path: name, Mode: fi.Mode(), Op: "read"}
+	}
+	if fi.Size() > max {
+		return nil, &TooLargeError{Path: name, Size: fi.Size(), Limit: max}
+	}
+	return io.ReadAll(io.LimitReader(f, max))
+}
