@@ -205,7 +205,7 @@ func (ix *Index) analyse(ctx context.Context, a *analyzer, rel string, buf []byt
 	if workspace.IsBinary(data) {
 		return nil, buf
 	}
-	if _, blocked := ix.gate.ContentBlocked(data); blocked {
+	if _, blocked := ix.gate.FileBlocked(rel, data); blocked {
 		return nil, buf // secrets never enter the index
 	}
 	h := sha256.Sum256(data)
@@ -329,7 +329,7 @@ func (ix *Index) Update(ctx context.Context, rels ...string) error {
 			if data, err := ix.root.ReadFile(clean); err == nil && (workspace.IsBinary(data) || len(data) > MaxFileSize) {
 				ix.Remove(clean)
 			} else if err == nil {
-				if _, blocked := ix.gate.ContentBlocked(data); blocked {
+				if _, blocked := ix.gate.FileBlocked(clean, data); blocked {
 					ix.Remove(clean)
 				}
 			}
@@ -364,14 +364,15 @@ func (ix *Index) Stats() Stats {
 }
 
 // Snippets fills the hits' snippets from disk (at most maxLines per hit),
-// with secret lines blocked.
+// with secret lines blocked; a file the gate blocks now (FileBlocked: it
+// may have changed since it was indexed) gives no snippet at all.
 func (ix *Index) Snippets(hits []Hit, maxLines int) {
 	cache := map[string][]string{}
 	for i := range hits {
 		lines, ok := cache[hits[i].Path]
 		if !ok {
 			data, err := ix.root.ReadFile(hits[i].Path)
-			if err == nil {
+			if _, blocked := ix.gate.FileBlocked(hits[i].Path, data); err == nil && !blocked {
 				lines = strings.Split(string(data), "\n")
 			}
 			cache[hits[i].Path] = lines

@@ -68,7 +68,7 @@ func runGrep(ctx context.Context, s *Session, p grepParams) (Result, error) {
 	if p.Skip < len(all) {
 		end := min(p.Skip+workspace.MaxGrepResults, len(all))
 		res.Results = all[p.Skip:end]
-		fillLines(s.root, res.Results)
+		fillLines(s.root, s.gate, res.Results)
 	}
 	if len(all) > workspace.MaxGrepResults {
 		res.Warning = fmt.Sprintf("Only showing %d matches out of %d. Use skip parameter to paginate through more results.", len(res.Results), len(all))
@@ -414,9 +414,14 @@ func lineBounds(data []byte, at int) (int, int) {
 	return start, end
 }
 
-// Search greps every non-ignored, non-sensitive, non-binary file of at most
-// 10 MB (optionally only those matching glob) in parallel, returning all
-// matches sorted by path and line. Match lines are not filled in (see
+// Search greps every non-ignored, non-binary file of at most 10 MB
+// (optionally only those matching glob) that the gate does not block, in
+// parallel, returning all matches sorted by path and line. A file the gate
+// blocks (gate.FileBlocked: its path, or a secret anywhere in it) yields no
+// match at all, whatever the pattern, so a search cannot tell its lines
+// apart. Sensitive paths are skipped unread; the content check runs on the
+// bytes already read, and only for files with a match (a file without one
+// yields nothing either way). Match lines are not filled in (see
 // fillLines), so that a search with many matches stays cheap.
 func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gate *workspace.Gate, m *Matcher, glob string) ([]GrepMatch, error) {
 	files := make(chan string, 1024)
@@ -449,7 +454,7 @@ func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 			sc := &scanner{}
 			wm := m.clone()
 			for rel := range files {
-				results[w] = grepFile(sc, root, rel, wm, results[w])
+				results[w] = grepFile(sc, root, gate, rel, wm, results[w])
 			}
 		}()
 	}
@@ -481,8 +486,9 @@ type fileMatches struct {
 	lines []int
 }
 
-// grepFile searches one file, appending its matches to out.
-func grepFile(sc *scanner, root *workspace.Root, rel string, m *Matcher, out []fileMatches) []fileMatches {
+// grepFile searches one file, appending its matches to out unless the gate
+// blocks the file.
+func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, rel string, m *Matcher, out []fileMatches) []fileMatches {
 	data, err := root.ReadWalked(rel, sc.data, workspace.MaxGrepFileSize)
 	if err != nil || len(data) == 0 {
 		return out
@@ -495,6 +501,9 @@ func grepFile(sc *scanner, root *workspace.Root, rel string, m *Matcher, out []f
 	if len(starts) == 0 {
 		return out
 	}
+	if _, blocked := gate.FileBlocked(rel, data); blocked {
+		return out
+	}
 	lines := make([]int, len(starts))
 	lineNo, pos := 1, 0
 	for i, st := range starts {
@@ -505,25 +514,38 @@ func grepFile(sc *scanner, root *workspace.Root, rel string, m *Matcher, out []f
 	return append(out, fileMatches{path: rel, lines: lines})
 }
 
-// fillLines sets the line text of a page of matches (secrets → [blocked]).
-func fillLines(root *workspace.Root, page []GrepMatch) {
+// fillLines sets the line text of a page of matches. The file is read
+// again and decided again by the gate (it may have changed since the
+// search): a blocked file shows [blocked] for every match, and lines are
+// taken from the gate's line redaction.
+func fillLines(root *workspace.Root, gate *workspace.Gate, page []GrepMatch) {
 	cache := map[string][]string{}
 	for i, g := range page {
 		lines, ok := cache[g.FilePath]
 		if !ok {
-			data, _ := root.ReadFile(g.FilePath)
-			lines = strings.Split(string(data), "\n")
+			lines = gatedLines(root, gate, g.FilePath)
 			cache[g.FilePath] = lines
 		}
-		if g.LineNumber-1 >= len(lines) {
-			continue
+		text := workspace.Blocked
+		if g.LineNumber-1 < len(lines) {
+			text = strings.TrimRight(lines[g.LineNumber-1], "\r")
 		}
-		text := strings.TrimRight(lines[g.LineNumber-1], "\r")
-		if workspace.LineSecret(text) != "" {
-			text = workspace.Blocked
-		} else if len(text) > 200 {
+		if len(text) > 200 {
 			text = text[:200] + "…"
 		}
 		page[i].Line = text
 	}
+}
+
+// gatedLines reads a file's lines for display: nil when the file is gone
+// or blocked (FileBlocked), else its lines with secret lines redacted.
+func gatedLines(root *workspace.Root, gate *workspace.Gate, rel string) []string {
+	data, err := root.ReadFile(rel)
+	if err != nil {
+		return nil
+	}
+	if _, blocked := gate.FileBlocked(rel, data); blocked {
+		return nil
+	}
+	return strings.Split(gate.RedactLines(string(data)), "\n")
 }

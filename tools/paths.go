@@ -19,7 +19,8 @@ func (s *Session) resolve(p string) (rel string, res Result, ok bool) {
 }
 
 // readText reads a file for the model: missing, directory, binary and
-// secret-carrying files come back as results.
+// blocked files (the gate's one decision, FileBlocked: a sensitive path or
+// a secret anywhere in the content) come back as results.
 func (s *Session) readText(rel, display string) (string, Result, bool) {
 	fi, err := s.root.Stat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -35,7 +36,7 @@ func (s *Session) readText(rel, display string) (string, Result, bool) {
 	if err != nil {
 		return "", errorResult(err.Error()), false
 	}
-	if reason, blocked := s.gate.ContentBlocked(data); blocked {
+	if reason, blocked := s.gate.FileBlocked(rel, data); blocked {
 		return "", blockedResult(reason), false
 	}
 	return string(data), Result{}, true

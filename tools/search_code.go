@@ -5,9 +5,6 @@ import (
 	_ "embed"
 	"fmt"
 	"path"
-	"strings"
-
-	"github.com/autarch-dev/autarch/workspace"
 )
 
 //go:embed search_code.md
@@ -69,18 +66,18 @@ func runSearchCode(ctx context.Context, s *Session, p searchCodeParams) (Result,
 		}
 		lines, ok := cache[g.FilePath]
 		if !ok {
-			data, _ := s.root.ReadFile(g.FilePath)
-			lines = strings.Split(string(data), "\n")
+			// Read again and decided again: a file blocked since the search
+			// shows nothing, not even context.
+			lines = gatedLines(s.root, s.gate, g.FilePath)
 			cache[g.FilePath] = lines
 		}
+		if lines == nil {
+			continue
+		}
 		lo, hi := max0(g.LineNumber-1-ctxLines), min(len(lines), g.LineNumber+ctxLines)
-		c := make([]string, 0, hi-lo)
+		c := make([]string, 0, max0(hi-lo))
 		for i := lo; i < hi; i++ {
-			line := lines[i]
-			if workspace.LineSecret(line) != "" {
-				line = workspace.Blocked
-			}
-			c = append(c, fmt.Sprintf("%d\t%s", i+1, line))
+			c = append(c, fmt.Sprintf("%d\t%s", i+1, lines[i]))
 		}
 		out = append(out, codeMatch{FilePath: g.FilePath, LineNumber: g.LineNumber, Context: c})
 		if len(out) >= max {

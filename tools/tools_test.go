@@ -185,7 +185,7 @@ func TestReadListGlobGrep(t *testing.T) {
 	for _, m := range g.Results {
 		files = append(files, m.FilePath)
 	}
-	if strings.Join(files, ",") != "docs/guide.md,main.go,notes.txt" {
+	if strings.Join(files, ",") != "docs/guide.md,main.go" { // notes.txt holds a secret: skipped whole
 		t.Errorf("grep files = %v (ignored, sensitive or unsorted?) %s", files, res.Output)
 	}
 	if res := h.call("grep", map[string]any{"pattern": "HELLO", "caseSensitive": true}); !strings.Contains(res.Output, `"results":[]`) {

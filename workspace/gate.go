@@ -3,10 +3,10 @@ package workspace
 import (
 	"bytes"
 	"fmt"
-	"math"
+	"hash/maphash"
 	"path"
-	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -16,89 +16,35 @@ const Blocked = "[blocked]"
 
 // DefaultSensitivePaths are the path globs (doublestar, matched against the
 // whole relative path and the base name) of files whose content is never
-// revealed.
+// revealed. A backup or swap copy of a sensitive name (key.pem.bak,
+// .env~, .id_rsa.swp, #.env#) is as sensitive as the name (backupSuffixes).
 var DefaultSensitivePaths = []string{
-	".env", ".env.*", "*.env", ".envrc",
-	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore",
-	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
-	".npmrc", ".pypirc", ".netrc", ".pgpass", ".git-credentials", ".dockercfg",
-	"credentials", "credentials.json", "credentials.yml", "credentials.yaml",
+	// Environment files: .env.local, .env-prod, .env_backup, env.local, prod.env.
+	".env", ".env.*", ".env-*", ".env_*", "*.env", ".envrc", "env.local",
+	// Keys, certificates with keys, key stores and password databases.
+	"*.pem", "*.key", "*.p12", "*.pfx", "*.p8", "*.jks", "*.keystore", "*.ppk", "*.kdbx", "*.kdb", "*.keychain", "*.keychain-db",
+	"*private*.asc", "*secret*.asc", "secring.*",
+	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "id_xmss*",
+	// Credential files of tools.
+	".npmrc", ".pypirc", ".netrc", "_netrc", ".pgpass", ".git-credentials", ".dockercfg", ".htpasswd", ".vault-token",
+	".terraformrc", "terraform.rc", ".s3cfg", ".boto", ".my.cnf",
+	"credentials", "credentials.json", "credentials.yml", "credentials.yaml", "credentials.toml",
 	"*.secret", "*.secrets",
 	// secret(s).<data format>: a secret.go or secrets.py is code.
 	"secret.json", "secret.yaml", "secret.yml", "secret.toml", "secret.ini", "secret.txt", "secret.env", "secret.properties", "secret.xml", "secret.conf", "secret.cfg",
 	"secrets.json", "secrets.yaml", "secrets.yml", "secrets.toml", "secrets.ini", "secrets.txt", "secrets.env", "secrets.properties", "secrets.xml", "secrets.conf", "secrets.cfg",
-	"kubeconfig", ".kube/config", ".aws/credentials", ".docker/config.json",
+	// Shell and REPL histories: commands typed with tokens in them.
+	".*_history",
+	"kubeconfig", ".kube/config", ".aws/credentials", ".docker/config.json", ".ssh/*", ".config/gh/hosts.yml", ".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml",
 	"service-account*.json", "*.tfstate", "*.tfvars",
 }
 
-// secretPattern recognises one kind of secret on a line. For the generic
-// patterns, the first submatch is the value, and a match counts only when
-// the value looks random (plausibleSecret): `token.MUL: "multiplication"` or
-// `token = strings.ReplaceAll(...)` are code, not credentials.
-type secretPattern struct {
-	name    string
-	re      *regexp.Regexp
-	generic bool
-}
+// backupSuffixes are the endings editors and people give copies of a file.
+var backupSuffixes = []string{"~", ".bak", ".backup", ".bkp", ".old", ".orig", ".save", ".sav", ".swp", ".swo", ".swx", ".tmp", ".copy"}
 
-// secretPatterns recognise secrets inside content, one line at a time.
-var secretPatterns = []secretPattern{
-	{name: "private key", re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
-	{name: "AWS access key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
-	{name: "AWS secret key", re: regexp.MustCompile(`(?i)aws_?secret_?access_?key\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}`)},
-	{name: "GitHub token", re: regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}\b`)},
-	{name: "GitLab token", re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}\b`)},
-	{name: "Slack token", re: regexp.MustCompile(`\bxox[baprs]-[A-Za-z0-9-]{10,}\b`)},
-	{name: "OpenAI-style key", re: regexp.MustCompile(`\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}\b`)},
-	{name: "Google API key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
-	{name: "Stripe key", re: regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{20,}\b`)},
-	{name: "JWT", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`)},
-	{name: "credential assignment", generic: true,
-		re: regexp.MustCompile(`(?i)\b[a-z0-9_.\-]*(?:api[_-]?key|secret|passw(?:or)?d|token|access[_-]?key|client[_-]?secret)[a-z0-9_.\-]*["']?\s*[:=]\s*["']([^\s"'\\<>(){}\[\]]{12,200})["']`)},
-	{name: "secret environment assignment", generic: true,
-		re: regexp.MustCompile(`(?i)(?:^|[\s;])(?:export\s+)?[A-Z0-9_]*(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|ACCESS_?KEY)[A-Z0-9_]*\s*=\s*["']?([A-Za-z0-9_\-+/=.]{16,})(?:["'\s;]|$)`)},
-	{name: "URL with password", re: regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:[^/\s:@]{6,}@`)},
-}
-
-// match reports whether the line holds this kind of secret.
-func (p secretPattern) match(line string) bool {
-	if !p.generic {
-		return p.re.MatchString(line)
-	}
-	for _, m := range p.re.FindAllStringSubmatch(line, -1) {
-		if plausibleSecret(m[1]) {
-			return true
-		}
-	}
-	return false
-}
-
-// plausibleSecret reports whether a value looks generated rather than
-// written: letters and digits mixed with some variety (hunter2hunter2…), or
-// a high character entropy (random letters). Words and identifiers
-// ("multiplication", "encodeUserPassword") are not secrets.
-func plausibleSecret(v string) bool {
-	var letter, digit bool
-	counts := map[rune]float64{}
-	n := 0.0
-	for _, r := range v {
-		switch {
-		case r >= '0' && r <= '9':
-			digit = true
-		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
-			letter = true
-		}
-		counts[r]++
-		n++
-	}
-	var h float64 // Shannon entropy, bits per character
-	for _, c := range counts {
-		h -= c / n * math.Log2(c/n)
-	}
-	return letter && digit && h >= 2.5 || h >= 4
-}
-
-// Gate decides what content may be revealed to the model or a user.
+// Gate decides what content may be revealed to the model or a user: one
+// decision per file (FileBlocked), used by every tool that reveals file
+// content, and one per line (RedactLines) for output that is not a file.
 type Gate struct {
 	paths []string
 	// names are the patterns without a slash, matched against each path
@@ -107,14 +53,22 @@ type Gate struct {
 	exact              map[string]string
 	prefixes, suffixes []string
 	names              []string
-	// deep are the patterns with a slash, matched against whole paths.
-	deep []string
+	// deep are the patterns with a slash, matched against whole paths,
+	// each with the literal text before its first wildcard (a cheap
+	// pre-check).
+	deep []deepPattern
+	// verdicts caches ContentBlocked by content hash.
+	verdicts *verdictCache
+}
+
+type deepPattern struct {
+	pattern, literal string
 }
 
 // NewGate makes a gate over the default sensitive paths plus extra globs.
 // It rejects malformed globs, naming them.
 func NewGate(extra ...string) (*Gate, error) {
-	g := &Gate{paths: append([]string(nil), DefaultSensitivePaths...)}
+	g := &Gate{paths: append([]string(nil), DefaultSensitivePaths...), verdicts: newVerdictCache()}
 	for _, p := range extra {
 		if !doublestar.ValidatePattern(p) {
 			return nil, fmt.Errorf("invalid sensitive path pattern %q: use doublestar glob syntax, e.g. **/*.pem", p)
@@ -127,7 +81,11 @@ func NewGate(extra ...string) (*Gate, error) {
 		star := strings.Count(p, "*")
 		switch {
 		case strings.Contains(p, "/"):
-			g.deep = append(g.deep, p)
+			lit := p
+			if i := strings.IndexAny(p, "*?[\\{"); i >= 0 {
+				lit = p[:i]
+			}
+			g.deep = append(g.deep, deepPattern{pattern: p, literal: lit})
 		case !wild:
 			g.exact[p] = p
 		case star == 1 && strings.HasSuffix(p, "*") && !strings.ContainsAny(p, "?[\\{"):
@@ -149,155 +107,403 @@ func DefaultGate() *Gate {
 
 // PathBlocked reports whether a file's path marks it as sensitive: a
 // pattern without a slash matches the file's name or any directory name in
-// its path; one with a slash matches the path or a suffix of it.
+// its path; one with a slash matches the path or a suffix of it. Backup
+// and swap copies of a sensitive name are sensitive.
 func (g *Gate) PathBlocked(rel string) (reason string, blocked bool) {
-	for _, part := range strings.Split(rel, "/") {
-		if p, ok := g.exact[part]; ok {
-			return fmt.Sprintf("File matches sensitive path pattern %q", p), true
-		}
-		for _, p := range g.prefixes {
-			if strings.HasPrefix(part, p[:len(p)-1]) {
-				return fmt.Sprintf("File matches sensitive path pattern %q", p), true
-			}
-		}
-		for _, p := range g.suffixes {
-			if strings.HasSuffix(part, p[1:]) {
-				return fmt.Sprintf("File matches sensitive path pattern %q", p), true
-			}
-		}
-		for _, p := range g.names {
-			if m, _ := path.Match(p, part); m {
+	parts := strings.Split(rel, "/")
+	for _, part := range parts {
+		for name := range nameForms(part) {
+			if p, ok := g.nameMatch(name); ok {
 				return fmt.Sprintf("File matches sensitive path pattern %q", p), true
 			}
 		}
 	}
-	for _, p := range g.deep {
-		if m, _ := doublestar.Match(p, rel); m {
-			return fmt.Sprintf("File matches sensitive path pattern %q", p), true
-		}
-		if m, _ := doublestar.Match("**/"+p, rel); m {
-			return fmt.Sprintf("File matches sensitive path pattern %q", p), true
+	dir := strings.TrimSuffix(rel, parts[len(parts)-1])
+	for name := range nameForms(parts[len(parts)-1]) {
+		full := dir + name
+		for _, d := range g.deep {
+			if !strings.Contains(full, d.literal) {
+				continue
+			}
+			if m, _ := doublestar.Match(d.pattern, full); m {
+				return fmt.Sprintf("File matches sensitive path pattern %q", d.pattern), true
+			}
+			if m, _ := doublestar.Match("**/"+d.pattern, full); m {
+				return fmt.Sprintf("File matches sensitive path pattern %q", d.pattern), true
+			}
 		}
 	}
 	return "", false
 }
 
-// secretHints are lower-case substrings one of which every secret pattern
-// needs; lines without any of them are skipped cheaply.
-var secretHints = []string{"private key", "akia", "asia", "abia", "acca", "aws", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
-	"glpat-", "xox", "sk-", "aiza", "_live_", "eyj", "key", "secret", "passw", "token", "://"}
-
-// mayHaveSecret is the cheap pre-check of LineSecret.
-func mayHaveSecret(line string) bool {
-	lower := strings.ToLower(line)
-	for _, h := range secretHints {
-		if strings.Contains(lower, h) {
-			return true
+// nameMatch matches one path element against the name patterns.
+func (g *Gate) nameMatch(part string) (string, bool) {
+	if p, ok := g.exact[part]; ok {
+		return p, true
+	}
+	for _, p := range g.prefixes {
+		if strings.HasPrefix(part, p[:len(p)-1]) {
+			return p, true
 		}
 	}
-	return false
+	for _, p := range g.suffixes {
+		if strings.HasSuffix(part, p[1:]) {
+			return p, true
+		}
+	}
+	for _, p := range g.names {
+		// The literal text before the first and after the last wildcard
+		// must match before path.Match is worth calling.
+		pre, suf := p, p
+		if i := strings.IndexAny(p, "*?[\\"); i >= 0 {
+			pre = p[:i]
+		}
+		if i := strings.LastIndexAny(p, "*?]"); i >= 0 {
+			suf = p[i+1:]
+		}
+		if !strings.HasPrefix(part, pre) || !strings.HasSuffix(part, suf) {
+			continue
+		}
+		if m, _ := path.Match(p, part); m {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// nameForms yields a path element and the names it is a backup or swap
+// copy of: key.pem.bak → key.pem, .id_rsa.swp → id_rsa, #.env# → .env.
+func nameForms(name string) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		if !yield(name) {
+			return
+		}
+		for range 4 { // key.pem.bak.old: a few layers at most
+			stripped := name
+			if len(name) > 2 && name[0] == '#' && name[len(name)-1] == '#' {
+				stripped = name[1 : len(name)-1]
+			}
+			swap := false
+			for _, s := range backupSuffixes {
+				if len(stripped) > len(s) && strings.HasSuffix(stripped, s) {
+					stripped = stripped[:len(stripped)-len(s)]
+					swap = s == ".swp" || s == ".swo" || s == ".swx"
+					break
+				}
+			}
+			if stripped == name {
+				return
+			}
+			if !yield(stripped) {
+				return
+			}
+			if swap && len(stripped) > 1 && stripped[0] == '.' && !yield(stripped[1:]) {
+				return
+			}
+			name = stripped
+		}
+	}
+}
+
+// FileBlocked is the gate's one decision about a file, given its relative
+// path and content: blocked when its path is sensitive (PathBlocked) or its
+// content carries a secret (ContentBlocked). Every tool that reveals file
+// content (read_file, grep, search_code, the index and its snippets) skips
+// a blocked file whole, so nothing about its lines leaks.
+func (g *Gate) FileBlocked(rel string, data []byte) (reason string, blocked bool) {
+	if reason, blocked := g.PathBlocked(rel); blocked {
+		return reason, true
+	}
+	return g.ContentBlocked(data)
+}
+
+// ContentBlocked reports whether content carries a secret. One pass of a
+// keyword automaton finds the lines a rule could match; only they meet the
+// rules' regexes. Verdicts are cached by content hash, so the files a
+// workspace search meets again cost a hash.
+func (g *Gate) ContentBlocked(data []byte) (reason string, blocked bool) {
+	key, cached := uint64(0), false
+	if g != nil && g.verdicts != nil {
+		key = g.verdicts.key(data)
+		if reason, ok := g.verdicts.get(key); ok {
+			return reason, reason != ""
+		}
+		cached = true
+	}
+	scanSecrets(data, func(_, _ int, name string) bool {
+		reason = "File contains sensitive content (" + name + ")"
+		return false
+	})
+	if cached {
+		g.verdicts.put(key, reason)
+	}
+	return reason, reason != ""
+}
+
+// verdictCache maps a content hash to ContentBlocked's reason ("" for
+// clean content). The hash is seeded per gate, so content cannot be
+// crafted to collide with a clean file's.
+type verdictCache struct {
+	seed maphash.Seed
+	mu   sync.Mutex
+	m    map[uint64]string
+}
+
+// maxVerdicts bounds the cache; it is emptied when full.
+const maxVerdicts = 1 << 18
+
+func newVerdictCache() *verdictCache {
+	return &verdictCache{seed: maphash.MakeSeed(), m: map[uint64]string{}}
+}
+
+func (c *verdictCache) key(data []byte) uint64 {
+	return maphash.Bytes(c.seed, data) ^ uint64(len(data))*0x9e3779b97f4a7c15
+}
+
+func (c *verdictCache) get(k uint64) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.m[k]
+	return r, ok
+}
+
+func (c *verdictCache) put(k uint64, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxVerdicts {
+		clear(c.m)
+	}
+	c.m[k] = reason
 }
 
 // LineSecret names the kind of secret on a line ("" when there is none).
 func LineSecret(line string) string {
-	if !mayHaveSecret(line) {
-		return ""
-	}
-	for _, p := range secretPatterns {
-		if p.match(line) {
-			return p.name
-		}
-	}
-	return ""
+	name := ""
+	scanSecrets([]byte(line), func(_, _ int, n string) bool {
+		name = n
+		return false
+	})
+	return name
 }
 
-// ContentBlocked reports whether content carries a secret. Only lines that
-// hold one of the secret hints are matched against the patterns, so large
-// files cost a few memchr-speed passes.
-func (g *Gate) ContentBlocked(data []byte) (reason string, blocked bool) {
-	for _, line := range candidateLines(data) {
-		if name := LineSecret(string(line)); name != "" {
-			return "File contains sensitive content (" + name + ")", true
-		}
-	}
-	return "", false
-}
-
-// candidateLines returns the lines of data that contain a secret hint.
-func candidateLines(data []byte) [][]byte {
-	low := asciiLower(data)
-	var out [][]byte
-	seen := map[int]bool{}
-	for _, h := range secretHints {
-		hint := []byte(h)
-		for off := 0; off < len(low); {
-			i := bytes.Index(low[off:], hint)
-			if i < 0 {
-				break
-			}
-			at := off + i
-			start := bytes.LastIndexByte(data[:at], '\n') + 1
-			end := bytes.IndexByte(data[at:], '\n')
-			if end < 0 {
-				end = len(data)
-			} else {
-				end += at
-			}
-			if !seen[start] {
-				seen[start] = true
-				out = append(out, data[start:end])
-			}
-			off = end + 1
-		}
-	}
-	return out
-}
-
-// asciiLower lower-cases the ASCII letters of data byte for byte (the
-// hints are ASCII; bytes.ToLower may change the length of invalid UTF-8,
-// and offsets into it must hold in data).
-func asciiLower(data []byte) []byte {
-	out := make([]byte, len(data))
-	for i, c := range data {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		out[i] = c
-	}
-	return out
-}
-
-// RedactLines replaces every line that carries a secret with [blocked]; the
-// lines of a private key block are all replaced.
+// RedactLines replaces every line that carries a secret with [blocked],
+// keeping the line structure. A private key is blocked as a range: from
+// its BEGIN line to its END line, and also when the BEGIN line is missing
+// (tail -n +2 id_rsa): a run of base64 lines shaped like a key body (60–76
+// characters), a key body's first line, or the base64 lines before an END
+// line are blocked with what follows them up to the END line.
 func (g *Gate) RedactLines(text string) string {
-	if !g.mayContainSecret(text) {
+	lines := strings.SplitAfter(text, "\n")
+	mask := redactMask(text, lines)
+	if mask == nil {
 		return text
 	}
-	lines := strings.SplitAfter(text, "\n")
-	inKey := false
+	var b strings.Builder
+	b.Grow(len(text))
 	for i, l := range lines {
-		body := strings.TrimRight(l, "\r\n")
-		nl := l[len(body):]
-		switch {
-		case inKey:
-			if strings.Contains(body, "-----END ") {
-				inKey = false
-			}
-			lines[i] = Blocked + nl
-		case LineSecret(body) != "":
-			if secretPatterns[0].re.MatchString(body) && !strings.Contains(body, "-----END ") {
-				inKey = true
-			}
-			lines[i] = Blocked + nl
+		if !mask[i] {
+			b.WriteString(l)
+			continue
 		}
+		body := strings.TrimRight(l, "\r\n")
+		b.WriteString(Blocked)
+		b.WriteString(l[len(body):])
 	}
-	return strings.Join(lines, "")
+	return b.String()
 }
 
-// mayContainSecret is a fast pre-check over the whole text.
-func (g *Gate) mayContainSecret(text string) bool {
-	_, blocked := g.ContentBlocked([]byte(text))
-	return blocked
+// redactMask marks the lines to block; nil when there are none.
+func redactMask(text string, lines []string) []bool {
+	var mask []bool
+	var keyAt []int // lines that open a private key range
+	mark := func(i int) {
+		if mask == nil {
+			mask = make([]bool, len(lines))
+		}
+		mask[i] = true
+	}
+	i, off := 0, 0
+	scanSecrets([]byte(text), func(start, _ int, name string) bool {
+		for off+len(lines[i]) <= start {
+			off += len(lines[i])
+			i++
+		}
+		mark(i)
+		if name == "private key" || name == "private key body" || name == "PuTTY private key" {
+			keyAt = append(keyAt, i)
+		}
+		return true
+	})
+	body := func(i int) string { return strings.TrimRight(lines[i], "\r\n") }
+	// Ranges opened by a BEGIN line or a key body's first line: up to the
+	// END line, or else to the first line that is no part of a key.
+	var nextEnd []int // the first END line at or after each line, or -1
+	if len(keyAt) > 0 {
+		nextEnd = make([]int, len(lines)+1)
+		nextEnd[len(lines)] = -1
+		for j := len(lines) - 1; j >= 0; j-- {
+			nextEnd[j] = nextEnd[j+1]
+			if isKeyEnd(lines[j]) {
+				nextEnd[j] = j
+			}
+		}
+	}
+	for _, k := range keyAt {
+		if strings.Contains(lines[k], "BEGIN") {
+			if end := nextEnd[k+1]; end >= 0 {
+				for j := k + 1; j <= end; j++ {
+					mark(j)
+				}
+				continue
+			}
+		}
+		for j := k + 1; j < len(lines) && !mask[j]; j++ {
+			b := body(j)
+			if isKeyEnd(b) {
+				mark(j)
+				break
+			}
+			if !isKeyPart(keyField(b)) && !isArmorHeader(b) && strings.TrimSpace(b) != "" {
+				break
+			}
+			mark(j)
+		}
+	}
+	// Runs of key body lines without a BEGIN line.
+	for i := 0; i < len(lines); {
+		if !isKeyBodyLine(keyField(body(i))) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && isKeyBodyLine(keyField(body(j))) {
+			j++
+		}
+		tail := j
+		for n := 0; n < 2 && tail < len(lines); n++ {
+			// The key's last, shorter line; a PGP armour checksum.
+			if f := keyField(body(tail)); len(f) < 60 && isKeyPart(f) {
+				tail++
+			}
+		}
+		endFollows := tail < len(lines) && isKeyEnd(body(tail))
+		if j-i >= 2 || endFollows || (i > 0 && mask != nil && mask[i-1]) || shannon([]byte(keyField(body(i)))) >= 4.5 {
+			for k := i; k < tail; k++ {
+				mark(k)
+			}
+			if endFollows {
+				mark(tail)
+			}
+		}
+		i = max(j, tail)
+	}
+	// END lines: the key lines and armour headers before them.
+	for i := range lines {
+		if !isKeyEnd(body(i)) {
+			continue
+		}
+		mark(i)
+		for k := i - 1; k >= 0; k-- {
+			b := body(k)
+			if mask[k] || !(isKeyPart(keyField(b)) || isArmorHeader(b) || strings.TrimSpace(b) == "") {
+				break
+			}
+			mark(k)
+		}
+	}
+	return mask
+}
+
+// isKeyEnd reports whether a line ends a private key (PEM, OpenSSH, PGP,
+// SSH2).
+func isKeyEnd(line string) bool {
+	i := strings.Index(line, "END ")
+	return i >= 4 && strings.HasPrefix(line[i-4:], "----") && strings.Contains(line[i:], "PRIVATE KEY")
+}
+
+// isArmorHeader reports whether a line is a PEM or PGP armour header
+// (Proc-Type:, DEK-Info:, Version:, Comment:).
+func isArmorHeader(line string) bool {
+	k, _, ok := strings.Cut(strings.TrimSpace(line), ": ")
+	if !ok || k == "" {
+		return false
+	}
+	for _, c := range []byte(k) {
+		if !(c == '-' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// keyField is the part of an output line that may be key body: the line
+// without surrounding space and without a prefix such as a line number or
+// grep's "file:".
+func keyField(line string) string {
+	line = strings.TrimSpace(line)
+	if i := strings.LastIndexAny(line, " \t:|"); i >= 0 {
+		return line[i+1:]
+	}
+	return line
+}
+
+// isBase64Field reports whether s is non-empty base64 text.
+func isBase64Field(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return false
+		}
+	}
+	return true
+}
+
+// isKeyPart reports whether s may be a line of a key's base64 body: long,
+// or short with mixed case, digits or +/= (a key's last line, a PGP
+// checksum), not a word such as "after" or "PASS".
+func isKeyPart(s string) bool {
+	if !isBase64Field(s) {
+		return false
+	}
+	if len(s) >= 40 {
+		return true
+	}
+	var upper, lower bool
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		case 'a' <= c && c <= 'z':
+			lower = true
+		default:
+			return true
+		}
+	}
+	return upper && lower
+}
+
+// isKeyBodyLine reports whether s is shaped like a full line of a key's
+// base64 body: 60–76 characters (PEM and PGP wrap at 64, OpenSSH at 70,
+// MIME at 76) with upper and lower case letters and digits or +/.
+func isKeyBodyLine(s string) bool {
+	if len(s) < 60 || len(s) > 76 || !isBase64Field(s) {
+		return false
+	}
+	var upper, lower, other bool
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		case 'a' <= c && c <= 'z':
+			lower = true
+		case c != '=':
+			other = true
+		}
+	}
+	return upper && lower && other
 }
 
 // controlBytes marks the bytes that count as control characters.

@@ -288,6 +288,8 @@ func FuzzRedactLines(f *testing.F) {
 		`password = "hunter2hunter2hunter2"` + "\nx\n",
 		"API_TOKEN=abcdefghijklmnopqrstuvwxyz\r\n",
 		`token.MUL: "multiplication",`,
+		"MIIEpAIBAAKCAQEA0aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5cD7eF9gH1jK3mN5p\nAbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/AbCdEfGhIjKlMnOpQrStUvWxYz01\nQUJD\n-----END RSA PRIVATE KEY-----\n",
+		"Authorization: Bearer aQ7xZp3Lk9Mn2Bv8Cd4Fg\n",
 	} {
 		f.Add(s)
 	}

@@ -1,0 +1,440 @@
+package workspace
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// ruleSpec is one secret rule as data: our own (localRules) or ported from
+// gitleaks (gitleaksRules, secretrules_gitleaks.go).
+type ruleSpec struct {
+	name string
+	// re finds the secret on one line. The secret is submatch group (or,
+	// when group is 0, the first non-empty submatch, else the whole match).
+	re    string
+	group int
+	// entropy is the least Shannon entropy (bits per byte) of the secret.
+	entropy float64
+	// generic: the secret must look generated (plausibleSecret), as
+	// `token.MUL: "multiplication"` is code, not a credential.
+	generic bool
+	// keywords are lower-case strings one of which a line must contain
+	// (case-insensitively) before re is tried.
+	keywords []string
+	allow    []allowSpec
+}
+
+// allowSpec is an allowlist: a match is no secret when one of the regexes
+// matches its target ("secret" by default, "match" or "line") or the
+// secret contains a stop word.
+type allowSpec struct {
+	target    string
+	regexes   []string
+	stopwords []string
+}
+
+// keyBodyPattern recognises the first base64 line of a private key's body
+// (the DER or OpenSSH encoding starts the same way in every key), so a key
+// is caught without its -----BEGIN line (tail -n +2 id_rsa). Public keys
+// and certificates start differently (…AAOC…, MIIB…CCA…).
+//
+// Literals are broken with a character class ([E]) so that this source
+// does not match its own rule.
+const keyBodyPattern = `b3BlbnNzaC1rZXktdj[E]` + // "openssh-key-v1"
+	`|MII[A-Za-z0-9+/]{3}IBAAK[BC]` + // PKCS#1 RSA, DSA
+	`|MII[A-Za-z0-9+/]{3}IBADANBgkqhkiG9w0BAQEFAAS` + // PKCS#8 RSA
+	`|AgEAMBMGByqGSM49Ag[E]G` + // PKCS#8 EC
+	`|\bMHcCAQEEI|\bMIGkAgEBBDA|\bMIHcAgEBBEI` + // SEC 1 EC P-256, P-384, P-521
+	`|\bMC4CAQAwBQYDK2VwBCIEI` + // PKCS#8 Ed25519
+	`|BgkqhkiG9w0BBQ0[w]` // PKCS#8 encrypted (PBES2)
+
+// credentialWords are the keywords of the generic credential rules.
+var credentialWords = []string{"apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "secret", "passwd", "password", "token"}
+
+// localRules are ours: the rules the gitleaks set lacks or words too
+// loosely for code (the generic ones check plausibleSecret), and the names
+// earlier versions of the gate reported.
+var localRules = []ruleSpec{
+	{name: "private key", re: `-{4,5} ?BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}`, keywords: []string{"private key"}},
+	{name: "private key body", re: keyBodyPattern, keywords: []string{"b3blbnnzac1rzxktdje", "ibaakb", "ibaakc", "ibadanbgkqhkig9w0baqefaas", "ageambmgbyqgsm49ageg",
+		"mhccaqeei", "migkagebbda", "mihcagebbei", "mc4caqawbqydk2vwbciei", "bgkqhkig9w0bbq0w"}},
+	{name: "PuTTY private key", re: `PuTTY-User-Key-File-\d+:`, keywords: []string{"putty-user-key-file-"}},
+	{name: "AWS access key", re: `\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`, keywords: []string{"akia", "asia", "abia", "acca"}},
+	{name: "AWS secret key", re: `(?i)aws_?secret_?access_?key\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}`, keywords: []string{"awssecret", "aws_secret"}},
+	{name: "GitHub token", re: `\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}\b`, keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{name: "GitLab token", re: `\bglpat-[A-Za-z0-9_\-]{20,}\b`, keywords: []string{"glpat-"}},
+	{name: "Slack token", re: `\bxox[baprs]-[A-Za-z0-9-]{10,}\b`, keywords: []string{"xox"}},
+	{name: "Slack webhook", re: `hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}`, keywords: []string{"hooks.slack.com"}},
+	{name: "Discord webhook", re: `discord(?:app)?\.com/api/webhooks/[0-9]{15,22}/[A-Za-z0-9_-]{40,}`, keywords: []string{"discord"}},
+	{name: "OpenAI-style key", re: `\bsk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}\b`, keywords: []string{"sk-"}},
+	{name: "Google API key", re: `\bAIza[0-9A-Za-z_\-]{35}\b`, keywords: []string{"aiza"}},
+	{name: "Stripe key", re: `\b(?:sk|rk)_live_[0-9A-Za-z]{20,}\b`, keywords: []string{"_live_"}},
+	{name: "JWT", re: `\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`, keywords: []string{"eyj"}},
+	{name: "npm token", re: `\bnpm_[A-Za-z0-9]{36}\b`, keywords: []string{"npm_"}},
+	{name: "Hugging Face token", generic: true, re: `\b(hf_[A-Za-z0-9]{30,40})\b`, keywords: []string{"hf_"}},
+	{name: "SendGrid key", re: `\bSG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}`, keywords: []string{"sg."}},
+	{name: "Azure storage key", re: `(?i)\bAccountKey\s*=\s*[A-Za-z0-9+/]{40,}={0,2}`, keywords: []string{"accountkey"}},
+	{name: "Azure SAS signature", re: `(?i)[?&;\s"']sig=[A-Za-z0-9%+/]{30,}`, keywords: []string{"sig="}},
+	{name: "Twilio auth token", re: `(?i)twilio[\w.-]{0,20}?token["']?\s*[:=]\s*["']?[a-f0-9]{32}\b`, keywords: []string{"twilio"}},
+	{name: "Mailgun key", generic: true, re: `\b(key-[0-9a-f]{32})\b`, keywords: []string{"key-"}},
+	{name: "PyPI token", re: `\bpypi-[A-Za-z0-9_\-]{50,}`, keywords: []string{"pypi-"}},
+	{name: "authorization header", re: `(?i)\b(?:proxy-)?authorization["']?\s*[:=,]\s*["']?basic\s+[A-Za-z0-9+/]{8,}={0,2}`, keywords: []string{"authorization"}},
+	{name: "bearer token", generic: true, re: `(?i)\b(?:bearer|token|bot)\s+([A-Za-z0-9._~+/-]{16,}=*)`, keywords: []string{"bearer", "authorization"}},
+	{name: "credential assignment", generic: true, keywords: credentialWords,
+		re: `(?i)\b[a-z0-9_.\-]*(?:api[_-]?key|secret|passw(?:or)?d|token|access[_-]?key|client[_-]?secret)[a-z0-9_.\-]*["']?\s*[:=]\s*["']([^\s"'\\<>(){}\[\]]{12,200})["']`},
+	{name: "secret environment assignment", generic: true, keywords: credentialWords,
+		re: `(?i)(?:^|[\s;])(?:export\s+)?[A-Z0-9_]*(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|ACCESS_?KEY)[A-Z0-9_]*\s*=\s*["']?([A-Za-z0-9_\-+/=.]{16,})(?:["'\s;]|$)`},
+	// YAML and INI style: `password: S3cr3tP4ss` unquoted, to the end of the line.
+	{name: "unquoted credential", generic: true, keywords: append([]string{"pwd", "credential", "private_key", "private-key"}, credentialWords...),
+		re: `(?i)^\s*(?:-\s+)?["']?[\w.-]*(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)[\w.-]*["']?\s*[:=]\s*([^\s'"#{}\[\]()<>$,;\\]{8,200})\s*(?:#.*)?$`},
+	{name: "URL with password", re: `[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:[^/\s:@]{6,}@`, keywords: []string{"://"}},
+}
+
+// hexConstant is a number literal of at most 64 bits.
+var hexConstant = regexp.MustCompile(`^[-+]?0[xX][0-9a-fA-F_]+$`)
+
+// gitleaksEntropy raises the entropy a few gitleaks rules ask of a secret,
+// where base64 data in ordinary files matches them (Go's
+// debug/buildinfo testdata: "Dx+EAAAAAABIqQcAAAAPhes…" for Square).
+var gitleaksEntropy = map[string]float64{"square-access-token": 4}
+
+// rule is a compiled ruleSpec.
+type rule struct {
+	name    string
+	re      *regexp.Regexp
+	group   int
+	entropy float64
+	generic bool
+	allow   []allowRule
+}
+
+type allowRule struct {
+	target    string
+	res       []*regexp.Regexp
+	stopwords []string
+}
+
+// ruleSet is the compiled rules and their keyword automaton.
+type ruleSet struct {
+	rules []rule
+	kw    *keywordAutomaton
+	// dropped names the rules Go's regexp cannot compile, with the error.
+	dropped []string
+}
+
+// secretRules is the compiled rule set, built once on first use (a table
+// that is never written afterwards).
+var secretRules = sync.OnceValue(func() *ruleSet {
+	return compileRules(localRules, gitleaksRules)
+})
+
+// compileRules compiles our rules and gitleaks' (which also get gitleaks'
+// global allowlist), dropping any whose regex Go cannot compile.
+func compileRules(local, third []ruleSpec) *ruleSet {
+	rs := &ruleSet{}
+	global, _ := compileAllow(gitleaksAllow)
+	var kwRules [][]uint16
+	var keywords []string
+	add := func(spec ruleSpec, extra []allowRule) {
+		re, err := regexp.Compile(spec.re)
+		if err != nil {
+			rs.dropped = append(rs.dropped, fmt.Sprintf("%s: %v", spec.name, err))
+			return
+		}
+		r := rule{name: spec.name, re: re, group: spec.group, entropy: spec.entropy, generic: spec.generic, allow: extra}
+		for _, a := range spec.allow {
+			ar, err := compileAllow(a)
+			if err != nil {
+				rs.dropped = append(rs.dropped, fmt.Sprintf("%s allowlist: %v", spec.name, err))
+				continue
+			}
+			r.allow = append(r.allow, ar)
+		}
+		id := uint16(len(rs.rules))
+		rs.rules = append(rs.rules, r)
+		for _, k := range spec.keywords {
+			k = strings.ToLower(k)
+			i := slices.Index(keywords, k)
+			if i < 0 {
+				i = len(keywords)
+				keywords = append(keywords, k)
+				kwRules = append(kwRules, nil)
+			}
+			if !slices.Contains(kwRules[i], id) {
+				kwRules[i] = append(kwRules[i], id)
+			}
+		}
+	}
+	for _, s := range local {
+		add(s, nil)
+	}
+	for _, s := range third {
+		if e, ok := gitleaksEntropy[s.name]; ok {
+			s.entropy = e
+		}
+		add(s, []allowRule{global})
+	}
+	rs.kw = newKeywordAutomaton(keywords, kwRules)
+	return rs
+}
+
+func compileAllow(a allowSpec) (allowRule, error) {
+	ar := allowRule{target: a.target}
+	for _, s := range a.stopwords {
+		ar.stopwords = append(ar.stopwords, strings.ToLower(s))
+	}
+	for _, s := range a.regexes {
+		re, err := regexp.Compile(s)
+		if err != nil {
+			return allowRule{}, fmt.Errorf("allowlist regex %q: %w", s, err)
+		}
+		ar.res = append(ar.res, re)
+	}
+	return ar, nil
+}
+
+// matchLine reports whether the line holds this rule's kind of secret.
+func (r *rule) matchLine(line []byte) bool {
+	for _, m := range r.re.FindAllSubmatchIndex(line, 16) {
+		secret := line[m[0]:m[1]]
+		switch {
+		case r.group > 0 && 2*r.group+1 < len(m) && m[2*r.group] >= 0:
+			secret = line[m[2*r.group]:m[2*r.group+1]]
+		case r.group == 0:
+			for g := 1; 2*g+1 < len(m); g++ {
+				if m[2*g] >= 0 && m[2*g+1] > m[2*g] {
+					secret = line[m[2*g]:m[2*g+1]]
+					break
+				}
+			}
+		}
+		if r.entropy > 0 && shannon(secret) < r.entropy {
+			continue
+		}
+		if r.generic && !plausibleSecret(secret) {
+			continue
+		}
+		if r.allowed(secret, line[m[0]:m[1]], line) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// allowed reports whether an allowlist excuses the match.
+func (r *rule) allowed(secret, match, line []byte) bool {
+	for _, a := range r.allow {
+		target := secret
+		switch a.target {
+		case "match":
+			target = match
+		case "line":
+			target = line
+		}
+		for _, re := range a.res {
+			if re.Match(target) {
+				return true
+			}
+		}
+		if len(a.stopwords) > 0 {
+			low := strings.ToLower(string(secret))
+			for _, w := range a.stopwords {
+				if strings.Contains(low, w) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// shannon is the Shannon entropy of s in bits per byte.
+func shannon(s []byte) float64 {
+	if len(s) == 0 {
+		return 0
+	}
+	var counts [256]int
+	for _, c := range s {
+		counts[c]++
+	}
+	n := float64(len(s))
+	var h float64
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// plausibleSecret reports whether a value looks generated rather than
+// written: letters and digits mixed with some variety (hunter2hunter2…), or
+// a high character entropy (random letters). Words and identifiers
+// ("multiplication", "encodeUserPassword") are not secrets.
+func plausibleSecret(v []byte) bool {
+	var letter, digit bool
+	for _, c := range v {
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		}
+	}
+	if len(v) <= 19 && hexConstant.Match(v) {
+		return false // -0x3f879678: a constant in code
+	}
+	h := shannon(v)
+	return letter && digit && h >= 2.5 || h >= 4
+}
+
+// keywordAutomaton is an Aho–Corasick automaton over the rules' keywords,
+// ASCII case folded, as a dense table: one pass over a file finds every
+// line that a rule could match.
+type keywordAutomaton struct {
+	class  [256]uint8
+	shift  uint
+	next   []uint16 // state<<shift | class → next state | acceptBit
+	accept [][]uint16
+}
+
+const acceptBit = 0x8000
+
+func newKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton {
+	a := &keywordAutomaton{}
+	nc := 1 // class 0: bytes in no keyword
+	for _, k := range keywords {
+		for i := 0; i < len(k); i++ {
+			c := k[i]
+			if a.class[c] == 0 {
+				a.class[c] = uint8(nc)
+				if 'a' <= c && c <= 'z' {
+					a.class[c-'a'+'A'] = uint8(nc)
+				}
+				nc++
+			}
+		}
+	}
+	for 1<<a.shift < nc {
+		a.shift++
+	}
+	width := 1 << a.shift
+	// The trie: goto transitions (0 = none, since no edge leads to the root).
+	gotos := [][]uint16{make([]uint16, width)}
+	outs := [][]uint16{nil}
+	for ki, k := range keywords {
+		s := 0
+		for i := 0; i < len(k); i++ {
+			c := a.class[k[i]]
+			if gotos[s][c] == 0 {
+				gotos = append(gotos, make([]uint16, width))
+				outs = append(outs, nil)
+				gotos[s][c] = uint16(len(gotos) - 1)
+			}
+			s = int(gotos[s][c])
+		}
+		outs[s] = append(outs[s], rules[ki]...)
+	}
+	if len(gotos) >= acceptBit {
+		panic("workspace: too many secret keywords") // the tables are ours; a test builds them
+	}
+	// Breadth first: failure links and the full transition table.
+	a.next = make([]uint16, len(gotos)*width)
+	fail := make([]int, len(gotos))
+	queue := []int{}
+	for c := 0; c < width; c++ {
+		if t := int(gotos[0][c]); t != 0 {
+			a.next[c] = uint16(t)
+			queue = append(queue, t)
+		}
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, r := range outs[fail[s]] {
+			if !slices.Contains(outs[s], r) {
+				outs[s] = append(outs[s], r)
+			}
+		}
+		for c := 0; c < width; c++ {
+			t := int(gotos[s][c])
+			if t == 0 {
+				a.next[s<<a.shift|c] = a.next[fail[s]<<a.shift|c] &^ acceptBit
+				continue
+			}
+			fail[t] = int(a.next[fail[s]<<a.shift|c] &^ acceptBit)
+			a.next[s<<a.shift|c] = uint16(t)
+			queue = append(queue, t)
+		}
+	}
+	// Mark transitions into accepting states.
+	for i, t := range a.next {
+		if len(outs[t&^acceptBit]) > 0 {
+			a.next[i] = t | acceptBit
+		}
+	}
+	a.accept = outs
+	return a
+}
+
+// scanSecrets calls found with the bounds (trailing \r excluded) and rule
+// name of every line of data that holds a secret, in order, until found
+// returns false.
+func scanSecrets(data []byte, found func(start, end int, name string) bool) {
+	rs := secretRules()
+	a := rs.kw
+	var pending []uint16
+	lineStart, lineEnd := 0, -1
+	flush := func() bool {
+		if len(pending) == 0 {
+			return true
+		}
+		line := bytes.TrimRight(data[lineStart:lineEnd], "\r")
+		slices.Sort(pending) // our rules first, in table order
+		for _, id := range pending {
+			if rs.rules[id].matchLine(line) {
+				return found(lineStart, lineStart+len(line), rs.rules[id].name)
+			}
+		}
+		return true
+	}
+	s := 0
+	for i := 0; i < len(data); i++ {
+		t := a.next[s<<a.shift|int(a.class[data[i]])]
+		s = int(t &^ acceptBit)
+		if t&acceptBit == 0 {
+			continue
+		}
+		if i > lineEnd {
+			if !flush() {
+				return
+			}
+			pending = pending[:0]
+			lineStart, lineEnd = lineBounds(data, i)
+		}
+		for _, id := range a.accept[s] {
+			if !slices.Contains(pending, id) {
+				pending = append(pending, id)
+			}
+		}
+	}
+	flush()
+}
+
+// lineBounds returns the start and end (the newline or len) of the line
+// holding data[at].
+func lineBounds(data []byte, at int) (int, int) {
+	start := bytes.LastIndexByte(data[:at], '\n') + 1
+	end := bytes.IndexByte(data[at:], '\n')
+	if end < 0 {
+		return start, len(data)
+	}
+	return start, at + end
+}
