@@ -417,8 +417,14 @@ func StateDir(root string) (string, error) {
 }
 
 // AddContent indexes content under a path without reading the disk (for
-// corpora that are not files, such as benchmark sets).
+// corpora that are not files, such as benchmark sets, and edited buffers).
+// Content the gate blocks (FileBlocked) is not indexed, and drops any
+// earlier version of the path.
 func (ix *Index) AddContent(ctx context.Context, rel string, data []byte) {
+	if _, blocked := ix.gate.FileBlocked(rel, data); blocked {
+		ix.Remove(rel)
+		return
+	}
 	h := sha256.Sum256(data)
 	var hash [16]byte
 	copy(hash[:], h[:16])
