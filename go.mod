@@ -13,6 +13,7 @@ require (
 	go.lsp.dev/uri v1.0.1
 	golang.org/x/sys v0.49.0
 	golang.org/x/tools v0.52.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require github.com/fsnotify/fsnotify v1.10.1 // indirect

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools/shellcmd"
 )
 
 // validator is implemented by tools that check their arguments against a schema.
@@ -197,14 +198,21 @@ func (e *Engine) confirm(ctx context.Context, s *Session, t Tool, args json.RawM
 }
 
 // alwaysKey is what an "always allow" answer covers: the tool, and for
-// shell the command's first word.
+// shell the command's name when the line runs exactly one command that is
+// not dangerous (always allowing go test does not allow go test; rm -rf x),
+// or else the whole line, normalised.
 func alwaysKey(t Tool, ca callArgs) string {
-	if t.Name() == "shell" {
-		if f := strings.Fields(ca.Command); len(f) > 0 {
-			return "shell:" + f[0]
-		}
+	if t.Name() != "shell" || strings.TrimSpace(ca.Command) == "" {
+		return t.Name()
 	}
-	return t.Name()
+	a := shellcmd.Analyze(ca.Command)
+	if c, ok := a.Single(); ok && a.Class != shellcmd.Dangerous {
+		return "shell:" + c.Name()
+	}
+	if n := a.Normalized(); n != "" && a.Err == nil {
+		return "shell:" + n
+	}
+	return "shell:" + strings.TrimSpace(ca.Command)
 }
 
 // appendContext adds hook output to a result.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/autarch-dev/autarch/tools/shellcmd"
 )
 
 //go:embed shell.md
@@ -40,96 +42,17 @@ type shellParams struct {
 	TimeoutSeconds *int   `json:"timeoutSeconds,omitempty" jsonschema:"Timeout in seconds (default: 60, max: 300)"`
 }
 
-// Command classes (tool-engine.md layer 2).
+// Command classes (tool-engine.md layer 2): the names of shellcmd.Class.
 const (
 	classSafe      = "safe"
 	classDev       = "dev"
 	classDangerous = "dangerous"
 )
 
-// blockedPatterns always refuse a command (layer 1).
-var blockedPatterns = []struct {
-	re   *regexp.Regexp
-	what string
-}{
-	{regexp.MustCompile(`\brm\s+(-[a-zA-Z]*[rf][a-zA-Z]*\s+)+(/|/\*|~|~/|\$HOME)(\s|$)`), "recursive removal of / or the home directory"},
-	{regexp.MustCompile(`(^|[;&|]\s*)sudo\b`), "sudo"},
-	{regexp.MustCompile(`(^|[;&|]\s*)su(\s|$)`), "su"},
-	{regexp.MustCompile(`\bchmod\s+(-R\s+)?777\b`), "chmod 777"},
-	{regexp.MustCompile(`\b(curl|wget)\b[^|]*\|\s*(ba|z|da)?sh\b`), "piping a download into a shell"},
-	{regexp.MustCompile(`\bdd\b.*\bof=/dev/`), "dd onto a device"},
-	{regexp.MustCompile(`>\s*/dev/sd[a-z]`), "writing to a disk device"},
-	{regexp.MustCompile(`\bmkfs(\.\w+)?\b`), "mkfs"},
-	{regexp.MustCompile(`:\(\)\s*\{\s*:\|:&\s*\}\s*;\s*:`), "a fork bomb"},
-	{regexp.MustCompile(`\bpkill\s+-9\s+-f\b`), "pkill -9 -f"},
-	{regexp.MustCompile(`\bkillall\s+-9\b`), "killall -9"},
-}
-
-var safeCommands = map[string]bool{"ls": true, "cat": true, "head": true, "tail": true, "wc": true, "grep": true, "rg": true, "tree": true, "file": true,
-	"which": true, "echo": true, "pwd": true, "env": true, "date": true, "stat": true, "du": true, "df": true, "find": true, "sort": true, "uniq": true, "diff": true, "true": true,
-	"seq": true, "printf": true, "basename": true, "dirname": true, "realpath": true}
-
-var safeSub = map[string]map[string]bool{
-	"git":   {"status": true, "log": true, "diff": true, "show": true, "branch": true, "rev-parse": true, "ls-files": true, "blame": true},
-	"npm":   {"list": true, "ls": true, "view": true},
-	"cargo": {"check": true},
-	"go":    {"version": true, "env": true, "list": true, "doc": true},
-}
-
-var devCommands = map[string]bool{"pytest": true, "mypy": true, "ruff": true, "black": true, "eslint": true, "prettier": true, "make": true, "mvn": true,
-	"gradle": true, "tsc": true, "jest": true, "vitest": true, "gofmt": true, "golangci-lint": true, "dotnet": true, "node": true, "python": true, "python3": true}
-
-var devSub = map[string]map[string]bool{
-	"go":      {"build": true, "test": true, "vet": true, "run": true, "mod": true, "generate": true, "fmt": true},
-	"cargo":   {"build": true, "test": true, "clippy": true, "fmt": true, "run": true},
-	"npm":     {"run": true, "test": true, "ci": true, "install": true},
-	"pnpm":    {"run": true, "test": true, "install": true},
-	"yarn":    {"run": true, "test": true, "install": true},
-	"docker":  {"ps": true, "images": true},
-	"kubectl": {"get": true, "describe": true},
-	"git":     {"add": true, "stash": true, "submodule": true, "fetch": true},
-}
-
-// classify returns the class of the least safe command in a command line.
+// classify returns the class of the least safe command in a command line:
+// "safe", "dev" or "dangerous" (see package shellcmd).
 func classify(command string) string {
-	class := classSafe
-	for _, part := range regexp.MustCompile(`&&|\|\||[;|\n]`).Split(command, -1) {
-		f := strings.Fields(part)
-		for len(f) > 0 && strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "=") {
-			f = f[1:] // VAR=value prefixes
-		}
-		if len(f) == 0 {
-			continue
-		}
-		c := classOf(f)
-		if c == classDangerous {
-			return c
-		}
-		if c == classDev {
-			class = classDev
-		}
-	}
-	return class
-}
-
-func classOf(f []string) string {
-	name := f[0]
-	for _, a := range f[1:] {
-		if a == "-g" || a == "--global" {
-			return classDangerous // system-wide installs
-		}
-	}
-	sub := ""
-	if len(f) > 1 {
-		sub = f[1]
-	}
-	switch {
-	case safeCommands[name], safeSub[name][sub], name == "python" && sub == "--version":
-		return classSafe
-	case devCommands[name], devSub[name][sub]:
-		return classDev
-	}
-	return classDangerous
+	return shellcmd.Analyze(command).Class.String()
 }
 
 func newShell(role string) Tool {
@@ -146,12 +69,11 @@ func runShell(ctx context.Context, s *Session, p shellParams) (Result, error) {
 	if strings.TrimSpace(p.Command) == "" {
 		return opError("Command cannot be empty"), nil
 	}
-	for _, b := range blockedPatterns {
-		if b.re.MatchString(p.Command) {
-			return opError("Guardrail: command blocked (" + b.what + ")"), nil
-		}
+	analysis := shellcmd.Analyze(p.Command)
+	if b := analysis.Blocked; b != nil {
+		return opError("Guardrail: command blocked (" + b.Reason + ")"), nil
 	}
-	if s.cfg.AllowedOnly && classify(p.Command) == classDangerous {
+	if s.cfg.AllowedOnly && analysis.Class == shellcmd.Dangerous {
 		return opError("Command classified as 'dangerous' and allowed_only=True"), nil
 	}
 	timeout := ShellTimeoutDefault
