@@ -70,7 +70,8 @@ func runSubagent(ctx context.Context, d SubagentDeps, parent *tools.Session, kin
 	}
 	reg = reg.Filter(names)
 	cfg := parent.Config()
-	sess, err := tools.NewSession(tools.SessionConfig{Root: cfg.Root, Role: role, Mode: tools.ModeYolo, Search: cfg.Search, AllowedOnly: kind == "test"})
+	sess, err := tools.NewSession(tools.SessionConfig{Root: cfg.Root, Role: role, Mode: tools.ModeYolo, Search: cfg.Search, AllowedOnly: kind == "test",
+		SensitivePaths: cfg.SensitivePaths, Commands: cfg.Commands, GitCommonDir: cfg.GitCommonDir, Protected: cfg.Protected})
 	if err != nil {
 		return "", err
 	}

@@ -6,6 +6,13 @@
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 folder="${AUTARCH_FOLDER:-$PWD}"
+# Agents' commands run in a bubblewrap sandbox; without it they are refused.
+if ! command -v bwrap >/dev/null; then
+  echo "Installing bubblewrap (the sandbox agents' commands run in)…"
+  if [ "$(id -u)" = 0 ]; then apt-get install -y -q bubblewrap >/dev/null || true
+  elif command -v sudo >/dev/null; then sudo apt-get install -y -q bubblewrap >/dev/null || true; fi
+  command -v bwrap >/dev/null || echo "WARNING: bubblewrap is missing: agents' shell commands will be refused. Install it (apt-get install bubblewrap) or set AUTARCH_ALLOW_UNSANDBOXED=1 to run them unconfined." >&2
+fi
 vsix="$repo/bin/autarch.vsix"
 if command -v code >/dev/null; then
   code --install-extension "$vsix" --force

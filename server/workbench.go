@@ -92,12 +92,17 @@ func (w *workbench) open(ctx context.Context) (*workflow.Engine, error) {
 	if p.Config.Untrusted() != "" {
 		go w.askTrust(p)
 	}
+	policy, err := w.commandPolicy(ctx)
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
 	search, err := w.codeSearch()
 	if err != nil {
 		p.Close()
 		return nil, err
 	}
-	e, err := p.Engine(ctx, workflow.Config{Editor: w.s.Client(), Model: settingsModel{s: w.s},
+	e, err := p.Engine(ctx, workflow.Config{Editor: w.s.Client(), Model: settingsModel{s: w.s}, Commands: policy,
 		Settings: agent.Settings{RoleModels: agent.RoleModelsFromEnv()}, Mode: tools.ModeConfirmSensitive,
 		Search: search.scope(p.Repo), Diagnostics: w.editorDiagnostics(), Log: w.s.log.With("component", "workflow"), Events: w.onEvent})
 	if e == nil {
@@ -301,4 +306,23 @@ func (w *workbench) askTrust(p *workflow.Project) {
 		return
 	}
 	w.s.Client().ShowMessage(life, editor.Info, "Autarch: this repository's hooks are trusted and now run.")
+}
+
+// commandPolicy picks how the agents' commands are confined; when no
+// sandbox works the user is told once (commands are then refused, or run
+// unconfined if they opted in).
+func (w *workbench) commandPolicy(ctx context.Context) (tools.CommandPolicy, error) {
+	p, err := tools.CommandPolicyFromEnv()
+	if err != nil {
+		return p, err
+	}
+	selected, st, err := tools.SelectSandbox(ctx, p)
+	switch {
+	case err != nil:
+		w.s.Client().ShowMessage(ctx, editor.Warning, "Autarch: agents' shell commands will be refused: "+err.Error())
+		return p, nil
+	case !st.Available:
+		w.s.Client().ShowMessage(ctx, editor.Warning, "Autarch: agents' commands run UNCONFINED (you opted in with AUTARCH_ALLOW_UNSANDBOXED=1): "+st.String())
+	}
+	return selected, nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/autarch-dev/autarch/tools/shellcmd"
 )
 
 // GuardrailsFile is the repository file that configures guardrails (JSON).
@@ -165,21 +167,16 @@ func (g *Guardrails) checkCommand(command string) string {
 	if len(res) == 0 {
 		return ""
 	}
-	for _, c := range append(normalizedCommands(command), command) {
-		for _, re := range res {
-			if re.MatchString(c) {
-				return "command matches the blocked pattern " + re.String()
-			}
-		}
+	if re := shellcmd.FirstMatch(command, res); re != nil {
+		return "command matches the blocked pattern " + re.String()
 	}
 	return ""
 }
 
-// ProtectedPaths are the globs shell commands must not write (the sandbox
-// mounts what they match read-only).
-func (g *Guardrails) ProtectedPaths() []string {
-	return append(alwaysProtected(), g.protected()...)
-}
+// ProtectedPaths are the configured protected globs: sessions give them to
+// SessionConfig.Protected so that commands see what they match read-only
+// (.git and .autarch always are).
+func (g *Guardrails) ProtectedPaths() []string { return g.protected() }
 
 func (g *Guardrails) blockedCommands() []*regexp.Regexp {
 	if g == nil {

@@ -59,6 +59,15 @@ type SessionConfig struct {
 	Diagnostics Diagnostics
 	// SensitivePaths adds path globs to the secret gate.
 	SensitivePaths []string
+	// Commands says how shell commands are confined (sandbox, network).
+	Commands CommandPolicy
+	// GitCommonDir is the repository's git directory when Root is a linked
+	// worktree (commands may write its objects and refs, never its config
+	// or hooks); "" derives it from the worktree's .git file.
+	GitCommonDir string
+	// Protected are the guardrails' protected globs: commands see the
+	// files they match read-only.
+	Protected []string
 }
 
 // Note is one take_note entry.
@@ -109,6 +118,8 @@ type Session struct {
 	dryRun    []DryRunEntry
 	always    map[string]bool
 	written   map[string]bool
+
+	confine confinement
 }
 
 // NewSession opens the root and starts a session.

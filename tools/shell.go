@@ -1,15 +1,11 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/autarch-dev/autarch/tools/shellcmd"
@@ -83,7 +79,7 @@ func runShell(ctx context.Context, s *Session, p shellParams) (Result, error) {
 			return opError(fmt.Sprintf("timeoutSeconds must be between 1 and %d", ShellTimeoutMax)), nil
 		}
 	}
-	code, stdout, stderr, timedOut, err := runCommand(ctx, s.root.Dir(), p.Command, time.Duration(timeout)*time.Second)
+	code, stdout, stderr, timedOut, err := s.runCommand(ctx, p.Command, time.Duration(timeout)*time.Second)
 	if err != nil {
 		return opError(err.Error()), nil
 	}
@@ -104,36 +100,23 @@ func runShell(ctx context.Context, s *Session, p shellParams) (Result, error) {
 	return jsonResult(out, failed), nil
 }
 
-// runCommand runs bash -c in its own process group with no stdin; on
-// timeout or cancellation the whole group is killed.
-func runCommand(ctx context.Context, dir, command string, timeout time.Duration) (code int, stdout, stderr string, timedOut bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-c", command)
-	cmd.Dir = dir
-	cmd.Stdin = nil
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	runErr := cmd.Run()
-	if cmd.Process != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // children that outlived the shell
+// runCommand runs a command in the session's sandbox; on timeout or
+// cancellation everything it started is killed. err is a message for the
+// model and the user when the command cannot run at all (no sandbox).
+func (s *Session) runCommand(ctx context.Context, command string, timeout time.Duration) (code int, stdout, stderr string, timedOut bool, err error) {
+	sb, err := s.commandSandbox(ctx)
+	if err != nil {
+		return -1, "", "", false, fmt.Errorf("commands are refused: %w", err)
 	}
-	if ctx.Err() == context.DeadlineExceeded {
-		return -1, out.String(), errb.String(), true, nil
+	spec, err := s.commandSpec(command, timeout)
+	if err != nil {
+		return -1, "", "", false, fmt.Errorf("commands are refused: cannot confine the command: %w", err)
 	}
-	var ee *exec.ExitError
-	switch {
-	case runErr == nil:
-		return 0, out.String(), errb.String(), false, nil
-	case errors.As(runErr, &ee):
-		return ee.ExitCode(), out.String(), errb.String(), false, nil
-	case errors.Is(runErr, exec.ErrWaitDelay):
-		return 0, out.String(), errb.String(), false, nil
+	res, err := sb.Run(ctx, spec)
+	if err != nil {
+		return -1, res.Stdout, res.Stderr, false, fmt.Errorf("running the command: %w", err)
 	}
-	return -1, out.String(), errb.String(), false, fmt.Errorf("running command: %w", runErr)
+	return res.ExitCode, res.Stdout, res.Stderr, res.TimedOut, nil
 }
 
 // truncate keeps the first quarter and the last three quarters of the

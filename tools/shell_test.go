@@ -14,12 +14,13 @@ import (
 	"github.com/autarch-dev/autarch/tools/shellcmd"
 )
 
-// TestShellTimeoutKillsProcessGroup runs a command whose children sleep;
-// at the timeout every one of them must be gone.
+// TestShellTimeoutKillsProcessGroup runs a command whose children sleep,
+// one of them in a new session (setsid); at the timeout every one of them
+// must be gone from the host.
 func TestShellTimeoutKillsProcessGroup(t *testing.T) {
 	h := newHarness(t, "pulsing", SessionConfig{})
-	pids := filepath.Join(t.TempDir(), "pids")
-	cmd := "(sleep 300 & echo $! >> " + pids + "; wait) & (bash -c 'sleep 300' & echo $! >> " + pids + "; wait) & echo $$ >> " + pids + "; sleep 300"
+	marker := strconv.Itoa(3000 + os.Getpid()%5000)
+	cmd := "(sleep " + marker + " & wait) & (bash -c 'sleep " + marker + "' & wait) & setsid sleep " + marker + " & nohup sleep " + marker + " & sleep " + marker
 	start := time.Now()
 	res := h.call("shell", map[string]any{"command": cmd, "timeoutSeconds": 1})
 	if !strings.Contains(res.Output, `"error":"Command timed out after 1 seconds"`) || !res.Failed {
@@ -28,26 +29,38 @@ func TestShellTimeoutKillsProcessGroup(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("timed-out command took %s to return", d)
 	}
-	data, err := os.ReadFile(pids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fields := strings.Fields(string(data))
-	if len(fields) < 3 {
-		t.Fatalf("expected 3 pids, got %q", data)
-	}
 	deadline := time.Now().Add(5 * time.Second)
-	for _, f := range fields {
-		pid, _ := strconv.Atoi(f)
-		for syscall.Kill(pid, 0) == nil {
-			if time.Now().After(deadline) {
-				t.Errorf("process %d survived the timeout", pid)
+	for {
+		left := sleepers("sleep\x00" + marker)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("processes survived the timeout: %v", left)
+			for _, pid := range left {
 				syscall.Kill(pid, syscall.SIGKILL)
-				break
 			}
-			time.Sleep(50 * time.Millisecond)
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// sleepers lists the host's processes whose command line contains want.
+func sleepers(want string) []int {
+	var out []int
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(cmdline), want) {
+			out = append(out, pid)
 		}
 	}
+	return out
 }
 
 func TestShellClassificationAndTruncation(t *testing.T) {

@@ -238,7 +238,12 @@ func TestSecretsNeverReturned(t *testing.T) {
 			}
 		}
 	}
-	if res := h.call("shell", map[string]any{"command": "cat notes.txt"}); !strings.Contains(res.Output, "[blocked]") || !strings.Contains(res.Output, "hello plain line") {
+	// A secret-carrying file is masked whole in the sandbox: it reads as empty.
+	if res := h.call("shell", map[string]any{"command": "cat notes.txt; wc -c < notes.txt"}); strings.Contains(res.Output, "hello plain line") || !strings.Contains(res.Output, `"stdout":"0\n"`) {
+		t.Errorf("masked file = %s", res.Output)
+	}
+	// Output that makes up a secret is still redacted line by line.
+	if res := h.call("shell", map[string]any{"command": `printf 'password = "%s"\nhello plain line\n' hunter2hunter2hunter2`}); !strings.Contains(res.Output, "[blocked]") || !strings.Contains(res.Output, "hello plain line") {
 		t.Errorf("shell redaction = %s", res.Output)
 	}
 }

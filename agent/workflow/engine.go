@@ -32,6 +32,8 @@ type Config struct {
 	Mode       tools.Mode
 	Hooks      *tools.Hooks
 	Guardrails *tools.Guardrails
+	// Commands confines the agents' shell commands (sandbox, network).
+	Commands tools.CommandPolicy
 	// Search returns the semantic search scope of a directory (the user's
 	// folder or a worktree); nil means nothing is indexed.
 	Search func(dir string) tools.Searcher

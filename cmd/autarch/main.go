@@ -46,6 +46,7 @@ func verbs() []verb {
 		stopVerb(),
 		reviewVerb(),
 		trustVerb(),
+		doctorVerb(),
 		versionVerb(),
 	}
 }

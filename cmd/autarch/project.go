@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/autarch-dev/autarch/tools"
@@ -23,4 +24,24 @@ func loadProject(io stdio, verb, root string) (tools.Project, error) {
 		fmt.Fprintf(io.err, "autarch %s: %s\n", verb, msg)
 	}
 	return p, nil
+}
+
+// commandPolicy picks how the verb's shell commands are confined, once:
+// the user's choices from the environment and the sandbox that works here.
+// When none does, it says so once; the shell tool then refuses commands
+// with the same explanation (the rest of the tools work).
+func commandPolicy(ctx context.Context, io stdio, verb string) (tools.CommandPolicy, error) {
+	p, err := tools.CommandPolicyFromEnv()
+	if err != nil {
+		return p, err
+	}
+	selected, st, err := tools.SelectSandbox(ctx, p)
+	switch {
+	case err != nil:
+		fmt.Fprintf(io.err, "autarch %s: shell commands will be refused: %v\n", verb, err)
+		return p, nil
+	case !st.Available:
+		fmt.Fprintf(io.err, "autarch %s: WARNING: commands run unconfined (AUTARCH_ALLOW_UNSANDBOXED=1): %s\n", verb, st)
+	}
+	return selected, nil
 }

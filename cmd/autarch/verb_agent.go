@@ -67,7 +67,13 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in)}
-	sess, err := tools.NewSession(tools.SessionConfig{Root: *root, Role: *role, Mode: m, Editor: term, Workflow: true, Search: &lazySearcher{root: *root, io: io}})
+	policy, err := commandPolicy(ctx, io, "agent")
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
+		return 2
+	}
+	sess, err := tools.NewSession(tools.SessionConfig{Root: *root, Role: *role, Mode: m, Editor: term, Workflow: true, Search: &lazySearcher{root: *root, io: io},
+		Commands: policy, Protected: project.Guardrails.ProtectedPaths()})
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
 		return 1

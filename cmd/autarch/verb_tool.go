@@ -77,9 +77,15 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 		return 1
 	}
+	policy, err := tools.CommandPolicyFromEnv() // the sandbox is detected when a command first runs
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
+		return 2
+	}
 	sess, err := tools.NewSession(tools.SessionConfig{
 		Root: *root, Role: *role, Mode: m, DryRun: *dryRun, Workflow: true, Search: &lazySearcher{root: *root, io: io},
-		Editor: &editor.Terminal{In: io.in, Out: io.err, Interactive: stdinTTY},
+		Editor:   &editor.Terminal{In: io.in, Out: io.err, Interactive: stdinTTY},
+		Commands: policy, Protected: project.Guardrails.ProtectedPaths(),
 	})
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)

@@ -78,8 +78,13 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 	if msg := p.Config.Untrusted(); msg != "" {
 		fmt.Fprintln(io.err, "autarch: "+msg)
 	}
+	policy, err := commandPolicy(ctx, io, "run")
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in), AutoApprove: f.yes}
-	e, err := p.Engine(ctx, workflow.Config{Editor: term,
+	e, err := p.Engine(ctx, workflow.Config{Editor: term, Commands: policy,
 		Model:    openai.New(openai.Config{BaseURL: f.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: f.stream}),
 		Settings: settings, Mode: mode, Meter: agent.NewMeter(f.budget), MaxIterations: f.maxIter,
 		Search: searchScopes(io, p.Repo),

@@ -1,0 +1,246 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/autarch-dev/autarch/workspace/sandbox"
+)
+
+// Network policies of CommandPolicy.
+const (
+	// NetworkPreflight gives the network to preflight only (dependency
+	// installs); pulses and every other stage run without it.
+	NetworkPreflight = "preflight"
+	NetworkAlways    = "always"
+	NetworkNever     = "never"
+)
+
+// CommandPolicy says how the commands an agent runs are confined.
+type CommandPolicy struct {
+	// Sandbox confines commands; nil detects bubblewrap when the session
+	// first runs a command.
+	Sandbox sandbox.Sandbox
+	// AllowUnsandboxed runs commands unconfined where no sandbox works:
+	// the user's explicit opt-in (AUTARCH_ALLOW_UNSANDBOXED=1).
+	AllowUnsandboxed bool
+	// Network is NetworkPreflight (the default), NetworkAlways or NetworkNever.
+	Network string
+}
+
+// CommandPolicyFromEnv reads the user's choices from the environment:
+// AUTARCH_ALLOW_UNSANDBOXED=1 and AUTARCH_SANDBOX_NETWORK=preflight|always|never.
+func CommandPolicyFromEnv() (CommandPolicy, error) {
+	p := CommandPolicy{Network: NetworkPreflight}
+	switch v := os.Getenv("AUTARCH_ALLOW_UNSANDBOXED"); v {
+	case "", "0", "false":
+	case "1", "true":
+		p.AllowUnsandboxed = true
+	default:
+		return p, fmt.Errorf("AUTARCH_ALLOW_UNSANDBOXED=%q: use 1 to run commands unconfined where no sandbox works, or leave it unset", v)
+	}
+	switch v := os.Getenv("AUTARCH_SANDBOX_NETWORK"); v {
+	case "":
+	case NetworkPreflight, NetworkAlways, NetworkNever:
+		p.Network = v
+	default:
+		return p, fmt.Errorf("AUTARCH_SANDBOX_NETWORK=%q: use preflight (network for dependency installs only), always or never", v)
+	}
+	return p, nil
+}
+
+// SelectSandbox picks the sandbox of a policy once for a process: bubblewrap
+// when it works, else Unconfined if the user opted in, else an error that
+// says what to do.
+func SelectSandbox(ctx context.Context, p CommandPolicy) (CommandPolicy, sandbox.Status, error) {
+	if p.Sandbox != nil {
+		return p, sandbox.Status{Available: p.Sandbox.Confined(), Mechanism: p.Sandbox.Name()}, nil
+	}
+	sb, st, err := sandbox.Select(ctx, sandbox.Options{}, p.AllowUnsandboxed)
+	if err != nil {
+		return p, st, fmt.Errorf("%w; install bubblewrap (apt-get install bubblewrap) or opt in to unsandboxed commands with AUTARCH_ALLOW_UNSANDBOXED=1", err)
+	}
+	p.Sandbox = sb
+	return p, st, nil
+}
+
+// maxMaskScan is the largest file whose content is scanned for secrets to
+// decide whether commands may read it; larger files are masked only by name.
+const maxMaskScan = 4 << 20
+
+// confinement is a session's view of what its commands may touch; masks
+// are recomputed from file changes only.
+type confinement struct {
+	once   sync.Once
+	policy CommandPolicy
+	err    error
+
+	mu    sync.Mutex
+	scans map[string]maskScan // by relative path
+}
+
+// maskScan remembers whether a file's content was secret at one version.
+type maskScan struct {
+	size    int64
+	mtime   time.Time
+	blocked bool
+}
+
+// commandSandbox returns the session's sandbox, detecting it on first use.
+func (s *Session) commandSandbox(ctx context.Context) (sandbox.Sandbox, error) {
+	c := &s.confine
+	c.once.Do(func() {
+		c.policy, _, c.err = SelectSandbox(ctx, s.cfg.Commands)
+	})
+	return c.policy.Sandbox, c.err
+}
+
+// commandSpec is the confinement of one command of this session: the root
+// writable, git and Autarch configuration and protected files read-only,
+// secret files masked, the network and writable caches by stage.
+func (s *Session) commandSpec(command string, timeout time.Duration) (sandbox.Spec, error) {
+	dir := s.root.Dir()
+	writable, readOnly, err := sandbox.RepoPaths(dir, s.gitCommonDir())
+	if err != nil {
+		return sandbox.Spec{}, err
+	}
+	protected, err := s.protectedFiles()
+	if err != nil {
+		return sandbox.Spec{}, err
+	}
+	masked, err := s.secretFiles()
+	if err != nil {
+		return sandbox.Spec{}, err
+	}
+	preflight := s.cfg.Role == "preflight"
+	network := s.cfg.Commands.Network == NetworkAlways || preflight && s.cfg.Commands.Network != NetworkNever
+	spec := sandbox.Spec{
+		Dir: dir, Command: command, Timeout: timeout,
+		Writable: writable, ReadOnly: append(readOnly, protected...), Masked: masked,
+		Network: network, CachesWritable: preflight, BuildCache: buildCache(),
+	}
+	if b, ok := s.confine.policy.Sandbox.(*sandbox.Bwrap); ok {
+		spec.Caches = b.DefaultCaches()
+	}
+	return spec, nil
+}
+
+// gitCommonDir is the repository's git directory for a linked worktree:
+// as the caller configured it, else as the worktree's gitdir file names it
+// (<common>/worktrees/<name>); "" when the root is no linked worktree.
+func (s *Session) gitCommonDir() string {
+	if s.cfg.GitCommonDir != "" {
+		return s.cfg.GitCommonDir
+	}
+	data, err := os.ReadFile(filepath.Join(s.root.Dir(), ".git"))
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return ""
+	}
+	gitdir = strings.TrimSpace(gitdir)
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(s.root.Dir(), gitdir)
+	}
+	if filepath.Base(filepath.Dir(gitdir)) != "worktrees" {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(gitdir))
+}
+
+// protectedFiles are the existing files and directories the guardrails'
+// protected globs match: commands see them read-only.
+func (s *Session) protectedFiles() ([]string, error) {
+	var out []string
+	fsys := os.DirFS(s.root.Dir())
+	for _, p := range s.cfg.Protected {
+		matches, err := doublestar.Glob(fsys, p, doublestar.WithNoFollow())
+		if err != nil {
+			return nil, fmt.Errorf("protected pattern %q: %w", p, err)
+		}
+		for _, m := range matches {
+			out = append(out, s.root.Abs(m))
+		}
+	}
+	return out, nil
+}
+
+// secretFiles are the files commands must not read: those the secret gate
+// blocks by name or by content (read_file would refuse them). The walk
+// skips .git; contents are scanned again only when a file changed.
+func (s *Session) secretFiles() ([]string, error) {
+	c := &s.confine
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.scans == nil {
+		c.scans = map[string]maskScan{}
+	}
+	seen := map[string]bool{}
+	var masked []string
+	var buf []byte
+	err := fs.WalkDir(os.DirFS(s.root.Dir()), ".", func(rel string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // vanished or unreadable: nothing to mask
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" && rel != "." {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if _, blocked := s.gate.PathBlocked(rel); blocked {
+			masked = append(masked, s.root.Abs(rel))
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil || fi.Size() > maxMaskScan || fi.Size() == 0 {
+			return nil
+		}
+		seen[rel] = true
+		prev, ok := c.scans[rel]
+		if !ok || prev.size != fi.Size() || !prev.mtime.Equal(fi.ModTime()) {
+			data, err := s.root.ReadWalked(rel, buf, maxMaskScan)
+			if err != nil || data == nil {
+				return nil
+			}
+			buf = data[:0]
+			_, blocked := s.gate.FileBlocked(rel, data)
+			prev = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
+			c.scans[rel] = prev
+		}
+		if prev.blocked {
+			masked = append(masked, s.root.Abs(rel))
+		}
+		return nil
+	})
+	for rel := range c.scans {
+		if !seen[rel] {
+			delete(c.scans, rel)
+		}
+	}
+	return masked, err
+}
+
+// buildCache is Autarch's own Go build cache for sandboxed commands (the
+// user's is read-only to them): warm across commands, never the user's.
+func buildCache() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "autarch", "go-build")
+}

@@ -1,2 +1,0 @@
-package tools
-func normalizedCommands(string) []string { return nil }
