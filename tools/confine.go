@@ -124,7 +124,7 @@ func (s *Session) commandSpec(command string, timeout time.Duration) (sandbox.Sp
 	network := s.cfg.Commands.Network == NetworkAlways || preflight && s.cfg.Commands.Network != NetworkNever
 	spec := sandbox.Spec{
 		Dir: dir, Command: command, Timeout: timeout,
-		Writable: writable, ReadOnly: append(readOnly, protected...), Masked: masked,
+		Writable: writable, ReadOnly: append(append(readOnly, filepath.Join(dir, ".mcp.json")), protected...), Masked: masked,
 		Network: network, CachesWritable: preflight, BuildCache: buildCache(),
 	}
 	if b, ok := s.confine.policy.Sandbox.(*sandbox.Bwrap); ok {
