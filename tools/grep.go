@@ -489,7 +489,7 @@ type fileMatches struct {
 // grepFile searches one file, appending its matches to out unless the gate
 // blocks the file.
 func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, rel string, m *Matcher, out []fileMatches) []fileMatches {
-	data, err := root.ReadWalked(rel, sc.data, workspace.MaxGrepFileSize)
+	data, stamp, err := root.ReadWalkedStamp(rel, sc.data, workspace.MaxGrepFileSize)
 	if err != nil || len(data) == 0 {
 		return out
 	}
@@ -501,7 +501,7 @@ func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, rel strin
 	if len(starts) == 0 {
 		return out
 	}
-	if _, blocked := gate.FileBlocked(rel, data); blocked {
+	if _, blocked := gate.FileBlockedStamp(rel, data, stamp); blocked {
 		return out
 	}
 	lines := make([]int, len(starts))

@@ -59,6 +59,12 @@ type Gate struct {
 	deep []deepPattern
 	// verdicts caches ContentBlocked by content hash.
 	verdicts *verdictCache
+	// dirs caches dirBlocked by directory path.
+	dirMu sync.RWMutex
+	dirs  map[string]string
+	// stamps caches FileBlockedStamp by file version.
+	stampMu sync.RWMutex
+	stamps  map[Stamp]string
 }
 
 type deepPattern struct {
@@ -110,17 +116,22 @@ func DefaultGate() *Gate {
 // its path; one with a slash matches the path or a suffix of it. Backup
 // and swap copies of a sensitive name are sensitive.
 func (g *Gate) PathBlocked(rel string) (reason string, blocked bool) {
-	parts := strings.Split(rel, "/")
-	for _, part := range parts {
-		for name := range nameForms(part) {
-			if p, ok := g.nameMatch(name); ok {
-				return fmt.Sprintf("File matches sensitive path pattern %q", p), true
-			}
-		}
+	dir, base := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, base = rel[:i], rel[i+1:]
 	}
-	dir := strings.TrimSuffix(rel, parts[len(parts)-1])
-	for name := range nameForms(parts[len(parts)-1]) {
-		full := dir + name
+	if reason, blocked := g.dirBlocked(dir); blocked {
+		return reason, true
+	}
+	if p, ok := g.formsMatch(base); ok {
+		return fmt.Sprintf("File matches sensitive path pattern %q", p), true
+	}
+	if len(g.deep) == 0 {
+		return "", false
+	}
+	prefix := strings.TrimSuffix(rel, base)
+	for name := range nameForms(base) {
+		full := prefix + name
 		for _, d := range g.deep {
 			if !strings.Contains(full, d.literal) {
 				continue
@@ -134,6 +145,52 @@ func (g *Gate) PathBlocked(rel string) (reason string, blocked bool) {
 		}
 	}
 	return "", false
+}
+
+// formsMatch matches a path element, and its backup forms, against the
+// name patterns.
+func (g *Gate) formsMatch(part string) (string, bool) {
+	for name := range nameForms(part) {
+		if p, ok := g.nameMatch(name); ok {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// maxDirVerdicts bounds the directory cache; it is emptied when full.
+const maxDirVerdicts = 1 << 16
+
+// dirBlocked reports whether a directory path has a sensitive element.
+// Every file of a directory asks the same question, so the answers are
+// cached per gate (a walk of 10k files checks a few hundred directories).
+func (g *Gate) dirBlocked(dir string) (string, bool) {
+	if dir == "" || dir == "." {
+		return "", false
+	}
+	g.dirMu.RLock()
+	reason, ok := g.dirs[dir]
+	g.dirMu.RUnlock()
+	if ok {
+		return reason, reason != ""
+	}
+	parent, last := "", dir
+	if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+		parent, last = dir[:i], dir[i+1:]
+	}
+	reason, blocked := g.dirBlocked(parent)
+	if !blocked {
+		if p, ok := g.formsMatch(last); ok {
+			reason = fmt.Sprintf("File matches sensitive path pattern %q", p)
+		}
+	}
+	g.dirMu.Lock()
+	if g.dirs == nil || len(g.dirs) >= maxDirVerdicts {
+		g.dirs = map[string]string{}
+	}
+	g.dirs[dir] = reason
+	g.dirMu.Unlock()
+	return reason, reason != ""
 }
 
 // nameMatch matches one path element against the name patterns.
@@ -215,6 +272,36 @@ func (g *Gate) FileBlocked(rel string, data []byte) (reason string, blocked bool
 		return reason, true
 	}
 	return g.ContentBlocked(data)
+}
+
+// maxStampVerdicts bounds the stamp cache; it is emptied when full.
+const maxStampVerdicts = 1 << 18
+
+// FileBlockedStamp is FileBlocked for content read at a known version of
+// the file (ReadWalkedStamp): the verdict is cached by that version, so a
+// search that meets the file again costs a map lookup instead of a hash of
+// its content. A zero stamp is not cached.
+func (g *Gate) FileBlockedStamp(rel string, data []byte, st Stamp) (reason string, blocked bool) {
+	if reason, blocked := g.PathBlocked(rel); blocked {
+		return reason, true
+	}
+	if st == (Stamp{}) || g == nil {
+		return g.ContentBlocked(data)
+	}
+	g.stampMu.RLock()
+	reason, ok := g.stamps[st]
+	g.stampMu.RUnlock()
+	if ok {
+		return reason, reason != ""
+	}
+	reason, blocked = g.ContentBlocked(data)
+	g.stampMu.Lock()
+	if g.stamps == nil || len(g.stamps) >= maxStampVerdicts {
+		g.stamps = map[Stamp]string{}
+	}
+	g.stamps[st] = reason
+	g.stampMu.Unlock()
+	return reason, blocked
 }
 
 // ContentBlocked reports whether content carries a secret. One pass of a

@@ -180,17 +180,37 @@ func Base(rel string) string { return path.Base(rel) }
 // system calls keep this fast path free of the runtime poller's per-file
 // cost.
 func (r *Root) ReadWalked(rel string, buf []byte, max int64) ([]byte, error) {
+	data, _, err := r.ReadWalkedStamp(rel, buf, max)
+	return data, err
+}
+
+// Stamp identifies one version of a file: writing it changes its size,
+// modification time or change time (ctime cannot be set from user space).
+// The zero Stamp identifies nothing.
+type Stamp struct {
+	dev, ino           uint64
+	size, mtime, ctime int64
+}
+
+func stampOf(st *syscall.Stat_t) Stamp {
+	return Stamp{dev: uint64(st.Dev), ino: st.Ino, size: st.Size,
+		mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
+}
+
+// ReadWalkedStamp is ReadWalked that also returns the file's Stamp, zero
+// when the file changed while it was read.
+func (r *Root) ReadWalkedStamp(rel string, buf []byte, max int64) ([]byte, Stamp, error) {
 	fd, err := syscall.Open(r.Abs(rel), syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return nil, err
+		return nil, Stamp{}, err
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, err
+		return nil, Stamp{}, err
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > max {
-		return nil, nil
+		return nil, Stamp{}, nil
 	}
 	n := int(st.Size)
 	if cap(buf) < n {
@@ -204,12 +224,17 @@ func (r *Root) ReadWalked(rel string, buf []byte, max int64) ([]byte, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, Stamp{}, err
 		}
 		if m == 0 {
 			break
 		}
 		read += m
 	}
-	return buf[:read], nil
+	stamp := stampOf(&st)
+	var after syscall.Stat_t
+	if read != n || syscall.Fstat(fd, &after) != nil || stampOf(&after) != stamp {
+		stamp = Stamp{}
+	}
+	return buf[:read], stamp, nil
 }
