@@ -72,6 +72,10 @@ func SelectSandbox(ctx context.Context, p CommandPolicy) (CommandPolicy, sandbox
 	return p, st, nil
 }
 
+// dependencyDirs are directories of installed dependencies, not the
+// user's files: the mask walk skips them (they can hold 100k files).
+var dependencyDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, "__pycache__": true, ".tox": true, ".gradle": true, ".m2": true}
+
 // maxMaskScan is the largest file whose content is scanned for secrets to
 // decide whether commands may read it; larger files are masked only by name.
 const maxMaskScan = 4 << 20
@@ -178,7 +182,9 @@ func (s *Session) protectedFiles() ([]string, error) {
 
 // secretFiles are the files commands must not read: those the secret gate
 // blocks by name or by content (read_file would refuse them). The walk
-// skips .git; contents are scanned again only when a file changed.
+// skips .git and dependency directories (ignored files are scanned: local
+// configuration with secrets is usually ignored); contents are scanned
+// again only when a file changed.
 func (s *Session) secretFiles() ([]string, error) {
 	c := &s.confine
 	c.mu.Lock()
@@ -194,7 +200,7 @@ func (s *Session) secretFiles() ([]string, error) {
 			return nil // vanished or unreadable: nothing to mask
 		}
 		if d.IsDir() {
-			if d.Name() == ".git" && rel != "." {
+			if rel != "." && (d.Name() == ".git" || dependencyDirs[d.Name()]) {
 				return fs.SkipDir
 			}
 			return nil
