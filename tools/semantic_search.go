@@ -66,11 +66,16 @@ func runSemanticSearch(ctx context.Context, s *Session, p semanticSearchParams) 
 	if hits == nil {
 		hits = []SearchHit{}
 	}
+	res := jsonResult(hits, false)
 	if status.Partial {
-		return jsonResult(map[string]any{"results": hits, "warning": fmt.Sprintf("Indexing is in progress (%d of %d files); results come from what is indexed so far.", status.FilesDone, status.FilesTotal)}, false), nil
+		// The spec's shape stays a JSON array; the model reads the note after it.
+		res = textResult(res.Output + "\n\n" + fmt.Sprintf(PartialIndexNote, status.FilesDone, status.FilesTotal))
 	}
-	return jsonResult(hits, false), nil
+	return res, nil
 }
+
+// PartialIndexNote follows the JSON array of hits while indexing runs.
+const PartialIndexNote = "Note: indexing is in progress (%d of %d files); these results come from what is indexed so far."
 
 // ParseWeights parses patternWeights entries "glob:weight" (the last colon
 // separates the weight; weight is a number ≥ 0; the glob is doublestar).

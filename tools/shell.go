@@ -32,6 +32,11 @@ WARNING: You must NOT modify any files tracked by git.
 Only untracked artifacts (dependencies, build outputs) may be created.
 `
 
+// pulsingShellNote is the Pulsing shell description's addition (spec/autarch-tools.md).
+const pulsingShellNote = `
+You are working in an isolated git worktree. All commands run in that context.
+`
+
 type shellParams struct {
 	Reason         string `json:"reason"`
 	Command        string `json:"command" jsonschema:"Shell command to execute"`
@@ -53,8 +58,11 @@ func classify(command string) string {
 
 func newShell(role string) Tool {
 	desc := shellDesc
-	if role == "preflight" {
+	switch role {
+	case "preflight":
 		desc += preflightNote
+	case "pulsing":
+		desc += pulsingShellNote
 	}
 	t := newTool("shell", desc, Write, runShell)
 	t.sensitive = func(p shellParams) bool { return classify(p.Command) != classSafe }
