@@ -87,13 +87,6 @@ func (ig *Ignore) patterns(dir string) []gitignore.Pattern {
 	return ig.cachedPatterns(dir, func(rel string) ([]byte, error) { return ig.root.ReadFile(rel) })
 }
 
-// dirPatterns is patterns for a directory reached by Walk, which follows
-// no symlinks: its pattern files are read by absolute path, and a missing
-// one costs one failed open.
-func (ig *Ignore) dirPatterns(dir string) []gitignore.Pattern {
-	return ig.cachedPatterns(dir, func(rel string) ([]byte, error) { return readPatternFile(ig.root.Abs(rel)) })
-}
-
 // readPatternFile reads a small regular file by absolute path without
 // following a final symlink or blocking: a FIFO named .gitignore would
 // otherwise hang every walk.
@@ -176,70 +169,9 @@ type WalkFunc func(rel string, d fs.DirEntry) error
 
 // Walk visits the files and directories under start (a clean relative path,
 // "." for the root) that are not ignored, in lexical order, without
-// following symlinks. Unreadable directories are skipped.
+// following symlinks, through the confined root (WalkConfined): a directory
+// swapped for a symlink during the walk is skipped. Unreadable directories
+// are skipped.
 func (ig *Ignore) Walk(ctx context.Context, start string, fn WalkFunc) error {
-	var parts []string
-	if start != "." {
-		parts = strings.Split(start, "/")
-	}
-	// The patterns that apply inside start: the excludes, then each
-	// ancestor's files, outermost first.
-	ps := append([]gitignore.Pattern(nil), ig.base...)
-	ps = append(ps, ig.patterns("")...)
-	for i := 1; i <= len(parts); i++ {
-		ps = append(ps, ig.patterns(strings.Join(parts[:i], "/"))...)
-	}
-	err := ig.walkDir(ctx, start, parts, ps, fn)
-	if err == fs.SkipAll {
-		return nil
-	}
-	return err
-}
-
-func (ig *Ignore) walkDir(ctx context.Context, dir string, parts []string, ps []gitignore.Pattern, fn WalkFunc) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// Walk never follows symlinks, so dir is inside the root: list it by its
-	// absolute path (d_type, no per-entry lstat).
-	entries, err := os.ReadDir(ig.root.Abs(dir))
-	if err != nil {
-		return nil // vanished or unreadable: skip
-	}
-	m := gitignore.NewMatcher(ps)
-	for _, e := range entries {
-		name := e.Name()
-		if name == ".git" {
-			continue
-		}
-		rel := name
-		if dir != "." {
-			rel = dir + "/" + name
-		}
-		child := append(parts[:len(parts):len(parts)], name)
-		if len(ps) > 0 && m.Match(child, e.IsDir()) {
-			continue
-		}
-		err := fn(rel, e)
-		if !e.IsDir() {
-			if err != nil && err != fs.SkipDir {
-				return err
-			}
-			continue
-		}
-		if err == fs.SkipDir {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		sub := ps
-		if own := ig.dirPatterns(rel); len(own) > 0 {
-			sub = append(ps[:len(ps):len(ps)], own...)
-		}
-		if err := ig.walkDir(ctx, rel, child, sub, fn); err != nil {
-			return err
-		}
-	}
-	return nil
+	return ig.WalkConfined(ctx, start, fn)
 }
