@@ -7,13 +7,13 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"unsafe"
+
+	"github.com/autarch-dev/autarch/workspace"
 )
 
 // formatVersion changes whenever the saved layout or the analysis changes;
@@ -414,18 +414,4 @@ const maxGitFile = 64 << 10
 
 // readSmall reads a small regular file without following a final symlink
 // or blocking on a FIFO.
-func readSmall(name string) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxGitFile {
-		return nil, fmt.Errorf("%s is not a small regular file", name)
-	}
-	return io.ReadAll(io.LimitReader(f, maxGitFile))
-}
+func readSmall(name string) ([]byte, error) { return workspace.ReadSmallFile(name, maxGitFile) }

@@ -4,14 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -33,7 +30,7 @@ type Ignore struct {
 // NewIgnore loads the repository-wide excludes of r.
 func NewIgnore(r *Root) *Ignore {
 	ig := &Ignore{root: r, dirs: map[string][]gitignore.Pattern{}}
-	if data, err := readPatternFile(infoExclude(r.Dir())); err == nil {
+	if data, err := ReadSmallFile(infoExclude(r.Dir()), maxPatternFile); err == nil {
 		ig.base = parsePatterns(data, nil)
 	}
 	return ig
@@ -47,7 +44,7 @@ func infoExclude(dir string) string {
 	if err != nil || fi.IsDir() {
 		return filepath.Join(dotgit, "info", "exclude")
 	}
-	data, err := readPatternFile(dotgit)
+	data, err := ReadSmallFile(dotgit, maxPatternFile)
 	if err != nil {
 		return ""
 	}
@@ -59,7 +56,7 @@ func infoExclude(dir string) string {
 		gitdir = filepath.Join(dir, gitdir)
 	}
 	common := gitdir
-	if c, err := readPatternFile(filepath.Join(gitdir, "commondir")); err == nil {
+	if c, err := ReadSmallFile(filepath.Join(gitdir, "commondir"), maxPatternFile); err == nil {
 		common = strings.TrimSpace(string(c))
 		if !filepath.IsAbs(common) {
 			common = filepath.Join(gitdir, common)
@@ -85,25 +82,6 @@ func parsePatterns(data []byte, domain []string) []gitignore.Pattern {
 // for the root), reading its pattern files through the confined root.
 func (ig *Ignore) patterns(dir string) []gitignore.Pattern {
 	return ig.cachedPatterns(dir, func(rel string) ([]byte, error) { return ig.root.ReadFile(rel) })
-}
-
-// readPatternFile reads a small regular file by absolute path without
-// following a final symlink or blocking: a FIFO named .gitignore would
-// otherwise hang every walk.
-func readPatternFile(abs string) ([]byte, error) {
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxPatternFile {
-		return nil, fmt.Errorf("%s is not a regular file of at most %d bytes", abs, maxPatternFile)
-	}
-	return io.ReadAll(io.LimitReader(f, maxPatternFile))
 }
 
 // cachedPatterns loads a directory's pattern files once.

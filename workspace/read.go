@@ -177,3 +177,26 @@ func (r *Root) checkWritable(rel string, fi fs.FileInfo) error {
 	}
 	return nil
 }
+
+// ReadSmallFile reads a regular file of at most max bytes by path, without
+// following a final symlink and without blocking: a FIFO planted where a
+// small file (a pattern file, git metadata) is expected would otherwise
+// hang the reader.
+func ReadSmallFile(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode(), Op: "read"}
+	}
+	if fi.Size() > max {
+		return nil, &TooLargeError{Path: path, Size: fi.Size(), Limit: max}
+	}
+	return io.ReadAll(io.LimitReader(f, max))
+}
