@@ -14,7 +14,7 @@ import (
 
 // Event is something an agent did, for the side panel, the CLI and logs.
 type Event struct {
-	Kind   string `json:"kind"` // "tool_call", "tool_result", "text", "compaction", "usage", "budget_warning"
+	Kind   string `json:"kind"` // "tool_call", "tool_result", "text", "retry", "compaction", "usage", "budget_warning"
 	Role   string `json:"role"`
 	Tool   string `json:"tool,omitempty"`
 	Reason string `json:"reason,omitempty"`
@@ -142,6 +142,7 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (Outcome, error) {
 		}
 		a.maybeCompact(ctx)
 		req := a.request()
+		req.OnRetry = func(r Retry) { a.emit(Event{Kind: "retry", Text: r.String()}) }
 		resp, err := a.cfg.Model.Complete(ctx, req, func(delta string) { a.emit(Event{Kind: "text", Text: delta}) })
 		if err != nil {
 			return out, fmt.Errorf("model call: %w", err)

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/autarch-dev/autarch/tools"
 )
@@ -36,6 +38,37 @@ type Request struct {
 	Messages []Message
 	// Tools are offered natively; empty in JSON-envelope mode.
 	Tools []tools.FunctionSchema
+	// OnRetry, when not nil, hears of each failed attempt the model will
+	// make again (a cut stream, a reset, 429, 5xx), before the wait.
+	OnRetry func(Retry)
+}
+
+// Retry says that one attempt of a model call failed and when the next
+// one starts. A call is retried only as a whole: nothing of the failed
+// attempt's answer is used.
+type Retry struct {
+	// Cause is what happened, e.g. "model stream cut after 812 bytes".
+	Cause string
+	// Attempt is the retry about to be made (1 for the first retry), of Max.
+	Attempt, Max int
+	// Delay is the wait before it.
+	Delay time.Duration
+}
+
+// String reads like "model stream cut after 812 bytes, retrying 2/5 in 3 s".
+func (r Retry) String() string {
+	return fmt.Sprintf("%s, retrying %d/%d in %s", r.Cause, r.Attempt, r.Max, seconds(r.Delay))
+}
+
+// seconds writes a wait for people: "3 s", "0.25 s", "12 ms".
+func seconds(d time.Duration) string {
+	switch {
+	case d < 100*time.Millisecond:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.3g s", d.Seconds())
+	}
+	return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
 }
 
 // Usage counts tokens of one call.

@@ -36,6 +36,9 @@ type Server struct {
 	errs   []string
 	// Requests counts chat completion requests served.
 	requests int
+	// byKey remembers the step each Idempotency-Key was answered with: a
+	// retried request gets the same answer, as from a real model.
+	byKey map[string]int
 }
 
 // NewServer serves script.
@@ -88,18 +91,36 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.requests++
+	key := r.Header.Get("Idempotency-Key")
+	if i, ok := s.byKey[key]; ok && key != "" {
+		step := s.script.Steps[i]
+		s.mu.Unlock()
+		s.answer(w, r, req, step)
+		return
+	}
 	if s.next >= len(s.script.Steps) {
 		s.mu.Unlock()
 		s.fail(w, "request %d arrived but the script has only %d steps", s.requests, len(s.script.Steps))
 		return
 	}
 	step := s.script.Steps[s.next]
+	if key != "" {
+		if s.byKey == nil {
+			s.byKey = map[string]int{}
+		}
+		s.byKey[key] = s.next
+	}
 	s.next++
 	s.mu.Unlock()
 	if msg := check(step, req); msg != "" {
 		s.fail(w, "step %s: %s", step.Name, msg)
 		return
 	}
+	s.answer(w, r, req, step)
+}
+
+// answer sends a step as the response to req.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, req chatRequest, step Step) {
 	if step.DelayMS > 0 && !req.Stream {
 		select {
 		case <-time.After(time.Duration(step.DelayMS) * time.Millisecond):
