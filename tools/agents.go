@@ -16,18 +16,21 @@ func baseTools(role string, d Deps) []Tool {
 	return []Tool{newSemanticSearch(role), newReadFile(role), newListDirectory(), newGlobSearch(), newGrep(), newTakeNote(), newWebCodeSearch(d.Web)}
 }
 
-// ForRole returns the registry of one agent role, exactly the spec's table:
-// base tools for every role; preflight adds shell and record_baseline;
-// pulsing adds write_file, edit_file, multi_edit and shell. The review,
+// ForRole returns the registry of one agent role, the spec's table: base
+// tools for every role; preflight adds shell and record_baseline; pulsing
+// adds write_file, edit_file, multi_edit and shell. Both add
+// coding-team-tools.md's run_tests and run_lint (issue 16: preflight
+// records baselines from their structured results, pulses verify their
+// work with them). The review,
 // terminal and sub-agent tools are registered on top by their owners.
 func ForRole(role string, d Deps) (*Registry, error) {
 	ts := baseTools(role, d)
 	switch role {
 	case "discussion", "scoping", "research", "plan", "review":
 	case "preflight":
-		ts = append(ts, newShell(role), newRecordBaseline())
+		ts = append(ts, newShell(role), newRecordBaseline(), newRunTests(), newRunLint())
 	case "pulsing":
-		ts = append(ts, newWriteFile(), newEditFile(), newMultiEdit(), newShell(role))
+		ts = append(ts, newWriteFile(), newEditFile(), newMultiEdit(), newShell(role), newRunTests(), newRunLint())
 	default:
 		return nil, fmt.Errorf("unknown agent role %q: use one of %v", role, Roles)
 	}

@@ -1,18 +1,14 @@
 package tools
 
 import (
-	"bufio"
 	"context"
 	_ "embed"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strconv"
+	"path"
 	"strings"
-	"time"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools/verify"
 )
 
 //go:embed read_lints.md
@@ -28,7 +24,8 @@ type Diagnostics func(ctx context.Context, paths []string) ([]editor.DiagnosticI
 
 // NewReadLints is read_lints (coding-team-tools.md): the editor's
 // diagnostics when the session has an editor's (SessionConfig.Diagnostics),
-// otherwise the project's own checker output (go vet for Go modules).
+// otherwise the findings of the project's linters as run_lint runs them
+// (in the sandbox, for every language run_lint detects).
 func NewReadLints() Tool {
 	return newTool("read_lints", readLintsDesc, ReadOnly, runReadLints)
 }
@@ -44,9 +41,7 @@ func runReadLints(ctx context.Context, s *Session, p readLintsParams) (Result, e
 	}
 	source := s.cfg.Diagnostics
 	if source == nil {
-		source = func(ctx context.Context, paths []string) ([]editor.DiagnosticItem, error) {
-			return vetDiagnostics(ctx, s.root.Dir(), paths)
-		}
+		source = s.lintDiagnostics
 	}
 	items, err := source(ctx, paths)
 	if err != nil {
@@ -58,35 +53,42 @@ func runReadLints(ctx context.Context, s *Session, p readLintsParams) (Result, e
 	return jsonResult(map[string]any{"diagnostics": items}, false), nil
 }
 
-// vetLine is one `go vet` finding: file:line:col: message.
-var vetLine = regexp.MustCompile(`^(?:\./)?([^:\s]+\.go):(\d+):(\d+): (.+)$`)
-
-// vetDiagnostics runs go vet in a Go module (a worktree has no editor) and
-// parses its findings; other projects have no built-in checker here.
-func vetDiagnostics(ctx context.Context, dir string, paths []string) ([]editor.DiagnosticItem, error) {
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+// lintDiagnostics runs the project's linters (run_lint's, sandboxed) in a
+// workspace without an editor, for any language run_lint knows.
+func (s *Session) lintDiagnostics(ctx context.Context, paths []string) ([]editor.DiagnosticItem, error) {
+	dir, rel := ".", ""
+	if len(paths) == 1 {
+		dir, rel = paths[0], paths[0]
+		if fi, err := os.Stat(s.root.Abs(rel)); err == nil && !fi.IsDir() {
+			dir = path.Dir(rel)
+		}
+	}
+	reports, found := s.lint(ctx, dir, rel, false)
+	if !found {
 		return nil, errNoChecker
 	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "vet", "./...")
-	cmd.Dir = dir
-	out, _ := cmd.CombinedOutput() // vet exits non-zero when it finds something
 	var items []editor.DiagnosticItem
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	for sc.Scan() {
-		m := vetLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
-		if m == nil || !underAny(m[1], paths) {
+	var errs []string
+	for _, r := range reports {
+		if r.Status == verify.StatusError {
+			errs = append(errs, r.Check+": "+r.Error)
 			continue
 		}
-		line, _ := strconv.Atoi(m[2])
-		col, _ := strconv.Atoi(m[3])
-		items = append(items, editor.DiagnosticItem{File: m[1], Line: line, Column: col, Severity: "warning", Message: m[4], Source: "go vet"})
+		for _, is := range append(r.Issues, r.PreExistingIssues...) {
+			if !underAny(is.File, paths) {
+				continue
+			}
+			items = append(items, editor.DiagnosticItem{File: is.File, Line: is.Line, Column: is.Column, Severity: is.Severity,
+				Message: is.Message, Source: r.Check})
+		}
+	}
+	if len(items) == 0 && len(errs) > 0 {
+		return nil, checkerError(strings.Join(errs, "; "))
 	}
 	return items, nil
 }
 
-var errNoChecker = checkerError("no editor is attached and the project is not a Go module: run the project's build or linter with shell")
+var errNoChecker = checkerError("no editor is attached and no linter was detected (go vet, golangci-lint, eslint, biome, ruff, clippy): run the project's build or linter with shell")
 
 type checkerError string
 

@@ -351,8 +351,8 @@ func TestForRoleToolSets(t *testing.T) {
 	base := "glob_search,grep,list_directory,read_file,semantic_search,take_note,web_code_search"
 	want := map[string]string{
 		"discussion": base, "scoping": base, "research": base, "plan": base, "review": base,
-		"preflight": "glob_search,grep,list_directory,read_file,record_baseline,semantic_search,shell,take_note,web_code_search",
-		"pulsing":   "edit_file,glob_search,grep,list_directory,multi_edit,read_file,semantic_search,shell,take_note,web_code_search,write_file",
+		"preflight": "glob_search,grep,list_directory,read_file,record_baseline,run_lint,run_tests,semantic_search,shell,take_note,web_code_search",
+		"pulsing":   "edit_file,glob_search,grep,list_directory,multi_edit,read_file,run_lint,run_tests,semantic_search,shell,take_note,web_code_search,write_file",
 	}
 	for role, names := range want {
 		reg, err := ForRole(role, Deps{})

@@ -1,0 +1,92 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"time"
+
+	"github.com/autarch-dev/autarch/tools/verify"
+)
+
+//go:embed run_tests.md
+var runTestsDesc string
+
+// run_tests limits (coding-team-tools.md).
+const (
+	RunTestsTimeoutDefault = 60000
+	RunTestsTimeoutMax     = 600000
+)
+
+type runTestsParams struct {
+	Reason  string `json:"reason"`
+	Path    string `json:"path,omitempty" jsonschema:"Subdirectory (or file) to test; empty for the whole project"`
+	Pattern string `json:"pattern,omitempty" jsonschema:"Test file pattern or test name pattern (go test -run, pytest -k, a vitest/jest file filter, a cargo test filter)"`
+	Timeout *int   `json:"timeout,omitempty" jsonschema:"Timeout in ms (default: 60000)"`
+}
+
+func newRunTests() Tool {
+	t := newTool("run_tests", runTestsDesc, Write, runRunTests)
+	t.sensitive = func(runTestsParams) bool { return true } // runs the project's code
+	return t
+}
+
+func runRunTests(ctx context.Context, s *Session, p runTestsParams) (Result, error) {
+	timeout := RunTestsTimeoutDefault
+	if p.Timeout != nil {
+		timeout = *p.Timeout
+		if timeout < 1000 || timeout > RunTestsTimeoutMax {
+			return opError(fmt.Sprintf("timeout must be between 1000 and %d ms", RunTestsTimeoutMax)), nil
+		}
+	}
+	dir, rel, msg := s.checkTarget(p.Path)
+	if msg != "" {
+		return opError(msg), nil
+	}
+	d := s.detector()
+	checks := d.Checks(dir, verify.Test)
+	if len(checks) == 0 {
+		return jsonResult(map[string]any{"status": verify.StatusError, "passed": 0, "failed": 0, "skipped": 0, "duration": 0, "output": "",
+			"error": "no test runner detected for " + dir + ": looked for go.mod, package.json with vitest or jest, pytest.ini/pyproject.toml/setup.py/setup.cfg/tox.ini, Cargo.toml. Run the tests with shell instead."}, true), nil
+	}
+	deadline := time.Now().Add(time.Duration(timeout) * time.Millisecond)
+	var reports []verify.Report
+	for _, c := range checks {
+		left := max(time.Until(deadline), time.Second)
+		r := verify.Run(ctx, s.verifyExec(), c, verify.Target{Paths: targetIn(c.Dir, rel), Pattern: p.Pattern}, left)
+		r.Filter(s.verifyBaselines())
+		s.redactReport(&r)
+		reports = append(reports, r)
+	}
+	return testsResult(reports, s.keepDetail(reports)), nil
+}
+
+// testsResult is run_tests' result shape, summed over the runners.
+func testsResult(rs []verify.Report, detail string) Result {
+	status := worst(rs)
+	out := map[string]any{"status": status}
+	var passed, failed, skipped int
+	var dur time.Duration
+	failures := []verify.TestFailure{}
+	var pre []verify.TestFailure
+	var runners, errs []string
+	for _, r := range rs {
+		passed, failed, skipped, dur = passed+r.Passed, failed+r.Failed, skipped+r.Skipped, dur+r.Duration
+		failures = append(failures, r.Failures...)
+		pre = append(pre, r.PreExistingFailures...)
+		runners = append(runners, r.Check+" in "+r.Dir)
+		if r.Error != "" {
+			errs = append(errs, r.Check+": "+r.Error)
+		}
+	}
+	out["passed"], out["failed"], out["skipped"], out["duration"] = passed, failed, skipped, dur.Milliseconds()
+	if len(failures) > 0 {
+		out["failures"] = failures
+	}
+	out["output"] = outputTail(rs)
+	out["runners"] = runners
+	if len(pre) > 0 {
+		out["preExisting"] = pre
+	}
+	return finishResult(out, errs, len(pre) > 0, "failures", detail)
+}
