@@ -17,15 +17,18 @@ type Project struct {
 	// user's trust store says of it.
 	Config trust.Config
 	Trust  trust.Status
-	// Ignored are the hooks' commands that were not loaded for want of trust.
+	// Ignored are the hooks' (and quality gates') commands that were not
+	// loaded for want of trust.
 	Ignored []string
+	// Quality configures the quality gates run at a pulse's completion.
+	Quality Quality
 }
 
 // LoadProject reads the configuration of the repository (or workspace) at
 // dir. Hooks run only from content the store records as trusted; an
 // untrusted configuration is parsed (so that it can be shown to the user)
 // and ignored. A nil store trusts nothing.
-func LoadProject(dir string, store *trust.Store) (Project, error) {
+func LoadProject(dir string, store *trust.Store) (p Project, err error) {
 	guard, err := LoadGuardrails(dir)
 	if err != nil {
 		return Project{}, err
@@ -34,10 +37,16 @@ func LoadProject(dir string, store *trust.Store) (Project, error) {
 	if err != nil {
 		return Project{}, err
 	}
-	p := Project{Guardrails: guard, Config: cfg, Trust: trust.None, Hooks: &Hooks{dir: cfg.Repo}}
+	p = Project{Guardrails: guard, Config: cfg, Trust: trust.None, Hooks: &Hooks{dir: cfg.Repo}}
 	if cfg.Empty() {
 		return p, nil
 	}
+	defer func() {
+		if err == nil {
+			p.Quality, err = ParseQuality(cfg.File(QualityFile), p.Trust == trust.Trusted)
+			p.Ignored = append(p.Ignored, p.Quality.Ignored...)
+		}
+	}()
 	hooks, err := ParseHooks(cfg.Repo, cfg.File(HooksFile))
 	if err != nil {
 		return Project{}, err

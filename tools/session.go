@@ -115,9 +115,11 @@ type Session struct {
 	baselines []Baseline
 	failures  []Failure
 	seq       int
-	dryRun    []DryRunEntry
-	always    map[string]bool
-	written   map[string]bool
+	// onFailures is told the unresolved failures when they change.
+	onFailures func([]Failure)
+	dryRun     []DryRunEntry
+	always     map[string]bool
+	written    map[string]bool
 
 	confine confinement
 }
@@ -223,13 +225,38 @@ func (s *Session) Mark() int {
 // the same key (the same command re-run, the same file edited) resolves it.
 func (s *Session) recordCall(tool, key string, failed bool, summary string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.seq++
+	n := len(s.failures)
 	if failed {
 		s.failures = append(s.failures, Failure{Seq: s.seq, Tool: tool, Summary: summary, Key: key})
-		return
+	} else {
+		s.failures = slices.DeleteFunc(s.failures, func(f Failure) bool { return f.Key == key })
 	}
-	s.failures = slices.DeleteFunc(s.failures, func(f Failure) bool { return f.Key == key })
+	changed, notify, now := len(s.failures) != n, s.onFailures, slices.Clone(s.failures)
+	s.mu.Unlock()
+	if changed && notify != nil {
+		notify(now)
+	}
+}
+
+// RestoreFailures seeds the unresolved failures of earlier runs (a resumed
+// pulse is judged on its whole history).
+func (s *Session) RestoreFailures(fs []Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range fs {
+		s.seq++
+		f.Seq = s.seq
+		s.failures = append(s.failures, f)
+	}
+}
+
+// OnFailures sets a function called with the unresolved failures whenever
+// a call changes them (to persist them).
+func (s *Session) OnFailures(fn func([]Failure)) {
+	s.mu.Lock()
+	s.onFailures = fn
+	s.mu.Unlock()
 }
 
 // FailuresSince lists the unresolved failed calls after mark.

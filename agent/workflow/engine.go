@@ -34,6 +34,10 @@ type Config struct {
 	Guardrails *tools.Guardrails
 	// Commands confines the agents' shell commands (sandbox, network).
 	Commands tools.CommandPolicy
+	// Quality configures the quality gates run when a pulse completes
+	// (nil: read from the repository's .autarch/quality.json, untrusted:
+	// its commands are ignored).
+	Quality *tools.Quality
 	// Search returns the semantic search scope of a directory (the user's
 	// folder or a worktree); nil means nothing is indexed.
 	Search func(dir string) tools.Searcher

@@ -81,6 +81,9 @@ func (p *Project) Close() error { return p.Store.Close() }
 // Guardrails are the project's) and recovers what a killed process left.
 func (p *Project) Engine(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.Store, cfg.Repo, cfg.Hooks, cfg.Guardrails = p.Store, p.Repo, p.Hooks, p.Guardrails
+	if cfg.Quality == nil {
+		cfg.Quality = &p.Config.Quality
+	}
 	e, err := New(cfg)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/terminal"
+	"github.com/autarch-dev/autarch/tools/verify"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
@@ -91,12 +92,13 @@ func (r *pulseRunner) RunPulse(ctx context.Context, p PlannedPulse) (PulseOutcom
 		return PulseOutcome{}, err
 	}
 	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: p.ID, Status: string(PulseRunning), Text: p.Title})
-	conv, err := r.e.open(ctx, r.wf, StagePulsing, sp.ID, talkOptions{Root: r.gw.Worktree, Extra: []tools.Tool{r.e.completePulseTool(sp.ID)},
+	conv, err := r.e.open(ctx, r.wf, StagePulsing, sp.ID, talkOptions{Root: r.gw.Worktree, Extra: []tools.Tool{r.completePulseTool(sp)},
 		Pinned: r.pinned + "\n" + r.e.baselineText(r.baselines), Baselines: r.baselines})
 	if err != nil {
 		return r.end(ctx, sp, PulseFailed, err.Error(), err)
 	}
 	defer conv.close()
+	r.keepFailures(ctx, conv.sess, sp)
 	var result terminal.PulseDone
 	err = conv.talk(ctx, pulseInput(p, resumed), func(ctx context.Context, out agent.Outcome) (string, bool, error) {
 		if out.Tool != terminal.CompletePulse {
@@ -220,10 +222,31 @@ func short(commit string) string {
 	return commit
 }
 
-// completePulseTool is complete_pulse with the completion protocol: it is
-// rejected while tool failures since the pulse began are unresolved, and
-// offers the escape hatch after EscapeHatchAfter rejections.
-func (e *Engine) completePulseTool(pulseID string) tools.Tool {
+// keepFailures makes the session's unresolved failures durable: those of
+// the pulse's earlier runs are restored, and every change is stored.
+func (r *pulseRunner) keepFailures(ctx context.Context, sess *tools.Session, sp store.Pulse) {
+	earlier := make([]tools.Failure, len(sp.Failures))
+	for i, f := range sp.Failures {
+		earlier[i] = tools.Failure{Tool: f.Tool, Summary: f.Summary, Key: f.Key}
+	}
+	sess.RestoreFailures(earlier)
+	sess.OnFailures(func(fs []tools.Failure) {
+		out := make([]store.PulseFailure, len(fs))
+		for i, f := range fs {
+			out[i] = store.PulseFailure{Tool: f.Tool, Summary: f.Summary, Key: f.Key}
+		}
+		if err := r.e.cfg.Store.SetPulseFailures(context.WithoutCancel(ctx), sp.ID, out); err != nil {
+			r.e.cfg.Log.Warn("record pulse failures", "pulse", sp.PlannedID, "err", err)
+		}
+	})
+}
+
+// completePulseTool is complete_pulse with the completion protocol: the
+// quality gates run on what the pulse changed, and completion is rejected
+// while they fail or tool failures since the pulse began are unresolved;
+// the escape hatch is offered after EscapeHatchAfter rejections.
+func (r *pulseRunner) completePulseTool(pulse store.Pulse) tools.Tool {
+	e := r.e
 	var inner tools.Tool
 	for _, t := range terminal.ForRole("pulsing") {
 		if t.Name() == terminal.CompletePulse {
@@ -239,11 +262,16 @@ func (e *Engine) completePulseTool(pulseID string) tools.Tool {
 		for _, f := range s.FailuresSince(0) {
 			failures = append(failures, Failure{Tool: f.Tool, Summary: f.Summary})
 		}
+		gates, err := r.runGates(ctx, s, pulse)
+		if err != nil {
+			return nil, err
+		}
+		failures = append(failures, GateFailures(gates)...)
 		unresolved := make([]UnresolvedIssue, len(p.UnresolvedIssues))
 		for i, u := range p.UnresolvedIssues {
 			unresolved[i] = UnresolvedIssue(u)
 		}
-		sp, err := e.cfg.Store.Pulse(ctx, pulseID)
+		sp, err := e.cfg.Store.Pulse(ctx, pulse.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -251,13 +279,49 @@ func (e *Engine) completePulseTool(pulseID string) tools.Tool {
 		if v.Accepted {
 			return nil, nil
 		}
-		if _, err := e.cfg.Store.AddRejection(ctx, pulseID); err != nil {
+		if _, err := e.cfg.Store.AddRejection(ctx, pulse.ID); err != nil {
 			return nil, err
 		}
 		e.emit(Event{Kind: "pulse", WorkflowID: sp.WorkflowID, Stage: string(StagePulsing), PulseID: sp.PlannedID, Status: "CompletionRejected", Text: v.Message})
 		res := tools.OpErrorResult(v.Message)
 		return &res, nil
 	}}
+}
+
+// quality is the gates' configuration: the engine's, or the repository's
+// file read untrusted (commands ignored).
+func (e *Engine) quality() (tools.Quality, error) {
+	if e.cfg.Quality != nil {
+		return *e.cfg.Quality, nil
+	}
+	p, err := tools.LoadProject(e.cfg.Repo.Top(), nil)
+	if err != nil {
+		return tools.Quality{}, err
+	}
+	return p.Quality, nil
+}
+
+// runGates runs the quality gates on what the pulse changed since it
+// started from the workflow branch, in the pulse's sandbox, and records
+// the run with the pulse.
+func (r *pulseRunner) runGates(ctx context.Context, s *tools.Session, sp store.Pulse) (verify.GateRun, error) {
+	q, err := r.e.quality()
+	if err != nil {
+		return verify.GateRun{}, err
+	}
+	changed, err := r.e.cfg.Repo.ChangedPaths(ctx, r.gw.Worktree, r.gw.Branch)
+	if err != nil {
+		return verify.GateRun{}, err
+	}
+	run := s.QualityGates(ctx, q.Gates, changed)
+	if ctx.Err() != nil {
+		return run, ctx.Err()
+	}
+	if err := r.e.cfg.Store.SetPulseGates(ctx, sp.ID, run); err != nil {
+		return run, err
+	}
+	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: sp.PlannedID, Status: "QualityGates", Text: GateSummary(run)})
+	return run, nil
 }
 
 // gatedTool runs a check after its tool accepted a call; a non-nil result

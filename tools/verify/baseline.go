@@ -14,31 +14,19 @@ type Baseline struct {
 	FilePath string
 }
 
-// source is the baseline source a check kind's findings are compared with.
-func (k Kind) source() string {
-	switch k {
-	case Build:
-		return "Build"
-	case Test:
-		return "Test"
-	}
-	return "Lint"
-}
-
-func (b Baseline) matches(k Kind, file, text string) bool {
+// matches reports whether the baseline explains a finding. Source is not
+// compared: the same compile or vet error surfaces in a build, a test run
+// (go test vets and compiles) and a linter, whichever the baseline was
+// recorded from.
+func (b Baseline) matches(file, text string) bool {
 	if b.Pattern == "" || !strings.Contains(text, b.Pattern) {
-		return false
-	}
-	// A build error is often recorded from a lint or test run (go vet and
-	// go test report compile errors too): Build matches every kind.
-	if b.Source != "" && b.Source != k.source() && b.Source != "Build" && k != Build {
 		return false
 	}
 	if b.FilePath == "" {
 		return true
 	}
-	return file != "" && (path.Clean(file) == path.Clean(b.FilePath) || strings.HasSuffix(file, "/"+path.Clean(b.FilePath))) ||
-		strings.Contains(text, b.FilePath)
+	fp := path.Clean(b.FilePath)
+	return file != "" && (path.Clean(file) == fp || strings.HasSuffix(file, "/"+fp)) || strings.Contains(text, b.FilePath)
 }
 
 // Filter moves the failures and issues that match a baseline to the
@@ -50,7 +38,7 @@ func (r *Report) Filter(baselines []Baseline) {
 	}
 	known := func(file, text string) bool {
 		for _, b := range baselines {
-			if b.matches(r.Kind, file, text) {
+			if b.matches(file, text) {
 				return true
 			}
 		}
@@ -58,6 +46,19 @@ func (r *Report) Filter(baselines []Baseline) {
 	}
 	var fails []TestFailure
 	for _, f := range r.Failures {
+		if diags := compilerIssues(f.Message); strings.HasPrefix(f.Name, buildFailed) && len(diags) > 0 {
+			// A build failure is pre-existing only when each of its errors is.
+			all := true
+			for _, d := range diags {
+				all = all && known(path.Join(r.Dir, d.File), d.Message)
+			}
+			if all {
+				r.PreExistingFailures = append(r.PreExistingFailures, f)
+			} else {
+				fails = append(fails, f)
+			}
+			continue
+		}
 		if known(f.File, f.Name+"\n"+f.Message) {
 			r.PreExistingFailures = append(r.PreExistingFailures, f)
 			continue

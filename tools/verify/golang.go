@@ -89,7 +89,7 @@ func parseGoTest(r *Report, out Output) {
 	logs := map[key]*strings.Builder{}
 	builds := map[string]*strings.Builder{}
 	var failed []key
-	var buildFailed []string
+	var brokenBuilds []string
 	pkgFailed := map[string]bool{}
 	testFailedIn := map[string]bool{}
 	sc := bufio.NewScanner(strings.NewReader(out.Stdout))
@@ -111,7 +111,7 @@ func parseGoTest(r *Report, out Output) {
 			b.WriteString(ev.Output)
 			continue
 		case "build-fail":
-			buildFailed = append(buildFailed, ev.ImportPath)
+			brokenBuilds = append(brokenBuilds, ev.ImportPath)
 			continue
 		}
 		k := key{ev.Package, ev.Test}
@@ -141,9 +141,9 @@ func parseGoTest(r *Report, out Output) {
 			}
 		}
 	}
-	for _, ip := range buildFailed {
+	for _, ip := range brokenBuilds {
 		msg := strings.TrimSpace(builds[ip].String())
-		f := TestFailure{Name: "build failed: " + ip, Message: msg}
+		f := TestFailure{Name: buildFailed + ip, Message: msg}
 		if is := compilerIssues(msg); len(is) > 0 {
 			f.File, f.Line = is[0].File, is[0].Line
 		}

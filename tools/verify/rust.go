@@ -122,7 +122,7 @@ func parseCargoTest(r *Report, out Output) {
 		if is.Severity != "error" {
 			continue
 		}
-		r.Failures = append(r.Failures, TestFailure{Name: "build failed: " + is.File, Message: clip(strings.TrimSpace(rendered[i]), maxMessage), File: is.File, Line: is.Line})
+		r.Failures = append(r.Failures, TestFailure{Name: buildFailed + is.File, Message: clip(strings.TrimSpace(rendered[i]), maxMessage), File: is.File, Line: is.Line})
 		r.Failed++
 	}
 	var cur *TestFailure

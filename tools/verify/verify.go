@@ -40,6 +40,10 @@ const (
 	StatusError = "error"
 )
 
+// buildFailed starts the name of a test failure that is a package or
+// crate that did not compile (its message holds the compiler's errors).
+const buildFailed = "build failed: "
+
 // Output is how a command ended.
 type Output struct {
 	ExitCode int

@@ -30,10 +30,13 @@ const (
 	HooksFile  = ".autarch/hooks"
 	ConfigFile = ".autarch/config.yaml"
 	MCPFile    = ".mcp.json"
+	// QualityFile configures quality gates, whose commands run at every
+	// pulse's completion.
+	QualityFile = ".autarch/quality.json"
 )
 
 // ExecutableFiles lists the files whose content a user trusts.
-func ExecutableFiles() []string { return []string{HooksFile, ConfigFile, MCPFile} }
+func ExecutableFiles() []string { return []string{HooksFile, ConfigFile, MCPFile, QualityFile} }
 
 // maxConfigSize caps each configuration file; a larger one is refused.
 const maxConfigSize = 1 << 20

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/autarch-dev/autarch/tools/verify"
 )
 
 // PulseStatus is a pulse's lifecycle state.
@@ -61,9 +63,22 @@ type Pulse struct {
 	FailureReason        string
 	RejectionCount       int
 	ExtensionCount       int
-	CreatedAt            time.Time
-	StartedAt            time.Time
-	EndedAt              time.Time
+	// Failures are the unresolved tool failures of the pulse's runs so
+	// far: completion validation judges a resumed pulse on them too.
+	Failures []PulseFailure
+	// Gates is the last quality-gate run (nil before any).
+	Gates     *verify.GateRun
+	CreatedAt time.Time
+	StartedAt time.Time
+	EndedAt   time.Time
+}
+
+// PulseFailure is a failed tool call not yet resolved by a later
+// successful call on the same thing (Key).
+type PulseFailure struct {
+	Tool    string `json:"tool"`
+	Summary string `json:"summary"`
+	Key     string `json:"key"`
 }
 
 // HasUnresolvedIssues reports whether the pulse completed through the
@@ -197,22 +212,23 @@ func (o ops) AddPulse(ctx context.Context, p *Pulse) error {
 
 const pulseCols = `id, workflow_id, plan_id, planned_id, seq, title, description, expected_changes, depends_on, estimated_size, status,
 	initiating_message_id, summary, checkpoint_commit, pulse_branch, worktree_path, diff_files, diff_additions, diff_deletions,
-	is_recovery_checkpoint, unresolved_issues, failure_reason, rejection_count, extension_count, created_at, started_at, ended_at`
+	is_recovery_checkpoint, unresolved_issues, failure_reason, rejection_count, extension_count, failures, gate_run, created_at, started_at, ended_at`
 
 func scanPulse(row interface{ Scan(...any) error }) (Pulse, error) {
 	var p Pulse
 	var plan sql.NullString
-	var exp, dep, un string
+	var exp, dep, un, fails, gates string
 	var created, started, ended sql.NullInt64
 	if err := row.Scan(&p.ID, &p.WorkflowID, &plan, &p.PlannedID, &p.Seq, &p.Title, &p.Description, &exp, &dep, &p.EstimatedSize,
 		&p.Status, &p.InitiatingMessageID, &p.Summary, &p.CheckpointCommit, &p.PulseBranch, &p.WorktreePath, &p.Diff.Files,
 		&p.Diff.Additions, &p.Diff.Deletions, &p.IsRecoveryCheckpoint, &un, &p.FailureReason, &p.RejectionCount,
-		&p.ExtensionCount, &created, &started, &ended); err != nil {
+		&p.ExtensionCount, &fails, &gates, &created, &started, &ended); err != nil {
 		return Pulse{}, err
 	}
 	p.PlanID = plan.String
 	p.CreatedAt, p.StartedAt, p.EndedAt = unstamp(created), unstamp(started), unstamp(ended)
-	return p, firstErr(fromJSON(exp, &p.ExpectedChanges), fromJSON(dep, &p.DependsOn), fromJSON(un, &p.UnresolvedIssues))
+	return p, firstErr(fromJSON(exp, &p.ExpectedChanges), fromJSON(dep, &p.DependsOn), fromJSON(un, &p.UnresolvedIssues),
+		fromJSON(fails, &p.Failures), fromJSON(gates, &p.Gates))
 }
 
 // Pulse reads a pulse.
@@ -322,6 +338,28 @@ func (o ops) SetInitiatingMessage(ctx context.Context, pulseID string, messageID
 	res, err := o.q.ExecContext(ctx, `UPDATE pulses SET initiating_message_id=? WHERE id=?`, messageID, pulseID)
 	if err != nil {
 		return fmt.Errorf("set initiating message of pulse %s: %w", pulseID, err)
+	}
+	return expectOne(res, "pulse", pulseID)
+}
+
+// SetPulseFailures records a pulse's unresolved tool failures.
+func (o ops) SetPulseFailures(ctx context.Context, pulseID string, fs []PulseFailure) error {
+	return o.setJSON(ctx, pulseID, "failures", fs)
+}
+
+// SetPulseGates records a pulse's last quality-gate run.
+func (o ops) SetPulseGates(ctx context.Context, pulseID string, run verify.GateRun) error {
+	return o.setJSON(ctx, pulseID, "gate_run", run)
+}
+
+func (o ops) setJSON(ctx context.Context, pulseID, col string, v any) error {
+	data, err := toJSON(v)
+	if err != nil {
+		return fmt.Errorf("pulse %s %s: %w", pulseID, col, err)
+	}
+	res, err := o.q.ExecContext(ctx, `UPDATE pulses SET `+col+`=? WHERE id=?`, data, pulseID)
+	if err != nil {
+		return fmt.Errorf("pulse %s %s: %w", pulseID, col, err)
 	}
 	return expectOne(res, "pulse", pulseID)
 }
