@@ -101,7 +101,11 @@ func GateFailures(run verify.GateRun) []Failure {
 			if n++; n > maxGateFindings {
 				break
 			}
-			out = append(out, Failure{Tool: tool, Summary: fmt.Sprintf("%s:%d: %s [%s]", is.File, is.Line, is.Message, is.Rule)})
+			pos := fmt.Sprintf("%s:%d", is.File, is.Line)
+			if is.Column > 0 {
+				pos += fmt.Sprintf(":%d", is.Column)
+			}
+			out = append(out, Failure{Tool: tool, Summary: fmt.Sprintf("%s: %s [%s]", pos, is.Message, is.Rule)})
 		}
 		if n > maxGateFindings {
 			out = append(out, Failure{Tool: tool, Summary: "and more: run the check to see them all"})
