@@ -90,6 +90,12 @@ type Response struct {
 	FinishReason string
 }
 
+// DefaultNamer is a Model that names the model of requests that name none
+// (e.g. from the editor's settings); "" means none is configured.
+type DefaultNamer interface {
+	DefaultModelName() string
+}
+
 // Model is a chat model with tool calling. onText, when not nil, receives
 // streamed text as it arrives.
 type Model interface {

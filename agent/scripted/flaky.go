@@ -31,6 +31,8 @@ const (
 	Reset Fault = "reset"
 	// Status500 answers 500 Internal Server Error.
 	Status500 Fault = "500"
+	// Status400 answers 400 Bad Request: a refusal, not worth retrying.
+	Status400 Fault = "400"
 	// Status429 answers 429 Too Many Requests with Retry-After.
 	Status429 Fault = "429"
 	// Slow sends nothing until the client gives up.
@@ -42,10 +44,10 @@ func ParseFaults(s string) ([]Fault, error) {
 	var out []Fault
 	for _, f := range strings.Split(s, ",") {
 		switch v := Fault(strings.TrimSpace(f)); v {
-		case Pass, Cut, Drop, Reset, Status500, Status429, Slow:
+		case Pass, Cut, Drop, Reset, Status400, Status500, Status429, Slow:
 			out = append(out, v)
 		default:
-			return nil, fmt.Errorf("fault %q: use pass, cut, drop, reset, 500, 429 or slow", f)
+			return nil, fmt.Errorf("fault %q: use pass, cut, drop, reset, 400, 500, 429 or slow", f)
 		}
 	}
 	return out, nil
@@ -61,9 +63,16 @@ type Flaky struct {
 	// Retry-After in seconds, fractions allowed.
 	RetryAfter time.Duration
 
-	mu       sync.Mutex
+	mu       sync.Mutex // guards Pattern once serving, n and injected
 	n        int
 	injected map[Fault]int
+}
+
+// SetPattern replaces the pattern; the next request gets its first fault.
+func (f *Flaky) SetPattern(p ...Fault) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Pattern, f.n = p, 0
 }
 
 // Injected counts the faults injected so far, by kind.
@@ -109,6 +118,11 @@ func (f *Flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case Reset:
 		io.Copy(io.Discard, r.Body)
 		reset(w)
+	case Status400:
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":{"message":"flaky proxy: the model 'scripted' does not exist","type":"invalid_request_error"}}`)
 	case Status500:
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")

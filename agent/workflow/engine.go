@@ -135,6 +135,27 @@ type Task struct {
 	Base string
 }
 
+// ErrNoModel refuses to start a workflow that no model could run.
+var ErrNoModel = errors.New(`no model is configured, so no workflow was started. Set one, then start again: ` +
+	`in VS Code the autarch.model.name setting (with autarch.model.baseUrl for an endpoint other than OpenAI's, and "Autarch: Set API Key" for its key); ` +
+	`on the command line --model or AUTARCH_MODEL (with OPENAI_BASE_URL and OPENAI_API_KEY)`)
+
+// checkModel returns ErrNoModel when a role of the workflow has no model
+// name: none in the settings, and none from a model that names its own
+// (agent.DefaultNamer). A model that cannot say is trusted to have one.
+func (e *Engine) checkModel() error {
+	d, ok := e.cfg.Model.(agent.DefaultNamer)
+	if !ok || d.DefaultModelName() != "" {
+		return nil
+	}
+	for _, r := range []string{agent.Scoping, agent.Research, agent.Plan, agent.Preflight, agent.Pulsing, agent.Review} {
+		if e.cfg.Settings.ModelFor(r) == "" {
+			return ErrNoModel
+		}
+	}
+	return nil
+}
+
 // ErrWaiting is returned by Run when the workflow waits for the user: a
 // question or approval was dismissed and stays pending.
 var ErrWaiting = errors.New("waiting for the user")
@@ -144,6 +165,9 @@ func (e *Engine) Start(ctx context.Context, t Task) (store.Workflow, error) {
 	text := strings.TrimSpace(t.Text)
 	if text == "" {
 		return store.Workflow{}, errors.New("the task is empty: describe what the workflow should do")
+	}
+	if err := e.checkModel(); err != nil {
+		return store.Workflow{}, err
 	}
 	if t.Path != "" {
 		if _, err := ParsePath(string(t.Path)); err != nil {
@@ -242,7 +266,8 @@ func (e *Engine) Stop(ctx context.Context, id, reason string) error {
 	return nil
 }
 
-// Resume makes a stopped, halted or waiting workflow active again and runs it.
+// Resume makes a stopped, halted, failed or waiting workflow active again
+// and runs it from its last durable point.
 func (e *Engine) Resume(ctx context.Context, id string) (store.Workflow, error) {
 	wf, err := e.Find(ctx, id)
 	if err != nil {
@@ -251,6 +276,9 @@ func (e *Engine) Resume(ctx context.Context, id string) (store.Workflow, error) 
 	switch wf.Status {
 	case store.WorkflowCompleted, store.WorkflowAbandoned:
 		return wf, fmt.Errorf("workflow %s is %s and cannot be resumed", wf.Name, wf.Status)
+	}
+	if err := e.checkModel(); err != nil {
+		return wf, err
 	}
 	unlock, err := e.lockRun(wf.ID)
 	if err != nil {

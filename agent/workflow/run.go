@@ -54,9 +54,28 @@ func (e *Engine) Run(ctx context.Context, id string) (store.Workflow, error) {
 		}
 		if err := e.step(ctx, wf); err != nil {
 			wf, _ = e.cfg.Store.Workflow(context.WithoutCancel(ctx), wf.ID)
-			return wf, e.runErr(ctx, err)
+			err = e.runErr(ctx, err)
+			return e.fail(ctx, wf, err), err
 		}
 	}
+}
+
+// fail records a run that ended in an error, with the workflow still
+// Active, as Failed with its cause (the provider's refusal, the network's
+// fault through every retry, …), so that it is neither left Active nor
+// later mistaken for a run that a dying process interrupted. A run that
+// waits, halted or was stopped has its status already; one whose context
+// ended (the process is stopping) is left for Recover.
+func (e *Engine) fail(ctx context.Context, wf store.Workflow, err error) store.Workflow {
+	if wf.ID == "" || wf.Status != store.WorkflowActive || ctx.Err() != nil || errors.Is(err, ErrWaiting) {
+		return wf
+	}
+	if ferr := e.finish(ctx, wf, store.WorkflowFailed, err.Error()); ferr != nil {
+		e.cfg.Log.Error("record the failed run", "workflow", wf.Name, "cause", err, "err", ferr)
+		return wf
+	}
+	wf.Status, wf.StatusReason = store.WorkflowFailed, err.Error()
+	return wf
 }
 
 // runErr turns the cancellation of a stopped workflow into a Halt.

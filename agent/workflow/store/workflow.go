@@ -22,6 +22,10 @@ const (
 	WorkflowHalted WorkflowStatus = "Halted"
 	// WorkflowStopped: the user stopped it; it can be resumed.
 	WorkflowStopped WorkflowStatus = "Stopped"
+	// WorkflowFailed: a run failed (the model provider refused, the network
+	// failed through every retry, …); StatusReason says why. Resuming it
+	// continues from its last durable point.
+	WorkflowFailed WorkflowStatus = "Failed"
 	// WorkflowCompleted: review done.
 	WorkflowCompleted WorkflowStatus = "Completed"
 	// WorkflowAbandoned: given up (e.g. preflight failed).
@@ -30,7 +34,7 @@ const (
 
 func (s WorkflowStatus) valid() bool {
 	switch s {
-	case WorkflowActive, WorkflowAwaitingUser, WorkflowHalted, WorkflowStopped, WorkflowCompleted, WorkflowAbandoned:
+	case WorkflowActive, WorkflowAwaitingUser, WorkflowHalted, WorkflowStopped, WorkflowFailed, WorkflowCompleted, WorkflowAbandoned:
 		return true
 	}
 	return false
@@ -38,7 +42,7 @@ func (s WorkflowStatus) valid() bool {
 
 func checkWorkflowStatus(s WorkflowStatus) error {
 	if !s.valid() {
-		return fmt.Errorf("invalid workflow status %q: use Active, AwaitingUser, Halted, Stopped, Completed or Abandoned", s)
+		return fmt.Errorf("invalid workflow status %q: use Active, AwaitingUser, Halted, Stopped, Failed, Completed or Abandoned", s)
 	}
 	return nil
 }
