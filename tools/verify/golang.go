@@ -95,12 +95,15 @@ func parseGoTest(r *Report, out Output) {
 	sc := bufio.NewScanner(strings.NewReader(out.Stdout))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	events := 0
+	var text strings.Builder // the run as go test prints it without -json
 	for sc.Scan() {
 		var ev goEvent
 		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			text.WriteString(sc.Text() + "\n")
 			continue
 		}
 		events++
+		text.WriteString(ev.Output)
 		switch ev.Action {
 		case "build-output":
 			b := builds[ev.ImportPath]
@@ -166,6 +169,10 @@ func parseGoTest(r *Report, out Output) {
 	}
 	if events == 0 && out.ExitCode != 0 {
 		r.fail("go test did not run: " + firstLines(out.Stderr+out.Stdout, 20))
+	}
+	r.Output = text.String()
+	if out.Stderr != "" {
+		r.Output += "\n" + out.Stderr
 	}
 }
 

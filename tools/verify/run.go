@@ -26,7 +26,7 @@ func Run(ctx context.Context, exec Exec, c Check, t Target, timeout time.Duratio
 		r.fail(fmt.Sprintf("%s could not run: %v", c.Name, err))
 		return r
 	case out.TimedOut:
-		r.fail(fmt.Sprintf("%s timed out after %s and was stopped (everything it started was killed); narrow the run with path or pattern, or raise timeout", c.Name, timeout))
+		r.fail(fmt.Sprintf("%s timed out after %s and was stopped (everything it started was killed); narrow the run with path or pattern, or raise timeout", c.Name, timeout.Round(100*time.Millisecond)))
 		return r
 	case ctx.Err() != nil:
 		r.fail(fmt.Sprintf("%s was cancelled: %v", c.Name, context.Cause(ctx)))

@@ -16,7 +16,7 @@ func (d Detector) rustChecks(dir string) []Check {
 	clippy := Check{Name: "clippy", Kind: Lint, Dir: dir, Missing: gone, parse: parseCargoMessages, command: func(t Target) string {
 		args := []string{"cargo", "clippy", "--message-format=json", "--all-targets"}
 		if t.Fix {
-			args = append(args, "--fix", "--allow-dirty", "--allow-staged")
+			args = append(args, "--fix", "--allow-dirty", "--allow-staged", "--allow-no-vcs")
 		}
 		return quote(args)
 	}}
@@ -60,6 +60,7 @@ type cargoMessage struct {
 // other lines (a test harness's output) are returned as text.
 func cargoIssues(stdout string) (issues []Issue, rendered []string, text string) {
 	var b strings.Builder
+	seen := map[Issue]bool{} // --all-targets reports a library's findings once per target
 	sc := bufio.NewScanner(strings.NewReader(stdout))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -93,6 +94,10 @@ func cargoIssues(stdout string) (issues []Issue, rendered []string, text string)
 			}
 		}
 		is.File, is.Line, is.Column = sp.File, sp.Line, sp.Column
+		if seen[is] {
+			continue
+		}
+		seen[is] = true
 		issues = append(issues, is)
 		rendered = append(rendered, m.Message.Rendered)
 	}
