@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
-	"regexp/syntax"
 	"runtime"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/autarch-dev/autarch/tools/textsearch"
 	"github.com/autarch-dev/autarch/workspace"
 )
 
@@ -76,131 +76,38 @@ func runGrep(ctx context.Context, s *Session, p grepParams) (Result, error) {
 	return jsonResult(res, false), nil
 }
 
-// Matcher finds matching lines in file content.
+// Matcher finds matching lines in file content (see textsearch: literal
+// windows from the syntax tree, a SIMD multi-literal scanner, a lazy DFA
+// on the candidate lines). A Matcher is used by one goroutine at a time
+// (see clone).
 type Matcher struct {
-	fold bool
-	// literal: a plain-text pattern (lowered when fold).
-	literal []byte
-	// re with prefilters: a line can match only if it contains one of
-	// anyOf (lowered when fold); nil anyOf means scan with re directly.
-	re    *regexp.Regexp
-	anyOf [][]byte
-	// finders search the folded literal or anyOf (fold only). A Matcher
-	// with finders is used by one goroutine at a time (see clone).
-	finders []*foldFinder
-	// textAnchors: the pattern uses \A or \z, which only per-line
-	// matching gives line meaning.
-	textAnchors bool
+	pattern  *textsearch.Pattern
+	searcher *textsearch.Searcher
 }
 
-// clone copies a matcher for another goroutine (finders keep state).
+// clone copies a matcher for another goroutine (the DFA cache is per
+// goroutine).
 func (m *Matcher) clone() *Matcher {
-	c := *m
-	c.finders = nil
-	for _, f := range m.finders {
-		c.finders = append(c.finders, newFoldFinder(f.lit))
-	}
-	return &c
+	return &Matcher{pattern: m.pattern, searcher: m.pattern.NewSearcher()}
 }
 
-// newMatcher compiles a pattern; plain text takes a literal fast path and
-// regexes get a literal prefilter where the syntax tree allows one.
+// newMatcher compiles a pattern: plain text matches literally, anything
+// else as a regular expression, line by line (^ and $ at line boundaries).
 func newMatcher(pattern string, caseSensitive bool) (*Matcher, error) {
 	if pattern == "" {
 		return nil, fmt.Errorf("empty pattern")
 	}
-	fold := !caseSensitive
-	if regexp.QuoteMeta(pattern) == pattern {
-		lit := []byte(pattern)
-		m := &Matcher{literal: lit, fold: fold}
-		if fold {
-			m.literal = bytes.ToLower(lit)
-			m.finders = []*foldFinder{newFoldFinder(m.literal)}
+	literal := regexp.QuoteMeta(pattern) == pattern
+	if !literal {
+		if _, err := regexp.Compile(pattern); err != nil {
+			return nil, err // report errors against the user's pattern
 		}
-		return m, nil
 	}
-	// ^ and $ match at line boundaries: grep is line by line.
-	expr := "(?m)" + pattern
-	if fold {
-		expr = "(?mi)" + pattern
-	}
-	if _, err := regexp.Compile(pattern); err != nil {
-		return nil, err // report errors against the user's pattern
-	}
-	re, err := regexp.Compile(expr)
+	p, err := textsearch.Compile(pattern, caseSensitive, literal)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
 	}
-	m := &Matcher{re: re, fold: fold, textAnchors: strings.Contains(pattern, `\A`) || strings.Contains(pattern, `\z`)}
-	if parsed, err := syntax.Parse(pattern, syntax.Perl); err == nil {
-		for _, lit := range requiredLiterals(parsed.Simplify()) {
-			b := []byte(lit)
-			if fold {
-				b = bytes.ToLower(b)
-				m.finders = append(m.finders, newFoldFinder(b))
-			}
-			m.anyOf = append(m.anyOf, b)
-		}
-	}
-	return m, nil
-}
-
-// requiredLiterals returns literals one of which every match contains, or
-// nil when no such set is known.
-func requiredLiterals(re *syntax.Regexp) []string {
-	switch re.Op {
-	case syntax.OpLiteral:
-		return []string{string(re.Rune)}
-	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiterals(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return requiredLiterals(re.Sub[0])
-		}
-	case syntax.OpConcat:
-		var best []string
-		for _, sub := range re.Sub {
-			if lits := requiredLiterals(sub); lits != nil && (best == nil || shortest(lits) > shortest(best)) {
-				best = lits
-			}
-		}
-		return best
-	case syntax.OpAlternate:
-		var all []string
-		for _, sub := range re.Sub {
-			lits := requiredLiterals(sub)
-			if lits == nil {
-				return nil
-			}
-			all = append(all, lits...)
-		}
-		return all
-	case syntax.OpCharClass:
-		// A small class of single characters, e.g. [-/].
-		var lits []string
-		for i := 0; i+1 < len(re.Rune); i += 2 {
-			if re.Rune[i+1]-re.Rune[i] > 4 {
-				return nil
-			}
-			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
-				lits = append(lits, string(r))
-			}
-		}
-		if len(lits) > 0 && len(lits) <= 8 {
-			return lits
-		}
-	}
-	return nil
-}
-
-func shortest(lits []string) int {
-	n := -1
-	for _, l := range lits {
-		if n < 0 || len(l) < n {
-			n = len(l)
-		}
-	}
-	return n
+	return &Matcher{pattern: p, searcher: p.NewSearcher()}, nil
 }
 
 // scanner holds one worker's reusable buffers.
@@ -209,209 +116,10 @@ type scanner struct {
 	starts []int
 }
 
-// matchLines appends the start offsets of matching lines to sc.starts.
+// matchLines returns the start offsets of matching lines (in sc.starts).
 func (m *Matcher) matchLines(sc *scanner, data []byte) []int {
-	sc.starts = sc.starts[:0]
-	if len(data) == 0 {
-		return sc.starts
-	}
-	if m.literal != nil && m.fold {
-		return m.foldLiteralLines(sc, data)
-	}
-	if m.fold && m.anyOf != nil {
-		return m.foldCandidates(sc, data)
-	}
-	if m.literal != nil {
-		for off := 0; off < len(data); {
-			i := bytes.Index(data[off:], m.literal)
-			if i < 0 {
-				break
-			}
-			start, end := lineBounds(data, off+i)
-			sc.starts = append(sc.starts, start)
-			off = end + 1
-		}
-		return sc.starts
-	}
-	if m.anyOf == nil && m.textAnchors {
-		return m.perLine(sc, data, -1)
-	}
-	if m.anyOf == nil {
-		last := -1
-		for _, loc := range m.re.FindAllIndex(data, -1) {
-			if loc[0] == len(data) && data[len(data)-1] == '\n' {
-				break // an empty match after the last line
-			}
-			if bytes.IndexByte(data[loc[0]:loc[1]], '\n') >= 0 {
-				// The match spans lines; grep matches line by line.
-				return m.perLine(sc, data, last)
-			}
-			if start, _ := lineBounds(data, loc[0]); start != last {
-				sc.starts = append(sc.starts, start)
-				last = start
-			}
-		}
-		return sc.starts
-	}
-	// Candidate lines contain one of the literals; only they meet the regex.
-	for off := 0; off < len(data); {
-		at := -1
-		for _, lit := range m.anyOf {
-			if i := bytes.Index(data[off:], lit); i >= 0 && (at < 0 || off+i < at) {
-				at = off + i
-			}
-		}
-		if at < 0 {
-			break
-		}
-		start, end := lineBounds(data, at)
-		if m.re.Match(data[start:end]) {
-			sc.starts = append(sc.starts, start)
-		}
-		off = end + 1
-	}
+	sc.starts = m.searcher.MatchLines(sc.starts[:0], data)
 	return sc.starts
-}
-
-// perLine matches the regex against each line after the line starting at
-// done (-1: from the beginning), keeping the starts found so far.
-func (m *Matcher) perLine(sc *scanner, data []byte, done int) []int {
-	for start := 0; start < len(data); {
-		end := bytes.IndexByte(data[start:], '\n')
-		if end < 0 {
-			end = len(data)
-		} else {
-			end += start
-		}
-		if start > done && m.re.Match(data[start:end]) {
-			sc.starts = append(sc.starts, start)
-		}
-		start = end + 1
-	}
-	return sc.starts
-}
-
-// foldFinder finds a literal case-insensitively without lowering the
-// data: it scans for the literal's rarest byte in both cases (memchr speed)
-// and compares the surrounding bytes with EqualFold.
-type foldFinder struct {
-	lit    []byte
-	k      int
-	lo, up byte
-	nl, nu int // next candidate positions of lo and up (-1: not searched yet)
-}
-
-func newFoldFinder(lit []byte) *foldFinder {
-	k := rarestByte(lit)
-	lo, up := lit[k], lit[k]
-	if 'a' <= lo && lo <= 'z' {
-		up = lo - 'a' + 'A'
-	}
-	return &foldFinder{lit: lit, k: k, lo: lo, up: up, nl: -1, nu: -1}
-}
-
-func (f *foldFinder) reset() { f.nl, f.nu = -1, -1 }
-
-func indexFrom(data []byte, b byte, from int) int {
-	if from >= len(data) {
-		return len(data)
-	}
-	if i := bytes.IndexByte(data[from:], b); i >= 0 {
-		return from + i
-	}
-	return len(data)
-}
-
-// next returns the first position ≥ from where the literal occurs, or len(data).
-func (f *foldFinder) next(data []byte, from int) int {
-	min0 := from + f.k
-	for {
-		if f.nl < min0 {
-			f.nl = indexFrom(data, f.lo, min0)
-		}
-		if f.up == f.lo {
-			f.nu = len(data)
-		} else if f.nu < min0 {
-			f.nu = indexFrom(data, f.up, min0)
-		}
-		at := min(f.nl, f.nu)
-		if at >= len(data) {
-			return len(data)
-		}
-		start := at - f.k
-		if start+len(f.lit) <= len(data) && bytes.EqualFold(data[start:start+len(f.lit)], f.lit) {
-			return start
-		}
-		min0 = at + 1
-	}
-}
-
-// foldLiteralLines finds the lines holding a folded literal.
-func (m *Matcher) foldLiteralLines(sc *scanner, data []byte) []int {
-	f := m.finders[0]
-	f.reset()
-	for off := 0; off < len(data); {
-		at := f.next(data, off)
-		if at >= len(data) {
-			break
-		}
-		ls, le := lineBounds(data, at)
-		sc.starts = append(sc.starts, ls)
-		off = le + 1
-	}
-	return sc.starts
-}
-
-// foldCandidates runs the regex on the lines that hold one of the folded
-// prefilter literals.
-func (m *Matcher) foldCandidates(sc *scanner, data []byte) []int {
-	for _, f := range m.finders {
-		f.reset()
-	}
-	for off := 0; off < len(data); {
-		at := len(data)
-		for _, f := range m.finders {
-			at = min(at, f.next(data, off))
-		}
-		if at >= len(data) {
-			break
-		}
-		start, end := lineBounds(data, at)
-		if m.re.Match(data[start:end]) {
-			sc.starts = append(sc.starts, start)
-		}
-		off = end + 1
-	}
-	return sc.starts
-}
-
-// byteRank orders bytes from common to rare in source code (rank 0 = most common).
-const commonBytes = " etaoinsrlcdhupmfg.,;()\n\t_=\"ybwvEkTSxACIRNOLD/:0-1{}P*'2>MF<UBGHWjz[]qKV#$%&+!3456789@XYZJQ|?^~`\\"
-
-// rarestByte returns the index in lit (lower case) of its least common byte.
-func rarestByte(lit []byte) int {
-	best, bestRank := 0, -1
-	for i, c := range lit {
-		rank := strings.IndexByte(commonBytes, c)
-		if rank < 0 {
-			rank = 200
-		}
-		if rank > bestRank {
-			best, bestRank = i, rank
-		}
-	}
-	return best
-}
-
-func lineBounds(data []byte, at int) (int, int) {
-	start := bytes.LastIndexByte(data[:at], '\n') + 1
-	end := bytes.IndexByte(data[at:], '\n')
-	if end < 0 {
-		end = len(data)
-	} else {
-		end += at
-	}
-	return start, end
 }
 
 // Search greps every non-ignored, non-binary file of at most 10 MB

@@ -1,0 +1,67 @@
+#include "textflag.h"
+
+// func teddySIMD(p *byte, blocks int, tables *[6][32]byte) int
+TEXT ·teddySIMD(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVQ tables+16(FP), DX
+	VMOVDQU 0(DX), Y0
+	VMOVDQU 32(DX), Y1
+	VMOVDQU 64(DX), Y2
+	VMOVDQU 96(DX), Y3
+	VMOVDQU 128(DX), Y4
+	VMOVDQU 160(DX), Y5
+	MOVQ $0x0f0f0f0f0f0f0f0f, AX
+	MOVQ AX, X15
+	VPBROADCASTQ X15, Y15
+	VPXOR Y14, Y14, Y14
+	XORQ BX, BX
+	SHLQ $5, CX
+
+loop:
+	CMPQ BX, CX
+	JGE notfound
+	// position byte 0
+	VMOVDQU (SI)(BX*1), Y6
+	VPSRLW $4, Y6, Y7
+	VPAND Y15, Y6, Y6
+	VPAND Y15, Y7, Y7
+	VPSHUFB Y6, Y0, Y6
+	VPSHUFB Y7, Y1, Y7
+	VPAND Y6, Y7, Y8
+	// position byte 1
+	VMOVDQU 1(SI)(BX*1), Y6
+	VPSRLW $4, Y6, Y7
+	VPAND Y15, Y6, Y6
+	VPAND Y15, Y7, Y7
+	VPSHUFB Y6, Y2, Y6
+	VPSHUFB Y7, Y3, Y7
+	VPAND Y6, Y7, Y6
+	VPAND Y6, Y8, Y8
+	// position byte 2
+	VMOVDQU 2(SI)(BX*1), Y6
+	VPSRLW $4, Y6, Y7
+	VPAND Y15, Y6, Y6
+	VPAND Y15, Y7, Y7
+	VPSHUFB Y6, Y4, Y6
+	VPSHUFB Y7, Y5, Y7
+	VPAND Y6, Y7, Y6
+	VPAND Y6, Y8, Y8
+	VPCMPEQB Y14, Y8, Y8
+	VPMOVMSKB Y8, AX
+	XORL $0xffffffff, AX
+	JNZ found
+	ADDQ $32, BX
+	JMP loop
+
+found:
+	BSFL AX, AX
+	ADDQ BX, AX
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET
+
+notfound:
+	VZEROUPPER
+	MOVQ $-1, ret+24(FP)
+	RET

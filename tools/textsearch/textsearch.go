@@ -1,0 +1,174 @@
+// Package textsearch finds the lines of a text that match a regular
+// expression, with the regexp package's semantics applied line by line,
+// faster than running the regexp over every line: windows of bytes that
+// every match must contain are taken from the syntax tree (literals,
+// alternations of literals, small classes, case-folded), a Teddy-style
+// scanner finds the candidate positions (AVX2 where the CPU has it), and a
+// lazily built DFA decides the candidate lines. Patterns without such a
+// window run the DFA over the whole text.
+package textsearch
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+)
+
+// Pattern is a compiled search pattern; it is read-only and may be shared.
+// Use a Searcher per goroutine.
+type Pattern struct {
+	// literal: a case-sensitive plain-text pattern, found with bytes.Index.
+	literal []byte
+	// re matches one line (without its '\n').
+	re *regexp.Regexp
+	// scan finds candidate positions; nil: every line is a candidate.
+	scan *teddy
+	// dfa decides a line.
+	dfa *dfa
+}
+
+// Compile compiles expr (regexp syntax; with literal, plain text) for
+// line-by-line search, case-insensitively unless caseSensitive. A line
+// matches when the regexp matches the line's text without its '\n': ^ and
+// \A match at the line's start, $ and \z at its end.
+func Compile(expr string, caseSensitive, literal bool) (*Pattern, error) {
+	if literal {
+		if caseSensitive {
+			return &Pattern{literal: []byte(expr)}, nil
+		}
+		expr = regexp.QuoteMeta(expr)
+	}
+	flags := syntax.Perl
+	prefix := ""
+	if !caseSensitive {
+		flags |= syntax.FoldCase
+		prefix = "(?i)"
+	}
+	re, err := regexp.Compile(prefix + expr)
+	if err != nil {
+		return nil, fmt.Errorf("compiling %q: %w", expr, err)
+	}
+	p := &Pattern{re: re}
+	tree, err := syntax.Parse(expr, flags)
+	if err != nil {
+		return nil, fmt.Errorf("parsing %q: %w", expr, err)
+	}
+	tree = tree.Simplify()
+	if ws := requiredWindows(tree); ws != nil {
+		p.scan = newTeddy(ws)
+	}
+	prog, err := syntax.Compile(tree)
+	if err != nil {
+		return nil, fmt.Errorf("compiling %q: %w", expr, err)
+	}
+	p.dfa = newDFA(prog)
+	return p, nil
+}
+
+// Searcher is one goroutine's use of a Pattern (it holds the DFA's cache).
+type Searcher struct {
+	p   *Pattern
+	dfa *dfa
+}
+
+// NewSearcher returns a Searcher for one goroutine.
+func (p *Pattern) NewSearcher() *Searcher {
+	s := &Searcher{p: p}
+	if p.dfa != nil {
+		s.dfa = p.dfa.clone()
+	}
+	return s
+}
+
+// matchLine decides one candidate line.
+func (s *Searcher) matchLine(line []byte) bool {
+	if s.dfa != nil {
+		return s.dfa.matchLine(line)
+	}
+	return s.p.re.Match(line)
+}
+
+// MatchLines appends to dst the start offsets of the lines of data that
+// match, in order. Lines end at '\n'; a final line without one counts, the
+// empty string after a final '\n' does not.
+func (s *Searcher) MatchLines(dst []int, data []byte) []int {
+	p := s.p
+	switch {
+	case len(data) == 0:
+		return dst
+	case p.literal != nil && len(p.literal) == 0:
+		return allLines(dst, data)
+	case p.literal != nil && bytes.IndexByte(p.literal, '\n') >= 0:
+		return dst // no line holds a newline
+	case p.literal != nil:
+		for off := 0; off < len(data); {
+			i := bytes.Index(data[off:], p.literal)
+			if i < 0 {
+				break
+			}
+			start, end := lineBounds(data, off+i)
+			dst = append(dst, start)
+			off = end + 1
+		}
+		return dst
+	case p.scan != nil:
+		for off := 0; off < len(data); {
+			at := p.scan.find(data, off)
+			if at < 0 {
+				break
+			}
+			start, end := lineBounds(data, at)
+			if s.matchLine(data[start:end]) {
+				dst = append(dst, start)
+			}
+			off = end + 1
+		}
+		return dst
+	case s.dfa != nil:
+		return s.dfa.lines(dst, data)
+	}
+	for start := 0; start < len(data); {
+		end := indexNL(data, start)
+		if end < 0 {
+			end = len(data)
+		}
+		if p.re.Match(data[start:end]) {
+			dst = append(dst, start)
+		}
+		start = end + 1
+	}
+	return dst
+}
+
+// indexNL is the position of the first '\n' at or after from, or -1.
+func indexNL(data []byte, from int) int {
+	if i := bytes.IndexByte(data[from:], '\n'); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// lineBounds returns the line holding data[at]: its start and the
+// position of its '\n' (or len(data)).
+func lineBounds(data []byte, at int) (int, int) {
+	start := bytes.LastIndexByte(data[:at], '\n') + 1
+	end := indexNL(data, at)
+	if end < 0 {
+		end = len(data)
+	}
+	return start, end
+}
+
+// allLines appends every line's start.
+func allLines(dst []int, data []byte) []int {
+	for start := 0; start < len(data); {
+		dst = append(dst, start)
+		end := indexNL(data, start)
+		if end < 0 {
+			break
+		}
+		start = end + 1
+	}
+	return dst
+}

@@ -1,0 +1,141 @@
+package textsearch
+
+import (
+	"bytes"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// naive is the reference: the start offsets of the lines re matches.
+func naive(re *regexp.Regexp, data []byte) []int {
+	var out []int
+	for start := 0; start < len(data); {
+		end := bytes.IndexByte(data[start:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += start
+		}
+		if re.Match(data[start:end]) {
+			out = append(out, start)
+		}
+		start = end + 1
+	}
+	return out
+}
+
+// reference is the regexp a pattern means, line by line.
+func reference(expr string, caseSensitive, literal bool) (*regexp.Regexp, error) {
+	if literal {
+		expr = regexp.QuoteMeta(expr)
+	}
+	if !caseSensitive {
+		expr = "(?i)" + expr
+	}
+	return regexp.Compile(expr)
+}
+
+const sample = "package main\n// TODO: fix\nfunc main() {\n\tx := \"2024-01-02\"\n\treturn nil, err\n}\n" +
+	"// fixme later\nXXX marks\n\u212aelvin KEY key\nſecret SECRET\nÉTÉ été Été\n\n\r\nfoo_bar123 CamelCase42\nlast line no newline"
+
+func TestMatchLines(t *testing.T) {
+	tests := []struct {
+		name, expr    string
+		caseSensitive bool
+		literal       bool
+	}{
+		{"fold literal", "func", false, true},
+		{"case literal", "func", true, true},
+		{"alternation", "(TODO|FIXME|XXX)", false, false},
+		{"date", `[0-9]{4}-[0-9]{2}-[0-9]{2}`, false, false},
+		{"ident", `func \w+\(`, false, false},
+		{"anchored", `^\s*return\b`, false, false},
+		{"anchored end", `\)\s*\{$`, false, false},
+		{"empty line", `^$`, false, false},
+		{"kelvin", "key", false, true},
+		{"long s", "secret", false, true},
+		{"unicode fold", "été", false, true},
+		{"unicode class", `[éÉ]t[éÉ]`, true, false},
+		{"no literal", `[A-Z][a-z]+[0-9]{2,}`, true, false},
+		{"nested", `(foo|ba(r|z))_?[a-z]+[0-9]`, false, false},
+		{"matches empty", `x*`, false, false},
+		{"text anchors", `\Afunc|line\z`, false, false},
+		{"cr", `\r$`, true, false},
+		{"dot", `T.DO`, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Compile(tc.expr, tc.caseSensitive, tc.literal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			re, err := reference(tc.expr, tc.caseSensitive, tc.literal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, data := range []string{sample, strings.Repeat(sample+"\n", 40), ""} {
+				got := p.NewSearcher().MatchLines(nil, []byte(data))
+				want := naive(re, []byte(data))
+				if !slices.Equal(got, want) {
+					t.Fatalf("%q: got %v, want %v", tc.expr, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestWindows checks which patterns get a prefilter.
+func TestWindows(t *testing.T) {
+	tests := []struct {
+		expr string
+		want bool
+	}{
+		{"(?i)(TODO|FIXME|XXX)", true},
+		{`[0-9]{4}-[0-9]{2}-[0-9]{2}`, true},
+		{`(?i)func \w+Context\(`, true},
+		{`.*`, false},
+		{`a|.`, false},
+		{`[a-z]+`, false},
+	}
+	for _, tc := range tests {
+		p, err := Compile(tc.expr, true, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.scan != nil; got != tc.want {
+			t.Errorf("%q: prefilter %v, want %v", tc.expr, got, tc.want)
+		}
+	}
+}
+
+// FuzzMatchLines checks the prefilter, the SIMD scanner and the DFA
+// against the regexp package line by line.
+func FuzzMatchLines(f *testing.F) {
+	f.Add(sample, "(TODO|FIXME|XXX)", false, false)
+	f.Add(sample, `[0-9]{4}-[0-9]{2}`, true, false)
+	f.Add(sample, "key", false, true)
+	f.Add(sample, `^\s*(ret|fu)`, false, false)
+	f.Add(strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789\n", 5), "xyz0", false, true)
+	f.Add("é\nÉ\n", "é", false, false)
+	f.Fuzz(func(t *testing.T, content, expr string, caseSensitive, literal bool) {
+		if len(expr) > 64 || strings.Contains(expr, "{") && strings.Count(expr, "{") > 2 {
+			return // keep compiled programs small
+		}
+		p, err := Compile(expr, caseSensitive, literal)
+		if err != nil {
+			return
+		}
+		re, err := reference(expr, caseSensitive, literal)
+		if err != nil {
+			return // invalid UTF-8 in a literal: nothing to compare with
+		}
+		data := []byte(content)
+		got := p.NewSearcher().MatchLines(nil, data)
+		want := naive(re, data)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q (caseSensitive %v, literal %v) on %q: got %v, want %v", expr, caseSensitive, literal, content, got, want)
+		}
+	})
+}

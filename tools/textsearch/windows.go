@@ -1,0 +1,321 @@
+package textsearch
+
+import (
+	"math/bits"
+	"regexp/syntax"
+	"unicode"
+	"unicode/utf8"
+)
+
+// byteSet is a set of byte values.
+type byteSet [4]uint64
+
+func (s *byteSet) add(b byte)      { s[b>>6] |= 1 << (b & 63) }
+func (s *byteSet) has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
+func (s *byteSet) union(o byteSet) {
+	s[0], s[1], s[2], s[3] = s[0]|o[0], s[1]|o[1], s[2]|o[2], s[3]|o[3]
+}
+func (s *byteSet) len() int {
+	return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) + bits.OnesCount64(s[2]) + bits.OnesCount64(s[3])
+}
+func singleton(b byte) (s byteSet) { s.add(b); return s }
+func (s *byteSet) each(f func(b byte)) {
+	for i := range 256 {
+		if s.has(byte(i)) {
+			f(byte(i))
+		}
+	}
+}
+
+// prob estimates how often a byte of the set occurs in source text.
+func (s *byteSet) prob() float64 {
+	p := 0
+	s.each(func(b byte) { p += int(byteFreq[b]) })
+	return float64(p) / 65536
+}
+
+// window is a run of byte positions every match of some part of a pattern
+// contains: byte i of the run is in window[i].
+type window []byteSet
+
+func (w window) prob() float64 {
+	p := 1.0
+	for i := range w {
+		p *= w[i].prob()
+	}
+	return p
+}
+
+// maxWindow is the longest window the scanner checks (Teddy-style, three
+// bytes per candidate position).
+const maxWindow = 3
+
+// bestWindow returns the least frequent window of at most maxWindow bytes
+// of a run, or nil for an empty run.
+func bestWindow(run []byteSet) window {
+	k := min(len(run), maxWindow)
+	if k == 0 {
+		return nil
+	}
+	var best window
+	bp := 2.0
+	for i := 0; i+k <= len(run); i++ {
+		w := window(run[i : i+k])
+		if p := w.prob(); p < bp {
+			best, bp = w, p
+		}
+	}
+	return best
+}
+
+// facts are what the prefilter knows about a syntax node.
+type facts struct {
+	// fixed: every match is len(fixed) bytes, byte i in fixed[i]
+	// (valid when fixedOK; an empty fixed is a zero-width node).
+	fixed   []byteSet
+	fixedOK bool
+	// req: every match contains a run matching one of these windows
+	// (nil: nothing known).
+	req []window
+}
+
+// maxFixed bounds the fixed runs tracked; maxWindows the alternatives.
+const (
+	maxFixed   = 64
+	maxWindows = 32
+)
+
+func score(req []window) float64 {
+	if req == nil {
+		return 2
+	}
+	s := 0.0
+	for _, w := range req {
+		s += w.prob()
+	}
+	return s
+}
+
+// runesBytes describes where a rune from a set (with fold, also its case
+// variants) lies in a match. When all have one UTF-8 length n, fixed holds
+// n positions (byte i of any of them is in fixed[i]). Otherwise fixed is
+// nil and first and last are the sets of their first and last bytes: the
+// run before them ends with first, the run after them starts with last.
+// ok is false for sets too large to enumerate.
+func runesBytes(ranges []rune, fold bool) (fixed []byteSet, first, last byteSet, ok bool) {
+	n, count := -1, 0
+	var buf [utf8.UTFMax]byte
+	var pos [utf8.UTFMax]byteSet
+	add := func(r rune) bool {
+		if count++; count > maxClassRunes {
+			return false
+		}
+		k := utf8.EncodeRune(buf[:], r)
+		if n == -1 {
+			n = k
+		} else if n != k {
+			n = 0
+		}
+		for i := range k {
+			pos[i].add(buf[i])
+		}
+		first.add(buf[0])
+		last.add(buf[k-1])
+		return true
+	}
+	for i := 0; i+1 < len(ranges); i += 2 {
+		for r := ranges[i]; r <= ranges[i+1]; r++ {
+			if !add(r) {
+				return nil, first, last, false
+			}
+			if !fold {
+				continue
+			}
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				if !add(f) {
+					return nil, first, last, false
+				}
+			}
+		}
+	}
+	if n > 0 {
+		fixed = append([]byteSet(nil), pos[:n]...)
+	}
+	return fixed, first, last, n >= 0
+}
+
+// maxClassRunes bounds the runes of a class the prefilter looks at.
+const maxClassRunes = 512
+
+// runeRun is a run of byte positions being built, with the runs closed so
+// far.
+type runeRun struct {
+	runs  [][]byteSet
+	run   []byteSet
+	whole bool
+}
+
+// add appends one rune set's positions; a set of mixed lengths closes the
+// run with its first bytes and opens the next with its last.
+func (rr *runeRun) add(ranges []rune, fold bool) bool {
+	fixed, first, last, ok := runesBytes(ranges, fold)
+	switch {
+	case !ok:
+		return false
+	case fixed != nil:
+		rr.run = append(rr.run, fixed...)
+	default:
+		rr.whole = false
+		rr.runs = append(rr.runs, append(rr.run, first))
+		rr.run = []byteSet{last}
+	}
+	return true
+}
+
+// facts turns the runs into a node's facts.
+func (rr *runeRun) facts() facts {
+	var f facts
+	if rr.whole && len(rr.run) <= maxFixed {
+		f.fixed, f.fixedOK = rr.run, true
+	}
+	for _, r := range append(rr.runs, rr.run) {
+		if w := bestWindow(r); w != nil && (f.req == nil || w.prob() < score(f.req)) {
+			f.req = []window{w}
+		}
+	}
+	return f
+}
+
+// analyze computes a node's facts from the simplified syntax tree.
+func analyze(re *syntax.Regexp) facts {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return facts{fixed: []byteSet{}, fixedOK: true}
+	case syntax.OpLiteral:
+		fold := re.Flags&syntax.FoldCase != 0
+		rr := runeRun{whole: true}
+		for _, r := range re.Rune {
+			if !rr.add([]rune{r, r}, fold) {
+				return facts{}
+			}
+		}
+		return rr.facts()
+	case syntax.OpCharClass:
+		rr := runeRun{whole: true}
+		if len(re.Rune) == 0 || !rr.add(re.Rune, false) {
+			return facts{}
+		}
+		return rr.facts()
+	case syntax.OpCapture:
+		return analyze(re.Sub[0])
+	case syntax.OpPlus:
+		return facts{req: analyze(re.Sub[0]).req}
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return facts{req: analyze(re.Sub[0]).req}
+		}
+	case syntax.OpConcat:
+		return analyzeConcat(re.Sub)
+	case syntax.OpAlternate:
+		return analyzeAlternate(re.Sub)
+	}
+	return facts{}
+}
+
+func analyzeConcat(subs []*syntax.Regexp) facts {
+	out := facts{fixedOK: true, fixed: []byteSet{}}
+	var best []window
+	consider := func(req []window) {
+		if req != nil && score(req) < score(best) {
+			best = req
+		}
+	}
+	var run []byteSet
+	for _, sub := range subs {
+		f := analyze(sub)
+		if f.fixedOK && len(run)+len(f.fixed) <= maxFixed {
+			run = append(run, f.fixed...)
+		} else {
+			out.fixedOK = false
+			if w := bestWindow(run); w != nil {
+				consider([]window{w})
+			}
+			run = nil
+		}
+		consider(f.req)
+	}
+	if w := bestWindow(run); w != nil {
+		consider([]window{w})
+	}
+	if out.fixedOK {
+		out.fixed = run
+	} else {
+		out.fixed = nil
+	}
+	out.req = best
+	return out
+}
+
+func analyzeAlternate(subs []*syntax.Regexp) facts {
+	var out facts
+	out.fixedOK = true
+	for i, sub := range subs {
+		f := analyze(sub)
+		if f.req == nil || len(out.req)+len(f.req) > maxWindows {
+			out.req = nil
+			out.fixedOK = false
+			// Keep going only to learn nothing more: one branch without
+			// a required window makes the whole alternation unknown.
+			return facts{}
+		}
+		out.req = append(out.req, f.req...)
+		switch {
+		case !f.fixedOK || !out.fixedOK:
+			out.fixedOK = false
+		case i == 0:
+			out.fixed = append([]byteSet(nil), f.fixed...)
+		case len(f.fixed) != len(out.fixed):
+			out.fixedOK = false
+		default:
+			for j := range out.fixed {
+				out.fixed[j].union(f.fixed[j])
+			}
+		}
+	}
+	if !out.fixedOK {
+		out.fixed = nil
+	}
+	return out
+}
+
+// requiredWindows returns windows one of which every match of re
+// contains, truncated to one length, or nil when none is known or they
+// would match too often to pay off.
+func requiredWindows(re *syntax.Regexp) []window {
+	req := analyze(re).req
+	if req == nil || score(req) > 0.08 {
+		return nil
+	}
+	k := maxWindow
+	for _, w := range req {
+		k = min(k, len(w))
+	}
+	out := make([]window, len(req))
+	for i, w := range req {
+		out[i] = bestSub(w, k)
+	}
+	return out
+}
+
+// bestSub is the least frequent k-byte part of w.
+func bestSub(w window, k int) window {
+	var best window
+	bp := 2.0
+	for i := 0; i+k <= len(w); i++ {
+		if p := w[i : i+k].prob(); p < bp {
+			best, bp = w[i:i+k], p
+		}
+	}
+	return best
+}
