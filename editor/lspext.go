@@ -23,6 +23,12 @@ const (
 	// MethodStatusChanged (server → client notification) carries ServerStatus
 	// whenever it changes (settings, workspace folders).
 	MethodStatusChanged = "autarch/statusChanged"
+	// MethodSetAPIKey (client → server request, SetAPIKeyParams) gives the
+	// server the model's API key and returns ServerStatus. The server never
+	// logs its params nor sends the key back; clients should keep it out of
+	// their own protocol traces too. The alternative is OPENAI_API_KEY in
+	// the server's environment when spawning it.
+	MethodSetAPIKey = "autarch/setApiKey"
 	// MethodAskQuestions (server → client request, AskQuestionsParams)
 	// returns AskQuestionsResult; clients that implement it declare
 	// capabilities.experimental.autarch.questions = true in initialize.
@@ -80,12 +86,19 @@ type ModelStatus struct {
 
 // Settings are the client-side settings, sent as initializationOptions and in
 // workspace/didChangeConfiguration as {"settings": {"autarch": Settings}}.
-// Empty fields fall back to the environment: OPENAI_API_KEY, OPENAI_BASE_URL,
-// AUTARCH_MODEL.
+// Empty fields fall back to the environment: OPENAI_BASE_URL, AUTARCH_MODEL.
+// The API key is not a setting (settings show in protocol traces): it comes
+// from autarch/setApiKey or OPENAI_API_KEY.
 type Settings struct {
-	Model    ModelSettings `json:"model"`
-	APIKey   string        `json:"apiKey,omitempty"`
-	LogLevel string        `json:"logLevel,omitempty"`
+	Model ModelSettings `json:"model"`
+	// APIKey is ignored (and logged as a warning): use autarch/setApiKey.
+	APIKey   string `json:"apiKey,omitempty"`
+	LogLevel string `json:"logLevel,omitempty"`
+}
+
+// SetAPIKeyParams carry the model's API key ("" falls back to OPENAI_API_KEY).
+type SetAPIKeyParams struct {
+	APIKey string `json:"apiKey"`
 }
 
 // ModelSettings configures the model endpoint.
@@ -125,7 +138,23 @@ const (
 	// CommandPulseDiff (PulseDiffParams) returns the PulseDiff of a workflow
 	// or one of its pulses.
 	CommandPulseDiff = "autarch.pulseDiff"
+	// CommandOpenFile (OpenFileParams) opens a file of the workspace at a
+	// line with window/showDocument and returns OpenFileResult (clients
+	// without showDocument get Shown false and open it themselves).
+	CommandOpenFile = "autarch.openFile"
 )
+
+// OpenFileParams name a file of the workspace (relative to the first
+// folder, or absolute) and a 1-based line (0: the top).
+type OpenFileParams struct {
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"`
+}
+
+// OpenFileResult says whether the client showed the file.
+type OpenFileResult struct {
+	Shown bool `json:"shown"`
+}
 
 // Workflow methods.
 const (
@@ -249,20 +278,85 @@ type FileAtResult struct {
 	Missing bool   `json:"missing,omitempty"`
 }
 
+// EventKind says what a WorkflowEvent reports.
+type EventKind string
+
+// Workflow event kinds.
+const (
+	// EventStage: the workflow entered a stage (Text says from where), or
+	// preflight runs (Status "running").
+	EventStage EventKind = "stage"
+	// EventToolCall: an agent called a tool (Tool, Reason, ToolCallID).
+	EventToolCall EventKind = "tool_call"
+	// EventToolResult: a tool call ended (Tool, Failed, Text, ToolCallID).
+	EventToolResult EventKind = "tool_result"
+	// EventMessage: an agent or the user said something (Text).
+	EventMessage EventKind = "message"
+	// EventPulse: a pulse changed status (PulseID, Status, Text).
+	EventPulse EventKind = "pulse"
+	// EventCard: a card was submitted or decided (Card).
+	EventCard EventKind = "card"
+	// EventReviewComment: the reviewer commented (Status is the severity).
+	EventReviewComment EventKind = "review_comment"
+	// EventReviewAnchor: the review's comments moved (Text is the review id).
+	EventReviewAnchor EventKind = "review_anchor"
+	// EventHalt: the workflow stopped, halted or was abandoned (Status, Text).
+	EventHalt EventKind = "halt"
+	// EventWaiting: the workflow waits for the user (Status is the pending
+	// kind, Text its id).
+	EventWaiting EventKind = "waiting"
+	// EventUsage: tokens and cost of a model call (Text).
+	EventUsage EventKind = "usage"
+)
+
+// CardKind names a card.
+type CardKind string
+
+// Card kinds.
+const (
+	CardScope     CardKind = "scope"
+	CardResearch  CardKind = "research"
+	CardPlan      CardKind = "plan"
+	CardExtension CardKind = "extension"
+	CardReview    CardKind = "review"
+)
+
+// CardStatus is where a card stands.
+type CardStatus string
+
+// Card statuses.
+const (
+	CardSubmitted CardStatus = "submitted"
+	CardApproved  CardStatus = "approved"
+	CardRejected  CardStatus = "rejected"
+)
+
+// CardEvent is the card of an EventCard: which card and where it stands;
+// a review card carries its recommendation.
+type CardEvent struct {
+	Kind           CardKind   `json:"kind"`
+	Status         CardStatus `json:"status"`
+	Recommendation string     `json:"recommendation,omitempty"`
+}
+
 // WorkflowEvent is something a workflow did. For kind "message" of stage
 // "discussion", Status is the role ("user" or "assistant") and WorkflowID is "".
 type WorkflowEvent struct {
-	// Kind is "stage", "tool_call", "tool_result", "message", "pulse",
-	// "card", "review_comment", "halt", "waiting" or "usage".
-	Kind       string `json:"kind"`
-	WorkflowID string `json:"workflowId"`
-	Stage      string `json:"stage,omitempty"`
-	PulseID    string `json:"pulseId,omitempty"`
-	Tool       string `json:"tool,omitempty"`
+	Kind       EventKind `json:"kind"`
+	WorkflowID string    `json:"workflowId"`
+	Stage      string    `json:"stage,omitempty"`
+	PulseID    string    `json:"pulseId,omitempty"`
+	Tool       string    `json:"tool,omitempty"`
+	// ToolCallID pairs a tool_result with its tool_call.
+	ToolCallID string `json:"toolCallId,omitempty"`
 	Reason     string `json:"reason,omitempty"`
-	Status     string `json:"status,omitempty"`
-	Text       string `json:"text,omitempty"`
-	Failed     bool   `json:"failed,omitempty"`
+	// Status is the pulse status, the severity of a comment, the pending
+	// kind or how the workflow halted; for cards a readable summary (Card
+	// holds the structure).
+	Status string     `json:"status,omitempty"`
+	Card   *CardEvent `json:"card,omitempty"`
+	Text   string     `json:"text,omitempty"`
+	Failed bool       `json:"failed,omitempty"`
 }
 
 // WorkflowSummary is one row of the workflows list.

@@ -26,12 +26,24 @@ type Terminal struct {
 	Interactive bool
 	// AutoApprove approves every approval (the CLI's --yes).
 	AutoApprove bool
+	// NoTTYHint says how to go on without a terminal, e.g. "pass --yes to
+	// approve every card and tool call"; it ends ErrNoTTY's text.
+	NoTTYHint string
 
 	mu     sync.Mutex
 	reader *bufio.Reader
 }
 
 var _ Client = (*Terminal)(nil)
+
+// noTTY is ErrNoTTY for what could not be asked, with the way on.
+func (t *Terminal) noTTY(what string) error {
+	hint := t.NoTTYHint
+	if hint == "" {
+		hint = "run autarch in a terminal"
+	}
+	return fmt.Errorf("%w: %s, but stdin is not a terminal; %s", ErrNoTTY, what, hint)
+}
 
 func (t *Terminal) readLine() (string, error) {
 	if t.reader == nil {
@@ -58,7 +70,7 @@ func (t *Terminal) LogMessage(ctx context.Context, typ MessageType, msg string) 
 
 func (t *Terminal) ShowMessageRequest(ctx context.Context, typ MessageType, msg string, actions []string) (string, error) {
 	if !t.Interactive {
-		return "", ErrNoTTY
+		return "", t.noTTY(fmt.Sprintf("%q needs a choice", msg))
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -83,7 +95,7 @@ func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
 		return Verdict{Decision: DecisionApprove}, nil
 	}
 	if !t.Interactive {
-		return Verdict{}, ErrNoTTY
+		return Verdict{}, t.noTTY(fmt.Sprintf("%q needs your approval", a.Title))
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -123,7 +135,7 @@ func (t *Terminal) Ask(ctx context.Context, qs []Question) ([]Answer, error) {
 		return t.autoAnswer(qs), nil
 	}
 	if !t.Interactive {
-		return nil, ErrNoTTY
+		return nil, t.noTTY(fmt.Sprintf("%s needs your answer", plural(len(qs), "question")))
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -239,4 +251,11 @@ func (t *Terminal) autoAnswer(qs []Question) []Answer {
 		fmt.Fprintf(t.Out, "? %s\n  auto-answered (--yes): %s\n", q.Prompt, strings.Join(out[i].Values, ", "))
 	}
 	return out
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

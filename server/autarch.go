@@ -10,14 +10,8 @@ import (
 	"github.com/autarch-dev/autarch/editor"
 )
 
-func (s *Server) registerAutarch() {
-	s.requests[editor.MethodStatus] = func(ctx context.Context, _ json.RawMessage) (any, error) {
-		return s.status(), nil
-	}
-	s.commands[editor.CommandServerStatus] = func(ctx context.Context, _ []json.RawMessage) (any, error) {
-		return s.status(), nil
-	}
-	s.commands[editor.CommandShowMessage] = s.showMessage
+func (s *Server) statusRequest(ctx context.Context, _ json.RawMessage) (any, error) {
+	return s.status(), nil
 }
 
 // status reports the server's state for the side panel and status command.
@@ -58,12 +52,34 @@ func statusMessage(st editor.ServerStatus) string {
 	return fmt.Sprintf("Autarch %s is running (pid %d): %s, %s.", st.Version, st.PID, ws, model)
 }
 
-// showMessage echoes its first argument back as window/showMessage: a
-// round trip any client can use to check that server → client messages work.
-func (s *Server) showMessage(ctx context.Context, args []json.RawMessage) (any, error) {
+// showMessage echoes its argument back as window/showMessage: a round trip
+// any client can use to check that server → client messages work.
+func (s *Server) showMessage(ctx context.Context, raw json.RawMessage) (any, error) {
 	var text string
-	if len(args) == 0 || json.Unmarshal(args[0], &text) != nil || text == "" {
+	if json.Unmarshal(raw, &text) != nil || text == "" {
 		return nil, invalidParams("%s takes one argument, the text to show", editor.CommandShowMessage)
 	}
 	return nil, s.Client().ShowMessage(ctx, editor.Info, text)
+}
+
+// setAPIKey takes the model's API key from the client (autarch/setApiKey):
+// its params are never logged, and the key is never sent back.
+func (s *Server) setAPIKey(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p editor.SetAPIKeyParams
+	if err := decode(raw, &p); err != nil {
+		return nil, invalidParams("%s takes {\"apiKey\": string}", editor.MethodSetAPIKey)
+	}
+	s.mu.Lock()
+	st := s.settings
+	s.mu.Unlock()
+	st.apiKey, st.keySource = p.APIKey, sourceRequest
+	if p.APIKey == "" {
+		st.apiKey, st.keySource = s.cfg.Getenv("OPENAI_API_KEY"), sourceEnv
+	}
+	s.setSettings(st)
+	status := s.status()
+	if err := s.Client().Notify(ctx, editor.MethodStatusChanged, status); err != nil {
+		s.log.Debug("status not delivered", "err", err)
+	}
+	return status, nil
 }

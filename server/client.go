@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -207,7 +208,14 @@ func (p *lspProgress) End(ctx context.Context, message string) error {
 
 func (p *lspProgress) Cancelled() <-chan struct{} { return p.cancelled }
 
+// ApplyEdit uses workspace/applyEdit; a client without it applies nothing.
 func (c *lspClient) ApplyEdit(ctx context.Context, label string, edit protocol.WorkspaceEdit) (bool, error) {
+	c.s.mu.Lock()
+	supported := c.s.client.applyEdit
+	c.s.mu.Unlock()
+	if !supported {
+		return false, errors.New("the editor cannot apply workspace edits (workspace.applyEdit): merge the workflow branch instead")
+	}
 	var res struct {
 		Applied       bool   `json:"applied"`
 		FailureReason string `json:"failureReason"`
@@ -229,7 +237,15 @@ func (c *lspClient) PublishDiagnostics(ctx context.Context, params protocol.Publ
 	return c.s.conn.Notify(ctx, "textDocument/publishDiagnostics", &params)
 }
 
+// ShowDocument uses window/showDocument when the client supports it;
+// otherwise it reports false (not shown).
 func (c *lspClient) ShowDocument(ctx context.Context, params protocol.ShowDocumentParams) (bool, error) {
+	c.s.mu.Lock()
+	supported := c.s.client.showDocument
+	c.s.mu.Unlock()
+	if !supported {
+		return false, nil
+	}
 	var res struct {
 		Success bool `json:"success"`
 	}

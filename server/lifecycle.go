@@ -3,11 +3,15 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"go.lsp.dev/uri"
+
+	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 // initializeParams is the part of LSP's InitializeParams the server uses.
@@ -90,13 +94,6 @@ type capabilities struct {
 	} `json:"workspace"`
 }
 
-func (s *Server) registerLifecycle() {
-	s.requests["initialize"] = s.initialize
-	s.requests["shutdown"] = s.shutdown
-	s.notifs["initialized"] = func(context.Context, json.RawMessage) error { return nil }
-	s.notifs["exit"] = s.exit
-}
-
 func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p initializeParams
 	if err := decode(raw, &p); err != nil {
@@ -105,12 +102,15 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	var opts editor.Settings
 	if len(p.Options) > 0 && string(p.Options) != "null" {
 		if err := json.Unmarshal(p.Options, &opts); err != nil {
-			return nil, invalidParams("initializationOptions: %v (expected {\"model\":{\"baseUrl\",\"name\"},\"apiKey\",\"logLevel\"})", err)
+			return nil, invalidParams("initializationOptions: %v (expected {\"model\":{\"baseUrl\",\"name\"},\"logLevel\"})", err)
 		}
 	}
+	if opts.APIKey != "" {
+		s.log.Warn("an API key arrived in initializationOptions, where protocol traces show it: send it with " + editor.MethodSetAPIKey + " or set OPENAI_API_KEY when starting the server")
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.state != uninitialized {
+		s.mu.Unlock()
 		return nil, invalidParams("initialize was already received")
 	}
 	s.state = running
@@ -125,8 +125,11 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		diagnostics:      c.Experimental.Autarch.Diagnostics,
 	}
 	s.folders = foldersOf(p)
-	s.settings = resolveSettings(opts, sourceInit, s.cfg.Getenv)
-	s.log.Info("initialized", "client", p.ClientInfo.Name, "folders", s.folders, "model", s.settings.model.Name)
+	folders := slices.Clone(s.folders)
+	s.mu.Unlock()
+	s.setSettings(resolveSettings(opts, "", sourceInit, s.cfg.Getenv))
+	s.openSession(folders)
+	s.log.Info("initialized", "client", p.ClientInfo.Name, "folders", folders)
 
 	var res initializeResult
 	res.ServerInfo.Name = "autarch"
@@ -140,6 +143,44 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	return res, nil
 }
 
+// openSession makes the session's domain now that the client is known.
+func (s *Server) openSession(folders []string) {
+	params := SessionParams{Editor: s.Client(), Document: s.docs.byPath, Diagnostics: s.editorDiagnostics()}
+	var sess *workflow.Session
+	if s.cfg.Session != nil {
+		sess = s.cfg.Session(params)
+	} else {
+		sess = workflow.NewSession(workflow.SessionConfig{Editor: params.Editor, Document: params.Document, Diagnostics: params.Diagnostics, Log: s.log})
+	}
+	sess.SetFolders(folders)
+	s.mu.Lock()
+	s.session = sess
+	s.mu.Unlock()
+}
+
+// editorDiagnostics asks the client for its diagnostics (autarch/diagnostics)
+// when it declared it can; nil otherwise.
+func (s *Server) editorDiagnostics() tools.Diagnostics {
+	s.mu.Lock()
+	ok := s.client.diagnostics
+	s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context, paths []string) ([]editor.DiagnosticItem, error) {
+		if paths == nil {
+			paths = []string{}
+		}
+		var res editor.DiagnosticsResult
+		if err := s.Client().Call(ctx, editor.MethodDiagnostics, editor.DiagnosticsParams{Paths: paths}, &res); err != nil {
+			return nil, err
+		}
+		return res.Diagnostics, nil
+	}
+}
+
+func (s *Server) initialized(ctx context.Context, _ json.RawMessage) (any, error) { return nil, nil }
+
 func (s *Server) shutdown(ctx context.Context, _ json.RawMessage) (any, error) {
 	s.mu.Lock()
 	s.state = shutDown
@@ -147,7 +188,8 @@ func (s *Server) shutdown(ctx context.Context, _ json.RawMessage) (any, error) {
 	return nil, nil
 }
 
-func (s *Server) exit(ctx context.Context, _ json.RawMessage) error {
+// exit ends Serve: exit code 0 after shutdown, 1 without.
+func (s *Server) exit(ctx context.Context, _ json.RawMessage) (any, error) {
 	code := 1
 	if s.is(shutDown) {
 		code = 0
@@ -156,7 +198,7 @@ func (s *Server) exit(ctx context.Context, _ json.RawMessage) error {
 	case s.exitCh <- code:
 	default:
 	}
-	return nil
+	return nil, nil
 }
 
 // foldersOf lists the workspace folders as paths: workspaceFolders, else
@@ -183,14 +225,16 @@ func uriPath(u string) (string, bool) {
 	if !strings.HasPrefix(u, "file://") {
 		return "", false
 	}
-	parsed, err := url.Parse(u)
-	if err != nil || parsed.Path == "" {
+	parsed, err := uri.Parse(u)
+	if err != nil || !parsed.IsFile() {
 		return "", false
 	}
-	return filepath.FromSlash(parsed.Path), true
+	path := parsed.FsPath()
+	if path == "" {
+		return "", false
+	}
+	return path, true
 }
 
 // pathURI converts a path to a file:// URI.
-func pathURI(path string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
-}
+func pathURI(path string) string { return string(uri.File(path)) }

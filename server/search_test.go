@@ -17,7 +17,7 @@ import (
 func TestSearchStaysFresh(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "login.go"), []byte("package auth\n\n// Login checks a password.\nfunc Login() {}\n"), 0o644)
-	h := newHarness(t, nil)
+	h := newHarness(t, wired)
 	uri := pathURI(dir)
 	if err := h.call("initialize", map[string]any{"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "w"}},
 		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}}}, nil); err != nil {

@@ -1,13 +1,19 @@
 // Package server is the LSP/JSON-RPC surface of autarch: the lifecycle,
 // capabilities, workspace/executeCommand and the custom autarch/* methods.
-// Handlers decode, call one domain function, and encode; one file per method
-// family (lifecycle.go, workspace.go, textdocument.go, window.go, autarch.go).
+// It holds no domain logic: every method is a handler in methods.go's one
+// table, in the file of its family (lifecycle.go, workspace.go,
+// textdocument.go, window.go, autarch.go, workflows.go), and a handler
+// decodes, calls one domain function (mostly a workflow.Session method)
+// and encodes. The server reaches the user only through its editor.Client
+// (client.go).
 //
 // Message handling: notifications run in arrival order on the read loop;
 // requests are released to run concurrently; $/cancelRequest cancels a
 // request's context; a panicking handler becomes an InternalError response
 // and the connection stays up; unknown notifications are logged and dropped;
-// unknown requests get MethodNotFound.
+// unknown requests get MethodNotFound. The exit notification ends Serve at
+// once: pending requests and background work are cancelled (their state is
+// durable as it happens), nothing waits for a client that will not answer.
 package server
 
 import (
@@ -26,11 +32,27 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 // codeRequestCancelled is LSP's RequestCancelled error code.
 const codeRequestCancelled jsonrpc2.Code = -32800
+
+// exitGrace bounds how long exit waits for cancelled work to record how it
+// ended and for the stream to close, so the process ends within 100 ms.
+const exitGrace = 50 * time.Millisecond
+
+// SessionParams are what a session's domain needs of the connection.
+type SessionParams struct {
+	// Editor is the client, as the domain's port.
+	Editor editor.Client
+	// Document is the text of a document open in the client (absolute path).
+	Document func(path string) (string, bool)
+	// Diagnostics are the client's diagnostics (nil when it cannot give them).
+	Diagnostics tools.Diagnostics
+}
 
 // Config configures a Server.
 type Config struct {
@@ -42,33 +64,34 @@ type Config struct {
 	Getenv func(string) string
 	// Logger receives the server's logs (never stdout); slog.Default if nil.
 	Logger *slog.Logger
+	// Session makes the domain of a session once the client is known
+	// (cmd/autarch wires model, sandbox and search into it); nil: a session
+	// without a model.
+	Session func(p SessionParams) *workflow.Session
+	// Settings receives the effective model settings whenever they change
+	// (cmd/autarch's model follows them).
+	Settings func(model editor.ModelSettings, apiKey string)
 }
 
-// Command runs one workspace/executeCommand command.
-type Command func(ctx context.Context, args []json.RawMessage) (any, error)
-
-// Request handles one client → server request; params are the raw JSON params.
-type Request func(ctx context.Context, params json.RawMessage) (any, error)
+// handler handles one method: params are the raw JSON params (for a
+// command, its one argument).
+type handler func(s *Server, ctx context.Context, params json.RawMessage) (any, error)
 
 // Server is one LSP session with one client.
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
-	started time.Time
-
-	commands map[string]Command
-	requests map[string]Request
-	notifs   map[string]func(ctx context.Context, params json.RawMessage) error
+	methods map[string]method
 
 	docs     *documents
 	progress *progressTable
-	wb       *workbench
 
 	mu       sync.Mutex
 	state    lifecycle
 	client   clientInfo
 	folders  []string
 	settings settings
+	session  *workflow.Session
 
 	conn   jsonrpc2.Conn
 	exitCh chan int
@@ -82,7 +105,7 @@ const (
 	shutDown
 )
 
-// New makes a server; register commands and requests before Serve.
+// New makes a server.
 func New(cfg Config) *Server {
 	if cfg.Getenv == nil {
 		cfg.Getenv = os.Getenv
@@ -90,40 +113,33 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Settings == nil {
+		cfg.Settings = func(editor.ModelSettings, string) {}
+	}
 	s := &Server{
 		cfg:      cfg,
 		log:      cfg.Logger,
-		started:  time.Now(),
-		commands: map[string]Command{},
-		requests: map[string]Request{},
-		notifs:   map[string]func(context.Context, json.RawMessage) error{},
+		methods:  methodTable(),
 		docs:     newDocuments(),
 		progress: newProgressTable(),
 		exitCh:   make(chan int, 1),
 	}
-	s.settings = resolveSettings(editor.Settings{}, sourceNone, cfg.Getenv)
-	s.registerLifecycle()
-	s.registerWorkspace()
-	s.registerTextDocument()
-	s.registerWindow()
-	s.registerAutarch()
-	s.wb = newWorkbench(s)
-	s.registerWorkflows()
+	s.setSettings(resolveSettings(editor.Settings{}, "", sourceNone, cfg.Getenv))
 	return s
 }
 
-// RegisterCommand adds a workspace/executeCommand command; it is advertised
-// in the executeCommandProvider capability.
-func (s *Server) RegisterCommand(name string, fn Command) { s.commands[name] = fn }
+// RegisterRequest adds a client → server request handler; tests use it.
+func (s *Server) RegisterRequest(name string, fn func(ctx context.Context, params json.RawMessage) (any, error)) {
+	s.methods[name] = method{kind: request, fn: func(_ *Server, ctx context.Context, p json.RawMessage) (any, error) { return fn(ctx, p) }}
+}
 
-// RegisterRequest adds a client → server request handler (e.g. autarch/*).
-func (s *Server) RegisterRequest(method string, fn Request) { s.requests[method] = fn }
-
-// commandNames lists the registered commands, sorted.
+// commandNames lists the commands, sorted.
 func (s *Server) commandNames() []string {
-	names := make([]string, 0, len(s.commands))
-	for n := range s.commands {
-		names = append(names, n)
+	var names []string
+	for n, m := range s.methods {
+		if m.kind == command {
+			names = append(names, n)
+		}
 	}
 	slices.Sort(names)
 	return names
@@ -131,7 +147,8 @@ func (s *Server) commandNames() []string {
 
 // Serve speaks the protocol on rwc until the client sends exit or the
 // stream ends, and returns the process exit code: 0 after shutdown and
-// exit, 1 otherwise.
+// exit, 1 otherwise. It returns within exitGrace×2 of exit, whatever is
+// pending: callers should end the process then.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -140,7 +157,6 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 		jsonrpc2.WithCodec(codec{}),
 		jsonrpc2.WithPreempter(cancelPreempter{cancel: canceller, log: s.log}))
 	s.conn.Go(ctx, handler)
-	s.wb.start(ctx)
 	code := 1
 	select {
 	case code = <-s.exitCh:
@@ -152,14 +168,25 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 		}
 	case <-ctx.Done():
 	}
-	cancel()
-	s.wb.stop(10 * time.Second) // running pulses record how they ended
+	cancel() // pending requests end with the connection's context
+	s.mu.Lock()
+	sess := s.session
+	s.mu.Unlock()
+	if sess != nil {
+		sess.Close(exitGrace)
+	}
+	// Closing the stream may block on a read the OS does not interrupt
+	// (stdin): do not wait for it beyond the grace.
 	closed := make(chan struct{})
-	go func() { s.conn.Close(); close(closed) }()
+	go func() {
+		if err := s.conn.Close(); err != nil {
+			s.log.Debug("closing the connection", "err", err)
+		}
+		close(closed)
+	}()
 	select {
 	case <-closed:
-	case <-time.After(5 * time.Second):
-		s.log.Warn("handlers did not finish within 5s of exit")
+	case <-time.After(exitGrace):
 	}
 	return code
 }
@@ -169,7 +196,7 @@ func (s *Server) Client() editor.Client { return &lspClient{s: s} }
 
 // handle dispatches one incoming message.
 func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any, err error) {
-	method := strings.Clone(req.Method())
+	name := strings.Clone(req.Method())
 	isCall := req.IsCall()
 	if isCall {
 		jsonrpc2.Async(ctx) // requests run concurrently; notifications stay ordered
@@ -177,64 +204,88 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 	params := json.RawMessage(slices.Clone(req.Params()))
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("handler panicked", "method", method, "panic", r, "stack", string(debug.Stack()))
+			s.log.Error("handler panicked", "method", name, "panic", r, "stack", string(debug.Stack()))
 			result = nil
-			err = jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error handling %s: %v", method, r)
+			err = jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error handling %s: %v", name, r)
 			if !isCall {
 				err = nil
 			}
 		}
 	}()
 	if !isCall {
-		s.notify(ctx, method, params)
+		s.notify(ctx, name, params)
 		return nil, nil
 	}
-	return s.call(ctx, method, params)
+	return s.call(ctx, name, params)
 }
 
-func (s *Server) notify(ctx context.Context, method string, params json.RawMessage) {
-	fn, ok := s.notifs[method]
-	if !ok {
-		s.log.Debug("ignoring unknown notification", "method", method)
+func (s *Server) notify(ctx context.Context, name string, params json.RawMessage) {
+	m, ok := s.methods[name]
+	if !ok || m.kind != notification {
+		s.log.Debug("ignoring unknown notification", "method", name)
 		return
 	}
-	if method != "exit" && method != "initialized" && !s.is(running) {
-		s.log.Warn("notification before initialize or after shutdown ignored", "method", method)
+	if name != "exit" && name != "initialized" && !s.is(running) {
+		s.log.Warn("notification before initialize or after shutdown ignored", "method", name)
 		return
 	}
-	if err := fn(ctx, params); err != nil {
+	if _, err := m.fn(s, ctx, params); err != nil {
 		// A notification error would close the connection: log it instead.
-		s.log.Warn("notification failed", "method", method, "err", err)
+		s.log.Warn("notification failed", "method", name, "err", err)
 	}
 }
 
-func (s *Server) call(ctx context.Context, method string, params json.RawMessage) (any, error) {
-	fn, ok := s.requests[method]
-	if !ok {
-		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", method)
+func (s *Server) call(ctx context.Context, name string, params json.RawMessage) (any, error) {
+	m, ok := s.methods[name]
+	if !ok || m.kind != request {
+		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", name)
 	}
 	switch {
-	case method == "initialize":
+	case name == "initialize":
 	case s.is(uninitialized):
-		return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "server not initialized: send initialize before %s", method)
+		return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "server not initialized: send initialize before %s", name)
 	case s.is(shutDown):
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "server is shut down: only exit is accepted")
 	}
-	res, err := fn(ctx, params)
-	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		return nil, jsonrpc2.NewError(codeRequestCancelled, "request cancelled")
+	return s.result(ctx, name)(m.fn(s, ctx, params))
+}
+
+// result turns a handler's error into a JSON-RPC error: cancelled,
+// invalid params (the domain's errors with Invalid() true), or internal.
+func (s *Server) result(ctx context.Context, name string) func(any, error) (any, error) {
+	return func(res any, err error) (any, error) {
+		if err == nil {
+			return res, nil
+		}
+		var rpcErr *jsonrpc2.Error
+		var inv interface{ Invalid() bool }
+		switch {
+		case ctx.Err() != nil && errors.Is(err, context.Canceled):
+			return nil, jsonrpc2.NewError(codeRequestCancelled, "request cancelled")
+		case errors.As(err, &rpcErr):
+			return nil, err
+		case errors.As(err, &inv) && inv.Invalid():
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		}
+		s.log.Debug("request failed", "method", name, "err", err)
+		return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
 	}
-	var rpcErr *jsonrpc2.Error
-	if err != nil && !errors.As(err, &rpcErr) {
-		err = jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
-	}
-	return res, err
 }
 
 func (s *Server) is(st lifecycle) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.state == st
+}
+
+// domain is the session's domain, made at initialize.
+func (s *Server) domain() (*workflow.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.session == nil {
+		return nil, errors.New("the server is not initialized")
+	}
+	return s.session, nil
 }
 
 // decode unmarshals params into v, turning failures into InvalidParams.
@@ -279,7 +330,7 @@ func (p cancelPreempter) Preempt(ctx context.Context, req *jsonrpc2.Request) (an
 	return struct{}{}, nil
 }
 
-// errorf makes an InvalidParams error for a handler.
+// invalidParams makes an InvalidParams error for a handler.
 func invalidParams(format string, args ...any) error {
 	return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf(format, args...))
 }

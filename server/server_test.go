@@ -86,7 +86,7 @@ func (h *harness) initialize(opts any) initializeResult {
 	params := map[string]any{
 		"processId":        nil,
 		"rootUri":          "file:///tmp/project",
-		"capabilities":     map[string]any{"window": map[string]any{"workDoneProgress": true}},
+		"capabilities":     map[string]any{"window": map[string]any{"workDoneProgress": true, "showDocument": map[string]any{"support": true}}, "workspace": map[string]any{"applyEdit": true}},
 		"workspaceFolders": []map[string]string{{"uri": "file:///tmp/project", "name": "project"}},
 	}
 	if opts != nil {
@@ -306,9 +306,10 @@ func TestCancelRequest(t *testing.T) {
 }
 
 func TestRequestsRunConcurrently(t *testing.T) {
-	release := make(chan struct{})
+	release, started := make(chan struct{}), make(chan struct{})
 	h := newHarness(t, func(s *Server) {
 		s.RegisterRequest("test/wait", func(ctx context.Context, _ json.RawMessage) (any, error) {
+			close(started)
 			select {
 			case <-release:
 				return "released", nil
@@ -324,7 +325,7 @@ func TestRequestsRunConcurrently(t *testing.T) {
 	h.initialize(nil)
 	errc := make(chan error, 1)
 	go func() { errc <- h.call("test/wait", struct{}{}, nil) }()
-	time.Sleep(10 * time.Millisecond)
+	<-started // test/wait now blocks until test/release runs beside it
 	if err := h.call("test/release", struct{}{}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +341,7 @@ func TestPanickingHandler(t *testing.T) {
 			m["boom"]++ // nil map write
 			return nil, nil
 		})
-		s.notifs["test/panicNote"] = func(context.Context, json.RawMessage) error { panic("note boom") }
+		s.methods["test/panicNote"] = method{kind: notification, fn: func(*Server, context.Context, json.RawMessage) (any, error) { panic("note boom") }}
 	})
 	h.initialize(nil)
 	err := h.call("test/panic", struct{}{}, nil)
@@ -372,6 +373,49 @@ func TestEnvironmentFallbacks(t *testing.T) {
 	want := editor.ModelStatus{Configured: true, BaseURL: "http://localhost:11434/v1", Name: "from-editor", HasAPIKey: true, Source: sourceInit}
 	if st.Model != want {
 		t.Errorf("model = %+v, want %+v", st.Model, want)
+	}
+}
+
+// TestAPIKey: the key comes from autarch/setApiKey or the environment,
+// never from settings payloads, and is never sent back.
+func TestAPIKey(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     string
+		init    editor.Settings
+		request *editor.SetAPIKeyParams
+		wantKey string
+	}{
+		{name: "environment", env: "sk-env", wantKey: "sk-env"},
+		{name: "initializationOptions ignored", init: editor.Settings{APIKey: "sk-init"}, wantKey: ""},
+		{name: "request", request: &editor.SetAPIKeyParams{APIKey: "sk-req"}, wantKey: "sk-req"},
+		{name: "request over environment", env: "sk-env", request: &editor.SetAPIKeyParams{APIKey: "sk-req"}, wantKey: "sk-req"},
+		{name: "empty request falls back", env: "sk-env", request: &editor.SetAPIKeyParams{}, wantKey: "sk-env"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got string
+			h := newHarness(t, func(s *Server) {
+				s.cfg.Settings = func(_ editor.ModelSettings, key string) { mu.Lock(); got = key; mu.Unlock() }
+			})
+			h.getenv["OPENAI_API_KEY"] = tt.env
+			h.initialize(tt.init)
+			if tt.request != nil {
+				var st editor.ServerStatus
+				if err := h.call(editor.MethodSetAPIKey, tt.request, &st); err != nil {
+					t.Fatal(err)
+				}
+				if b, _ := json.Marshal(st); strings.Contains(string(b), "sk-") {
+					t.Errorf("status leaks the key: %s", b)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if got != tt.wantKey {
+				t.Errorf("model key = %q, want %q", got, tt.wantKey)
+			}
+		})
 	}
 }
 

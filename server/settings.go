@@ -6,27 +6,31 @@ import (
 
 // Where settings came from (editor.ModelStatus.Source).
 const (
-	sourceNone   = "none"
-	sourceInit   = "initializationOptions"
-	sourceChange = "didChangeConfiguration"
-	sourceEnv    = "environment"
+	sourceNone    = "none"
+	sourceInit    = "initializationOptions"
+	sourceChange  = "didChangeConfiguration"
+	sourceEnv     = "environment"
+	sourceRequest = editor.MethodSetAPIKey
 )
 
 // settings are the effective settings after environment fallbacks.
 type settings struct {
-	model    editor.ModelSettings
-	apiKey   string
-	logLevel string
-	source   string
+	model     editor.ModelSettings
+	apiKey    string
+	keySource string
+	logLevel  string
+	source    string
 }
 
 // resolveSettings applies the environment fallbacks (OPENAI_API_KEY,
-// OPENAI_BASE_URL, AUTARCH_MODEL) to settings from the client.
-func resolveSettings(in editor.Settings, source string, getenv func(string) string) settings {
-	out := settings{model: in.Model, apiKey: in.APIKey, logLevel: in.LogLevel, source: source}
+// OPENAI_BASE_URL, AUTARCH_MODEL) to settings from the client. The key
+// comes from autarch/setApiKey (key) or the environment, never from the
+// settings payload.
+func resolveSettings(in editor.Settings, key, source string, getenv func(string) string) settings {
+	out := settings{model: in.Model, apiKey: key, keySource: sourceRequest, logLevel: in.LogLevel, source: source}
 	fromEnv := false
 	if out.apiKey == "" {
-		out.apiKey = getenv("OPENAI_API_KEY")
+		out.apiKey, out.keySource = getenv("OPENAI_API_KEY"), sourceEnv
 		fromEnv = fromEnv || out.apiKey != ""
 	}
 	if out.model.BaseURL == "" {
@@ -37,13 +41,22 @@ func resolveSettings(in editor.Settings, source string, getenv func(string) stri
 		out.model.Name = getenv("AUTARCH_MODEL")
 		fromEnv = fromEnv || out.model.Name != ""
 	}
-	if in == (editor.Settings{}) {
+	if in.Model == (editor.ModelSettings{}) && in.LogLevel == "" {
 		out.source = sourceNone
 		if fromEnv {
 			out.source = sourceEnv
 		}
 	}
 	return out
+}
+
+// setSettings records the effective settings and hands the model's to
+// whoever follows them.
+func (s *Server) setSettings(st settings) {
+	s.mu.Lock()
+	s.settings = st
+	s.mu.Unlock()
+	s.cfg.Settings(st.model, st.apiKey)
 }
 
 // status describes the model configuration without the key.

@@ -42,23 +42,19 @@ func (t *progressTable) cancel(token string) bool {
 	return ok
 }
 
-// done forgets a finished token.
+// done forgets a finished token (its work no longer listens for a cancel).
 func (t *progressTable) done(token string) {
 	t.mu.Lock()
 	delete(t.active, token)
 	t.mu.Unlock()
 }
 
-func (s *Server) registerWindow() {
-	s.notifs["window/workDoneProgress/cancel"] = s.cancelProgress
-}
-
-func (s *Server) cancelProgress(ctx context.Context, raw json.RawMessage) error {
+func (s *Server) cancelProgress(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p struct {
 		Token json.RawMessage `json:"token"`
 	}
 	if err := decode(raw, &p); err != nil {
-		return err
+		return nil, err
 	}
 	var token string
 	if json.Unmarshal(p.Token, &token) != nil {
@@ -67,5 +63,5 @@ func (s *Server) cancelProgress(ctx context.Context, raw json.RawMessage) error 
 	if !s.progress.cancel(token) {
 		s.log.Debug("cancel for unknown progress token", "token", token)
 	}
-	return nil
+	return nil, nil
 }

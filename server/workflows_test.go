@@ -11,8 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/codesearch"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 const workflowScript = `
@@ -52,7 +57,7 @@ func TestWorkflowOverLSP(t *testing.T) {
 	}
 	url, _ := scripted.Start(t, script)
 
-	h := newHarness(t, nil)
+	h := newHarness(t, wired)
 	var mu sync.Mutex
 	var approvals []editor.Approval
 	var edits []json.RawMessage
@@ -77,9 +82,12 @@ func TestWorkflowOverLSP(t *testing.T) {
 		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "calc"}},
 		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}, "workspace": map[string]any{"applyEdit": true},
 			"experimental": map[string]any{"autarch": map[string]any{"approvals": true, "questions": true}}},
-		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}, APIKey: "test"},
+		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}},
 	}, &init)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !init.Capabilities.CodeActionProvider {
@@ -98,7 +106,7 @@ func TestWorkflowOverLSP(t *testing.T) {
 
 	// Events until the workflow completes; diagnostics and progress on the way.
 	var sawToolCall, sawProgress bool
-	var diags []reviewDiagnostic
+	var diags []diagnostic
 	deadline := time.After(60 * time.Second)
 	for done := false; !done || diags == nil; {
 		select {
@@ -113,8 +121,8 @@ func TestWorkflowOverLSP(t *testing.T) {
 				sawProgress = sawProgress || strings.Contains(string(n.params), "pulse pulse-1")
 			case "textDocument/publishDiagnostics":
 				var p struct {
-					URI         string             `json:"uri"`
-					Diagnostics []reviewDiagnostic `json:"diagnostics"`
+					URI         string       `json:"uri"`
+					Diagnostics []diagnostic `json:"diagnostics"`
 				}
 				json.Unmarshal(n.params, &p)
 				// Before the workflow is applied, comments anchor to the reviewed commit's file.
@@ -140,7 +148,13 @@ func TestWorkflowOverLSP(t *testing.T) {
 		t.Errorf("diagnostic = %+v", d)
 	}
 
-	var actions []codeAction
+	var actions []struct {
+		Edit struct {
+			Changes map[string][]struct {
+				NewText string `json:"newText"`
+			} `json:"changes"`
+		} `json:"edit"`
+	}
 	if err := h.call("textDocument/codeAction", map[string]any{"textDocument": map[string]string{"uri": pathURI(filepath.Join(dir, "calc.go"))},
 		"range": d.Range, "context": map[string]any{"diagnostics": diags}}, &actions); err != nil {
 		t.Fatal(err)
@@ -197,8 +211,8 @@ func TestWorkflowOverLSP(t *testing.T) {
 		select {
 		case n := <-h.noteCh:
 			var p struct {
-				URI         string             `json:"uri"`
-				Diagnostics []reviewDiagnostic `json:"diagnostics"`
+				URI         string       `json:"uri"`
+				Diagnostics []diagnostic `json:"diagnostics"`
 			}
 			json.Unmarshal(n.params, &p)
 			if n.method == "textDocument/publishDiagnostics" && p.URI == pathURI(filepath.Join(dir, "calc.go")) && len(p.Diagnostics) == 1 {
@@ -207,5 +221,43 @@ func TestWorkflowOverLSP(t *testing.T) {
 		case <-end:
 			t.Fatal("the review's diagnostics did not move to the applied file")
 		}
+	}
+}
+
+// diagnostic is what the test reads of a published diagnostic.
+type diagnostic struct {
+	Range struct {
+		Start struct {
+			Line int `json:"line"`
+		} `json:"start"`
+	} `json:"range"`
+	Severity int             `json:"severity"`
+	Source   string          `json:"source"`
+	Message  string          `json:"message"`
+	Data     json.RawMessage `json:"data"`
+}
+
+// wired gives the server the session cmd/autarch gives it: a model that
+// follows the settings, the code search, confirm-sensitive tools.
+func wired(s *Server) {
+	var mu sync.Mutex
+	var model agent.Model
+	var name string
+	s.cfg.Settings = func(m editor.ModelSettings, key string) {
+		mu.Lock()
+		defer mu.Unlock()
+		model, name = openai.New(openai.Config{BaseURL: m.BaseURL, APIKey: key, Stream: true}), m.Name
+	}
+	s.cfg.Session = func(p SessionParams) *workflow.Session {
+		return workflow.NewSession(workflow.SessionConfig{Editor: p.Editor, Document: p.Document, Diagnostics: p.Diagnostics, Log: s.log,
+			Wire: func(ctx context.Context, _ *workflow.Project, cfg *workflow.Config) error {
+				mu.Lock()
+				defer mu.Unlock()
+				cfg.Model, cfg.Settings, cfg.Commands = model, agent.Settings{Model: name}, tools.CommandPolicy{}
+				return nil
+			},
+			Search: func(folder string) workflow.CodeSearch {
+				return codesearch.New(codesearch.Config{Root: folder, Editor: p.Editor, Log: s.log})
+			}})
 	}
 }

@@ -9,12 +9,7 @@ import (
 	"github.com/autarch-dev/autarch/editor"
 )
 
-func (s *Server) registerWorkspace() {
-	s.requests["workspace/executeCommand"] = s.executeCommand
-	s.notifs["workspace/didChangeConfiguration"] = s.didChangeConfiguration
-	s.notifs["workspace/didChangeWorkspaceFolders"] = s.didChangeWorkspaceFolders
-}
-
+// executeCommand runs a command of the method table with its one argument.
 func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p struct {
 		Command   string            `json:"command"`
@@ -23,33 +18,47 @@ func (s *Server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
-	fn, ok := s.commands[p.Command]
-	if !ok {
+	m, ok := s.methods[p.Command]
+	if !ok || m.kind != command {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q; the server offers %v", p.Command, s.commandNames())
 	}
-	return fn(ctx, p.Arguments)
+	var arg json.RawMessage
+	switch len(p.Arguments) {
+	case 0:
+	case 1:
+		arg = p.Arguments[0]
+	default:
+		return nil, invalidParams("%s takes one argument, got %d", p.Command, len(p.Arguments))
+	}
+	return s.result(ctx, p.Command)(m.fn(s, ctx, arg))
 }
 
-func (s *Server) didChangeConfiguration(ctx context.Context, raw json.RawMessage) error {
+// didChangeConfiguration takes the autarch section of the settings. An
+// apiKey there is ignored: settings travel in protocol traces.
+func (s *Server) didChangeConfiguration(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p struct {
 		Settings struct {
 			Autarch *editor.Settings `json:"autarch"`
 		} `json:"settings"`
 	}
 	if err := decode(raw, &p); err != nil {
-		return err
+		return nil, err
 	}
 	if p.Settings.Autarch == nil {
-		return nil // not ours
+		return nil, nil // not ours
 	}
 	s.mu.Lock()
-	s.settings = resolveSettings(*p.Settings.Autarch, sourceChange, s.cfg.Getenv)
+	key, keySource := s.settings.apiKey, s.settings.keySource
 	s.mu.Unlock()
+	if keySource != sourceRequest {
+		key = ""
+	}
+	s.setSettings(resolveSettings(*p.Settings.Autarch, key, sourceChange, s.cfg.Getenv))
 	s.log.Info("settings changed", "model", p.Settings.Autarch.Model.Name)
-	return s.conn.Notify(ctx, editor.MethodStatusChanged, s.status())
+	return nil, s.Client().Notify(ctx, editor.MethodStatusChanged, s.status())
 }
 
-func (s *Server) didChangeWorkspaceFolders(ctx context.Context, raw json.RawMessage) error {
+func (s *Server) didChangeWorkspaceFolders(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p struct {
 		Event struct {
 			Added   []workspaceDir `json:"added"`
@@ -57,7 +66,7 @@ func (s *Server) didChangeWorkspaceFolders(ctx context.Context, raw json.RawMess
 		} `json:"event"`
 	}
 	if err := decode(raw, &p); err != nil {
-		return err
+		return nil, err
 	}
 	s.mu.Lock()
 	for _, f := range p.Event.Removed {
@@ -70,8 +79,35 @@ func (s *Server) didChangeWorkspaceFolders(ctx context.Context, raw json.RawMess
 			s.folders = append(removeString(s.folders, path), path)
 		}
 	}
+	folders, sess := append([]string(nil), s.folders...), s.session
 	s.mu.Unlock()
-	return s.conn.Notify(ctx, editor.MethodStatusChanged, s.status())
+	if sess != nil {
+		sess.SetFolders(folders)
+	}
+	return nil, s.Client().Notify(ctx, editor.MethodStatusChanged, s.status())
+}
+
+// didChangeWatchedFiles re-indexes files created, changed or deleted
+// outside the editor's buffers.
+func (s *Server) didChangeWatchedFiles(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Changes []struct {
+			URI string `json:"uri"`
+		} `json:"changes"`
+	}
+	if err := decode(raw, &p); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, c := range p.Changes {
+		if path, ok := uriPath(c.URI); ok {
+			paths = append(paths, path)
+		}
+	}
+	if d, err := s.domain(); err == nil {
+		d.FilesChanged(paths...)
+	}
+	return nil, nil
 }
 
 func removeString(list []string, v string) []string {

@@ -131,10 +131,10 @@ func (e *Engine) extend(ctx context.Context, wf store.Workflow, pulseID string, 
 		return "", err
 	}
 	if v.Decision == editor.DecisionReject {
-		e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, PulseID: pulseID, Status: "ExtensionRejected", Text: v.Feedback})
+		e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, PulseID: pulseID, Status: "ExtensionRejected", Card: &editor.CardEvent{Kind: editor.CardExtension, Status: editor.CardRejected}, Text: v.Feedback})
 		return "The user declined the extension" + feedbackText(v.Feedback) + " Finish now with what you have.", nil
 	}
-	e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, PulseID: pulseID, Status: "ExtensionApproved"})
+	e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, PulseID: pulseID, Status: "ExtensionApproved", Card: &editor.CardEvent{Kind: editor.CardExtension, Status: editor.CardApproved}})
 	return "Extension approved. Continue with the remaining work:\n" + bullets(x.Remaining), nil
 }
 

@@ -78,7 +78,7 @@ func (e *Engine) runCards(ctx context.Context, wf store.Workflow, cs cardStage) 
 // decide asks the user to approve a card. Approved: the stage advances.
 // Rejected: the feedback is the agent's next input.
 func (e *Engine) decide(ctx context.Context, wf store.Workflow, cs cardStage, c *card) (string, bool, error) {
-	e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, Status: string(c.kind) + " submitted", Text: c.approval.Title})
+	e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, Status: string(c.kind) + " submitted", Card: &editor.CardEvent{Kind: editor.CardKind(c.kind), Status: editor.CardSubmitted}, Text: c.approval.Title})
 	v, err := e.approve(ctx, wf, c.approval)
 	if err != nil {
 		return "", false, err
@@ -94,7 +94,7 @@ func (e *Engine) applyVerdict(ctx context.Context, wf store.Workflow, cs cardSta
 		if err := e.cfg.Store.ResolveCard(ctx, c.kind, c.id, store.CardRejected, v.Feedback); err != nil {
 			return "", false, err
 		}
-		e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, Status: string(c.kind) + " rejected", Text: v.Feedback})
+		e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, Status: string(c.kind) + " rejected", Card: &editor.CardEvent{Kind: editor.CardKind(c.kind), Status: editor.CardRejected}, Text: v.Feedback})
 		return fmt.Sprintf("The user requested changes to your %s%s Revise it and call %s again.", c.kind, feedbackText(v.Feedback), cs.submit), false, nil
 	}
 	if err := e.cfg.Store.ResolveCard(ctx, c.kind, c.id, store.CardApproved, ""); err != nil {
@@ -109,7 +109,7 @@ func (e *Engine) applyVerdict(ctx context.Context, wf store.Workflow, cs cardSta
 	if c.kind == store.KindPlan {
 		status = "PlanCardResolved"
 	}
-	e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, Status: status})
+	e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: wf.Stage, Status: status, Card: &editor.CardEvent{Kind: editor.CardKind(c.kind), Status: editor.CardApproved}})
 	wf, err = e.cfg.Store.Workflow(ctx, wf.ID)
 	if err != nil {
 		return "", false, err
@@ -402,7 +402,7 @@ func planCard(p store.Plan) *card {
 			fmt.Fprintf(&b, "   files: %s\n", strings.Join(pp.ExpectedChanges, ", "))
 		}
 	}
-	return &card{kind: store.KindPlan, id: p.ID, approval: editor.Approval{Kind: string(store.KindPlan), Title: fmt.Sprintf("Approve the plan (%d pulses)", len(p.Pulses)), Detail: b.String()}}
+	return &card{kind: store.KindPlan, id: p.ID, approval: editor.Approval{Kind: string(store.KindPlan), Title: fmt.Sprintf("Approve the plan (%s)", plural(len(p.Pulses), "pulse")), Detail: b.String()}}
 }
 
 // pinned is what every agent after Scoping keeps in view: the approved

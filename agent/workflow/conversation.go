@@ -9,6 +9,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/terminal"
 )
@@ -99,7 +100,7 @@ func (c *conversation) close() { c.sess.Close() }
 // its activity.
 func (c *conversation) observe(ctx context.Context, ev agent.Event) {
 	ctx = context.WithoutCancel(ctx)
-	out := Event{Kind: ev.Kind, WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Tool: ev.Tool, Reason: ev.Reason, Text: ev.Text, Failed: ev.Failed}
+	out := Event{Kind: editor.EventKind(ev.Kind), WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Tool: ev.Tool, Reason: ev.Reason, Text: ev.Text, Failed: ev.Failed}
 	switch ev.Kind {
 	case "tool_call":
 		if c.wf.ID == "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/review"
 	"github.com/autarch-dev/autarch/tools/terminal"
@@ -79,8 +80,12 @@ type ReviewResult struct {
 	Comments []store.ReviewComment `json:"comments"`
 }
 
+// ErrNothingToReview is returned by Review for an empty range; no model is called.
+var ErrNothingToReview = errors.New("nothing to review")
+
 // Review reviews any branch or range of the user's repository: the agent
 // reads the user's folder (read-only) and comments on the diff Base...Head.
+// An empty range is ErrNothingToReview, without a model call.
 func (e *Engine) Review(ctx context.Context, req ReviewRequest) (ReviewResult, error) {
 	if strings.TrimSpace(req.Base) == "" {
 		return ReviewResult{}, errors.New("review needs a base: a branch, tag or commit to compare against")
@@ -96,6 +101,14 @@ func (e *Engine) Review(ctx context.Context, req ReviewRequest) (ReviewResult, e
 	headCommit, err := e.cfg.Repo.ResolveCommit(ctx, head)
 	if err != nil {
 		return ReviewResult{}, fmt.Errorf("head %q: %w", head, err)
+	}
+	if base == headCommit {
+		return ReviewResult{}, fmt.Errorf("%w: %s and %s are the same commit (%s); commit the changes to review on a branch, or compare with an older base", ErrNothingToReview, req.Base, head, short(base))
+	}
+	if stats, err := e.cfg.Repo.DiffStats(ctx, base, headCommit); err != nil {
+		return ReviewResult{}, err
+	} else if stats.Files == 0 {
+		return ReviewResult{}, fmt.Errorf("%w: %s..%s changes no file; commit the changes to review, or compare with another base", ErrNothingToReview, req.Base, head)
 	}
 	card, err := e.reviewCard(ctx, store.ReviewCard{BaseRef: req.Base, HeadRef: head, DiffBase: base, DiffHead: headCommit})
 	if err != nil {
@@ -130,7 +143,7 @@ func (e *Engine) runReview(ctx context.Context, wf store.Workflow, card store.Re
 		if err := e.cfg.Store.CompleteReview(ctx, card.ID, p.Recommendation, p.Summary); err != nil {
 			return "", false, err
 		}
-		e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: string(StageReview), Status: "review " + p.Recommendation, Text: p.Summary})
+		e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: string(StageReview), Status: "review " + p.Recommendation, Card: &editor.CardEvent{Kind: editor.CardReview, Status: editor.CardSubmitted, Recommendation: p.Recommendation}, Text: p.Summary})
 		return "", true, nil
 	})
 	if err != nil {

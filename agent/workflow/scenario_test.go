@@ -153,7 +153,7 @@ func newHarness(t *testing.T, ar *txtar.Archive, cfg scenarioConfig) *harness {
 			h.mu.Lock()
 			h.events = append(h.events, ev)
 			h.mu.Unlock()
-			if cfg.StopOnEvent != "" && ev.Kind+":"+ev.Tool == cfg.StopOnEvent {
+			if cfg.StopOnEvent != "" && string(ev.Kind)+":"+ev.Tool == cfg.StopOnEvent {
 				h.engine.Stop(context.Background(), ev.WorkflowID, "stopped by the test")
 			}
 		}})

@@ -26,11 +26,11 @@ func loadProject(io stdio, verb, root string) (tools.Project, error) {
 	return p, nil
 }
 
-// commandPolicy picks how the verb's shell commands are confined, once:
-// the user's choices from the environment and the sandbox that works here.
-// When none does, it says so once; the shell tool then refuses commands
-// with the same explanation (the rest of the tools work).
-func commandPolicy(ctx context.Context, io stdio, verb string) (tools.CommandPolicy, error) {
+// commandPolicy picks how shell commands are confined, once: the user's
+// choices from the environment and the sandbox that works here. When none
+// does, warn says so once; the shell tool then refuses commands with the
+// same explanation (the rest of the tools work).
+func commandPolicy(ctx context.Context, warn func(string)) (tools.CommandPolicy, error) {
 	p, err := tools.CommandPolicyFromEnv()
 	if err != nil {
 		return p, err
@@ -38,10 +38,15 @@ func commandPolicy(ctx context.Context, io stdio, verb string) (tools.CommandPol
 	selected, st, err := tools.SelectSandbox(ctx, p)
 	switch {
 	case err != nil:
-		fmt.Fprintf(io.err, "autarch %s: shell commands will be refused: %v\n", verb, err)
+		warn(fmt.Sprintf("agents' shell commands will be refused: %v", err))
 		return p, nil
 	case !st.Available:
-		fmt.Fprintf(io.err, "autarch %s: WARNING: commands run unconfined (AUTARCH_ALLOW_UNSANDBOXED=1): %s\n", verb, st)
+		warn(fmt.Sprintf("WARNING: agents' commands run UNCONFINED (you opted in with AUTARCH_ALLOW_UNSANDBOXED=1): %s", st))
 	}
 	return selected, nil
+}
+
+// stderrWarn warns on stderr, prefixed with the verb.
+func stderrWarn(io stdio, verb string) func(string) {
+	return func(msg string) { fmt.Fprintf(io.err, "autarch %s: %s\n", verb, msg) }
 }

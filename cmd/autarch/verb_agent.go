@@ -67,12 +67,14 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in)}
-	policy, err := commandPolicy(ctx, io, "agent")
+	policy, err := commandPolicy(ctx, stderrWarn(io, "agent"))
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
 		return 2
 	}
-	sess, err := tools.NewSession(tools.SessionConfig{Root: *root, Role: *role, Mode: m, Editor: term, Workflow: true, Search: &lazySearcher{root: *root, io: io},
+	search := newCodeSearch(*root, term, true, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	defer search.Close()
+	sess, err := tools.NewSession(tools.SessionConfig{Root: *root, Role: *role, Mode: m, Editor: term, Workflow: true, Search: search,
 		Commands: policy, Protected: project.Guardrails.ProtectedPaths()})
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch agent: %v\n", err)

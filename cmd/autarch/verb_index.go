@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/index"
 	"github.com/autarch-dev/autarch/workspace"
 )
@@ -71,7 +69,7 @@ func openIndex(ctx context.Context, io stdio, root string, progress bool) (*inde
 		return nil, "", err
 	}
 	ix := index.New(r)
-	if _, err := openai.UseEmbedderFromEnv(ctx, ix, os.Getenv); err != nil {
+	if err := embedFromEnv(ctx, ix); err != nil {
 		return nil, "", err
 	}
 	start := time.Now()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/server"
 )
 
@@ -39,9 +42,29 @@ func runServe(ctx context.Context, io stdio, args []string) int {
 	}
 	logger, closeLog := newLogger(io.err, *logPath, lvl)
 	defer closeLog()
-	srv := server.New(server.Config{Version: version, LogFile: *logPath, Logger: logger})
+	srv := newServer(logger, *logPath)
 	logger.Info("serving on stdio", "version", version, "pid", os.Getpid())
 	return srv.Serve(ctx, stdioConn{r: io.in, w: io.out})
+}
+
+// newServer wires a server: the model follows the editor's settings; each
+// session's engine is wired like the verbs' (engine.go) with the flags'
+// defaults, and its code search uses the embedder picked here.
+func newServer(logger *slog.Logger, logPath string) *server.Server {
+	model := &liveModel{stream: true}
+	defaults := addEngineFlags(flag.NewFlagSet("serve", flag.ContinueOnError))
+	defaults.model = "" // the editor's settings name the model
+	return server.New(server.Config{Version: version, LogFile: logPath, Logger: logger, Settings: model.set,
+		Session: func(p server.SessionParams) *workflow.Session {
+			warn := func(msg string) {
+				if err := p.Editor.ShowMessage(context.Background(), editor.Warning, "Autarch: "+msg); err != nil {
+					logger.Debug("message not delivered", "err", err)
+				}
+			}
+			return workflow.NewSession(workflow.SessionConfig{Editor: p.Editor, Document: p.Document, Diagnostics: p.Diagnostics, Log: logger,
+				Wire:   defaults.wire(model, warn),
+				Search: func(folder string) workflow.CodeSearch { return newCodeSearch(folder, p.Editor, false, logger) }})
+		}})
 }
 
 // stdioConn joins stdin and stdout into one connection.

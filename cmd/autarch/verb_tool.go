@@ -82,9 +82,12 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 		return 2
 	}
+	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: stdinTTY}
+	search := newCodeSearch(*root, term, true, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	defer search.Close()
 	sess, err := tools.NewSession(tools.SessionConfig{
-		Root: *root, Role: *role, Mode: m, DryRun: *dryRun, Workflow: true, Search: &lazySearcher{root: *root, io: io},
-		Editor:   &editor.Terminal{In: io.in, Out: io.err, Interactive: stdinTTY},
+		Root: *root, Role: *role, Mode: m, DryRun: *dryRun, Workflow: true, Search: search,
+		Editor:   term,
 		Commands: policy, Protected: project.Guardrails.ProtectedPaths(),
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/codesearch"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -49,27 +50,19 @@ type workflows struct {
 	repo   *git.Repo
 	store  *store.Store
 	engine *workflow.Engine
+	search *codesearch.Search
 }
 
-func (w *workflows) close() { w.store.Close() }
+func (w *workflows) close() {
+	w.search.Close()
+	w.store.Close()
+}
 
 // openWorkflows opens the repository's workflow store and an engine over it.
 // needModel says whether the verb runs agents.
 func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool) (*workflows, error) {
-	settings := agent.Settings{Model: f.model, RoleModels: agent.RoleModelsFromEnv(), ContextWindow: f.window,
-		Pricing: agent.Pricing{PromptPerMillion: f.pricePrompt, CompletionPerMillion: f.priceComplete}, JSONEnvelope: f.envelope}
-	if needModel && settings.ModelFor(agent.Pulsing) == "" {
+	if needModel && (agent.Settings{Model: f.model, RoleModels: agent.RoleModelsFromEnv()}).ModelFor(agent.Pulsing) == "" {
 		return nil, fmt.Errorf("no model: pass --model or set AUTARCH_MODEL")
-	}
-	mode := tools.ModeConfirmSensitive
-	if f.mode != "" {
-		var err error
-		if mode, err = tools.ParseMode(f.mode); err != nil {
-			return nil, err
-		}
-	}
-	if f.yes {
-		mode = tools.ModeYolo
 	}
 	p, err := workflow.OpenProject(ctx, f.root, nil)
 	if err != nil {
@@ -78,23 +71,24 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 	if msg := p.Config.Untrusted(); msg != "" {
 		fmt.Fprintln(io.err, "autarch: "+msg)
 	}
-	policy, err := commandPolicy(ctx, io, "run")
-	if err != nil {
-		p.Close()
-		return nil, err
-	}
+	log := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in), AutoApprove: f.yes}
-	e, err := p.Engine(ctx, workflow.Config{Editor: term, Commands: policy,
-		Model:    openai.New(openai.Config{BaseURL: f.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: f.stream}),
-		Settings: settings, Mode: mode, Meter: agent.NewMeter(f.budget), MaxIterations: f.maxIter,
-		Search: searchScopes(io, p.Repo),
-		Log:    slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Events: func(ev workflow.Event) { printEvent(io, ev) }})
-	if err != nil {
+	search := newCodeSearch(p.Repo.Top(), term, true, log)
+	cfg := workflow.Config{Editor: term, Search: search.Scopes(p.Repo), Log: log,
+		Events: func(ev workflow.Event) { printEvent(io, ev) }}
+	model := openai.New(openai.Config{BaseURL: f.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: f.stream})
+	if err := f.wire(model, stderrWarn(io, "run"))(ctx, p, &cfg); err != nil {
+		search.Close()
 		p.Close()
 		return nil, err
 	}
-	return &workflows{repo: p.Repo, store: p.Store, engine: e}, nil
+	e, err := p.Engine(ctx, cfg)
+	if err != nil {
+		search.Close()
+		p.Close()
+		return nil, err
+	}
+	return &workflows{repo: p.Repo, store: p.Store, engine: e, search: search}, nil
 }
 
 // printEvent shows a workflow event on the terminal (stderr).

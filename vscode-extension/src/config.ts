@@ -9,15 +9,14 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v.trim() : '';
 }
 
-/** The settings sent as initializationOptions and in didChangeConfiguration. */
-export function settingsFrom(get: Getter, apiKey: string | undefined): Settings {
+/** The settings sent as initializationOptions and in didChangeConfiguration (the API key is not one). */
+export function settingsFrom(get: Getter): Settings {
   const s: Settings = { model: {} };
   const baseUrl = str(get('model.baseUrl'));
   const name = str(get('model.name'));
   const logLevel = str(get('logLevel'));
   if (baseUrl) s.model.baseUrl = baseUrl;
   if (name) s.model.name = name;
-  if (apiKey) s.apiKey = apiKey;
   if (logLevel) s.logLevel = logLevel;
   return s;
 }

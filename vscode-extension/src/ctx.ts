@@ -14,7 +14,7 @@ import {
   type StaticFeature,
 } from 'vscode-languageclient/node';
 import { RestartBudget, serverPath, settingsFrom } from './config';
-import { MethodStatus, MethodStatusChanged, type ServerStatus, type Settings } from './lspext.gen';
+import { MethodSetAPIKey, MethodStatus, MethodStatusChanged, type ServerStatus, type SetAPIKeyParams, type Settings } from './lspext.gen';
 import type { ServerState } from './status';
 
 const secretKey = 'autarch.apiKey';
@@ -92,9 +92,9 @@ export class Ctx implements vscode.Disposable {
     return vscode.workspace.getConfiguration('autarch');
   }
 
-  async settings(): Promise<Settings> {
-    const key = await this.ext.secrets.get(secretKey);
-    return settingsFrom((k) => this.config().get(k), key);
+  /** The settings sent as initializationOptions and in didChangeConfiguration: never the API key. */
+  settings(): Settings {
+    return settingsFrom((k) => this.config().get(k));
   }
 
   /** Starts the server (stopping a running one first). */
@@ -102,13 +102,17 @@ export class Ctx implements vscode.Disposable {
     await this.stop();
     const command = serverPath((k) => this.config().get(k), this.ext.extensionPath, process.platform);
     ensureExecutable(command);
-    const serverOptions: ServerOptions = { command, args: ['serve', '--log-level', String(this.config().get('logLevel') || 'info')] };
+    // The API key reaches the server in its environment, never in a
+    // protocol payload that traces would show.
+    const key = await this.ext.secrets.get(secretKey);
+    const env = key ? { ...process.env, OPENAI_API_KEY: key } : process.env;
+    const serverOptions: ServerOptions = { command, args: ['serve', '--log-level', String(this.config().get('logLevel') || 'info')], options: { env } };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],
       // Files created, changed or deleted outside the editor's buffers keep the code index fresh.
       synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*') },
       outputChannel: this.output,
-      initializationOptions: await this.settings(),
+      initializationOptions: this.settings(),
       errorHandler: {
         error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue }),
         closed: (): CloseHandlerResult => this.onClosed(),
@@ -202,16 +206,19 @@ export class Ctx implements vscode.Disposable {
     return this.client.sendRequest<T>('workspace/executeCommand', { command, arguments: args });
   }
 
-  /** Sends the current settings (with the API key) to the server. */
+  /** Sends the current settings (without the API key) to the server. */
   async pushSettings(): Promise<void> {
     if (!this.client || this.client.state !== State.Running) return;
-    await this.client.sendNotification('workspace/didChangeConfiguration', { settings: { autarch: await this.settings() } });
+    await this.client.sendNotification('workspace/didChangeConfiguration', { settings: { autarch: this.settings() } });
   }
 
+  /** Stores the key and hands it to the running server by its dedicated request. */
   async setApiKey(key: string): Promise<void> {
     if (key) await this.ext.secrets.store(secretKey, key);
     else await this.ext.secrets.delete(secretKey);
-    await this.pushSettings();
+    if (!this.client || this.client.state !== State.Running) return;
+    const params: SetAPIKeyParams = { apiKey: key };
+    await this.client.sendRequest(MethodSetAPIKey, params);
   }
 
   dispose(): void {

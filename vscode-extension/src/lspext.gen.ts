@@ -9,6 +9,8 @@ export const CommandShowMessage = "autarch.showMessage";
 export const MethodStatus = "autarch/status";
 /** MethodStatusChanged (server → client notification) carries ServerStatus whenever it changes (settings, workspace folders). */
 export const MethodStatusChanged = "autarch/statusChanged";
+/** MethodSetAPIKey (client → server request, SetAPIKeyParams) gives the server the model's API key and returns ServerStatus. The server never logs its params nor sends the key back; clients should keep it out of their own protocol traces too. The alternative is OPENAI_API_KEY in the server's environment when spawning it. */
+export const MethodSetAPIKey = "autarch/setApiKey";
 /** MethodAskQuestions (server → client request, AskQuestionsParams) returns AskQuestionsResult; clients that implement it declare capabilities.experimental.autarch.questions = true in initialize. */
 export const MethodAskQuestions = "autarch/askQuestions";
 /** CommandNewWorkflow (NewWorkflowParams) starts a workflow in the background and returns its WorkflowRef; progress arrives as WorkflowEvent notifications. */
@@ -31,6 +33,8 @@ export const CommandReindex = "autarch.reindex";
 export const CommandApplyWorkflow = "autarch.applyWorkflow";
 /** CommandPulseDiff (PulseDiffParams) returns the PulseDiff of a workflow or one of its pulses. */
 export const CommandPulseDiff = "autarch.pulseDiff";
+/** CommandOpenFile (OpenFileParams) opens a file of the workspace at a line with window/showDocument and returns OpenFileResult (clients without showDocument get Shown false and open it themselves). */
+export const CommandOpenFile = "autarch.openFile";
 /** MethodWorkflows (client → server request, {}) returns WorkflowSummary[]. */
 export const MethodWorkflows = "autarch/workflows";
 /** MethodWorkflow (client → server request, WorkflowRef) returns WorkflowDetail. */
@@ -43,6 +47,36 @@ export const MethodWorkflowEvent = "autarch/workflowEvent";
 export const MethodApprove = "autarch/approve";
 /** MethodDiagnostics (server → client request, DiagnosticsParams) returns the editor's DiagnosticsResult for paths of the user's workspace (read_lints); clients declare capabilities.experimental.autarch.diagnostics. */
 export const MethodDiagnostics = "autarch/diagnostics";
+/** EventStage: the workflow entered a stage (Text says from where), or preflight runs (Status "running"). */
+export const EventStage = "stage";
+/** EventToolCall: an agent called a tool (Tool, Reason, ToolCallID). */
+export const EventToolCall = "tool_call";
+/** EventToolResult: a tool call ended (Tool, Failed, Text, ToolCallID). */
+export const EventToolResult = "tool_result";
+/** EventMessage: an agent or the user said something (Text). */
+export const EventMessage = "message";
+/** EventPulse: a pulse changed status (PulseID, Status, Text). */
+export const EventPulse = "pulse";
+/** EventCard: a card was submitted or decided (Card). */
+export const EventCard = "card";
+/** EventReviewComment: the reviewer commented (Status is the severity). */
+export const EventReviewComment = "review_comment";
+/** EventReviewAnchor: the review's comments moved (Text is the review id). */
+export const EventReviewAnchor = "review_anchor";
+/** EventHalt: the workflow stopped, halted or was abandoned (Status, Text). */
+export const EventHalt = "halt";
+/** EventWaiting: the workflow waits for the user (Status is the pending kind, Text its id). */
+export const EventWaiting = "waiting";
+/** EventUsage: tokens and cost of a model call (Text). */
+export const EventUsage = "usage";
+export const CardScope = "scope";
+export const CardResearch = "research";
+export const CardPlan = "plan";
+export const CardExtension = "extension";
+export const CardReview = "review";
+export const CardSubmitted = "submitted";
+export const CardApproved = "approved";
+export const CardRejected = "rejected";
 export const DecisionApprove = "approve";
 export const DecisionReject = "reject";
 export const DecisionAlwaysAllow = "always";
@@ -203,10 +237,31 @@ export interface WorkflowEvent {
   stage?: string;
   pulseId?: string;
   tool?: string;
+  toolCallId?: string;
   reason?: string;
   status?: string;
+  card?: CardEvent | null;
   text?: string;
   failed?: boolean;
+}
+
+export interface CardEvent {
+  kind: string;
+  status: string;
+  recommendation?: string;
+}
+
+export interface SetAPIKeyParams {
+  apiKey: string;
+}
+
+export interface OpenFileParams {
+  path: string;
+  line?: number;
+}
+
+export interface OpenFileResult {
+  shown: boolean;
 }
 
 export interface WorkflowSummary {

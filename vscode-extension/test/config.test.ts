@@ -4,13 +4,13 @@ import { RestartBudget, serverPath, settingsFrom } from '../src/config';
 
 const getter = (values: Record<string, unknown>) => (k: string) => values[k];
 
-test('settingsFrom maps settings and the secret key', () => {
-  assert.deepEqual(settingsFrom(getter({}), undefined), { model: {} });
+test('settingsFrom maps settings, never a key', () => {
+  assert.deepEqual(settingsFrom(getter({})), { model: {} });
   assert.deepEqual(
-    settingsFrom(getter({ 'model.baseUrl': ' http://localhost:11434/v1 ', 'model.name': 'qwen', logLevel: 'debug' }), 'sk-1'),
-    { model: { baseUrl: 'http://localhost:11434/v1', name: 'qwen' }, apiKey: 'sk-1', logLevel: 'debug' },
+    settingsFrom(getter({ 'model.baseUrl': ' http://localhost:11434/v1 ', 'model.name': 'qwen', logLevel: 'debug' })),
+    { model: { baseUrl: 'http://localhost:11434/v1', name: 'qwen' }, logLevel: 'debug' },
   );
-  assert.deepEqual(settingsFrom(getter({ 'model.name': 42 }), ''), { model: {} }, 'non-strings and empty keys are dropped');
+  assert.deepEqual(settingsFrom(getter({ 'model.name': 42 })), { model: {} }, 'non-strings and empty keys are dropped');
 });
 
 test('serverPath prefers the setting, else the shipped binary', () => {

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/openai"
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/codesearch"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/index"
+	"github.com/autarch-dev/autarch/tools"
+)
+
+// This file is the one engine wiring: every surface (the serve verb's
+// sessions, run, resume, review, status, stop) completes its engine's
+// configuration with wire, so model, pricing, budget, window, mode and
+// confinement are chosen the same way everywhere.
+
+// wire completes an engine configuration with model and the flags'
+// choices; warn tells the user about confinement (stderr for verbs, a
+// message for the editor).
+func (f *engineFlags) wire(model agent.Model, warn func(string)) func(ctx context.Context, p *workflow.Project, cfg *workflow.Config) error {
+	return func(ctx context.Context, p *workflow.Project, cfg *workflow.Config) error {
+		mode := tools.ModeConfirmSensitive
+		if f.mode != "" {
+			var err error
+			if mode, err = tools.ParseMode(f.mode); err != nil {
+				return err
+			}
+		}
+		if f.yes {
+			mode = tools.ModeYolo
+		}
+		policy, err := commandPolicy(ctx, warn)
+		if err != nil {
+			return err
+		}
+		cfg.Model, cfg.Commands, cfg.Mode = model, policy, mode
+		cfg.Settings = agent.Settings{Model: f.model, RoleModels: agent.RoleModelsFromEnv(), ContextWindow: f.window,
+			Pricing: agent.Pricing{PromptPerMillion: f.pricePrompt, CompletionPerMillion: f.priceComplete}, JSONEnvelope: f.envelope}
+		cfg.Meter = agent.NewMeter(f.budget)
+		cfg.MaxIterations = f.maxIter
+		return nil
+	}
+}
+
+// embedFromEnv gives an index the embedding endpoint configured in the
+// environment (AUTARCH_EMBED_*), if any.
+func embedFromEnv(ctx context.Context, ix *index.Index) error {
+	_, err := openai.UseEmbedderFromEnv(ctx, ix, os.Getenv)
+	return err
+}
+
+// newCodeSearch is the code search of a folder with the embedder picked
+// here; wait makes searches wait for the index (verbs) instead of
+// answering from what is indexed so far (the editor).
+func newCodeSearch(root string, ui editor.Client, wait bool, log *slog.Logger) *codesearch.Search {
+	return codesearch.New(codesearch.Config{Root: root, Embed: embedFromEnv, Editor: ui, Wait: wait, Log: log})
+}
+
+// liveModel is the model of the editor's current settings: they may change
+// while the server runs (didChangeConfiguration, autarch/setApiKey).
+type liveModel struct {
+	stream bool
+
+	mu    sync.Mutex
+	cfg   openai.Config
+	name  string
+	model agent.Model
+}
+
+// set follows new settings.
+func (m *liveModel) set(s editor.ModelSettings, apiKey string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cfg := openai.Config{BaseURL: s.BaseURL, APIKey: apiKey, Stream: m.stream}
+	if cfg != m.cfg || m.model == nil {
+		m.cfg, m.model = cfg, openai.New(cfg)
+	}
+	m.name = s.Name
+}
+
+func (m *liveModel) Complete(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	m.mu.Lock()
+	model, name := m.model, m.name
+	m.mu.Unlock()
+	if req.Model == "" {
+		req.Model = name
+	}
+	if req.Model == "" || model == nil {
+		return agent.Response{}, fmt.Errorf("no model configured: set autarch.model.name (or AUTARCH_MODEL)")
+	}
+	return model.Complete(ctx, req, onText)
+}
