@@ -82,8 +82,16 @@ func RunPulses(ctx context.Context, r PulseRunner, plan []PlannedPulse, done map
 		case out.Status != PulseSucceeded:
 			return &Halt{Pulse: p.ID, Status: out.Status, Reason: out.FailureReason}
 		case len(out.Unresolved) > 0:
-			return &Halt{Pulse: p.ID, Status: out.Status, Reason: fmt.Sprintf("completed with %d unresolved issue(s); a human must review before the next pulse", len(out.Unresolved))}
+			return &Halt{Pulse: p.ID, Status: out.Status, Reason: fmt.Sprintf("completed with %s; a human must review before the next pulse", plural(len(out.Unresolved), "unresolved issue"))}
 		}
 	}
 	return nil
+}
+
+// plural writes a count with its noun: "1 pulse", "2 pulses".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
