@@ -16,7 +16,10 @@ require (
 	mvdan.cc/sh/v3 v3.14.1
 )
 
-require github.com/fsnotify/fsnotify v1.10.1 // indirect
+require (
+	github.com/fsnotify/fsnotify v1.10.1 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+)
 
 require (
 	dario.cat/mergo v1.0.0 // indirect

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/scripted"
@@ -57,6 +59,16 @@ func TestWorkflowOverLSP(t *testing.T) {
 	}
 	url, _ := scripted.Start(t, script)
 
+	// No goroutine outlives the session: runs, progress watchers, indexing,
+	// debounced updates and the connection all end with exit.
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() {
+		goleak.VerifyNone(t, ignore,
+			goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"), // the model's idle keep-alive connection
+			goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
+			goleak.IgnoreAnyFunction("net/http.(*conn).serve"), // the scripted model's side of it
+		)
+	})
 	h := newHarness(t, wired)
 	var mu sync.Mutex
 	var approvals []editor.Approval
@@ -216,6 +228,10 @@ func TestWorkflowOverLSP(t *testing.T) {
 			}
 			json.Unmarshal(n.params, &p)
 			if n.method == "textDocument/publishDiagnostics" && p.URI == pathURI(filepath.Join(dir, "calc.go")) && len(p.Diagnostics) == 1 {
+				if code := h.shutdownExit(); code != 0 {
+					t.Errorf("exit code %d after shutdown", code)
+				}
+				h.client.Close()
 				return
 			}
 		case <-end:
