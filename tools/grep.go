@@ -110,10 +110,11 @@ func newMatcher(pattern string, caseSensitive bool) (*Matcher, error) {
 	return &Matcher{pattern: p, searcher: p.NewSearcher()}, nil
 }
 
-// scanner holds one worker's reusable buffers.
+// scanner holds one worker's reusable buffers and open file.
 type scanner struct {
 	data   []byte
 	starts []int
+	file   workspace.WalkedFile
 }
 
 // matchLines returns the start offsets of matching lines (in sc.starts).
@@ -197,7 +198,8 @@ type fileMatches struct {
 // grepFile searches one file, appending its matches to out unless the gate
 // blocks the file.
 func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, rel string, m *Matcher, out []fileMatches) []fileMatches {
-	data, stamp, err := root.ReadWalkedStamp(rel, sc.data, workspace.MaxGrepFileSize)
+	data, err := root.OpenWalked(&sc.file, rel, sc.data, workspace.MaxGrepFileSize)
+	defer sc.file.Close()
 	if err != nil || len(data) == 0 {
 		return out
 	}
@@ -209,7 +211,7 @@ func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, rel strin
 	if len(starts) == 0 {
 		return out
 	}
-	if _, blocked := gate.FileBlockedStamp(rel, data, stamp); blocked {
+	if _, blocked := gate.FileBlockedStamp(rel, data, sc.file.Stamp()); blocked {
 		return out
 	}
 	lines := make([]int, len(starts))

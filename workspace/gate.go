@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/autarch-dev/autarch/tools/textsearch"
 )
 
 // Blocked is the replacement for a line that carries a secret.
@@ -605,6 +607,18 @@ var controlBytes = func() (t [256]uint8) {
 	return t
 }()
 
+// controlFinder finds the first control byte (controlBytes) with one
+// SIMD pass: text without any is decided without counting.
+var controlFinder = func() *textsearch.ByteFinder {
+	var set []byte
+	for c := range 0x20 {
+		if controlBytes[c] == 1 {
+			set = append(set, byte(c))
+		}
+	}
+	return textsearch.NewByteFinder(set...)
+}()
+
 // IsBinary reports whether data looks binary: a NUL byte, or more than 10%
 // control characters (other than tab, newline, carriage return, form feed,
 // escape) in the first 8 KB.
@@ -612,7 +626,7 @@ func IsBinary(data []byte) bool {
 	if len(data) > 8192 {
 		data = data[:8192]
 	}
-	if len(data) == 0 {
+	if len(data) == 0 || controlFinder.Index(data) < 0 {
 		return false
 	}
 	if bytes.IndexByte(data, 0) >= 0 {

@@ -180,8 +180,9 @@ func Base(rel string) string { return path.Base(rel) }
 // system calls keep this fast path free of the runtime poller's per-file
 // cost.
 func (r *Root) ReadWalked(rel string, buf []byte, max int64) ([]byte, error) {
-	data, _, err := r.ReadWalkedStamp(rel, buf, max)
-	return data, err
+	var f WalkedFile
+	defer f.Close()
+	return r.OpenWalked(&f, rel, buf, max)
 }
 
 // Stamp identifies one version of a file: writing it changes its size,
@@ -200,19 +201,42 @@ func stampOf(st *syscall.Stat_t) Stamp {
 // ReadWalkedStamp is ReadWalked that also returns the file's Stamp, zero
 // when the file changed while it was read.
 func (r *Root) ReadWalkedStamp(rel string, buf []byte, max int64) ([]byte, Stamp, error) {
+	var f WalkedFile
+	data, err := r.OpenWalked(&f, rel, buf, max)
+	defer f.Close()
+	if err != nil || data == nil {
+		return data, Stamp{}, err
+	}
+	return data, f.Stamp(), nil
+}
+
+// WalkedFile is a file read by OpenWalked and still open, so that its
+// Stamp is checked (one more fstat) only when a caller needs it. The zero
+// value is closed; one WalkedFile may be reused for file after file.
+type WalkedFile struct {
+	fd    int
+	open  bool
+	read  int
+	st    syscall.Stat_t
+	stamp Stamp
+}
+
+// OpenWalked reads a regular file that Walk reported, as ReadWalked does,
+// into buf, and leaves it open in f for Stamp; the caller closes f.
+func (r *Root) OpenWalked(f *WalkedFile, rel string, buf []byte, max int64) ([]byte, error) {
+	f.Close()
 	fd, err := syscall.Open(r.Abs(rel), syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return nil, Stamp{}, err
+		return nil, fmt.Errorf("opening %s: %w", rel, err)
 	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, Stamp{}, err
+	f.fd, f.open = fd, true
+	if err := syscall.Fstat(fd, &f.st); err != nil {
+		return nil, fmt.Errorf("stat %s: %w", rel, err)
 	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > max {
-		return nil, Stamp{}, nil
+	if f.st.Mode&syscall.S_IFMT != syscall.S_IFREG || f.st.Size > max {
+		return nil, nil
 	}
-	n := int(st.Size)
+	n := int(f.st.Size)
 	if cap(buf) < n {
 		buf = make([]byte, 0, n+4096)
 	}
@@ -224,17 +248,31 @@ func (r *Root) ReadWalkedStamp(rel string, buf []byte, max int64) ([]byte, Stamp
 			continue
 		}
 		if err != nil {
-			return nil, Stamp{}, err
+			return nil, fmt.Errorf("reading %s: %w", rel, err)
 		}
 		if m == 0 {
 			break
 		}
 		read += m
 	}
-	stamp := stampOf(&st)
+	f.read, f.stamp = read, stampOf(&f.st)
+	return buf[:read], nil
+}
+
+// Stamp is the version of the file as read, or the zero Stamp when it
+// changed while it was read (or is closed).
+func (f *WalkedFile) Stamp() Stamp {
 	var after syscall.Stat_t
-	if read != n || syscall.Fstat(fd, &after) != nil || stampOf(&after) != stamp {
-		stamp = Stamp{}
+	if !f.open || int64(f.read) != f.st.Size || syscall.Fstat(f.fd, &after) != nil || stampOf(&after) != f.stamp {
+		return Stamp{}
 	}
-	return buf[:read], stamp, nil
+	return f.stamp
+}
+
+// Close closes the file (a closed or zero WalkedFile is left as is).
+func (f *WalkedFile) Close() {
+	if f.open {
+		syscall.Close(f.fd)
+		f.open = false
+	}
 }

@@ -35,7 +35,9 @@ type dfa struct {
 // when not computed yet, for '\n' and for bytes ≥ 0x80, so the hot loop
 // tests one pointer per byte.
 type dstate struct {
-	next  [256]*dstate
+	next [256]*dstate
+	// runes caches the steps over non-ASCII runes.
+	runes map[rune]*dstate
 	insts []uint32
 	// atStart: the position is the line's start; prevWord: the rune
 	// before it is a word character.
@@ -189,8 +191,21 @@ func (d *dfa) transition(s *dstate, data []byte, i int) (*dstate, int) {
 		return n, 1
 	}
 	r, size := utf8.DecodeRune(data[i:])
-	return d.step(s, r), size
+	if n, ok := s.runes[r]; ok {
+		return n, size
+	}
+	n := d.step(s, r)
+	if s.runes == nil {
+		s.runes = map[rune]*dstate{}
+	}
+	if len(s.runes) < maxRunes {
+		s.runes[r] = n
+	}
+	return n, size
 }
+
+// maxRunes bounds each state's cache of non-ASCII steps.
+const maxRunes = 256
 
 // matchLine reports whether line (without its '\n') holds a match.
 func (d *dfa) matchLine(line []byte) bool {

@@ -139,3 +139,54 @@ func FuzzMatchLines(f *testing.F) {
 		}
 	})
 }
+
+func TestByteFinder(t *testing.T) {
+	control := []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 0x0b, 0x0e, 0x0f, 0x10, 0x1a, 0x1c, 0x1f}
+	tests := []struct {
+		name string
+		set  []byte
+		data string
+		want int
+	}{
+		{"none", control, strings.Repeat("text\twith\r\ntabs\f\x1b[0m ", 20), -1},
+		{"late", control, strings.Repeat("a", 100) + "\x01", 100},
+		{"early", control, "\x00" + strings.Repeat("a", 100), 0},
+		{"many high nibbles", []byte("\x01\x21\x41\x61\x81\xa1\xc1\xe1\xf1"), strings.Repeat("\x02\x22\x42", 30) + "\xf1", 90},
+		{"empty set", nil, "abc", -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := NewByteFinder(tc.set...).Index([]byte(tc.data)); got != tc.want {
+				t.Fatalf("got %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzByteFinder(f *testing.F) {
+	f.Add([]byte("\x00\x01\x0b"), []byte(strings.Repeat("abc\n", 20)+"\x0b"))
+	f.Fuzz(func(t *testing.T, set, data []byte) {
+		want := bytes.IndexAny(data, string(set))
+		if !utf8Valid(set) || !utf8Valid(data) {
+			want = -1
+			for i, b := range data {
+				if bytes.IndexByte(set, b) >= 0 {
+					want = i
+					break
+				}
+			}
+		}
+		if got := NewByteFinder(set...).Index(data); got != want {
+			t.Fatalf("set %q in %q: got %d, want %d", set, data, got, want)
+		}
+	})
+}
+
+func utf8Valid(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
