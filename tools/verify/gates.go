@@ -306,8 +306,11 @@ func goAffected(ctx context.Context, exec Exec, dir string, files []string, time
 			}
 		}
 	}
-	if len(affected) == 0 {
+	switch len(affected) {
+	case 0:
 		return nil, nil
+	case len(pkgs):
+		return []string{"./..."}, nil // everything: the short pattern, as a full run
 	}
 	var patterns []string
 	for ip := range affected {
