@@ -108,6 +108,9 @@ func TestRunFullPathFromTheCommandLine(t *testing.T) {
 	if err := json.Unmarshal(out, &rows); err != nil || len(rows) != 1 || rows[0].Stage != "done" || rows[0].PulsesDone != 1 || rows[0].Pulses != 1 {
 		t.Errorf("status = %s (%v)", out, err)
 	}
+	if !strings.Contains(string(out), `"gateSummary": "quality gates in `) || !strings.Contains(string(out), `"check": "go test"`) {
+		t.Errorf("status --json lacks the pulse's quality-gate run:\n%s", out)
+	}
 }
 
 func TestRunKilledMidPulseThenResumed(t *testing.T) {

@@ -5,6 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"text/tabwriter"
+
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools/verify"
 )
 
 func statusVerb() verb {
@@ -36,7 +41,12 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	if *asJSON {
-		b, _ := json.MarshalIndent(rows, "", "  ")
+		out, err := withPulses(ctx, w.engine.Store(), rows)
+		if err != nil {
+			fmt.Fprintf(io.err, "autarch status: %v\n", err)
+			return 1
+		}
+		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintln(io.out, string(b))
 		return 0
 	}
@@ -51,4 +61,43 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 	}
 	tw.Flush()
 	return 0
+}
+
+// statusRow is a workflow of status --json with its pulses, each with its
+// completion record: rejections, unresolved failures, the last gate run.
+type statusRow struct {
+	editor.WorkflowSummary
+	PulseRecords []statusPulse `json:"pulseRecords"`
+}
+
+type statusPulse struct {
+	ID               string                  `json:"id"`
+	Title            string                  `json:"title"`
+	Status           store.PulseStatus       `json:"status"`
+	Rejections       int                     `json:"rejections"`
+	Failures         []store.PulseFailure    `json:"failures,omitempty"`
+	UnresolvedIssues []store.UnresolvedIssue `json:"unresolvedIssues,omitempty"`
+	GateSummary      string                  `json:"gateSummary,omitempty"`
+	Gates            *verify.GateRun         `json:"gates,omitempty"`
+}
+
+func withPulses(ctx context.Context, st *store.Store, rows []editor.WorkflowSummary) ([]statusRow, error) {
+	out := make([]statusRow, 0, len(rows))
+	for _, r := range rows {
+		pulses, err := st.WorkflowPulses(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		row := statusRow{WorkflowSummary: r, PulseRecords: []statusPulse{}}
+		for _, p := range pulses {
+			sp := statusPulse{ID: p.PlannedID, Title: p.Title, Status: p.Status, Rejections: p.RejectionCount, Failures: p.Failures,
+				UnresolvedIssues: p.UnresolvedIssues, Gates: p.Gates}
+			if p.Gates != nil {
+				sp.GateSummary = workflow.GateSummary(*p.Gates)
+			}
+			row.PulseRecords = append(row.PulseRecords, sp)
+		}
+		out = append(out, row)
+	}
+	return out, nil
 }
