@@ -68,27 +68,40 @@ func newCodeSearch(root string, ui editor.Client, wait bool, log *slog.Logger) *
 type liveModel struct {
 	stream bool
 
-	mu    sync.Mutex
-	cfg   openai.Config
-	name  string
-	model agent.Model
+	mu     sync.Mutex
+	cfg    openai.Config
+	name   string
+	model  agent.Model
+	envErr error
 }
 
-// set follows new settings.
+// set follows new settings; retries are tuned by the environment
+// (AUTARCH_MODEL_RETRIES…), whose mistakes are reported by the next call.
 func (m *liveModel) set(s editor.ModelSettings, apiKey string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	cfg := openai.Config{BaseURL: s.BaseURL, APIKey: apiKey, Stream: m.stream}
+	cfg, err := openai.Config{BaseURL: s.BaseURL, APIKey: apiKey, Stream: m.stream}.WithEnv(os.Getenv)
 	if cfg != m.cfg || m.model == nil {
 		m.cfg, m.model = cfg, openai.New(cfg)
 	}
-	m.name = s.Name
+	m.name, m.envErr = s.Name, err
+}
+
+// DefaultModelName is the model the editor's settings name ("": none), so
+// that no workflow starts without one.
+func (m *liveModel) DefaultModelName() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.name
 }
 
 func (m *liveModel) Complete(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
 	m.mu.Lock()
-	model, name := m.model, m.name
+	model, name, envErr := m.model, m.name, m.envErr
 	m.mu.Unlock()
+	if envErr != nil {
+		return agent.Response{}, envErr
+	}
 	if req.Model == "" {
 		req.Model = name
 	}

@@ -88,9 +88,15 @@ func TestRunFullPathFromTheCommandLine(t *testing.T) {
 	if !strings.Contains(stdout.String(), "calc-sub\tdone\tCompleted") {
 		t.Errorf("stdout = %q", stdout.String())
 	}
-	for _, want := range []string{"auto-answered (--yes): Sub", "▶ research", "• edit_file: Add Sub", "◆ pulse pulse-1 Succeeded", "■ review approve"} {
+	for _, want := range []string{"auto-answered (--yes): Sub", "▶ research", "• edit_file: Add Sub", "■ plan card submitted for approval: Approve the plan (1 pulse)",
+		"■ plan approved", "◆ pulse pulse-1 started: Add Sub", "◆ pulse pulse-1 succeeded: feat(calc): add Sub (", "■ review recommends approve: Sub is correct."} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("the run's log lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	for _, internal := range []string{"PlanCardResolved", "PulseCompleted", "Succeeded", "1 pulses"} {
+		if strings.Contains(stderr.String(), internal) {
+			t.Errorf("the run's log shows %q:\n%s", internal, stderr.String())
 		}
 	}
 	if got := gitCmd(t, dir, "log", "--format=%s", "main..autarch/calc-sub"); got != "feat(calc): add Sub\n" {

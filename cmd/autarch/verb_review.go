@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
@@ -37,6 +38,15 @@ func runReview(ctx context.Context, io stdio, args []string) int {
 	}
 	defer w.close()
 	res, err := w.engine.Review(ctx, workflow.ReviewRequest{Base: *base, Head: *head})
+	if errors.Is(err, workflow.ErrNothingToReview) {
+		if *asJSON {
+			b, _ := json.MarshalIndent(map[string]any{"card": nil, "comments": []any{}, "nothingToReview": err.Error()}, "", "  ")
+			fmt.Fprintln(io.out, string(b))
+			return 0
+		}
+		fmt.Fprintln(io.out, err)
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch review: %v\n", err)
 		return 1

@@ -82,7 +82,8 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 		return 2
 	}
-	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: stdinTTY}
+	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: stdinTTY,
+		NoTTYHint: "pass --mode yolo to allow it, or --dry-run to record write calls without running them"}
 	search := newCodeSearch(*root, term, true, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	defer search.Close()
 	sess, err := tools.NewSession(tools.SessionConfig{
@@ -98,6 +99,10 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	engine := tools.NewEngine(reg, project.Hooks, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))).WithGuardrails(project.Guardrails)
 	failed := false
 	for _, r := range rows {
+		// A dry run's write calls write nothing: they need no confirmation.
+		// Calls run one at a time, so the flag is this call's.
+		t, _ := reg.Get(r.Name)
+		term.AutoApprove = *dryRun && t.Kind() == tools.Write
 		res, err := engine.Call(ctx, sess, r.Name, r.Args)
 		if err != nil {
 			fmt.Fprintf(io.err, "autarch tool: %s: %v\n", r.Name, err)
@@ -116,13 +121,38 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintln(io.out, string(b))
 	}
 	if *dryRun {
-		b, _ := json.MarshalIndent(sess.DryRunSummary(), "", "  ")
-		fmt.Fprintf(io.err, "dry run: %d write call(s) recorded:\n%s\n", len(sess.DryRunSummary()), b)
+		printDryRun(io, sess.DryRunSummary())
 	}
 	if failed {
 		return 1
 	}
 	return 0
+}
+
+// printDryRun says what a dry run recorded: each write call, its target
+// and its reason.
+func printDryRun(io stdio, entries []tools.DryRunEntry) {
+	if len(entries) == 0 {
+		fmt.Fprintln(io.err, "dry run: no write call was recorded, so nothing would change")
+		return
+	}
+	noun := "calls"
+	if len(entries) == 1 {
+		noun = "call"
+	}
+	fmt.Fprintf(io.err, "dry run: %d write %s recorded; nothing was written:\n", len(entries), noun)
+	for _, e := range entries {
+		var a struct {
+			Path    string  `json:"path"`
+			Content *string `json:"content"`
+		}
+		json.Unmarshal(e.Args, &a)
+		target := a.Path
+		if a.Content != nil {
+			target += fmt.Sprintf(" (%d bytes)", len(*a.Content))
+		}
+		fmt.Fprintf(io.err, "  • %s %s: %s\n", e.Tool, target, e.Reason)
+	}
 }
 
 // isTerminal reports whether r is an interactive terminal.

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
@@ -62,7 +64,11 @@ func (w *workflows) close() {
 // needModel says whether the verb runs agents.
 func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool) (*workflows, error) {
 	if needModel && (agent.Settings{Model: f.model, RoleModels: agent.RoleModelsFromEnv()}).ModelFor(agent.Pulsing) == "" {
-		return nil, fmt.Errorf("no model: pass --model or set AUTARCH_MODEL")
+		return nil, errors.New("no model is configured: pass --model NAME or set AUTARCH_MODEL (with OPENAI_BASE_URL and OPENAI_API_KEY for an endpoint other than OpenAI's), then run this again")
+	}
+	modelCfg, err := openai.Config{BaseURL: f.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: f.stream}.WithEnv(os.Getenv)
+	if err != nil {
+		return nil, err
 	}
 	p, err := workflow.OpenProject(ctx, f.root, nil)
 	if err != nil {
@@ -72,11 +78,12 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 		fmt.Fprintln(io.err, "autarch: "+msg)
 	}
 	log := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in), AutoApprove: f.yes}
+	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in), AutoApprove: f.yes,
+		NoTTYHint: "run it in a terminal to answer, or pass --yes to approve every card and tool call and answer questions with their first option"}
 	search := newCodeSearch(p.Repo.Top(), term, true, log)
 	cfg := workflow.Config{Editor: term, Search: search.Scopes(p.Repo), Log: log,
 		Events: func(ev workflow.Event) { printEvent(io, ev) }}
-	model := openai.New(openai.Config{BaseURL: f.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: f.stream})
+	model := openai.New(modelCfg)
 	if err := f.wire(model, stderrWarn(io, "run"))(ctx, p, &cfg); err != nil {
 		search.Close()
 		p.Close()
@@ -91,7 +98,9 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 	return &workflows{repo: p.Repo, store: p.Store, engine: e, search: search}, nil
 }
 
-// printEvent shows a workflow event on the terminal (stderr).
+// printEvent shows a workflow event on the terminal (stderr), in words:
+// the events' internal names (PlanCardResolved, PulseCompleted, …) stay in
+// the events for editors.
 func printEvent(io stdio, ev workflow.Event) {
 	switch ev.Kind {
 	case "stage":
@@ -102,22 +111,84 @@ func printEvent(io stdio, ev workflow.Event) {
 		if ev.Failed {
 			fmt.Fprintf(io.err, "    ✗ %s failed: %s\n", ev.Tool, ev.Text)
 		}
+	case "retry":
+		fmt.Fprintf(io.err, "  ↻ %s\n", ev.Text)
 	case "message":
 		fmt.Fprintf(io.err, "\n%s\n\n", ev.Text)
 	case "pulse":
-		fmt.Fprintf(io.err, "◆ pulse %s %s: %s\n", ev.PulseID, ev.Status, ev.Text)
+		fmt.Fprintf(io.err, "◆ pulse %s %s\n", ev.PulseID, pulseWords(ev.Status, ev.Text))
 	case "card":
-		fmt.Fprintf(io.err, "■ %s %s\n", ev.Status, ev.Text)
+		fmt.Fprintf(io.err, "■ %s\n", cardWords(ev.Status, ev.Text))
 	case "review_comment":
 		fmt.Fprintf(io.err, "  ✎ [%s] %s\n", ev.Status, ev.Text)
 	case "halt":
-		fmt.Fprintf(io.err, "■ workflow %s: %s\n", ev.Status, ev.Text)
+		if ev.Status == string(store.WorkflowFailed) {
+			fmt.Fprintln(io.err, "■ workflow failed") // runResult prints the cause
+			break
+		}
+		fmt.Fprintf(io.err, "■ workflow %s: %s\n", strings.ToLower(ev.Status), ev.Text)
 	}
+}
+
+// pulseWords says what happened to a pulse: "started: Add Sub",
+// "succeeded: feat(calc): add Sub (1a2b3c4, +3 −0)".
+func pulseWords(status, text string) string {
+	for _, p := range []struct{ internal, words string }{
+		{"PulseCompleted with unresolved issues: ", "completed with unresolved issues: "},
+		{"PulseCompleted: ", ""},
+	} {
+		if rest, ok := strings.CutPrefix(text, p.internal); ok {
+			if p.words != "" {
+				return p.words + rest
+			}
+			text = rest
+		}
+	}
+	verb := map[string]string{string(workflow.PulseRunning): "started", string(workflow.PulseSucceeded): "succeeded",
+		string(workflow.PulseFailed): "failed", string(workflow.PulseStopped): "stopped"}[status]
+	if verb == "" {
+		verb = strings.ToLower(status)
+	}
+	if text == "" {
+		return verb
+	}
+	return verb + ": " + text
+}
+
+// cardWords says what happened to a card or an extension request.
+func cardWords(status, text string) string {
+	with := func(s string) string {
+		if text == "" {
+			return s
+		}
+		return s + ": " + text
+	}
+	switch status {
+	case "PlanCardResolved":
+		return "plan approved"
+	case "ExtensionApproved":
+		return "extension approved"
+	case "ExtensionRejected":
+		return with("extension declined")
+	}
+	kind, what, _ := strings.Cut(status, " ")
+	switch what {
+	case "submitted":
+		return with(kind + " card submitted for approval")
+	case "rejected":
+		return with(kind + " card sent back with changes")
+	case "approved":
+		return kind + " card approved"
+	}
+	if kind == "review" {
+		return with("review recommends " + strings.ReplaceAll(what, "_", " "))
+	}
+	return with(status)
 }
 
 // runResult prints how a run ended and returns the exit code: 0 when the
 // workflow completed, 3 when it waits for the user or halted for review,
-// 1 on failure.
+// 1 on failure (with how to resume a workflow recorded as Failed).
 func runResult(io stdio, wf store.Workflow, err error) int {
 	fmt.Fprintf(io.out, "%s\t%s\t%s\t%s\n", wf.ID, wf.Name, wf.Stage, wf.Status)
 	switch {
@@ -130,9 +201,16 @@ func runResult(io stdio, wf store.Workflow, err error) int {
 	if wf.Status == store.WorkflowAbandoned || wf.ID == "" {
 		return 1
 	}
-	if wf.Status == store.WorkflowAwaitingUser || wf.Status == store.WorkflowHalted || wf.Status == store.WorkflowStopped {
-		fmt.Fprintf(io.err, "autarch: continue with: autarch resume %s\n", wf.Name)
+	resume := "autarch resume " + wf.Name
+	if errors.Is(err, editor.ErrNoTTY) {
+		resume = "autarch resume --yes " + wf.Name
+	}
+	switch wf.Status {
+	case store.WorkflowAwaitingUser, store.WorkflowHalted, store.WorkflowStopped:
+		fmt.Fprintf(io.err, "autarch: continue with: %s\n", resume)
 		return 3
+	case store.WorkflowFailed:
+		fmt.Fprintf(io.err, "autarch: the workflow is recorded as failed; once the cause is fixed, continue from its last completed step with: %s\n", resume)
 	}
 	return 1
 }
