@@ -3,6 +3,8 @@ package tools
 import (
 	"errors"
 	"io/fs"
+
+	"github.com/autarch-dev/autarch/workspace"
 )
 
 // resolve cleans a model-given path and applies the sensitive-path gate.
@@ -22,22 +24,30 @@ func (s *Session) resolve(p string) (rel string, res Result, ok bool) {
 // blocked files (the gate's one decision, FileBlocked: a sensitive path or
 // a secret anywhere in the content) come back as results.
 func (s *Session) readText(rel, display string) (string, Result, bool) {
+	data, res, ok := s.readBytes(rel, display)
+	return string(data), res, ok
+}
+
+// readBytes is readText's content as read. The gate's verdict is cached by
+// the file's version (FileBlockedStamp), so a file read again unchanged is
+// not scanned again.
+func (s *Session) readBytes(rel, display string) ([]byte, Result, bool) {
 	fi, err := s.root.Stat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", errorResult("File not found: " + display), false
+		return nil, errorResult("File not found: " + display), false
 	}
 	if err != nil {
-		return "", errorResult(err.Error()), false
+		return nil, errorResult(err.Error()), false
 	}
 	if fi.IsDir() {
-		return "", errorResult(display + " is a directory; use list_directory"), false
+		return nil, errorResult(display + " is a directory; use list_directory"), false
 	}
-	data, err := s.root.ReadFile(rel)
+	data, stamp, err := s.root.ReadFileStamp(rel, workspace.MaxReadSize)
 	if err != nil {
-		return "", errorResult(err.Error()), false
+		return nil, errorResult(err.Error()), false
 	}
-	if reason, blocked := s.gate.FileBlocked(rel, data); blocked {
-		return "", blockedResult(reason), false
+	if reason, blocked := s.gate.FileBlockedStamp(rel, data, stamp); blocked {
+		return nil, blockedResult(reason), false
 	}
-	return string(data), Result{}, true
+	return data, Result{}, true
 }

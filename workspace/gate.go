@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"path"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -284,19 +285,13 @@ const maxStampVerdicts = 1 << 18
 // search that meets the file again costs a map lookup instead of a hash of
 // its content. A zero stamp is not cached.
 func (g *Gate) FileBlockedStamp(rel string, data []byte, st Stamp) (reason string, blocked bool) {
-	if reason, blocked := g.PathBlocked(rel); blocked {
-		return reason, true
-	}
-	if st == (Stamp{}) || g == nil {
-		return g.ContentBlocked(data)
-	}
-	g.stampMu.RLock()
-	reason, ok := g.stamps[st]
-	g.stampMu.RUnlock()
-	if ok {
-		return reason, reason != ""
+	if reason, blocked, known := g.KnownVerdict(rel, st); known {
+		return reason, blocked
 	}
 	reason, blocked = g.ContentBlocked(data)
+	if st == (Stamp{}) || g == nil {
+		return reason, blocked
+	}
 	g.stampMu.Lock()
 	if g.stamps == nil || len(g.stamps) >= maxStampVerdicts {
 		g.stamps = map[Stamp]string{}
@@ -304,6 +299,22 @@ func (g *Gate) FileBlockedStamp(rel string, data []byte, st Stamp) (reason strin
 	g.stamps[st] = reason
 	g.stampMu.Unlock()
 	return reason, blocked
+}
+
+// KnownVerdict is FileBlockedStamp's verdict for a file version when it is
+// known without the content: the path is sensitive, or the version was
+// decided before (known false: read the content and call FileBlockedStamp).
+func (g *Gate) KnownVerdict(rel string, st Stamp) (reason string, blocked, known bool) {
+	if reason, blocked := g.PathBlocked(rel); blocked {
+		return reason, true, true
+	}
+	if st == (Stamp{}) || g == nil {
+		return "", false, false
+	}
+	g.stampMu.RLock()
+	reason, known = g.stamps[st]
+	g.stampMu.RUnlock()
+	return reason, reason != "", known
 }
 
 // ContentBlocked reports whether content carries a secret. One pass of a
@@ -319,14 +330,64 @@ func (g *Gate) ContentBlocked(data []byte) (reason string, blocked bool) {
 		}
 		cached = true
 	}
-	scanSecrets(data, func(_, _ int, name string) bool {
+	if name := firstSecret(data); name != "" {
 		reason = "File contains sensitive content (" + name + ")"
-		return false
-	})
+	}
 	if cached {
 		g.verdicts.put(key, reason)
 	}
 	return reason, reason != ""
+}
+
+// parallelScanSize is the content size from which firstSecret scans
+// chunks in parallel.
+const parallelScanSize = 1 << 20
+
+// firstSecret names the first secret in data ("" when there is none). A
+// large content is cut at line ends into one chunk per CPU, scanned in
+// parallel: no keyword spans a line, so each chunk starts afresh, and the
+// first chunk's finding is the first in the file.
+func firstSecret(data []byte) string {
+	chunks := runtime.GOMAXPROCS(0)
+	if len(data) < parallelScanSize || chunks < 2 {
+		return scanFirst(data)
+	}
+	names := make([]string, chunks)
+	var wg sync.WaitGroup
+	for i, start := 0, 0; i < chunks && start < len(data); i++ {
+		end := len(data)
+		if i < chunks-1 {
+			end = min(len(data), start+len(data)/chunks)
+			if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {
+				end += nl + 1
+			} else {
+				end = len(data)
+			}
+		}
+		wg.Add(1)
+		go func(i int, part []byte) {
+			defer wg.Done()
+			names[i] = scanFirst(part)
+		}(i, data[start:end])
+		start = end
+	}
+	wg.Wait()
+	for _, n := range names {
+		if n != "" {
+			return n
+		}
+	}
+	return ""
+}
+
+// scanFirst is scanSecrets' first finding.
+func scanFirst(data []byte) string {
+	name := ""
+	scanSecrets(data, func(_, _ int, n string) bool {
+		name = n
+		return false
+	})
+	return name
 }
 
 // verdictCache maps a content hash to ContentBlocked's reason ("" for
@@ -366,14 +427,7 @@ func (c *verdictCache) put(k uint64, reason string) {
 }
 
 // LineSecret names the kind of secret on a line ("" when there is none).
-func LineSecret(line string) string {
-	name := ""
-	scanSecrets([]byte(line), func(_, _ int, n string) bool {
-		name = n
-		return false
-	})
-	return name
-}
+func LineSecret(line string) string { return scanFirst([]byte(line)) }
 
 // RedactLines replaces every line that carries a secret with [blocked],
 // keeping the line structure. A private key is blocked as a range: from

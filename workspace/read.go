@@ -137,6 +137,11 @@ func (r *Root) ReadFileLimit(rel string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readLimit(f, fi, rel, max)
+}
+
+// readLimit reads an open regular file whole, as ReadFileLimit does.
+func readLimit(f *os.File, fi fs.FileInfo, rel string, max int64) ([]byte, error) {
 	if size := fi.Size(); size > max {
 		head := make([]byte, binaryPeek)
 		n, _ := io.ReadFull(f, head)

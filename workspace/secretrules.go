@@ -405,13 +405,17 @@ func scanSecrets(data []byte, found func(start, end int, name string) bool) {
 		}
 		return true
 	}
+	// Locals keep the table and shift in registers; the state is
+	// premultiplied by the row width.
+	next, class, shift := a.next, &a.class, a.shift
 	s := 0
 	for i := 0; i < len(data); i++ {
-		t := a.next[s<<a.shift|int(a.class[data[i]])]
-		s = int(t &^ acceptBit)
+		t := next[s|int(class[data[i]])]
+		s = int(t&^acceptBit) << shift
 		if t&acceptBit == 0 {
 			continue
 		}
+		st := s >> shift
 		if i > lineEnd {
 			if !flush() {
 				return
@@ -419,7 +423,7 @@ func scanSecrets(data []byte, found func(start, end int, name string) bool) {
 			pending = pending[:0]
 			lineStart, lineEnd = lineBounds(data, i)
 		}
-		for _, id := range a.accept[s] {
+		for _, id := range a.accept[st] {
 			if !slices.Contains(pending, id) {
 				pending = append(pending, id)
 			}

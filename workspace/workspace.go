@@ -198,6 +198,34 @@ func stampOf(st *syscall.Stat_t) Stamp {
 		mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
 }
 
+// StampOf is the Stamp of a file described by fi (from Stat on an open
+// file); zero when fi carries no system metadata.
+func StampOf(fi fs.FileInfo) Stamp {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return stampOf(st)
+	}
+	return Stamp{}
+}
+
+// ReadFileStamp is ReadFileLimit that also returns the file's Stamp, zero
+// when the file changed while it was read.
+func (r *Root) ReadFileStamp(rel string, max int64) ([]byte, Stamp, error) {
+	f, fi, err := r.OpenRegular(rel)
+	if err != nil {
+		return nil, Stamp{}, err
+	}
+	defer f.Close()
+	data, err := readLimit(f, fi, rel, max)
+	if err != nil {
+		return nil, Stamp{}, err
+	}
+	stamp := StampOf(fi)
+	if after, err := f.Stat(); err != nil || StampOf(after) != stamp || int64(len(data)) != fi.Size() {
+		stamp = Stamp{}
+	}
+	return data, stamp, nil
+}
+
 // ReadWalkedStamp is ReadWalked that also returns the file's Stamp, zero
 // when the file changed while it was read.
 func (r *Root) ReadWalkedStamp(rel string, buf []byte, max int64) ([]byte, Stamp, error) {
