@@ -168,12 +168,8 @@ func (e *Engine) confirm(ctx context.Context, s *Session, t Tool, args json.RawM
 	if s.cfg.Editor == nil {
 		return opError(fmt.Sprintf("No TTY available for confirmation: %s needs confirmation in %s mode; run in yolo mode to allow it", t.Name(), mode)), false
 	}
-	detail := ca.Command
-	if detail == "" {
-		detail = string(args)
-	}
 	v, err := s.cfg.Editor.Approve(ctx, editor.Approval{
-		Kind: "tool", Title: fmt.Sprintf("Allow %s?", t.Name()), Detail: detail, Reason: ca.Reason, AllowAlways: true,
+		Kind: "tool", Title: fmt.Sprintf("Allow %s?", t.Name()), Detail: s.approvalDetail(t.Name(), args, ca), Reason: ca.Reason, AllowAlways: true,
 	})
 	if errors.Is(err, editor.ErrNoTTY) {
 		return opError(fmt.Sprintf("No TTY available for confirmation: %s needs confirmation in %s mode; run in yolo mode to allow it", t.Name(), mode)), false

@@ -1,0 +1,84 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autarch-dev/autarch/editor"
+)
+
+// An edit approval shows the change as a unified diff, not the call's
+// escaped JSON, for every edit tool.
+func TestApprovalShowsEditAsDiff(t *testing.T) {
+	util := "package pkg\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n\nfunc Sub(a, b int) int { return a - b }\n"
+	tests := []struct {
+		name string
+		tool string
+		args map[string]any
+		want string // the whole detail
+	}{
+		{"edit_file", "edit_file", map[string]any{"path": "pkg/util.go", "oldString": "return a - b", "newString": "return a - b // subtracts"},
+			"--- a/pkg/util.go\n+++ b/pkg/util.go\n@@ -3,4 +3,4 @@\n // Add adds.\n func Add(a, b int) int { return a + b }\n \n-func Sub(a, b int) int { return a - b }\n+func Sub(a, b int) int { return a - b // subtracts }\n"},
+		{"multi_edit", "multi_edit", map[string]any{"path": "pkg/util.go", "edits": []map[string]any{{"oldString": "package pkg\n", "newString": "package pkg // util\n"}}},
+			"--- a/pkg/util.go\n+++ b/pkg/util.go\n@@ -1,4 +1,4 @@\n-package pkg\n+package pkg // util\n \n // Add adds.\n func Add(a, b int) int { return a + b }\n"},
+		{"write_file new", "write_file", map[string]any{"path": "new.txt", "content": "one\ntwo"},
+			"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n"},
+		{"write_file over", "write_file", map[string]any{"path": "docs/guide.md", "content": "# Guide\n"},
+			"--- a/docs/guide.md\n+++ b/docs/guide.md\n@@ -1,2 +1 @@\n # Guide\n-Hello world\n"},
+		{"apply_patch", "apply_patch", map[string]any{"path": "docs/guide.md", "patch": "@@ -1,2 +1,2 @@\n # Guide\n-Hello world\n+Hello there\n"},
+			"--- a/docs/guide.md\n+++ b/docs/guide.md\n@@ -1,2 +1,2 @@\n # Guide\n-Hello world\n+Hello there\n"},
+		{"edit that cannot apply shows its arguments", "edit_file", map[string]any{"path": "pkg/util.go", "oldString": "absent", "newString": "x", "reason": "r"},
+			`{"newString":"x","oldString":"absent","path":"pkg/util.go","reason":"r"}`},
+		{"blocked path shows no content", "write_file", map[string]any{"path": ".env", "content": "A=1\n", "reason": "r"},
+			`{"content":"A=1\n","path":".env","reason":"r"}`},
+		{"command", "shell", map[string]any{"command": "go test ./...", "reason": "r"}, "go test ./..."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ed := &approver{decision: editor.DecisionApprove}
+			h := newHarness(t, "pulsing", SessionConfig{Mode: ModeConfirmAll, Editor: ed})
+			if _, ok := h.e.reg.Get("apply_patch"); !ok {
+				if err := h.e.reg.Register(newApplyPatch()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h.call("read_file", map[string]any{"path": "pkg/util.go"})
+			h.call("read_file", map[string]any{"path": "docs/guide.md"})
+			ed.decision, ed.asked = editor.DecisionReject, 0
+			h.call(tt.tool, tt.args)
+			if ed.asked != 1 {
+				t.Fatalf("asked %d times", ed.asked)
+			}
+			if ed.last.Detail != tt.want {
+				t.Errorf("detail =\n%s\nwant\n%s", ed.last.Detail, tt.want)
+			}
+			if b, err := os.ReadFile(filepath.Join(h.dir, "pkg/util.go")); err != nil || string(b) != util {
+				t.Errorf("the approval changed the file")
+			}
+		})
+	}
+}
+
+func TestUnifiedDiffHunks(t *testing.T) {
+	var before, after strings.Builder
+	for i := 1; i <= 30; i++ {
+		before.WriteString(strings.Repeat("x", i%3) + "line\n")
+		l := strings.Repeat("x", i%3) + "line\n"
+		if i == 5 || i == 25 {
+			l = "changed\n"
+		}
+		after.WriteString(l)
+	}
+	got := UnifiedDiff("f.txt", before.String(), after.String(), true)
+	if n := strings.Count(got, "\n@@ "); n != 2 {
+		t.Errorf("%d hunks, want 2 (changes 20 lines apart):\n%s", n, got)
+	}
+	if !strings.Contains(got, "@@ -2,7 +2,7 @@\n") || !strings.Contains(got, "@@ -22,7 +22,7 @@\n") {
+		t.Errorf("hunk headers:\n%s", got)
+	}
+	if got := UnifiedDiff("f.txt", "a\n", "a\n", true); got != "f.txt: no change\n" {
+		t.Errorf("no change = %q", got)
+	}
+}
