@@ -5,12 +5,30 @@ BIN     := bin/autarch
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: bench-index bench-grep all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode vsix run clean
+# npm's cache stays inside the clone, as everything else `make` installs.
+npm_config_cache ?= $(CURDIR)/.cache/npm
+export npm_config_cache
+
+.PHONY: install bench-index bench-grep all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode vsix run clean
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/autarch
+
+# Installs bin/autarch as `autarch` into INSTALL_DIR, else $(go env GOBIN),
+# else the first $(go env GOPATH)/bin, and says where (and how to put it on
+# PATH when it is not).
+install: build
+	@dest="$(INSTALL_DIR)"; \
+	[ -n "$$dest" ] || dest="$$($(GO) env GOBIN)"; \
+	[ -n "$$dest" ] || { gopath="$$($(GO) env GOPATH)"; dest="$${gopath%%:*}/bin"; }; \
+	mkdir -p "$$dest" && install -m 0755 "$(BIN)" "$$dest/autarch" && \
+	echo "Installed autarch $(VERSION) as $$dest/autarch"; \
+	case ":$$PATH:" in \
+	  *":$$dest:"*) echo "$$dest is on your PATH: run autarch --help" ;; \
+	  *) echo "$$dest is not on your PATH: add it (export PATH=\"$$dest:\$$PATH\") or run $$dest/autarch" ;; \
+	esac
 
 test: test-go test-ext
 

