@@ -179,7 +179,14 @@ func (s *Server) editorDiagnostics() tools.Diagnostics {
 	}
 }
 
-func (s *Server) initialized(ctx context.Context, _ json.RawMessage) (any, error) { return nil, nil }
+// initialized shows the latest review's diagnostics again: after a reload
+// the editor has lost them.
+func (s *Server) initialized(ctx context.Context, _ json.RawMessage) (any, error) {
+	if d, err := s.domain(); err == nil {
+		d.RestoreReview(ctx)
+	}
+	return nil, nil
+}
 
 func (s *Server) shutdown(ctx context.Context, _ json.RawMessage) (any, error) {
 	s.mu.Lock()

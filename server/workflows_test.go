@@ -154,6 +154,10 @@ func TestWorkflowOverLSP(t *testing.T) {
 	if len(approvals) != 2 || approvals[0].Kind != "scope" || approvals[0].WorkflowID != ref.WorkflowID || approvals[1].Kind != "tool" || approvals[1].Reason != "Add Sub" {
 		t.Errorf("approvals = %+v", approvals)
 	}
+	// Every client sees an edit as a diff, not as the call's JSON.
+	if len(approvals) == 2 && !strings.HasPrefix(approvals[1].Detail, "--- a/calc.go\n+++ b/calc.go\n@@ ") {
+		t.Errorf("the edit's approval shows %q, want a unified diff", approvals[1].Detail)
+	}
 	mu.Unlock()
 	d := diags[0]
 	if d.Source != "autarch" || d.Severity != 1 || d.Range.Start.Line != 4 || !strings.Contains(d.Message, "[High · bug · new] Sub adds.") {
@@ -232,10 +236,46 @@ func TestWorkflowOverLSP(t *testing.T) {
 					t.Errorf("exit code %d after shutdown", code)
 				}
 				h.client.Close()
+				reloaded(t, dir)
 				return
 			}
 		case <-end:
 			t.Fatal("the review's diagnostics did not move to the applied file")
+		}
+	}
+}
+
+// reloaded is the editor reloaded over the same folder: a new server,
+// which shows the review's diagnostics again as soon as it is initialized,
+// before any workflow event.
+func reloaded(t *testing.T, dir string) {
+	h := newHarness(t, wired)
+	uri := pathURI(dir)
+	if err := h.call("initialize", map[string]any{"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "calc"}},
+		"capabilities": map[string]any{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.client.Notify(context.Background(), "initialized", map[string]any{})
+	for end := time.After(20 * time.Second); ; {
+		select {
+		case n := <-h.noteCh:
+			var p struct {
+				URI         string       `json:"uri"`
+				Diagnostics []diagnostic `json:"diagnostics"`
+			}
+			json.Unmarshal(n.params, &p)
+			if n.method == "textDocument/publishDiagnostics" && (strings.HasSuffix(p.URI, "/calc.go") || strings.Contains(p.URI, "calc.go?commit=")) {
+				if len(p.Diagnostics) != 1 || !strings.Contains(p.Diagnostics[0].Message, "Sub adds.") || len(p.Diagnostics[0].Data) == 0 {
+					t.Errorf("restored diagnostics = %+v", p.Diagnostics)
+				}
+				if code := h.shutdownExit(); code != 0 {
+					t.Errorf("exit code %d after shutdown", code)
+				}
+				h.client.Close()
+				return
+			}
+		case <-end:
+			t.Fatal("after a reload the review's diagnostics were not shown again")
 		}
 	}
 }

@@ -2,6 +2,8 @@ package workflow
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -284,7 +286,14 @@ func (s *Session) background(ctx context.Context, name string, fn func(ctx conte
 		var h *Halt
 		switch {
 		case err == nil && wf.Status == store.WorkflowCompleted:
-			s.tell(msgCtx, editor.Info, fmt.Sprintf("Autarch: workflow %s completed; branch %s is ready to apply.", wf.Name, wf.WorkflowBranch))
+			var review *editor.ReviewView
+			if e, err := s.open(msgCtx); err == nil {
+				if d, err := e.Detail(msgCtx, wf.ID); err == nil {
+					review = d.Review
+				}
+			}
+			typ, msg := completedMessage(wf, review)
+			s.tell(msgCtx, typ, msg)
 		case errors.Is(err, ErrWaiting):
 			s.tell(msgCtx, editor.Info, fmt.Sprintf("Autarch: workflow %s waits for your answer (side panel).", wf.Name))
 		case errors.As(err, &h):
@@ -298,11 +307,35 @@ func (s *Session) background(ctx context.Context, name string, fn func(ctx conte
 	})
 }
 
+// completedMessage tells how a completed workflow ended: what its review
+// recommends decides whether the branch is ready to apply.
+func completedMessage(wf store.Workflow, r *editor.ReviewView) (editor.MessageType, string) {
+	if r == nil {
+		return editor.Info, fmt.Sprintf("Autarch: workflow %s completed; branch %s is ready to apply.", wf.Name, wf.WorkflowBranch)
+	}
+	why := ""
+	if sum := strings.TrimSpace(strings.SplitN(r.Summary, "\n", 2)[0]); sum != "" {
+		why = " (" + sum + ")"
+	}
+	switch r.Recommendation {
+	case "reject":
+		return editor.Warning, fmt.Sprintf("Autarch: workflow %s completed, but its review recommends rejecting it%s: read the review in the side panel before applying branch %s, or start a new workflow with its comments.", wf.Name, why, wf.WorkflowBranch)
+	case "manual_review":
+		return editor.Info, fmt.Sprintf("Autarch: workflow %s completed; its review asks for a manual review%s: read the comments in the side panel before applying branch %s.", wf.Name, why, wf.WorkflowBranch)
+	}
+	return editor.Info, fmt.Sprintf("Autarch: workflow %s completed and its review recommends approving it; branch %s is ready to apply.", wf.Name, wf.WorkflowBranch)
+}
+
 // Start starts a workflow and runs it in the background.
 func (s *Session) Start(ctx context.Context, p editor.NewWorkflowParams) (editor.WorkflowRef, error) {
 	e, err := s.open(ctx)
 	if err != nil {
 		return editor.WorkflowRef{}, err
+	}
+	if p.Name == "" && strings.TrimSpace(p.Task) != "" {
+		var b [3]byte
+		rand.Read(b[:])
+		p.Name = git.NameForTask(p.Task, hex.EncodeToString(b[:]))
 	}
 	wf, err := e.Start(ctx, Task{Text: p.Task, Name: p.Name, Path: Path(p.Path)})
 	if err != nil {
@@ -464,6 +497,45 @@ func (s *Session) Workflow(ctx context.Context, ref editor.WorkflowRef) (editor.
 		e.Anchor(ctx, d.Review, s.cfg.Document)
 	}
 	return d, nil
+}
+
+// restoreScan bounds the workflows RestoreReview looks through.
+const restoreScan = 20
+
+// RestoreReview shows again, in the background, the latest review of a
+// workflow that is not abandoned as diagnostics (with their quick fixes):
+// an editor that reloads finds its Problems as it left them, before any
+// workflow event. A folder that holds no workflows shows nothing.
+func (s *Session) RestoreReview(ctx context.Context) {
+	err := s.goRun(ctx, func(ctx context.Context) {
+		e, err := s.open(ctx)
+		if err != nil {
+			s.cfg.Log.Debug("no review to restore", "err", err)
+			return
+		}
+		list, err := e.Summaries(ctx)
+		if err != nil {
+			s.cfg.Log.Warn("reviews not restored", "err", err)
+			return
+		}
+		for _, w := range list[:min(len(list), restoreScan)] {
+			if w.Status == string(store.WorkflowAbandoned) {
+				continue
+			}
+			d, err := e.Detail(ctx, w.ID)
+			if err != nil {
+				s.cfg.Log.Warn("review not restored", "workflow", w.Name, "err", err)
+				continue
+			}
+			if d.Review != nil && len(d.Review.Comments) > 0 {
+				s.review.publish(ctx, d.Review)
+				return
+			}
+		}
+	})
+	if err != nil {
+		s.cfg.Log.Debug("reviews not restored", "err", err)
+	}
 }
 
 // FileAt is a file's content at a commit.

@@ -76,3 +76,42 @@ func checkComponent(s string) error {
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
+
+// maxSlugLen bounds the words of a name made from a task.
+const maxSlugLen = 40
+
+// fillers are words a name made from a task does not end on.
+var fillers = map[string]bool{"a": true, "an": true, "the": true, "to": true, "and": true, "or": true, "of": true, "for": true,
+	"in": true, "on": true, "at": true, "by": true, "with": true, "from": true, "into": true, "so": true, "that": true}
+
+// NameForTask makes a workflow name from a task: its first whole words
+// (at most 40 characters, never cut inside a word nor ending on a word
+// such as "to" or "and"), lower-case ASCII joined by '-', then suffix
+// (e.g. a random hex) after a '-'. "Add Sub and Mul to calc" with suffix
+// "592f22" is add-sub-and-mul-to-calc-592f22.
+func NameForTask(task, suffix string) string {
+	words := strings.FieldsFunc(strings.ToLower(task), func(r rune) bool { return r > 0x7f || !isAlnum(byte(r)) })
+	var kept []string
+	n := 0
+	for _, w := range words {
+		if len(w) > maxSlugLen {
+			w = w[:maxSlugLen] // one very long word: the only cut inside a word
+		}
+		if n+len(w) > maxSlugLen {
+			break
+		}
+		kept = append(kept, w)
+		n += len(w) + 1
+	}
+	for len(kept) > 1 && fillers[kept[len(kept)-1]] {
+		kept = kept[:len(kept)-1]
+	}
+	slug := strings.Join(kept, "-")
+	if slug == "" {
+		slug = "workflow"
+	}
+	if suffix == "" {
+		return slug
+	}
+	return slug + "-" + suffix
+}
