@@ -61,3 +61,37 @@ func TestKeywordsWithinLines(t *testing.T) {
 		t.Fatalf("a secret keyword contains a newline (class %d): chunks cannot be cut at line ends", c)
 	}
 }
+
+// sequentialHits is the reference for keywordAutomaton.hits: one pass.
+func sequentialHits(a *keywordAutomaton, data []byte) []kwHit {
+	var out []kwHit
+	s := 0
+	for i, c := range data {
+		t := a.next[s<<a.shift|int(a.class[c])]
+		s = int(t &^ acceptBit)
+		if t&acceptBit != 0 {
+			out = append(out, kwHit{i, t &^ acceptBit})
+		}
+	}
+	return out
+}
+
+// FuzzKeywordHits checks the interleaved lanes against one pass.
+func FuzzKeywordHits(f *testing.F) {
+	f.Add([]byte("password = x\ntoken ghp_abc\n"), 3)
+	f.Add([]byte("AKIA\nakia"), 2000)
+	f.Fuzz(func(t *testing.T, line []byte, repeat int) {
+		repeat = max(1, min(repeat, 3000))
+		data := []byte(strings.Repeat(string(line)+"\n", repeat))
+		a := secretRules().kw
+		got, want := a.hits(nil, data), sequentialHits(a, data)
+		if len(got) != len(want) {
+			t.Fatalf("%d hits, want %d", len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("hit %d: %v, want %v", i, got[i], want[i])
+			}
+		}
+	})
+}

@@ -384,6 +384,73 @@ func newKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton 
 	return a
 }
 
+// kwHit is where a keyword ends in the text, with the automaton's state.
+type kwHit struct {
+	pos   int
+	state uint16
+}
+
+// lanes is how many parts of a text the automaton runs through at once:
+// each step is a load that depends on the previous one, so interleaving
+// independent parts keeps the CPU busy while it waits.
+const lanes = 4
+
+// hits appends the positions where keywords end in data, in order. The
+// text is cut at line ends into lanes run in lockstep (no keyword holds a
+// newline, which returns the automaton to its root).
+func (a *keywordAutomaton) hits(dst []kwHit, data []byte) []kwHit {
+	next, class, shift := a.next, &a.class, a.shift
+	var part [lanes][]byte
+	var base [lanes]int
+	for l, start := 0, 0; l < lanes; l++ {
+		end := len(data)
+		if l < lanes-1 && len(data) >= 4096 {
+			end = min(len(data), start+len(data)/lanes)
+			if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {
+				end += nl + 1
+			} else {
+				end = len(data)
+			}
+		}
+		part[l], base[l] = data[start:end], start
+		start = end
+	}
+	var found [lanes][]kwHit
+	var st [lanes]int
+	n := len(part[0])
+	for l := range lanes {
+		n = min(n, len(part[l]))
+	}
+	p0, p1, p2, p3 := part[0][:n], part[1][:n], part[2][:n], part[3][:n]
+	for i := range n {
+		t0 := next[st[0]|int(class[p0[i]])]
+		t1 := next[st[1]|int(class[p1[i]])]
+		t2 := next[st[2]|int(class[p2[i]])]
+		t3 := next[st[3]|int(class[p3[i]])]
+		st[0], st[1], st[2], st[3] = int(t0&^acceptBit)<<shift, int(t1&^acceptBit)<<shift, int(t2&^acceptBit)<<shift, int(t3&^acceptBit)<<shift
+		if (t0|t1|t2|t3)&acceptBit == 0 {
+			continue
+		}
+		for l, t := range [lanes]uint16{t0, t1, t2, t3} {
+			if t&acceptBit != 0 {
+				found[l] = append(found[l], kwHit{base[l] + i, t &^ acceptBit})
+			}
+		}
+	}
+	for l := range lanes {
+		s := st[l]
+		for i := n; i < len(part[l]); i++ {
+			t := next[s|int(class[part[l][i]])]
+			s = int(t&^acceptBit) << shift
+			if t&acceptBit != 0 {
+				found[l] = append(found[l], kwHit{base[l] + i, t &^ acceptBit})
+			}
+		}
+		dst = append(dst, found[l]...)
+	}
+	return dst
+}
+
 // scanSecrets calls found with the bounds (trailing \r excluded) and rule
 // name of every line of data that holds a secret, in order, until found
 // returns false.
@@ -405,25 +472,15 @@ func scanSecrets(data []byte, found func(start, end int, name string) bool) {
 		}
 		return true
 	}
-	// Locals keep the table and shift in registers; the state is
-	// premultiplied by the row width.
-	next, class, shift := a.next, &a.class, a.shift
-	s := 0
-	for i := 0; i < len(data); i++ {
-		t := next[s|int(class[data[i]])]
-		s = int(t&^acceptBit) << shift
-		if t&acceptBit == 0 {
-			continue
-		}
-		st := s >> shift
-		if i > lineEnd {
+	for _, h := range a.hits(nil, data) {
+		if h.pos > lineEnd {
 			if !flush() {
 				return
 			}
 			pending = pending[:0]
-			lineStart, lineEnd = lineBounds(data, i)
+			lineStart, lineEnd = lineBounds(data, h.pos)
 		}
-		for _, id := range a.accept[st] {
+		for _, id := range a.accept[h.state] {
 			if !slices.Contains(pending, id) {
 				pending = append(pending, id)
 			}
