@@ -40,7 +40,7 @@ import { WorkflowState } from './state';
 import { statusBarText } from './status';
 
 /** Commands the panel's buttons may run. */
-const panelCommands = new Set(['autarch.showServerStatus', 'autarch.setApiKey', 'autarch.openLog', 'autarch.restartServer', 'autarch.ui.newWorkflow', 'autarch.ui.reviewBranch']);
+const panelCommands = new Set(['autarch.showServerStatus', 'autarch.setApiKey', 'autarch.openLog', 'autarch.restartServer', 'autarch.ui.newWorkflow', 'autarch.ui.reviewBranch', 'workbench.trust.manage', 'workbench.action.openSettings2']);
 
 export class App implements vscode.Disposable, PanelHost {
   readonly pending = new PendingStore();

@@ -14,6 +14,7 @@ import {
   type StaticFeature,
 } from 'vscode-languageclient/node';
 import { RestartBudget, serverPath, settingsFrom } from './config';
+import { notRunningMessage } from './enablement';
 import { MethodSetAPIKey, MethodStatus, MethodStatusChanged, type ServerStatus, type SetAPIKeyParams, type Settings } from './lspext.gen';
 import type { ServerState } from './status';
 
@@ -100,6 +101,12 @@ export class Ctx implements vscode.Disposable {
   /** Starts the server (stopping a running one first). */
   async start(): Promise<void> {
     await this.stop();
+    if (!vscode.workspace.isTrusted) {
+      // Restricted Mode: the panel explains; trusting the folder starts the server.
+      this.state = 'restricted';
+      this.changed();
+      return;
+    }
     const command = serverPath((k) => this.config().get(k), this.ext.extensionPath, process.platform);
     ensureExecutable(command);
     // The API key reaches the server in its environment, never in a
@@ -193,7 +200,7 @@ export class Ctx implements vscode.Disposable {
   /** Sends a custom request (autarch/...) to the server. */
   async request<T>(method: string, params: unknown = {}): Promise<T> {
     if (!this.client || this.client.state !== State.Running) {
-      throw new Error('The Autarch server is not running. Run "Autarch: Restart Server".');
+throw new Error(notRunningMessage(this.state));
     }
     return this.client.sendRequest<T>(method, params);
   }
@@ -201,7 +208,7 @@ export class Ctx implements vscode.Disposable {
   /** Runs a server command through workspace/executeCommand. */
   async executeCommand<T>(command: string, args: unknown[] = []): Promise<T> {
     if (!this.client || this.client.state !== State.Running) {
-      throw new Error('The Autarch server is not running. Run "Autarch: Restart Server".');
+throw new Error(notRunningMessage(this.state));
     }
     return this.client.sendRequest<T>('workspace/executeCommand', { command, arguments: args });
   }

@@ -4,15 +4,26 @@ import * as vscode from 'vscode';
 import { App } from './app';
 import { commands } from './commands';
 import { Ctx } from './ctx';
+import { commandEnabled, notRunningMessage, serverRunningKey } from './enablement';
 
 export async function activate(ext: vscode.ExtensionContext): Promise<void> {
   const ctx = new Ctx(ext);
   ext.subscriptions.push(ctx);
   const app = new App(ctx, ext);
   ext.subscriptions.push(app);
+  const syncEnablement = () => void vscode.commands.executeCommand('setContext', serverRunningKey, ctx.running);
+  ext.subscriptions.push(ctx.onChange(syncEnablement));
+  syncEnablement();
   for (const [id, fn] of Object.entries(commands)) {
     ext.subscriptions.push(
       vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+        if (!commandEnabled(id, ctx.running ? 'running' : ctx.state)) {
+          const choice = await vscode.window.showWarningMessage(`Autarch: ${notRunningMessage(ctx.state)}`, ...(ctx.state === 'restricted' ? ['Manage Workspace Trust'] : ['Restart Server', 'Show Log']));
+          if (choice === 'Manage Workspace Trust') await vscode.commands.executeCommand('workbench.trust.manage');
+          else if (choice === 'Restart Server') await vscode.commands.executeCommand('autarch.restartServer');
+          else if (choice === 'Show Log') ctx.output.show(true);
+          return;
+        }
         try {
           await fn(app, ...args);
         } catch (err) {
@@ -23,6 +34,7 @@ export async function activate(ext: vscode.ExtensionContext): Promise<void> {
     );
   }
   ext.subscriptions.push(
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void ctx.start()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('autarch.serverPath')) void ctx.start();
       else if (e.affectsConfiguration('autarch')) void ctx.pushSettings();

@@ -16,7 +16,7 @@ md.core.ruler.after('inline', 'safe-links', (state) => {
     const children = block.children ?? [];
     for (let i = 0; i < children.length; i++) {
       const t = children[i];
-      if (t.type !== 'link_open' || safeLink.test((t.attrGet('href') ?? '').trim())) continue;
+      if (t.type !== 'link_open' || safeLink.test(String(t.attrGet('href') ?? '').trim())) continue;
       let depth = 0;
       for (let j = i; j < children.length; j++) {
         if (children[j].type === 'link_open') depth++;

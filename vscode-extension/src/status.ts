@@ -1,7 +1,8 @@
 // Pure rendering of the side panel's HTML from the server status.
 import type { ServerStatus } from './lspext.gen';
 
-export type ServerState = 'starting' | 'running' | 'stopped';
+/** The server's state; 'restricted': not started, the folder is in Restricted Mode (untrusted). */
+export type ServerState = 'starting' | 'running' | 'stopped' | 'restricted';
 
 const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -15,6 +16,14 @@ export function renderStatus(state: ServerState, status: ServerStatus | undefine
   const rows: string[] = [];
   rows.push(`<h2>Autarch</h2>`);
   rows.push(`<p class="state state-${state}" data-testid="server-state">Server: <b>${escapeHtml(state)}</b>${status ? ` (version ${escapeHtml(status.version)}, pid ${status.pid})` : ''}</p>`);
+  if (state === 'restricted') {
+    rows.push(
+      `<div class="help" data-testid="restricted"><p><b>This folder is in Restricted Mode.</b> Autarch's workflows, search and reviews run tools and commands in the folder, so they need a trusted folder; until then the server does not start.</p>` +
+        `<p>Trust the folder (the Restricted Mode banner, or <b>Workspaces: Manage Workspace Trust</b>) and Autarch starts. Settings can be changed meanwhile.</p>` +
+        `<p><button data-command="workbench.trust.manage">Manage Workspace Trust</button> <button data-command="workbench.action.openSettings2">Open Settings</button></p></div>`,
+    );
+    return rows.join('\n');
+  }
   if (error) rows.push(`<p class="error">${escapeHtml(error)}</p>`);
   if (status) {
     const ws = status.workspace.length ? status.workspace.map((w) => `<li>${escapeHtml(w)}</li>`).join('') : '<li>No folder open</li>';
@@ -46,7 +55,8 @@ export function statusBarText(
   pending: number,
 ): { text: string; tooltip: string } {
   if (state !== 'running') {
-    return { text: state === 'starting' ? '$(loading~spin) Autarch' : '$(circle-slash) Autarch', tooltip: `Autarch server: ${state}` };
+    const tooltip = state === 'restricted' ? 'Autarch: Restricted Mode; workflows need a trusted folder (Workspaces: Manage Workspace Trust)' : `Autarch server: ${state}`;
+    return { text: state === 'starting' ? '$(loading~spin) Autarch' : state === 'restricted' ? '$(shield) Autarch' : '$(circle-slash) Autarch', tooltip };
   }
   const waiting = pending > 0 ? ` $(bell-dot) ${pending}` : '';
   const waitTip = pending > 0 ? `\n${pending} question${pending === 1 ? '' : 's'} or approval${pending === 1 ? '' : 's'} wait for you` : '';
