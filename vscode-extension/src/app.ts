@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { Ctx } from './ctx';
 import { diagnosticsResult, normalizePath, type RawDiagnostic } from './diagnostics';
+import { isUnifiedDiff } from './diff';
 import {
   CommandAnswer,
   CommandDiscuss,
@@ -100,7 +101,11 @@ export class App implements vscode.Disposable, PanelHost {
     token.onCancellationRequested(() => this.pending.drop(id));
     if (a.workflowId) this.state.scheduleRefresh();
     const item = this.pending.get(id) as PendingApproval;
-    void promptApproval(this.pending, item, () => void this.showPending(id)).catch((err) => this.ctx.output.appendLine(`approval: ${String(err)}`));
+    const showDetails = () => {
+      void this.showPending(id);
+      if (isUnifiedDiff(a.detail)) void showDiffText(a.detail);
+    };
+    void promptApproval(this.pending, item, showDetails).catch((err) => this.ctx.output.appendLine(`approval: ${String(err)}`));
     return result;
   }
 
@@ -348,6 +353,12 @@ export class App implements vscode.Disposable, PanelHost {
     this.state.dispose();
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** Shows an edit approval's unified diff beside the editor (a read-only diff document). */
+async function showDiffText(diff: string): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: diff });
+  await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
 }
 
 /** Opens a workspace file and selects 1-based lines start..end (0: the top). */

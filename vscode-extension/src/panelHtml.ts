@@ -121,6 +121,9 @@ textarea{width:100%;box-sizing:border-box;font-family:inherit;color:var(--vscode
 .pending-workflow{font-weight:normal;margin-right:6px;cursor:pointer;color:var(--vscode-textLink-foreground)}
 .pending-reason{font-style:italic;margin:2px 0}
 .pending-detail{max-height:320px;overflow:auto}
+.diff{font-family:var(--vscode-editor-font-family);font-size:.9em;margin:4px 0;padding:4px;background:var(--vscode-textCodeBlock-background);white-space:pre;overflow-x:auto}
+.diff span{display:block}.diff-file{opacity:.7}.diff-hunk{color:var(--vscode-textLink-foreground)}
+.diff-add{background:var(--vscode-diffEditor-insertedLineBackground,rgba(155,185,85,.2))}.diff-del{background:var(--vscode-diffEditor-removedLineBackground,rgba(255,0,0,.2))}
 .question{margin:6px 0}.question-prompt{margin-bottom:3px}
 .pending-choice{display:block}
 .pending-ranked{padding-left:1.4em}

@@ -2,6 +2,7 @@
 // Everything from the server is escaped (escapeHtml) or rendered by the safe
 // Markdown renderer; the DOM ids and classes are listed in panel.ts.
 import type { ActivityView, Answer, Approval, CardView, CommentView, MessageView, PulseView, Question, ReviewView, ServerStatus, WorkflowDetail, WorkflowSummary } from './lspext.gen';
+import { isUnifiedDiff, renderDiff } from './diff';
 import { renderMarkdown } from './markdown';
 import type { PendingItem } from './pending';
 import type { StoredPending } from './questions';
@@ -98,7 +99,7 @@ function renderApproval(m: PanelModel, id: string, workflowId: string | undefine
     `<div class="pending-item pending-approval" data-id="${attr(id)}" data-kind="${attr(a.kind)}" data-workflow="${attr(workflowId)}"${stored ? ' data-stored="1"' : ''}>` +
     `<div class="pending-title">${workflowTag(m, workflowId)}${e(a.title)}</div>` +
     (a.reason ? `<div class="pending-reason">Why: ${e(a.reason)}</div>` : '') +
-    (a.detail ? `<div class="pending-detail markdown">${renderMarkdown(a.detail)}</div>` : '');
+    (isUnifiedDiff(a.detail) ? `<div class="pending-detail">${renderDiff(a.detail)}</div>` : a.detail ? `<div class="pending-detail markdown">${renderMarkdown(a.detail)}</div>` : '');
   if (stored && !decidableStored(a.kind)) {
     // Only stored cards can be decided by command: resuming the workflow asks the others again.
     return (

@@ -3,6 +3,7 @@
 // never answers: the item stays in the pending store (and the side panel).
 import * as vscode from 'vscode';
 import { FreeText, MultiSelect, Ranked, SingleSelect, type Answer, type Question } from './lspext.gen';
+import { diffSummary, isUnifiedDiff } from './diff';
 import type { PendingApproval, PendingQuestions, PendingStore } from './pending';
 import { pickAnswer, remainingRanked, textAnswer } from './questions';
 
@@ -101,7 +102,8 @@ export async function promptFeedback(title: string): Promise<string | undefined>
 export async function promptApproval(store: PendingStore, item: PendingApproval, showDetails: () => void): Promise<void> {
   const a = item.approval;
   const buttons = ['Approve', 'Request Changes', ...(a.allowAlways ? ['Always allow'] : []), 'Show Details'];
-  const message = `Autarch: ${a.title}${a.reason ? ` — Why: ${a.reason}` : ''}`;
+  const what = isUnifiedDiff(a.detail) ? ` ${diffSummary(a.detail)}` : '';
+  const message = `Autarch: ${a.title}${what}${a.reason ? ` — Why: ${a.reason}` : ''}`;
   const choice = await vscode.window.showInformationMessage(message, ...buttons);
   if (!store.get(item.id)) {
     // Decided in the panel meanwhile (a notification cannot be closed from here).

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { panelPage, panelScript, parseWebviewMessage } from '../src/panelHtml';
+import { diffSummary, isUnifiedDiff } from '../src/diff';
 import { renderPanel, shortRef, type PanelModel } from '../src/panelView';
 import { PendingStore } from '../src/pending';
 import { decodePending } from '../src/questions';
@@ -154,4 +155,18 @@ test('shortRef shortens commit ids only', () => {
   assert.equal(shortRef('8132894b8f10702f9738f3fa246a1e5b2a000000'), '8132894b8f');
   assert.equal(shortRef('main'), 'main');
   assert.equal(shortRef('feature/abcdefabcdefabcdef'), 'feature/abcdefabcdefabcdef');
+});
+
+test('an edit approval shows its change as a diff, not as escaped JSON or Markdown', () => {
+  const store = new PendingStore();
+  const diff = '--- a/calc.go\n+++ b/calc.go\n@@ -3,2 +3,4 @@\n // Add adds.\n func Add(a, b int) int { return a + b }\n+\n+func Mul(a, b int) int { return a < b }\n';
+  store.addApproval({ kind: 'tool', title: 'Allow edit_file?', reason: 'Add Mul', detail: diff, allowAlways: true, workflowId: 'wf1' });
+  const p = renderPanel(model({ pending: store.list() })).pending;
+  assert.match(p, /<pre class="diff" data-testid="approval-diff"><span class="diff-file">--- a\/calc.go<\/span>/);
+  assert.match(p, /<span class="diff-hunk">@@ -3,2 \+3,4 @@<\/span>/);
+  assert.match(p, /<span class="diff-add">\+func Mul\(a, b int\) int \{ return a &lt; b \}<\/span>/);
+  assert.match(p, /<span class="diff-ctx"> \/\/ Add adds.<\/span>/);
+  assert.doesNotMatch(p, /<hr>|<h[1-6]>[^W]|class="pending-detail markdown"/);
+  assert.equal(diffSummary(diff), 'calc.go +2 −0');
+  assert.equal(isUnifiedDiff('{"path": "calc.go", "oldString": "x"}'), false);
 });
