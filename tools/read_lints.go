@@ -44,17 +44,25 @@ func runReadLints(ctx context.Context, s *Session, p readLintsParams) (Result, e
 		source = s.lintDiagnostics
 	}
 	items, err := source(ctx, paths)
-	if err != nil {
+	if err != nil && len(items) == 0 {
 		return opError("diagnostics are not available: " + err.Error()), nil
 	}
 	if items == nil {
 		items = []editor.DiagnosticItem{}
 	}
-	return jsonResult(map[string]any{"diagnostics": items}, false), nil
+	out := map[string]any{"diagnostics": items}
+	if err != nil {
+		// Some linters ran, others could not: their findings are missing.
+		out["errors"] = err.Error()
+	}
+	return jsonResult(out, false), nil
 }
 
 // lintDiagnostics runs the project's linters (run_lint's, sandboxed) in a
-// workspace without an editor, for any language run_lint knows.
+// workspace without an editor, for any language run_lint knows. A linter
+// that could not run (not installed, failed to start) is an error even when
+// others found issues, returned with their items: no lints must never stand
+// for a linter that did not run.
 func (s *Session) lintDiagnostics(ctx context.Context, paths []string) ([]editor.DiagnosticItem, error) {
 	dir, rel := ".", ""
 	if len(paths) == 1 {
@@ -82,8 +90,8 @@ func (s *Session) lintDiagnostics(ctx context.Context, paths []string) ([]editor
 				Message: is.Message, Source: r.Check})
 		}
 	}
-	if len(items) == 0 && len(errs) > 0 {
-		return nil, checkerError(strings.Join(errs, "; "))
+	if len(errs) > 0 {
+		return items, checkerError(strings.Join(errs, "; "))
 	}
 	return items, nil
 }
