@@ -134,9 +134,10 @@ func readFrame(r *bufio.Reader, log *slog.Logger) ([]byte, int64, error) {
 }
 
 // parseLengthHeader finds "Content-Length: N" anywhere in the line
-// (case-insensitive), so a header glued to preceding garbage still frames.
+// (ASCII case-insensitive), so a header glued to preceding garbage still
+// frames.
 func parseLengthHeader(line []byte) (int, bool) {
-	i := bytes.Index(bytes.ToLower(line), contentLength)
+	i := indexASCIIFold(line, contentLength)
 	if i < 0 {
 		return 0, false
 	}
@@ -146,6 +147,30 @@ func parseLengthHeader(line []byte) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// indexASCIIFold is the offset of the first match of the lower-case ASCII
+// pattern lower in s, ignoring ASCII case, or -1. Unlike searching
+// bytes.ToLower(s), offsets stay those of s whatever bytes it holds
+// (ToLower turns an invalid UTF-8 byte into three).
+func indexASCIIFold(s, lower []byte) int {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		match := true
+		for j, c := range lower {
+			b := s[i+j]
+			if 'A' <= b && b <= 'Z' {
+				b += 'a' - 'A'
+			}
+			if b != c {
+				match = false
+				break
+			}
+		}
+		if match {
+			return i
+		}
+	}
+	return -1
 }
 
 func isHeaderField(line []byte) bool {
