@@ -28,7 +28,7 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"modernc.org/sqlite" // also the "sqlite" database/sql driver
 )
 
 // FileName is the database's file name in the state directory.
@@ -39,6 +39,10 @@ const busyTimeout = 10 * time.Second
 
 // ErrNotFound is returned (wrapped) when a record does not exist.
 var ErrNotFound = errors.New("not found")
+
+// ErrNameUsed is returned, wrapped, by CreateWorkflow when another workflow
+// has the name.
+var ErrNameUsed = errors.New("already used")
 
 // querier is what both *sql.DB and *sql.Tx offer.
 type querier interface {
@@ -65,7 +69,9 @@ func (o ops) atomic(ctx context.Context, fn func(ops) error) error {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
 	if err := fn(ops{q: tx, now: o.now}); err != nil {
-		_ = tx.Rollback()
+		if rerr := tx.Rollback(); rerr != nil {
+			return errors.Join(err, fmt.Errorf("rollback: %w", rerr))
+		}
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -151,10 +157,20 @@ func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	return s.atomic(ctx, func(o ops) error { return fn(&Tx{ops: o}) })
 }
 
+// sqliteCode is the extended result code of the SQLite error in err's
+// chain (sqlite3.SQLITE_CONSTRAINT_UNIQUE, …), 0 when there is none.
+func sqliteCode(err error) int {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code()
+	}
+	return 0
+}
+
 // newID returns a random id with a kind prefix, e.g. "wf-1f2e3d4c5b6a7980".
 func newID(prefix string) string {
 	var b [8]byte
-	_, _ = rand.Read(b[:])
+	rand.Read(b[:]) // never fails: crypto/rand crashes the program instead
 	return prefix + "-" + hex.EncodeToString(b[:])
 }
 

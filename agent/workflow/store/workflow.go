@@ -3,9 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // WorkflowStatus is whether a workflow is moving, waiting or over.
@@ -118,12 +121,26 @@ func (o ops) CreateWorkflow(ctx context.Context, w *Workflow) error {
 		w.ID, w.Name, w.Task, w.Stage, w.Path, w.BaseBranch, w.BaseCommit, w.WorkflowBranch, w.WorktreePath,
 		w.Status, w.StatusReason, stamp(w.CreatedAt), stamp(w.UpdatedAt), stamp(w.EndedAt))
 	if err != nil {
-		if strings.Contains(err.Error(), "UNIQUE constraint failed: workflows.name") {
-			return fmt.Errorf("workflow name %q is already used: choose another", w.Name)
+		if sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_UNIQUE {
+			switch used, qerr := o.nameUsed(ctx, w.Name); {
+			case qerr != nil:
+				return fmt.Errorf("create workflow %s: %w", w.Name, errors.Join(err, qerr))
+			case used:
+				return fmt.Errorf("workflow name %q is %w: choose another", w.Name, ErrNameUsed)
+			}
 		}
 		return fmt.Errorf("create workflow %s: %w", w.Name, err)
 	}
 	return nil
+}
+
+// nameUsed reports whether a workflow has the name.
+func (o ops) nameUsed(ctx context.Context, name string) (bool, error) {
+	var n int
+	if err := o.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM workflows WHERE name = ?`, name).Scan(&n); err != nil {
+		return false, fmt.Errorf("looking up workflow name %s: %w", name, err)
+	}
+	return n > 0, nil
 }
 
 // Workflow reads a workflow by id.
