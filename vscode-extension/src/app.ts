@@ -15,6 +15,7 @@ import {
   MethodAskQuestions,
   MethodDiagnostics,
   MethodFileAt,
+  MethodWorkflow,
   MethodWorkflowEvent,
   type AnswerParams,
   type Approval,
@@ -26,6 +27,7 @@ import {
   type FileAtParams,
   type FileAtResult,
   type Verdict,
+  type WorkflowDetail,
   type WorkflowEvent,
   type WorkflowRef,
 } from './lspext.gen';
@@ -33,9 +35,10 @@ import { Panel, type PanelHost } from './panel';
 import type { FromWebview } from './panelHtml';
 import type { PanelModel, StoredItem } from './panelView';
 import { PendingStore, type PendingApproval, type PendingQuestions } from './pending';
-import { composerTarget, gitScheme, parseGitUri } from './picks';
+import { composerHint, composerTarget, gitScheme, parseGitUri } from './picks';
 import { promptApproval, promptFeedback, PromptQueue, promptQuestions } from './prompts';
 import { checkAnswers, decodePending, textAnswer } from './questions';
+import { restoreCandidates } from './review';
 import { ReviewComments, resolveWorkspaceFile, workspaceRelative } from './reviewComments';
 import { WorkflowState } from './state';
 import { statusBarText } from './status';
@@ -175,13 +178,10 @@ export class App implements vscode.Disposable, PanelHost {
 
   composerHint(): string {
     const target = composerTarget(this.pending.list(), this.state.selected);
-    if (target) {
-      const wf = this.workflowName(target.workflowId);
-      return `Send answers: ${target.title || target.questions[0].prompt}${wf ? ` (${wf})` : ''}`;
-    }
+    if (target) return composerHint({ answer: target.title || target.questions[0].prompt, workflow: this.workflowName(target.workflowId) });
     const reply = this.storedReply();
-    if (reply) return `Send answers: ${reply.item.kind === 'questions' ? reply.item.questions[0].prompt : ''}`;
-    return 'Send goes to the discussion';
+    if (reply) return composerHint({ answer: reply.item.kind === 'questions' ? reply.item.questions[0].prompt : '' });
+    return composerHint({ selected: this.workflowName(this.state.selected) });
   }
 
   /** A stored free-text question (a "reply") of the selected workflow, when shown. */
@@ -325,9 +325,26 @@ export class App implements vscode.Disposable, PanelHost {
     if (r?.comments?.length) this.review.show(r.comments);
   }
 
+  /**
+   * Shows the latest review's inline threads when the server starts (on
+   * activation, after a reload), before the panel opens; the server shows
+   * the same review's Problems.
+   */
+  private async restoreReviewThreads(): Promise<void> {
+    await this.state.refresh();
+    if (this.review.size > 0) return;
+    for (const id of restoreCandidates(this.state.workflows)) {
+      const d = await this.ctx.request<WorkflowDetail>(MethodWorkflow, { workflowId: id } satisfies WorkflowRef);
+      if (d?.review?.comments?.length) {
+        if (this.review.size === 0) this.review.show(d.review.comments);
+        return;
+      }
+    }
+  }
+
   private onServerChange(): void {
     const running = this.ctx.running;
-    if (running && !this.wasRunning) void this.state.refresh().catch(() => undefined);
+    if (running && !this.wasRunning) void this.restoreReviewThreads().catch((err) => this.ctx.output.appendLine(`review threads not restored: ${String(err)}`));
     this.wasRunning = running;
     this.changed();
   }

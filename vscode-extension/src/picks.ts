@@ -83,3 +83,14 @@ export function composerTarget(pending: readonly PendingItem[], selected: string
   const free = pending.filter((p): p is PendingQuestions => p.kind === 'questions' && isSingleFreeText(p.questions));
   return (selected ? free.find((p) => p.workflowId === selected) : undefined) ?? free.find((p) => !p.workflowId) ?? free[0];
 }
+
+/**
+ * The message box's hint: what Send does. An answer (live or stored) names
+ * its question; otherwise Send asks the discussion, and with a workflow
+ * selected the hint says so, since the message does not go to the workflow.
+ */
+export function composerHint(h: { answer?: string; workflow?: string; selected?: string }): string {
+  if (h.answer !== undefined) return `Send answers: ${h.answer}${h.workflow ? ` (${h.workflow})` : ''}`;
+  if (h.selected) return `Nothing in ${h.selected} waits for an answer: Send asks the discussion about the code`;
+  return 'Send goes to the discussion';
+}

@@ -1,5 +1,5 @@
 // Pure mapping of review comments to Comments API threads and decorations.
-import type { CommentView, ReviewView } from './lspext.gen';
+import type { CommentView, ReviewView, WorkflowSummary } from './lspext.gen';
 
 export type Severity = 'high' | 'medium' | 'low';
 
@@ -91,4 +91,19 @@ export function reviewSummaryLine(r: ReviewView): string {
   const n = r.comments?.length ?? 0;
   const rec = r.recommendation ? r.recommendation.replace(/_/g, ' ') : r.status || 'in progress';
   return `Review ${r.base ? `against ${r.base}` : ''}: ${rec} — ${n} comment${n === 1 ? '' : 's'}.`.replace(/ +:/, ':');
+}
+
+/** How many workflows the extension looks through for a review to restore (as the server does). */
+export const restoreScan = 20;
+
+/**
+ * The workflows whose review may be restored after a reload, most recent
+ * first: those not abandoned (the server shows the same review's Problems).
+ */
+export function restoreCandidates(list: readonly Pick<WorkflowSummary, 'id' | 'status' | 'updatedAt'>[]): string[] {
+  return [...list]
+    .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
+    .slice(0, restoreScan)
+    .filter((w) => w.status !== 'Abandoned')
+    .map((w) => w.id);
 }

@@ -30,6 +30,11 @@ export class ReviewComments implements vscode.Disposable {
     this.subscriptions.push(vscode.window.onDidChangeVisibleTextEditors((eds) => eds.forEach((ed) => this.decorate(ed))));
   }
 
+  /** How many threads are shown. */
+  get size(): number {
+    return this.threads.length;
+  }
+
   /** Replaces the threads with these comments (nothing happens when they did not change). */
   show(comments: readonly CommentView[]): void {
     const sig = commentsSignature(comments);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { composerTarget, diffPairs, gitQuery, hitDetail, hitLabel, parseGitUri, workflowsFor } from '../src/picks';
+import { composerHint, composerTarget, diffPairs, gitQuery, hitDetail, hitLabel, parseGitUri, workflowsFor } from '../src/picks';
 import { PendingStore } from '../src/pending';
 import type { WorkflowSummary } from '../src/lspext.gen';
 
@@ -55,4 +55,11 @@ test('composerTarget answers a lone free-text question, the selected workflow fi
   const loose = s.addQuestions({ questions: [{ type: 'free_text', prompt: 'Reply' }] });
   assert.equal(composerTarget(s.list(), '')?.id, loose.id);
   assert.equal(composerTarget(s.list(), 'w3')?.id, loose.id);
+});
+
+test('composerHint says where Send goes: never "the discussion" as if it were the selected workflow', () => {
+  assert.equal(composerHint({}), 'Send goes to the discussion');
+  assert.equal(composerHint({ selected: 'calc-ops' }), 'Nothing in calc-ops waits for an answer: Send asks the discussion about the code');
+  assert.equal(composerHint({ answer: 'Why?', workflow: 'calc-ops' }), 'Send answers: Why? (calc-ops)');
+  assert.equal(composerHint({ answer: 'Why?' }), 'Send answers: Why?');
 });

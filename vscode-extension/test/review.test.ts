@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { commentBody, commentRange, commentsSignature, decorationRanges, fenced, reviewSummaryLine, threadLabel } from '../src/review';
+import { commentBody, commentRange, commentsSignature, decorationRanges, fenced, restoreCandidates, reviewSummaryLine, threadLabel } from '../src/review';
 import type { CommentView } from '../src/lspext.gen';
 
 const line: CommentView = { id: 'c1', type: 'line', filePath: 'pkg/a.go', startLine: 3, endLine: 5, severity: 'High', category: 'bug', description: 'Nil map write.', suggestion: 'm := map[string]int{}', preExisting: false };
@@ -45,4 +45,11 @@ test('comments anchored to the reviewed commit get no gutter marks on the user f
   assert.equal(decorationRanges([atCommit]).size, 0);
   assert.deepEqual(decorationRanges([applied]).get('pkg/a.go')?.get('high'), [{ start: 2, end: 4 }]);
   assert.notEqual(commentsSignature([atCommit]), commentsSignature([applied]));
+});
+
+test('restoreCandidates: the most recent workflows first, abandoned ones left out', () => {
+  const w = (id: string, status: string, updatedAt: string) => ({ id, status, updatedAt });
+  assert.deepEqual(restoreCandidates([w('a', 'Completed', '2025-01-01'), w('b', 'Abandoned', '2025-01-03'), w('c', 'Halted', '2025-01-02')]), ['c', 'a']);
+  assert.deepEqual(restoreCandidates([]), []);
+  assert.equal(restoreCandidates(Array.from({ length: 30 }, (_, i) => w(`w${i}`, 'Completed', `2025-01-${String(i + 1).padStart(2, '0')}`))).length, 20);
 });
