@@ -60,6 +60,8 @@ export XDG_CONFIG_HOME="$data/config" XDG_DATA_HOME="$data/data" XDG_CACHE_HOME=
 dirs=(--user-data-dir "$data/user-data" --extensions-dir "$data/extensions")
 "$cs" --config "$data/config/code-server.yaml" --install-extension "$vsix" --force "${dirs[@]}" >/dev/null
 echo "Autarch in VS Code (code-server): open http://127.0.0.1:$port/?folder=$folder"
+echo "If VS Code asks whether you trust the folder's authors, answer Yes: in Restricted Mode the Autarch"
+echo "side panel only explains that workflows need a trusted folder (trust it later from its button)."
 echo "Configure the model in the Autarch side panel (activity bar). Ctrl-C stops."
 exec "$cs" --config "$data/config/code-server.yaml" --bind-addr "127.0.0.1:$port" --auth none \
   --disable-telemetry --disable-update-check "${dirs[@]}" "$folder"
