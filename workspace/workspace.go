@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -81,11 +82,37 @@ func explain(rel string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if strings.Contains(err.Error(), "path escapes from parent") {
+	if isPathEscape(err) {
 		return fmt.Errorf("%w: %q resolves outside the workspace (through a symlink or ..)", ErrOutside, rel)
 	}
 	return err
 }
+
+// isPathEscape reports whether err is os.Root's refusal of a path that
+// leaves the root, by identity (errors.Is) with the error os.Root returns.
+func isPathEscape(err error) bool {
+	if sentinel := rootEscapeError(); sentinel != nil {
+		return errors.Is(err, sentinel)
+	}
+	return strings.Contains(err.Error(), "path escapes from parent") // no sentinel on this platform
+}
+
+// rootEscapeError is os.Root's (unexported) error for a path that escapes
+// the root, taken once from a call that fails with it: an absolute name,
+// refused before any file is touched.
+var rootEscapeError = sync.OnceValue(func() error {
+	r, err := os.OpenRoot(string(filepath.Separator))
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	_, err = r.Lstat(string(filepath.Separator))
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return nil
+	}
+	return pe.Err
+})
 
 // ReadFile reads a whole regular file of at most MaxReadSize bytes without
 // ever blocking: named pipes, sockets and devices give a NotRegularError,
