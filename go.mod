@@ -19,6 +19,7 @@ require (
 require (
 	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.4 // indirect
 )
 
 require (

@@ -22,24 +22,24 @@ const GuardrailsFile = ".autarch/guardrails"
 type Guardrails struct {
 	// Protected are globs of files no tool may write, edit or delete
 	// (.git/**, .autarch/hooks and .autarch/guardrails always are).
-	Protected []string `json:"protected,omitempty"`
+	Protected []string `json:"protected,omitempty" yaml:"protected"`
 	// BlockedCommands are extra regular expressions refused for shell.
-	BlockedCommands []string `json:"blocked_commands,omitempty"`
+	BlockedCommands []string `json:"blocked_commands,omitempty" yaml:"blocked_commands"`
 	// MaxLinesChanged caps the lines one write/edit call may add plus remove (0: no cap).
-	MaxLinesChanged int `json:"max_lines_changed,omitempty"`
+	MaxLinesChanged int `json:"max_lines_changed,omitempty" yaml:"max_lines_changed"`
 	// MaxFilesChanged caps how many files one session may write (0: no cap).
-	MaxFilesChanged int `json:"max_files_changed,omitempty"`
+	MaxFilesChanged int `json:"max_files_changed,omitempty" yaml:"max_files_changed"`
 	// CodeRules are regexes written content must not match.
-	CodeRules []CodeRule `json:"code_rules,omitempty"`
+	CodeRules []CodeRule `json:"code_rules,omitempty" yaml:"code_rules"`
 
 	blockedREs []*regexp.Regexp
 }
 
 // CodeRule forbids a pattern in written content (optionally only in some files).
 type CodeRule struct {
-	Pattern string   `json:"pattern"`
-	Message string   `json:"message"`
-	Files   []string `json:"files,omitempty"`
+	Pattern string   `json:"pattern" yaml:"pattern"`
+	Message string   `json:"message" yaml:"message"`
+	Files   []string `json:"files,omitempty" yaml:"files"`
 
 	re *regexp.Regexp
 }
@@ -52,7 +52,9 @@ func alwaysProtected() []string {
 	return []string{".git", ".git/**", "**/.git", "**/.git/**", ".autarch", ".autarch/**", ".mcp.json"}
 }
 
-// LoadGuardrails reads .autarch/guardrails in dir; a missing file means the defaults.
+// LoadGuardrails reads the legacy .autarch/guardrails (JSON) in dir; a
+// missing file means the defaults. Sessions read guardrails with
+// LoadProject, from ConfigFile's guardrails key first.
 func LoadGuardrails(dir string) (*Guardrails, error) {
 	g := &Guardrails{}
 	data, err := readConfig(dir, GuardrailsFile)
@@ -61,29 +63,43 @@ func LoadGuardrails(dir string) (*Guardrails, error) {
 	}
 	if err == nil {
 		if err := json.Unmarshal(data, g); err != nil {
-			return nil, fmt.Errorf("%s: %v (expected {\"protected\", \"blocked_commands\", \"max_lines_changed\", \"max_files_changed\", \"code_rules\"})", GuardrailsFile, err)
+			return nil, fmt.Errorf("%s: %w (expected {\"protected\", \"blocked_commands\", \"max_lines_changed\", \"max_files_changed\", \"code_rules\"})", GuardrailsFile, err)
 		}
 	}
+	if err := g.compile(); err != nil {
+		return nil, fmt.Errorf("%s: %w", GuardrailsFile, err)
+	}
+	return g, nil
+}
+
+// compile checks the patterns and compiles the expressions.
+func (g *Guardrails) compile() error {
 	for _, p := range g.Protected {
 		if !doublestar.ValidatePattern(p) {
-			return nil, fmt.Errorf("%s: invalid protected pattern %q", GuardrailsFile, p)
+			return fmt.Errorf("invalid protected pattern %q", p)
 		}
 	}
+	g.blockedREs = nil
 	for _, b := range g.BlockedCommands {
 		re, err := regexp.Compile(b)
 		if err != nil {
-			return nil, fmt.Errorf("%s: blocked command %q: %v", GuardrailsFile, b, err)
+			return fmt.Errorf("blocked command %q: %w", b, err)
 		}
 		g.blockedREs = append(g.blockedREs, re)
 	}
 	for i := range g.CodeRules {
 		re, err := regexp.Compile(g.CodeRules[i].Pattern)
 		if err != nil {
-			return nil, fmt.Errorf("%s: code rule %q: %v", GuardrailsFile, g.CodeRules[i].Pattern, err)
+			return fmt.Errorf("code rule %q: %w", g.CodeRules[i].Pattern, err)
+		}
+		for _, f := range g.CodeRules[i].Files {
+			if !doublestar.ValidatePattern(f) {
+				return fmt.Errorf("code rule %q: invalid file pattern %q", g.CodeRules[i].Pattern, f)
+			}
 		}
 		g.CodeRules[i].re = re
 	}
-	return g, nil
+	return nil
 }
 
 // writeArgs is what the guardrails read from a write tool's arguments.

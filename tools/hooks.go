@@ -27,23 +27,31 @@ const (
 	EventPostToolUse     = "post_tool_use"
 	EventSessionStart    = "session_start"
 	EventSessionEnd      = "session_end"
-	EventError           = "error"
+	EventPreLLMCall      = "pre_llm_call"
+	EventPostLLMCall     = "post_llm_call"
+	EventError           = "on_error"
 	EventBudgetWarning   = "budget_warning"
 	EventContextCompress = "context_compress"
 	EventAgentComplete   = "agent_complete"
 )
 
-// HooksFile is the repository file that configures hooks (JSON).
+// HooksFile is the legacy repository file that configures hooks (JSON),
+// read when present but deprecated: hooks belong in ConfigFile.
 const HooksFile = trust.HooksFile
 
 // Hook runs a command on an event.
 type Hook struct {
+	// Name names the hook in its output ([Hook NAME: FAILED (exit N)]);
+	// the command when empty.
+	Name  string `json:"name,omitempty"`
 	Event string `json:"event"`
 	// Matcher is a regular expression on the tool name (tool events only).
 	Matcher string `json:"matcher,omitempty"`
-	// Files are doublestar globs; the hook runs only when the call's path matches one.
-	Files   []string `json:"files,omitempty"`
-	Command string   `json:"command"`
+	// Files are doublestar globs; the hook runs only when the call's path
+	// matches one. A pattern without a slash matches the base name.
+	Files []string `json:"files,omitempty"`
+	// Command runs with bash; {file} is replaced by the call's path, quoted.
+	Command string `json:"command"`
 	// Timeout in seconds (default 30).
 	Timeout int `json:"timeout,omitempty"`
 
@@ -103,24 +111,61 @@ func ParseHooks(dir string, data []byte) (*Hooks, error) {
 		return nil, fmt.Errorf("%s: %v (expected {\"hooks\": [{\"event\", \"matcher\", \"files\", \"command\", \"timeout\"}]})", HooksFile, err)
 	}
 	for i, hk := range cfg.Hooks {
-		if hk.Command == "" || hk.Event == "" {
-			return nil, fmt.Errorf("%s: hook %d needs an event and a command", HooksFile, i)
-		}
-		if hk.Matcher != "" {
-			re, err := regexp.Compile(hk.Matcher)
-			if err != nil {
-				return nil, fmt.Errorf("%s: hook %d matcher: %v", HooksFile, i, err)
+		if hk.Event == "post_edit" {
+			hk.Event = EventPostToolUse
+			if hk.Matcher == "" {
+				hk.Matcher = legacyPostEditMatcher
 			}
-			hk.re = re
 		}
-		for _, f := range hk.Files {
-			if !doublestar.ValidatePattern(f) {
-				return nil, fmt.Errorf("%s: hook %d: invalid file pattern %q", HooksFile, i, f)
-			}
+		if hk.Event == "error" {
+			hk.Event = EventError
+		}
+		if err := hk.compile(); err != nil {
+			return nil, fmt.Errorf("%s: hook %d: %w", HooksFile, i, err)
 		}
 		h.hooks = append(h.hooks, hk)
 	}
 	return h, nil
+}
+
+// NewHooks makes the runner of hooks in dir (compiled by compile).
+func NewHooks(dir string, hooks []Hook) (*Hooks, error) {
+	h := &Hooks{dir: dir}
+	for i, hk := range hooks {
+		if err := hk.compile(); err != nil {
+			return nil, fmt.Errorf("hook %d: %w", i, err)
+		}
+		h.hooks = append(h.hooks, hk)
+	}
+	return h, nil
+}
+
+// compile checks the hook and compiles its matcher.
+func (hk *Hook) compile() error {
+	if hk.Command == "" || hk.Event == "" {
+		return errors.New("a hook needs an event and a command")
+	}
+	if hk.Matcher != "" {
+		re, err := regexp.Compile(hk.Matcher)
+		if err != nil {
+			return fmt.Errorf("matcher: %w", err)
+		}
+		hk.re = re
+	}
+	for _, f := range hk.Files {
+		if !doublestar.ValidatePattern(f) {
+			return fmt.Errorf("invalid file pattern %q", f)
+		}
+	}
+	return nil
+}
+
+// label is how output names the hook.
+func (hk Hook) label() string {
+	if hk.Name != "" {
+		return hk.Name
+	}
+	return hk.Command
 }
 
 // Commands lists the hooks' commands (what a user is asked to trust).
@@ -156,14 +201,23 @@ func (h *Hooks) Fire(ctx context.Context, event, tool, path string, payload any)
 		return out
 	}
 	input, _ := json.Marshal(map[string]any{"event": event, "tool": tool, "path": path, "payload": payload})
+	hc := HookContextFrom(ctx)
+	env := []string{"AUTARCH_EVENT=" + event, "AUTARCH_TOOL=" + tool, "AUTARCH_FILE=" + path,
+		"AUTARCH_AGENT=" + hc.Agent, "AUTARCH_WORKFLOW=" + hc.Workflow, "AUTARCH_SESSION=" + hc.Session}
 	for _, hk := range h.active() {
-		if hk.Event != event || (hk.re != nil && !hk.re.MatchString(tool)) || !matchesFiles(hk.Files, path) {
+		if hk.Event != event || (hk.re != nil && !hk.re.MatchString(tool)) || !hookMatchesFiles(hk.Files, path) {
 			continue
 		}
-		code, stdout, stderr, err := h.run(ctx, hk, input)
+		if strings.Contains(hk.Command, "{file}") {
+			if path == "" {
+				continue // nothing to substitute: the hook is about a file
+			}
+			hk.Command = strings.ReplaceAll(hk.Command, "{file}", shellQuote(path))
+		}
+		code, stdout, stderr, err := h.run(ctx, hk, input, env)
 		switch {
 		case err != nil:
-			out.Warnings = append(out.Warnings, fmt.Sprintf("hook %q failed: %v", hk.Command, err))
+			out.Warnings = append(out.Warnings, fmt.Sprintf("hook %q failed: %v", hk.label(), err))
 		case code == 0:
 			var resp struct {
 				AdditionalContext string          `json:"additionalContext"`
@@ -184,18 +238,52 @@ func (h *Hooks) Fire(ctx context.Context, event, tool, path string, payload any)
 			out.Blocked = true
 			out.Reason = strings.TrimSpace(stderr)
 			if out.Reason == "" {
-				out.Reason = fmt.Sprintf("blocked by hook %q", hk.Command)
+				out.Reason = fmt.Sprintf("blocked by hook %q", hk.label())
 			}
 			return out
 		default:
+			failed := strings.TrimSpace(fmt.Sprintf("[Hook %s: FAILED (exit %d)]\n%s%s", hk.label(), code, stdout, stderr))
 			if event == EventPostToolUse {
-				out.Context = append(out.Context, strings.TrimSpace(fmt.Sprintf("[Hook %s: FAILED (exit %d)]\n%s%s", hk.Command, code, stdout, stderr)))
+				out.Context = append(out.Context, failed)
 				continue
 			}
-			out.Warnings = append(out.Warnings, fmt.Sprintf("hook %q exited %d: %s", hk.Command, code, strings.TrimSpace(stderr)))
+			out.Warnings = append(out.Warnings, failed)
 		}
 	}
 	return out
+}
+
+// hookMatchesFiles is matchesFiles where a pattern without a slash (the
+// spec's "*.py") also matches the base name.
+func hookMatchesFiles(globs []string, path string) bool {
+	if path == "" {
+		return len(globs) == 0
+	}
+	for _, g := range slices.Clone(globs) {
+		if !strings.Contains(g, "/") {
+			globs = append(globs, "**/"+g)
+		}
+	}
+	return matchesFiles(globs, path)
+}
+
+// HookContext is who fires hooks: given to them as AUTARCH_AGENT,
+// AUTARCH_WORKFLOW and AUTARCH_SESSION.
+type HookContext struct {
+	Agent, Workflow, Session string
+}
+
+type hookContextKey struct{}
+
+// WithHookContext returns ctx carrying hc for the hooks fired under it.
+func WithHookContext(ctx context.Context, hc HookContext) context.Context {
+	return context.WithValue(ctx, hookContextKey{}, hc)
+}
+
+// HookContextFrom is the HookContext ctx carries (zero when none).
+func HookContextFrom(ctx context.Context) HookContext {
+	hc, _ := ctx.Value(hookContextKey{}).(HookContext)
+	return hc
 }
 
 func matchesFiles(globs []string, path string) bool {
@@ -210,7 +298,7 @@ func matchesFiles(globs []string, path string) bool {
 	return false
 }
 
-func (h *Hooks) run(ctx context.Context, hk Hook, input []byte) (int, string, string, error) {
+func (h *Hooks) run(ctx context.Context, hk Hook, input []byte, env []string) (int, string, string, error) {
 	timeout := time.Duration(hk.Timeout) * time.Second
 	if timeout <= 0 {
 		timeout = 30 * time.Second
@@ -220,6 +308,7 @@ func (h *Hooks) run(ctx context.Context, hk Hook, input []byte) (int, string, st
 	cmd := exec.CommandContext(ctx, "bash", "-c", hk.Command)
 	cmd.Dir = h.dir
 	cmd.Stdin = bytes.NewReader(input)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var stdout, stderr bytes.Buffer

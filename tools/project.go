@@ -2,17 +2,23 @@ package tools
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
 // Project is a repository's configuration as it applies to sessions:
-// guardrails always (they can only restrict), hooks only when the user
-// trusts the repository's executable configuration.
+// guardrails always (they can only restrict), hooks and MCP servers only
+// when the user trusts the repository's executable configuration.
 type Project struct {
 	Hooks      *Hooks
 	Guardrails *Guardrails
+	// Settings is ConfigFile's content (hooks and guardrails also as above).
+	Settings Config
+	// Warnings are unknown keys and deprecated files, for the user.
+	Warnings []string
 	// Config is the executable configuration found, and Trust what the
 	// user's trust store says of it.
 	Config trust.Config
@@ -29,15 +35,31 @@ type Project struct {
 // untrusted configuration is parsed (so that it can be shown to the user)
 // and ignored. A nil store trusts nothing.
 func LoadProject(dir string, store *trust.Store) (p Project, err error) {
-	guard, err := LoadGuardrails(dir)
-	if err != nil {
-		return Project{}, err
-	}
 	cfg, err := trust.Read(dir)
 	if err != nil {
 		return Project{}, err
 	}
-	p = Project{Guardrails: guard, Config: cfg, Trust: trust.None, Hooks: &Hooks{dir: cfg.Repo}}
+	settings, warnings, err := ParseConfig(cfg.File(ConfigFile))
+	if err != nil {
+		return Project{}, err
+	}
+	guard := settings.Guardrails
+	if legacy, lerr := readConfig(dir, GuardrailsFile); lerr == nil && len(legacy) > 0 {
+		if guard != nil {
+			warnings = append(warnings, fmt.Sprintf("%s is ignored: %s has a guardrails key (delete the old file)", GuardrailsFile, ConfigFile))
+		} else {
+			warnings = append(warnings, fmt.Sprintf("%s is deprecated: move its settings under guardrails: in %s", GuardrailsFile, ConfigFile))
+		}
+	}
+	if guard == nil {
+		if guard, err = LoadGuardrails(dir); err != nil {
+			return Project{}, err
+		}
+	}
+	if cfg.File(HooksFile) != nil {
+		warnings = append(warnings, fmt.Sprintf("%s is deprecated: move its hooks under hooks: in %s (per event: name, command, matcher, file_patterns, timeout)", HooksFile, ConfigFile))
+	}
+	p = Project{Guardrails: guard, Settings: settings, Warnings: warnings, Config: cfg, Trust: trust.None, Hooks: &Hooks{dir: cfg.Repo}}
 	if cfg.Empty() {
 		return p, nil
 	}
@@ -47,7 +69,7 @@ func LoadProject(dir string, store *trust.Store) (p Project, err error) {
 			p.Ignored = append(p.Ignored, p.Quality.Ignored...)
 		}
 	}()
-	hooks, err := ParseHooks(cfg.Repo, cfg.File(HooksFile))
+	hooks, err := HooksOf(cfg)
 	if err != nil {
 		return Project{}, err
 	}
@@ -62,7 +84,28 @@ func LoadProject(dir string, store *trust.Store) (p Project, err error) {
 		return p, nil
 	}
 	p.Ignored = hooks.Commands()
+	servers, err := p.MCPServers()
+	if err != nil {
+		return Project{}, err
+	}
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		p.Ignored = append(p.Ignored, "MCP server "+name+": "+servers[name].describe())
+	}
 	return p, nil
+}
+
+// HooksOf reads the hooks of a repository's configuration, whatever its
+// trust: ConfigFile's, then the legacy HooksFile's.
+func HooksOf(cfg trust.Config) (*Hooks, error) {
+	settings, _, err := ParseConfig(cfg.File(ConfigFile))
+	if err != nil {
+		return nil, err
+	}
+	legacy, err := ParseHooks(cfg.Repo, cfg.File(HooksFile))
+	if err != nil {
+		return nil, err
+	}
+	return NewHooks(cfg.Repo, append(settings.HookList(), legacy.active()...))
 }
 
 // Untrusted explains ignored configuration and what to do about it; "" when

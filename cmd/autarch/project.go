@@ -20,6 +20,9 @@ func loadProject(io stdio, verb, root string) (tools.Project, error) {
 	if err != nil {
 		return tools.Project{}, err
 	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(io.err, "autarch %s: %s\n", verb, w)
+	}
 	if msg := p.Untrusted(); msg != "" {
 		fmt.Fprintf(io.err, "autarch %s: %s\n", verb, msg)
 	}
