@@ -24,6 +24,9 @@ type Pattern struct {
 	re *regexp.Regexp
 	// scan finds candidate positions; nil: every line is a candidate.
 	scan *teddy
+	// exact: the pattern is one of these byte sequences, checked where
+	// scan stops (no DFA).
+	exact []exactSeq
 	// dfa decides a line.
 	dfa *dfa
 }
@@ -55,7 +58,9 @@ func Compile(expr string, caseSensitive, literal bool) (*Pattern, error) {
 		return nil, fmt.Errorf("parsing %q: %w", expr, err)
 	}
 	tree = tree.Simplify()
-	if ws := requiredWindows(tree); ws != nil {
+	if seqs, ok := exactSeqs(tree); ok {
+		p.scan, p.exact = exactScan(seqs)
+	} else if ws := requiredWindows(tree); ws != nil {
 		p.scan = newTeddy(ws)
 	}
 	prog, err := syntax.Compile(tree)
@@ -108,6 +113,21 @@ func (s *Searcher) MatchLines(dst []int, data []byte) []int {
 				break
 			}
 			start, end := lineBounds(data, off+i)
+			dst = append(dst, start)
+			off = end + 1
+		}
+		return dst
+	case p.exact != nil:
+		for off := 0; off < len(data); {
+			at := p.scan.find(data, off)
+			if at < 0 {
+				break
+			}
+			if !exactAt(p.exact, data, at) {
+				off = at + 1
+				continue
+			}
+			start, end := lineBounds(data, at)
 			dst = append(dst, start)
 			off = end + 1
 		}

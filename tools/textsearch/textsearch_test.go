@@ -110,6 +110,35 @@ func TestWindows(t *testing.T) {
 	}
 }
 
+// TestExact checks which patterns are matched as exact byte sequences.
+func TestExact(t *testing.T) {
+	tests := []struct {
+		expr          string
+		caseSensitive bool
+		want          bool
+	}{
+		{"func", false, true},
+		{"(TODO|FIXME|XXX)", false, true},
+		{"(get|set)(Deadline|Timeout)|Read(From|At)", true, true},
+		{"(get|set)Deadline", false, false}, // s has a non-ASCII case variant
+		{"[0-9][0-9]-x", true, true},
+		{"key", false, false},   // k has a non-ASCII case variant
+		{"été", false, false},   // not ASCII
+		{"^func", false, false}, // an anchor
+		{"a+b", true, false},
+		{"a[^b]c", true, false}, // the class holds newline and non-ASCII
+	}
+	for _, tc := range tests {
+		p, err := Compile(tc.expr, tc.caseSensitive, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.exact != nil; got != tc.want {
+			t.Errorf("%q: exact %v, want %v", tc.expr, got, tc.want)
+		}
+	}
+}
+
 // FuzzMatchLines checks the prefilter, the SIMD scanner and the DFA
 // against the regexp package line by line.
 func FuzzMatchLines(f *testing.F) {
