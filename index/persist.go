@@ -314,16 +314,9 @@ func verifiedGitDir(top string) (string, bool) {
 	case !fi.Mode().IsRegular():
 		return "", false // a symlink, FIFO or device named .git
 	}
-	data, err := readSmall(dotgit)
+	gitdir, _, err := workspace.ReadGitFile(realTop)
 	if err != nil {
 		return "", false
-	}
-	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok || gitdir == "" {
-		return "", false
-	}
-	if !filepath.IsAbs(gitdir) {
-		gitdir = filepath.Join(realTop, gitdir)
 	}
 	if gitdir, err = filepath.EvalSymlinks(gitdir); err != nil || !isGitDir(gitdir) {
 		return "", false

@@ -6,12 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/autarch-dev/autarch/workspace"
 	"github.com/autarch-dev/autarch/workspace/sandbox"
 )
 
@@ -144,18 +144,11 @@ func (s *Session) gitCommonDir() string {
 	if s.cfg.GitCommonDir != "" {
 		return s.cfg.GitCommonDir
 	}
-	data, err := os.ReadFile(filepath.Join(s.root.Dir(), ".git"))
+	// Only the gitdir's own path counts: a commondir file inside it is not
+	// trusted to widen what the sandbox exposes.
+	gitdir, _, err := workspace.ReadGitFile(s.root.Dir())
 	if err != nil {
 		return ""
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	gitdir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-	if !ok {
-		return ""
-	}
-	gitdir = strings.TrimSpace(gitdir)
-	if !filepath.IsAbs(gitdir) {
-		gitdir = filepath.Join(s.root.Dir(), gitdir)
 	}
 	if filepath.Base(filepath.Dir(gitdir)) != "worktrees" {
 		return ""

@@ -44,23 +44,9 @@ func infoExclude(dir string) string {
 	if err != nil || fi.IsDir() {
 		return filepath.Join(dotgit, "info", "exclude")
 	}
-	data, err := ReadSmallFile(dotgit, maxPatternFile)
+	_, common, err := ReadGitFile(dir)
 	if err != nil {
 		return ""
-	}
-	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
-		return ""
-	}
-	if !filepath.IsAbs(gitdir) {
-		gitdir = filepath.Join(dir, gitdir)
-	}
-	common := gitdir
-	if c, err := ReadSmallFile(filepath.Join(gitdir, "commondir"), maxPatternFile); err == nil {
-		common = strings.TrimSpace(string(c))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitdir, common)
-		}
 	}
 	return filepath.Join(common, "info", "exclude")
 }
