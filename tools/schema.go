@@ -90,3 +90,10 @@ func normalize(v any) any {
 	}
 	return v
 }
+
+// ValidateArgs checks raw arguments against a resolved schema as the
+// engine does for every tool (the reason included), for tools defined
+// outside this package with their own schema (MCP tools).
+func ValidateArgs(resolved *jsonschema.Resolved, raw json.RawMessage) error {
+	return validateArgs(resolved, raw)
+}

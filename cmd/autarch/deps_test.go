@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"tools/indexsearch": {"index", "tools", "workspace", "workspace/git"},
 	"tools/review":      {"tools"},
 	"tools/terminal":    {"editor", "tools", "workspace/git"},
+	"tools/mcp":         {"tools", "workspace/sandbox", "workspace/trust"},
 	"tools/shellcmd":    {},
 	"tools/textsearch":  {},
 	"tools/verify":      {"workspace", "workspace/sandbox"},

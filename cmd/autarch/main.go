@@ -36,6 +36,7 @@ func verbs() []verb {
 	return []verb{
 		serveVerb(),
 		toolsVerb(),
+		mcpVerb(),
 		toolVerb(),
 		agentVerb(),
 		indexVerb(),

@@ -44,6 +44,18 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 		return 2
 	}
+	project, err := loadProject(io, "tool", *root)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
+		return 1
+	}
+	servers, err := mcpManager(io, project)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
+		return 1
+	}
+	defer servers.Close()
+	withMCP(ctx, io, "tool", servers, *role, reg)
 	var rows []toolCall
 	if *calls != "" {
 		if fs.NArg() > 0 {
@@ -72,11 +84,6 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		}
 	}
 	stdinTTY := isTerminal(io.in)
-	project, err := loadProject(io, "tool", *root)
-	if err != nil {
-		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
-		return 1
-	}
 	policy, err := tools.CommandPolicyFromEnv() // the sandbox is detected when a command first runs
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)

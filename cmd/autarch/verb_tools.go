@@ -14,7 +14,7 @@ import (
 func toolsVerb() verb {
 	return verb{
 		name:    "tools",
-		usage:   "autarch tools [--agent ROLE] [--json]",
+		usage:   "autarch tools [--root DIR] [--agent ROLE] [--json]",
 		summary: "list the tools (of one agent role) with descriptions and JSON Schemas",
 		run:     runTools,
 	}
@@ -24,6 +24,7 @@ func runTools(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("tools", io)
 	role := fs.String("agent", "", "agent role: discussion, scoping, research, plan, preflight, pulsing or review (default: every tool)")
 	asJSON := fs.Bool("json", false, "print the OpenAI function schemas as JSON")
+	root := fs.String("root", ".", "workspace whose MCP servers' tools to list (with the user's)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -32,6 +33,18 @@ func runTools(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "autarch tools: %v\n", err)
 		return 2
 	}
+	project, err := loadProject(io, "tools", *root)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch tools: %v\n", err)
+		return 1
+	}
+	servers, err := mcpManager(io, project)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch tools: %v\n", err)
+		return 1
+	}
+	defer servers.Close()
+	withMCP(ctx, io, "tools", servers, *role, reg)
 	if *asJSON {
 		enc := json.NewEncoder(io.out)
 		enc.SetIndent("", "  ")

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/mcp"
+)
+
+func mcpVerb() verb {
+	return verb{
+		name:    "mcp",
+		usage:   "autarch mcp list [--root DIR]",
+		summary: "list the configured MCP servers, their state and tools",
+		run:     runMCP,
+	}
+}
+
+func runMCP(ctx context.Context, io stdio, args []string) int {
+	if len(args) == 0 || args[0] != "list" {
+		fmt.Fprintln(io.err, "usage: "+mcpVerb().usage)
+		return 2
+	}
+	fs := newFlagSet("mcp list", io)
+	root := fs.String("root", ".", "workspace whose servers to list (with the user's)")
+	if code, ok := parseFlags(fs, args[1:]); !ok {
+		return code
+	}
+	project, err := loadProject(io, "mcp", *root)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch mcp: %v\n", err)
+		return 1
+	}
+	m, err := mcpManager(io, project)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch mcp: %v\n", err)
+		return 1
+	}
+	defer m.Close()
+	if len(m.Servers()) == 0 && len(m.Refused) == 0 {
+		user, _ := mcp.UserFile()
+		fmt.Fprintf(io.out, "No MCP server is configured (mcp.servers in %s, %s, or %s).\n", tools.ConfigFile, tools.MCPFile, user)
+		return 0
+	}
+	code := 0
+	for _, s := range m.Servers() {
+		list, err := s.Tools(ctx)
+		state, _ := s.State()
+		fmt.Fprintf(io.out, "%s (%s, %s): %s\n", s.Name(), s.Transport(), s.Origin(), state)
+		if err != nil {
+			fmt.Fprintf(io.out, "  error: %v\n", err)
+			code = 1
+			continue
+		}
+		for _, t := range list {
+			ro := ""
+			if t.ReadOnly() {
+				ro = " (read-only)"
+			}
+			fmt.Fprintf(io.out, "  %s%s\n", t.Name(), ro)
+		}
+	}
+	for _, name := range m.Refused {
+		fmt.Fprintf(io.out, "%s (repository): not started, the repository configuration is not trusted (autarch trust)\n", name)
+	}
+	return code
+}
+
+// mcpManager is the MCP servers of a project and of the user; servers a
+// repository configures but the user did not trust are reported.
+func mcpManager(io stdio, p tools.Project) (*mcp.Manager, error) {
+	user, err := mcp.UserFile()
+	if err != nil {
+		user = ""
+	}
+	log := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return mcp.NewManager(mcp.Options{Project: p, UserFile: user, Log: log})
+}
+
+// withMCP adds a role's MCP tools to reg; servers that fail are reported
+// and left out.
+func withMCP(ctx context.Context, io stdio, verb string, m *mcp.Manager, role string, reg *tools.Registry) {
+	if err := m.Register(ctx, role, reg); err != nil {
+		fmt.Fprintf(io.err, "autarch %s: %v\n", verb, err)
+	}
+}
