@@ -95,7 +95,10 @@ func userServers(t *testing.T, servers map[string]tools.MCPServer) *Manager {
 
 type testWriter struct{ t *testing.T }
 
-func (w testWriter) Write(p []byte) (int, error) { w.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
 
 func misbehaving(t *testing.T, timeout int) tools.MCPServer {
 	exe, err := os.Executable()
@@ -238,7 +241,7 @@ func TestFilesystemServer(t *testing.T) {
 func TestReadOnlyFiltering(t *testing.T) {
 	m := userServers(t, map[string]tools.MCPServer{"everything": {Command: nodeBin(t, "mcp-server-everything")}})
 	for _, tt := range []struct {
-		role      string
+		role         string
 		echo, toggle bool // echo is annotated readOnlyHint; toggle-simulated-logging is not
 	}{
 		{"pulsing", true, true}, {"preflight", true, true},
