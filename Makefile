@@ -28,7 +28,7 @@ install: build
 
 test: test-go test-ext
 
-test-go: build
+test-go: build node-deps  # node-deps: the MCP servers tools/mcp tests drive
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
