@@ -30,7 +30,8 @@ export function renderDiff(diff: string): string {
       const cls = i < 2 ? 'diff-file' : l.startsWith('@@') ? 'diff-hunk' : l.startsWith('+') ? 'diff-add' : l.startsWith('-') ? 'diff-del' : 'diff-ctx';
       return `<span class="${cls}">${escapeHtml(l) || ' '}</span>`;
     });
-  return `<pre class="diff" data-testid="approval-diff">${rows.join('\n')}</pre>`;
+  // Each row is a block: no newline between them inside the <pre>.
+  return `<pre class="diff" data-testid="approval-diff">${rows.join('')}</pre>`;
 }
 
 /** A one-line summary of a diff for a notification: "calc.go +3 −1". */

@@ -91,6 +91,6 @@ export function composerTarget(pending: readonly PendingItem[], selected: string
  */
 export function composerHint(h: { answer?: string; workflow?: string; selected?: string }): string {
   if (h.answer !== undefined) return `Send answers: ${h.answer}${h.workflow ? ` (${h.workflow})` : ''}`;
-  if (h.selected) return `Nothing in ${h.selected} waits for an answer: Send asks the discussion about the code`;
+  if (h.selected) return `Send asks the discussion about the code, not ${h.selected}`;
   return 'Send goes to the discussion';
 }

@@ -59,7 +59,7 @@ test('composerTarget answers a lone free-text question, the selected workflow fi
 
 test('composerHint says where Send goes: never "the discussion" as if it were the selected workflow', () => {
   assert.equal(composerHint({}), 'Send goes to the discussion');
-  assert.equal(composerHint({ selected: 'calc-ops' }), 'Nothing in calc-ops waits for an answer: Send asks the discussion about the code');
+  assert.equal(composerHint({ selected: 'calc-ops' }), 'Send asks the discussion about the code, not calc-ops');
   assert.equal(composerHint({ answer: 'Why?', workflow: 'calc-ops' }), 'Send answers: Why? (calc-ops)');
   assert.equal(composerHint({ answer: 'Why?' }), 'Send answers: Why?');
 });
