@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,7 +47,15 @@ type Config struct {
 	// Pinned returns text kept verbatim through compaction (scope card,
 	// plan, baselines); nil for none.
 	Pinned func() string
+	// Workflow and SessionID identify the agent's session to hooks
+	// (AUTARCH_WORKFLOW, AUTARCH_SESSION); a SessionID is made when empty.
+	Workflow  string
+	SessionID string
 }
+
+// ErrBlocked is returned (wrapped, with the hook's reason) when a
+// pre_llm_call hook blocks a model call.
+var ErrBlocked = errors.New("model call blocked by a pre_llm_call hook")
 
 // OutcomeKind says how a turn ended.
 type OutcomeKind string
@@ -81,6 +91,8 @@ type Agent struct {
 	spec       RoleSpec
 	transcript []Message
 	compacted  int
+	// started and ended record session_start and session_end having fired.
+	started, ended bool
 }
 
 // New makes an agent for a role.
@@ -100,6 +112,9 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if cfg.Meter == nil {
 		cfg.Meter = NewMeter(0)
+	}
+	if cfg.SessionID == "" {
+		cfg.SessionID = newSessionID()
 	}
 	return &Agent{cfg: cfg, spec: spec}, nil
 }
@@ -129,11 +144,27 @@ func (a *Agent) isTerminal(name string) bool {
 // RunTurn adds the user's input and runs the model ⇄ tools loop until a
 // terminal tool is accepted, the model answers in text, the iteration limit
 // or the budget stops it, or ctx is cancelled.
-func (a *Agent) RunTurn(ctx context.Context, input string) (Outcome, error) {
+//
+// The first turn fires the session_start hooks; a turn that ends the
+// agent's work (terminal, failed, budget) fires session_end. Hooks see the
+// agent, workflow and session (AUTARCH_AGENT, …).
+func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err error) {
+	ctx = a.hookContext(ctx)
+	if !a.started {
+		a.started = true
+		a.fire(ctx, tools.EventSessionStart, map[string]any{"role": a.spec.Name})
+	}
+	defer func() {
+		if err != nil {
+			a.fire(ctx, tools.EventError, map[string]any{"role": a.spec.Name, "error": err.Error()})
+		}
+		if err == nil && out.Kind != OutcomeText {
+			a.End(ctx)
+		}
+	}()
 	if input != "" {
 		a.transcript = append(a.transcript, Message{Role: RoleUser, Content: input})
 	}
-	var out Outcome
 	actions := 0
 	for out.Iterations < a.cfg.MaxIterations {
 		if err := a.cfg.Meter.Exceeded(); err != nil {
@@ -142,11 +173,21 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (Outcome, error) {
 		}
 		a.maybeCompact(ctx)
 		req := a.request()
+		pre := a.cfg.Engine.Hooks().Fire(ctx, tools.EventPreLLMCall, "", "", map[string]any{
+			"role": a.spec.Name, "model": req.Model, "messages": len(req.Messages), "iteration": out.Iterations + 1})
+		if pre.Blocked {
+			return out, fmt.Errorf("%w: %s", ErrBlocked, pre.Reason)
+		}
+		for _, c := range pre.Context {
+			req.Messages = append(req.Messages, Message{Role: RoleSystem, Content: "[hook] " + c})
+		}
 		req.OnRetry = func(r Retry) { a.emit(Event{Kind: "retry", Text: r.String()}) }
 		resp, err := a.cfg.Model.Complete(ctx, req, func(delta string) { a.emit(Event{Kind: "text", Text: delta}) })
 		if err != nil {
 			return out, fmt.Errorf("model call: %w", err)
 		}
+		a.fire(ctx, tools.EventPostLLMCall, map[string]any{"role": a.spec.Name, "model": req.Model,
+			"usage": resp.Usage, "tool_calls": len(resp.Message.ToolCalls)})
 		out.Iterations++
 		out.Usage = out.Usage.Add(resp.Usage)
 		if a.cfg.Meter.Record(resp.Usage, a.cfg.Pricing.Cost(resp.Usage)) {
@@ -181,6 +222,44 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (Outcome, error) {
 	out.Kind = OutcomeFailed
 	out.Text = fmt.Sprintf("iteration limit reached: %d model calls in this turn without finishing (%s)", a.cfg.MaxIterations, strings.Join(a.spec.Terminal, " or "))
 	return out, nil
+}
+
+// End fires the session_end hooks, once; RunTurn calls it when the
+// agent's work ends, callers that drop an agent mid-conversation may.
+func (a *Agent) End(ctx context.Context) {
+	if a.ended || !a.started {
+		return
+	}
+	a.ended = true
+	a.fire(a.hookContext(ctx), tools.EventSessionEnd, map[string]any{"role": a.spec.Name})
+}
+
+// fire runs a notification event's hooks (their outcome is only logged by
+// the engine's hooks).
+func (a *Agent) fire(ctx context.Context, event string, payload map[string]any) {
+	a.cfg.Engine.Hooks().Fire(ctx, event, "", "", payload)
+}
+
+// hookContext gives the hooks fired under ctx the agent, workflow and session.
+func (a *Agent) hookContext(ctx context.Context) context.Context {
+	hc := tools.HookContextFrom(ctx)
+	if hc.Agent == "" {
+		hc.Agent = a.spec.Name
+	}
+	if hc.Workflow == "" {
+		hc.Workflow = a.cfg.Workflow
+	}
+	if hc.Session == "" {
+		hc.Session = a.cfg.SessionID
+	}
+	return tools.WithHookContext(ctx, hc)
+}
+
+// newSessionID is a random identifier of an agent session.
+func newSessionID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // request builds the messages for the next model call.
@@ -289,6 +368,9 @@ func (a *Agent) call(ctx context.Context, c ToolCall) (tools.Result, error) {
 	res, err := a.cfg.Engine.Call(ctx, a.cfg.Session, c.Name, c.Args)
 	if err != nil {
 		return res, fmt.Errorf("tool %s: %w", c.Name, err)
+	}
+	if res.Failed {
+		a.cfg.Engine.Hooks().Fire(ctx, tools.EventError, c.Name, "", map[string]any{"role": a.spec.Name, "tool": c.Name, "error": clip(res.Output, 2000)})
 	}
 	a.emit(Event{Kind: "tool_result", Tool: c.Name, Failed: res.Failed, Text: summarizeOutput(res.Output)})
 	return res, nil

@@ -1,0 +1,149 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/tools"
+)
+
+// turnModel answers each call with the next response (or error).
+type turnModel struct {
+	mu    sync.Mutex
+	steps []func(agent.Request) (agent.Response, error)
+	calls int
+}
+
+func (m *turnModel) Complete(_ context.Context, req agent.Request, _ func(string)) (agent.Response, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	step := m.steps[min(m.calls, len(m.steps)-1)]
+	m.calls++
+	return step(req)
+}
+
+func text(s string) func(agent.Request) (agent.Response, error) {
+	return func(agent.Request) (agent.Response, error) {
+		return agent.Response{Message: agent.Message{Content: s}, Usage: agent.Usage{PromptTokens: 7, CompletionTokens: 3}}, nil
+	}
+}
+
+func call(name, args string) func(agent.Request) (agent.Response, error) {
+	return func(agent.Request) (agent.Response, error) {
+		return agent.Response{Message: agent.Message{ToolCalls: []agent.ToolCall{{ID: "c1", Name: name, Args: json.RawMessage(args)}}}}, nil
+	}
+}
+
+func fail(msg string) func(agent.Request) (agent.Response, error) {
+	return func(agent.Request) (agent.Response, error) { return agent.Response{}, errors.New(msg) }
+}
+
+func TestHookEvents(t *testing.T) {
+	// record logs every firing: event, context variables, stdin.
+	const record = `printf '%s|%s|%s|%s|%s ' "$AUTARCH_EVENT" "$AUTARCH_AGENT" "$AUTARCH_WORKFLOW" "$AUTARCH_TOOL" "$AUTARCH_SESSION" >> "$LOG"; cat >> "$LOG"; echo >> "$LOG"`
+	tests := []struct {
+		name  string
+		event string
+		// command replaces record for the event's hook.
+		command string
+		steps   []func(agent.Request) (agent.Response, error)
+		turns   int
+		end     bool
+		// fired are substrings of the log lines of the event, in order.
+		fired []string
+		err   string
+		calls int // model calls made (-1: do not check)
+	}{
+		{name: "session_start once per session", event: tools.EventSessionStart, steps: []func(agent.Request) (agent.Response, error){text("a"), text("b")}, turns: 2,
+			fired: []string{"session_start|discussion|wf-1||sess-1 "}, calls: 2},
+		{name: "session_end after a text turn only when ended", event: tools.EventSessionEnd, steps: []func(agent.Request) (agent.Response, error){text("a")}, end: true,
+			fired: []string{`session_end|discussion|wf-1||sess-1 {"event":"session_end"`}, calls: 1},
+		{name: "session_end not fired while the conversation goes on", event: tools.EventSessionEnd, steps: []func(agent.Request) (agent.Response, error){text("a")}, calls: 1},
+		{name: "pre_llm_call sees each call", event: tools.EventPreLLMCall, steps: []func(agent.Request) (agent.Response, error){call("read_file", `{"path": "main.go", "reason": "r"}`), text("done")},
+			fired: []string{`"iteration":1`, `"iteration":2`}, calls: 2},
+		{name: "pre_llm_call blocks with its reason", event: tools.EventPreLLMCall, command: `echo "over the office budget" >&2; exit 2`,
+			steps: []func(agent.Request) (agent.Response, error){text("never")}, err: "blocked by a pre_llm_call hook: over the office budget", calls: 0},
+		{name: "post_llm_call sees usage", event: tools.EventPostLLMCall, steps: []func(agent.Request) (agent.Response, error){text("a")},
+			fired: []string{`"usage":{"prompt_tokens":7,"completion_tokens":3}`}, calls: 1},
+		{name: "on_error on a model error", event: tools.EventError, steps: []func(agent.Request) (agent.Response, error){fail("upstream exploded")},
+			fired: []string{`on_error|discussion|wf-1||sess-1 {"event":"on_error","path":"","payload":{"error":"model call: upstream exploded"`}, err: "upstream exploded", calls: -1},
+		{name: "on_error on a tool error", event: tools.EventError, steps: []func(agent.Request) (agent.Response, error){call("read_file", `{"path": "missing.go", "reason": "r"}`), text("sorry")},
+			fired: []string{"on_error|discussion|wf-1|read_file|sess-1 "}, calls: 2},
+		{name: "a failing notification hook does not stop the turn", event: tools.EventPostLLMCall, command: "exit 1", steps: []func(agent.Request) (agent.Response, error){text("fine")}, calls: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			logFile := filepath.Join(t.TempDir(), "hooks.log")
+			t.Setenv("LOG", logFile)
+			command := record
+			if tt.command != "" {
+				command = tt.command
+			}
+			hooks, err := tools.NewHooks(dir, []tools.Hook{{Name: "h", Event: tt.event, Command: command}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg, err := agent.Registry("discussion", tools.Deps{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sess, err := tools.NewSession(tools.SessionConfig{Root: dir, Role: "discussion", Mode: tools.ModeYolo})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			model := &turnModel{steps: tt.steps}
+			a, err := agent.New(agent.Config{Role: "discussion", Model: model, Engine: tools.NewEngine(reg, hooks, slog.New(slog.DiscardHandler)),
+				Session: sess, Workflow: "wf-1", SessionID: "sess-1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var runErr error
+			for range max(tt.turns, 1) {
+				if _, runErr = a.RunTurn(t.Context(), "go"); runErr != nil {
+					break
+				}
+			}
+			if tt.end {
+				a.End(t.Context())
+				a.End(t.Context())
+			}
+			if tt.err == "" && runErr != nil || tt.err != "" && (runErr == nil || !strings.Contains(runErr.Error(), tt.err)) {
+				t.Fatalf("RunTurn error = %v, want %q", runErr, tt.err)
+			}
+			if tt.calls >= 0 && model.calls != tt.calls {
+				t.Errorf("model calls = %d, want %d", model.calls, tt.calls)
+			}
+			data, _ := os.ReadFile(logFile)
+			var lines []string
+			for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				if l != "" {
+					lines = append(lines, l)
+				}
+			}
+			if tt.command != "" {
+				return
+			}
+			if len(lines) != len(tt.fired) {
+				t.Fatalf("fired %d times, want %d:\n%s", len(lines), len(tt.fired), data)
+			}
+			for i, want := range tt.fired {
+				if !strings.Contains(lines[i], want) {
+					t.Errorf("firing %d = %s\nwant it to contain %s", i, lines[i], want)
+				}
+			}
+		})
+	}
+}
