@@ -14,7 +14,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/autarch-dev/autarch/tools/textsearch"
+	"github.com/autarch-dev/autarch/workspace/textsearch"
 	"github.com/autarch-dev/autarch/workspace"
 )
 

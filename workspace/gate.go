@@ -11,7 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/autarch-dev/autarch/tools/textsearch"
+	"github.com/autarch-dev/autarch/workspace/textsearch"
 )
 
 // Blocked is the replacement for a line that carries a secret.
