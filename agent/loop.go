@@ -16,7 +16,7 @@ import (
 
 // Event is something an agent did, for the side panel, the CLI and logs.
 type Event struct {
-	Kind   string `json:"kind"` // "tool_call", "tool_result", "text", "retry", "compaction", "usage", "budget_warning"
+	Kind   string `json:"kind"` // "tool_call", "tool_result", "text", "retry", "compaction", "usage", "budget_warning", "warning"
 	Role   string `json:"role"`
 	Tool   string `json:"tool,omitempty"`
 	Reason string `json:"reason,omitempty"`
@@ -93,6 +93,7 @@ type Agent struct {
 	compacted  int
 	// started and ended record session_start and session_end having fired.
 	started, ended bool
+	rules          *projectRules
 }
 
 // New makes an agent for a role.
@@ -271,6 +272,15 @@ func (a *Agent) request() Request {
 		system += "\n" + envelopeInstructions(string(b))
 	}
 	msgs := []Message{{Role: RoleSystem, Content: system}}
+	if a.rules == nil {
+		a.rules = loadRules(a.cfg.Session.Root().Dir())
+	}
+	if rules, warn := a.rules.text(a.cfg.Session.FilesWritten()); rules != "" {
+		msgs = append(msgs, Message{Role: RoleSystem, Content: rules})
+		if warn != "" {
+			a.emit(Event{Kind: "warning", Text: warn})
+		}
+	}
 	if a.cfg.Pinned != nil {
 		if p := a.cfg.Pinned(); p != "" {
 			msgs = append(msgs, Message{Role: RoleSystem, Content: p})
