@@ -1,9 +1,11 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/autarch-dev/autarch/workspace/unidiff"
 )
 
 // hunk is one @@ block of a unified diff.
@@ -75,55 +77,38 @@ func patchPath(s string) string {
 // parseHunk reads the hunk starting at lines[i]; it returns the index after it.
 func parseHunk(lines []string, i int) (hunk, int, error) {
 	header := strings.TrimRight(lines[i], "\r\n")
-	var oldStart, oldLen, newStart, newLen int
-	if !parseRange(header, &oldStart, &oldLen, &newStart, &newLen) {
+	hd, err := unidiff.ParseHeader(header)
+	if err != nil {
 		return hunk{}, 0, fmt.Errorf("line %d: malformed hunk header %q (want @@ -a,b +c,d @@)", i+1, header)
 	}
-	h := hunk{oldStart: oldStart, header: header}
-	j := i + 1
-	seenOld, seenNew := 0, 0
-	for ; j < len(lines) && (seenOld < oldLen || seenNew < newLen); j++ {
-		l := lines[j]
-		if l == "" {
-			break
+	body, n, err := unidiff.ReadHunk(hd, lines[i+1:])
+	var lineErr *unidiff.LineError
+	var countErr *unidiff.CountError
+	switch {
+	case errors.As(err, &lineErr):
+		return hunk{}, 0, fmt.Errorf("line %d: unexpected %q in hunk %s", i+2+lineErr.Index, lineErr.Line, header)
+	case errors.As(err, &countErr):
+		return hunk{}, 0, fmt.Errorf("hunk %s: expected %d old and %d new lines, found %d and %d", header, hd.OldLines, hd.NewLines, body.OldSeen, body.NewSeen)
+	case err != nil:
+		return hunk{}, 0, err
+	}
+	h := hunk{oldStart: hd.OldStart, header: header}
+	for _, l := range body.Lines {
+		if l.Op != unidiff.Added {
+			h.old = append(h.old, l.Text)
 		}
-		if strings.HasPrefix(l, `\`) {
+		if l.Op != unidiff.Deleted {
+			h.new = append(h.new, l.Text)
+		}
+		if l.NoNewline {
 			trimLastNewline(&h)
-			continue
-		}
-		body := l[1:]
-		switch l[0] {
-		case ' ':
-			h.old = append(h.old, body)
-			h.new = append(h.new, body)
-			seenOld++
-			seenNew++
-		case '-':
-			h.old = append(h.old, body)
-			seenOld++
-		case '+':
-			h.new = append(h.new, body)
-			seenNew++
-		case '\n':
-			h.old = append(h.old, "\n")
-			h.new = append(h.new, "\n")
-			seenOld++
-			seenNew++
-		default:
-			return hunk{}, 0, fmt.Errorf("line %d: unexpected %q in hunk %s", j+1, strings.TrimRight(l, "\n"), header)
 		}
 	}
-	if j < len(lines) && strings.HasPrefix(lines[j], `\`) {
-		trimLastNewline(&h)
-		j++
-	}
-	if seenOld != oldLen || seenNew != newLen {
-		return hunk{}, 0, fmt.Errorf("hunk %s: expected %d old and %d new lines, found %d and %d", header, oldLen, newLen, seenOld, seenNew)
-	}
-	return h, j, nil
+	return h, i + 1 + n, nil
 }
 
-// trimLastNewline applies "\ No newline at end of file" to the last line.
+// trimLastNewline applies "\ No newline at end of file" to the last line
+// of each side read so far.
 func trimLastNewline(h *hunk) {
 	if n := len(h.new); n > 0 {
 		h.new[n-1] = strings.TrimSuffix(h.new[n-1], "\n")
@@ -131,37 +116,6 @@ func trimLastNewline(h *hunk) {
 	if n := len(h.old); n > 0 {
 		h.old[n-1] = strings.TrimSuffix(h.old[n-1], "\n")
 	}
-}
-
-func parseRange(header string, oldStart, oldLen, newStart, newLen *int) bool {
-	rest, ok := strings.CutPrefix(header, "@@ -")
-	if !ok {
-		return false
-	}
-	end := strings.Index(rest, " @@")
-	if end < 0 {
-		return false
-	}
-	parts := strings.SplitN(rest[:end], " +", 2)
-	if len(parts) != 2 {
-		return false
-	}
-	return parseSpan(parts[0], oldStart, oldLen) && parseSpan(parts[1], newStart, newLen)
-}
-
-func parseSpan(s string, start, length *int) bool {
-	a, b, hasLen := strings.Cut(s, ",")
-	var err error
-	if *start, err = strconv.Atoi(a); err != nil || *start < 0 {
-		return false
-	}
-	*length = 1
-	if hasLen {
-		if *length, err = strconv.Atoi(b); err != nil || *length < 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // applyHunks applies hunks to content in memory. Each hunk's old lines must

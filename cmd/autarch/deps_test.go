@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	// DESIGN.md allows agent only: the embedder belongs beside the index.
 	"agent/openai":         {"agent", "index"},
 	"agent/scripted":       {},
-	"tools":                {"editor", "tools/shellcmd", "tools/verify", "workspace", "workspace/textsearch", "workspace/sandbox", "workspace/trust", "index"},
+	"tools":                {"editor", "tools/shellcmd", "tools/verify", "workspace", "workspace/textsearch", "workspace/sandbox", "workspace/trust", "workspace/unidiff", "index"},
 	"tools/indexsearch":    {"index", "tools", "workspace", "workspace/git"},
 	"tools/review":         {"tools"},
 	"tools/terminal":       {"editor", "tools", "workspace/git"},
@@ -38,7 +38,8 @@ var allowed = map[string][]string{
 	"workspace":            {"workspace/textsearch"},
 	"workspace/textsearch": {},
 	"scripts":              {},
-	"workspace/git":        {},
+	"workspace/git":        {"workspace/unidiff"},
+	"workspace/unidiff":    {},
 	"workspace/sandbox":    {},
 	"workspace/trust":      {},
 }

@@ -1,11 +1,13 @@
 package git
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/autarch-dev/autarch/workspace/unidiff"
 )
 
 // Stats summarise a diff.
@@ -299,49 +301,23 @@ func splitPatch(patch string) []string {
 // is never mistaken for one).
 func parseFilePatch(section string) (FileDiff, error) {
 	f := FileDiff{Status: FileModified, Patch: section}
-	sc := bufio.NewScanner(strings.NewReader(section))
-	sc.Buffer(make([]byte, 0, 64*1024), len(section)+1)
+	lines := splitLines(section)
 	var h *Hunk
-	oldLeft, newLeft := 0, 0
-	oldNo, newNo := 0, 0
-	for sc.Scan() {
-		line := sc.Text()
-		if h != nil && (oldLeft > 0 || newLeft > 0) {
-			if line == "" {
-				line = " " // some tools strip the space of empty context lines
-			}
-			l := Line{Text: line[1:]}
-			switch line[0] {
-			case ' ':
-				l.Kind, l.Old, l.New = LineContext, oldNo, newNo
-				oldNo, newNo, oldLeft, newLeft = oldNo+1, newNo+1, oldLeft-1, newLeft-1
-			case '+':
-				l.Kind, l.New = LineAdded, newNo
-				newNo, newLeft = newNo+1, newLeft-1
-			case '-':
-				l.Kind, l.Old = LineDeleted, oldNo
-				oldNo, oldLeft = oldNo+1, oldLeft-1
-			case '\\':
-				markNoNewline(h)
-				continue
-			default:
-				return FileDiff{}, fmt.Errorf("unexpected line in hunk: %q", line)
-			}
-			if oldLeft < 0 || newLeft < 0 {
-				return FileDiff{}, fmt.Errorf("hunk at +%d is longer than its header says", h.NewStart)
-			}
-			h.Lines = append(h.Lines, l)
-			continue
-		}
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSuffix(lines[i], "\n")
 		switch {
 		case strings.HasPrefix(line, "@@ "):
-			nh, err := parseHunkHeader(line)
+			hd, err := unidiff.ParseHeader(line)
 			if err != nil {
 				return FileDiff{}, err
 			}
-			f.Hunks = append(f.Hunks, nh)
+			body, n, err := unidiff.ReadHunk(hd, lines[i+1:])
+			if err != nil {
+				return FileDiff{}, hunkError(err)
+			}
+			f.Hunks = append(f.Hunks, hunkOf(body))
 			h = &f.Hunks[len(f.Hunks)-1]
-			oldLeft, newLeft, oldNo, newNo = nh.OldLines, nh.NewLines, nh.OldStart, nh.NewStart
+			i += n
 		case strings.HasPrefix(line, `\`) && h != nil:
 			markNoNewline(h)
 		case h != nil:
@@ -358,54 +334,60 @@ func parseFilePatch(section string) (FileDiff, error) {
 			f.Binary = true
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return FileDiff{}, err
-	}
-	if h != nil && (oldLeft > 0 || newLeft > 0) {
-		return FileDiff{}, fmt.Errorf("hunk at +%d is truncated", h.NewStart)
-	}
 	return f, nil
+}
+
+// splitLines splits text after each "\n", a line ending in "\r\n" (or,
+// the last, in "\r") read as ending in "\n", as bufio.ScanLines reads
+// lines: the views show a CRLF file's lines without their CR.
+func splitLines(text string) []string {
+	lines := strings.SplitAfter(text, "\n")
+	if n := len(lines); lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	for i, l := range lines {
+		if strings.HasSuffix(l, "\r\n") {
+			lines[i] = l[:len(l)-2] + "\n"
+		} else if i == len(lines)-1 && strings.HasSuffix(l, "\r") {
+			lines[i] = l[:len(l)-1] + "\n"
+		}
+	}
+	return lines
+}
+
+// hunkError words a hunk body's error for the diff views.
+func hunkError(err error) error {
+	var countErr *unidiff.CountError
+	if errors.As(err, &countErr) {
+		if countErr.Long() {
+			return fmt.Errorf("hunk at +%d is longer than its header says", countErr.Hunk.NewStart)
+		}
+		return fmt.Errorf("hunk at +%d is truncated", countErr.Hunk.NewStart)
+	}
+	return err // a *unidiff.LineError: "unexpected line in hunk: …"
+}
+
+// hunkOf is a parsed hunk in the diff views' shape.
+func hunkOf(u *unidiff.Hunk) Hunk {
+	h := Hunk{OldStart: u.OldStart, OldLines: u.OldLines, NewStart: u.NewStart, NewLines: u.NewLines, Section: u.Section,
+		Lines: make([]Line, 0, len(u.Lines))}
+	for _, l := range u.Lines {
+		line := Line{Old: l.Old, New: l.New, Text: strings.TrimSuffix(l.Text, "\n"), NoNewline: l.NoNewline}
+		switch l.Op {
+		case unidiff.Context:
+			line.Kind = LineContext
+		case unidiff.Added:
+			line.Kind = LineAdded
+		case unidiff.Deleted:
+			line.Kind = LineDeleted
+		}
+		h.Lines = append(h.Lines, line)
+	}
+	return h
 }
 
 func markNoNewline(h *Hunk) {
 	if n := len(h.Lines); n > 0 {
 		h.Lines[n-1].NoNewline = true
 	}
-}
-
-// parseHunkHeader parses "@@ -a[,b] +c[,d] @@ section".
-func parseHunkHeader(line string) (Hunk, error) {
-	rest := strings.TrimPrefix(line, "@@ ")
-	ranges, section, ok := strings.Cut(rest, " @@")
-	if !ok {
-		return Hunk{}, fmt.Errorf("malformed hunk header %q", line)
-	}
-	oldR, newR, ok := strings.Cut(ranges, " ")
-	if !ok || !strings.HasPrefix(oldR, "-") || !strings.HasPrefix(newR, "+") {
-		return Hunk{}, fmt.Errorf("malformed hunk header %q", line)
-	}
-	var h Hunk
-	var err error
-	if h.OldStart, h.OldLines, err = parseRange(oldR[1:]); err != nil {
-		return Hunk{}, fmt.Errorf("hunk header %q: %w", line, err)
-	}
-	if h.NewStart, h.NewLines, err = parseRange(newR[1:]); err != nil {
-		return Hunk{}, fmt.Errorf("hunk header %q: %w", line, err)
-	}
-	h.Section = strings.TrimPrefix(section, " ")
-	return h, nil
-}
-
-func parseRange(s string) (start, count int, err error) {
-	a, b, hasCount := strings.Cut(s, ",")
-	if start, err = strconv.Atoi(a); err != nil || start < 0 {
-		return 0, 0, fmt.Errorf("bad range %q", s)
-	}
-	count = 1
-	if hasCount {
-		if count, err = strconv.Atoi(b); err != nil || count < 0 {
-			return 0, 0, fmt.Errorf("bad range %q", s)
-		}
-	}
-	return start, count, nil
 }
