@@ -40,6 +40,9 @@ func (f *engineFlags) wire(model agent.Model, warn func(string)) func(ctx contex
 		if err != nil {
 			return err
 		}
+		if p != nil {
+			policy = withNetwork(policy, p.Config.Settings)
+		}
 		cfg.Model, cfg.Commands, cfg.Mode = model, policy, mode
 		cfg.Settings = agent.Settings{Model: f.model, RoleModels: agent.RoleModelsFromEnv(), ContextWindow: f.window,
 			Pricing: agent.Pricing{PromptPerMillion: f.pricePrompt, CompletionPerMillion: f.priceComplete}, JSONEnvelope: f.envelope}

@@ -66,16 +66,29 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
 		return 1
 	}
+	servers, err := mcpManager(io, project)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
+		return 1
+	}
+	defer servers.Close()
+	withMCP(ctx, io, "agent", servers, *role, reg)
+	if reg, err = withSettings(reg, *role, project.Settings); err != nil {
+		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
+		return 1
+	}
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in)}
 	policy, err := commandPolicy(ctx, stderrWarn(io, "agent"))
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
 		return 2
 	}
+	policy = withNetwork(policy, project.Settings)
 	search := newCodeSearch(*root, term, true, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	defer search.Close()
 	sess, err := tools.NewSession(tools.SessionConfig{Root: *root, Role: *role, Mode: m, Editor: term, Workflow: true, Search: search,
-		Commands: policy, Protected: project.Guardrails.ProtectedPaths()})
+		Commands: policy, Protected: project.Guardrails.ProtectedPaths(),
+		AllowDelete: project.Settings.Workspace.AllowDelete, AllowedOnly: project.Settings.Commands.AllowedOnly})
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
 		return 1

@@ -56,6 +56,10 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	}
 	defer servers.Close()
 	withMCP(ctx, io, "tool", servers, *role, reg)
+	if reg, err = withSettings(reg, *role, project.Settings); err != nil {
+		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
+		return 1
+	}
 	var rows []toolCall
 	if *calls != "" {
 		if fs.NArg() > 0 {
@@ -89,6 +93,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 		return 2
 	}
+	policy = withNetwork(policy, project.Settings)
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: stdinTTY,
 		NoTTYHint: "pass --mode yolo to allow it, or --dry-run to record write calls without running them"}
 	search := newCodeSearch(*root, term, true, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
@@ -97,6 +102,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		Root: *root, Role: *role, Mode: m, DryRun: *dryRun, Workflow: true, Search: search,
 		Editor:   term,
 		Commands: policy, Protected: project.Guardrails.ProtectedPaths(),
+		AllowDelete: project.Settings.Workspace.AllowDelete, AllowedOnly: project.Settings.Commands.AllowedOnly,
 	})
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)

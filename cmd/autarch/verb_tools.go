@@ -45,6 +45,10 @@ func runTools(ctx context.Context, io stdio, args []string) int {
 	}
 	defer servers.Close()
 	withMCP(ctx, io, "tools", servers, *role, reg)
+	if reg, err = withSettings(reg, *role, project.Settings); err != nil {
+		fmt.Fprintf(io.err, "autarch tools: %v\n", err)
+		return 1
+	}
 	if *asJSON {
 		enc := json.NewEncoder(io.out)
 		enc.SetIndent("", "  ")
