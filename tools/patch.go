@@ -101,16 +101,17 @@ func parseHunk(lines []string, i int) (hunk, int, error) {
 			h.new = append(h.new, l.Text)
 		}
 		if l.NoNewline {
-			trimLastNewline(&h)
+			trimLastNewline(&h, l.Op != unidiff.Deleted)
 		}
 	}
 	return h, i + 1 + n, nil
 }
 
-// trimLastNewline applies "\ No newline at end of file" to the last line
-// of each side read so far.
-func trimLastNewline(h *hunk) {
-	if n := len(h.new); n > 0 {
+// trimLastNewline applies "\ No newline at end of file" to the last old
+// line read so far and, unless the marker follows a removed line (git's
+// form when the new side gains a final newline), the last new line.
+func trimLastNewline(h *hunk, newSide bool) {
+	if n := len(h.new); n > 0 && newSide {
 		h.new[n-1] = strings.TrimSuffix(h.new[n-1], "\n")
 	}
 	if n := len(h.old); n > 0 {

@@ -18,6 +18,8 @@ func TestApplyHunks(t *testing.T) {
 		{"moved position", "@@ -5,2 +5,2 @@\n-seven\n+SEVEN\n eight\n", "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\neight\nnine\nten\n", ""},
 		{"pure insertion", "@@ -2,0 +3,1 @@\n+two and a half\n", "one\ntwo\ntwo and a half\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n", ""},
 		{"no newline at end", "@@ -10,1 +10,1 @@\n-ten\n+TEN\n\\ No newline at end of file\n", "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nTEN", ""},
+		{"no newline at end of the old side (git's form)", "@@ -9,2 +9,2 @@\n nine\n-ten\n\\ No newline at end of file\n+TEN\n",
+			"one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nTEN\n", ""},
 		{"context mismatch", "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n free\n", "", "hunk 1 (@@ -1,3 +1,3 @@) does not apply"},
 		{"second hunk fails", "@@ -1,1 +1,1 @@\n-one\n+ONE\n@@ -9,1 +9,1 @@\n-zero\n+ZERO\n", "", "hunk 2"},
 		{"bad header", "@@ -x +1 @@\n-one\n", "", "malformed hunk header"},
