@@ -5,7 +5,7 @@ BIN     := bin/autarch
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: install bench-index bench-grep all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode vsix run clean
+.PHONY: install bench-index bench-grep bench-load all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode vsix run clean
 
 all: build
 
@@ -42,6 +42,11 @@ bench-index:
 # grep against ripgrep over $(go env GOROOT)/src: prints the ratio table.
 bench-grep:
 	AUTARCH_BENCH_RG=1 $(GO) test -count=1 -v -run TestGrepVersusRipgrep ./tools
+
+# 100 concurrent autarch.search and 3 workflows over one LSP connection for
+# AUTARCH_BENCH_LOAD_SECONDS (default 60): prints errors, latency, RSS.
+bench-load:
+	AUTARCH_BENCH_LOAD=1 $(GO) test -count=1 -v -timeout 20m -run '^TestLoad$$' ./server
 
 e2e: e2e-neovim e2e-vscode
 
