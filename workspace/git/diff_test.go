@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -246,5 +247,30 @@ func TestChangedPaths(t *testing.T) {
 	}
 	if !slices.Contains(got, "lib/lib.go") {
 		t.Errorf("ChangedPaths(HEAD~1) = %q, want lib/lib.go among them", got)
+	}
+}
+
+// TestParseFilePatchLineEndings: a CRLF file's lines show without their CR,
+// an empty CRLF line (or a final lone CR) is an empty context line, and a
+// final line without a newline still counts.
+func TestParseFilePatchLineEndings(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []Line
+	}{
+		{"crlf", "diff --git a/x b/x\n@@ -1,3 +1,3 @@\n a\r\n\r\n-b\r\n+c\r\n", []Line{
+			{Kind: LineContext, Old: 1, New: 1, Text: "a"}, {Kind: LineContext, Old: 2, New: 2, Text: ""},
+			{Kind: LineDeleted, Old: 3, Text: "b"}, {Kind: LineAdded, New: 3, Text: "c"}}},
+		{"final lone CR", "diff --git a/x b/x\n@@ -1 +1 @@\n\r", []Line{{Kind: LineContext, Old: 1, New: 1, Text: ""}}},
+		{"no final newline", "diff --git a/x b/x\n@@ -1 +1 @@\n-a\n+b", []Line{
+			{Kind: LineDeleted, Old: 1, Text: "a"}, {Kind: LineAdded, New: 1, Text: "b"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := parseFilePatch(tt.in)
+			if err != nil || len(f.Hunks) != 1 || !reflect.DeepEqual(f.Hunks[0].Lines, tt.want) {
+				t.Fatalf("parseFilePatch = %+v, %v\nwant lines %+v", f.Hunks, err, tt.want)
+			}
+		})
 	}
 }
