@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,10 +38,13 @@ type Server struct {
 	cfg               tools.MCPServer
 	log               *slog.Logger
 
+	// stale is set when the server says its tool list changed (from the
+	// connection's reader: it must not wait for mu).
+	stale atomic.Bool
+
 	mu       sync.Mutex
 	session  *sdk.ClientSession
 	tools    []*Tool
-	stale    bool // the server said its tool list changed
 	state    string
 	err      error
 	restarts int
@@ -77,7 +81,7 @@ func (s *Server) timeout() time.Duration {
 func (s *Server) Tools(ctx context.Context) ([]*Tool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.tools != nil && !s.stale && s.session != nil {
+	if s.tools != nil && !s.stale.Load() && s.session != nil {
 		return s.tools, nil
 	}
 	cs, err := s.sessionLocked(ctx)
@@ -87,6 +91,7 @@ func (s *Server) Tools(ctx context.Context) ([]*Tool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
 	var list []*Tool
+	s.stale.Store(false)
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			return nil, fmt.Errorf("listing tools: %w", err)
@@ -98,7 +103,7 @@ func (s *Server) Tools(ctx context.Context) ([]*Tool, error) {
 		}
 		list = append(list, adapted)
 	}
-	s.tools, s.stale = list, false
+	s.tools = list
 	return list, nil
 }
 
@@ -150,11 +155,7 @@ func (s *Server) watch(cs *sdk.ClientSession) {
 
 func (s *Server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	client := sdk.NewClient(&sdk.Implementation{Name: "autarch", Version: "1"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			s.mu.Lock()
-			s.stale = true
-			s.mu.Unlock()
-		},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.stale.Store(true) },
 	})
 	var t sdk.Transport
 	switch s.cfg.Transport() {
