@@ -74,7 +74,8 @@ type MCPConfig struct {
 
 // MCPServer is one MCP server: a command (stdio) or a URL (streamable HTTP).
 type MCPServer struct {
-	// Type is stdio (the default when Command is set) or http.
+	// Type is stdio (the default when Command is set), http (streamable
+	// HTTP, the default when only URL is set) or sse.
 	Type    string            `yaml:"type" json:"type,omitempty"`
 	Command string            `yaml:"command" json:"command,omitempty"`
 	Args    []string          `yaml:"args" json:"args,omitempty"`
@@ -87,10 +88,10 @@ type MCPServer struct {
 	Disabled bool `yaml:"disabled" json:"disabled,omitempty"`
 }
 
-// Transport is stdio or http.
+// Transport is stdio, http (streamable HTTP) or sse (the older HTTP+SSE).
 func (s MCPServer) Transport() string {
 	switch {
-	case s.Type == "streamable-http" || s.Type == "streamableHttp" || s.Type == "sse":
+	case s.Type == "streamable-http" || s.Type == "streamableHttp":
 		return "http"
 	case s.Type != "":
 		return s.Type
@@ -102,7 +103,7 @@ func (s MCPServer) Transport() string {
 
 // describe is what the server runs or reaches.
 func (s MCPServer) describe() string {
-	if s.Transport() == "http" {
+	if s.URL != "" {
 		return s.URL
 	}
 	return strings.TrimSpace(s.Command + " " + strings.Join(s.Args, " "))
@@ -115,12 +116,12 @@ func (s MCPServer) check() error {
 		if s.Command == "" {
 			return errors.New("a stdio server needs a command")
 		}
-	case "http":
+	case "http", "sse":
 		if s.URL == "" {
-			return errors.New("an http server needs a url")
+			return fmt.Errorf("an %s server needs a url", s.Transport())
 		}
 	default:
-		return fmt.Errorf("type %q: use stdio or http", s.Type)
+		return fmt.Errorf("type %q: use stdio, http or sse", s.Type)
 	}
 	return nil
 }

@@ -167,7 +167,7 @@ func TestLoadProjectConfig(t *testing.T) {
 			warnings: []string{GuardrailsFile + " is ignored", HooksFile + " is deprecated"},
 		},
 		{name: "broken yaml", files: map[string]string{ConfigFile: "workspace:\n  allow_delete: maybe\n"}, err: "line 2: key workspace.allow_delete"},
-		{name: "broken .mcp.json", files: map[string]string{MCPFile: `{"mcpServers": {"x": {"type": "http"}}}`}, err: "needs a url"},
+		{name: "broken .mcp.json: a warning", files: map[string]string{MCPFile: `{"mcpServers": {"x": {"type": "http"}}}`}, warnings: []string{"needs a url"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -84,9 +84,9 @@ func LoadProject(dir string, store *trust.Store) (p Project, err error) {
 		return p, nil
 	}
 	p.Ignored = hooks.Commands()
-	servers, err := p.MCPServers()
-	if err != nil {
-		return Project{}, err
+	servers, merr := p.MCPServers()
+	if merr != nil { // .mcp.json is other agents' format too: reported, not fatal
+		p.Warnings = append(p.Warnings, merr.Error())
 	}
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
 		p.Ignored = append(p.Ignored, "MCP server "+name+": "+servers[name].describe())

@@ -65,7 +65,7 @@ func (p *Project) Trust() error {
 	if err := p.trust.Trust(now.Config); err != nil {
 		return err
 	}
-	hooks, err := tools.ParseHooks(now.Config.Repo, now.Config.File(tools.HooksFile))
+	hooks, err := tools.HooksOf(now.Config)
 	if err != nil {
 		return err
 	}

@@ -84,8 +84,8 @@ func NewManager(o Options) (*Manager, error) {
 		}
 	}
 	repo, err := o.Project.MCPServers()
-	if err != nil {
-		return nil, err
+	if err != nil { // reported by LoadProject's warnings; the file's servers are left out
+		log.Warn("repository MCP servers left out", "err", err)
 	}
 	for _, name := range slices.Sorted(maps.Keys(repo)) {
 		if o.Project.Trust != trust.Trusted {

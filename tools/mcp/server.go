@@ -160,12 +160,18 @@ func (s *Server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 	var t sdk.Transport
 	switch s.cfg.Transport() {
 	case "http":
-		t = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, MaxRetries: 1,
-			HTTPClient: &http.Client{Transport: headers{h: s.cfg.Headers, base: http.DefaultTransport}}}
+		t = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, MaxRetries: 1, HTTPClient: s.httpClient()}
+	case "sse":
+		t = &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient()}
 	default:
 		t = &sdk.CommandTransport{Command: s.command(), TerminateDuration: 2 * time.Second}
 	}
 	return client.Connect(ctx, t, nil)
+}
+
+// httpClient sends the configured headers with every request.
+func (s *Server) httpClient() *http.Client {
+	return &http.Client{Transport: headers{h: s.cfg.Headers, base: http.DefaultTransport}}
 }
 
 // command is the server's process: outside the agents' sandbox (the user
