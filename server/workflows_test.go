@@ -223,7 +223,21 @@ func TestWorkflowOverLSP(t *testing.T) {
 	// content, and the comments move to the user's file.
 	h.client.Notify(context.Background(), "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": pathURI(filepath.Join(dir, "calc.go")), "version": 1, "languageId": "go", "text": file.Text}})
-	for end := time.After(10 * time.Second); ; {
+	waitPublished(t, h, 10*time.Second, "the review's diagnostics did not move to the applied file", func(uri string, ds []diagnostic) bool {
+		return uri == pathURI(filepath.Join(dir, "calc.go")) && len(ds) == 1
+	})
+	if code := h.shutdownExit(); code != 0 {
+		t.Errorf("exit code %d after shutdown", code)
+	}
+	h.client.Close()
+	reloaded(t, dir)
+}
+
+// waitPublished waits for a textDocument/publishDiagnostics that match
+// accepts, failing with msg after d.
+func waitPublished(t *testing.T, h *harness, d time.Duration, msg string, match func(uri string, ds []diagnostic) bool) []diagnostic {
+	t.Helper()
+	for end := time.After(d); ; {
 		select {
 		case n := <-h.noteCh:
 			var p struct {
@@ -231,16 +245,11 @@ func TestWorkflowOverLSP(t *testing.T) {
 				Diagnostics []diagnostic `json:"diagnostics"`
 			}
 			json.Unmarshal(n.params, &p)
-			if n.method == "textDocument/publishDiagnostics" && p.URI == pathURI(filepath.Join(dir, "calc.go")) && len(p.Diagnostics) == 1 {
-				if code := h.shutdownExit(); code != 0 {
-					t.Errorf("exit code %d after shutdown", code)
-				}
-				h.client.Close()
-				reloaded(t, dir)
-				return
+			if n.method == "textDocument/publishDiagnostics" && match(p.URI, p.Diagnostics) {
+				return p.Diagnostics
 			}
 		case <-end:
-			t.Fatal("the review's diagnostics did not move to the applied file")
+			t.Fatal(msg)
 		}
 	}
 }
@@ -256,28 +265,16 @@ func reloaded(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	h.client.Notify(context.Background(), "initialized", map[string]any{})
-	for end := time.After(20 * time.Second); ; {
-		select {
-		case n := <-h.noteCh:
-			var p struct {
-				URI         string       `json:"uri"`
-				Diagnostics []diagnostic `json:"diagnostics"`
-			}
-			json.Unmarshal(n.params, &p)
-			if n.method == "textDocument/publishDiagnostics" && (strings.HasSuffix(p.URI, "/calc.go") || strings.Contains(p.URI, "calc.go?commit=")) {
-				if len(p.Diagnostics) != 1 || !strings.Contains(p.Diagnostics[0].Message, "Sub adds.") || len(p.Diagnostics[0].Data) == 0 {
-					t.Errorf("restored diagnostics = %+v", p.Diagnostics)
-				}
-				if code := h.shutdownExit(); code != 0 {
-					t.Errorf("exit code %d after shutdown", code)
-				}
-				h.client.Close()
-				return
-			}
-		case <-end:
-			t.Fatal("after a reload the review's diagnostics were not shown again")
-		}
+	ds := waitPublished(t, h, 20*time.Second, "after a reload the review's diagnostics were not shown again", func(uri string, _ []diagnostic) bool {
+		return strings.HasSuffix(uri, "/calc.go") || strings.Contains(uri, "calc.go?commit=")
+	})
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, "Sub adds.") || len(ds[0].Data) == 0 {
+		t.Errorf("restored diagnostics = %+v", ds)
 	}
+	if code := h.shutdownExit(); code != 0 {
+		t.Errorf("exit code %d after shutdown", code)
+	}
+	h.client.Close()
 }
 
 // diagnostic is what the test reads of a published diagnostic.
