@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -73,7 +74,11 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 	for _, n := range notes {
 		sess.AddNote(n.Content)
 	}
-	reg, err := agent.Registry(role, tools.Deps{Web: e.cfg.Web}, append(o.Extra, tools.NewReadLints())...)
+	extra := slices.Concat(o.Extra, []tools.Tool{tools.NewReadLints()})
+	if e.cfg.Tools != nil {
+		extra = append(extra, e.cfg.Tools(ctx, role)...)
+	}
+	reg, err := agent.Registry(role, tools.Deps{Web: e.cfg.Web}, extra...)
 	if err != nil {
 		sess.Close()
 		return nil, err
@@ -84,7 +89,7 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 	a, err := agent.New(agent.Config{Role: role, Model: e.cfg.Model, ModelName: c.model,
 		Engine: tools.NewEngine(reg, e.cfg.Hooks, e.cfg.Log).WithGuardrails(e.cfg.Guardrails), Session: sess,
 		MaxIterations: e.cfg.MaxIterations, ContextWindow: e.cfg.Settings.ContextWindow, Meter: e.cfg.Meter, Pricing: e.cfg.Settings.Pricing,
-		JSONEnvelope: e.cfg.Settings.JSONEnvelope, Pinned: func() string { return pinned },
+		JSONEnvelope: e.cfg.Settings.JSONEnvelope, Pinned: func() string { return pinned }, Workflow: wf.ID,
 		Events: func(ev agent.Event) { c.observe(ctx, ev) }})
 	if err != nil {
 		sess.Close()

@@ -46,6 +46,9 @@ type Config struct {
 	Diagnostics tools.Diagnostics
 	// Web backs web_code_search (nil: not configured).
 	Web tools.WebSearcher
+	// Tools returns tools added to an agent role's (the MCP servers'
+	// tools, filtered for the role); nil: none.
+	Tools func(ctx context.Context, role string) []tools.Tool
 	// Meter counts usage across workflows and enforces the budget.
 	Meter *agent.Meter
 	Log   *slog.Logger

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/mcp"
@@ -84,5 +85,38 @@ func mcpManager(io stdio, p tools.Project) (*mcp.Manager, error) {
 func withMCP(ctx context.Context, io stdio, verb string, m *mcp.Manager, role string, reg *tools.Registry) {
 	if err := m.Register(ctx, role, reg); err != nil {
 		fmt.Fprintf(io.err, "autarch %s: %v\n", verb, err)
+	}
+}
+
+// projectMCPTools gives workflow agents the MCP servers' tools (servers
+// start with the first agent that asks); a configuration that cannot be
+// read, or servers that fail, are reported with warn. The servers live as
+// long as the process (stdio ones end with its stdin).
+func projectMCPTools(p tools.Project, warn func(string)) func(context.Context, string) []tools.Tool {
+	user, err := mcp.UserFile()
+	if err != nil {
+		user = ""
+	}
+	m, err := mcp.NewManager(mcp.Options{Project: p, UserFile: user, Log: slog.Default()})
+	if err != nil {
+		warn(fmt.Sprintf("MCP servers: %v", err))
+		return nil
+	}
+	if len(m.Servers()) == 0 {
+		return nil
+	}
+	var mu sync.Mutex
+	warned := map[string]bool{}
+	return func(ctx context.Context, role string) []tools.Tool {
+		ts, errs := m.Tools(ctx, role)
+		mu.Lock()
+		defer mu.Unlock()
+		for _, err := range errs {
+			if !warned[err.Error()] {
+				warned[err.Error()] = true
+				warn(err.Error())
+			}
+		}
+		return ts
 	}
 }

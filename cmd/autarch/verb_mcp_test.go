@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/agent/scripted"
 )
 
 // everythingBin is the pinned server-everything of the repository's
@@ -22,7 +26,10 @@ func everythingBin(t *testing.T) string {
 	return p
 }
 
-func TestMCPVerbs(t *testing.T) {
+// userEverything configures server-everything as the user's server, in a
+// user config dir and trust store of the test's own.
+func userEverything(t *testing.T) {
+	t.Helper()
 	bin := everythingBin(t)
 	config := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", config)
@@ -32,6 +39,10 @@ func TestMCPVerbs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(config, "autarch", "mcp.json"), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestMCPVerbs(t *testing.T) {
+	userEverything(t)
 	ws := t.TempDir()
 	os.MkdirAll(filepath.Join(ws, ".autarch"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(`{"mcpServers": {"planted": {"command": "false"}}}`), 0o600)
@@ -80,5 +91,27 @@ func TestMCPVerbs(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", tt.errOutput, errOut)
 			}
 		})
+	}
+}
+
+// An agent is offered its role's MCP tools and calls one; the model's
+// requests are asserted by the scripted model.
+func TestAgentUsesMCPTools(t *testing.T) {
+	userEverything(t)
+	script, err := scripted.Parse([]byte(`-- 01.json --
+{"expect": {"tools": ["mcp_everything_echo", "read_file"], "notTools": ["mcp_everything_toggle_simulated_logging"]},
+ "tool_calls": [{"name": "mcp_everything_echo", "args": {"message": "from the agent", "reason": "try the server"}}]}
+-- 02.json --
+{"expect": {"lastToolResultContains": "Echo: from the agent"}, "text": "The server echoes."}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, _ := scripted.Start(t, script)
+	var out, errb bytes.Buffer
+	code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errb},
+		[]string{"agent", "--root", t.TempDir(), "--role", "discussion", "--base-url", url, "--model", "scripted", "--mode", "yolo", "use the server"})
+	if code != 0 || !strings.Contains(out.String(), "The server echoes.") || !strings.Contains(errb.String(), "• mcp_everything_echo: try the server") {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
 }
