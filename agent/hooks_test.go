@@ -61,6 +61,8 @@ func TestHookEvents(t *testing.T) {
 		fired []string
 		err   string
 		calls int // model calls made (-1: do not check)
+		// warning is what failed hooks reported, joined by |.
+		warning string
 	}{
 		{name: "session_start once per session", event: tools.EventSessionStart, steps: []func(agent.Request) (agent.Response, error){text("a"), text("b")}, turns: 2,
 			fired: []string{"session_start|discussion|wf-1||sess-1 "}, calls: 2},
@@ -77,7 +79,8 @@ func TestHookEvents(t *testing.T) {
 			fired: []string{`on_error|discussion|wf-1||sess-1 {"event":"on_error","path":"","payload":{"error":"model call: upstream exploded"`}, err: "upstream exploded", calls: -1},
 		{name: "on_error on a tool error", event: tools.EventError, steps: []func(agent.Request) (agent.Response, error){call("read_file", `{"path": "missing.go", "reason": "r"}`), text("sorry")},
 			fired: []string{"on_error|discussion|wf-1|read_file|sess-1 "}, calls: 2},
-		{name: "a failing notification hook does not stop the turn", event: tools.EventPostLLMCall, command: "exit 1", steps: []func(agent.Request) (agent.Response, error){text("fine")}, calls: 1},
+		{name: "a failing notification hook does not stop the turn", event: tools.EventPostLLMCall, command: "echo lint broke; exit 1", steps: []func(agent.Request) (agent.Response, error){text("fine")}, calls: 1,
+			warning: "[Hook h: FAILED (exit 1)]\nlint broke"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,8 +108,16 @@ func TestHookEvents(t *testing.T) {
 			}
 			defer sess.Close()
 			model := &turnModel{steps: tt.steps}
+			var mu sync.Mutex
+			var warnings []string
 			a, err := agent.New(agent.Config{Role: "discussion", Model: model, Engine: tools.NewEngine(reg, hooks, slog.New(slog.DiscardHandler)),
-				Session: sess, Workflow: "wf-1", SessionID: "sess-1"})
+				Session: sess, Workflow: "wf-1", SessionID: "sess-1", Events: func(e agent.Event) {
+					if e.Kind == "warning" {
+						mu.Lock()
+						warnings = append(warnings, e.Text)
+						mu.Unlock()
+					}
+				}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,6 +143,11 @@ func TestHookEvents(t *testing.T) {
 				if l != "" {
 					lines = append(lines, l)
 				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if strings.Join(warnings, "|") != tt.warning {
+				t.Errorf("warnings = %q, want %q", warnings, tt.warning)
 			}
 			if tt.command != "" {
 				return

@@ -176,6 +176,7 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err err
 		req := a.request()
 		pre := a.cfg.Engine.Hooks().Fire(ctx, tools.EventPreLLMCall, "", "", map[string]any{
 			"role": a.spec.Name, "model": req.Model, "messages": len(req.Messages), "iteration": out.Iterations + 1})
+		a.warn(pre)
 		if pre.Blocked {
 			return out, fmt.Errorf("%w: %s", ErrBlocked, pre.Reason)
 		}
@@ -235,10 +236,17 @@ func (a *Agent) End(ctx context.Context) {
 	a.fire(a.hookContext(ctx), tools.EventSessionEnd, map[string]any{"role": a.spec.Name})
 }
 
-// fire runs a notification event's hooks (their outcome is only logged by
-// the engine's hooks).
+// fire runs a notification event's hooks; a hook that fails is reported
+// as a warning event ([Hook NAME: FAILED (exit N)]) and changes nothing.
 func (a *Agent) fire(ctx context.Context, event string, payload map[string]any) {
-	a.cfg.Engine.Hooks().Fire(ctx, event, "", "", payload)
+	a.warn(a.cfg.Engine.Hooks().Fire(ctx, event, "", "", payload))
+}
+
+// warn reports the hooks that failed.
+func (a *Agent) warn(out tools.HookOutcome) {
+	for _, w := range out.Warnings {
+		a.emit(Event{Kind: "warning", Text: w})
+	}
 }
 
 // hookContext gives the hooks fired under ctx the agent, workflow and session.
@@ -380,7 +388,7 @@ func (a *Agent) call(ctx context.Context, c ToolCall) (tools.Result, error) {
 		return res, fmt.Errorf("tool %s: %w", c.Name, err)
 	}
 	if res.Failed {
-		a.cfg.Engine.Hooks().Fire(ctx, tools.EventError, c.Name, "", map[string]any{"role": a.spec.Name, "tool": c.Name, "error": clip(res.Output, 2000)})
+		a.warn(a.cfg.Engine.Hooks().Fire(ctx, tools.EventError, c.Name, "", map[string]any{"role": a.spec.Name, "tool": c.Name, "error": clip(res.Output, 2000)}))
 	}
 	a.emit(Event{Kind: "tool_result", Tool: c.Name, Failed: res.Failed, Text: summarizeOutput(res.Output)})
 	return res, nil
