@@ -304,12 +304,25 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) error {
 		return nil
 	}
 	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("line %d: key %s: expected a %s value", n.Line, name, v.Kind())
+		return fmt.Errorf("line %d: key %s: expected %s", n.Line, name, kindName(v.Kind()))
 	}
 	if err := n.Decode(v.Addr().Interface()); err != nil {
-		return fmt.Errorf("line %d: key %s: %q is not a %s", n.Line, name, n.Value, v.Kind())
+		return fmt.Errorf("line %d: key %s: %q is not %s", n.Line, name, n.Value, kindName(v.Kind()))
 	}
 	return nil
+}
+
+// kindName says what a scalar of kind k is, for errors.
+func kindName(k reflect.Kind) string {
+	switch k {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64:
+		return "a whole number"
+	case reflect.String:
+		return "a string"
+	}
+	return "a " + k.String()
 }
 
 func join(path, key string) string {

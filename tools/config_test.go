@@ -89,7 +89,7 @@ mcp:
 			warnings: []string{"line 1: unknown key colour", "line 5: unknown key hooks.pre_tool_use[0].nmae", "line 8: unknown key commands.shell"},
 		},
 		{name: "syntax", yaml: "hooks:\n  pre_tool_use: [\n", err: "line 2"},
-		{name: "wrong type", yaml: "commands:\n  default_timeout: soon\n", err: `line 2: key commands.default_timeout: "soon" is not a int`},
+		{name: "wrong type", yaml: "commands:\n  default_timeout: soon\n", err: `line 2: key commands.default_timeout: "soon" is not a whole number`},
 		{name: "list expected", yaml: "guardrails:\n  protected: secrets/**\n", err: "line 2: key guardrails.protected: expected a list"},
 		{name: "unknown event", yaml: "hooks:\n  before_lunch:\n    - command: x\n", err: "line 3: key hooks.before_lunch: unknown event"},
 		{name: "hook without command", yaml: "hooks:\n  on_error:\n    - name: x\n", err: "line 3: key hooks.on_error[0]: a hook needs an event and a command"},
