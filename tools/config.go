@@ -51,6 +51,28 @@ type CommandsConfig struct {
 	DefaultTimeout int `yaml:"default_timeout"`
 }
 
+// Apply gives a role's registry the configuration's effect on tool sets:
+// commands.enabled false removes shell and the tools that run commands
+// (run_tests, run_lint, record_baseline); workspace.allow_delete gives
+// pulsing (and the every-tool set, role "") delete_file.
+func (c Config) Apply(reg *Registry, role string) (*Registry, error) {
+	if c.Workspace.AllowDelete && (role == "pulsing" || role == "") && !reg.Has("delete_file") {
+		if err := reg.Register(newDeleteFile()); err != nil {
+			return nil, err
+		}
+	}
+	if c.Commands.On() {
+		return reg, nil
+	}
+	var keep []string
+	for _, name := range reg.Names() {
+		if !slices.Contains([]string{"shell", "run_tests", "run_lint", "record_baseline"}, name) {
+			keep = append(keep, name)
+		}
+	}
+	return reg.Filter(keep), nil
+}
+
 // On reports whether commands are enabled (the default).
 func (c CommandsConfig) On() bool { return c.Enabled == nil || *c.Enabled }
 

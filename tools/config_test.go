@@ -231,3 +231,38 @@ func TestHookFileAndEnvironment(t *testing.T) {
 		t.Errorf("context = %q, want %q", out.Context, want)
 	}
 }
+
+func TestConfigApply(t *testing.T) {
+	off := false
+	tests := []struct {
+		name, role string
+		cfg        Config
+		has, not   []string
+	}{
+		{name: "defaults", role: "pulsing", has: []string{"shell", "run_tests"}, not: []string{"delete_file"}},
+		{name: "allow_delete: pulsing", role: "pulsing", cfg: Config{Workspace: WorkspaceConfig{AllowDelete: true}}, has: []string{"delete_file", "write_file"}},
+		{name: "allow_delete: not plan", role: "plan", cfg: Config{Workspace: WorkspaceConfig{AllowDelete: true}}, not: []string{"delete_file"}},
+		{name: "commands off", role: "preflight", cfg: Config{Commands: CommandsConfig{Enabled: &off}}, has: []string{"read_file"}, not: []string{"shell", "run_tests", "run_lint", "record_baseline"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg, err := ForRole(tt.role, Deps{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reg, err = tt.cfg.Apply(reg, tt.role); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range tt.has {
+				if !reg.Has(n) {
+					t.Errorf("%s missing from %v", n, reg.Names())
+				}
+			}
+			for _, n := range tt.not {
+				if reg.Has(n) {
+					t.Errorf("%s in %v", n, reg.Names())
+				}
+			}
+		})
+	}
+}

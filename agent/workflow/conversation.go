@@ -59,7 +59,8 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 	}
 	sess, err := tools.NewSession(tools.SessionConfig{Root: o.Root, Role: role, Mode: e.cfg.Mode, Editor: e.cfg.Editor, Search: search,
 		Workflow: true, StateDir: e.cfg.Repo.StateDir(), Diagnostics: diags,
-		Commands: e.cfg.Commands, GitCommonDir: e.cfg.Repo.CommonDir(), Protected: e.cfg.Guardrails.ProtectedPaths()})
+		Commands: e.cfg.Commands, GitCommonDir: e.cfg.Repo.CommonDir(), Protected: e.cfg.Guardrails.ProtectedPaths(),
+		AllowDelete: e.cfg.Repository.Workspace.AllowDelete, AllowedOnly: e.cfg.Repository.Commands.AllowedOnly})
 	if err != nil {
 		return nil, fmt.Errorf("%s session: %w", role, err)
 	}
@@ -79,6 +80,9 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 		extra = append(extra, e.cfg.Tools(ctx, role)...)
 	}
 	reg, err := agent.Registry(role, tools.Deps{Web: e.cfg.Web}, extra...)
+	if err == nil {
+		reg, err = e.cfg.Repository.Apply(reg, role)
+	}
 	if err != nil {
 		sess.Close()
 		return nil, err

@@ -49,6 +49,9 @@ type Config struct {
 	// Tools returns tools added to an agent role's (the MCP servers'
 	// tools, filtered for the role); nil: none.
 	Tools func(ctx context.Context, role string) []tools.Tool
+	// Repository is the repository's .autarch/config.yaml: commands,
+	// workspace (the project's, set by Project.Engine).
+	Repository tools.Config
 	// Meter counts usage across workflows and enforces the budget.
 	Meter *agent.Meter
 	Log   *slog.Logger

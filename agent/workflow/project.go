@@ -80,7 +80,7 @@ func (p *Project) Close() error { return p.Store.Close() }
 // Engine makes an engine over the project (cfg's Store, Repo, Hooks and
 // Guardrails are the project's) and recovers what a killed process left.
 func (p *Project) Engine(ctx context.Context, cfg Config) (*Engine, error) {
-	cfg.Store, cfg.Repo, cfg.Hooks, cfg.Guardrails = p.Store, p.Repo, p.Hooks, p.Guardrails
+	cfg.Store, cfg.Repo, cfg.Hooks, cfg.Guardrails, cfg.Repository = p.Store, p.Repo, p.Hooks, p.Guardrails, p.Config.Settings
 	if cfg.Quality == nil {
 		cfg.Quality = &p.Config.Quality
 	}

@@ -55,33 +55,6 @@ func stderrWarn(io stdio, verb string) func(string) {
 	return func(msg string) { fmt.Fprintf(io.err, "autarch %s: %s\n", verb, msg) }
 }
 
-// withSettings applies the repository's config.yaml to a role's tools:
-// commands.enabled false removes shell (and the tools that run commands),
-// workspace.allow_delete gives writing roles delete_file.
-func withSettings(reg *tools.Registry, role string, s tools.Config) (*tools.Registry, error) {
-	if s.Workspace.AllowDelete && (role == "pulsing" || role == "") && !reg.Has("delete_file") {
-		all, err := tools.All(tools.Deps{})
-		if err != nil {
-			return nil, err
-		}
-		if del, ok := all.Get("delete_file"); ok {
-			if err := reg.Register(del); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if s.Commands.On() {
-		return reg, nil
-	}
-	var keep []string
-	for _, name := range reg.Names() {
-		if name != "shell" && name != "run_tests" && name != "run_lint" && name != "record_baseline" {
-			keep = append(keep, name)
-		}
-	}
-	return reg.Filter(keep), nil
-}
-
 // withNetwork applies config.yaml's sandbox.network unless the user chose
 // with AUTARCH_SANDBOX_NETWORK.
 func withNetwork(p tools.CommandPolicy, s tools.Config) tools.CommandPolicy {

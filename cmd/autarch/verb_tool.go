@@ -56,7 +56,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	}
 	defer servers.Close()
 	withMCP(ctx, io, "tool", servers, *role, reg)
-	if reg, err = withSettings(reg, *role, project.Settings); err != nil {
+	if reg, err = project.Settings.Apply(reg, *role); err != nil {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 		return 1
 	}
