@@ -2,6 +2,9 @@ module github.com/autarch-dev/autarch
 
 go 1.26.8
 
+// npm packages (the extension's and the test servers') may ship Go files: not ours.
+ignore ./node_modules
+
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/fsnotify/fsnotify v1.10.1
