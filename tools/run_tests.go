@@ -21,7 +21,7 @@ const (
 type runTestsParams struct {
 	Reason  string `json:"reason"`
 	Path    string `json:"path,omitempty" jsonschema:"Subdirectory (or file) to test; empty for the whole project"`
-	Pattern string `json:"pattern,omitempty" jsonschema:"Test file pattern or test name pattern (go test -run, pytest -k, a vitest/jest file filter, a cargo test filter)"`
+	Pattern string `json:"pattern,omitempty" jsonschema:"Test name pattern (go test -run, pytest -k, vitest/jest -t, a cargo test filter) or test file (a path or a .js/.ts/.py file name)"`
 	Timeout *int   `json:"timeout,omitempty" jsonschema:"Timeout in ms (default: 60000)"`
 }
 

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/tools/verify"
 )
 
 // verifyCase is a real project made in a temp dir, a run_tests or
@@ -24,6 +26,16 @@ type verifyCase struct {
 	names []string
 	// contains are substrings of the whole result.
 	contains []string
+	// failures and issues must each match one of the result's: Name,
+	// File and Severity exactly, Line when set, Message as a substring.
+	failures []verify.TestFailure
+	issues   []verify.Issue
+	// nodeModules, for a JavaScript project, is the directory (relative
+	// to the root) that gets a node_modules holding the repository's
+	// pinned devDependencies; "" for none.
+	nodeModules string
+	// after checks the project once the call returned.
+	after func(t *testing.T, root string)
 }
 
 const goMod = "module example.com/m\n\ngo 1.22\n"
@@ -87,7 +99,7 @@ var verifyCases = []verifyCase{
 		args: map[string]any{}, want: map[string]any{"status": "pass", "errorCount": 0.0, "warningCount": 1.0}, names: []string{"clippy::ptr_arg src/lib.rs"}},
 	{name: "vitest listed but not installed", need: "node", tool: "run_tests", files: map[string]string{
 		"package.json": `{"devDependencies": {"vitest": "^1.0.0"}}`},
-		args: map[string]any{}, want: map[string]any{"status": "error"}, contains: []string{"vitest is listed in package.json but not installed: run npm install"}},
+		args: map[string]any{}, want: map[string]any{"status": "error"}, contains: []string{"vitest is not installed here: vitest is in package.json or configured, but not in node_modules: run npm install (or npm ci) in the project root"}},
 	{name: "no runner detected", tool: "run_tests", files: map[string]string{"README.md": "hi\n"},
 		args: map[string]any{}, want: map[string]any{"status": "error"}, contains: []string{"no test runner detected"}},
 	{name: "no linter detected", tool: "run_lint", files: map[string]string{"README.md": "hi\n"},
@@ -106,42 +118,69 @@ func TestRunTestsAndLint(t *testing.T) {
 			dir := t.TempDir()
 			writeFiles(t, dir, tc.files)
 			h := newHarness(t, "pulsing", SessionConfig{Root: dir, StateDir: t.TempDir()})
-			res := h.call(tc.tool, tc.args)
-			var got map[string]any
-			if err := json.Unmarshal([]byte(res.Output), &got); err != nil {
-				t.Fatalf("result is not JSON: %v\n%s", err, res.Output)
-			}
-			for k, v := range tc.want {
-				if got[k] != v {
-					t.Errorf("%s = %v, want %v\n%s", k, got[k], v, res.Output)
-				}
-			}
-			if res.Failed != (got["status"] != "pass") {
-				t.Errorf("Failed = %v with status %v", res.Failed, got["status"])
-			}
-			var names []string
-			for _, key := range []string{"failures", "issues"} {
-				list, _ := got[key].([]any)
-				for _, x := range list {
-					m := x.(map[string]any)
-					if n, ok := m["name"].(string); ok {
-						names = append(names, n)
-					} else {
-						names = append(names, m["rule"].(string)+" "+m["file"].(string))
-					}
-				}
-			}
-			for _, n := range tc.names {
-				if !slices.Contains(names, n) {
-					t.Errorf("%q not among %q\n%s", n, names, res.Output)
-				}
-			}
-			for _, c := range tc.contains {
-				if !strings.Contains(res.Output, c) {
-					t.Errorf("result lacks %q:\n%s", c, res.Output)
-				}
-			}
+			checkVerifyResult(t, tc, h.call(tc.tool, tc.args))
 		})
+	}
+}
+
+// checkVerifyResult compares a run_tests or run_lint result with what a
+// case wants.
+func checkVerifyResult(t *testing.T, tc verifyCase, res Result) {
+	t.Helper()
+	var got map[string]any
+	if err := json.Unmarshal([]byte(res.Output), &got); err != nil {
+		t.Fatalf("result is not JSON: %v\n%s", err, res.Output)
+	}
+	for k, v := range tc.want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v\n%s", k, got[k], v, res.Output)
+		}
+	}
+	if res.Failed != (got["status"] != "pass") {
+		t.Errorf("Failed = %v with status %v", res.Failed, got["status"])
+	}
+	var names []string
+	for _, key := range []string{"failures", "issues"} {
+		list, _ := got[key].([]any)
+		for _, x := range list {
+			m := x.(map[string]any)
+			if n, ok := m["name"].(string); ok {
+				names = append(names, n)
+			} else {
+				names = append(names, m["rule"].(string)+" "+m["file"].(string))
+			}
+		}
+	}
+	for _, n := range tc.names {
+		if !slices.Contains(names, n) {
+			t.Errorf("%q not among %q\n%s", n, names, res.Output)
+		}
+	}
+	for _, c := range tc.contains {
+		if !strings.Contains(res.Output, c) {
+			t.Errorf("result lacks %q:\n%s", c, res.Output)
+		}
+	}
+	var typed struct {
+		Failures []verify.TestFailure `json:"failures"`
+		Issues   []verify.Issue       `json:"issues"`
+	}
+	if err := json.Unmarshal([]byte(res.Output), &typed); err != nil {
+		t.Fatalf("result's failures or issues do not decode: %v\n%s", err, res.Output)
+	}
+	for _, w := range tc.failures {
+		if !slices.ContainsFunc(typed.Failures, func(f verify.TestFailure) bool {
+			return f.Name == w.Name && f.File == w.File && (w.Line == 0 || f.Line == w.Line) && strings.Contains(f.Message, w.Message)
+		}) {
+			t.Errorf("no failure like %+v among %+v", w, typed.Failures)
+		}
+	}
+	for _, w := range tc.issues {
+		if !slices.ContainsFunc(typed.Issues, func(i verify.Issue) bool {
+			return i.File == w.File && i.Line == w.Line && i.Severity == w.Severity && i.Rule == w.Rule && strings.Contains(i.Message, w.Message)
+		}) {
+			t.Errorf("no issue like %+v among %+v", w, typed.Issues)
+		}
 	}
 }
 

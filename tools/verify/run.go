@@ -75,7 +75,12 @@ func (c Check) relativize(r *Report) {
 		return path.Join(c.Dir, filepath.ToSlash(f))
 	}
 	for i := range r.Failures {
-		r.Failures[i].File = fix(r.Failures[i].File)
+		f := &r.Failures[i]
+		file := fix(f.File)
+		if f.Name == f.File {
+			f.Name = file // a test file that did not load is named by its path
+		}
+		f.File = file
 	}
 	for i := range r.Issues {
 		r.Issues[i].File = fix(r.Issues[i].File)
