@@ -7,11 +7,15 @@
 // notifications, two pulses (progress and the panel's pulse list), review
 // comments as inline Comments threads and Problems entries, Apply Workflow
 // as an undoable edit, and the review's suggestion applied as a quick fix.
+// A first code-server runs with workspace trust on: in Restricted Mode the
+// panel is there and explains that workflows need a trusted folder. Edit
+// approvals show a diff; after a window reload the review's Problems, quick
+// fix and threads come back without the panel being opened.
 // Screenshots of every step go to e2e/artifacts/vscode/; assertions are on
 // the DOM. The code-server process group and the model are killed at the
 // end, pass or fail.
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, openSync, rmSync, existsSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, writeFileSync, openSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -148,6 +152,10 @@ async function main() {
   const extDir = join(tmp, 'extensions');
   const ws = join(tmp, 'workspace');
   for (const d of [home, join(userData, 'User'), extDir, ws]) mkdirSync(d, { recursive: true });
+  // The extension host takes its environment from a login shell of this
+  // HOME: Go must stay on its PATH (the quality gates run go build).
+  const goBin = dirname(execFileSync('sh', ['-c', 'command -v go'], { encoding: 'utf8' }).trim());
+  for (const f of ['.profile', '.bashrc']) writeFileSync(join(home, f), `export PATH="${goBin}:${node24}:$PATH"\n`);
   writeFileSync(join(ws, 'go.mod'), 'module example.com/calc\n\ngo 1.22\n');
   writeFileSync(join(ws, 'calc.go'), 'package calc\n\n// Add adds two numbers.\nfunc Add(a, b int) int { return a + b }\n');
   git(ws, 'init', '-q', '-b', 'main');
@@ -156,17 +164,18 @@ async function main() {
   const model = await startModel(tmp);
   const modelURL = model.url;
   log(`scripted model at ${modelURL}`);
-  writeFileSync(
-    join(userData, 'User', 'settings.json'),
-    JSON.stringify({
-      'autarch.model.name': modelName,
-      'autarch.model.baseUrl': modelURL,
-      'workbench.startupEditor': 'none',
-      'security.workspace.trust.enabled': false,
-      'workbench.secondarySideBar.defaultVisibility': 'hidden',
-      'chat.disableAIFeatures': true,
-    }),
-  );
+  const settings = (trust) =>
+    writeFileSync(
+      join(userData, 'User', 'settings.json'),
+      JSON.stringify({
+        'autarch.model.name': modelName,
+        'autarch.model.baseUrl': modelURL,
+        'workbench.startupEditor': 'none',
+        'security.workspace.trust.enabled': trust,
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        'chat.disableAIFeatures': true,
+      }),
+    );
   const env = {
     ...process.env,
     PATH: `${node24}:${process.env.PATH}`,
@@ -184,17 +193,27 @@ async function main() {
   const inst = spawnSync(codeServer, ['--install-extension', vsix, '--user-data-dir', userData, '--extensions-dir', extDir], { env, encoding: 'utf8' });
   if (inst.status !== 0) throw new Error(`--install-extension failed: ${inst.stdout}\n${inst.stderr}`);
 
-  const port = await freePort();
-  const logFd = openSync(join(artifacts, 'code-server.log'), 'w');
-  log(`starting code-server on 127.0.0.1:${port}`);
-  const cs = spawn(
-    codeServer,
-    ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--user-data-dir', userData, '--extensions-dir', extDir, ws],
-    { env, detached: true, stdio: ['ignore', logFd, logFd] },
-  );
+  /** Starts code-server over the workspace, with workspace trust on or off; resolves when it answers. */
+  const startCodeServer = async (trust) => {
+    settings(trust);
+    const port = await freePort();
+    const logFd = openSync(join(artifacts, `code-server${trust ? '-trust' : ''}.log`), 'w');
+    log(`starting code-server on 127.0.0.1:${port} (workspace trust ${trust ? 'on' : 'off'})`);
+    const args = ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--user-data-dir', userData, '--extensions-dir', extDir, ws];
+    if (!trust) args.unshift('--disable-workspace-trust');
+    const proc = spawn(codeServer, args, { env, detached: true, stdio: ['ignore', logFd, logFd] });
+    await waitHealthy(`http://127.0.0.1:${port}/healthz`, 30_000);
+    return { proc, port };
+  };
+  const kill = (proc) => {
+    try {
+      process.kill(-proc.pid, 'SIGKILL');
+    } catch {}
+  };
+  let cs;
   let browser;
   try {
-    await waitHealthy(`http://127.0.0.1:${port}/healthz`, 30_000);
+    cs = await startCodeServer(true);
     browser = await chromium.launchPersistentContext(join(tmp, 'chromium'), {
       executablePath: chromiumPath,
       headless: true,
@@ -202,7 +221,11 @@ async function main() {
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     const page = browser.pages()[0] ?? (await browser.newPage());
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+    await restrictedMode(page, cs.port, ws);
+    kill(cs.proc);
+
+    cs = await startCodeServer(false);
+    await page.goto(`http://127.0.0.1:${cs.port}/?folder=${encodeURIComponent(ws)}`);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     log('workbench up; running "Autarch: Show Server Status"');
 
@@ -234,15 +257,46 @@ async function main() {
     if (browser) {
       for (const p of browser.pages()) await p.screenshot({ path: join(artifacts, 'failure.png') }).catch(() => {});
     }
+    // What the workflows recorded (pulses, rejections, quality gates) for a post-mortem.
+    const st = spawnSync(join(root, 'bin/autarch'), ['status', '--json', '--root', ws], { encoding: 'utf8' });
+    writeFileSync(join(artifacts, 'status.json'), `${st.stdout ?? ''}${st.stderr ?? ''}`);
     throw err;
   } finally {
     if (browser) await browser.close().catch(() => {});
-    try {
-      process.kill(-cs.pid, 'SIGKILL');
-    } catch {}
+    if (cs) kill(cs.proc);
     model.proc.kill('SIGKILL');
+    // The extension host's logs (the Autarch output channel among them) for a post-mortem.
+    try {
+      cpSync(join(userData, 'logs'), join(artifacts, 'logs'), { recursive: true, force: true });
+    } catch {}
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * Workspace trust on: the folder opens in Restricted Mode (the trust
+ * dialog answered "No"). Autarch's activity-bar icon and panel are there,
+ * and the panel explains that workflows need a trusted folder.
+ */
+async function restrictedMode(page, port, ws) {
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  log('Restricted Mode: answering the trust dialog "No"');
+  const no = page.locator('.monaco-dialog-box .monaco-button', { hasText: /No, I don.t trust/ }).first();
+  try {
+    await no.waitFor({ state: 'visible', timeout: 20_000 });
+    await no.click();
+  } catch {
+    log('no trust dialog was shown; the folder is untrusted by default');
+  }
+  const icon = page.locator('.activitybar .action-item a[aria-label^="Autarch"], .activitybar .action-item[aria-label^="Autarch"]').first();
+  await icon.waitFor({ state: 'visible', timeout: 60_000 });
+  await icon.click();
+  const text = await textInFrames(page, '[data-testid="restricted"]', 60_000);
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(artifacts, '0-restricted-mode.png') });
+  log(`restricted panel: ${text?.trim().slice(0, 120)}`);
+  if (!text?.includes('Restricted Mode') || !text.includes('trusted folder')) throw new Error(`the Restricted Mode panel says "${text}"`);
 }
 
 /** The whole workflow, step by step, with a screenshot at each. */
@@ -281,6 +335,7 @@ async function runWorkflow(page, ws) {
   const end = Date.now() + 180_000;
   let sawPulse = false;
   let sawProgress = false;
+  let sawDiff = false;
   while (Date.now() < end) {
     const pulses = await inFrames(page, '#pulses .pulse-item[data-status=Succeeded]', 1).catch(() => null);
     if (pulses && !sawPulse && (await pulses.count()) > 0) {
@@ -302,6 +357,14 @@ async function runWorkflow(page, ws) {
       const approve = t.locator('.monaco-button', { hasText: /^Approve$/ });
       if ((await approve.count()) > 0) {
         if (approved.length < 4) await snap(`approval-${approved.length + 1}`);
+        if (text.includes('edit_file') && !sawDiff) {
+          // The edit's approval is a diff: in the notification (file, +/-) and in the panel.
+          const diff = await textInFrames(page, '[data-testid="approval-diff"]', 15_000);
+          if (!diff?.includes('+++ b/calc.go') || !diff.includes('+func Sub(a, b int) int { return a - b }')) throw new Error(`the edit approval's diff is "${diff}"`);
+          if (!text.includes('calc.go +')) throw new Error(`the edit approval's notification "${text}" does not name the file and its changes`);
+          sawDiff = true;
+          await snap('edit-approval-diff');
+        }
         if ((await always.count()) > 0) await always.first().click();
         else await approve.first().click();
         approved.push(text);
@@ -313,6 +376,7 @@ async function runWorkflow(page, ws) {
     await page.waitForTimeout(500);
   }
   if (!sawProgress) throw new Error('no pulse progress was shown');
+  if (!sawDiff) throw new Error('no edit approval was shown as a diff');
   for (const want of ['scope', 'research', 'plan']) {
     if (!approved.some((a) => a.toLowerCase().includes(want))) throw new Error(`no ${want} approval was asked: ${JSON.stringify(approved)}`);
   }
@@ -365,6 +429,41 @@ async function runWorkflow(page, ws) {
   await fix.click();
   await page.locator('.monaco-editor .view-lines', { hasText: 'return a * b' }).first().waitFor({ timeout: 20_000 });
   await snap('suggestion-applied');
+
+  log('reloading the window: the review comes back without the panel');
+  // The reviewed content on disk (the suggestion undone), the Explorer in
+  // the side bar: nothing but the server's restore can show the review.
+  await page.locator('.monaco-editor .view-lines').first().click();
+  await page.keyboard.press('Control+Z');
+  await page.locator('.monaco-editor .view-lines', { hasText: 'return a * b' }).waitFor({ state: 'detached', timeout: 10_000 });
+  await runCommand(page, 'File: Save All Files', 30_000);
+  await page.waitForTimeout(1000);
+  await page.keyboard.press('Control+Shift+E');
+  await page.waitForTimeout(500);
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  // The workbench restores its panels as it comes up: focus Problems until it shows the entry.
+  const restored = page.locator('.markers-panel .monaco-list-row', { hasText: 'Mul adds its arguments' }).first();
+  for (let end = Date.now() + 90_000; ; ) {
+    await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
+    try {
+      await restored.waitFor({ state: 'visible', timeout: 5_000 });
+      break;
+    } catch (err) {
+      if (Date.now() > end) throw new Error(`after the reload Problems never showed the review's entry: ${err.message}`);
+    }
+  }
+  await snap('problems-after-reload');
+  await restored.click();
+  await page.waitForTimeout(500);
+  await page.keyboard.press('Control+.');
+  const fixAgain = page.locator('.action-widget .monaco-list-row, .context-view .action-item', { hasText: 'Apply Autarch' }).first();
+  await fixAgain.waitFor({ state: 'visible', timeout: 20_000 });
+  await snap('quick-fix-after-reload');
+  await page.keyboard.press('Escape');
+  await runCommand(page, 'Comments: Focus on Comments View', 30_000);
+  await page.locator('.monaco-list-row', { hasText: 'bug · new' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  await snap('threads-after-reload');
 }
 
 main().then(
