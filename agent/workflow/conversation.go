@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
@@ -31,6 +32,10 @@ type conversation struct {
 	saved   int // notes already in the store
 	mu      sync.Mutex
 	running map[string][]int64 // open tool-call records by tool name
+	// announced is the first call of the message whose calls tool_call
+	// events are announcing, next the index of the next one to match.
+	announced *agent.ToolCall
+	next      int
 }
 
 // talkOptions say where and with what an agent works.
@@ -115,7 +120,11 @@ func (c *conversation) observe(ctx context.Context, ev agent.Event) {
 		if c.wf.ID == "" {
 			break
 		}
-		tc := store.ToolCall{WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Name: ev.Tool, Reason: ev.Reason, Args: json.RawMessage("{}")}
+		c.mu.Lock()
+		call := c.announcedCall(ev.Tool)
+		c.mu.Unlock()
+		tc := store.ToolCall{WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, CallID: call.ID, Name: ev.Tool, Reason: ev.Reason,
+			Args: storedArgs(call.Args)}
 		if err := c.e.cfg.Store.AddToolCall(ctx, &tc); err != nil {
 			c.e.cfg.Log.Warn("record tool call", "err", err)
 		}
@@ -138,6 +147,94 @@ func (c *conversation) observe(ctx context.Context, ev agent.Event) {
 		return // streamed deltas; the whole message is recorded at the end of the turn
 	}
 	c.e.emit(out)
+}
+
+// announcedCall is the call a tool_call event announces (zero when it
+// cannot be told). The agent announces the calls of its latest message in
+// order, each just before running it, after appending the message to its
+// transcript: the event's call is the next one of that name in the
+// transcript's last assistant message. A message is known by its calls'
+// backing array, which the transcript's copies share. An event for a call
+// not in that message (a sub-agent's) matches nothing and moves nothing.
+// c.mu is held.
+func (c *conversation) announcedCall(tool string) agent.ToolCall {
+	if c.agent == nil {
+		return agent.ToolCall{}
+	}
+	tr := c.agent.Transcript()
+	var calls []agent.ToolCall
+	for i := len(tr) - 1; i >= 0 && calls == nil; i-- {
+		if tr[i].Role == agent.RoleAssistant {
+			calls = tr[i].ToolCalls
+		}
+	}
+	if len(calls) == 0 {
+		return agent.ToolCall{}
+	}
+	if &calls[0] != c.announced {
+		c.announced, c.next = &calls[0], 0
+	}
+	for i := c.next; i < len(calls); i++ {
+		if calls[i].Name == tool {
+			c.next = i + 1
+			return calls[i]
+		}
+	}
+	return agent.ToolCall{}
+}
+
+// maxStoredArg bounds each string of a stored call's arguments: paths,
+// commands and patterns are kept whole, a written file's content is cut.
+const maxStoredArg = 2000
+
+// storedArgs are a call's arguments as the store keeps them: the model's
+// JSON with long strings cut, "{}" when there are none, a JSON string of
+// the text when the model's arguments are not JSON.
+func storedArgs(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("{}")
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		b, _ := json.Marshal(clipArg(string(raw)))
+		return b
+	}
+	if len(raw) <= maxStoredArg {
+		return raw
+	}
+	b, err := json.Marshal(clipArgs(v))
+	if err != nil {
+		return json.RawMessage("{}")
+	}
+	return b
+}
+
+// clipArgs cuts the long strings of a decoded JSON value.
+func clipArgs(v any) any {
+	switch x := v.(type) {
+	case string:
+		return clipArg(x)
+	case []any:
+		for i := range x {
+			x[i] = clipArgs(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = clipArgs(x[k])
+		}
+	}
+	return v
+}
+
+func clipArg(s string) string {
+	if len(s) <= maxStoredArg {
+		return s
+	}
+	cut := maxStoredArg
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("…[%d more bytes]", len(s)-cut)
 }
 
 // record keeps one message of the conversation.

@@ -2,13 +2,10 @@ package workflow_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -21,15 +18,7 @@ func TestGatedCommitBuilds(t *testing.T) {
 	for _, name := range []string{"gate-compile", "gate-test", "gate-lint"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ar, err := txtar.ParseFile(filepath.Join("testdata", "scenarios", name+".txt"))
-			must(t, err)
-			var cfg scenarioConfig
-			for _, f := range ar.Files {
-				if f.Name == "config.json" {
-					must(t, json.Unmarshal(f.Data, &cfg))
-				}
-			}
-			h := newHarness(t, ar, cfg)
+			h, cfg := openScenario(t, filepath.Join("testdata", "scenarios", name+".txt"))
 			ctx := context.Background()
 			wf, err := h.engine.Start(ctx, workflow.Task{Text: cfg.Task, Name: cfg.Name})
 			must(t, err)

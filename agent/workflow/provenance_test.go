@@ -1,0 +1,81 @@
+package workflow_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/autarch-dev/autarch/agent/workflow"
+)
+
+// TestToolCallArgsStored: every tool call is stored with the model's
+// arguments and call id, research's reads among them (research
+// provenance: which files, which lines), also for calls run in one
+// parallel batch.
+func TestToolCallArgsStored(t *testing.T) {
+	h, cfg := openScenario(t, filepath.Join("testdata", "other", "provenance.txt"))
+	ctx := context.Background()
+	wf, err := h.engine.Start(ctx, workflow.Task{Text: cfg.Task, Name: cfg.Name})
+	must(t, err)
+	wf, err = h.engine.Run(ctx, wf.ID)
+	if err != nil && !strings.Contains(err.Error(), "waiting") {
+		t.Fatalf("run: %v", err)
+	}
+	if wf.Stage != string(workflow.StageResearch) {
+		t.Fatalf("the workflow is in %s, want research (its card dismissed)", wf.Stage)
+	}
+	calls, err := h.store.ToolCalls(ctx, wf.ID, "")
+	must(t, err)
+	type stored struct {
+		stage, id, name string
+		args            map[string]any
+	}
+	// The scripted model numbers the calls of each message.
+	want := []stored{
+		{"scoping", "call_1", "submit_scope", map[string]any{"title": "Add Sub", "recommended_path": "full"}},
+		{"research", "call_1", "read_file", map[string]any{"path": "calc.go", "startLine": 3.0, "endLine": 4.0}},
+		{"research", "call_2", "read_file", map[string]any{"path": "doc/notes.md"}},
+		{"research", "call_3", "grep", map[string]any{"pattern": "func Add"}},
+		{"research", "call_1", "submit_research", map[string]any{"summary": "calc has Add in calc.go."}},
+	}
+	if len(calls) != len(want) {
+		t.Fatalf("%d tool calls stored, want %d: %+v", len(calls), len(want), calls)
+	}
+	for i, w := range want {
+		c := calls[i]
+		var args map[string]any
+		if err := json.Unmarshal(c.Args, &args); err != nil {
+			t.Fatalf("call %d (%s): args %s: %v", i, c.Name, c.Args, err)
+		}
+		if c.Stage != w.stage || c.Name != w.name || c.CallID != w.id {
+			t.Errorf("call %d = %s %s %s, want %s %s %s", i, c.Stage, c.CallID, c.Name, w.stage, w.id, w.name)
+		}
+		for k, v := range w.args {
+			if args[k] != v {
+				t.Errorf("call %d (%s): args[%q] = %v, want %v; stored %s", i, c.Name, k, args[k], v, c.Args)
+			}
+		}
+		if args["reason"] != c.Reason || c.Reason == "" {
+			t.Errorf("call %d (%s): reason %q, args' reason %v", i, c.Name, c.Reason, args["reason"])
+		}
+	}
+}
+
+// openScenario makes the harness of one scenario file, for tests that
+// check more than its want.json.
+func openScenario(t *testing.T, path string) (*harness, scenarioConfig) {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	must(t, err)
+	var cfg scenarioConfig
+	for _, f := range ar.Files {
+		if f.Name == "config.json" {
+			must(t, json.Unmarshal(f.Data, &cfg))
+		}
+	}
+	return newHarness(t, ar, cfg), cfg
+}
