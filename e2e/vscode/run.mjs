@@ -387,6 +387,11 @@ async function runWorkflow(page, ws) {
   if (pulseCount !== 2) throw new Error(`${pulseCount} succeeded pulses in the panel, want 2`);
   const rec = await textInFrames(page, '#review .review-recommendation', 5_000);
   if (!rec?.toLowerCase().includes('reject')) throw new Error(`review recommendation "${rec}"`);
+  // The completion message follows the review: not "ready to apply" when it recommends rejecting.
+  const done = page.locator('.notification-toast, .notifications-center', { hasText: 'workflow calc-ops completed' }).first();
+  await done.waitFor({ state: 'attached', timeout: 20_000 });
+  const doneText = await done.innerText();
+  if (!doneText.includes('recommends rejecting') || doneText.includes('ready to apply')) throw new Error(`the completion message "${doneText}" does not follow the review's Reject`);
   await snap('side-panel-review');
 
   log('Apply Workflow as an undoable edit');
