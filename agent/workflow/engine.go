@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -213,25 +212,11 @@ func (e *Engine) Start(ctx context.Context, t Task) (store.Workflow, error) {
 	return wf, nil
 }
 
-var nonName = regexp.MustCompile(`[^a-z0-9]+`)
-
-// nameFor makes a workflow name from a task: a slug of its first words and
-// a random suffix.
+// nameFor names a workflow after its task: whole words, a random suffix.
 func nameFor(task string) string {
-	words := strings.Fields(strings.ToLower(task))
-	if len(words) > 5 {
-		words = words[:5]
-	}
-	slug := strings.Trim(nonName.ReplaceAllString(strings.Join(words, "-"), "-"), "-")
-	if len(slug) > 40 {
-		slug = strings.Trim(slug[:40], "-")
-	}
 	var b [3]byte
 	rand.Read(b[:])
-	if slug == "" {
-		slug = "workflow"
-	}
-	return slug + "-" + hex.EncodeToString(b[:])
+	return git.NameForTask(task, hex.EncodeToString(b[:]))
 }
 
 // Find resolves a workflow by id or name.

@@ -2,8 +2,6 @@ package workflow
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -331,11 +329,6 @@ func (s *Session) Start(ctx context.Context, p editor.NewWorkflowParams) (editor
 	e, err := s.open(ctx)
 	if err != nil {
 		return editor.WorkflowRef{}, err
-	}
-	if p.Name == "" && strings.TrimSpace(p.Task) != "" {
-		var b [3]byte
-		rand.Read(b[:])
-		p.Name = git.NameForTask(p.Task, hex.EncodeToString(b[:]))
 	}
 	wf, err := e.Start(ctx, Task{Text: p.Task, Name: p.Name, Path: Path(p.Path)})
 	if err != nil {
