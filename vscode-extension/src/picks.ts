@@ -72,7 +72,7 @@ export type WorkflowFilter = 'stop' | 'resume' | 'any';
 /** Workflows for a pick: the ones the action fits first, newest first within. */
 export function workflowsFor(list: readonly WorkflowSummary[], filter: WorkflowFilter): WorkflowSummary[] {
   const fits = (w: WorkflowSummary) =>
-    filter === 'stop' ? w.status === 'Active' || w.status === 'AwaitingUser' : filter === 'resume' ? ['Stopped', 'Halted', 'AwaitingUser'].includes(w.status) : true;
+    filter === 'stop' ? w.status === 'Active' || w.status === 'AwaitingUser' : filter === 'resume' ? ['Stopped', 'Halted', 'Failed', 'AwaitingUser'].includes(w.status) : true;
   const byTime = (a: WorkflowSummary, b: WorkflowSummary) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0);
   const fitting = list.filter(fits).sort(byTime);
   return fitting.length ? fitting : [...list].sort(byTime);

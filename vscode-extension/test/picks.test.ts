@@ -36,11 +36,11 @@ test('search hits read as path:start-end with a one-line snippet', () => {
 
 test('workflowsFor puts the workflows an action fits first', () => {
   const w = (id: string, status: string, t: string) => ({ id, name: id, status, updatedAt: t }) as WorkflowSummary;
-  const list = [w('a', 'Active', '1'), w('b', 'Stopped', '2'), w('c', 'Halted', '3'), w('d', 'Completed', '4')];
+  const list = [w('a', 'Active', '1'), w('b', 'Stopped', '2'), w('c', 'Halted', '3'), w('d', 'Completed', '4'), w('e', 'Failed', '5')];
   assert.deepEqual(workflowsFor(list, 'stop').map((x) => x.id), ['a']);
-  assert.deepEqual(workflowsFor(list, 'resume').map((x) => x.id), ['c', 'b']);
+  assert.deepEqual(workflowsFor(list, 'resume').map((x) => x.id), ['e', 'c', 'b'], 'a failed run resumes from its last durable point');
   assert.deepEqual(workflowsFor([w('d', 'Completed', '4')], 'stop').map((x) => x.id), ['d'], 'nothing fits: everything');
-  assert.deepEqual(workflowsFor(list, 'any').map((x) => x.id), ['d', 'c', 'b', 'a']);
+  assert.deepEqual(workflowsFor(list, 'any').map((x) => x.id), ['e', 'd', 'c', 'b', 'a']);
 });
 
 test('composerTarget answers a lone free-text question, the selected workflow first', () => {
