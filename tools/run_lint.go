@@ -31,6 +31,7 @@ func runRunLint(ctx context.Context, s *Session, p runLintParams) (Result, error
 	if msg != "" {
 		return opError(msg), nil
 	}
+	baselines := len(s.Baselines())
 	reports, found := s.lint(ctx, dir, rel, false)
 	if !found {
 		return jsonResult(map[string]any{"status": verify.StatusError, "errorCount": 0, "warningCount": 0, "issues": []verify.Issue{},
@@ -46,7 +47,7 @@ func runRunLint(ctx context.Context, s *Session, p runLintParams) (Result, error
 			fixed = &n
 		}
 	}
-	return lintResult(reports, fixed, s.keepDetail(reports)), nil
+	return lintResult(reports, fixed, len(s.Baselines())-baselines, s.keepDetail(reports)), nil
 }
 
 // lint runs the linters that apply to dir (rel narrows them); found is
@@ -55,6 +56,7 @@ func (s *Session) lint(ctx context.Context, dir, rel string, fix bool) (reports 
 	for _, c := range s.detector().Checks(dir, verify.Lint) {
 		r := verify.Run(ctx, s.verifyExec(), c, verify.Target{Paths: targetIn(c.Dir, rel), Fix: fix}, RunLintTimeout)
 		r.Filter(s.verifyBaselines())
+		s.recordFound(&r)
 		s.redactReport(&r)
 		reports = append(reports, r)
 	}
@@ -69,8 +71,9 @@ func countIssues(rs []verify.Report) int {
 	return n
 }
 
-// lintResult is run_lint's result shape, summed over the linters.
-func lintResult(rs []verify.Report, fixed *int, detail string) Result {
+// lintResult is run_lint's result shape, summed over the linters;
+// recorded counts the baselines preflight recorded from them.
+func lintResult(rs []verify.Report, fixed *int, recorded int, detail string) Result {
 	status := worst(rs)
 	issues := []verify.Issue{}
 	var pre []verify.Issue
@@ -92,5 +95,5 @@ func lintResult(rs []verify.Report, fixed *int, detail string) Result {
 	if len(pre) > 0 {
 		out["preExisting"] = pre
 	}
-	return finishResult(out, errs, len(pre) > 0, "issues", detail)
+	return finishResult(out, errs, len(pre) > 0, recorded, "issues", detail)
 }

@@ -50,19 +50,22 @@ func runRunTests(ctx context.Context, s *Session, p runTestsParams) (Result, err
 			"error": "no test runner detected for " + dir + ": looked for go.mod, package.json with vitest or jest, pytest.ini/pyproject.toml/setup.py/setup.cfg/tox.ini, Cargo.toml. Run the tests with shell instead."}, true), nil
 	}
 	deadline := time.Now().Add(time.Duration(timeout) * time.Millisecond)
+	baselines := len(s.Baselines())
 	var reports []verify.Report
 	for _, c := range checks {
 		left := max(time.Until(deadline), time.Second)
 		r := verify.Run(ctx, s.verifyExec(), c, verify.Target{Paths: targetIn(c.Dir, rel), Pattern: p.Pattern}, left)
 		r.Filter(s.verifyBaselines())
+		s.recordFound(&r)
 		s.redactReport(&r)
 		reports = append(reports, r)
 	}
-	return testsResult(reports, s.keepDetail(reports)), nil
+	return testsResult(reports, len(s.Baselines())-baselines, s.keepDetail(reports)), nil
 }
 
-// testsResult is run_tests' result shape, summed over the runners.
-func testsResult(rs []verify.Report, detail string) Result {
+// testsResult is run_tests' result shape, summed over the runners;
+// recorded counts the baselines preflight recorded from them.
+func testsResult(rs []verify.Report, recorded int, detail string) Result {
 	status := worst(rs)
 	out := map[string]any{"status": status}
 	var passed, failed, skipped int
@@ -88,5 +91,5 @@ func testsResult(rs []verify.Report, detail string) Result {
 	if len(pre) > 0 {
 		out["preExisting"] = pre
 	}
-	return finishResult(out, errs, len(pre) > 0, "failures", detail)
+	return finishResult(out, errs, len(pre) > 0, recorded, "failures", detail)
 }

@@ -43,6 +43,23 @@ func (s *Session) verifyBaselines() []verify.Baseline {
 	return out
 }
 
+// recordFound, in preflight, records the report's new failures and issues
+// as baselines and files them under pre-existing: preflight runs before
+// any change, so what it finds is not the pulses' doing, and the model
+// need not copy findings into record_baseline.
+func (s *Session) recordFound(r *verify.Report) {
+	if s.cfg.Role != "preflight" || r.Status == verify.StatusError {
+		return
+	}
+	found := r.Baselines()
+	for _, b := range found {
+		s.AddBaseline(Baseline{IssueType: b.IssueType, Source: b.Source, Pattern: b.Pattern, FilePath: b.FilePath, Description: b.Description})
+	}
+	if len(found) > 0 {
+		r.Filter(s.verifyBaselines())
+	}
+}
+
 // redactReport passes what a report shows through the secret gate.
 func (s *Session) redactReport(r *verify.Report) {
 	for _, fs := range [][]verify.TestFailure{r.Failures, r.PreExistingFailures} {
@@ -139,11 +156,15 @@ func targetIn(project, rel string) []string {
 
 // finishResult adds what run_tests' and run_lint's results share: the
 // runners' errors, the note on pre-existing findings, the detail file.
-func finishResult(out map[string]any, errs []string, preExisting bool, what, detail string) Result {
+func finishResult(out map[string]any, errs []string, preExisting bool, recorded int, what, detail string) Result {
 	if len(errs) > 0 {
 		out["error"] = strings.Join(errs, "\n")
 	}
-	if preExisting {
+	switch {
+	case recorded > 0:
+		out["recordedBaselines"] = recorded
+		out["note"] = fmt.Sprintf("Preflight recorded the %d %s found here as baselines (listed under preExisting): pulses are not blamed for them. Do not record them again with record_baseline.", recorded, what)
+	case preExisting:
 		out["note"] = "preExisting " + what + " match baselines recorded in preflight: they are not caused by this work and do not count against it."
 	}
 	if detail != "" {

@@ -99,7 +99,9 @@ func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Wo
 		return result, "", err
 	}
 	defer conv.close()
-	input := "Prepare this worktree for the pulses: initialise submodules, install dependencies, run the build, lint and tests once, record every pre-existing issue with record_baseline, then call complete_preflight."
+	input := "Prepare this worktree for the pulses: initialise submodules, install dependencies, run the build, lint and tests once " +
+		"(run_tests and run_lint record what they find as baselines), record any other pre-existing issue (seen only in shell output) " +
+		"with record_baseline, then call complete_preflight."
 	err = conv.talk(ctx, input, func(ctx context.Context, out agent.Outcome) (string, bool, error) {
 		if out.Tool != terminal.CompletePreflight {
 			return "Call complete_preflight when the setup is done.", false, nil

@@ -28,7 +28,7 @@ func newCompletePreflight() tools.Tool {
 			return invalid("baselinesRecorded cannot be negative"), nil
 		}
 		if got := len(s.Baselines()); p.BaselinesRecorded != got {
-			return invalid("baselinesRecorded is %d but %d baselines were recorded with record_baseline in this session", p.BaselinesRecorded, got), nil
+			return invalid("baselinesRecorded is %d but %d baselines were recorded in this session (with record_baseline, and by run_tests and run_lint from what they found)", p.BaselinesRecorded, got), nil
 		}
 		return accepted(CompletePreflight, nil), nil
 	})

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -12,6 +13,10 @@ type Baseline struct {
 	Source   string // "Build", "Lint" or "Test"; "" matches any
 	Pattern  string
 	FilePath string
+	// IssueType ("Error" or "Warning") and Description say what was
+	// found; matching ignores them.
+	IssueType   string
+	Description string
 }
 
 // matches reports whether the baseline explains a finding. Source is not
@@ -75,4 +80,40 @@ func (r *Report) Filter(baselines []Baseline) {
 	}
 	r.Failures, r.Issues = fails, issues
 	r.settle()
+}
+
+// Baselines are the baselines that make the report's new failures and
+// issues pre-existing, as Filter matches them: a failing test by its name
+// (and file), a build failure by each of its compiler errors (in their
+// files), an issue by its message in its file. Preflight records them:
+// what it finds before any change is not the pulses' doing.
+func (r *Report) Baselines() []Baseline {
+	source := map[Kind]string{Build: "Build", Test: "Test", Lint: "Lint"}[r.Kind]
+	var out []Baseline
+	add := func(b Baseline) {
+		if b.Pattern != "" && !slices.Contains(out, b) {
+			out = append(out, b)
+		}
+	}
+	for _, f := range r.Failures {
+		if diags := compilerIssues(f.Message); strings.HasPrefix(f.Name, buildFailed) && len(diags) > 0 {
+			for _, d := range diags {
+				add(Baseline{Source: source, Pattern: d.Message, FilePath: path.Join(r.Dir, d.File), IssueType: "Error",
+					Description: r.Check + ": " + f.Name})
+			}
+			continue
+		}
+		add(Baseline{Source: source, Pattern: f.Name, FilePath: f.File, IssueType: "Error", Description: r.Check + ": failing test"})
+	}
+	for _, i := range r.Issues {
+		b := Baseline{Source: source, Pattern: i.Message, FilePath: i.File, IssueType: "Warning", Description: r.Check + " " + i.Rule}
+		if i.Severity == "error" {
+			b.IssueType = "Error"
+		}
+		if b.Pattern == "" {
+			b.Pattern = i.Rule
+		}
+		add(b)
+	}
+	return out
 }
