@@ -22,6 +22,9 @@ type Event struct {
 	Reason string `json:"reason,omitempty"`
 	Text   string `json:"text,omitempty"`
 	Failed bool   `json:"failed,omitempty"`
+	// CallID is the model's id of the tool call a tool_call or
+	// tool_result event is about: it pairs a result with its call.
+	CallID string `json:"callId,omitempty"`
 }
 
 // Config configures an Agent.
@@ -321,7 +324,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, after string, ac
 	if msg := a.terminalViolation(calls, after); msg != "" {
 		for i := range calls {
 			answer(i, toolError(msg))
-			a.emit(Event{Kind: "tool_result", Tool: calls[i].Name, Failed: true, Text: msg})
+			a.emit(Event{Kind: "tool_result", Tool: calls[i].Name, Failed: true, Text: msg, CallID: calls[i].ID})
 		}
 		return results, nil, nil
 	}
@@ -347,7 +350,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, after string, ac
 		return p.Wait()
 	}
 	for i, c := range calls {
-		a.emit(Event{Kind: "tool_call", Tool: c.Name, Reason: reasonOf(c.Args)})
+		a.emit(Event{Kind: "tool_call", Tool: c.Name, Reason: reasonOf(c.Args), CallID: c.ID})
 		t, known := a.cfg.Engine.Registry().Get(c.Name)
 		if a.spec.Name == Research && !a.isTerminal(c.Name) {
 			*actions++
@@ -390,7 +393,7 @@ func (a *Agent) call(ctx context.Context, c ToolCall) (tools.Result, error) {
 	if res.Failed {
 		a.warn(a.cfg.Engine.Hooks().Fire(ctx, tools.EventError, c.Name, "", map[string]any{"role": a.spec.Name, "tool": c.Name, "error": clip(res.Output, 2000)}))
 	}
-	a.emit(Event{Kind: "tool_result", Tool: c.Name, Failed: res.Failed, Text: summarizeOutput(res.Output)})
+	a.emit(Event{Kind: "tool_result", Tool: c.Name, Failed: res.Failed, Text: summarizeOutput(res.Output), CallID: c.ID})
 	return res, nil
 }
 

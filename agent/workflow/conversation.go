@@ -114,7 +114,7 @@ func (c *conversation) close() { c.sess.Close() }
 // its activity.
 func (c *conversation) observe(ctx context.Context, ev agent.Event) {
 	ctx = context.WithoutCancel(ctx)
-	out := Event{Kind: editor.EventKind(ev.Kind), WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Tool: ev.Tool, Reason: ev.Reason, Text: ev.Text, Failed: ev.Failed}
+	out := Event{Kind: editor.EventKind(ev.Kind), WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Tool: ev.Tool, Reason: ev.Reason, Text: ev.Text, Failed: ev.Failed, ToolCallID: ev.CallID}
 	switch ev.Kind {
 	case "tool_call":
 		if c.wf.ID == "" {

@@ -293,10 +293,20 @@ func (h *harness) check(wf store.Workflow, runErr error, want scenarioWant) {
 		t.Errorf("workflow branch present = %v, want removed = %v", branch != "", want.BranchRemoved)
 	}
 	var reasons []string
+	called := map[string]bool{}
 	h.mu.Lock()
 	for _, ev := range h.events {
-		if ev.Kind == "tool_call" {
+		switch ev.Kind {
+		case "tool_call":
 			reasons = append(reasons, ev.Reason)
+			if ev.ToolCallID == "" {
+				t.Errorf("tool_call %s without a ToolCallID", ev.Tool)
+			}
+			called[ev.ToolCallID] = true
+		case "tool_result":
+			if !called[ev.ToolCallID] {
+				t.Errorf("tool_result %s names call %q, which no tool_call announced", ev.Tool, ev.ToolCallID)
+			}
 		}
 	}
 	h.mu.Unlock()

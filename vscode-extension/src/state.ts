@@ -18,6 +18,8 @@ export type Request = <T>(method: string, params: unknown) => Promise<T>;
 interface LiveActivity {
   seq: number;
   item: ActivityView;
+  /** The model's id of the call, which its result carries too. */
+  callId?: string;
 }
 
 const maxFeed = 300;
@@ -137,10 +139,13 @@ export class WorkflowState {
     const s = this.summary(id);
     if (s && ev.kind === 'stage' && ev.stage) s.stage = ev.stage;
     if (ev.kind === 'tool_call') {
-      this.pushActivity(id, { time: this.now().toISOString(), stage: ev.stage ?? '', pulseId: ev.pulseId, tool: ev.tool ?? '', reason: ev.reason ?? '', failed: !!ev.failed });
+      this.pushActivity(id, { time: this.now().toISOString(), stage: ev.stage ?? '', pulseId: ev.pulseId, tool: ev.tool ?? '', reason: ev.reason ?? '', failed: !!ev.failed }, ev.toolCallId);
     } else if (ev.kind === 'tool_result' && ev.failed) {
       const list = this.live.get(id) ?? [];
-      const match = [...list].reverse().find((a) => a.item.tool === (ev.tool ?? '') && !a.item.failed);
+      // The result names its call; events without ids fall back to the latest unfailed call of the tool.
+      const match = ev.toolCallId
+        ? list.find((a) => a.callId === ev.toolCallId)
+        : [...list].reverse().find((a) => a.item.tool === (ev.tool ?? '') && !a.item.failed);
       if (match) match.item.failed = true;
     } else if (ev.kind === 'message' && !id) {
       // The server echoes the user's own messages (status "user"): the local copy is confirmed, not repeated.
@@ -154,9 +159,9 @@ export class WorkflowState {
     this.scheduleRefresh();
   }
 
-  private pushActivity(id: string, item: ActivityView): void {
+  private pushActivity(id: string, item: ActivityView, callId?: string): void {
     const list = this.live.get(id) ?? [];
-    list.push({ seq: ++this.seq, item });
+    list.push({ seq: ++this.seq, item, callId });
     if (list.length > maxFeed) list.splice(0, list.length - maxFeed);
     this.live.set(id, list);
   }

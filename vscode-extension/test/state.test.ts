@@ -53,6 +53,16 @@ test('events feed the activity and the discussion, and refresh once per burst', 
   s.dispose();
 });
 
+test('a failed result marks the call with its id, not the latest call of the same tool', async () => {
+  const srv = fakeServer();
+  const s = new WorkflowState(srv.request, 1000, () => new Date('2025-01-01T00:00:00Z'));
+  s.onEvent({ kind: 'tool_call', workflowId: 'b', tool: 'grep', reason: 'first', toolCallId: 'c1' });
+  s.onEvent({ kind: 'tool_call', workflowId: 'b', tool: 'grep', reason: 'second', toolCallId: 'c2' });
+  s.onEvent({ kind: 'tool_result', workflowId: 'b', tool: 'grep', failed: true, toolCallId: 'c1' });
+  assert.deepEqual(s.activity('b').map((x) => `${x.reason}:${x.failed}`), ['first:true', 'second:false']);
+  s.dispose();
+});
+
 test('activeWorkflow prefers the last event, then the newest active one', async () => {
   const srv = fakeServer();
   srv.setList([wf('a', 'Active', '2025-01-02'), wf('c', 'AwaitingUser', '2025-01-05'), wf('b', 'Stopped', '2025-01-09')]);
