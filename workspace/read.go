@@ -192,16 +192,22 @@ func ReadSmallFile(path string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readOpenedSmall(f, path, max)
+}
+
+// readOpenedSmall reads an opened file (and closes it) if it is a regular
+// file of at most max bytes; name is what errors call it.
+func readOpenedSmall(f *os.File, name string, max int64) ([]byte, error) {
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &NotRegularError{Path: path, Mode: fi.Mode(), Op: "read"}
+		return nil, &NotRegularError{Path: name, Mode: fi.Mode(), Op: "read"}
 	}
 	if fi.Size() > max {
-		return nil, &TooLargeError{Path: path, Size: fi.Size(), Limit: max}
+		return nil, &TooLargeError{Path: name, Size: fi.Size(), Limit: max}
 	}
 	return io.ReadAll(io.LimitReader(f, max))
 }

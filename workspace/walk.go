@@ -3,7 +3,6 @@ package workspace
 import (
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -147,16 +146,5 @@ func readAt(dir *os.File, name string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &NotRegularError{Path: name, Mode: fi.Mode(), Op: "read"}
-	}
-	if fi.Size() > max {
-		return nil, &TooLargeError{Path: name, Size: fi.Size(), Limit: max}
-	}
-	return io.ReadAll(io.LimitReader(f, max))
+	return readOpenedSmall(f, name, max)
 }
