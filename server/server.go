@@ -17,6 +17,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -290,13 +291,20 @@ func (s *Server) domain() (*workflow.Session, error) {
 
 // decode unmarshals params into v, turning failures into InvalidParams.
 func decode(params json.RawMessage, v any) error {
-	if len(params) == 0 || string(params) == "null" {
+	// Lua clients (Neovim) encode an empty table as [] even where an
+	// object is meant: an empty array is no params, like null.
+	if trimmed := bytes.TrimSpace(params); len(trimmed) == 0 || string(trimmed) == "null" || emptyArray(trimmed) {
 		return nil
 	}
 	if err := json.Unmarshal(params, v); err != nil {
 		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
 	}
 	return nil
+}
+
+// emptyArray reports whether b is a JSON array with no elements.
+func emptyArray(b []byte) bool {
+	return len(b) >= 2 && b[0] == '[' && b[len(b)-1] == ']' && len(bytes.TrimSpace(b[1:len(b)-1])) == 0
 }
 
 // cancelPreempter handles $/cancelRequest on the read loop, ahead of the
