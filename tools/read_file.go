@@ -32,8 +32,11 @@ type readFileParams struct {
 // newReadFile builds read_file; editing roles learn it is required before edits.
 func newReadFile(role string) Tool {
 	desc := readFileDesc
-	if role == "pulsing" {
+	switch role {
+	case "pulsing":
 		desc += "Required before attempting to edit_file.\n"
+	case "research":
+		desc += "File access is tracked for research provenance.\n"
 	}
 	return newTool("read_file", desc, ReadOnly, runReadFile)
 }

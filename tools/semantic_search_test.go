@@ -36,6 +36,7 @@ func TestRoleDescriptions(t *testing.T) {
 	tests := []struct{ role, tool, want string }{
 		{"pulsing", "shell", "You are working in an isolated git worktree. All commands run in that context."},
 		{"preflight", "shell", "You must NOT modify any files tracked by git."},
+		{"research", "read_file", "File access is tracked for research provenance."},
 	}
 	for _, tt := range tests {
 		reg, err := ForRole(tt.role, Deps{})
