@@ -153,3 +153,17 @@ func TestDecidePendingCard(t *testing.T) {
 		t.Errorf("model script mismatches: %v", errs)
 	}
 }
+
+// TestDiscussionIsNotAWorkflowChannel: take_note in the Discussion answers
+// the spec's "Notes are only available in workflow channels" (the scripted
+// model checks the tool result it receives).
+func TestDiscussionIsNotAWorkflowChannel(t *testing.T) {
+	h := loadHarness(t, "testdata/other/discuss-note.txt", scenarioConfig{})
+	reply, err := h.engine.Discuss(context.Background(), "Remember this: main prints hi")
+	if err != nil || !strings.Contains(reply, "Noted here instead") {
+		t.Fatalf("reply = %q, %v", reply, err)
+	}
+	if errs := h.model.Errors(); len(errs) > 0 {
+		t.Fatalf("the model saw an unexpected request: %v", errs)
+	}
+}

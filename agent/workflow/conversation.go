@@ -63,7 +63,7 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 		diags = e.cfg.Diagnostics // worktrees have no editor: read_lints runs the project's checker
 	}
 	sess, err := tools.NewSession(tools.SessionConfig{Root: o.Root, Role: role, Mode: e.cfg.Mode, Editor: e.cfg.Editor, Search: search,
-		Workflow: true, StateDir: e.cfg.Repo.StateDir(), Diagnostics: diags,
+		Workflow: wf.ID != "", StateDir: e.cfg.Repo.StateDir(), Diagnostics: diags,
 		Commands: e.cfg.Commands, GitCommonDir: e.cfg.Repo.CommonDir(), Protected: e.cfg.Guardrails.ProtectedPaths(),
 		AllowDelete: e.cfg.Repository.Workspace.AllowDelete, AllowedOnly: e.cfg.Repository.Commands.AllowedOnly})
 	if err != nil {
