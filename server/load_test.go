@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
 )
 
@@ -540,7 +541,7 @@ func reply(req loadRequest) (string, map[string]any, error) {
 	var conversation strings.Builder
 	toolResults := 0
 	for _, msg := range req.Messages {
-		conversation.WriteString(messageText(msg.Content))
+		conversation.WriteString(scripted.MessageText(msg.Content))
 		if msg.Role == "tool" {
 			toolResults++
 		}
@@ -571,23 +572,6 @@ func reply(req loadRequest) (string, map[string]any, error) {
 	}
 	slices.Sort(names)
 	return "", nil, fmt.Errorf("no answer for a request offering %v", names)
-}
-
-// messageText reads a message content that is a string or an array of parts.
-func messageText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	json.Unmarshal(raw, &parts)
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
-	}
-	return b.String()
 }
 
 func toolCallChunk(name, args string) map[string]any {

@@ -14,8 +14,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/autarch-dev/autarch/workspace/textsearch"
 	"github.com/autarch-dev/autarch/workspace"
+	"github.com/autarch-dev/autarch/workspace/textsearch"
 )
 
 //go:embed grep.md

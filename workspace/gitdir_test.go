@@ -44,7 +44,7 @@ func TestReadGitFile(t *testing.T) {
 		}, want{}, syscall.ELOOP},
 		{"a FIFO named .git does not block", func(t *testing.T, top, wt string) {
 			if err := syscall.Mkfifo(filepath.Join(wt, ".git"), 0o600); err != nil {
-				t.Skip(err)
+				t.Fatal(err)
 			}
 		}, want{}, nil},
 	}

@@ -158,7 +158,7 @@ func check(step Step, req chatRequest) string {
 	last := func(role string) (string, bool) {
 		for i := len(req.Messages) - 1; i >= 0; i-- {
 			if req.Messages[i].Role == role {
-				return content(req.Messages[i].Content), true
+				return MessageText(req.Messages[i].Content), true
 			}
 		}
 		return "", false
@@ -179,7 +179,7 @@ func check(step Step, req chatRequest) string {
 		var sys strings.Builder
 		for _, m := range req.Messages {
 			if m.Role == "system" {
-				sys.WriteString(content(m.Content))
+				sys.WriteString(MessageText(m.Content))
 			}
 		}
 		if !strings.Contains(sys.String(), want) {
@@ -204,8 +204,9 @@ func clip(s string) string {
 	return s
 }
 
-// content reads a message content that is a string or an array of parts.
-func content(raw json.RawMessage) string {
+// MessageText reads a chat message's content, which is a string or an
+// array of text parts.
+func MessageText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s

@@ -16,11 +16,11 @@ type item struct {
 
 type queue []item
 
-func (q queue) Len() int            { return len(q) }
-func (q queue) Less(i, j int) bool  { return q[i].dist < q[j].dist }
-func (q queue) Swap(i, j int)       { q[i], q[j] = q[j], q[i] }
-func (q *queue) Push(x any)         { *q = append(*q, x.(item)) }
-func (q *queue) Pop() any           { old := *q; it := old[len(old)-1]; *q = old[:len(old)-1]; return it }
+func (q queue) Len() int           { return len(q) }
+func (q queue) Less(i, j int) bool { return q[i].dist < q[j].dist }
+func (q queue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)        { *q = append(*q, x.(item)) }
+func (q *queue) Pop() any          { old := *q; it := old[len(old)-1]; *q = old[:len(old)-1]; return it }
 
 // ShortestPaths is Dijkstra's algorithm from src over an adjacency list.
 func ShortestPaths(adj [][]Edge, src int) []float64 {
