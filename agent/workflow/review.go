@@ -125,7 +125,8 @@ func (e *Engine) runReview(ctx context.Context, wf store.Workflow, card store.Re
 		return ReviewResult{}, err
 	}
 	b := &reviewBackend{e: e, wf: wf, card: card, diff: diff}
-	conv, err := e.open(ctx, wf, StageReview, "", talkOptions{Root: root, Extra: review.Tools(b), Pinned: pinned})
+	extra := append(review.Tools(b), e.completeReviewTool(card.ID))
+	conv, err := e.open(ctx, wf, StageReview, "", talkOptions{Root: root, Extra: extra, Pinned: pinned})
 	if err != nil {
 		return ReviewResult{}, err
 	}
@@ -140,9 +141,6 @@ func (e *Engine) runReview(ctx context.Context, wf store.Workflow, card store.Re
 		if err := json.Unmarshal(out.Args, &p); err != nil {
 			return "", false, fmt.Errorf("complete_review arguments: %w", err)
 		}
-		if err := e.cfg.Store.CompleteReview(ctx, card.ID, p.Recommendation, p.Summary); err != nil {
-			return "", false, err
-		}
 		e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: string(StageReview), Status: "review " + p.Recommendation, Card: &editor.CardEvent{Kind: editor.CardReview, Status: editor.CardSubmitted, Recommendation: p.Recommendation}, Text: p.Summary})
 		return "", true, nil
 	})
@@ -155,6 +153,30 @@ func (e *Engine) runReview(ctx context.Context, wf store.Workflow, card store.Re
 	}
 	comments, err := e.cfg.Store.Comments(ctx, card.ID)
 	return ReviewResult{Card: card, Comments: comments}, err
+}
+
+// completeReviewTool is complete_review recording the review's result on
+// its card; a card that is gone (its workflow was deleted meanwhile) is
+// the spec's "Review card not found" for the model, not a Go error.
+func (e *Engine) completeReviewTool(cardID string) tools.Tool {
+	var inner tools.Tool
+	for _, t := range terminal.ForRole("review") {
+		if t.Name() == terminal.CompleteReview {
+			inner = t
+		}
+	}
+	return gatedTool{Tool: inner, check: func(ctx context.Context, s *tools.Session, args json.RawMessage) (*tools.Result, error) {
+		var p terminal.ReviewDone
+		if err := json.Unmarshal(args, &p); err != nil {
+			return nil, fmt.Errorf("complete_review arguments: %w", err)
+		}
+		err := e.cfg.Store.CompleteReview(ctx, cardID, p.Recommendation, p.Summary)
+		if errors.Is(err, store.ErrReviewNotFound) {
+			res := tools.OpErrorResult(store.ErrReviewNotFound.Error())
+			return &res, nil
+		}
+		return nil, err
+	}}
 }
 
 // reviewBackend is the review tools' view of one review.

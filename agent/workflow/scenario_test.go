@@ -118,6 +118,8 @@ type harness struct {
 
 	mu     sync.Mutex
 	events []workflow.Event
+	// onEvent, when set, sees every event as it happens (under mu).
+	onEvent func(workflow.Event)
 }
 
 func newHarness(t *testing.T, ar *txtar.Archive, cfg scenarioConfig) *harness {
@@ -152,6 +154,9 @@ func newHarness(t *testing.T, ar *txtar.Archive, cfg scenarioConfig) *harness {
 		Events: func(ev workflow.Event) {
 			h.mu.Lock()
 			h.events = append(h.events, ev)
+			if h.onEvent != nil {
+				h.onEvent(ev)
+			}
 			h.mu.Unlock()
 			if cfg.StopOnEvent != "" && string(ev.Kind)+":"+ev.Tool == cfg.StopOnEvent {
 				h.engine.Stop(context.Background(), ev.WorkflowID, "stopped by the test")
