@@ -12,6 +12,7 @@ import (
 	"github.com/sourcegraph/conc/pool"
 
 	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/terminal"
 )
 
 // Event is something an agent did, for the side panel, the CLI and logs.
@@ -25,6 +26,10 @@ type Event struct {
 	// CallID is the model's id of the tool call a tool_call or
 	// tool_result event is about: it pairs a result with its call.
 	CallID string `json:"callId,omitempty"`
+	// Parent is the id of the dispatch_subagent call whose sub-agent did
+	// this ("" for the agent's own activity); Subagent is its type.
+	Parent   string `json:"parent,omitempty"`
+	Subagent string `json:"subagent,omitempty"`
 }
 
 // Config configures an Agent.
@@ -54,6 +59,11 @@ type Config struct {
 	// (AUTARCH_WORKFLOW, AUTARCH_SESSION); a SessionID is made when empty.
 	Workflow  string
 	SessionID string
+	// History seeds the transcript (a resumed conversation); OnMessage,
+	// when not nil, hears of every message appended to the transcript, in
+	// order, as it is appended (a job persists its conversation with it).
+	History   []Message
+	OnMessage func(Message)
 }
 
 // ErrBlocked is returned (wrapped, with the hook's reason) when a
@@ -94,6 +104,9 @@ type Agent struct {
 	spec       RoleSpec
 	transcript []Message
 	compacted  int
+	// task is the input that started the agent's work, kept verbatim
+	// when the transcript is compacted at a yield.
+	task string
 	// started and ended record session_start and session_end having fired.
 	started, ended bool
 	rules          *projectRules
@@ -120,7 +133,17 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.SessionID == "" {
 		cfg.SessionID = newSessionID()
 	}
-	return &Agent{cfg: cfg, spec: spec}, nil
+	return &Agent{cfg: cfg, spec: spec, transcript: append([]Message(nil), cfg.History...)}, nil
+}
+
+// appendMessages adds messages to the transcript and tells OnMessage.
+func (a *Agent) appendMessages(msgs ...Message) {
+	a.transcript = append(a.transcript, msgs...)
+	if a.cfg.OnMessage != nil {
+		for _, m := range msgs {
+			a.cfg.OnMessage(m)
+		}
+	}
 }
 
 // Transcript returns the conversation so far (without system messages).
@@ -167,7 +190,10 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err err
 		}
 	}()
 	if input != "" {
-		a.transcript = append(a.transcript, Message{Role: RoleUser, Content: input})
+		a.appendMessages(Message{Role: RoleUser, Content: input})
+	}
+	if a.task == "" {
+		a.task = input
 	}
 	actions := 0
 	for out.Iterations < a.cfg.MaxIterations {
@@ -208,7 +234,7 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err err
 				msg.ToolCalls, msg.Content, after = calls, strings.TrimSpace(before), strings.TrimSpace(rest)
 			}
 		}
-		a.transcript = append(a.transcript, msg)
+		a.appendMessages(msg)
 		if len(msg.ToolCalls) == 0 {
 			out.Kind, out.Text = OutcomeText, msg.Content
 			return out, nil
@@ -217,8 +243,11 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err err
 		if err != nil {
 			return out, err
 		}
-		a.transcript = append(a.transcript, results...)
+		a.appendMessages(results...)
 		if done != nil {
+			if done.Name == terminal.RequestExtension {
+				a.compactAtYield(ctx)
+			}
 			out.Kind, out.Tool, out.Args = OutcomeTerminal, done.Name, done.Args
 			a.cfg.Engine.Hooks().Fire(ctx, tools.EventAgentComplete, done.Name, "", map[string]any{"role": a.spec.Name})
 			return out, nil
@@ -386,7 +415,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, after string, ac
 
 // call runs one tool call through the engine and reports it.
 func (a *Agent) call(ctx context.Context, c ToolCall) (tools.Result, error) {
-	res, err := a.cfg.Engine.Call(ctx, a.cfg.Session, c.Name, c.Args)
+	res, err := a.cfg.Engine.Call(withParent(ctx, a, c.ID), a.cfg.Session, c.Name, c.Args)
 	if err != nil {
 		return res, fmt.Errorf("tool %s: %w", c.Name, err)
 	}
@@ -436,9 +465,51 @@ func (a *Agent) maybeCompact(ctx context.Context) {
 		return
 	}
 	old := a.transcript[:len(a.transcript)-keep]
+	summary := summarize(fmt.Sprintf("[Earlier conversation compacted: %d messages were summarized to stay within the context window.]", len(old)), old)
+	a.transcript = append([]Message{{Role: RoleUser, Content: summary}}, a.transcript[len(a.transcript)-keep:]...)
+	a.compacted++
+	a.emit(Event{Kind: "compaction", Text: fmt.Sprintf("compacted %d messages", len(old))})
+	a.cfg.Engine.Hooks().Fire(ctx, tools.EventContextCompress, "", "", map[string]any{"role": a.spec.Name, "messages": len(old)})
+}
+
+// compactAtYield compacts the transcript where the agent yields
+// (request_extension, which the spec lets compact the context): what came
+// before the yielding message is summarized, the task that started the
+// agent's work is kept verbatim, and so is the yielding message with its
+// results. The system prompt, rules, pinned items and notes are rebuilt
+// on every request.
+func (a *Agent) compactAtYield(ctx context.Context) {
+	last := len(a.transcript) - 1
+	for last >= 0 && a.transcript[last].Role != RoleAssistant {
+		last--
+	}
+	if last < 0 {
+		return
+	}
+	old := a.transcript[:last]
+	if len(old) > 0 && old[0].Role == RoleUser && old[0].Content == a.task {
+		old = old[1:]
+	}
+	if len(old) == 0 {
+		return
+	}
+	var head []Message
+	if a.task != "" {
+		head = append(head, Message{Role: RoleUser, Content: a.task})
+	}
+	summary := summarize(fmt.Sprintf("[Earlier conversation compacted at your yield: %d messages were summarized.]", len(old)), old)
+	head = append(head, Message{Role: RoleUser, Content: summary})
+	a.transcript = append(head, a.transcript[last:]...)
+	a.compacted++
+	a.emit(Event{Kind: "compaction", Text: fmt.Sprintf("compacted %d messages at the yield", len(old))})
+	a.cfg.Engine.Hooks().Fire(ctx, tools.EventContextCompress, "", "", map[string]any{"role": a.spec.Name, "messages": len(old)})
+}
+
+// summarize lists what happened in msgs, under a header line.
+func summarize(header string, msgs []Message) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[Earlier conversation compacted: %d messages were summarized to stay within the context window.]\n", len(old))
-	for _, m := range old {
+	b.WriteString(header + "\n")
+	for _, m := range msgs {
 		switch {
 		case m.Role == RoleUser:
 			fmt.Fprintf(&b, "- user: %s\n", clip(m.Content, 300))
@@ -451,10 +522,7 @@ func (a *Agent) maybeCompact(ctx context.Context) {
 			}
 		}
 	}
-	a.transcript = append([]Message{{Role: RoleUser, Content: b.String()}}, a.transcript[len(a.transcript)-keep:]...)
-	a.compacted++
-	a.emit(Event{Kind: "compaction", Text: fmt.Sprintf("compacted %d messages", len(old))})
-	a.cfg.Engine.Hooks().Fire(ctx, tools.EventContextCompress, "", "", map[string]any{"role": a.spec.Name, "messages": len(old)})
+	return b.String()
 }
 
 // estimateTokens approximates tokens as characters / 4.

@@ -17,7 +17,14 @@ const (
 	Preflight  = "preflight"
 	Pulsing    = "pulsing"
 	Review     = "review"
+	// Job is the coding-team agent of a job (agent/job): one agent on its
+	// own ai/… branch that patches, tests, lints and commits.
+	Job = "job"
 )
+
+// JobTerminal is the job agent's structured output tool: an accepted
+// commit ends its work.
+const JobTerminal = "commit_changes"
 
 // ResearchActionLimit is how many research actions a Research turn may take
 // before it must yield with request_extension.
@@ -60,6 +67,11 @@ When you call complete_pulse, Autarch runs the build, tests and linters on what 
 	Review: `You are Autarch's review agent. Review the workflow's changes against the approved scope card.
 Read the diff (get_diff) and the scope (get_scope_card), read the surrounding code, and leave precise comments: line comments on the new side of the diff, file comments, and review-level comments, each with a severity and category. Distinguish issues the change introduced from pre-existing ones.
 Then call complete_review once with approve, reject or manual_review and a summary.`,
+	Job: `You are Autarch's job agent: one engineer of the coding team, working alone on your own git branch in your own worktree (never the user's checkout).
+Work in this order: get_repo_state; create_branch with a short kebab-case name for the task (always before changing anything); read and search the code; record_analysis with your findings; create_plan with the steps; then change the code with apply_patch (unified diffs against the current files: read a file before patching it; a rejected patch changes nothing, fix the diff and retry). Verify with run_tests and run_lint and fix what fails.
+In mechanic mode a patch may touch at most 5 files and 200 changed lines: split larger changes into several patches. In genius mode there is no such limit.
+Finish by calling commit_changes alone with a Conventional Commit message (type(scope): description): it stages everything and commits only while the tests and the lint pass; when it refuses, fix what it names and call it again.
+When the request is ambiguous, the change is risky, it is outside your expertise or it would exceed your budget, call request_human_review with the reason, a severity and context, and follow the answer.`,
 }
 
 // RoleSpec is everything that defines an agent role.
@@ -77,20 +89,29 @@ func Spec(role string) (RoleSpec, error) {
 		return RoleSpec{}, fmt.Errorf("unknown agent role %q: use one of %s", role, strings.Join(tools.Roles, ", "))
 	}
 	spec := RoleSpec{Name: role, Prompt: p + "\n" + sharedRules}
+	if role == Job {
+		spec.Terminal = []string{JobTerminal}
+	}
 	for _, t := range terminal.ForRole(role) {
 		spec.Terminal = append(spec.Terminal, t.Name())
 	}
 	return spec, nil
 }
 
-// Registry returns a role's tools: the spec's base/role tools plus its
-// terminal tools and any extra tools (review tools, dispatch_subagent). An
-// extra tool named like one of the role's terminal tools replaces it (the
-// workflow engine's complete_pulse, which adds completion validation).
+// Registry returns a role's tools: the spec's base/role tools,
+// dispatch_subagent for Pulsing and Research, its terminal tools and any
+// extra tools (review tools). An extra tool named like one of the role's
+// terminal tools replaces it (the workflow engine's complete_pulse, which
+// adds completion validation).
 func Registry(role string, deps tools.Deps, extra ...tools.Tool) (*tools.Registry, error) {
 	reg, err := tools.ForRole(role, deps)
 	if err != nil {
 		return nil, err
+	}
+	if t, ok := NewDispatchTool(role); ok {
+		if err := reg.Register(t); err != nil {
+			return nil, err
+		}
 	}
 	replaced := map[string]bool{}
 	for _, t := range extra {

@@ -33,7 +33,6 @@ type scenarioConfig struct {
 	ContextWindow int     `json:"contextWindow"`
 	Budget        float64 `json:"budget"`
 	PromptPrice   float64 `json:"promptPricePerMillion"`
-	Subagents     bool    `json:"subagents"`
 	CancelAfterMS int     `json:"cancelAfterMS"`
 	Workflow      bool    `json:"workflow"`
 	// Turns > 1 runs RunTurn again with Continue as input.
@@ -55,6 +54,9 @@ type scenarioWant struct {
 	Error string `json:"error"`
 	// PromptTokens is the total expected.
 	PromptTokens int `json:"promptTokens"`
+	// Nested are the reasons of tool calls a sub-agent made: their events
+	// must name the dispatch_subagent call (and only theirs may).
+	Nested []string `json:"nested"`
 }
 
 func TestScenarios(t *testing.T) {
@@ -112,11 +114,7 @@ func runScenario(t *testing.T, path string) {
 	}
 	meter := agent.NewMeter(cfg.Budget)
 	pricing := agent.Pricing{PromptPerMillion: cfg.PromptPrice}
-	var extra []tools.Tool
-	if cfg.Subagents {
-		extra = append(extra, agent.NewDispatchTool(agent.SubagentDeps{Model: model, ModelName: "scripted", Meter: meter, Events: sink}))
-	}
-	reg, err := agent.Registry(cfg.Role, tools.Deps{}, extra...)
+	reg, err := agent.Registry(cfg.Role, tools.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,6 +191,35 @@ func runScenario(t *testing.T, path string) {
 	}
 	if !subsequence(want.Reasons, reasons) {
 		t.Errorf("activity reasons = %q, want in order %q", reasons, want.Reasons)
+	}
+	checkNesting(t, events, want.Nested)
+}
+
+// checkNesting checks that the tool calls with the nested reasons, and
+// only they, are marked with the id of a dispatch_subagent call, and that
+// every nested result is marked with it too.
+func checkNesting(t *testing.T, events []agent.Event, nested []string) {
+	t.Helper()
+	dispatches := map[string]bool{}
+	for _, e := range events {
+		if e.Kind == "tool_call" && e.Tool == "dispatch_subagent" && e.Parent == "" {
+			dispatches[e.CallID] = true
+		}
+	}
+	var got []string
+	for _, e := range events {
+		if e.Parent == "" {
+			continue
+		}
+		if !dispatches[e.Parent] || e.Subagent == "" {
+			t.Errorf("event %+v is nested under %q, which is no dispatch_subagent call of the parent (%v)", e, e.Parent, dispatches)
+		}
+		if e.Kind == "tool_call" {
+			got = append(got, e.Reason)
+		}
+	}
+	if strings.Join(got, "|") != strings.Join(nested, "|") {
+		t.Errorf("nested tool calls = %q, want %q", got, nested)
 	}
 }
 

@@ -7,7 +7,8 @@
 // Scripts are txtar archives: the comment describes the scenario, and each
 // file named like "01-read.json" (sorted by name) is one step:
 //
-//	{"expect": {"tools": ["read_file"], "toolsExact": false, "lastToolResultContains": "..."},
+//	{"expect": {"tools": ["read_file"], "toolsExact": false, "lastToolResultContains": "...",
+//	            "toolParams": {"read_file": ["path"]}, "notToolParams": {}},
 //	 "text": "...", "tool_calls": [{"name": "read_file", "args": {...}}],
 //	 "usage": {"prompt_tokens": 100, "completion_tokens": 10}, "delay_ms": 0}
 package scripted
@@ -36,12 +37,19 @@ type Step struct {
 		ToolsExact bool     `json:"toolsExact"`
 		// NotTools must not be offered.
 		NotTools []string `json:"notTools"`
+		// ToolParams and NotToolParams name, by tool, parameters its
+		// offered JSON Schema must (must not) have.
+		ToolParams    map[string][]string `json:"toolParams"`
+		NotToolParams map[string][]string `json:"notToolParams"`
 		// LastToolResultContains must appear in the last tool message.
 		LastToolResultContains string `json:"lastToolResultContains"`
 		// LastUserContains must appear in the last user message.
 		LastUserContains string `json:"lastUserContains"`
 		// SystemContains must appear in the system messages.
 		SystemContains string `json:"systemContains"`
+		// NoMessageContains must appear in no message of the request (a
+		// sub-agent's request carries nothing of its parent's conversation).
+		NoMessageContains string `json:"noMessageContains"`
 	} `json:"expect"`
 	Text      string `json:"text"`
 	ToolCalls []struct {

@@ -23,7 +23,10 @@ type chatRequest struct {
 	} `json:"messages"`
 	Tools []struct {
 		Function struct {
-			Name string `json:"name"`
+			Name       string `json:"name"`
+			Parameters struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			} `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
 }
@@ -155,6 +158,9 @@ func check(step Step, req chatRequest) string {
 			return fmt.Sprintf("tool %q was offered but must not be", t)
 		}
 	}
+	if msg := checkParams(step, req); msg != "" {
+		return msg
+	}
 	last := func(role string) (string, bool) {
 		for i := len(req.Messages) - 1; i >= 0; i-- {
 			if req.Messages[i].Role == role {
@@ -184,6 +190,41 @@ func check(step Step, req chatRequest) string {
 		}
 		if !strings.Contains(sys.String(), want) {
 			return fmt.Sprintf("system messages do not contain %q", want)
+		}
+	}
+	if bad := step.Expect.NoMessageContains; bad != "" {
+		for i, m := range req.Messages {
+			if strings.Contains(MessageText(m.Content), bad) {
+				return fmt.Sprintf("message %d (%s) contains %q", i, m.Role, bad)
+			}
+		}
+	}
+	return ""
+}
+
+// checkParams compares the offered tools' parameters with ToolParams and
+// NotToolParams.
+func checkParams(step Step, req chatRequest) string {
+	params := map[string]map[string]json.RawMessage{}
+	for _, t := range req.Tools {
+		params[t.Function.Name] = t.Function.Parameters.Properties
+	}
+	for tool, names := range step.Expect.ToolParams {
+		props, ok := params[tool]
+		if !ok {
+			return fmt.Sprintf("tool %q was not offered", tool)
+		}
+		for _, n := range names {
+			if _, ok := props[n]; !ok {
+				return fmt.Sprintf("tool %q was offered without parameter %q", tool, n)
+			}
+		}
+	}
+	for tool, names := range step.Expect.NotToolParams {
+		for _, n := range names {
+			if _, ok := params[tool][n]; ok {
+				return fmt.Sprintf("tool %q was offered with parameter %q, which must not be offered yet", tool, n)
+			}
 		}
 	}
 	return ""
