@@ -45,6 +45,12 @@ func (e *Engine) WithGuardrails(g *Guardrails) *Engine {
 	return e
 }
 
+// Derive is an engine over another registry with e's hooks, guardrails
+// and log (a sub-agent's).
+func (e *Engine) Derive(reg *Registry) *Engine {
+	return &Engine{reg: reg, hooks: e.hooks, guardrails: e.guardrails, log: e.log}
+}
+
 // Registry is the engine's tool registry.
 func (e *Engine) Registry() *Registry { return e.reg }
 
