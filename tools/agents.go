@@ -1,36 +1,45 @@
 package tools
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/autarch-dev/autarch/tools/websearch"
+)
 
 // Roles, as in the spec's availability table.
 var Roles = []string{"discussion", "scoping", "research", "plan", "preflight", "pulsing", "review"}
 
 // Deps are what tools need from outside the package.
 type Deps struct {
-	// Web is the web_code_search provider (nil: not configured).
+	// Web is the web search provider (nil: not configured, and then no
+	// agent is offered web_code_search or web_search).
 	Web WebSearcher
 }
 
 // baseTools are the read-only tools every agent has.
 func baseTools(role string, d Deps) []Tool {
-	return []Tool{newSemanticSearch(role), newReadFile(role), newListDirectory(), newGlobSearch(), newGrep(), newTakeNote(), newWebCodeSearch(d.Web)}
+	ts := []Tool{newSemanticSearch(role), newReadFile(role), newListDirectory(), newGlobSearch(), newGrep(), newTakeNote()}
+	if d.Web != nil {
+		ts = append(ts, newWebCodeSearch(websearch.NewCache(d.Web)))
+	}
+	return ts
 }
 
 // ForRole returns the registry of one agent role, the spec's table: base
 // tools for every role; preflight adds shell and record_baseline; pulsing
 // adds write_file, edit_file, multi_edit and shell. Both add
-// coding-team-tools.md's run_tests and run_lint (issue 16: preflight
-// records baselines from their structured results, pulses verify their
-// work with them). The review,
+// coding-team-tools.md's run_tests, run_lint and read_lints (issue 16:
+// preflight records baselines from their structured results, pulses verify
+// their work with them; the README lists this extension). The review,
 // terminal and sub-agent tools are registered on top by their owners.
 func ForRole(role string, d Deps) (*Registry, error) {
 	ts := baseTools(role, d)
 	switch role {
 	case "discussion", "scoping", "research", "plan", "review":
 	case "preflight":
-		ts = append(ts, newShell(role), newRecordBaseline(), newRunTests(), newRunLint())
+		ts = append(ts, newShell(role), newRecordBaseline(), newRunTests(), newRunLint(), NewReadLints())
 	case "pulsing":
-		ts = append(ts, newWriteFile(), newEditFile(), newMultiEdit(), newShell(role), newRunTests(), newRunLint())
+		ts = append(ts, newWriteFile(), newEditFile(), newMultiEdit(), newShell(role), newRunTests(), newRunLint(), NewReadLints())
 	default:
 		return nil, fmt.Errorf("unknown agent role %q: use one of %v", role, Roles)
 	}
@@ -45,7 +54,11 @@ func All(d Deps) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range []Tool{newRecordBaseline(), newApplyPatch(), newDeleteFile(), newFindFiles(), newSearchCode()} {
+	ts := []Tool{newRecordBaseline(), newApplyPatch(), newDeleteFile(), newFindFiles(), newSearchCode()}
+	if d.Web != nil {
+		ts = append(ts, newWebSearch(websearch.NewCache(d.Web)))
+	}
+	for _, t := range ts {
 		if err := reg.Register(t); err != nil {
 			return nil, err
 		}

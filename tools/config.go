@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/autarch-dev/autarch/tools/websearch"
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
@@ -28,6 +29,8 @@ type Config struct {
 	Workspace  WorkspaceConfig       `yaml:"workspace"`
 	Sandbox    SandboxConfig         `yaml:"sandbox"`
 	MCP        MCPConfig             `yaml:"mcp"`
+	// WebSearch names the web search provider (provider, url; never a key).
+	WebSearch websearch.Settings `yaml:"web_search"`
 }
 
 // HookSpec is one hook of ConfigFile.
@@ -203,6 +206,11 @@ func (c *Config) validate(lines map[string]int) error {
 		if err := c.Guardrails.compile(); err != nil {
 			return fmt.Errorf("%skey guardrails: %w", at("guardrails"), err)
 		}
+		if q := c.Guardrails.QualityGates; q != nil {
+			if err := q.check(); err != nil {
+				return fmt.Errorf("%skey guardrails.quality_gates: %w", at("guardrails.quality_gates"), err)
+			}
+		}
 	}
 	switch c.Sandbox.Network {
 	case "", NetworkPreflight, NetworkAlways, NetworkNever:
@@ -211,6 +219,13 @@ func (c *Config) validate(lines map[string]int) error {
 	}
 	if c.Commands.DefaultTimeout < 0 {
 		return fmt.Errorf("%skey commands.default_timeout: must not be negative", at("commands.default_timeout"))
+	}
+	if err := checkWebSearch(c.WebSearch); err != nil {
+		key := "web_search"
+		if c.WebSearch.Key != "" {
+			key = "web_search.key"
+		}
+		return fmt.Errorf("%skey %s: %w", at(key), key, err)
 	}
 	for name, s := range c.MCP.Servers {
 		if err := s.check(); err != nil {

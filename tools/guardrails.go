@@ -31,6 +31,9 @@ type Guardrails struct {
 	MaxFilesChanged int `json:"max_files_changed,omitempty" yaml:"max_files_changed"`
 	// CodeRules are regexes written content must not match.
 	CodeRules []CodeRule `json:"code_rules,omitempty" yaml:"code_rules"`
+	// QualityGates configures the gates run at a pulse's completion
+	// (config.yaml only; see QualityGates).
+	QualityGates *QualityGates `json:"-" yaml:"quality_gates"`
 
 	blockedREs []*regexp.Regexp
 }

@@ -65,8 +65,9 @@ func LoadProject(dir string, store *trust.Store) (p Project, err error) {
 	}
 	defer func() {
 		if err == nil {
-			p.Quality, err = ParseQuality(cfg.File(QualityFile), p.Trust == trust.Trusted)
-			p.Ignored = append(p.Ignored, p.Quality.Ignored...)
+			if p.Quality, err = p.quality(); err == nil {
+				p.Ignored = append(p.Ignored, p.Quality.Ignored...)
+			}
 		}
 	}()
 	hooks, err := HooksOf(cfg)
@@ -91,7 +92,28 @@ func LoadProject(dir string, store *trust.Store) (p Project, err error) {
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
 		p.Ignored = append(p.Ignored, "MCP server "+name+": "+servers[name].describe())
 	}
+	if w := p.Settings.WebSearch; w.Configured() {
+		p.Ignored = append(p.Ignored, "web search provider "+strings.TrimSpace(w.Provider+" "+w.URL))
+	}
 	return p, nil
+}
+
+// quality reads the quality gates: ConfigFile's guardrails.quality_gates,
+// else the legacy QualityFile (with a deprecation warning). Their commands
+// count only when the configuration is trusted.
+func (p *Project) quality() (Quality, error) {
+	trusted := p.Trust == trust.Trusted
+	legacy := p.Config.File(QualityFile)
+	if g := p.Settings.Guardrails; g != nil && g.QualityGates != nil {
+		if legacy != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s is ignored: %s has guardrails.quality_gates (delete the old file)", QualityFile, ConfigFile))
+		}
+		return g.QualityGates.Quality(trusted)
+	}
+	if legacy != nil {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s is deprecated: move its settings under guardrails.quality_gates in %s (timeoutMs becomes timeout, in seconds)", QualityFile, ConfigFile))
+	}
+	return ParseQuality(legacy, trusted)
 }
 
 // HooksOf reads the hooks of a repository's configuration, whatever its

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -13,23 +14,41 @@ import (
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
-// QualityFile is the repository file that configures the quality gates
-// (JSON):
+// QualityFile is the legacy file that configured the quality gates
+// (JSON, deprecated: guardrails.quality_gates in ConfigFile replaces it):
 //
-//	{
-//	  "enabled": true,                      // false turns the gates off
-//	  "gates": ["build", "test", "lint"],   // which gates run (default: all three)
-//	  "full": false,                        // true: whole project, not only what the change affects
-//	  "timeoutMs": 600000,                  // bound of one gate run (default 10 minutes)
-//	  "paths": ["services/**"],             // run only when a changed file matches
-//	  "commands": {"test": "make test"}     // replace the detected checks of a gate
-//	}
+//	{"enabled": true, "gates": ["build", "test", "lint"], "full": false,
+//	 "timeoutMs": 600000, "paths": ["services/**"], "commands": {"test": "make test"}}
+//
+// It is still read, with a deprecation warning, when ConfigFile has no
+// guardrails.quality_gates.
+const QualityFile = trust.QualityFile
+
+// QualityGates is guardrails.quality_gates in ConfigFile:
+//
+//	guardrails:
+//	  quality_gates:
+//	    enabled: true              # false turns the gates off
+//	    gates: [build, test, lint] # which gates run (default: all three)
+//	    full: false                # true: whole project, not only what the change affects
+//	    timeout: 600               # seconds, bound of one gate run (default 10 minutes)
+//	    paths: ["services/**"]     # run only when a changed file matches
+//	    commands: {test: make test} # replace the detected checks of a gate
 //
 // Settings that only select among the detected checks are honoured
 // whatever the file's trust; commands run only when the user trusts the
 // repository's configuration (autarch trust), otherwise they are ignored,
 // reported, and the detected checks run instead.
-const QualityFile = trust.QualityFile
+type QualityGates struct {
+	Enabled  *bool             `yaml:"enabled" json:"enabled"`
+	Gates    []verify.Kind     `yaml:"gates" json:"gates"`
+	Full     bool              `yaml:"full" json:"full"`
+	Timeout  int               `yaml:"timeout" json:"-"`
+	Paths    []string          `yaml:"paths" json:"paths"`
+	Commands map[string]string `yaml:"commands" json:"commands"`
+	// TimeoutMS is the legacy file's timeoutMs.
+	TimeoutMS int `yaml:"-" json:"timeoutMs"`
+}
 
 // Quality is the quality-gate configuration of a repository.
 type Quality struct {
@@ -38,44 +57,58 @@ type Quality struct {
 	Ignored []string
 }
 
-type qualityFile struct {
-	Enabled   *bool             `json:"enabled"`
-	Gates     []verify.Kind     `json:"gates"`
-	Full      bool              `json:"full"`
-	TimeoutMS int               `json:"timeoutMs"`
-	Paths     []string          `json:"paths"`
-	Commands  map[string]string `json:"commands"`
+// ParseQuality reads the legacy QualityFile's content (nil: the defaults,
+// every gate on, affected-only). trusted says whether its commands may run.
+func ParseQuality(data []byte, trusted bool) (Quality, error) {
+	if len(data) == 0 {
+		return Quality{}, nil
+	}
+	var f QualityGates
+	if err := json.Unmarshal(data, &f); err != nil {
+		return Quality{}, fmt.Errorf("%s: %w (expected {\"enabled\", \"gates\", \"full\", \"timeoutMs\", \"paths\", \"commands\"})", QualityFile, err)
+	}
+	if f.TimeoutMS < 0 {
+		return Quality{}, fmt.Errorf("%s: timeoutMs must be positive", QualityFile)
+	}
+	f.Timeout = 0
+	q, err := f.quality(trusted, time.Duration(f.TimeoutMS)*time.Millisecond)
+	if err != nil {
+		return Quality{}, fmt.Errorf("%s: %w", QualityFile, err)
+	}
+	return q, nil
 }
 
-// ParseQuality reads QualityFile's content (nil: the defaults, every
-// gate on, affected-only). trusted says whether its commands may run.
-func ParseQuality(data []byte, trusted bool) (Quality, error) {
+// check reports what makes the settings unusable.
+func (f QualityGates) check() error {
+	_, err := f.quality(false, 0)
+	return err
+}
+
+// Quality is the gates' configuration; trusted says whether the
+// configured commands may run.
+func (f QualityGates) Quality(trusted bool) (Quality, error) {
+	return f.quality(trusted, time.Duration(f.Timeout)*time.Second)
+}
+
+func (f QualityGates) quality(trusted bool, timeout time.Duration) (Quality, error) {
 	var q Quality
-	if len(data) == 0 {
-		return q, nil
-	}
-	var f qualityFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return q, fmt.Errorf("%s: %w (expected {\"enabled\", \"gates\", \"full\", \"timeoutMs\", \"paths\", \"commands\"})", QualityFile, err)
-	}
 	for _, k := range f.Gates {
 		if !slices.Contains(verify.Kinds, k) {
-			return q, fmt.Errorf("%s: unknown gate %q: use build, test or lint", QualityFile, k)
+			return q, fmt.Errorf("unknown gate %q: use build, test or lint", k)
 		}
 	}
 	for _, p := range f.Paths {
 		if !doublestar.ValidatePattern(p) {
-			return q, fmt.Errorf("%s: invalid path pattern %q", QualityFile, p)
+			return q, fmt.Errorf("invalid path pattern %q", p)
 		}
 	}
-	if f.TimeoutMS < 0 {
-		return q, fmt.Errorf("%s: timeoutMs must be positive", QualityFile)
+	if f.Timeout < 0 {
+		return q, errors.New("timeout must be a positive number of seconds")
 	}
-	q.Gates = verify.Gates{Off: f.Enabled != nil && !*f.Enabled, Kinds: f.Gates, Full: f.Full,
-		Timeout: time.Duration(f.TimeoutMS) * time.Millisecond, Paths: f.Paths}
+	q.Gates = verify.Gates{Off: f.Enabled != nil && !*f.Enabled, Kinds: f.Gates, Full: f.Full, Timeout: timeout, Paths: f.Paths}
 	for k, cmd := range f.Commands {
 		if !slices.Contains(verify.Kinds, verify.Kind(k)) {
-			return q, fmt.Errorf("%s: command for unknown gate %q: use build, test or lint", QualityFile, k)
+			return q, fmt.Errorf("command for unknown gate %q: use build, test or lint", k)
 		}
 		if !trusted {
 			q.Ignored = append(q.Ignored, cmd)

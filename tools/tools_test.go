@@ -102,7 +102,6 @@ func TestSpecStrings(t *testing.T) {
 		{"note outside workflow", "take_note", map[string]any{"note": "x"}, "", false},
 		{"empty note", "take_note", map[string]any{"note": "  "}, `{"error":"Note content cannot be empty","success":false}`, true},
 		{"note ok", "take_note", map[string]any{"note": "remember"}, `{"success":true}`, false},
-		{"web search unconfigured", "web_code_search", map[string]any{"query": "x"}, `{"error":"There was an error searching the web for code: `, true},
 		{"semantic not indexed", "semantic_search", map[string]any{"query": "x"}, `{"error":"Project has not been indexed yet."}`, true},
 		{"semantic bad weight", "semantic_search", map[string]any{"query": "x", "patternWeights": []string{"**/*.go:abc"}}, `invalid weight \"abc\"`, true},
 		{"semantic missing colon", "semantic_search", map[string]any{"query": "x", "patternWeights": []string{"**/*.go"}}, "use 'glob:weight'", true},
@@ -348,11 +347,13 @@ func TestHooks(t *testing.T) {
 }
 
 func TestForRoleToolSets(t *testing.T) {
-	base := "glob_search,grep,list_directory,read_file,semantic_search,take_note,web_code_search"
+	// No web search provider configured: no agent is offered web_code_search
+	// (TestWebToolsOffered covers a configured one).
+	base := "glob_search,grep,list_directory,read_file,semantic_search,take_note"
 	want := map[string]string{
 		"discussion": base, "scoping": base, "research": base, "plan": base, "review": base,
-		"preflight": "glob_search,grep,list_directory,read_file,record_baseline,run_lint,run_tests,semantic_search,shell,take_note,web_code_search",
-		"pulsing":   "edit_file,glob_search,grep,list_directory,multi_edit,read_file,run_lint,run_tests,semantic_search,shell,take_note,web_code_search,write_file",
+		"preflight": "glob_search,grep,list_directory,read_file,read_lints,record_baseline,run_lint,run_tests,semantic_search,shell,take_note",
+		"pulsing":   "edit_file,glob_search,grep,list_directory,multi_edit,read_file,read_lints,run_lint,run_tests,semantic_search,shell,take_note,write_file",
 	}
 	for role, names := range want {
 		reg, err := ForRole(role, Deps{})

@@ -43,6 +43,7 @@ func (f *engineFlags) wire(model agent.Model, warn func(string)) func(ctx contex
 		if p != nil {
 			policy = withNetwork(policy, p.Config.Settings)
 			cfg.Tools = projectMCPTools(p.Config, warn)
+			cfg.Web = webSearch(p.Config, warn)
 		}
 		cfg.Model, cfg.Commands, cfg.Mode = model, policy, mode
 		cfg.Settings = agent.Settings{Model: f.model, RoleModels: agent.RoleModelsFromEnv(), ContextWindow: f.window,

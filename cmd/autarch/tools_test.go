@@ -14,7 +14,10 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 // TestToolsGolden keeps every tool's name, description and schema stable.
+// The web tools are offered only with a provider: one is configured here
+// (nothing is asked of it) so that their schemas are kept stable too.
 func TestToolsGolden(t *testing.T) {
+	t.Setenv("AUTARCH_WEB_SEARCH_URL", "http://127.0.0.1:9")
 	for _, role := range []string{"", "pulsing", "preflight", "review"} {
 		name := "tools-all.golden"
 		args := []string{"tools"}
@@ -41,6 +44,15 @@ func TestToolsGolden(t *testing.T) {
 		if out != string(want) {
 			t.Errorf("%s differs from `autarch %s`; if the change is intended run go test ./cmd/autarch -run TestToolsGolden -update", golden, strings.Join(args, " "))
 		}
+	}
+	t.Setenv("AUTARCH_WEB_SEARCH_URL", "")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if code, out, errOut := run(t, "tools", "--agent", "research"); code != 0 || strings.Contains(out, "web_code_search") {
+		t.Errorf("without a web search provider: exit %d, web_code_search offered: %v %s", code, strings.Contains(out, "web_code_search"), errOut)
+	}
+	t.Setenv("AUTARCH_WEB_SEARCH_PROVIDER", "brave")
+	if code, out, errOut := run(t, "tools", "--agent", "research"); code != 0 || strings.Contains(out, "web_code_search") || !strings.Contains(errOut, "needs an API key") {
+		t.Errorf("brave without a key: exit %d, web_code_search offered: %v, stderr %s", code, strings.Contains(out, "web_code_search"), errOut)
 	}
 	if code, _, errOut := run(t, "tools", "--agent", "wizard"); code != 2 || !strings.Contains(errOut, `unknown agent role "wizard"`) {
 		t.Errorf("bad role: %d %s", code, errOut)

@@ -73,6 +73,7 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	}
 	defer servers.Close()
 	withMCP(ctx, io, "agent", servers, *role, reg)
+	withWeb(io, "agent", project, *role, reg)
 	if reg, err = project.Settings.Apply(reg, *role); err != nil {
 		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
 		return 1

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/mcp"
+	"github.com/autarch-dev/autarch/tools/websearch"
 )
 
 func mcpVerb() verb {
@@ -118,5 +120,29 @@ func projectMCPTools(p tools.Project, warn func(string)) func(context.Context, s
 			}
 		}
 		return ts
+	}
+}
+
+// webSearch is the web search provider the user configured for a project
+// (environment, user config file, trusted repository config); nil when
+// none is or it cannot be used (then warn says why), and then no agent is
+// offered the web tools.
+func webSearch(p tools.Project, warn func(string)) tools.WebSearcher {
+	user, err := websearch.UserFile()
+	if err != nil {
+		user = ""
+	}
+	web, _, err := p.WebSearchProvider(os.Getenv, user)
+	if err != nil {
+		warn(err.Error() + "; the web search tools are not offered until it is fixed")
+		return nil
+	}
+	return web
+}
+
+// withWeb offers a role's registry the configured web search.
+func withWeb(io stdio, verb string, p tools.Project, role string, reg *tools.Registry) {
+	if err := tools.WithWeb(reg, role, webSearch(p, stderrWarn(io, verb))); err != nil {
+		fmt.Fprintf(io.err, "autarch %s: %v\n", verb, err)
 	}
 }

@@ -56,6 +56,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	}
 	defer servers.Close()
 	withMCP(ctx, io, "tool", servers, *role, reg)
+	withWeb(io, "tool", project, *role, reg)
 	if reg, err = project.Settings.Apply(reg, *role); err != nil {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 		return 1

@@ -45,6 +45,7 @@ func runTools(ctx context.Context, io stdio, args []string) int {
 	}
 	defer servers.Close()
 	withMCP(ctx, io, "tools", servers, *role, reg)
+	withWeb(io, "tools", project, *role, reg)
 	if reg, err = project.Settings.Apply(reg, *role); err != nil {
 		fmt.Fprintf(io.err, "autarch tools: %v\n", err)
 		return 1
