@@ -82,11 +82,15 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 	start := time.Now()
 	var ca callArgs
 	var kind Kind = ReadOnly
+	tc := s.cfg.Context
+	if tc.JobID != "" {
+		ctx = WithToolContext(ctx, tc)
+	}
 	defer func() {
 		if kind == Write {
 			s.recordCall(name, ca.failureKey(name), res.Failed, summarize(res))
 		}
-		e.log.Info("tool call", "tool", name, "reason", ca.Reason, "path", ca.Path, "failed", res.Failed, "dur", time.Since(start), "err", err)
+		e.log.Info("tool call", append([]any{"tool", name, "reason", ca.Reason, "path", ca.Path, "failed", res.Failed, "dur", time.Since(start), "err", err}, tc.attrs()...)...)
 	}()
 	t, ok := e.reg.Get(name)
 	if ok {

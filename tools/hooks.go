@@ -204,6 +204,7 @@ func (h *Hooks) Fire(ctx context.Context, event, tool, path string, payload any)
 	hc := HookContextFrom(ctx)
 	env := []string{"AUTARCH_EVENT=" + event, "AUTARCH_TOOL=" + tool, "AUTARCH_FILE=" + path,
 		"AUTARCH_AGENT=" + hc.Agent, "AUTARCH_WORKFLOW=" + hc.Workflow, "AUTARCH_SESSION=" + hc.Session}
+	env = append(env, ToolContextFrom(ctx).hookEnv()...)
 	for _, hk := range h.active() {
 		if hk.Event != event || (hk.re != nil && !hk.re.MatchString(tool)) || !hookMatchesFiles(hk.Files, path) {
 			continue

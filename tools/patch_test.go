@@ -22,8 +22,8 @@ func TestApplyHunks(t *testing.T) {
 			"one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nTEN\n", ""},
 		{"context mismatch", "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n free\n", "", "hunk 1 (@@ -1,3 +1,3 @@) does not apply"},
 		{"second hunk fails", "@@ -1,1 +1,1 @@\n-one\n+ONE\n@@ -9,1 +9,1 @@\n-zero\n+ZERO\n", "", "hunk 2"},
-		{"bad header", "@@ -x +1 @@\n-one\n", "", "malformed hunk header"},
-		{"short hunk", "@@ -1,3 +1,3 @@\n one\n", "", "expected 3 old and 3 new lines"},
+		{"bad header", "@@ -x +1 @@\n-one\n", "", "line 1: invalid fragment header"},
+		{"short hunk", "@@ -1,3 +1,3 @@\n one\n", "", "line 1: fragment header miscounts lines"},
 		{"no hunks", "just text\n", "", "no hunks found"},
 	}
 	for _, tt := range tests {
@@ -59,7 +59,7 @@ func TestPatchDeleteFindSearchTools(t *testing.T) {
 		t.Errorf("patch before read = %s", res.Output)
 	}
 	h.call("read_file", map[string]any{"path": "f.txt"})
-	if res := h.call("apply_patch", map[string]any{"path": "f.txt", "patch": "@@ -1 +1 @@\n-one\n+ONE\n@@ -4 +4 @@\n-nope\n+x\n"}); !strings.Contains(res.Output, "hunk 2 (@@ -4 +4 @@) does not apply") {
+	if res := h.call("apply_patch", map[string]any{"path": "f.txt", "patch": "@@ -1 +1 @@\n-one\n+ONE\n@@ -4 +4 @@\n-nope\n+x\n"}); !strings.Contains(res.Output, "hunk 2 (@@ -4,1 +4,1 @@) does not apply") {
 		t.Errorf("failing hunk = %s", res.Output)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(b) != patchBase {

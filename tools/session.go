@@ -68,6 +68,9 @@ type SessionConfig struct {
 	// Protected are the guardrails' protected globs: commands see the
 	// files they match read-only.
 	Protected []string
+	// Context is the job this session works for (coding-team-tools.md's
+	// ToolContext): given to every tool, hook and log line of its calls.
+	Context ToolContext
 }
 
 // Note is one take_note entry.

@@ -29,6 +29,7 @@ var allowed = map[string][]string{
 	"tools":                {"editor", "tools/shellcmd", "tools/verify", "tools/websearch", "workspace", "workspace/textsearch", "workspace/sandbox", "workspace/trust", "workspace/unidiff", "index"},
 	"tools/indexsearch":    {"index", "tools", "workspace", "workspace/git"},
 	"tools/review":         {"tools"},
+	"tools/team":           {"tools", "tools/verify", "workspace", "workspace/git", "workspace/unidiff"},
 	"tools/terminal":       {"editor", "tools", "workspace/git"},
 	"tools/mcp":            {"tools", "workspace/sandbox", "workspace/trust"},
 	"tools/shellcmd":       {},

@@ -1,0 +1,153 @@
+package team
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/verify"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+//go:embed commit_changes.md
+var commitChangesDesc string
+
+// commit_changes' error codes (coding-team-tools.md).
+const (
+	CodeNothingToCommit = "nothing_to_commit"
+	CodeCommitError     = "commit_error"
+)
+
+type commitChangesParams struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message" jsonschema:"Conventional Commit message: type(scope): description, then an optional body after a blank line"`
+}
+
+// verifier is a verification tool commit_changes runs (run_tests, run_lint).
+type verifier struct {
+	name string
+	tool tools.Tool
+	kind verify.Kind
+}
+
+func newCommitChanges(job Job, lock sync.Locker, checks *checkCache, verifiers []verifier) tools.Tool {
+	t := tools.Define("commit_changes", commitChangesDesc, tools.Write, func(ctx context.Context, s *tools.Session, p commitChangesParams) (tools.Result, error) {
+		if job == nil {
+			return noJob("commit_changes"), nil
+		}
+		c := committer{job: job, lock: lock, checks: checks, verifiers: verifiers}
+		return c.commit(ctx, s, p.Message)
+	})
+	return t
+}
+
+type committer struct {
+	job       Job
+	lock      sync.Locker
+	checks    *checkCache
+	verifiers []verifier
+}
+
+func (c committer) commit(ctx context.Context, s *tools.Session, message string) (tools.Result, error) {
+	zero := map[string]any{"committed": false, "commitHash": "", "filesCommitted": 0}
+	fail := func(code, msg string) (tools.Result, error) { return failure(code, msg, zero), nil }
+	summary, err := git.ParseSummary(message)
+	if err != nil {
+		return fail(CodeCommitError, err.Error())
+	}
+	w, err := openWorktree(ctx, s)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if msg, err := w.requireLinked(ctx, "commit_changes"); err != nil || msg != "" {
+		if err != nil {
+			return tools.Result{}, err
+		}
+		return fail(CodeCommitError, msg)
+	}
+	branch, err := w.branch(ctx)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	zero["branch"] = branch
+	if !strings.HasPrefix(branch, BranchPrefix) {
+		return fail(CodeCommitError, "the worktree is not on an ai/ branch: call create_branch first, then commit")
+	}
+	status, err := w.text(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if status == "" {
+		return fail(CodeNothingToCommit, "there are no changes to commit on "+branch+": apply a patch first")
+	}
+	state, err := w.treeState(ctx)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if failed, results, err := c.verify(ctx, s, state); err != nil || len(failed) > 0 {
+		if err != nil {
+			return tools.Result{}, err
+		}
+		zero["failedChecks"], zero["checkResults"] = failed, results
+		return fail(CodeCommitError, "not committed: "+strings.Join(failed, " and ")+" did not pass on the current tree; fix what they report (checkResults), then commit again")
+	}
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	if _, err := w.run(ctx, "add", "-A"); err != nil {
+		return fail(CodeCommitError, "staging the changes failed: "+gitMessage(err))
+	}
+	names, err := w.text(ctx, "diff", "--cached", "--name-only", "-z")
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if names == "" {
+		return fail(CodeNothingToCommit, "there are no changes to commit on "+branch+": apply a patch first")
+	}
+	files := len(strings.Split(strings.TrimSuffix(names, "\x00"), "\x00"))
+	if _, err := w.repo.Git(ctx, w.dir, strings.NewReader(summary.Message()), "commit", "-q", "--no-verify", "-F", "-"); err != nil {
+		return fail(CodeCommitError, "git commit failed: "+gitMessage(err))
+	}
+	hash, err := w.text(ctx, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if err := c.job.Committed(ctx, Commit{Hash: hash, Message: summary.Message(), Branch: branch, Files: files}); err != nil {
+		return tools.Result{}, fmt.Errorf("recording the job's commit: %w", err)
+	}
+	return tools.JSONResult(map[string]any{"committed": true, "commitHash": hash, "filesCommitted": files, "branch": branch}, false), nil
+}
+
+// verify runs (or takes from the cache) the project's tests and linters
+// on the tree state; failed names those that did not pass, res holds
+// their results for the model. A project without a test runner or a
+// linter is not held back by the missing one.
+func (c committer) verify(ctx context.Context, s *tools.Session, state string) (failed []string, res map[string]any, err error) {
+	d := verify.Detector{Root: s.Root().Dir()}
+	res = map[string]any{}
+	for _, v := range c.verifiers {
+		if len(d.Checks(".", v.kind)) == 0 {
+			continue
+		}
+		st, r, err := c.checks.run(ctx, s, v.tool, state)
+		if err != nil {
+			return nil, nil, err
+		}
+		if st != "pass" {
+			failed = append(failed, fmt.Sprintf("%s (%s)", v.tool.Name(), st))
+			res[v.tool.Name()] = resultValue(r)
+		}
+	}
+	return failed, res, nil
+}
+
+// resultValue is a tool result as a JSON value: its JSON, or its text.
+func resultValue(r tools.Result) any {
+	if json.Valid([]byte(r.Output)) {
+		return json.RawMessage(r.Output)
+	}
+	return r.Output
+}

@@ -1,0 +1,55 @@
+package team
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/autarch-dev/autarch/tools"
+)
+
+//go:embed request_human_review.md
+var requestHumanReviewDesc string
+
+type requestHumanReviewParams struct {
+	// Reason is both the spec's "why escalation is needed" and the
+	// engine's reason for the call: one field.
+	Reason   string          `json:"reason"`
+	Severity string          `json:"severity,omitempty" jsonschema:"low, medium or high"`
+	Context  json.RawMessage `json:"context,omitempty" jsonschema:"Additional context (an object)"`
+}
+
+func newRequestHumanReview(job Job) tools.Tool {
+	return tools.Define("request_human_review", requestHumanReviewDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p requestHumanReviewParams) (tools.Result, error) {
+		if job == nil {
+			return noJob("request_human_review"), nil
+		}
+		zero := map[string]any{"escalated": false, "escalationId": ""}
+		if strings.TrimSpace(p.Reason) == "" {
+			return failure("invalid_request", "reason is empty: say why a human must look", zero), nil
+		}
+		if msg := checkLevel("severity", p.Severity); msg != "" {
+			return failure("invalid_request", msg, zero), nil
+		}
+		if len(p.Context) > 0 && !isObject(p.Context) {
+			return failure("invalid_request", "context must be a JSON object", zero), nil
+		}
+		id, approved, feedback, err := job.Escalate(ctx, Escalation{Reason: p.Reason, Severity: p.Severity, Context: p.Context})
+		if err != nil {
+			return tools.Result{}, fmt.Errorf("escalating: %w", err)
+		}
+		answer := "rejected"
+		if approved {
+			answer = "approved"
+		}
+		return tools.JSONResult(map[string]any{"escalated": true, "escalationId": id,
+			"humanResponse": map[string]any{"approved": approved, "decision": answer, "feedback": feedback}}, false), nil
+	})
+}
+
+func isObject(raw json.RawMessage) bool {
+	var m map[string]any
+	return json.Unmarshal(raw, &m) == nil && m != nil
+}
