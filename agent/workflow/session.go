@@ -582,6 +582,7 @@ func (s *Session) FilesChanged(paths ...string) {
 	for _, p := range paths {
 		s.review.reanchorSoon(p)
 	}
+	s.configChanged(paths)
 }
 
 // Edited tells the session a buffer changed (absolute path, full text);

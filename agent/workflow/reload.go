@@ -1,0 +1,68 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace/trust"
+)
+
+// Reload re-reads the repository configuration after one of its files
+// changed. A file that no longer parses changes nothing: the last good
+// configuration stays in force and the warning names the line and the key.
+// Unknown keys are warnings. The hooks of a good file replace the running
+// ones when the user trusts that exact content, and stop when the user
+// does not (changed content runs only once approved again); its other
+// settings take effect when the project is next opened.
+func (p *Project) Reload() []string {
+	now, err := tools.LoadProject(p.Repo.Top(), p.trust)
+	if err != nil {
+		return []string{fmt.Sprintf("%v: the last good configuration stays in force until the file is fixed", err)}
+	}
+	warnings := now.Warnings
+	if now.Trust == trust.Trusted {
+		p.Hooks.Enable(now.Hooks)
+	} else {
+		p.Hooks.Enable(&tools.Hooks{})
+		if msg := now.Untrusted(); msg != "" {
+			warnings = append(warnings, msg)
+		}
+	}
+	return warnings
+}
+
+// isConfigFile reports whether path (absolute) is one of the repository
+// configuration files of the project at top.
+func isConfigFile(top, path string) bool {
+	rel, err := filepath.Rel(top, path)
+	return err == nil && slices.Contains(trust.ExecutableFiles(), filepath.ToSlash(rel))
+}
+
+// configChanged reloads the open project's configuration when one of
+// paths is a configuration file, and tells the user what is wrong with it.
+func (s *Session) configChanged(paths []string) {
+	s.mu.Lock()
+	p := s.project
+	s.mu.Unlock()
+	if p == nil || !slices.ContainsFunc(paths, func(path string) bool { return isConfigFile(p.Repo.Top(), path) }) {
+		return
+	}
+	warnings := p.Reload()
+	for _, w := range warnings {
+		s.cfg.Log.Warn("repository configuration", "warning", w)
+	}
+	if len(warnings) == 0 {
+		return
+	}
+	if err := s.goRun(context.Background(), func(ctx context.Context) {
+		for _, w := range warnings {
+			s.tell(ctx, editor.Warning, "Autarch: "+w)
+		}
+	}); err != nil {
+		s.cfg.Log.Debug("configuration warnings not shown", "err", err)
+	}
+}
