@@ -130,8 +130,13 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 		return res, nil
 	}
 	if s.cfg.DryRun && t.Kind() == Write {
-		s.recordDryRun(DryRunEntry{Tool: name, Args: args, Reason: ca.Reason})
-		return jsonResult(map[string]any{"success": true, "dry_run": true, "message": fmt.Sprintf("[DRY-RUN] Would execute: %s(%s)", name, args)}, false), nil
+		if res, ok := s.dryRunRefusal(name, args); !ok {
+			return res, nil
+		}
+		planned := s.plannedEntry(name, args, ca.Reason)
+		s.recordDryRun(planned)
+		return jsonResult(map[string]any{"success": true, "dry_run": true, "plan": planned.Action,
+			"message": fmt.Sprintf("[DRY-RUN] Would execute: %s(%s)", name, args)}, false), nil
 	}
 	res, err = e.execute(ctx, s, t, args)
 	if err != nil {
@@ -165,6 +170,9 @@ func (e *Engine) execute(ctx context.Context, s *Session, t Tool, args json.RawM
 
 // confirm applies the confirmation policy; ok=false returns res to the model.
 func (e *Engine) confirm(ctx context.Context, s *Session, t Tool, args json.RawMessage, ca callArgs) (Result, bool) {
+	if s.cfg.DryRun && t.Kind() == Write {
+		return Result{}, true // recorded, not run: there is nothing to allow (spec: CI uses --dry-run)
+	}
 	mode := s.cfg.Mode
 	need := mode == ModeConfirmAll && t.Kind() != Terminal ||
 		mode == ModeConfirmSensitive && t.Sensitive(args)

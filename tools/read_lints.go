@@ -40,6 +40,9 @@ func runReadLints(ctx context.Context, s *Session, p readLintsParams) (Result, e
 		paths = []string{rel}
 	}
 	source := s.cfg.Diagnostics
+	if source == nil && s.cfg.DryRun {
+		return s.dryRunLints(p), nil // the linters are processes: recorded, not run
+	}
 	if source == nil {
 		source = s.lintDiagnostics
 	}

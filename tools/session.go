@@ -38,9 +38,12 @@ type SessionConfig struct {
 	// Role is the agent role ("discussion", "scoping", "research", "plan",
 	// "preflight", "pulsing", "review"); it selects tool variants.
 	Role string
-	// Mode is the confirmation policy; DryRun records writes instead of doing them.
+	// Mode is the confirmation policy; DryRun records writes and commands
+	// instead of doing them (reads still run).
 	Mode   Mode
 	DryRun bool
+	// OnDryRun is told each call a dry run records (nil: none).
+	OnDryRun func(DryRunEntry)
 	// Editor is where confirmations are asked; nil means no one can be asked
 	// (sensitive calls are then refused unless Mode is yolo).
 	Editor editor.Client
@@ -98,11 +101,22 @@ type Failure struct {
 	Key string
 }
 
-// DryRunEntry is a write call recorded instead of executed.
+// DryRunEntry is a write call or a command recorded instead of executed.
 type DryRunEntry struct {
 	Tool   string          `json:"tool"`
 	Args   json.RawMessage `json:"args"`
 	Reason string          `json:"reason"`
+	// Action says what the call would have done ("would edit a.go:
+	// replace 3 lines with 5", "would run `go test ./...` (dev)").
+	Action string `json:"action"`
+	// Path is the file the call would change ("" for commands and calls).
+	Path string `json:"path,omitempty"`
+	// Change is what would happen to Path, in short ("replace 1 line
+	// with 2", "deleted").
+	Change string `json:"change,omitempty"`
+	// Stage names where in a workflow the call was made ("preflight",
+	// "pulse pulse-1"; "" outside workflows).
+	Stage string `json:"stage,omitempty"`
 }
 
 // Session is the per-agent-session state shared by tool calls.
@@ -121,6 +135,7 @@ type Session struct {
 	// onFailures is told the unresolved failures when they change.
 	onFailures func([]Failure)
 	dryRun     []DryRunEntry
+	planned    map[string]string // files the dry run wrote or deleted
 	always     map[string]bool
 	written    map[string]bool
 
@@ -144,7 +159,7 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 		root.Close()
 		return nil, err
 	}
-	s := &Session{cfg: cfg, root: root, ignore: workspace.NewIgnore(root), gate: gate, read: map[string]bool{}, always: map[string]bool{}, written: map[string]bool{}}
+	s := &Session{cfg: cfg, root: root, ignore: workspace.NewIgnore(root), gate: gate, read: map[string]bool{}, planned: map[string]string{}, always: map[string]bool{}, written: map[string]bool{}}
 	s.loadAlways()
 	return s, nil
 }
@@ -275,8 +290,9 @@ func (s *Session) FailuresSince(mark int) []Failure {
 	return out
 }
 
-// DryRunSummary lists the write calls recorded during a dry run.
-func (s *Session) DryRunSummary() []DryRunEntry {
+// DryRunSummary lists the calls recorded during a dry run, in order
+// (Summary puts them in words).
+func (s *Session) DryRunSummary() Plan {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.dryRun)
@@ -286,6 +302,9 @@ func (s *Session) recordDryRun(e DryRunEntry) {
 	s.mu.Lock()
 	s.dryRun = append(s.dryRun, e)
 	s.mu.Unlock()
+	if s.cfg.OnDryRun != nil {
+		s.cfg.OnDryRun(e)
+	}
 }
 
 // alwaysFile is where "always allow" answers persist for this workspace.
@@ -331,8 +350,8 @@ func (s *Session) allowAlways(key string) error {
 	s.mu.Unlock()
 	slices.Sort(names)
 	f := s.alwaysFile()
-	if f == "" {
-		return nil
+	if f == "" || s.cfg.DryRun {
+		return nil // a dry run leaves no trace: the answer holds for this session
 	}
 	data, _ := json.MarshalIndent(names, "", "  ")
 	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {

@@ -51,6 +51,11 @@ type Config struct {
 	// Repository is the repository's .autarch/config.yaml: commands,
 	// workspace (the project's, set by Project.Engine).
 	Repository tools.Config
+	// DryRun runs workflows without changing the repository (Project.Engine
+	// sets it for a project opened with OpenDryRun): see dryrun.go.
+	DryRun bool
+	// StateDir keeps the run locks ("": the repository's state directory).
+	StateDir string
 	// Meter counts usage across workflows and enforces the budget.
 	Meter *agent.Meter
 	Log   *slog.Logger
@@ -84,6 +89,8 @@ type Engine struct {
 
 	chatMu sync.Mutex
 	chat   *conversation // the discussion agent, once someone talks to it
+
+	plans planBook // what dry runs recorded, by workflow id
 }
 
 // New checks the configuration and makes an Engine.

@@ -16,7 +16,7 @@ var errLocked = errors.New("the workflow is running in another autarch process")
 // kernel when that process dies (even by SIGKILL), so a lock that can be
 // taken means no one is running it.
 func (e *Engine) lockRun(id string) (unlock func(), err error) {
-	dir := filepath.Join(e.cfg.Repo.StateDir(), "locks")
+	dir := filepath.Join(e.stateDir(), "locks")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("lock workflow %s: %w", id, err)
 	}

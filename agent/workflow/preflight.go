@@ -52,7 +52,7 @@ func contains(names []string, name string) bool {
 // dependencies and records baselines. Modifying a tracked file, failing or
 // timing out abandons the workflow and removes its worktree.
 func (e *Engine) preflight(ctx context.Context, wf store.Workflow) error {
-	gw, err := e.worktree(ctx, wf)
+	gw, root, err := e.workspace(ctx, wf)
 	if err != nil {
 		return err
 	}
@@ -64,10 +64,10 @@ func (e *Engine) preflight(ctx context.Context, wf store.Workflow) error {
 	if err := e.cfg.Store.StartPreflight(ctx, &setup); err != nil {
 		return err
 	}
-	e.emit(Event{Kind: "stage", WorkflowID: wf.ID, Stage: wf.Stage, Status: "running", Text: "preflight in " + gw.Worktree})
+	e.emit(Event{Kind: "stage", WorkflowID: wf.ID, Stage: wf.Stage, Status: "running", Text: "preflight in " + root})
 	pctx, cancel := context.WithTimeoutCause(ctx, e.cfg.PreflightTimeout, errPreflightTimeout)
 	defer cancel()
-	result, failure, err := e.runPreflight(pctx, wf, gw)
+	result, failure, err := e.runPreflight(pctx, wf, gw, root)
 	if errors.Is(context.Cause(pctx), errPreflightTimeout) && ctx.Err() == nil {
 		failure, err = fmt.Sprintf("preflight timed out after %s", e.cfg.PreflightTimeout), nil
 	}
@@ -77,8 +77,10 @@ func (e *Engine) preflight(ctx context.Context, wf store.Workflow) error {
 	if failure != "" {
 		return e.abandon(ctx, wf, setup.ID, failure)
 	}
-	if _, err := gw.RecordArtifacts(ctx); err != nil {
-		return err
+	if gw != nil {
+		if _, err := gw.RecordArtifacts(ctx); err != nil {
+			return err
+		}
 	}
 	if err := e.cfg.Store.CompletePreflight(ctx, setup.ID, result); err != nil {
 		return err
@@ -91,10 +93,11 @@ func (e *Engine) preflight(ctx context.Context, wf store.Workflow) error {
 
 var errPreflightTimeout = errors.New("preflight timed out")
 
-// runPreflight runs the preflight agent; failure explains why preflight
-// failed ("" when it completed).
-func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Workflow) (result store.PreflightResult, failure string, err error) {
-	conv, err := e.open(ctx, wf, StagePreflight, "", talkOptions{Root: gw.Worktree})
+// runPreflight runs the preflight agent in root (gw's worktree; a dry
+// run's gw is nil); failure explains why preflight failed ("" when it
+// completed).
+func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Workflow, root string) (result store.PreflightResult, failure string, err error) {
+	conv, err := e.open(ctx, wf, StagePreflight, "", talkOptions{Root: root})
 	if err != nil {
 		return result, "", err
 	}
@@ -110,13 +113,15 @@ func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Wo
 		if err := json.Unmarshal(out.Args, &p); err != nil {
 			return "", false, fmt.Errorf("complete_preflight arguments: %w", err)
 		}
-		st, err := gw.Status(ctx)
-		if err != nil {
-			return "", false, err
-		}
-		if changed := st.TrackedChanges(); len(changed) > 0 {
-			failure = "preflight modified tracked files: " + strings.Join(changed, ", ")
-			return "", true, nil
+		if gw != nil {
+			st, err := gw.Status(ctx)
+			if err != nil {
+				return "", false, err
+			}
+			if changed := st.TrackedChanges(); len(changed) > 0 {
+				failure = "preflight modified tracked files: " + strings.Join(changed, ", ")
+				return "", true, nil
+			}
 		}
 		for _, b := range conv.sess.Baselines() {
 			if err := e.cfg.Store.AddBaseline(ctx, &store.Baseline{WorkflowID: wf.ID, IssueType: b.IssueType, Source: b.Source, Pattern: b.Pattern,
@@ -141,8 +146,10 @@ func (e *Engine) abandon(ctx context.Context, wf store.Workflow, setupID, reason
 	if err := e.cfg.Store.FailPreflight(ctx, setupID, reason); err != nil {
 		return err
 	}
-	if err := e.cfg.Repo.RemoveWorkflow(ctx, wf.Name, git.RemoveOptions{DeleteBranch: true, DeletePulseBranches: true}); err != nil {
-		return err
+	if !e.cfg.DryRun {
+		if err := e.cfg.Repo.RemoveWorkflow(ctx, wf.Name, git.RemoveOptions{DeleteBranch: true, DeletePulseBranches: true}); err != nil {
+			return err
+		}
 	}
 	if err := e.advance(ctx, wf, StageAbandoned); err != nil {
 		return err

@@ -2,7 +2,9 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/autarch-dev/autarch/agent/workflow/store"
@@ -25,12 +27,21 @@ type Project struct {
 	Config tools.Project
 
 	trust *trust.Store
+	// dryRun is the temporary state directory of a dry-run project
+	// (OpenDryRun), removed by Close; "" otherwise.
+	dryRun string
 }
 
 // OpenProject opens the git repository at dir, its workflow store and its
 // hooks and guardrails. trusted is the user's trust store (nil: the
 // default one). Close releases the store.
 func OpenProject(ctx context.Context, dir string, trusted *trust.Store) (*Project, error) {
+	return openProject(ctx, dir, trusted, "")
+}
+
+// openProject opens a project whose store is in the repository's state
+// directory, or in dryDir when set.
+func openProject(ctx context.Context, dir string, trusted *trust.Store, dryDir string) (*Project, error) {
 	repo, err := git.Open(ctx, dir, git.Config{})
 	if err != nil {
 		return nil, fmt.Errorf("workflows need a git repository (%s): %w", dir, err)
@@ -44,7 +55,12 @@ func OpenProject(ctx context.Context, dir string, trusted *trust.Store) (*Projec
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
+	var st *store.Store
+	if dryDir != "" {
+		st, err = dryRunStore(ctx, dryDir)
+	} else {
+		st, err = store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -74,13 +90,22 @@ func (p *Project) Trust() error {
 	return nil
 }
 
-// Close releases the store.
-func (p *Project) Close() error { return p.Store.Close() }
+// Close releases the store (and removes a dry run's state).
+func (p *Project) Close() error {
+	err := p.Store.Close()
+	if p.dryRun != "" {
+		err = errors.Join(err, os.RemoveAll(p.dryRun))
+	}
+	return err
+}
 
 // Engine makes an engine over the project (cfg's Store, Repo, Hooks and
 // Guardrails are the project's) and recovers what a killed process left.
 func (p *Project) Engine(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.Store, cfg.Repo, cfg.Hooks, cfg.Guardrails, cfg.Repository = p.Store, p.Repo, p.Hooks, p.Guardrails, p.Config.Settings
+	if p.dryRun != "" {
+		cfg.DryRun, cfg.StateDir = true, p.dryRun
+	}
 	if cfg.Quality == nil {
 		cfg.Quality = &p.Config.Quality
 	}

@@ -19,6 +19,9 @@ import (
 
 // review runs the review agent over the workflow branch against its base.
 func (e *Engine) review(ctx context.Context, wf store.Workflow) error {
+	if e.cfg.DryRun {
+		return e.completeDryRun(ctx, wf)
+	}
 	gw, err := e.worktree(ctx, wf)
 	if err != nil {
 		return err

@@ -1,0 +1,153 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace/git"
+	"github.com/autarch-dev/autarch/workspace/trust"
+)
+
+// A dry run (Config.DryRun) takes a workflow through its stages without
+// changing the user's repository:
+//   - its store and run locks live in a temporary directory (OpenDryRun)
+//     that Close removes, so nothing is written under .git and the
+//     workflow is not listed, resumed or applied later;
+//   - no worktree, branch or commit is made: every agent works in the
+//     user's folder, where reads run and writes and commands (shell,
+//     run_tests, run_lint, non-read-only MCP tools) are recorded instead;
+//   - cards and questions are asked as usual (--yes approves them);
+//   - quality gates, which run commands, do not run; Review, which would
+//     review a diff that was never made, is skipped and the workflow
+//     completes after its pulses;
+//   - Engine.Plan is what was recorded, in order, by stage.
+
+// planBook keeps what the dry runs' sessions recorded, by workflow id.
+type planBook struct {
+	mu    sync.Mutex
+	plans map[string]tools.Plan
+}
+
+func (b *planBook) add(workflowID string, e tools.DryRunEntry) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.plans == nil {
+		b.plans = map[string]tools.Plan{}
+	}
+	b.plans[workflowID] = append(b.plans[workflowID], e)
+}
+
+// Plan is what a dry run of the workflow recorded so far, in order (nil
+// for a workflow that was not run dry by this engine).
+func (e *Engine) Plan(workflowID string) tools.Plan {
+	e.plans.mu.Lock()
+	defer e.plans.mu.Unlock()
+	return append(tools.Plan(nil), e.plans.plans[workflowID]...)
+}
+
+// DryRun reports whether the engine runs workflows dry.
+func (e *Engine) DryRun() bool { return e.cfg.DryRun }
+
+// planFor is a session's OnDryRun: each recorded call is kept in the
+// workflow's plan under its stage ("pulse pulse-1" for a pulse). nil
+// outside dry runs and outside workflows.
+func (e *Engine) planFor(ctx context.Context, workflowID string, stage Stage, pulseID string) func(tools.DryRunEntry) {
+	if !e.cfg.DryRun || workflowID == "" {
+		return nil
+	}
+	label := string(stage)
+	if pulseID != "" {
+		label = "pulse " + pulseID
+		if p, err := e.cfg.Store.Pulse(ctx, pulseID); err == nil {
+			label = "pulse " + p.PlannedID
+		}
+	}
+	return func(entry tools.DryRunEntry) {
+		entry.Stage = label
+		e.plans.add(workflowID, entry)
+	}
+}
+
+// stateDir holds the run locks.
+func (e *Engine) stateDir() string {
+	if e.cfg.StateDir != "" {
+		return e.cfg.StateDir
+	}
+	return e.cfg.Repo.StateDir()
+}
+
+// workspace is where a workflow's agents work from Preflight on: its
+// worktree, or in a dry run the user's folder (gw nil).
+func (e *Engine) workspace(ctx context.Context, wf store.Workflow) (gw *git.Workflow, root string, err error) {
+	if e.cfg.DryRun {
+		return nil, e.cfg.Repo.Top(), nil
+	}
+	gw, err = e.worktree(ctx, wf)
+	if err != nil {
+		return nil, "", err
+	}
+	return gw, gw.Worktree, nil
+}
+
+// completeDryRun ends a dry run after its pulses: nothing was changed,
+// so there is nothing to review.
+func (e *Engine) completeDryRun(ctx context.Context, wf store.Workflow) error {
+	if err := e.next(ctx, wf); err != nil {
+		return err
+	}
+	n := len(e.Plan(wf.ID))
+	return e.finish(ctx, wf, store.WorkflowCompleted, fmt.Sprintf("dry run completed: %d actions planned, nothing was changed (Review skipped: there is no diff to review)", n))
+}
+
+// OpenDryRun opens the git repository at dir for dry runs: like
+// OpenProject, but its store is a new one in a temporary directory, and
+// Close removes it. Nothing is written to the repository.
+func OpenDryRun(ctx context.Context, dir string, trusted *trust.Store) (*Project, error) {
+	tmp, err := os.MkdirTemp("", "autarch-dry-run-")
+	if err != nil {
+		return nil, fmt.Errorf("dry run state: %w", err)
+	}
+	p, err := openProject(ctx, dir, trusted, tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	p.dryRun = tmp
+	return p, nil
+}
+
+// dryRunStore opens a dry run's store in its temporary directory.
+func dryRunStore(ctx context.Context, dir string) (*store.Store, error) {
+	return store.Open(ctx, store.Path(filepath.Join(dir, "state")), store.Options{})
+}
+
+// checkpoint makes an accepted pulse's checkpoint commit; a dry run
+// commits nothing.
+func (r *pulseRunner) checkpoint(ctx context.Context, pulseID, summary string) (git.Checkpoint, error) {
+	if r.gw == nil {
+		return git.Checkpoint{}, nil
+	}
+	return r.gw.CompletePulse(ctx, pulseID, summary)
+}
+
+// recovery keeps a failed or stopped pulse's uncommitted work; a dry run
+// has none.
+func (r *pulseRunner) recovery(ctx context.Context, pulseID, reason string) (git.Checkpoint, error) {
+	if r.gw == nil {
+		return git.Checkpoint{}, nil
+	}
+	return r.gw.RecoveryCheckpoint(ctx, pulseID, reason)
+}
+
+// committed says what an accepted pulse committed: "1a2b3c4d, +3 −0".
+func (r *pulseRunner) committed(cp git.Checkpoint) string {
+	if r.gw == nil {
+		return "dry run: nothing committed"
+	}
+	return fmt.Sprintf("%s, +%d −%d", short(cp.Commit), cp.Stats.Additions, cp.Stats.Deletions)
+}

@@ -1,0 +1,175 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autarch-dev/autarch/editor"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+// treeHash fingerprints every file and directory under dir.
+func treeHash(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			fmt.Fprintf(h, "dir %s\n", rel)
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "file %s %x\n", rel, sha256.Sum256(b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// A dry run executes reads, records every write, command and non-read-only
+// call, changes nothing (no file, no process), asks nothing, and puts the
+// plan in words.
+func TestDryRunPlanSummary(t *testing.T) {
+	ed := &approver{decision: editor.DecisionReject}
+	h := newHarness(t, "pulsing", SessionConfig{DryRun: true, AllowDelete: true, Mode: ModeConfirmSensitive, Editor: ed})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(h.e.Registry().Register(newApplyPatch()))
+	must(h.e.Registry().Register(newDeleteFile()))
+	must(h.e.Registry().Register(Define("mcp_tracker_create_issue", "files an issue", Write,
+		func(context.Context, *Session, struct {
+			Reason string   `json:"reason"`
+			Title  string   `json:"title"`
+			Labels []string `json:"labels,omitempty"`
+		}) (Result, error) {
+			t.Error("the MCP tool ran in a dry run")
+			return Result{}, nil
+		})))
+	before := treeHash(t, h.dir)
+	calls := []struct {
+		name string
+		args map[string]any
+	}{
+		{"read_file", map[string]any{"path": "pkg/util.go", "reason": "look first"}},
+		{"write_file", map[string]any{"path": "pkg/mul.go", "content": "package pkg\n\n// Mul multiplies.\nfunc Mul(a, b int) int { return a * b }\n", "reason": "add Mul"}},
+		{"edit_file", map[string]any{"path": "pkg/util.go", "oldString": "// Add adds.\nfunc Add(a, b int) int { return a + b }", "newString": "// Add adds two numbers.\nfunc Add(a, b int) int {\n\treturn a + b\n}", "reason": "document Add"}},
+		{"multi_edit", map[string]any{"path": "pkg/util.go", "edits": []map[string]any{{"oldString": "a - b", "newString": "a-b"}, {"oldString": "Sub", "newString": "Minus", "replaceAll": true}}, "reason": "rename Sub"}},
+		{"apply_patch", map[string]any{"path": "main.go", "patch": "--- a/main.go\n+++ b/main.go\n@@ -3,3 +3,4 @@\n func main() {\n-\tprintln(\"hello\")\n+\tprintln(\"hello,\")\n+\tprintln(\"world\")\n }\n", "reason": "greet the world"}},
+		{"write_file", map[string]any{"path": "docs/guide.md", "content": "# Guide\n", "reason": "shorten the guide"}},
+		{"delete_file", map[string]any{"path": "notes.txt", "reason": "stale notes"}},
+		{"write_file", map[string]any{"path": "notes.txt", "content": "fresh\n", "reason": "new notes"}},
+		{"shell", map[string]any{"command": "go test ./...", "reason": "run the tests"}},
+		{"shell", map[string]any{"command": "touch ran.txt && rm -rf build", "reason": "hostile"}},
+		{"run_tests", map[string]any{"path": "pkg", "pattern": "TestAdd", "reason": "check Add"}},
+		{"run_lint", map[string]any{"fix": true, "reason": "tidy"}},
+		{"read_lints", map[string]any{"path": "pkg", "reason": "findings"}},
+		{"mcp_tracker_create_issue", map[string]any{"title": "Mul needs tests", "labels": []string{"tests"}, "reason": "track it"}},
+	}
+	for _, c := range calls {
+		res := h.call(c.name, c.args)
+		if res.Failed {
+			t.Errorf("%s failed in a dry run: %s", c.name, res.Output)
+		}
+		if c.name != "read_file" && !strings.Contains(res.Output, `"dry_run":true`) {
+			t.Errorf("%s was not recorded: %s", c.name, res.Output)
+		}
+	}
+	if after := treeHash(t, h.dir); after != before {
+		t.Error("the dry run changed the workspace")
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "ran.txt")); err == nil {
+		t.Error("the dry run ran a shell command")
+	}
+	if ed.asked != 0 {
+		t.Errorf("asked %d confirmations (last %q) for calls a dry run does not run", ed.asked, ed.last.Title)
+	}
+	plan := h.s.DryRunSummary()
+	if len(plan) != len(calls)-1 {
+		t.Errorf("%d calls recorded, want %d", len(plan), len(calls)-1)
+	}
+	got := plan.Summary()
+	golden := filepath.Join("testdata", "dryrun", "plan.golden")
+	if *updateGolden {
+		must(os.MkdirAll(filepath.Dir(golden), 0o755))
+		must(os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	must(err)
+	if got != string(want) {
+		t.Errorf("plan summary differs from %s (go test ./tools -run TestDryRunPlanSummary -update):\n%s", golden, got)
+	}
+	// The plan's entries are JSON for programs (autarch agent --dry-run).
+	b, err := json.Marshal(plan[0])
+	must(err)
+	if !strings.Contains(string(b), `"action":"would write pkg/mul.go (4 lines, new file)"`) {
+		t.Errorf("entry JSON = %s", b)
+	}
+}
+
+// Staged entries (a workflow's) are listed under their stage; an empty
+// plan says nothing would change.
+func TestPlanSummaryStagesAndEmpty(t *testing.T) {
+	if got := (Plan{}).Summary(); got != "Dry run: no write or command was planned, so nothing would change.\n" {
+		t.Errorf("empty plan = %q", got)
+	}
+	p := Plan{
+		{Tool: "shell", Action: "would run `go mod download` (dev)", Stage: "preflight"},
+		{Tool: "write_file", Action: "would overwrite a.go (2 lines)", Path: "a.go", Change: "written (2 lines)", Stage: "pulse pulse-1", Reason: "fix\nit"},
+		{Tool: "shell", Action: "would run `go build ./...` (dev)", Stage: "pulse pulse-1"},
+	}
+	want := "Dry run: 3 actions planned, none executed; nothing was changed.\n" +
+		"preflight:\n    1. would run `go mod download` (dev)\n" +
+		"pulse pulse-1:\n    2. would overwrite a.go (2 lines) — fix it\n    3. would run `go build ./...` (dev)\n" +
+		"Files that would change:\n  a.go: written (2 lines)\n"
+	if got := p.Summary(); got != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A dry run refuses what the tools would refuse, without planning it: a
+// path outside the root, a secret file, a deletion that is disabled.
+func TestDryRunRefusals(t *testing.T) {
+	h := newHarness(t, "pulsing", SessionConfig{DryRun: true})
+	if err := h.e.Registry().Register(newDeleteFile()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"write_file", map[string]any{"path": "../outside.go", "content": "x"}, "outside"},
+		{"edit_file", map[string]any{"path": "/etc/passwd", "oldString": "root", "newString": "x"}, "outside"},
+		{"write_file", map[string]any{"path": ".env", "content": "X=1"}, "sensitive"},
+		{"delete_file", map[string]any{"path": "main.go"}, "deletion disabled"},
+	} {
+		res := h.call(tc.name, tc.args)
+		if !res.Failed || !strings.Contains(strings.ToLower(res.Output), tc.want) {
+			t.Errorf("%s %v = %s, want a refusal containing %q", tc.name, tc.args["path"], res.Output, tc.want)
+		}
+	}
+	if plan := h.s.DryRunSummary(); len(plan) != 0 {
+		t.Errorf("refused calls were planned: %+v", plan)
+	}
+}
