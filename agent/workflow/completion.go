@@ -13,6 +13,11 @@ import (
 // pulsing agent is told about unresolvedIssues (progressive rejection).
 const EscapeHatchAfter = 2
 
+// escapeHatchRevealed reports whether, after this many rejected
+// completions, the pulsing agent may use unresolvedIssues (and is offered
+// complete_pulse's schema with it).
+func escapeHatchRevealed(rejections int) bool { return rejections >= EscapeHatchAfter }
+
 // UnresolvedIssue is one entry of complete_pulse's unresolvedIssues.
 type UnresolvedIssue = store.UnresolvedIssue
 
@@ -39,7 +44,7 @@ type Verdict struct {
 // completions of this pulse were already rejected; unresolved is the
 // escape-hatch field of this call.
 func ValidateCompletion(failures []Failure, rejections int, unresolved []UnresolvedIssue) Verdict {
-	revealed := rejections >= EscapeHatchAfter
+	revealed := escapeHatchRevealed(rejections)
 	if len(unresolved) > 0 {
 		if !revealed {
 			return Verdict{Message: "unresolvedIssues is not available yet: fix the failures below and call complete_pulse again.\n" + listFailures(failures)}

@@ -65,8 +65,7 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 	sess, err := tools.NewSession(tools.SessionConfig{Root: o.Root, Role: role, Mode: e.cfg.Mode, Editor: e.cfg.Editor, Search: search,
 		Workflow: wf.ID != "", StateDir: e.cfg.Repo.StateDir(), Diagnostics: diags,
 		Commands: e.cfg.Commands, GitCommonDir: e.cfg.Repo.CommonDir(), Protected: e.cfg.Guardrails.ProtectedPaths(),
-		AllowDelete: e.cfg.Repository.Workspace.AllowDelete, AllowedOnly: e.cfg.Repository.Commands.AllowedOnly,
-		DryRun: e.cfg.DryRun, OnDryRun: e.planFor(ctx, wf.ID, stage, pulseID)})
+		AllowDelete: e.cfg.Repository.Workspace.AllowDelete, AllowedOnly: e.cfg.Repository.Commands.AllowedOnly})
 	if err != nil {
 		return nil, fmt.Errorf("%s session: %w", role, err)
 	}
@@ -81,7 +80,7 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 	for _, n := range notes {
 		sess.AddNote(n.Content)
 	}
-	extra := slices.Concat(o.Extra, []tools.Tool{tools.NewReadLints()})
+	extra := slices.Clone(o.Extra)
 	if e.cfg.Tools != nil {
 		extra = append(extra, e.cfg.Tools(ctx, role)...)
 	}

@@ -3,6 +3,8 @@ package terminal
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
+	"fmt"
 
 	"github.com/autarch-dev/autarch/tools"
 )
@@ -21,10 +23,47 @@ type PulseDone struct {
 	Reason           string            `json:"reason"`
 	Summary          string            `json:"summary" jsonschema:"Conventional commit message (e.g. feat(auth): implement login flow)"`
 	FilesChanged     []string          `json:"filesChanged" jsonschema:"List of file paths that were modified"`
-	UnresolvedIssues []UnresolvedIssue `json:"unresolvedIssues,omitempty" jsonschema:"Acknowledged issues that could not be fixed (only when offered)"`
+	UnresolvedIssues []UnresolvedIssue `json:"unresolvedIssues,omitempty" jsonschema:"Acknowledged issues that could not be fixed (escape hatch): each halts automatic orchestration until a human reviews the pulse"`
+}
+
+// escapeHatch is the parameter the model is not offered until it is
+// revealed.
+const escapeHatch = "unresolvedIssues"
+
+// completePulse is complete_pulse as first offered: its schema leaves out
+// unresolvedIssues, which pulsing-phase.md's progressive rejection reveals
+// only after repeated rejection (EscapeHatchSchema). Calls are still
+// checked against the whole schema, so an early use of the escape hatch
+// is refused by the completion protocol with its own message.
+type completePulse struct {
+	tools.Tool
+	concealed json.RawMessage
+}
+
+func (t completePulse) Schema() json.RawMessage { return t.concealed }
+
+// Validate keeps the whole schema's check.
+func (t completePulse) Validate(args json.RawMessage) error {
+	if v, ok := t.Tool.(interface{ Validate(json.RawMessage) error }); ok {
+		return v.Validate(args)
+	}
+	return nil
 }
 
 func newCompletePulse() tools.Tool {
+	t := definePulseDone()
+	concealed, err := withoutProperty(t.Schema(), escapeHatch)
+	if err != nil {
+		panic(fmt.Sprintf("complete_pulse schema: %v", err)) // a build defect, caught by the tests
+	}
+	return completePulse{Tool: t, concealed: concealed}
+}
+
+// EscapeHatchSchema is complete_pulse's schema with unresolvedIssues,
+// offered once the escape hatch is revealed.
+func EscapeHatchSchema() json.RawMessage { return definePulseDone().Schema() }
+
+func definePulseDone() tools.Tool {
 	return tools.Define(CompletePulse, completePulseDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p PulseDone) (tools.Result, error) {
 		if err := ValidCommitSummary(p.Summary); err != nil {
 			return invalid("%v", err), nil
@@ -36,4 +75,30 @@ func newCompletePulse() tools.Tool {
 		}
 		return accepted(CompletePulse, nil), nil
 	})
+}
+
+// withoutProperty is an object schema without one of its properties.
+func withoutProperty(schema json.RawMessage, name string) (json.RawMessage, error) {
+	var s map[string]any
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, err
+	}
+	props, ok := s["properties"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("schema has no properties")
+	}
+	if _, ok := props[name]; !ok {
+		return nil, fmt.Errorf("schema has no property %q", name)
+	}
+	delete(props, name)
+	if req, ok := s["required"].([]any); ok {
+		kept := []any{}
+		for _, r := range req {
+			if r != name {
+				kept = append(kept, r)
+			}
+		}
+		s["required"] = kept
+	}
+	return json.Marshal(s)
 }
