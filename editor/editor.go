@@ -34,6 +34,9 @@ const (
 	DecisionReject      Decision = "reject"
 	DecisionAlwaysAllow Decision = "always"
 	DecisionDismissed   Decision = "dismissed"
+	// DecisionAbort stops the whole run: the agent's turn ends and the
+	// workflow is stopped (resumable), as when the user stops it.
+	DecisionAbort Decision = "abort"
 )
 
 // Approval asks the user to allow something: a sensitive tool call or a stage
@@ -49,6 +52,8 @@ type Approval struct {
 	Reason string `json:"reason,omitempty"`
 	// AllowAlways offers the "Always allow" answer.
 	AllowAlways bool `json:"allowAlways,omitempty"`
+	// AllowAbort offers the "Abort all" answer (DecisionAbort).
+	AllowAbort bool `json:"allowAbort,omitempty"`
 	// WorkflowID is the workflow that asks ("" outside workflows).
 	WorkflowID string `json:"workflowId,omitempty"`
 }

@@ -349,7 +349,12 @@ type WorkflowEvent struct {
 	Tool       string    `json:"tool,omitempty"`
 	// ToolCallID pairs a tool_result with its tool_call.
 	ToolCallID string `json:"toolCallId,omitempty"`
-	Reason     string `json:"reason,omitempty"`
+	// ParentToolCallID marks a sub-agent's activity: the id of the
+	// dispatch_subagent call it works for (shown nested under that call);
+	// Subagent is the sub-agent's type (explore, test, review).
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
+	Subagent         string `json:"subagent,omitempty"`
+	Reason           string `json:"reason,omitempty"`
 	// Status is the pulse status, the severity of a comment, the pending
 	// kind or how the workflow halted; for cards a readable summary (Card
 	// holds the structure).
@@ -438,6 +443,9 @@ type ActivityView struct {
 	Tool    string `json:"tool"`
 	Reason  string `json:"reason"`
 	Failed  bool   `json:"failed"`
+	// Subagent is set on a sub-agent's call (its type): the feed shows it
+	// nested under the dispatch_subagent call before it.
+	Subagent string `json:"subagent,omitempty"`
 }
 
 // MessageView is one message of the conversation.

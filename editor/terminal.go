@@ -110,6 +110,9 @@ func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
 	if a.AllowAlways {
 		prompt += ", al[w]ays allow"
 	}
+	if a.AllowAbort {
+		prompt += ", abort all [x]"
+	}
 	fmt.Fprintf(t.Out, "%s? ", prompt)
 	line, err := t.readLine()
 	if err != nil {
@@ -121,6 +124,10 @@ func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
 	case "w", "always":
 		if a.AllowAlways {
 			return Verdict{Decision: DecisionAlwaysAllow}, nil
+		}
+	case "x", "abort":
+		if a.AllowAbort {
+			return Verdict{Decision: DecisionAbort}, nil
 		}
 	case "r", "reject", "n", "no":
 		fmt.Fprint(t.Out, "feedback (optional): ")

@@ -27,12 +27,13 @@ var tsTypes = []any{
 	ApplyWorkflowParams{}, ApplyWorkflowResult{}, PulseDiffParams{}, PulseDiff{}, PulseDiffFile{}, FileAtParams{}, FileAtResult{},
 	WorkflowEvent{}, CardEvent{}, SetAPIKeyParams{}, OpenFileParams{}, OpenFileResult{}, WorkflowSummary{}, WorkflowDetail{}, StageView{}, CardView{}, PulseView{}, PendingView{}, ActivityView{},
 	MessageView{}, ReviewView{}, CommentView{}, DiagnosticsParams{}, DiagnosticsResult{}, DiagnosticItem{},
+	StartJobParams{}, JobRef{}, AnswerEscalationParams{}, ApplyJobParams{}, JobEvent{}, JobSummary{}, JobCommitView{}, JobCheckView{}, EscalationView{},
 }
 
 // TestTypeScript keeps the extension's protocol declarations generated from
 // the Go ones: it fails when lspext.gen.ts differs (run with -update).
 func TestTypeScript(t *testing.T) {
-	got, err := generateTS([]string{"lspext.go", "editor.go"})
+	got, err := generateTS([]string{"lspext.go", "editor.go", "jobs.go"})
 	if err != nil {
 		t.Fatal(err)
 	}

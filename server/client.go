@@ -16,6 +16,7 @@ const (
 	actionApprove = "Approve"
 	actionReject  = "Reject"
 	actionAlways  = "Always allow"
+	actionAbort   = "Abort all"
 )
 
 // lspClient implements editor.Client over the LSP connection.
@@ -79,6 +80,9 @@ func (c *lspClient) Approve(ctx context.Context, a editor.Approval) (editor.Verd
 	if a.AllowAlways {
 		actions = append(actions, actionAlways)
 	}
+	if a.AllowAbort {
+		actions = append(actions, actionAbort)
+	}
 	msg := approvalText(a)
 	title, err := c.ShowMessageRequest(ctx, editor.Info, msg, actions)
 	if err != nil {
@@ -91,6 +95,8 @@ func (c *lspClient) Approve(ctx context.Context, a editor.Approval) (editor.Verd
 		return editor.Verdict{Decision: editor.DecisionReject}, nil
 	case actionAlways:
 		return editor.Verdict{Decision: editor.DecisionAlwaysAllow}, nil
+	case actionAbort:
+		return editor.Verdict{Decision: editor.DecisionAbort}, nil
 	}
 	return editor.Verdict{Decision: editor.DecisionDismissed}, nil
 }

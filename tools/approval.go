@@ -11,6 +11,14 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
+// ErrAborted is returned (wrapped) by Engine.Call when the user answers a
+// confirmation with "abort all": the agent's turn ends and the run stops
+// (a workflow is stopped, resumable from its last durable point).
+var ErrAborted = errors.New("the user aborted the run at a confirmation")
+
+// abortedMessage is the aborted call's result.
+const abortedMessage = "Aborted by the user: the whole run stops here"
+
 // approvalDetail is what the user approves of a call: the unified diff of
 // the file for a file edit (write_file, edit_file, multi_edit,
 // apply_patch), the command for a command, else the arguments as sent.

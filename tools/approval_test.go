@@ -1,6 +1,9 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,4 +84,59 @@ func TestUnifiedDiffHunks(t *testing.T) {
 	if got := UnifiedDiff("f.txt", "a\n", "a\n", true); got != "f.txt: no change\n" {
 		t.Errorf("no change = %q", got)
 	}
+}
+
+// Every answer to a confirmation: approve runs the call, reject (with
+// feedback) returns the feedback to the model, always allow runs it and
+// stops asking, dismissed refuses it, abort all refuses it and stops the run
+// (ErrAborted), with nothing written.
+func TestConfirmationAnswers(t *testing.T) {
+	tests := []struct {
+		name     string
+		verdict  editor.Verdict
+		written  bool
+		result   string
+		aborted  bool
+		askAgain bool
+	}{
+		{name: "approve", verdict: editor.Verdict{Decision: editor.DecisionApprove}, written: true, result: `"success":true`, askAgain: true},
+		{name: "reject with feedback", verdict: editor.Verdict{Decision: editor.DecisionReject, Feedback: "use y.txt"}, result: "Action cancelled by user Feedback: use y.txt", askAgain: true},
+		{name: "always allow", verdict: editor.Verdict{Decision: editor.DecisionAlwaysAllow}, written: true, result: `"success":true`},
+		{name: "dismissed", verdict: editor.Verdict{Decision: editor.DecisionDismissed}, result: "Action cancelled by user", askAgain: true},
+		{name: "abort all", verdict: editor.Verdict{Decision: editor.DecisionAbort}, result: "Aborted by the user: the whole run stops here", aborted: true, askAgain: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ed := &verdictEditor{verdict: tt.verdict}
+			h := newHarness(t, "pulsing", SessionConfig{Mode: ModeConfirmSensitive, Editor: ed})
+			res, err := h.e.Call(context.Background(), h.s, "write_file", json.RawMessage(`{"path": "x.txt", "content": "x", "reason": "make x"}`))
+			if errors.Is(err, ErrAborted) != tt.aborted || err != nil && !tt.aborted {
+				t.Fatalf("err = %v, want aborted = %v", err, tt.aborted)
+			}
+			if !strings.Contains(res.Output, tt.result) {
+				t.Errorf("result = %s, want it to contain %s", res.Output, tt.result)
+			}
+			if _, err := os.Stat(filepath.Join(h.dir, "x.txt")); (err == nil) != tt.written {
+				t.Errorf("x.txt written = %v, want %v", err == nil, tt.written)
+			}
+			if len(ed.asked) != 1 || !ed.asked[0].AllowAlways || !ed.asked[0].AllowAbort || ed.asked[0].Reason != "make x" {
+				t.Fatalf("asked %+v, want one tool approval offering always allow and abort all", ed.asked)
+			}
+			h.e.Call(context.Background(), h.s, "write_file", json.RawMessage(`{"path": "x.txt", "content": "x2", "reason": "again"}`))
+			if again := len(ed.asked) == 2; again != tt.askAgain {
+				t.Errorf("asked again = %v, want %v", again, tt.askAgain)
+			}
+		})
+	}
+}
+
+type verdictEditor struct {
+	editor.Client
+	verdict editor.Verdict
+	asked   []editor.Approval
+}
+
+func (v *verdictEditor) Approve(ctx context.Context, a editor.Approval) (editor.Verdict, error) {
+	v.asked = append(v.asked, a)
+	return v.verdict, nil
 }

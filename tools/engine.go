@@ -126,8 +126,8 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 			return opError("Guardrail: a hook's updatedInput is refused: " + msg), nil
 		}
 	}
-	if res, ok := e.confirm(ctx, s, t, args, ca); !ok {
-		return res, nil
+	if res, ok, err := e.confirm(ctx, s, t, args, ca); !ok {
+		return res, err
 	}
 	if s.cfg.DryRun && t.Kind() == Write {
 		if res, ok := s.dryRunRefusal(name, args); !ok {
@@ -168,47 +168,50 @@ func (e *Engine) execute(ctx context.Context, s *Session, t Tool, args json.RawM
 	return t.Run(ctx, s, args)
 }
 
-// confirm applies the confirmation policy; ok=false returns res to the model.
-func (e *Engine) confirm(ctx context.Context, s *Session, t Tool, args json.RawMessage, ca callArgs) (Result, bool) {
+// confirm applies the confirmation policy; ok=false returns res to the
+// model, and err (ErrAborted) when the user aborted the whole run.
+func (e *Engine) confirm(ctx context.Context, s *Session, t Tool, args json.RawMessage, ca callArgs) (Result, bool, error) {
 	if s.cfg.DryRun && t.Kind() == Write {
-		return Result{}, true // recorded, not run: there is nothing to allow (spec: CI uses --dry-run)
+		return Result{}, true, nil // recorded, not run: there is nothing to allow (spec: CI uses --dry-run)
 	}
 	mode := s.cfg.Mode
 	need := mode == ModeConfirmAll && t.Kind() != Terminal ||
 		mode == ModeConfirmSensitive && t.Sensitive(args)
 	if !need {
-		return Result{}, true
+		return Result{}, true, nil
 	}
 	key := alwaysKey(t, ca)
 	if s.allowedAlways(key) {
-		return Result{}, true
+		return Result{}, true, nil
 	}
 	if s.cfg.Editor == nil {
-		return opError(fmt.Sprintf("No TTY available for confirmation: %s needs confirmation in %s mode; run in yolo mode to allow it", t.Name(), mode)), false
+		return opError(fmt.Sprintf("No TTY available for confirmation: %s needs confirmation in %s mode; run in yolo mode to allow it", t.Name(), mode)), false, nil
 	}
 	v, err := s.cfg.Editor.Approve(ctx, editor.Approval{
-		Kind: "tool", Title: fmt.Sprintf("Allow %s?", t.Name()), Detail: s.approvalDetail(t.Name(), args, ca), Reason: ca.Reason, AllowAlways: true,
+		Kind: "tool", Title: fmt.Sprintf("Allow %s?", t.Name()), Detail: s.approvalDetail(t.Name(), args, ca), Reason: ca.Reason, AllowAlways: true, AllowAbort: true,
 	})
 	if errors.Is(err, editor.ErrNoTTY) {
-		return opError(fmt.Sprintf("No TTY available for confirmation: %s needs confirmation in %s mode; run in yolo mode to allow it", t.Name(), mode)), false
+		return opError(fmt.Sprintf("No TTY available for confirmation: %s needs confirmation in %s mode; run in yolo mode to allow it", t.Name(), mode)), false, nil
 	}
 	if err != nil {
-		return opError("could not ask for confirmation: " + err.Error()), false
+		return opError("could not ask for confirmation: " + err.Error()), false, nil
 	}
 	switch v.Decision {
 	case editor.DecisionApprove:
-		return Result{}, true
+		return Result{}, true, nil
+	case editor.DecisionAbort:
+		return opError(abortedMessage), false, fmt.Errorf("%s: %w", t.Name(), ErrAborted)
 	case editor.DecisionAlwaysAllow:
 		if err := s.allowAlways(key); err != nil {
 			e.log.Warn("persisting always-allow", "err", err)
 		}
-		return Result{}, true
+		return Result{}, true, nil
 	}
 	msg := "Action cancelled by user"
 	if v.Feedback != "" {
 		msg += " Feedback: " + v.Feedback
 	}
-	return opError(msg), false
+	return opError(msg), false, nil
 }
 
 // alwaysKey is what an "always allow" answer covers: the tool, and for

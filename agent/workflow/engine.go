@@ -129,6 +129,10 @@ func New(cfg Config) (*Engine, error) {
 // Store is the engine's store.
 func (e *Engine) Store() *store.Store { return e.cfg.Store }
 
+// Config is the engine's configuration (agent/job runs its job agents
+// with the same model, settings, editor, hooks and confinement).
+func (e *Engine) Config() Config { return e.cfg }
+
 func (e *Engine) emit(ev Event) {
 	if e.cfg.Events != nil {
 		e.cfg.Events(ev)

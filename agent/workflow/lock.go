@@ -36,3 +36,11 @@ func (e *Engine) lockRun(id string) (unlock func(), err error) {
 		f.Close()
 	}, nil
 }
+
+// Lock takes the run lock named id for another kind of durable run (a
+// job's, "job-"+its id) with the same guarantee: released when the
+// holding process dies.
+func (e *Engine) Lock(id string) (unlock func(), err error) { return e.lockRun(id) }
+
+// IsLocked reports whether err says another live process holds the lock.
+func IsLocked(err error) bool { return errors.Is(err, errLocked) }

@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -55,6 +56,8 @@ type scenarioConfig struct {
 	// ResumeApprovals, when set, resumes the workflow after the first run
 	// with these approvals (and the remaining script).
 	Resume bool `json:"resume"`
+	// Mode is the confirmation mode (default yolo).
+	Mode string `json:"mode"`
 }
 
 // scenarioWant is a scenario's want.json.
@@ -87,6 +90,18 @@ type scenarioWant struct {
 	WorktreeRemoved bool     `json:"worktreeRemoved"`
 	BranchRemoved   bool     `json:"branchRemoved"`
 	Reasons         []string `json:"reasons"`
+	// FirstRun is how the first run of a resumed scenario ended: the
+	// workflow's status and the pulses' (with their recovery checkpoints).
+	FirstRun *struct {
+		Status string `json:"status"`
+		Pulses map[string]struct {
+			Status   string `json:"status"`
+			Recovery bool   `json:"recovery"`
+		} `json:"pulses"`
+	} `json:"firstRun"`
+	// Nested are the reasons of the tool calls sub-agents made, which
+	// must name a dispatch_subagent call (and only they may).
+	Nested []string `json:"nested"`
 }
 
 func TestWorkflowScenarios(t *testing.T) {
@@ -148,7 +163,7 @@ func newHarness(t *testing.T, ar *txtar.Archive, cfg scenarioConfig) *harness {
 	h.ed = &scriptEditor{t: t, approvals: cfg.Approvals, answers: cfg.Answers}
 	h.engine, err = workflow.New(workflow.Config{Store: h.store, Repo: h.repo, Editor: h.ed,
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
-		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo,
+		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: cmp.Or(tools.Mode(cfg.Mode), tools.ModeYolo),
 		StopPoll: 10 * time.Millisecond, MaxIterations: cfg.MaxIterations, PreflightTimeout: time.Duration(cfg.PreflightTimeoutMS) * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Events: func(ev workflow.Event) {
@@ -197,6 +212,7 @@ func runScenario(t *testing.T, path string) {
 	wf, err = h.engine.Run(ctx, wf.ID)
 	if cfg.Resume {
 		t.Logf("first run ended: %v", err)
+		h.checkFirstRun(wf, want)
 		wf, err = h.engine.Resume(ctx, wf.ID)
 	}
 	h.check(wf, err, want)
@@ -314,6 +330,7 @@ func (h *harness) check(wf store.Workflow, runErr error, want scenarioWant) {
 			}
 		}
 	}
+	checkNesting(t, h.events, want.Nested)
 	h.mu.Unlock()
 	i := 0
 	for _, r := range reasons {
@@ -328,6 +345,57 @@ func (h *harness) check(wf store.Workflow, runErr error, want scenarioWant) {
 	must(t, err)
 	if len(calls) == 0 && len(reasons) > 0 {
 		t.Errorf("no tool calls recorded in the store")
+	}
+	for _, c := range calls {
+		if slices.Contains(want.Nested, c.Reason) {
+			t.Errorf("the sub-agent's call %q was recorded as the agent's own (%s)", c.Reason, c.Name)
+		}
+	}
+}
+
+// checkFirstRun checks how the first run of a resumed scenario ended.
+func (h *harness) checkFirstRun(wf store.Workflow, want scenarioWant) {
+	t := h.t
+	if want.FirstRun == nil {
+		return
+	}
+	if string(wf.Status) != want.FirstRun.Status {
+		t.Errorf("first run left the workflow %s (%s), want %s", wf.Status, wf.StatusReason, want.FirstRun.Status)
+	}
+	pulses, err := h.store.WorkflowPulses(context.Background(), wf.ID)
+	must(t, err)
+	for _, p := range pulses {
+		w, ok := want.FirstRun.Pulses[p.PlannedID]
+		if ok && (string(p.Status) != w.Status || p.IsRecoveryCheckpoint != w.Recovery) {
+			t.Errorf("after the first run pulse %s is %s, recovery %v (%s); want %s, %v", p.PlannedID, p.Status, p.IsRecoveryCheckpoint, p.FailureReason, w.Status, w.Recovery)
+		}
+	}
+}
+
+// checkNesting checks that the tool calls with the nested reasons, and
+// only they, are marked with the id of a dispatch_subagent call.
+func checkNesting(t *testing.T, events []workflow.Event, nested []string) {
+	t.Helper()
+	dispatches := map[string]bool{}
+	for _, ev := range events {
+		if ev.Kind == "tool_call" && ev.Tool == "dispatch_subagent" && ev.ParentToolCallID == "" {
+			dispatches[ev.ToolCallID] = true
+		}
+	}
+	var got []string
+	for _, ev := range events {
+		if ev.ParentToolCallID == "" {
+			continue
+		}
+		if !dispatches[ev.ParentToolCallID] || ev.Subagent == "" {
+			t.Errorf("event %+v is nested under %q, which is no dispatch_subagent call", ev, ev.ParentToolCallID)
+		}
+		if ev.Kind == "tool_call" {
+			got = append(got, ev.Reason)
+		}
+	}
+	if strings.Join(got, "|") != strings.Join(nested, "|") {
+		t.Errorf("nested tool calls = %q, want %q", got, nested)
 	}
 }
 
@@ -422,6 +490,8 @@ func (s *scriptEditor) Approve(ctx context.Context, a editor.Approval) (editor.V
 		return editor.Verdict{Decision: editor.DecisionApprove}, nil
 	case next == "dismiss":
 		return editor.Verdict{Decision: editor.DecisionDismissed}, nil
+	case next == "abort":
+		return editor.Verdict{Decision: editor.DecisionAbort}, nil
 	case strings.HasPrefix(next, "reject:"):
 		return editor.Verdict{Decision: editor.DecisionReject, Feedback: strings.TrimPrefix(next, "reject:")}, nil
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -101,7 +102,10 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		Engine: tools.NewEngine(reg, project.Hooks, logger).WithGuardrails(project.Guardrails), Session: sess, MaxIterations: *maxIter,
 		Meter: agent.NewMeter(*budget), JSONEnvelope: settings.JSONEnvelope, ContextWindow: settings.ContextWindow, Pricing: settings.Pricing,
 		Events: func(e agent.Event) {
-			if e.Kind == "tool_call" {
+			switch {
+			case e.Kind == "tool_call" && e.Parent != "":
+				fmt.Fprintf(io.err, "    ↳ %s sub-agent · %s: %s\n", e.Subagent, e.Tool, e.Reason)
+			case e.Kind == "tool_call":
 				fmt.Fprintf(io.err, "• %s: %s\n", e.Tool, e.Reason)
 			}
 		},
@@ -111,6 +115,10 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		return 2
 	}
 	out, err := a.RunTurn(ctx, input)
+	if errors.Is(err, tools.ErrAborted) {
+		fmt.Fprintf(io.err, "autarch agent: stopped: %v (nothing after it ran)\n", err)
+		return 130
+	}
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
 		return 1

@@ -81,6 +81,8 @@ export const DecisionApprove = "approve";
 export const DecisionReject = "reject";
 export const DecisionAlwaysAllow = "always";
 export const DecisionDismissed = "dismissed";
+/** DecisionAbort stops the whole run: the agent's turn ends and the workflow is stopped (resumable), as when the user stops it. */
+export const DecisionAbort = "abort";
 export const SingleSelect = "single_select";
 export const MultiSelect = "multi_select";
 export const Ranked = "ranked";
@@ -156,6 +158,7 @@ export interface NewWorkflowParams {
   path?: string;
 }
 
+  allowAbort?: boolean;
 export interface WorkflowRef {
   workflowId: string;
   name?: string;
@@ -256,6 +259,8 @@ export interface SetAPIKeyParams {
 }
 
 export interface OpenFileParams {
+  parentToolCallId?: string;
+  subagent?: string;
   path: string;
   line?: number;
 }
@@ -352,6 +357,7 @@ export interface ReviewView {
   comments: CommentView[];
 }
 
+  subagent?: string;
 export interface CommentView {
   id: string;
   type: string;

@@ -19,7 +19,7 @@
 //   #usage .usage-tokens .usage-cost
 //   .pending-item[data-id][data-kind][data-workflow][data-stored?]   a question set or an approval waiting for the user
 //     .pending-approval: .pending-title .pending-reason ("Why: …") .pending-detail .pending-feedback (textarea)
-//                        .pending-approve .pending-reject ("Request Changes") .pending-always (when offered)
+//                        .pending-approve .pending-reject ("Request Changes") .pending-always .pending-abort (when offered)
 //     .pending-questions: .question[data-q][data-type] .question-prompt
 //                        single_select: button.pending-option[data-value] (.selected; submits at once when it is the only question)
 //                        multi_select: input.pending-check[value]; ranked: ol.pending-ranked > li.ranked-option[data-value] .rank-up .rank-down

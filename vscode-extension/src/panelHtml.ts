@@ -136,6 +136,8 @@ textarea{width:100%;box-sizing:border-box;font-family:inherit;color:var(--vscode
 #activity{list-style:none;padding:0;margin:0;max-height:260px;overflow-y:auto}
 .activity-item{padding:2px 0;border-bottom:1px solid var(--vscode-panel-border)}
 .activity-item.failed .activity-tool{color:var(--vscode-errorForeground)}
+.activity-item.nested{margin-left:1.2em;border-left:2px solid var(--vscode-panel-border);padding-left:.4em}
+.activity-subagent{color:var(--vscode-descriptionForeground);font-size:.9em}
 .activity-tool{font-family:var(--vscode-editor-font-family);font-weight:bold}
 .activity-meta{display:block}
 #messages{max-height:400px;overflow-y:auto}

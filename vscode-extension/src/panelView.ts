@@ -115,6 +115,7 @@ function renderApproval(m: PanelModel, id: string, workflowId: string | undefine
     `<div class="buttons"><button class="pending-approve" data-action="decide" data-decision="approve" data-pending="${attr(id)}">Approve</button> ` +
     `<button class="pending-reject secondary" data-action="decide" data-decision="reject" data-pending="${attr(id)}">Request Changes</button>` +
     (a.allowAlways ? ` <button class="pending-always secondary" data-action="decide" data-decision="always" data-pending="${attr(id)}">Always allow</button>` : '') +
+    (a.allowAbort ? ` <button class="pending-abort secondary" data-action="decide" data-decision="abort" data-pending="${attr(id)}" title="Stop the whole run; resume the workflow later">Abort All</button>` : '') +
     `</div></div>`
   );
 }
@@ -294,8 +295,8 @@ function renderActivity(items: ActivityView[]): string {
   const rows = shown
     .map(
       (a) =>
-        `<li class="activity-item${a.failed ? ' failed' : ''}" data-tool="${attr(a.tool)}" data-failed="${a.failed ? 'true' : 'false'}" data-stage="${attr(a.stage)}">` +
-        `<span class="activity-tool">${e(a.tool)}</span> <span class="activity-reason">${e(a.reason)}</span>` +
+        `<li class="activity-item${a.failed ? ' failed' : ''}${a.subagent ? ' nested' : ''}" data-tool="${attr(a.tool)}" data-failed="${a.failed ? 'true' : 'false'}" data-stage="${attr(a.stage)}"${a.subagent ? ` data-subagent="${attr(a.subagent)}"` : ''}>` +
+        `${a.subagent ? `<span class="activity-subagent">↳ ${e(a.subagent)}</span> ` : ''}<span class="activity-tool">${e(a.tool)}</span> <span class="activity-reason">${e(a.reason)}</span>` +
         `<span class="activity-meta">${e(a.stage)}${a.pulseId ? ` · ${e(a.pulseId)}` : ''}${a.time ? ` · ${e(shortTime(a.time))}` : ''}</span></li>`,
     )
     .join('');

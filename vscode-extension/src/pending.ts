@@ -33,7 +33,7 @@ interface Entry {
 }
 
 /** Decisions a user can give an approval (never "dismissed": closing a prompt is no answer). */
-const decisions = new Set(['approve', 'reject', 'always']);
+const decisions = new Set(['approve', 'reject', 'always', 'abort']);
 
 export class PendingStore {
   private readonly entries = new Map<string, Entry>();
@@ -135,6 +135,7 @@ export class PendingStore {
     const e = this.entries.get(id);
     if (!e || e.item.kind !== 'approval' || !decisions.has(verdict.decision)) return false;
     if (verdict.decision === 'always' && !e.item.approval.allowAlways) return false;
+    if (verdict.decision === 'abort' && !e.item.approval.allowAbort) return false;
     this.entries.delete(id);
     const v: Verdict = { decision: verdict.decision };
     const fb = verdict.feedback?.trim();

@@ -101,7 +101,7 @@ export async function promptFeedback(title: string): Promise<string | undefined>
  */
 export async function promptApproval(store: PendingStore, item: PendingApproval, showDetails: () => void): Promise<void> {
   const a = item.approval;
-  const buttons = ['Approve', 'Request Changes', ...(a.allowAlways ? ['Always allow'] : []), 'Show Details'];
+  const buttons = ['Approve', 'Request Changes', ...(a.allowAlways ? ['Always allow'] : []), ...(a.allowAbort ? ['Abort All'] : []), 'Show Details'];
   const what = isUnifiedDiff(a.detail) ? ` ${diffSummary(a.detail)}` : '';
   const message = `Autarch: ${a.title}${what}${a.reason ? ` — Why: ${a.reason}` : ''}`;
   const choice = await vscode.window.showInformationMessage(message, ...buttons);
@@ -116,6 +116,10 @@ export async function promptApproval(store: PendingStore, item: PendingApproval,
       return;
     case 'Always allow':
       store.decide(item.id, { decision: 'always' });
+      return;
+    case 'Abort All':
+      // Stops the whole run (the workflow is stopped, resumable).
+      store.decide(item.id, { decision: 'abort' });
       return;
     case 'Request Changes': {
       const feedback = await promptFeedback(a.title);

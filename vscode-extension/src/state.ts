@@ -18,11 +18,19 @@ export type Request = <T>(method: string, params: unknown) => Promise<T>;
 interface LiveActivity {
   seq: number;
   item: ActivityView;
-  /** The model's id of the call, which its result carries too. */
+  /** The model's id of the call, which its result carries too (a sub-agent's: prefixed by its dispatch call's). */
   callId?: string;
+  /** The dispatch_subagent call a sub-agent's call is nested under. */
+  parent?: string;
 }
 
 const maxFeed = 300;
+
+/** The key of a call in the feed: a sub-agent's call ids are its own, so they are qualified by the dispatch call's. */
+function callKey(ev: WorkflowEvent): string | undefined {
+  if (!ev.toolCallId) return undefined;
+  return ev.parentToolCallId ? `${ev.parentToolCallId}/${ev.toolCallId}` : ev.toolCallId;
+}
 
 export class WorkflowState {
   workflows: WorkflowSummary[] = [];
@@ -139,12 +147,15 @@ export class WorkflowState {
     const s = this.summary(id);
     if (s && ev.kind === 'stage' && ev.stage) s.stage = ev.stage;
     if (ev.kind === 'tool_call') {
-      this.pushActivity(id, { time: this.now().toISOString(), stage: ev.stage ?? '', pulseId: ev.pulseId, tool: ev.tool ?? '', reason: ev.reason ?? '', failed: !!ev.failed }, ev.toolCallId);
+      const item: ActivityView = { time: this.now().toISOString(), stage: ev.stage ?? '', pulseId: ev.pulseId, tool: ev.tool ?? '', reason: ev.reason ?? '', failed: !!ev.failed };
+      if (ev.parentToolCallId) item.subagent = ev.subagent || 'sub-agent';
+      this.pushActivity(id, item, callKey(ev), ev.parentToolCallId);
     } else if (ev.kind === 'tool_result' && ev.failed) {
       const list = this.live.get(id) ?? [];
       // The result names its call; events without ids fall back to the latest unfailed call of the tool.
-      const match = ev.toolCallId
-        ? list.find((a) => a.callId === ev.toolCallId)
+      const key = callKey(ev);
+      const match = key
+        ? list.find((a) => a.callId === key)
         : [...list].reverse().find((a) => a.item.tool === (ev.tool ?? '') && !a.item.failed);
       if (match) match.item.failed = true;
     } else if (ev.kind === 'message' && !id) {
@@ -159,9 +170,14 @@ export class WorkflowState {
     this.scheduleRefresh();
   }
 
-  private pushActivity(id: string, item: ActivityView, callId?: string): void {
+  /** Adds a call to the live feed; a sub-agent's call goes after its dispatch call's earlier sub-agent calls (parallel calls interleave). */
+  private pushActivity(id: string, item: ActivityView, callId?: string, parent?: string): void {
     const list = this.live.get(id) ?? [];
-    list.push({ seq: ++this.seq, item, callId });
+    const entry: LiveActivity = { seq: ++this.seq, item, callId, parent };
+    let at = -1;
+    if (parent) for (let i = list.length - 1; i >= 0 && at < 0; i--) if (list[i].callId === parent || list[i].parent === parent) at = i;
+    if (at >= 0) list.splice(at + 1, 0, entry);
+    else list.push(entry);
     if (list.length > maxFeed) list.splice(0, list.length - maxFeed);
     this.live.set(id, list);
   }

@@ -60,6 +60,8 @@ test('renderPanel exposes the stable ids and classes', () => {
   assert.match(s.workflow, /class="wf-stop secondary"/);
   assert.match(s.activity, /<ul id="activity"><li class="activity-item" data-tool="read_file" data-failed="false" data-stage="pulsing">/);
   assert.match(s.activity, /Read &lt;main&gt;/);
+  const nested = renderPanel(model({ activity: [{ time: '', stage: 'pulsing', tool: 'grep', reason: 'sub', failed: false, subagent: 'explore' }] }));
+  assert.match(nested.activity, /<li class="activity-item nested" [^>]*data-subagent="explore"><span class="activity-subagent">↳ explore<\/span> <span class="activity-tool">grep/);
   assert.match(s.conversation, /<div class="message role-assistant" data-role="assistant" data-stage="scoping">/);
   assert.match(s.conversation, /Hello <strong>there<\/strong>/);
   assert.match(s.server, /data-testid="server-state"/);
@@ -87,6 +89,10 @@ test('renderPanel renders live questions and approvals with their buttons', () =
   assert.match(p, /class="pending-approve" data-action="decide" data-decision="approve" data-pending="a-1"/);
   assert.match(p, /class="pending-reject secondary" data-action="decide" data-decision="reject"/);
   assert.match(p, /class="pending-always secondary"/);
+  assert.doesNotMatch(p, /pending-abort/, 'abort all only when offered');
+  const tool = new PendingStore();
+  tool.addApproval({ kind: 'tool', title: 'Allow shell?', allowAlways: true, allowAbort: true });
+  assert.match(renderPanel(model({ pending: tool.list() })).pending, /<button class="pending-abort secondary" data-action="decide" data-decision="abort" data-pending="a-1"[^>]*>Abort All<\/button>/);
   assert.match(p, /class="pending-item pending-questions" data-id="q-2" data-kind="questions" data-workflow="">/);
   assert.match(p, /<button class="pending-option" data-action="option" data-pending="q-2" data-q="0" data-value="a">a<\/button>/);
   assert.match(p, /<input type="checkbox" class="pending-check" value="x">/);

@@ -31,6 +31,11 @@ test('approvals resolve with a decision, never with dismissed', async () => {
   const b = s.addApproval({ kind: 'tool', title: 'Run shell', allowAlways: true });
   assert.equal(s.decide(b.id, { decision: 'always', feedback: ' ' }), true);
   assert.deepEqual(await b.result, { decision: 'always' });
+  const c = s.addApproval({ kind: 'plan', title: 'Approve the plan' });
+  assert.equal(s.decide(c.id, { decision: 'abort' }), false, 'abort only when offered');
+  const d = s.addApproval({ kind: 'tool', title: 'Run shell', allowAlways: true, allowAbort: true });
+  assert.equal(s.decide(d.id, { decision: 'abort' }), true);
+  assert.deepEqual(await d.result, { decision: 'abort' });
 });
 
 test('drop and clear reject the open requests', async () => {

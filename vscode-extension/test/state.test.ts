@@ -63,6 +63,21 @@ test('a failed result marks the call with its id, not the latest call of the sam
   s.dispose();
 });
 
+test("a sub-agent's calls are nested under their dispatch call, ids qualified by it", async () => {
+  const srv = fakeServer();
+  const s = new WorkflowState(srv.request, 1000, () => new Date('2025-01-01T00:00:00Z'));
+  s.onEvent({ kind: 'tool_call', workflowId: 'b', tool: 'dispatch_subagent', reason: 'delegate', toolCallId: 'c1' });
+  s.onEvent({ kind: 'tool_call', workflowId: 'b', tool: 'grep', reason: 'sibling', toolCallId: 'c2' });
+  s.onEvent({ kind: 'tool_call', workflowId: 'b', tool: 'read_file', reason: 'sub one', toolCallId: 'c1', parentToolCallId: 'c1', subagent: 'explore' });
+  s.onEvent({ kind: 'tool_call', workflowId: 'b', tool: 'grep', reason: 'sub two', toolCallId: 'c2', parentToolCallId: 'c1', subagent: 'explore' });
+  s.onEvent({ kind: 'tool_result', workflowId: 'b', tool: 'grep', failed: true, toolCallId: 'c2', parentToolCallId: 'c1' });
+  assert.deepEqual(
+    s.activity('b').map((x) => `${x.subagent ?? '-'}:${x.reason}:${x.failed}`),
+    ['-:delegate:false', 'explore:sub one:false', 'explore:sub two:true', '-:sibling:false'],
+  );
+  s.dispose();
+});
+
 test('activeWorkflow prefers the last event, then the newest active one', async () => {
   const srv = fakeServer();
   srv.setList([wf('a', 'Active', '2025-01-02'), wf('c', 'AwaitingUser', '2025-01-05'), wf('b', 'Stopped', '2025-01-09')]);

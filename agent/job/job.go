@@ -1,0 +1,335 @@
+// Package job runs jobs: one agent with the coding-team tools
+// (tools/team) on its own ai/… branch in its own linked worktree, outside
+// the user's folder, until it commits (Done), asks a human and waits for
+// the answer (Waiting), or hits its budget or iteration limit (Stopped,
+// resumable).
+//
+// A job is durable like a workflow: it lives in the workflow store, its
+// conversation is persisted message by message as it happens, and every
+// tool call is recorded as it starts and ends. A job whose process died
+// (even by SIGKILL: the run lock is an flock) is Stopped by Recover and
+// resumed from its last message; a tool call that started is never run
+// again: the agent is told what is known of it instead.
+package job
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools/team"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+// Budget is what a job may spend over its whole life: prompt+completion
+// tokens and model calls.
+type Budget struct {
+	Tokens     int64
+	Iterations int
+}
+
+// DefaultBudget is a mode's budget: mechanic jobs get a smaller one.
+func DefaultBudget(m team.Mode) Budget {
+	if m == team.Genius {
+		return Budget{Tokens: 2_000_000, Iterations: 200}
+	}
+	return Budget{Tokens: 400_000, Iterations: 60}
+}
+
+// Config configures a Runner.
+type Config struct {
+	// Engine is the workflow engine whose store, repository, model,
+	// settings, editor, hooks, guardrails and confinement jobs share.
+	Engine *workflow.Engine
+	// Events receives what jobs do (nil: dropped).
+	Events func(editor.JobEvent)
+	// Budget overrides DefaultBudget (nil: the defaults).
+	Budget func(team.Mode) Budget
+	// StopPoll is how often a running job checks whether it was stopped
+	// from another process (default 500ms).
+	StopPoll time.Duration
+}
+
+// Runner starts, runs, resumes and lists jobs.
+type Runner struct {
+	cfg   Config
+	wf    workflow.Config
+	store *store.Store
+	repo  *git.Repo
+	log   *slog.Logger
+	// refs serialises the ref updates of this process's jobs.
+	refs sync.Mutex
+
+	mu      sync.Mutex
+	running map[string]context.CancelCauseFunc
+}
+
+// New makes a Runner.
+func New(cfg Config) (*Runner, error) {
+	if cfg.Engine == nil {
+		return nil, errors.New("job runner: no workflow engine")
+	}
+	if cfg.Budget == nil {
+		cfg.Budget = DefaultBudget
+	}
+	if cfg.StopPoll <= 0 {
+		cfg.StopPoll = 500 * time.Millisecond
+	}
+	wf := cfg.Engine.Config()
+	log := wf.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Runner{cfg: cfg, wf: wf, store: wf.Store, repo: wf.Repo, log: log.With("component", "job"), running: map[string]context.CancelCauseFunc{}}, nil
+}
+
+func (r *Runner) emit(ev editor.JobEvent) {
+	if r.cfg.Events != nil {
+		r.cfg.Events(ev)
+	}
+}
+
+// Task is what starts a job.
+type Task struct {
+	// Text is the user's request.
+	Text string
+	// Mode is mechanic (the default) or genius.
+	Mode string
+	// Base is the ref the job starts from ("": the repository's default
+	// branch).
+	Base string
+}
+
+// ParseMode checks a mode ("" is mechanic).
+func ParseMode(s string) (team.Mode, error) {
+	switch team.Mode(s) {
+	case "", team.Mechanic:
+		return team.Mechanic, nil
+	case team.Genius:
+		return team.Genius, nil
+	}
+	return "", fmt.Errorf("mode %q is not accepted: use mechanic (patch limits, a smaller budget) or genius (no limits)", s)
+}
+
+// Start records a new job and creates its worktree, detached at the base;
+// Run takes it from there.
+func (r *Runner) Start(ctx context.Context, t Task) (store.Job, error) {
+	text := strings.TrimSpace(t.Text)
+	if text == "" {
+		return store.Job{}, errors.New("the task is empty: describe what the job should do")
+	}
+	mode, err := ParseMode(t.Mode)
+	if err != nil {
+		return store.Job{}, err
+	}
+	if err := r.checkModel(); err != nil {
+		return store.Job{}, err
+	}
+	base := t.Base
+	if base == "" {
+		if base, err = defaultBranch(ctx, r.repo); err != nil {
+			return store.Job{}, err
+		}
+	}
+	baseCommit, err := r.repo.ResolveCommit(ctx, base)
+	if err != nil {
+		return store.Job{}, fmt.Errorf("base %q: %w", base, err)
+	}
+	id := newID()
+	budget := r.cfg.Budget(mode)
+	j := store.Job{ID: id, Name: git.NameForTask(text, id[:6]), Task: text, Mode: string(mode), Status: store.JobRunning,
+		BaseRef: base, BaseCommit: baseCommit, WorktreePath: worktreePath(r.repo, id), TokenBudget: budget.Tokens, IterationLimit: budget.Iterations}
+	if err := r.store.CreateJob(ctx, &j); err != nil {
+		return store.Job{}, err
+	}
+	if err := ensureWorktree(ctx, r.repo, j); err != nil {
+		r.setStatus(context.WithoutCancel(ctx), j, store.JobFailed, err.Error())
+		return j, err
+	}
+	r.emit(editor.JobEvent{Kind: "status", JobID: j.ID, Status: string(j.Status), Text: fmt.Sprintf("job %s started (%s, from %s)", j.Name, j.Mode, base)})
+	return j, nil
+}
+
+// checkModel refuses to start a job no model could run.
+func (r *Runner) checkModel() error {
+	d, ok := r.wf.Model.(agent.DefaultNamer)
+	if r.wf.Model == nil || ok && d.DefaultModelName() == "" && r.wf.Settings.ModelFor(agent.Job) == "" {
+		return workflow.ErrNoModel
+	}
+	return nil
+}
+
+// newID is a job id: 16 hex digits (the first 8 name its branches).
+func newID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Find resolves a job by id, id prefix (at least 4 characters) or name.
+func (r *Runner) Find(ctx context.Context, ref string) (store.Job, error) {
+	ref = strings.TrimSpace(ref)
+	if j, err := r.store.Job(ctx, ref); err == nil || !errors.Is(err, store.ErrNotFound) {
+		return j, err
+	}
+	jobs, err := r.store.Jobs(ctx)
+	if err != nil {
+		return store.Job{}, err
+	}
+	var found []store.Job
+	for _, j := range jobs {
+		if j.Name == ref || len(ref) >= 4 && strings.HasPrefix(j.ID, ref) {
+			found = append(found, j)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return store.Job{}, fmt.Errorf("no job with id or name %q (autarch status lists them)", ref)
+	}
+	return store.Job{}, fmt.Errorf("%q names %d jobs: give more of the id (autarch status lists them)", ref, len(found))
+}
+
+// Stop marks a job Stopped; a process running it notices within StopPoll.
+func (r *Runner) Stop(ctx context.Context, ref, reason string) error {
+	j, err := r.Find(ctx, ref)
+	if err != nil {
+		return err
+	}
+	if j.Status == store.JobDone {
+		return fmt.Errorf("job %s is done: nothing to stop", j.Name)
+	}
+	if reason == "" {
+		reason = "stopped by the user"
+	}
+	if err := r.setStatus(ctx, j, store.JobStopped, reason); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	if cancel := r.running[j.ID]; cancel != nil {
+		cancel(errStopped)
+	}
+	r.mu.Unlock()
+	return nil
+}
+
+// setStatus records and announces a job's status.
+func (r *Runner) setStatus(ctx context.Context, j store.Job, s store.JobStatus, reason string) error {
+	if err := r.store.SetJobStatus(context.WithoutCancel(ctx), j.ID, s, reason); err != nil {
+		return err
+	}
+	r.emit(editor.JobEvent{Kind: "status", JobID: j.ID, Status: string(s), Text: reason})
+	return nil
+}
+
+// InterruptedReason is why Recover stopped a job whose process died.
+const InterruptedReason = "interrupted: the process running the job ended; resume it to continue"
+
+// Recover stops the Running jobs no live process runs (their process
+// was killed), to be resumed. Call it before listing or running jobs.
+func (r *Runner) Recover(ctx context.Context) error {
+	jobs, err := r.store.Jobs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if j.Status != store.JobRunning {
+			continue
+		}
+		unlock, err := r.lock(j.ID)
+		if errors.Is(err, errLocked) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		err = r.setStatus(ctx, j, store.JobStopped, InterruptedReason)
+		unlock()
+		if err != nil {
+			return err
+		}
+		r.log.Info("recovered interrupted job", "job", j.ID)
+	}
+	return nil
+}
+
+// Resume makes a stopped, failed or waiting job run again from its last
+// message. A job stopped by its budget or iteration limit is granted
+// another of its mode's budget.
+func (r *Runner) Resume(ctx context.Context, ref string) (store.Job, error) {
+	j, err := r.Find(ctx, ref)
+	if err != nil {
+		return j, err
+	}
+	if j.Status == store.JobDone {
+		return j, fmt.Errorf("job %s is done (committed on %s): apply it, or start a new job", j.Name, j.Branch)
+	}
+	if err := r.checkModel(); err != nil {
+		return j, err
+	}
+	unlock, err := r.lock(j.ID)
+	if err != nil {
+		return j, err
+	}
+	unlock()
+	more := r.cfg.Budget(team.Mode(j.Mode))
+	tokens, iterations := j.TokenBudget, j.IterationLimit
+	if tokens > 0 && j.Tokens() >= tokens {
+		tokens = j.Tokens() + more.Tokens
+	}
+	if iterations > 0 && j.Iterations >= iterations {
+		iterations = j.Iterations + more.Iterations
+	}
+	if tokens != j.TokenBudget || iterations != j.IterationLimit {
+		if err := r.store.SetJobLimits(ctx, j.ID, tokens, iterations); err != nil {
+			return j, err
+		}
+	}
+	if err := r.setStatus(ctx, j, store.JobRunning, "resumed"); err != nil {
+		return j, err
+	}
+	return r.Run(ctx, j.ID)
+}
+
+// AnswerEscalation records the human's answer to a job's pending
+// escalation; the agent receives it when the job runs again (Resume).
+func (r *Runner) AnswerEscalation(ctx context.Context, jobRef, escalationID string, approved bool, feedback string) (store.Job, error) {
+	j, err := r.Find(ctx, jobRef)
+	if err != nil {
+		return j, err
+	}
+	e, err := r.store.JobEscalation(ctx, escalationID)
+	if err != nil || e.JobID != j.ID {
+		return j, fmt.Errorf("job %s has no escalation %q", j.Name, escalationID)
+	}
+	if e.Status != store.EscalationPending {
+		return j, fmt.Errorf("escalation %s was already answered", escalationID)
+	}
+	if err := r.store.AnswerJobEscalation(ctx, e.ID, approved, strings.TrimSpace(feedback)); err != nil {
+		return j, err
+	}
+	r.emit(editor.JobEvent{Kind: "escalation", JobID: j.ID, Status: store.EscalationAnswered, Text: answerWords(approved, feedback)})
+	return j, nil
+}
+
+func answerWords(approved bool, feedback string) string {
+	s := "declined"
+	if approved {
+		s = "approved"
+	}
+	if fb := strings.TrimSpace(feedback); fb != "" {
+		s += ": " + fb
+	}
+	return s
+}

@@ -1,0 +1,347 @@
+package job_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/job"
+	"github.com/autarch-dev/autarch/agent/openai"
+	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+// scenarioConfig is a job scenario's config.json.
+type scenarioConfig struct {
+	Task string `json:"task"`
+	Mode string `json:"mode"`
+	// Approvals answer approval requests in order: "approve",
+	// "reject:feedback" or "dismiss".
+	Approvals []string `json:"approvals"`
+	// KillAtRemaining runs the job in a child process and kills it with
+	// SIGKILL once the scripted model has this many steps left (the child
+	// then waits in its model call), then resumes it here.
+	KillAtRemaining int `json:"killAtRemaining"`
+}
+
+// scenarioWant is a job scenario's want.json.
+type scenarioWant struct {
+	Status     string            `json:"status"`
+	BranchName string            `json:"branchName"`
+	Commits    []string          `json:"commits"`
+	Files      map[string]string `json:"files"`
+	Approvals  []string          `json:"approvals"`
+	// Escalations, Analyses and PlanSteps count what the job recorded.
+	Escalations int    `json:"escalations"`
+	Analyses    int    `json:"analyses"`
+	PlanSteps   int    `json:"planSteps"`
+	Tests       string `json:"tests"`
+	// ToolCalls counts the recorded calls by tool (nothing runs twice).
+	ToolCalls map[string]int `json:"toolCalls"`
+}
+
+func TestJobScenarios(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/scenarios/*.txt")
+	if len(paths) == 0 {
+		t.Fatal("no scenarios")
+	}
+	for _, path := range paths {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
+			t.Parallel()
+			runScenario(t, path)
+		})
+	}
+}
+
+// world is a job's world: a real git repository, a store, an engine over
+// the scripted model, a scripted editor.
+type world struct {
+	dir    string
+	store  *store.Store
+	runner *job.Runner
+	ed     *scriptEditor
+
+	mu     sync.Mutex
+	events []editor.JobEvent
+}
+
+func newWorld(t testing.TB, dir, modelURL string, approvals []string) *world {
+	ctx := context.Background()
+	repo, err := git.Open(ctx, dir, git.Config{})
+	must(t, err)
+	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
+	must(t, err)
+	t.Cleanup(func() { st.Close() })
+	w := &world{dir: dir, store: st, ed: &scriptEditor{t: t, approvals: approvals}}
+	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: w.ed,
+		Model:    openai.New(openai.Config{BaseURL: modelURL, APIKey: "test", MaxRetries: -1}),
+		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo,
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	must(t, err)
+	w.runner, err = job.New(job.Config{Engine: e, StopPoll: 20 * time.Millisecond, Events: func(ev editor.JobEvent) {
+		w.mu.Lock()
+		w.events = append(w.events, ev)
+		w.mu.Unlock()
+	}})
+	must(t, err)
+	return w
+}
+
+func runScenario(t *testing.T, path string) {
+	ar, err := txtar.ParseFile(path)
+	must(t, err)
+	var cfg scenarioConfig
+	var want scenarioWant
+	var steps []txtar.File
+	dir := t.TempDir()
+	for _, f := range ar.Files {
+		switch rel, isRepo := strings.CutPrefix(f.Name, "repo/"); {
+		case f.Name == "config.json":
+			must(t, json.Unmarshal(f.Data, &cfg))
+		case f.Name == "want.json":
+			must(t, json.Unmarshal(f.Data, &want))
+		case isRepo:
+			must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755))
+			must(t, os.WriteFile(filepath.Join(dir, rel), f.Data, 0o644))
+		default:
+			steps = append(steps, f)
+		}
+	}
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
+	// A change of the user's own, staged, and an untracked file: the job
+	// must leave both alone.
+	must(t, os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n\n// Add adds two numbers (the user's edit).\nfunc Add(a, b int) int { return a - b }\n"), 0o644))
+	gitRun(t, dir, "add", "calc.go")
+	must(t, os.WriteFile(filepath.Join(dir, "scratch.txt"), []byte("mine\n"), 0o644))
+	script, err := scripted.Parse(txtar.Format(&txtar.Archive{Comment: ar.Comment, Files: steps}))
+	must(t, err)
+	url, model := scripted.Start(t, script)
+	w := newWorld(t, dir, url, cfg.Approvals)
+	before := userTreeHash(t, dir)
+	ctx := context.Background()
+	j, err := w.runner.Start(ctx, job.Task{Text: cfg.Task, Mode: cfg.Mode})
+	must(t, err)
+	if cfg.KillAtRemaining > 0 {
+		killMidway(t, w, dir, url, j.ID, model, cfg.KillAtRemaining)
+		j, err = w.runner.Resume(ctx, j.ID)
+	} else {
+		j, err = w.runner.Run(ctx, j.ID)
+	}
+	if err != nil {
+		t.Errorf("run: %v", err)
+	}
+	w.check(t, j, want)
+	if after := userTreeHash(t, dir); after != before {
+		t.Errorf("the user's HEAD, index or working tree changed:\nbefore %s\nafter  %s", before, after)
+	}
+	if errs := model.Errors(); len(errs) > 0 {
+		t.Errorf("model script mismatches:\n%s", strings.Join(errs, "\n"))
+	}
+	if n := model.Remaining(); n != 0 {
+		t.Errorf("%d scripted model steps were not used", n)
+	}
+}
+
+func (w *world) check(t *testing.T, j store.Job, want scenarioWant) {
+	ctx := context.Background()
+	if string(j.Status) != want.Status {
+		t.Errorf("job ended %s (%s), want %s", j.Status, j.StatusReason, want.Status)
+	}
+	branch := "ai/" + j.ID[:8] + "/" + want.BranchName
+	if j.Branch != branch {
+		t.Errorf("job branch %q, want %q", j.Branch, branch)
+	}
+	out := strings.TrimSpace(gitOut(t, w.dir, "log", "--reverse", "--format=%s", j.BaseCommit+".."+branch))
+	if got := strings.Split(out, "\n"); !slices.Equal(got, want.Commits) {
+		t.Errorf("commits on %s = %q, want %q", branch, got, want.Commits)
+	}
+	for file, sub := range want.Files {
+		if out := gitOut(t, w.dir, "show", branch+":"+file); !strings.Contains(out, sub) {
+			t.Errorf("%s on %s does not contain %q:\n%s", file, branch, sub, out)
+		}
+	}
+	if !slices.Equal(w.ed.kinds(), nonNil(want.Approvals)) {
+		t.Errorf("approvals asked = %q, want %q", w.ed.kinds(), want.Approvals)
+	}
+	s, err := w.runner.Summary(ctx, j.ID)
+	must(t, err)
+	if len(s.Commits) != len(want.Commits) || len(s.Escalations) != want.Escalations || s.Analyses != want.Analyses || s.PlanSteps != want.PlanSteps {
+		t.Errorf("summary: %d commits, %d escalations, %d analyses, %d plan steps; want %d, %d, %d, %d",
+			len(s.Commits), len(s.Escalations), s.Analyses, s.PlanSteps, len(want.Commits), want.Escalations, want.Analyses, want.PlanSteps)
+	}
+	if want.Tests != "" && (s.Tests == nil || s.Tests.Status != want.Tests) {
+		t.Errorf("latest tests %+v, want %s", s.Tests, want.Tests)
+	}
+	if s.Tokens == 0 || s.Iterations == 0 {
+		t.Errorf("summary counts no usage: %d tokens over %d model calls", s.Tokens, s.Iterations)
+	}
+	if want.ToolCalls != nil {
+		calls, err := w.store.JobToolCalls(ctx, j.ID)
+		must(t, err)
+		got := map[string]int{}
+		for _, c := range calls {
+			got[c.Name]++
+		}
+		for name, n := range want.ToolCalls {
+			if got[name] != n {
+				t.Errorf("%s ran %d times, want %d (all calls: %v)", name, got[name], n, got)
+			}
+		}
+	}
+	// The worktree is the job's own, outside the user's working tree
+	// (in the repository's state, beside the workflows' worktrees).
+	if rel, err := filepath.Rel(w.dir, j.WorktreePath); err != nil || !strings.HasPrefix(rel, ".git"+string(filepath.Separator)) {
+		t.Errorf("the job's worktree %s is not in the repository's state directory", j.WorktreePath)
+	}
+}
+
+// killMidway runs the job in a child process (this test binary, re-run as
+// TestJobChild) and kills it with SIGKILL once the scripted model has
+// remaining steps left; the job is then listed as Stopped (interrupted).
+func killMidway(t *testing.T, w *world, dir, url, id string, model *scripted.Server, remaining int) {
+	ctx := context.Background()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestJobChild$", "-test.v")
+	cmd.Env = append(os.Environ(), "AUTARCH_JOB_CHILD_DIR="+dir, "AUTARCH_JOB_CHILD_URL="+url, "AUTARCH_JOB_CHILD_ID="+id)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	must(t, cmd.Start())
+	deadline := time.Now().Add(2 * time.Minute)
+	for model.Remaining() > remaining {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the child did not reach the kill point (%d steps left):\n%s", model.Remaining(), out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // the child is in its model call
+	must(t, cmd.Process.Signal(syscall.SIGKILL))
+	err := cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the child was not killed by SIGKILL (%v):\n%s", err, out.String())
+	}
+	list, err := w.runner.Summaries(ctx)
+	must(t, err)
+	if len(list) != 1 || list[0].Status != string(store.JobStopped) || list[0].StatusReason != job.InterruptedReason {
+		t.Fatalf("after the kill the job is listed as %+v, want Stopped: %s", list, job.InterruptedReason)
+	}
+}
+
+// TestJobChild is the child process of killMidway: it runs the job named
+// by the environment until it is killed.
+func TestJobChild(t *testing.T) {
+	dir := os.Getenv("AUTARCH_JOB_CHILD_DIR")
+	if dir == "" {
+		t.Skip("the child process of a kill scenario")
+	}
+	w := newWorld(t, dir, os.Getenv("AUTARCH_JOB_CHILD_URL"), nil)
+	j, err := w.runner.Run(context.Background(), os.Getenv("AUTARCH_JOB_CHILD_ID"))
+	t.Fatalf("the child's job ended (%s, %v) before it was killed", j.Status, err)
+}
+
+// scriptEditor answers approvals from a list.
+type scriptEditor struct {
+	editor.Client
+	t         testing.TB
+	mu        sync.Mutex
+	approvals []string
+	asked     []editor.Approval
+}
+
+func (s *scriptEditor) kinds() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []string{}
+	for _, a := range s.asked {
+		out = append(out, a.Kind)
+	}
+	return out
+}
+
+func (s *scriptEditor) Approve(ctx context.Context, a editor.Approval) (editor.Verdict, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asked = append(s.asked, a)
+	if len(s.approvals) == 0 {
+		s.t.Errorf("unexpected approval request: %s", a.Title)
+		return editor.Verdict{Decision: editor.DecisionDismissed}, nil
+	}
+	next := s.approvals[0]
+	s.approvals = s.approvals[1:]
+	if fb, ok := strings.CutPrefix(next, "reject:"); ok {
+		return editor.Verdict{Decision: editor.DecisionReject, Feedback: fb}, nil
+	}
+	return editor.Verdict{Decision: editor.Decision(next)}, nil
+}
+
+func (s *scriptEditor) ShowMessage(context.Context, editor.MessageType, string) error { return nil }
+func (s *scriptEditor) LogMessage(context.Context, editor.MessageType, string) error  { return nil }
+func (s *scriptEditor) Notify(context.Context, string, any) error                     { return nil }
+
+// userTreeHash hashes the user's HEAD, index and working tree.
+func userTreeHash(t testing.TB, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	fmt.Fprintln(h, gitOut(t, dir, "symbolic-ref", "HEAD"), gitOut(t, dir, "rev-parse", "HEAD"), gitOut(t, dir, "ls-files", "--stage"))
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			fmt.Fprintf(h, "%s %x\n", p, sha256.Sum256(b))
+		}
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+func gitRun(t testing.TB, dir string, args ...string) { gitOut(t, dir, args...) }
+
+func gitOut(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
