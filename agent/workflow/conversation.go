@@ -3,7 +3,6 @@ package workflow
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -66,7 +65,8 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 	sess, err := tools.NewSession(tools.SessionConfig{Root: o.Root, Role: role, Mode: e.cfg.Mode, Editor: e.cfg.Editor, Search: search,
 		Workflow: wf.ID != "", StateDir: e.cfg.Repo.StateDir(), Diagnostics: diags,
 		Commands: e.cfg.Commands, GitCommonDir: e.cfg.Repo.CommonDir(), Protected: e.cfg.Guardrails.ProtectedPaths(),
-		AllowDelete: e.cfg.Repository.Workspace.AllowDelete, AllowedOnly: e.cfg.Repository.Commands.AllowedOnly})
+		AllowDelete: e.cfg.Repository.Workspace.AllowDelete, AllowedOnly: e.cfg.Repository.Commands.AllowedOnly,
+		DryRun: e.cfg.DryRun, OnDryRun: e.planFor(ctx, wf.ID, stage, pulseID)})
 	if err != nil {
 		return nil, fmt.Errorf("%s session: %w", role, err)
 	}
@@ -117,15 +117,6 @@ func (c *conversation) observe(ctx context.Context, ev agent.Event) {
 	ctx = context.WithoutCancel(ctx)
 	out := Event{Kind: editor.EventKind(ev.Kind), WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Tool: ev.Tool, Reason: ev.Reason, Text: ev.Text, Failed: ev.Failed, ToolCallID: ev.CallID}
 	switch ev.Kind {
-	if ev.Parent != "" {
-		// A sub-agent's activity: shown nested under its dispatch_subagent
-		// call, never matched with the agent's own calls.
-		if ev.Kind != "text" {
-			out.ParentToolCallID, out.Subagent = ev.Parent, ev.Subagent
-			c.e.emit(out)
-		}
-		return
-	}
 	case "tool_call":
 		if c.wf.ID == "" {
 			break
@@ -312,13 +303,6 @@ func (c *conversation) talk(ctx context.Context, input string, handle handler) e
 		c.saveNotes(ctx)
 		c.recordUsage(ctx, out.Usage)
 		if err != nil {
-		if errors.Is(err, tools.ErrAborted) && c.wf.ID != "" {
-			// "Abort all" at a confirmation stops the workflow as the
-			// user's stop does: the run's context ends, work is kept.
-			if serr := c.e.Stop(context.WithoutCancel(ctx), c.wf.ID, "aborted by the user at a confirmation"); serr != nil {
-				return errors.Join(err, serr)
-			}
-		}
 			return err
 		}
 		switch out.Kind {

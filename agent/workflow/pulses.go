@@ -20,7 +20,7 @@ import (
 // the workflow moves to Review. A pulse failed, was stopped or completed
 // with unresolved issues: orchestration halts for the user.
 func (e *Engine) pulse(ctx context.Context, wf store.Workflow) error {
-	gw, err := e.worktree(ctx, wf)
+	gw, root, err := e.workspace(ctx, wf)
 	if err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (e *Engine) pulse(ctx context.Context, wf store.Workflow) error {
 	if err != nil {
 		return err
 	}
-	r := &pulseRunner{e: e, wf: wf, gw: gw, pulses: map[string]store.Pulse{}, baselines: baselines, pinned: pinned}
+	r := &pulseRunner{e: e, wf: wf, gw: gw, root: root, pulses: map[string]store.Pulse{}, baselines: baselines, pinned: pinned}
 	var planned []PlannedPulse
 	done := map[string]bool{}
 	for _, p := range pulses {
@@ -77,7 +77,8 @@ func (e *Engine) plannedPulses(ctx context.Context, wf store.Workflow) ([]store.
 type pulseRunner struct {
 	e         *Engine
 	wf        store.Workflow
-	gw        *git.Workflow
+	gw        *git.Workflow // nil in a dry run
+	root      string        // where the agents work: gw's worktree, or the user's folder in a dry run
 	pulses    map[string]store.Pulse // by planned id
 	baselines []tools.Baseline
 	pinned    string
@@ -93,7 +94,7 @@ func (r *pulseRunner) RunPulse(ctx context.Context, p PlannedPulse) (PulseOutcom
 		return PulseOutcome{}, err
 	}
 	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: p.ID, Status: string(PulseRunning), Text: p.Title})
-	conv, err := r.e.open(ctx, r.wf, StagePulsing, sp.ID, talkOptions{Root: r.gw.Worktree, Extra: []tools.Tool{r.completePulseTool(sp)},
+	conv, err := r.e.open(ctx, r.wf, StagePulsing, sp.ID, talkOptions{Root: r.root, Extra: []tools.Tool{r.completePulseTool(sp)},
 		Pinned: r.pinned + "\n" + r.e.baselineText(r.baselines), Baselines: r.baselines})
 	if err != nil {
 		return r.end(ctx, sp, PulseFailed, err.Error(), err)
@@ -124,6 +125,9 @@ func (r *pulseRunner) RunPulse(ctx context.Context, p PlannedPulse) (PulseOutcom
 // start puts the worktree on the pulse's branch: a new one, or the kept
 // branch of an earlier failed or stopped run (resumed).
 func (r *pulseRunner) start(ctx context.Context, sp store.Pulse) (resumed bool, err error) {
+	if r.gw == nil {
+		return false, r.e.cfg.Store.StartPulse(ctx, sp.ID, store.PulseStart{WorktreePath: r.root}) // a dry run makes no branch
+	}
 	kept, err := r.gw.PulseBranches(ctx)
 	if err != nil {
 		return false, err
@@ -142,7 +146,7 @@ func (r *pulseRunner) start(ctx context.Context, sp store.Pulse) (resumed bool, 
 
 // complete makes the checkpoint commit of an accepted pulse.
 func (r *pulseRunner) complete(ctx context.Context, sp store.Pulse, done terminal.PulseDone) (PulseOutcome, error) {
-	cp, err := r.gw.CompletePulse(ctx, sp.PlannedID, done.Summary)
+	cp, err := r.checkpoint(ctx, sp.PlannedID, done.Summary)
 	if err != nil {
 		return r.end(ctx, sp, PulseFailed, "checkpoint commit failed: "+err.Error(), err)
 	}
@@ -159,7 +163,7 @@ func (r *pulseRunner) complete(ctx context.Context, sp store.Pulse, done termina
 		ev = "PulseCompleted with unresolved issues"
 	}
 	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: sp.PlannedID, Status: string(PulseSucceeded),
-		Text: fmt.Sprintf("%s: %s (%s, +%d −%d)", ev, done.Summary, short(cp.Commit), cp.Stats.Additions, cp.Stats.Deletions)})
+		Text: fmt.Sprintf("%s: %s (%s)", ev, done.Summary, r.committed(cp))})
 	return PulseOutcome{Status: PulseSucceeded, Summary: done.Summary, Unresolved: unresolved}, nil
 }
 
@@ -167,7 +171,7 @@ func (r *pulseRunner) complete(ctx context.Context, sp store.Pulse, done termina
 // recovery checkpoint on its branch. cause, when set, is returned.
 func (r *pulseRunner) end(ctx context.Context, sp store.Pulse, status PulseStatus, reason string, cause error) (PulseOutcome, error) {
 	ctx = context.WithoutCancel(ctx)
-	cp, err := r.gw.RecoveryCheckpoint(ctx, sp.PlannedID, reason)
+	cp, err := r.recovery(ctx, sp.PlannedID, reason)
 	if err != nil {
 		return PulseOutcome{}, errors.Join(cause, fmt.Errorf("recovery checkpoint of pulse %s: %w", sp.PlannedID, err))
 	}
@@ -316,6 +320,9 @@ func (e *Engine) quality() (tools.Quality, error) {
 // started from the workflow branch, in the pulse's sandbox, and records
 // the run with the pulse.
 func (r *pulseRunner) runGates(ctx context.Context, s *tools.Session, sp store.Pulse) (verify.GateRun, error) {
+	if r.gw == nil {
+		return verify.GateRun{}, nil // a dry run changed nothing and runs no commands
+	}
 	q, err := r.e.quality()
 	if err != nil {
 		return verify.GateRun{}, err
