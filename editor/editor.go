@@ -56,6 +56,12 @@ type Approval struct {
 	AllowAbort bool `json:"allowAbort,omitempty"`
 	// WorkflowID is the workflow that asks ("" outside workflows).
 	WorkflowID string `json:"workflowId,omitempty"`
+	// JobID is the job that asks (kind "escalation"), with the
+	// escalation's id, severity and context (JSON text).
+	JobID        string `json:"jobId,omitempty"`
+	EscalationID string `json:"escalationId,omitempty"`
+	Severity     string `json:"severity,omitempty"`
+	Context      string `json:"context,omitempty"`
 }
 
 // Verdict is the answer to an Approval; Feedback carries the user's text

@@ -175,7 +175,9 @@ func (s *Session) Engine(ctx context.Context) (*Engine, error) { return s.open(c
 
 // Go runs fn in the background for the session's lifetime (Close cancels
 // it and waits for it); ctx's values are kept, not its cancellation.
-func (s *Session) Go(ctx context.Context, fn func(ctx context.Context)) error { return s.goRun(ctx, fn) }
+func (s *Session) Go(ctx context.Context, fn func(ctx context.Context)) error {
+	return s.goRun(ctx, fn)
+}
 
 // codeSearch is the folder's code search, made on first use (the folder
 // need not be a git repository).

@@ -87,6 +87,20 @@ export const SingleSelect = "single_select";
 export const MultiSelect = "multi_select";
 export const Ranked = "ranked";
 export const FreeText = "free_text";
+/** CommandStartJob (StartJobParams) starts a job in the background and returns its JobRef; progress arrives as JobEvent notifications. */
+export const CommandStartJob = "autarch.startJob";
+/** CommandResumeJob (JobRef) resumes a stopped, failed or waiting job in the background and returns its JobRef. */
+export const CommandResumeJob = "autarch.resumeJob";
+/** CommandAnswerEscalation (AnswerEscalationParams) answers a job's pending request_human_review and resumes the job. */
+export const CommandAnswerEscalation = "autarch.answerEscalation";
+/** CommandApplyJob (ApplyJobParams) brings a job's commits into the user's folder and returns ApplyWorkflowResult. */
+export const CommandApplyJob = "autarch.applyJob";
+/** MethodJobs (client → server request, params {}) returns []JobSummary, most recently updated first. */
+export const MethodJobs = "autarch/jobs";
+/** MethodJobEvent (server → client notification) carries a JobEvent. */
+export const MethodJobEvent = "autarch/jobEvent";
+/** ApprovalEscalation is the Approval kind of a job's request_human_review: Severity and Context say more. */
+export const ApprovalEscalation = "escalation";
 
 export interface ServerStatus {
   version: string;
@@ -144,7 +158,12 @@ export interface Approval {
   detail?: string;
   reason?: string;
   allowAlways?: boolean;
+  allowAbort?: boolean;
   workflowId?: string;
+  jobId?: string;
+  escalationId?: string;
+  severity?: string;
+  context?: string;
 }
 
 export interface Verdict {
@@ -158,7 +177,6 @@ export interface NewWorkflowParams {
   path?: string;
 }
 
-  allowAbort?: boolean;
 export interface WorkflowRef {
   workflowId: string;
   name?: string;
@@ -241,6 +259,8 @@ export interface WorkflowEvent {
   pulseId?: string;
   tool?: string;
   toolCallId?: string;
+  parentToolCallId?: string;
+  subagent?: string;
   reason?: string;
   status?: string;
   card?: CardEvent | null;
@@ -259,8 +279,6 @@ export interface SetAPIKeyParams {
 }
 
 export interface OpenFileParams {
-  parentToolCallId?: string;
-  subagent?: string;
   path: string;
   line?: number;
 }
@@ -339,6 +357,7 @@ export interface ActivityView {
   tool: string;
   reason: string;
   failed: boolean;
+  subagent?: string;
 }
 
 export interface MessageView {
@@ -357,7 +376,6 @@ export interface ReviewView {
   comments: CommentView[];
 }
 
-  subagent?: string;
 export interface CommentView {
   id: string;
   type: string;
@@ -387,4 +405,84 @@ export interface DiagnosticItem {
   severity: string;
   message: string;
   source: string;
+}
+
+export interface StartJobParams {
+  task: string;
+  mode?: string;
+  base?: string;
+}
+
+export interface JobRef {
+  jobId: string;
+  name?: string;
+}
+
+export interface AnswerEscalationParams {
+  jobId: string;
+  escalationId: string;
+  approved: boolean;
+  feedback?: string;
+}
+
+export interface ApplyJobParams {
+  jobId: string;
+  mode: string;
+}
+
+export interface JobEvent {
+  kind: string;
+  jobId: string;
+  tool?: string;
+  reason?: string;
+  status?: string;
+  text?: string;
+  failed?: boolean;
+}
+
+export interface JobSummary {
+  id: string;
+  name: string;
+  task: string;
+  mode: string;
+  status: string;
+  statusReason?: string;
+  base: string;
+  branch: string;
+  worktree: string;
+  commits: JobCommitView[];
+  tests: JobCheckView | null;
+  lint: JobCheckView | null;
+  escalations: EscalationView[];
+  analyses: number;
+  planSteps: number;
+  tokens: number;
+  tokenBudget: number;
+  iterations: number;
+  cost: number;
+  updatedAt: string;
+}
+
+export interface JobCommitView {
+  hash: string;
+  message: string;
+  branch: string;
+  files: number;
+}
+
+export interface JobCheckView {
+  status: string;
+  passed: number;
+  failed: number;
+  summary?: string;
+}
+
+export interface EscalationView {
+  id: string;
+  reason: string;
+  severity?: string;
+  context?: string;
+  status: string;
+  approved: boolean;
+  feedback?: string;
 }
