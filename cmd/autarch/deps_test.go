@@ -16,12 +16,15 @@ import (
 var allowed = map[string][]string{
 	"cmd/autarch":          {"*"}, // wiring: the only place picking concrete implementations
 	"cmd/autarch-scripted": {"agent/scripted"},
-	"server":               {"agent/workflow", "editor", "tools", "index"},
+	"server":               {"agent/workflow", "agent/job", "editor", "tools", "index"},
 	"codesearch":           {"editor", "index", "tools", "tools/indexsearch", "workspace", "workspace/git"},
 	"agent/workflow": {"agent", "agent/workflow/store", "editor", "tools", "tools/review", "tools/terminal", "tools/verify",
 		"workspace/git", "workspace/trust", "index"},
 	"agent/workflow/store": {"tools/verify"},
-	"agent":                {"tools", "tools/terminal", "editor"},
+	// agent/job runs one coding-team agent (tools/team) over the workflow
+	// engine's store, repository and wiring.
+	"agent/job": {"agent", "agent/workflow", "agent/workflow/store", "editor", "tools", "tools/team", "workspace/git"},
+	"agent":     {"tools", "tools/terminal", "editor"},
 	// agent/openai imports index for the embeddings client (UseEmbedderFromEnv);
 	// DESIGN.md allows agent only: the embedder belongs beside the index.
 	"agent/openai":         {"agent", "index"},
