@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -116,6 +117,15 @@ func (c *conversation) close() { c.sess.Close() }
 func (c *conversation) observe(ctx context.Context, ev agent.Event) {
 	ctx = context.WithoutCancel(ctx)
 	out := Event{Kind: editor.EventKind(ev.Kind), WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Tool: ev.Tool, Reason: ev.Reason, Text: ev.Text, Failed: ev.Failed, ToolCallID: ev.CallID}
+	if ev.Parent != "" {
+		// A sub-agent's activity: shown nested under its dispatch_subagent
+		// call, never matched with the agent's own calls.
+		if ev.Kind != "text" {
+			out.ParentToolCallID, out.Subagent = ev.Parent, ev.Subagent
+			c.e.emit(out)
+		}
+		return
+	}
 	switch ev.Kind {
 	case "tool_call":
 		if c.wf.ID == "" {
@@ -302,6 +312,13 @@ func (c *conversation) talk(ctx context.Context, input string, handle handler) e
 		out, err := c.agent.RunTurn(ctx, input)
 		c.saveNotes(ctx)
 		c.recordUsage(ctx, out.Usage)
+		if errors.Is(err, tools.ErrAborted) && c.wf.ID != "" {
+			// "Abort all" at a confirmation stops the workflow as the
+			// user's stop does: the run's context ends, work is kept.
+			if serr := c.e.Stop(context.WithoutCancel(ctx), c.wf.ID, "aborted by the user at a confirmation"); serr != nil {
+				return errors.Join(err, serr)
+			}
+		}
 		if err != nil {
 			return err
 		}
