@@ -24,8 +24,8 @@ func TestToolDryRunRecordsWritesWithoutAsking(t *testing.T) {
 		want       []string
 	}{
 		{"write_file", `{"path":"b.go","content":"package a\n","reason":"add b"}`,
-			[]string{"dry run: 1 write call recorded; nothing was written:", "• write_file b.go (10 bytes): add b"}},
-		{"read_file", `{"path":"a.go","reason":"look"}`, []string{"dry run: no write call was recorded, so nothing would change"}},
+			[]string{"Dry run: 1 action planned, none executed; nothing was changed.", "1. would write b.go (1 line, new file) — add b", "b.go: new file (1 line)"}},
+		{"read_file", `{"path":"a.go","reason":"look"}`, []string{"Dry run: no write or command was planned, so nothing would change."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := run(t, "tool", "--root", dir, "--dry-run", tc.name, tc.args)

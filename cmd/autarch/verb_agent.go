@@ -18,7 +18,7 @@ import (
 func agentVerb() verb {
 	return verb{
 		name:    "agent",
-		usage:   "autarch agent [--root DIR] [--role ROLE] [--base-url URL] [--model NAME] [--stream] [--envelope] [--mode MODE] [--max-iterations N] [--budget DOLLARS] INPUT",
+		usage:   "autarch agent [--root DIR] [--role ROLE] [--base-url URL] [--model NAME] [--stream] [--envelope] [--mode MODE] [--dry-run] [--max-iterations N] [--budget DOLLARS] INPUT",
 		summary: "run one agent turn for a role and print how it ended (JSON)",
 		run:     runAgent,
 	}
@@ -33,6 +33,7 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	stream := fs.Bool("stream", true, "stream the model's answer")
 	envelope := fs.Bool("envelope", false, "use the JSON tool_calls envelope (models without native tool calling)")
 	mode := fs.String("mode", string(tools.ModeConfirmSensitive), "confirmation mode: yolo, confirm-sensitive or confirm-all")
+	dryRun := fs.Bool("dry-run", false, "execute reads, record writes and commands without running them, and print the plan")
 	maxIter := fs.Int("max-iterations", 40, "model calls per turn before the turn fails")
 	budget := fs.Float64("budget", 0, "stop when this many dollars are spent (0: no cap)")
 	window := fs.Int("context-window", 128000, "the model's context window in tokens (compaction starts at 80%)")
@@ -88,7 +89,7 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	policy = withNetwork(policy, project.Settings)
 	search := newCodeSearch(*root, term, true, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	defer search.Close()
-	sess, err := tools.NewSession(tools.SessionConfig{Root: *root, Role: *role, Mode: m, Editor: term, Workflow: true, Search: search,
+	sess, err := tools.NewSession(tools.SessionConfig{Root: *root, Role: *role, Mode: m, DryRun: *dryRun, Editor: term, Workflow: true, Search: searcher(search, *dryRun),
 		Commands: policy, Protected: project.Guardrails.ProtectedPaths(),
 		AllowDelete: project.Settings.Workspace.AllowDelete, AllowedOnly: project.Settings.Commands.AllowedOnly})
 	if err != nil {
@@ -129,6 +130,11 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	}
 	if out.Text != "" {
 		res["text"] = out.Text
+	}
+	if *dryRun {
+		plan := append(tools.Plan{}, sess.DryRunSummary()...)
+		res["dry_run"] = map[string]any{"planned": plan, "summary": plan.Summary()}
+		fmt.Fprint(io.err, plan.Summary())
 	}
 	b, _ := json.MarshalIndent(res, "", "  ")
 	fmt.Fprintln(io.out, string(b))

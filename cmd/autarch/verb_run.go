@@ -2,16 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 func runVerb() verb {
 	return verb{
 		name:    "run",
-		usage:   "autarch run [--root DIR] [--yes] [--path quick|full] [--name BRANCH] [--base REF] [model flags] TASK",
+		usage:   "autarch run [--root DIR] [--yes] [--dry-run] [--path quick|full] [--name BRANCH] [--base REF] [model flags] TASK",
 		summary: "run a whole workflow headless: scope, research, plan, preflight, pulses, review",
 		run:     runRun,
 	}
@@ -23,6 +27,7 @@ func runRun(ctx context.Context, io stdio, args []string) int {
 	path := fs.String("path", "", "force the quick or full path (default: the scope card's recommendation)")
 	name := fs.String("name", "", "workflow name; its branch is autarch/NAME (default: made from the task)")
 	base := fs.String("base", "", "branch to start from (default: the current branch)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "run the agents with reads executed and writes and commands only recorded; print the plan; leave the repository as it is")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -49,5 +54,34 @@ func runRun(ctx context.Context, io stdio, args []string) int {
 		return 2
 	}
 	wf, err = w.engine.Run(ctx, wf.ID)
+	if f.dryRun {
+		return dryRunResult(io, wf, err, w.engine.Plan(wf.ID))
+	}
 	return runResult(io, wf, err)
+}
+
+// dryRunResult prints how a dry run ended and its plan (stdout): 0 when
+// the workflow went through its pulses, 3 when it stopped early (a card
+// was dismissed, it halted), 1 on failure. A dry run keeps no state, so
+// there is nothing to resume.
+func dryRunResult(io stdio, wf store.Workflow, err error, plan tools.Plan) int {
+	fmt.Fprintf(io.out, "%s\t%s\t%s\tdry run %s\n", wf.ID, wf.Name, wf.Stage, strings.ToLower(string(wf.Status)))
+	fmt.Fprint(io.out, plan.Summary())
+	var h *workflow.Halt
+	switch {
+	case err == nil && wf.Status == store.WorkflowCompleted:
+		return 0
+	case errors.Is(err, editor.ErrNoTTY):
+		fmt.Fprintln(io.err, "autarch: the dry run stopped at a question no one could answer: run it in a terminal, or pass --yes to approve its cards; nothing was changed")
+		return 3
+	case err == nil, errors.Is(err, workflow.ErrWaiting), errors.As(err, &h):
+		why := wf.StatusReason
+		if err != nil {
+			why = err.Error()
+		}
+		fmt.Fprintf(io.err, "autarch: the dry run ended in %s before its pulses were done (%s): above is what it planned so far; nothing was changed. Run it again to go further.\n", wf.Stage, why)
+		return 3
+	}
+	fmt.Fprintf(io.err, "autarch: the dry run failed: %v; nothing was changed\n", err)
+	return 1
 }

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/autarch-dev/autarch/codesearch"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 )
@@ -100,7 +101,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	search := newCodeSearch(*root, term, true, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	defer search.Close()
 	sess, err := tools.NewSession(tools.SessionConfig{
-		Root: *root, Role: *role, Mode: m, DryRun: *dryRun, Workflow: true, Search: search,
+		Root: *root, Role: *role, Mode: m, DryRun: *dryRun, Workflow: true, Search: searcher(search, *dryRun),
 		Editor:   term,
 		Commands: policy, Protected: project.Guardrails.ProtectedPaths(),
 		AllowDelete: project.Settings.Workspace.AllowDelete, AllowedOnly: project.Settings.Commands.AllowedOnly,
@@ -113,10 +114,6 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	engine := tools.NewEngine(reg, project.Hooks, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))).WithGuardrails(project.Guardrails)
 	failed := false
 	for _, r := range rows {
-		// A dry run's write calls write nothing: they need no confirmation.
-		// Calls run one at a time, so the flag is this call's.
-		t, _ := reg.Get(r.Name)
-		term.AutoApprove = *dryRun && t.Kind() == tools.Write
 		res, err := engine.Call(ctx, sess, r.Name, r.Args)
 		if err != nil {
 			fmt.Fprintf(io.err, "autarch tool: %s: %v\n", r.Name, err)
@@ -135,7 +132,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintln(io.out, string(b))
 	}
 	if *dryRun {
-		printDryRun(io, sess.DryRunSummary())
+		fmt.Fprint(io.err, sess.DryRunSummary().Summary())
 	}
 	if failed {
 		return 1
@@ -143,30 +140,13 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	return 0
 }
 
-// printDryRun says what a dry run recorded: each write call, its target
-// and its reason.
-func printDryRun(io stdio, entries []tools.DryRunEntry) {
-	if len(entries) == 0 {
-		fmt.Fprintln(io.err, "dry run: no write call was recorded, so nothing would change")
-		return
+// searcher is a verb's semantic search: none in a dry run, whose index
+// would be written under .git.
+func searcher(s *codesearch.Search, dryRun bool) tools.Searcher {
+	if dryRun {
+		return nil
 	}
-	noun := "calls"
-	if len(entries) == 1 {
-		noun = "call"
-	}
-	fmt.Fprintf(io.err, "dry run: %d write %s recorded; nothing was written:\n", len(entries), noun)
-	for _, e := range entries {
-		var a struct {
-			Path    string  `json:"path"`
-			Content *string `json:"content"`
-		}
-		json.Unmarshal(e.Args, &a)
-		target := a.Path
-		if a.Content != nil {
-			target += fmt.Sprintf(" (%d bytes)", len(*a.Content))
-		}
-		fmt.Fprintf(io.err, "  • %s %s: %s\n", e.Tool, target, e.Reason)
-	}
+	return s
 }
 
 // isTerminal reports whether r is an interactive terminal.

@@ -27,6 +27,8 @@ type engineFlags struct {
 	budget                     float64
 	window                     int
 	pricePrompt, priceComplete float64
+	// dryRun opens the project with workflow.OpenDryRun (autarch run --dry-run).
+	dryRun bool
 }
 
 func addEngineFlags(fs *flag.FlagSet) *engineFlags {
@@ -49,15 +51,18 @@ func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 // workflows is what the workflow verbs share: the repository, the store
 // and (for verbs that run agents) the engine.
 type workflows struct {
-	repo   *git.Repo
-	store  *store.Store
-	engine *workflow.Engine
-	search *codesearch.Search
+	repo    *git.Repo
+	store   *store.Store
+	engine  *workflow.Engine
+	search  *codesearch.Search // nil in a dry run
+	project *workflow.Project
 }
 
 func (w *workflows) close() {
-	w.search.Close()
-	w.store.Close()
+	if w.search != nil {
+		w.search.Close()
+	}
+	w.project.Close()
 }
 
 // openWorkflows opens the repository's workflow store and an engine over it.
@@ -70,7 +75,11 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 	if err != nil {
 		return nil, err
 	}
-	p, err := workflow.OpenProject(ctx, f.root, nil)
+	open := workflow.OpenProject
+	if f.dryRun {
+		open = workflow.OpenDryRun
+	}
+	p, err := open(ctx, f.root, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -80,22 +89,23 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 	log := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in), AutoApprove: f.yes,
 		NoTTYHint: "run it in a terminal to answer, or pass --yes to approve every card and tool call and answer questions with their first option"}
-	search := newCodeSearch(p.Repo.Top(), term, true, log)
-	cfg := workflow.Config{Editor: term, Search: search.Scopes(p.Repo), Log: log,
-		Events: func(ev workflow.Event) { printEvent(io, ev) }}
+	cfg := workflow.Config{Editor: term, Log: log, Events: func(ev workflow.Event) { printEvent(io, ev) }}
+	var search *codesearch.Search
+	if !f.dryRun { // the index is kept under .git, which a dry run leaves as it is
+		search = newCodeSearch(p.Repo.Top(), term, true, log)
+		cfg.Search = search.Scopes(p.Repo)
+	}
 	model := openai.New(modelCfg)
+	w := &workflows{repo: p.Repo, store: p.Store, search: search, project: p}
 	if err := f.wire(model, stderrWarn(io, "run"))(ctx, p, &cfg); err != nil {
-		search.Close()
-		p.Close()
+		w.close()
 		return nil, err
 	}
-	e, err := p.Engine(ctx, cfg)
-	if err != nil {
-		search.Close()
-		p.Close()
+	if w.engine, err = p.Engine(ctx, cfg); err != nil {
+		w.close()
 		return nil, err
 	}
-	return &workflows{repo: p.Repo, store: p.Store, engine: e, search: search}, nil
+	return w, nil
 }
 
 // printEvent shows a workflow event on the terminal (stderr), in words:
