@@ -77,8 +77,8 @@ func (e *Engine) plannedPulses(ctx context.Context, wf store.Workflow) ([]store.
 type pulseRunner struct {
 	e         *Engine
 	wf        store.Workflow
-	gw        *git.Workflow // nil in a dry run
-	root      string        // where the agents work: gw's worktree, or the user's folder in a dry run
+	gw        *git.Workflow          // nil in a dry run
+	root      string                 // where the agents work: gw's worktree, or the user's folder in a dry run
 	pulses    map[string]store.Pulse // by planned id
 	baselines []tools.Baseline
 	pinned    string
