@@ -52,6 +52,10 @@ type Config struct {
 	// JSONEnvelope selects the {"tool_calls": [...]} text envelope for
 	// models without native tool calling.
 	JSONEnvelope bool
+	// InPlay are files the agent's task is about (a pulse's expected
+	// changes): with those it reads and writes, they decide which project
+	// rules apply (nearest AGENTS.md, Cursor rules' globs).
+	InPlay []string
 	// Pinned returns text kept verbatim through compaction (scope card,
 	// plan, baselines); nil for none.
 	Pinned func() string
@@ -315,7 +319,7 @@ func (a *Agent) request() Request {
 	if a.rules == nil {
 		a.rules = loadRules(a.cfg.Session.Root().Dir())
 	}
-	if rules, warn := a.rules.text(a.cfg.Session.FilesWritten()); rules != "" {
+	if rules, warn := a.rules.text(append(a.cfg.Session.FilesInPlay(), a.cfg.InPlay...)); rules != "" {
 		msgs = append(msgs, Message{Role: RoleSystem, Content: rules})
 		if warn != "" {
 			a.emit(Event{Kind: "warning", Text: warn})

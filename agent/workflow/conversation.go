@@ -48,6 +48,10 @@ type talkOptions struct {
 	Extra []tools.Tool
 	// Pinned is kept verbatim through compaction (scope card, plan, …).
 	Pinned string
+	// InPlay are files the task is about (a pulse's expected changes):
+	// they decide, with the files read and written, which project rules
+	// apply.
+	InPlay []string
 	// Baselines are preflight's known issues (pulses filter their output).
 	Baselines []tools.Baseline
 }
@@ -100,7 +104,7 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 	a, err := agent.New(agent.Config{Role: role, Model: e.cfg.Model, ModelName: c.model,
 		Engine: tools.NewEngine(reg, e.cfg.Hooks, e.cfg.Log).WithGuardrails(e.cfg.Guardrails), Session: sess,
 		MaxIterations: e.cfg.MaxIterations, ContextWindow: e.cfg.Settings.ContextWindow, Meter: e.cfg.Meter, Pricing: e.cfg.Settings.Pricing,
-		JSONEnvelope: e.cfg.Settings.JSONEnvelope, Pinned: func() string { return pinned }, Workflow: wf.ID,
+		JSONEnvelope: e.cfg.Settings.JSONEnvelope, Pinned: func() string { return pinned }, Workflow: wf.ID, InPlay: o.InPlay,
 		Events: func(ev agent.Event) { c.observe(ctx, ev) }})
 	if err != nil {
 		sess.Close()

@@ -95,7 +95,7 @@ func (r *pulseRunner) RunPulse(ctx context.Context, p PlannedPulse) (PulseOutcom
 	}
 	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: p.ID, Status: string(PulseRunning), Text: p.Title})
 	conv, err := r.e.open(ctx, r.wf, StagePulsing, sp.ID, talkOptions{Root: r.root, Extra: []tools.Tool{r.completePulseTool(sp)},
-		Pinned: r.pinned + "\n" + r.e.baselineText(r.baselines), Baselines: r.baselines})
+		Pinned: r.pinned + "\n" + r.e.baselineText(r.baselines), Baselines: r.baselines, InPlay: sp.ExpectedChanges})
 	if err != nil {
 		return r.end(ctx, sp, PulseFailed, err.Error(), err)
 	}
