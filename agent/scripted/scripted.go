@@ -41,6 +41,8 @@ type Step struct {
 		// offered JSON Schema must (must not) have.
 		ToolParams    map[string][]string `json:"toolParams"`
 		NotToolParams map[string][]string `json:"notToolParams"`
+		// MessagesContain must each appear in some message of the request.
+		MessagesContain []string `json:"messagesContain"`
 		// LastToolResultContains must appear in the last tool message.
 		LastToolResultContains string `json:"lastToolResultContains"`
 		// LastUserContains must appear in the last user message.

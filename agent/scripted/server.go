@@ -161,6 +161,9 @@ func check(step Step, req chatRequest) string {
 	if msg := checkParams(step, req); msg != "" {
 		return msg
 	}
+	if msg := checkMessages(step, req); msg != "" {
+		return msg
+	}
 	last := func(role string) (string, bool) {
 		for i := len(req.Messages) - 1; i >= 0; i-- {
 			if req.Messages[i].Role == role {
@@ -225,6 +228,23 @@ func checkParams(step Step, req chatRequest) string {
 			if _, ok := params[tool][n]; ok {
 				return fmt.Sprintf("tool %q was offered with parameter %q, which must not be offered yet", tool, n)
 			}
+		}
+	}
+	return ""
+}
+
+// checkMessages looks for each of MessagesContain in the request's messages.
+func checkMessages(step Step, req chatRequest) string {
+	for _, want := range step.Expect.MessagesContain {
+		found := false
+		for _, m := range req.Messages {
+			if strings.Contains(MessageText(m.Content), want) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Sprintf("no message contains %q", want)
 		}
 	}
 	return ""
