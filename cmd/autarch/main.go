@@ -42,6 +42,7 @@ func verbs() []verb {
 		indexVerb(),
 		searchVerb(),
 		runVerb(),
+		jobVerb(),
 		statusVerb(),
 		resumeVerb(),
 		stopVerb(),

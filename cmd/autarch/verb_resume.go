@@ -9,7 +9,7 @@ func resumeVerb() verb {
 	return verb{
 		name:    "resume",
 		usage:   "autarch resume [--root DIR] [--yes] [model flags] ID|NAME",
-		summary: "continue a stopped, halted or waiting workflow where it was left",
+		summary: "continue a stopped, halted or waiting workflow (or job) where it was left",
 		run:     runResume,
 	}
 }
@@ -30,6 +30,14 @@ func runResume(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	defer w.close()
+	if _, err := w.engine.Find(ctx, fs.Arg(0)); err != nil {
+		if jobs, jerr := newJobs(io, w); jerr == nil {
+			if _, ferr := jobs.Find(ctx, fs.Arg(0)); ferr == nil {
+				j, err := jobs.Resume(ctx, fs.Arg(0))
+				return jobResult(io, j, err)
+			}
+		}
+	}
 	wf, err := w.engine.Resume(ctx, fs.Arg(0))
 	return runResult(io, wf, err)
 }

@@ -15,8 +15,8 @@ import (
 func statusVerb() verb {
 	return verb{
 		name:    "status",
-		usage:   "autarch status [--root DIR] [--json]",
-		summary: "list the project's workflows: stage, status, pulses, cost",
+		usage:   "autarch status [--root DIR] [--json] [--jobs]",
+		summary: "list the project's workflows (stage, status, pulses, cost) and jobs (branch, commits, tests, lint, escalations, tokens, cost)",
 		run:     runStatus,
 	}
 }
@@ -26,6 +26,7 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 	f := &engineFlags{}
 	fs.StringVar(&f.root, "root", ".", "the project (a git repository)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	onlyJobs := fs.Bool("jobs", false, "list the jobs only (with --json: the jobs' JSON)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -35,6 +36,9 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	defer w.close()
+	if *onlyJobs {
+		return printJobs(ctx, io, w, *asJSON)
+	}
 	rows, err := w.engine.Summaries(ctx)
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch status: %v\n", err)
@@ -52,15 +56,16 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(io.out, "no workflows (start one with: autarch run TASK)")
-		return 0
+	} else {
+		tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tSTAGE\tSTATUS\tPULSES\tCOST\tUPDATED\tID")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t$%.4f\t%s\t%s\n", r.Name, r.Stage, r.Status, r.PulsesDone, r.Pulses, r.Cost, r.UpdatedAt, r.ID)
+		}
+		tw.Flush()
 	}
-	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTAGE\tSTATUS\tPULSES\tCOST\tUPDATED\tID")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t$%.4f\t%s\t%s\n", r.Name, r.Stage, r.Status, r.PulsesDone, r.Pulses, r.Cost, r.UpdatedAt, r.ID)
-	}
-	tw.Flush()
-	return 0
+	fmt.Fprintln(io.out)
+	return printJobs(ctx, io, w, false)
 }
 
 // statusRow is a workflow of status --json with its pulses, each with its

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/autarch-dev/autarch/agent/job"
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
+)
+
+func jobVerb() verb {
+	return verb{
+		name:    "job",
+		usage:   "autarch job [--mode mechanic|genius] [--base REF] [--root DIR] [--yes] [model flags] TASK | --resume ID | --apply ID",
+		summary: "run one coding-team agent on its own ai/… branch until it commits, asks you, or spends its budget",
+		run:     runJob,
+	}
+}
+
+func runJob(ctx context.Context, io stdio, args []string) int {
+	fs := newFlagSet("job", io)
+	f := addEngineFlags(fs)
+	// --mode is the job's mode here; --confirm is the confirmation mode.
+	mode := fs.Lookup("mode")
+	mode.Usage, mode.DefValue, f.mode = "job mode: mechanic (at most 5 files and 200 changed lines per patch, a smaller budget) or genius (no limits)", "mechanic", "mechanic"
+	confirm := fs.String("confirm", string(tools.ModeConfirmSensitive), "confirmation mode for sensitive tool calls: yolo, confirm-sensitive or confirm-all")
+	base := fs.String("base", "", "ref to start from (default: the repository's default branch)")
+	resume := fs.String("resume", "", "resume the job with this id (or name) from its last message")
+	apply := fs.String("apply", "", "fast-forward your current branch to the job's branch (id or name)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	task := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if n := countSet(task != "", *resume != "", *apply != ""); n != 1 {
+		fmt.Fprintln(io.err, "usage: "+jobVerb().usage)
+		return 2
+	}
+	jobMode, err := job.ParseMode(f.mode)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch job: %v\n", err)
+		return 2
+	}
+	f.mode = *confirm
+	w, err := openWorkflows(ctx, io, f, *apply == "")
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch job: %v\n", err)
+		return 1
+	}
+	defer w.close()
+	jobs, err := newJobs(io, w)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch job: %v\n", err)
+		return 1
+	}
+	switch {
+	case *apply != "":
+		return applyJob(ctx, io, jobs, *apply)
+	case *resume != "":
+		j, err := jobs.Resume(ctx, *resume)
+		return jobResult(io, j, err)
+	}
+	j, err := jobs.Start(ctx, job.Task{Text: task, Mode: string(jobMode), Base: *base})
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch job: %v\n", err)
+		return 2
+	}
+	j, err = jobs.Run(ctx, j.ID)
+	return jobResult(io, j, err)
+}
+
+// newJobs is the job runner over a verb's engine, its events on stderr.
+func newJobs(io stdio, w *workflows) (*job.Runner, error) {
+	return job.New(job.Config{Engine: w.engine, Events: func(ev editor.JobEvent) { printJobEvent(io, ev) }})
+}
+
+func countSet(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// applyJob fast-forwards the user's branch to the job's, as a workflow
+// is applied.
+func applyJob(ctx context.Context, io stdio, jobs *job.Runner, ref string) int {
+	res, err := jobs.Apply(ctx, ref, workflow.ApplyMerge, func(string) (string, bool) { return "", false })
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch job: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(io.out, res.Message)
+	if !res.Applied {
+		return 1
+	}
+	return 0
+}
+
+// jobResult prints how a job's run ended and returns the exit code: 0
+// when it committed, 3 when it waits for a human or stopped (resumable),
+// 1 on failure.
+func jobResult(io stdio, j store.Job, err error) int {
+	fmt.Fprintf(io.out, "%s\t%s\t%s\t%s\n", j.ID, j.Name, j.Status, j.Branch)
+	if j.ID == "" {
+		fmt.Fprintf(io.err, "autarch job: %v\n", err)
+		return 1
+	}
+	resume := "autarch job --resume " + j.ID
+	switch {
+	case j.Status == store.JobDone:
+		fmt.Fprintf(io.err, "autarch: job %s %s; apply it with: autarch job --apply %s (or from the editor's side panel)\n", j.Name, j.StatusReason, j.ID)
+		return 0
+	case errors.Is(err, job.ErrWaiting) || j.Status == store.JobWaiting:
+		fmt.Fprintf(io.err, "autarch: job %s asks for a human review; answer it with: %s (in a terminal, or from the editor's side panel)\n", j.Name, resume)
+		return 3
+	case j.Status == store.JobStopped:
+		fmt.Fprintf(io.err, "autarch: job %s stopped: %s\nautarch: continue with: %s\n", j.Name, j.StatusReason, resume)
+		return 3
+	}
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch: %v\n", err)
+	}
+	fmt.Fprintf(io.err, "autarch: the job is recorded as %s; once the cause is fixed, continue from its last message with: %s\n", j.Status, resume)
+	return 1
+}
+
+// printJobEvent shows a job event on the terminal (stderr).
+func printJobEvent(io stdio, ev editor.JobEvent) {
+	switch ev.Kind {
+	case "status":
+		if ev.Text != "" {
+			fmt.Fprintf(io.err, "■ job %s: %s\n", strings.ToLower(ev.Status), ev.Text)
+		}
+	case "tool_call":
+		fmt.Fprintf(io.err, "  • %s: %s\n", ev.Tool, ev.Reason)
+	case "tool_result":
+		if ev.Failed {
+			fmt.Fprintf(io.err, "    ✗ %s failed: %s\n", ev.Tool, ev.Text)
+		}
+	case "check":
+		fmt.Fprintf(io.err, "    %s: %s (%s)\n", ev.Tool, ev.Status, ev.Text)
+	case "branch", "commit", "plan", "analysis":
+		fmt.Fprintf(io.err, "◆ %s: %s\n", ev.Kind, ev.Text)
+	case "escalation":
+		fmt.Fprintf(io.err, "? human review %s: %s\n", strings.ToLower(ev.Status), ev.Text)
+	case "retry":
+		fmt.Fprintf(io.err, "  ↻ %s\n", ev.Text)
+	case "message":
+		fmt.Fprintf(io.err, "\n%s\n\n", ev.Text)
+	}
+}
+
+// printJobs lists the jobs for autarch status: a table, or JSON.
+func printJobs(ctx context.Context, io stdio, w *workflows, asJSON bool) int {
+	jobs, err := newJobs(io, w)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch status: %v\n", err)
+		return 1
+	}
+	list, err := jobs.Summaries(ctx)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch status: %v\n", err)
+		return 1
+	}
+	if asJSON {
+		b, _ := json.MarshalIndent(list, "", "  ")
+		fmt.Fprintln(io.out, string(b))
+		return 0
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(io.out, "no jobs (start one with: autarch job TASK)")
+		return 0
+	}
+	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "JOB\tMODE\tSTATUS\tBRANCH\tCOMMITS\tTESTS\tLINT\tESCALATIONS\tTOKENS\tCOST\tID")
+	for _, j := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t$%.4f\t%s\n", j.Name, j.Mode, jobStatus(j), orDash(j.Branch), commitsCell(j.Commits),
+			checkCell(j.Tests), checkCell(j.Lint), escalationsCell(j.Escalations), j.Tokens, j.TokenBudget, j.Cost, j.ID)
+	}
+	tw.Flush()
+	return 0
+}
+
+func jobStatus(j editor.JobSummary) string {
+	if j.StatusReason == "" || j.Status == string(store.JobRunning) {
+		return j.Status
+	}
+	return j.Status + " (" + j.StatusReason + ")"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func commitsCell(cs []editor.JobCommitView) string {
+	if len(cs) == 0 {
+		return "-"
+	}
+	last := cs[len(cs)-1]
+	hash := last.Hash
+	if len(hash) > 8 {
+		hash = hash[:8]
+	}
+	return fmt.Sprintf("%d (%s %s)", len(cs), hash, firstLine(last.Message))
+}
+
+func checkCell(c *editor.JobCheckView) string {
+	if c == nil {
+		return "-"
+	}
+	return c.Status + ": " + c.Summary
+}
+
+func escalationsCell(es []editor.EscalationView) string {
+	if len(es) == 0 {
+		return "-"
+	}
+	open := 0
+	for _, e := range es {
+		if e.Status == store.EscalationPending {
+			open++
+		}
+	}
+	if open > 0 {
+		return fmt.Sprintf("%d (%d waiting)", len(es), open)
+	}
+	return fmt.Sprint(len(es))
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
