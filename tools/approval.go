@@ -9,6 +9,8 @@ import (
 
 	gitdiff "github.com/go-git/go-git/v5/utils/diff"
 	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/autarch-dev/autarch/tools/shellcmd"
 )
 
 // ErrAborted is returned (wrapped) by Engine.Call when the user answers a
@@ -18,6 +20,19 @@ var ErrAborted = errors.New("the user aborted the run at a confirmation")
 
 // abortedMessage is the aborted call's result.
 const abortedMessage = "Aborted by the user: the whole run stops here"
+
+// refusedUnasked is why a call is refused before anyone is asked: with
+// allowed_only, a command classified dangerous (spec: rejected without
+// reaching confirmation); "" when the call may go on.
+func (s *Session) refusedUnasked(name string, ca callArgs) string {
+	if name == "shell" && s.cfg.AllowedOnly && shellcmd.Analyze(ca.Command).Class == shellcmd.Dangerous {
+		return allowedOnlyRefusal
+	}
+	return ""
+}
+
+// allowedOnlyRefusal is the spec's refusal of a dangerous command under allowed_only.
+const allowedOnlyRefusal = "Command classified as 'dangerous' and allowed_only=True"
 
 // approvalDetail is what the user approves of a call: the unified diff of
 // the file for a file edit (write_file, edit_file, multi_edit,

@@ -140,3 +140,37 @@ func (v *verdictEditor) Approve(ctx context.Context, a editor.Approval) (editor.
 	v.asked = append(v.asked, a)
 	return v.verdict, nil
 }
+
+// allowed_only refuses a dangerous command before anyone is asked, in
+// every mode; safe and dev commands go on to confirmation as usual.
+func TestAllowedOnlyRefusesBeforeConfirmation(t *testing.T) {
+	tests := []struct {
+		name, command string
+		allowedOnly   bool
+		refused       bool
+		asked         int
+	}{
+		{name: "dangerous refused unasked", command: "pip install --user malicious-pkg", allowedOnly: true, refused: true},
+		{name: "dangerous in a pipeline refused unasked", command: "ls | xargs rm", allowedOnly: true, refused: true},
+		{name: "dev asked", command: "go build ./...", allowedOnly: true, asked: 1},
+		{name: "safe not asked", command: "ls", allowedOnly: true},
+		{name: "dangerous asked without allowed_only", command: "pip install --user malicious-pkg", asked: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ed := &verdictEditor{verdict: editor.Verdict{Decision: editor.DecisionReject}}
+			h := newHarness(t, "pulsing", SessionConfig{Mode: ModeConfirmSensitive, Editor: ed, AllowedOnly: tt.allowedOnly})
+			args, _ := json.Marshal(map[string]string{"command": tt.command, "reason": "r"})
+			res, err := h.e.Call(context.Background(), h.s, "shell", args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if refused := strings.Contains(res.Output, allowedOnlyRefusal); refused != tt.refused {
+				t.Errorf("refused = %v, want %v: %s", refused, tt.refused, res.Output)
+			}
+			if len(ed.asked) != tt.asked {
+				t.Errorf("asked %d times, want %d", len(ed.asked), tt.asked)
+			}
+		})
+	}
+}

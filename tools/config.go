@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -74,6 +75,14 @@ func (c Config) Apply(reg *Registry, role string) (*Registry, error) {
 		}
 	}
 	return reg.Filter(keep), nil
+}
+
+// Policy applies default_timeout to a command policy.
+func (c CommandsConfig) Policy(p CommandPolicy) CommandPolicy {
+	if c.DefaultTimeout > 0 {
+		p.DefaultTimeout = time.Duration(c.DefaultTimeout) * time.Second
+	}
+	return p
 }
 
 // On reports whether commands are enabled (the default).
@@ -217,8 +226,8 @@ func (c *Config) validate(lines map[string]int) error {
 	default:
 		return fmt.Errorf("%skey sandbox.network: %q: use preflight, always or never", at("sandbox.network"), c.Sandbox.Network)
 	}
-	if c.Commands.DefaultTimeout < 0 {
-		return fmt.Errorf("%skey commands.default_timeout: must not be negative", at("commands.default_timeout"))
+	if t := c.Commands.DefaultTimeout; t < 0 || t > ShellTimeoutMax {
+		return fmt.Errorf("%skey commands.default_timeout: %d: use seconds from 1 to %d (0 or no key: %d)", at("commands.default_timeout"), t, ShellTimeoutMax, ShellTimeoutDefault)
 	}
 	if err := checkWebSearch(c.WebSearch); err != nil {
 		key := "web_search"

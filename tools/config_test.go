@@ -90,6 +90,8 @@ mcp:
 		},
 		{name: "syntax", yaml: "hooks:\n  pre_tool_use: [\n", err: "line 2"},
 		{name: "wrong type", yaml: "commands:\n  default_timeout: soon\n", err: `line 2: key commands.default_timeout: "soon" is not a whole number`},
+		{name: "timeout too long", yaml: "commands:\n  default_timeout: 900\n", err: `line 2: key commands.default_timeout: 900: use seconds from 1 to 300 (0 or no key: 60)`},
+		{name: "negative timeout", yaml: "commands:\n  default_timeout: -1\n", err: `key commands.default_timeout: -1: use seconds from 1 to 300`},
 		{name: "list expected", yaml: "guardrails:\n  protected: secrets/**\n", err: "line 2: key guardrails.protected: expected a list"},
 		{name: "unknown event", yaml: "hooks:\n  before_lunch:\n    - command: x\n", err: "line 3: key hooks.before_lunch: unknown event"},
 		{name: "hook without command", yaml: "hooks:\n  on_error:\n    - name: x\n", err: "line 3: key hooks.on_error[0]: a hook needs an event and a command"},
@@ -233,7 +235,7 @@ func TestHookFileAndEnvironment(t *testing.T) {
 }
 
 func TestConfigApply(t *testing.T) {
-	off := false
+	off, on := false, true
 	tests := []struct {
 		name, role string
 		cfg        Config
@@ -243,10 +245,18 @@ func TestConfigApply(t *testing.T) {
 		{name: "allow_delete: pulsing", role: "pulsing", cfg: Config{Workspace: WorkspaceConfig{AllowDelete: true}}, has: []string{"delete_file", "write_file"}},
 		{name: "allow_delete: not plan", role: "plan", cfg: Config{Workspace: WorkspaceConfig{AllowDelete: true}}, not: []string{"delete_file"}},
 		{name: "commands off", role: "preflight", cfg: Config{Commands: CommandsConfig{Enabled: &off}}, has: []string{"read_file"}, not: []string{"shell", "run_tests", "run_lint", "record_baseline"}},
+		{name: "commands off: pulsing", role: "pulsing", cfg: Config{Commands: CommandsConfig{Enabled: &off}}, has: []string{"write_file", "edit_file"}, not: []string{"shell", "run_tests", "run_lint"}},
+		{name: "commands off: every tool", role: "", cfg: Config{Commands: CommandsConfig{Enabled: &off}, Workspace: WorkspaceConfig{AllowDelete: true}}, has: []string{"delete_file"}, not: []string{"shell", "run_tests", "run_lint", "record_baseline"}},
+		{name: "commands on explicitly", role: "pulsing", cfg: Config{Commands: CommandsConfig{Enabled: &on}}, has: []string{"shell", "run_tests"}},
+		{name: "allow_delete: not preflight", role: "preflight", cfg: Config{Workspace: WorkspaceConfig{AllowDelete: true}}, not: []string{"delete_file"}},
+		{name: "allow_delete: not research", role: "research", cfg: Config{Workspace: WorkspaceConfig{AllowDelete: true}}, not: []string{"delete_file"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			reg, err := ForRole(tt.role, Deps{})
+			if tt.role == "" {
+				reg, err = All(Deps{})
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,6 +34,9 @@ type CommandPolicy struct {
 	AllowUnsandboxed bool
 	// Network is NetworkPreflight (the default), NetworkAlways or NetworkNever.
 	Network string
+	// DefaultTimeout bounds a command that names no timeout (0: the
+	// shell's 60 seconds); ConfigFile's commands.default_timeout.
+	DefaultTimeout time.Duration
 }
 
 // CommandPolicyFromEnv reads the user's choices from the environment:

@@ -171,6 +171,9 @@ func (e *Engine) execute(ctx context.Context, s *Session, t Tool, args json.RawM
 // confirm applies the confirmation policy; ok=false returns res to the
 // model, and err (ErrAborted) when the user aborted the whole run.
 func (e *Engine) confirm(ctx context.Context, s *Session, t Tool, args json.RawMessage, ca callArgs) (Result, bool, error) {
+	if msg := s.refusedUnasked(t.Name(), ca); msg != "" {
+		return opError(msg), false, nil
+	}
 	if s.cfg.DryRun && t.Kind() == Write {
 		return Result{}, true, nil // recorded, not run: there is nothing to allow (spec: CI uses --dry-run)
 	}

@@ -78,9 +78,12 @@ func runShell(ctx context.Context, s *Session, p shellParams) (Result, error) {
 		return opError("Guardrail: command blocked (" + b.Reason + ")"), nil
 	}
 	if s.cfg.AllowedOnly && analysis.Class == shellcmd.Dangerous {
-		return opError("Command classified as 'dangerous' and allowed_only=True"), nil
+		return opError(allowedOnlyRefusal), nil
 	}
 	timeout := ShellTimeoutDefault
+	if d := s.cfg.Commands.DefaultTimeout; d > 0 {
+		timeout = int(d / time.Second)
+	}
 	if p.TimeoutSeconds != nil {
 		timeout = *p.TimeoutSeconds
 		if timeout < 1 || timeout > ShellTimeoutMax {

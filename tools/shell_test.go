@@ -172,3 +172,31 @@ func TestShellAlwaysAllowKey(t *testing.T) {
 		t.Error("always allowing go test allows go test; rm -rf x")
 	}
 }
+
+// commands.default_timeout bounds commands that name no timeout; a
+// command's own timeoutSeconds overrides it.
+func TestShellDefaultTimeout(t *testing.T) {
+	cfg, _, err := ParseConfig([]byte("commands:\n  default_timeout: 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		policy  CommandPolicy
+		args    map[string]any
+		timeout string // "" when the command must finish
+	}{
+		{name: "config default applies", policy: cfg.Commands.Policy(CommandPolicy{}), args: map[string]any{"command": "sleep 3"}, timeout: "Command timed out after 1 seconds"},
+		{name: "the call's own timeout wins", policy: cfg.Commands.Policy(CommandPolicy{}), args: map[string]any{"command": "sleep 2", "timeoutSeconds": 5}},
+		{name: "no config: 60 seconds", policy: Config{}.Commands.Policy(CommandPolicy{}), args: map[string]any{"command": "sleep 2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, "pulsing", SessionConfig{Commands: tt.policy})
+			res := h.call("shell", tt.args)
+			if tt.timeout == "" && !strings.Contains(res.Output, `"exit_code":0`) || tt.timeout != "" && !strings.Contains(res.Output, tt.timeout) {
+				t.Errorf("result = %s, want timeout %q", res.Output, tt.timeout)
+			}
+		})
+	}
+}

@@ -56,10 +56,10 @@ func stderrWarn(io stdio, verb string) func(string) {
 }
 
 // withNetwork applies config.yaml's sandbox.network unless the user chose
-// with AUTARCH_SANDBOX_NETWORK.
+// with AUTARCH_SANDBOX_NETWORK, and its commands.default_timeout.
 func withNetwork(p tools.CommandPolicy, s tools.Config) tools.CommandPolicy {
 	if s.Sandbox.Network != "" && os.Getenv("AUTARCH_SANDBOX_NETWORK") == "" {
 		p.Network = s.Sandbox.Network
 	}
-	return p
+	return s.Commands.Policy(p)
 }
