@@ -69,7 +69,7 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 	}
 	sess, err := tools.NewSession(tools.SessionConfig{Root: o.Root, Role: role, Mode: e.cfg.Mode, Editor: e.cfg.Editor, Search: search,
 		Workflow: wf.ID != "", StateDir: e.cfg.Repo.StateDir(), Diagnostics: diags,
-		Commands: e.cfg.Commands, GitCommonDir: e.cfg.Repo.CommonDir(), Protected: e.cfg.Guardrails.ProtectedPaths(),
+		Commands: e.cfg.Repository.Commands.Policy(e.cfg.Commands), GitCommonDir: e.cfg.Repo.CommonDir(), Protected: e.cfg.Guardrails.ProtectedPaths(),
 		AllowDelete: e.cfg.Repository.Workspace.AllowDelete, AllowedOnly: e.cfg.Repository.Commands.AllowedOnly,
 		DryRun: e.cfg.DryRun, OnDryRun: e.planFor(ctx, wf.ID, stage, pulseID)})
 	if err != nil {
