@@ -67,5 +67,12 @@ func methodTable() map[string]method {
 		editor.CommandApplyWorkflow:  cmd((*Server).applyWorkflow),
 		editor.CommandPulseDiff:      cmd((*Server).pulseDiff),
 		editor.CommandOpenFile:       cmd((*Server).openFile),
+
+		// jobs.go
+		editor.MethodJobs:              req((*Server).listJobs),
+		editor.CommandStartJob:         cmd((*Server).startJob),
+		editor.CommandResumeJob:        cmd((*Server).resumeJob),
+		editor.CommandAnswerEscalation: cmd((*Server).answerEscalation),
+		editor.CommandApplyJob:         cmd((*Server).applyJob),
 	}
 }

@@ -33,6 +33,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/autarch-dev/autarch/agent/job"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
@@ -93,6 +94,7 @@ type Server struct {
 	folders  []string
 	settings settings
 	session  *workflow.Session
+	jobs     *job.Session // made on first use (jobs.go)
 
 	conn   jsonrpc2.Conn
 	exitCh chan int
