@@ -59,7 +59,7 @@ func listFiles(ctx context.Context, s *tools.Session, p listFilesParams) (tools.
 		e := fileEntry{Path: rel, Type: "file"}
 		if d.IsDir() {
 			e.Type = "directory"
-		} else if fi, err := d.Info(); err == nil {
+		} else if fi, err := s.Root().Lstat(rel); err == nil {
 			size := fi.Size()
 			e.Size = &size
 		}

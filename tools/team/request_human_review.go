@@ -16,9 +16,9 @@ var requestHumanReviewDesc string
 type requestHumanReviewParams struct {
 	// Reason is both the spec's "why escalation is needed" and the
 	// engine's reason for the call: one field.
-	Reason   string          `json:"reason"`
-	Severity string          `json:"severity,omitempty" jsonschema:"low, medium or high"`
-	Context  json.RawMessage `json:"context,omitempty" jsonschema:"Additional context (an object)"`
+	Reason   string         `json:"reason"`
+	Severity string         `json:"severity,omitempty" jsonschema:"low, medium or high"`
+	Context  map[string]any `json:"context,omitempty" jsonschema:"Additional context (an object)"`
 }
 
 func newRequestHumanReview(job Job) tools.Tool {
@@ -33,10 +33,11 @@ func newRequestHumanReview(job Job) tools.Tool {
 		if msg := checkLevel("severity", p.Severity); msg != "" {
 			return failure("invalid_request", msg, zero), nil
 		}
-		if len(p.Context) > 0 && !isObject(p.Context) {
-			return failure("invalid_request", "context must be a JSON object", zero), nil
+		var context json.RawMessage
+		if p.Context != nil {
+			context, _ = json.Marshal(p.Context)
 		}
-		id, approved, feedback, err := job.Escalate(ctx, Escalation{Reason: p.Reason, Severity: p.Severity, Context: p.Context})
+		id, approved, feedback, err := job.Escalate(ctx, Escalation{Reason: p.Reason, Severity: p.Severity, Context: context})
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("escalating: %w", err)
 		}
@@ -47,9 +48,4 @@ func newRequestHumanReview(job Job) tools.Tool {
 		return tools.JSONResult(map[string]any{"escalated": true, "escalationId": id,
 			"humanResponse": map[string]any{"approved": approved, "decision": answer, "feedback": feedback}}, false), nil
 	})
-}
-
-func isObject(raw json.RawMessage) bool {
-	var m map[string]any
-	return json.Unmarshal(raw, &m) == nil && m != nil
 }

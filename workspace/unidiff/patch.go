@@ -81,9 +81,10 @@ func ParsePatch(text string) ([]FilePatch, error) {
 	if len(files) == 0 {
 		return nil, errors.New("no hunks found: give a unified diff with @@ -a,b +c,d @@ headers")
 	}
-	gitForm := strings.HasPrefix(text, "diff --git ") || strings.Contains(text, "\ndiff --git ")
+	forms := headerForms(text)
 	out := make([]FilePatch, 0, len(files))
-	for _, f := range files {
+	for i, f := range files {
+		gitForm := len(forms) == len(files) && forms[i]
 		fp := FilePatch{Created: f.IsNew, Deleted: f.IsDelete, Renamed: f.IsRename || f.IsCopy, Binary: f.IsBinary}
 		if !f.IsNew {
 			fp.OldPath = cleanName(f.OldName, gitForm)
@@ -122,6 +123,27 @@ func firstHunkWithoutHeader(text string) (int, bool) {
 		at += len(line)
 	}
 	return 0, false
+}
+
+// headerForms tells, for each file of a patch in order, whether its
+// header is git's ("diff --git", names without a/ and b/ once parsed) or
+// the traditional "--- a/x" / "+++ b/x" (go-gitdiff keeps the prefixes),
+// with go-gitdiff's own test for a traditional header.
+func headerForms(text string) []bool {
+	var forms []bool
+	inGit := false
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			forms, inGit = append(forms, true), true
+		case strings.HasPrefix(l, "@@ -"):
+			inGit = false
+		case !inGit && strings.HasPrefix(l, "--- ") && i+2 < len(lines) && strings.HasPrefix(lines[i+1], "+++ ") && strings.HasPrefix(lines[i+2], "@@ -"):
+			forms = append(forms, false)
+		}
+	}
+	return forms
 }
 
 // shiftLine corrects go-gitdiff's "line N:" for the two header lines
