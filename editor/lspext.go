@@ -184,6 +184,11 @@ type NewWorkflowParams struct {
 	Name string `json:"name,omitempty"`
 	// Path forces "quick" or "full" ("" follows the scope card).
 	Path string `json:"path,omitempty"`
+	// DryRun runs the workflow without changing the repository: reads run,
+	// writes and commands are only recorded, no worktree, branch or commit
+	// is made and nothing is kept; the plan is shown at the end (a message,
+	// and in full in the log).
+	DryRun bool `json:"dryRun,omitempty"`
 }
 
 // WorkflowRef names one workflow.

@@ -2,12 +2,14 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 	"github.com/autarch-dev/autarch/workspace/trust"
@@ -101,7 +103,7 @@ func (e *Engine) completeDryRun(ctx context.Context, wf store.Workflow) error {
 		return err
 	}
 	n := len(e.Plan(wf.ID))
-	return e.finish(ctx, wf, store.WorkflowCompleted, fmt.Sprintf("dry run completed: %d actions planned, nothing was changed (Review skipped: there is no diff to review)", n))
+	return e.finish(ctx, wf, store.WorkflowCompleted, fmt.Sprintf("dry run completed: %s planned, nothing was changed (Review skipped: there is no diff to review)", plural(n, "action")))
 }
 
 // OpenDryRun opens the git repository at dir for dry runs: like
@@ -150,4 +152,82 @@ func (r *pulseRunner) committed(cp git.Checkpoint) string {
 		return "dry run: nothing committed"
 	}
 	return fmt.Sprintf("%s, +%d −%d", short(cp.Commit), cp.Stats.Additions, cp.Stats.Deletions)
+}
+
+// startDryRun starts a dry run of a workflow for the editor and runs it in
+// the background on an engine of its own (OpenDryRun's temporary store):
+// cards and questions reach the user as usual; at the end the plan is
+// shown as a message and in full in the log, and the dry run's state is
+// removed.
+func (s *Session) startDryRun(ctx context.Context, p editor.NewWorkflowParams) (editor.WorkflowRef, error) {
+	folder, err := s.folder()
+	if err != nil {
+		return editor.WorkflowRef{}, err
+	}
+	proj, err := OpenDryRun(ctx, folder, nil)
+	if err != nil {
+		return editor.WorkflowRef{}, err
+	}
+	cfg := Config{Editor: s.cfg.Editor, Diagnostics: s.cfg.Diagnostics, Log: s.cfg.Log.With("component", "workflow", "dryRun", true), Events: s.onEvent}
+	if search, err := s.codeSearch(); err == nil {
+		cfg.Search = search.Scopes(proj.Repo)
+	}
+	e, err := s.dryRunEngine(ctx, proj, cfg)
+	if err != nil {
+		proj.Close()
+		return editor.WorkflowRef{}, err
+	}
+	wf, err := e.Start(ctx, Task{Text: p.Task, Name: p.Name, Path: Path(p.Path)})
+	if err != nil {
+		proj.Close()
+		return editor.WorkflowRef{}, invalid("%w", err)
+	}
+	err = s.goRun(ctx, func(ctx context.Context) {
+		defer proj.Close()
+		defer e.Close()
+		wf, err := e.Run(ctx, wf.ID)
+		s.endProgress(ctx, wf.ID, "")
+		s.reportDryRun(context.WithoutCancel(ctx), wf, err, e.Plan(wf.ID))
+	})
+	if err != nil {
+		proj.Close()
+	}
+	return editor.WorkflowRef{WorkflowID: wf.ID, Name: wf.Name}, err
+}
+
+// dryRunEngine wires a dry run's engine as the session's own.
+func (s *Session) dryRunEngine(ctx context.Context, proj *Project, cfg Config) (*Engine, error) {
+	if s.cfg.Wire != nil {
+		if err := s.cfg.Wire(ctx, proj, &cfg); err != nil {
+			return nil, err
+		}
+	}
+	return proj.Engine(ctx, cfg)
+}
+
+// reportDryRun shows how a dry run ended and its plan: a message, and the
+// whole plan in the log.
+func (s *Session) reportDryRun(ctx context.Context, wf store.Workflow, err error, plan tools.Plan) {
+	summary := plan.Summary()
+	if lerr := s.cfg.Editor.LogMessage(ctx, editor.Info, fmt.Sprintf("Autarch: dry run of workflow %s:\n%s", wf.Name, summary)); lerr != nil {
+		s.cfg.Log.Debug("dry-run plan not logged", "err", lerr)
+	}
+	var h *Halt
+	switch {
+	case err == nil && wf.Status == store.WorkflowCompleted:
+		s.tell(ctx, editor.Info, fmt.Sprintf("Autarch: dry run of %s done: %s planned, nothing was changed. The plan is in the Autarch log (Autarch: Show Log).", wf.Name, plural(len(plan), "action")))
+	case ctx.Err() != nil:
+		s.cfg.Log.Info("dry run ended with the session", "workflow", wf.Name, "err", err)
+	case err == nil, errors.Is(err, ErrWaiting), errors.As(err, &h):
+		s.tell(ctx, editor.Warning, fmt.Sprintf("Autarch: the dry run of %s stopped in %s before its pulses were done (%s); nothing was changed, and a dry run keeps nothing to resume: start it again to go further. What it planned so far is in the Autarch log.", wf.Name, wf.Stage, stopReason(wf, err)))
+	default:
+		s.tell(ctx, editor.Error, fmt.Sprintf("Autarch: the dry run of %s failed: %v; nothing was changed.", wf.Name, err))
+	}
+}
+
+func stopReason(wf store.Workflow, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return wf.StatusReason
 }

@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
@@ -64,16 +67,13 @@ func repoFingerprint(t *testing.T, dir string) (string, []string) {
 	return fmt.Sprintf("%x", h.Sum(nil)), paths
 }
 
-// A dry run of a whole quick workflow against the scripted model: the
-// card is asked as usual, reads run on the user's files, writes and
-// commands are only planned, the plan reads as the golden file says, and
-// the repository is byte-identical afterwards: no worktree, no branch, no
-// commit, no store under .git.
-func TestDryRunQuickWorkflow(t *testing.T) {
+// dryRunRepo makes the quick dry-run scenario's repository and starts its
+// scripted model.
+func dryRunRepo(t *testing.T) (dir string, cfg scenarioConfig, url string, model *scripted.Server) {
+	t.Helper()
 	ar, err := txtar.ParseFile("testdata/dryrun/quick-path.txt")
 	must(t, err)
-	var cfg scenarioConfig
-	dir := t.TempDir()
+	dir = t.TempDir()
 	for _, f := range ar.Files {
 		if f.Name == "config.json" {
 			must(t, json.Unmarshal(f.Data, &cfg))
@@ -89,7 +89,17 @@ func TestDryRunQuickWorkflow(t *testing.T) {
 	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
 	script, err := scripted.Parse(txtar.Format(&txtar.Archive{Comment: ar.Comment, Files: steps(ar)}))
 	must(t, err)
-	url, model := scripted.Start(t, script)
+	url, model = scripted.Start(t, script)
+	return dir, cfg, url, model
+}
+
+// A dry run of a whole quick workflow against the scripted model: the
+// card is asked as usual, reads run on the user's files, writes and
+// commands are only planned, the plan reads as the golden file says, and
+// the repository is byte-identical afterwards: no worktree, no branch, no
+// commit, no store under .git.
+func TestDryRunQuickWorkflow(t *testing.T) {
+	dir, cfg, url, model := dryRunRepo(t)
 	before, beforePaths := repoFingerprint(t, dir)
 
 	ctx := context.Background()
@@ -145,5 +155,80 @@ func TestDryRunQuickWorkflow(t *testing.T) {
 	must(t, err)
 	if got != string(want) {
 		t.Errorf("plan summary differs from %s (go test ./agent/workflow -run TestDryRunQuickWorkflow -update):\n%s", golden, got)
+	}
+}
+
+// msgEditor is a scriptEditor that keeps the messages and log lines it is
+// shown.
+type msgEditor struct {
+	*scriptEditor
+	mu   sync.Mutex
+	msgs []string
+	logs []string
+}
+
+func (m *msgEditor) ShowMessage(_ context.Context, _ editor.MessageType, msg string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.msgs = append(m.msgs, msg)
+	return nil
+}
+
+func (m *msgEditor) LogMessage(_ context.Context, _ editor.MessageType, msg string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.logs = append(m.logs, msg)
+	return nil
+}
+
+func (m *msgEditor) shown() (msgs, logs []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.msgs), slices.Clone(m.logs)
+}
+
+// The editor's start-workflow request with dryRun runs the workflow dry on
+// an engine of its own: the card is asked as usual, the plan is shown (a
+// message, the whole plan in the log), nothing is listed afterwards and
+// the repository is unchanged.
+func TestSessionStartsADryRun(t *testing.T) {
+	dir, cfg, url, model := dryRunRepo(t)
+	before, _ := repoFingerprint(t, dir)
+	ed := &msgEditor{scriptEditor: &scriptEditor{t: t, approvals: cfg.Approvals}}
+	s := workflow.NewSession(workflow.SessionConfig{Editor: ed,
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Wire: func(ctx context.Context, p *workflow.Project, c *workflow.Config) error {
+			c.Model = openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1})
+			c.Settings = agent.Settings{Model: "scripted", ContextWindow: 128000}
+			c.Mode, c.StopPoll = tools.ModeConfirmSensitive, 10*time.Millisecond
+			return nil
+		}})
+	s.SetFolders([]string{dir})
+	ctx := context.Background()
+	ref, err := s.Start(ctx, editor.NewWorkflowParams{Task: cfg.Task, Name: cfg.Name, DryRun: true})
+	must(t, err)
+	if ref.WorkflowID == "" || ref.Name != cfg.Name {
+		t.Errorf("ref = %+v", ref)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	var msgs, logs []string
+	for len(msgs) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		msgs, logs = ed.shown()
+	}
+	s.Close(5 * time.Second)
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "dry run of saturate-dry done: 5 actions planned, nothing was changed") {
+		t.Errorf("messages = %q", msgs)
+	}
+	golden, err := os.ReadFile("testdata/dryrun/quick-path.golden")
+	must(t, err)
+	if !slices.ContainsFunc(logs, func(l string) bool { return strings.HasSuffix(l, string(golden)) }) {
+		t.Errorf("the log does not hold the whole plan:\n%s", strings.Join(logs, "\n"))
+	}
+	if after, paths := repoFingerprint(t, dir); after != before {
+		t.Errorf("the editor's dry run changed the repository: %q", paths)
+	}
+	if n := model.Remaining(); n != 0 {
+		t.Errorf("%d scripted steps unused", n)
 	}
 }

@@ -336,6 +336,9 @@ func completedMessage(wf store.Workflow, r *editor.ReviewView) (editor.MessageTy
 
 // Start starts a workflow and runs it in the background.
 func (s *Session) Start(ctx context.Context, p editor.NewWorkflowParams) (editor.WorkflowRef, error) {
+	if p.DryRun {
+		return s.startDryRun(ctx, p)
+	}
 	e, err := s.open(ctx)
 	if err != nil {
 		return editor.WorkflowRef{}, err

@@ -68,9 +68,10 @@ export const commands: Record<string, Command> = {
     void vscode.window.showInformationMessage(key.trim() ? 'Autarch API key saved.' : 'Autarch API key removed.');
   },
 
-  'autarch.ui.newWorkflow': async (app) => {
+  'autarch.ui.newWorkflow': async (app, opts) => {
+    const dryRun = (opts as { dryRun?: boolean } | undefined)?.dryRun ?? vscode.workspace.getConfiguration('autarch').get<boolean>('dryRun', false);
     const task = await vscode.window.showInputBox({
-      title: 'Autarch: New Workflow (1/3)',
+      title: dryRun ? 'Autarch: New Workflow, Dry Run (1/3)' : 'Autarch: New Workflow (1/3)',
       prompt: 'What should the workflow do?',
       placeHolder: 'e.g. Add rate limiting to the login endpoint',
       ignoreFocusOut: true,
@@ -95,12 +96,21 @@ export const commands: Record<string, Command> = {
     const params: NewWorkflowParams = { task: task.trim() };
     if (name.trim()) params.name = name.trim();
     if (path.path) params.path = path.path;
+    if (dryRun) params.dryRun = true;
     const ref = await app.ctx.executeCommand<WorkflowRef>(CommandNewWorkflow, [params]);
+    if (dryRun) {
+      // A dry run keeps nothing to select: its cards come to the panel, its plan to the log.
+      await app.panel.reveal();
+      void vscode.window.showInformationMessage(`Autarch: dry run of ${ref?.name ?? 'the workflow'} started; nothing will be changed, and the plan is shown when it ends.`);
+      return;
+    }
     if (ref?.workflowId) {
       await app.state.select(ref.workflowId).catch(() => undefined);
       await app.panel.reveal();
     }
   },
+
+  'autarch.ui.newDryRunWorkflow': async (app) => commands['autarch.ui.newWorkflow'](app, { dryRun: true }),
 
   'autarch.ui.discuss': async (app) => {
     const message = await vscode.window.showInputBox({

@@ -175,6 +175,7 @@ export interface NewWorkflowParams {
   task: string;
   name?: string;
   path?: string;
+  dryRun?: boolean;
 }
 
 export interface WorkflowRef {
