@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/autarch-dev/autarch/agent"
@@ -161,6 +162,40 @@ func (e *Engine) reply(ctx context.Context, wf store.Workflow, text string) (str
 		return "", err
 	}
 	return strings.TrimSpace(strings.Join(answers[0].Values, "\n")), nil
+}
+
+// maxProseQuestions bounds how many questions asked in prose in one stage
+// are sent back to the agent with the rule; the next one reaches the user
+// as a message to reply to.
+const maxProseQuestions = 2
+
+// asksInProse reports whether a message the agent ended its turn with asks
+// the user something: a line of its last paragraph ends with a question
+// mark (markdown emphasis, quotes and brackets after it aside).
+func asksInProse(text string) bool {
+	text = strings.TrimSpace(text)
+	if i := strings.LastIndex(text, "\n\n"); i >= 0 {
+		text = text[i+2:]
+	}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, " \t*_`'\")]}»”’")
+		if strings.HasSuffix(line, "?") || strings.HasSuffix(line, "？") {
+			return true
+		}
+	}
+	return false
+}
+
+// questionRule is what an agent that asked in prose is told: questions
+// reach the user only through ask_questions (spec: never in prose).
+func (c *conversation) questionRule() string {
+	spec, _ := agent.Spec(c.role)
+	if slices.Contains(spec.Terminal, terminal.AskQuestions) {
+		return "Your message ended with a question and was not shown to the user: questions go to the user only through ask_questions, never in prose. " +
+			"Call ask_questions with the question (with options where you can), or, if you can decide yourself, say what you assumed and end your turn with one of " + c.terminals() + "."
+	}
+	return "Your message ended with a question and was not shown to the user: the " + c.role + " agent cannot ask the user questions (questions go only through ask_questions, which this stage does not have). " +
+		"Decide yourself, say what you assumed, and end your turn with one of " + c.terminals() + "."
 }
 
 func bullets(items []string) string {

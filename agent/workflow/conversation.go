@@ -310,7 +310,7 @@ type handler func(ctx context.Context, out agent.Outcome) (next string, done boo
 // talk runs turns from input until handle says the stage's work is done.
 // Questions and extension requests are answered here, for every stage.
 func (c *conversation) talk(ctx context.Context, input string, handle handler) error {
-	nudges := 0
+	nudges, proseQuestions := 0, 0
 	for turn := 0; turn < c.e.cfg.MaxTurns; turn++ {
 		c.record(ctx, agent.RoleUser, input, nil)
 		out, err := c.agent.RunTurn(ctx, input)
@@ -343,6 +343,11 @@ func (c *conversation) talk(ctx context.Context, input string, handle handler) e
 			}
 		case agent.OutcomeText:
 			c.record(ctx, agent.RoleAssistant, out.Text, nil)
+			if asksInProse(out.Text) && proseQuestions < maxProseQuestions {
+				proseQuestions++
+				input = c.questionRule()
+				continue
+			}
 			c.e.emit(Event{Kind: "message", WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Text: out.Text})
 			if input, err = c.e.reply(ctx, c.wf, out.Text); err != nil {
 				return err

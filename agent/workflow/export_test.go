@@ -1,0 +1,4 @@
+package workflow
+
+// AsksInProse exposes asksInProse to the external tests.
+var AsksInProse = asksInProse
