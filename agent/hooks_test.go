@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,6 +64,9 @@ func TestHookEvents(t *testing.T) {
 		calls int // model calls made (-1: do not check)
 		// warning is what failed hooks reported, joined by |.
 		warning string
+		// role is the agent's (default discussion); cfg adjusts its Config.
+		role string
+		cfg  func(*agent.Config)
 	}{
 		{name: "session_start once per session", event: tools.EventSessionStart, steps: []func(agent.Request) (agent.Response, error){text("a"), text("b")}, turns: 2,
 			fired: []string{"session_start|discussion|wf-1||sess-1 "}, calls: 2},
@@ -79,6 +83,24 @@ func TestHookEvents(t *testing.T) {
 			fired: []string{`on_error|discussion|wf-1||sess-1 {"event":"on_error","path":"","payload":{"error":"model call: upstream exploded"`}, err: "upstream exploded", calls: -1},
 		{name: "on_error on a tool error", event: tools.EventError, steps: []func(agent.Request) (agent.Response, error){call("read_file", `{"path": "missing.go", "reason": "r"}`), text("sorry")},
 			fired: []string{"on_error|discussion|wf-1|read_file|sess-1 "}, calls: 2},
+		{name: "pre_tool_use before each tool call", event: tools.EventPreToolUse, steps: []func(agent.Request) (agent.Response, error){call("read_file", `{"path": "main.go", "reason": "r"}`), text("done")},
+			fired: []string{`pre_tool_use|discussion|wf-1|read_file|sess-1 {"event":"pre_tool_use","path":"main.go","payload":{"path":"main.go","reason":"r"}`}, calls: 2},
+		{name: "post_tool_use sees the result", event: tools.EventPostToolUse, steps: []func(agent.Request) (agent.Response, error){call("read_file", `{"path": "main.go", "reason": "r"}`), text("done")},
+			fired: []string{`post_tool_use|discussion|wf-1|read_file|sess-1 {"event":"post_tool_use","path":"main.go","payload":{"args":{"path":"main.go","reason":"r"},"result":`}, calls: 2},
+		{name: "budget_warning at 80% of the budget", event: tools.EventBudgetWarning, steps: []func(agent.Request) (agent.Response, error){text("a")}, calls: 1,
+			cfg: func(c *agent.Config) {
+				c.Meter, c.Pricing = agent.NewMeter(0.8), agent.Pricing{PromptPerMillion: 100000} // 7 prompt tokens: $0.70 of $0.80
+			},
+			fired: []string{`budget_warning|discussion|wf-1||sess-1 {"event":"budget_warning","path":"","payload":{"cost":0.7`}},
+		{name: "context_compress when the transcript is compacted", event: tools.EventContextCompress, steps: []func(agent.Request) (agent.Response, error){text("a")}, calls: 1,
+			cfg:   func(c *agent.Config) { c.ContextWindow = 100 },
+			fired: []string{`context_compress|discussion|wf-1||sess-1 {"event":"context_compress","path":"","payload":{"messages":1,"role":"discussion"}`}},
+		{name: "agent_complete on an accepted terminal tool", event: tools.EventAgentComplete, role: agent.Research, calls: 1,
+			steps: []func(agent.Request) (agent.Response, error){call("request_extension", `{"reason": "r", "completed": ["a"], "remaining": ["b"]}`)},
+			fired: []string{`agent_complete|research|wf-1|request_extension|sess-1 {"event":"agent_complete"`}},
+		{name: "a sub-agent inherits the hooks as its own session", event: tools.EventSessionStart, role: agent.Pulsing, calls: 3,
+			steps: []func(agent.Request) (agent.Response, error){call("dispatch_subagent", `{"agent_type": "explore", "task": "t", "reason": "r"}`), text("found"), text("done")},
+			fired: []string{"session_start|pulsing|wf-1||sess-1 ", "session_start|subagent-explore|wf-1||"}},
 		{name: "a failing notification hook does not stop the turn", event: tools.EventPostLLMCall, command: "echo lint broke; exit 1", steps: []func(agent.Request) (agent.Response, error){text("fine")}, calls: 1,
 			warning: "[Hook h: FAILED (exit 1)]\nlint broke"},
 	}
@@ -98,11 +120,12 @@ func TestHookEvents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			reg, err := agent.Registry("discussion", tools.Deps{})
+			role := cmp.Or(tt.role, agent.Discussion)
+			reg, err := agent.Registry(role, tools.Deps{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			sess, err := tools.NewSession(tools.SessionConfig{Root: dir, Role: "discussion", Mode: tools.ModeYolo})
+			sess, err := tools.NewSession(tools.SessionConfig{Root: dir, Role: role, Mode: tools.ModeYolo, Workflow: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,14 +133,18 @@ func TestHookEvents(t *testing.T) {
 			model := &turnModel{steps: tt.steps}
 			var mu sync.Mutex
 			var warnings []string
-			a, err := agent.New(agent.Config{Role: "discussion", Model: model, Engine: tools.NewEngine(reg, hooks, slog.New(slog.DiscardHandler)),
+			cfg := agent.Config{Role: role, Model: model, Engine: tools.NewEngine(reg, hooks, slog.New(slog.DiscardHandler)),
 				Session: sess, Workflow: "wf-1", SessionID: "sess-1", Events: func(e agent.Event) {
 					if e.Kind == "warning" {
 						mu.Lock()
 						warnings = append(warnings, e.Text)
 						mu.Unlock()
 					}
-				}})
+				}}
+			if tt.cfg != nil {
+				tt.cfg(&cfg)
+			}
+			a, err := agent.New(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -228,7 +228,7 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err err
 		if a.cfg.Meter.Record(resp.Usage, a.cfg.Pricing.Cost(resp.Usage)) {
 			_, cost, _ := a.cfg.Meter.Totals()
 			a.emit(Event{Kind: "budget_warning", Text: fmt.Sprintf("$%.4f spent: 80%% of the budget", cost)})
-			a.cfg.Engine.Hooks().Fire(ctx, tools.EventBudgetWarning, "", "", map[string]any{"cost": cost})
+			a.fire(ctx, tools.EventBudgetWarning, map[string]any{"role": a.spec.Name, "cost": cost})
 		}
 		msg := resp.Message
 		msg.Role = RoleAssistant
@@ -253,7 +253,7 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err err
 				a.compactAtYield(ctx)
 			}
 			out.Kind, out.Tool, out.Args = OutcomeTerminal, done.Name, done.Args
-			a.cfg.Engine.Hooks().Fire(ctx, tools.EventAgentComplete, done.Name, "", map[string]any{"role": a.spec.Name})
+			a.warn(a.cfg.Engine.Hooks().Fire(ctx, tools.EventAgentComplete, done.Name, "", map[string]any{"role": a.spec.Name, "tool": done.Name}))
 			return out, nil
 		}
 	}
@@ -473,7 +473,7 @@ func (a *Agent) maybeCompact(ctx context.Context) {
 	a.transcript = append([]Message{{Role: RoleUser, Content: summary}}, a.transcript[len(a.transcript)-keep:]...)
 	a.compacted++
 	a.emit(Event{Kind: "compaction", Text: fmt.Sprintf("compacted %d messages", len(old))})
-	a.cfg.Engine.Hooks().Fire(ctx, tools.EventContextCompress, "", "", map[string]any{"role": a.spec.Name, "messages": len(old)})
+	a.fire(ctx, tools.EventContextCompress, map[string]any{"role": a.spec.Name, "messages": len(old)})
 }
 
 // compactAtYield compacts the transcript where the agent yields
@@ -506,7 +506,7 @@ func (a *Agent) compactAtYield(ctx context.Context) {
 	a.transcript = append(head, a.transcript[last:]...)
 	a.compacted++
 	a.emit(Event{Kind: "compaction", Text: fmt.Sprintf("compacted %d messages at the yield", len(old))})
-	a.cfg.Engine.Hooks().Fire(ctx, tools.EventContextCompress, "", "", map[string]any{"role": a.spec.Name, "messages": len(old)})
+	a.fire(ctx, tools.EventContextCompress, map[string]any{"role": a.spec.Name, "messages": len(old)})
 }
 
 // summarize lists what happened in msgs, under a header line.

@@ -114,7 +114,12 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 	return c, nil
 }
 
-func (c *conversation) close() { c.sess.Close() }
+// close ends the agent's session (session_end fires once, also when the
+// stage failed or was stopped) and releases its root.
+func (c *conversation) close() {
+	c.agent.End(context.Background())
+	c.sess.Close()
+}
 
 // observe records the agent's tool calls with their reasons and forwards
 // its activity.
