@@ -15,6 +15,7 @@ import {
   MethodAskQuestions,
   MethodDiagnostics,
   MethodFileAt,
+  MethodJobEvent,
   MethodWorkflow,
   MethodWorkflowEvent,
   type AnswerParams,
@@ -26,11 +27,13 @@ import {
   type DiscussParams,
   type FileAtParams,
   type FileAtResult,
+  type JobEvent,
   type Verdict,
   type WorkflowDetail,
   type WorkflowEvent,
   type WorkflowRef,
 } from './lspext.gen';
+import { JobList } from './jobs';
 import { Panel, type PanelHost } from './panel';
 import type { FromWebview } from './panelHtml';
 import type { PanelModel, StoredItem } from './panelView';
@@ -51,6 +54,7 @@ export class App implements vscode.Disposable, PanelHost {
   readonly state: WorkflowState;
   readonly panel: Panel;
   readonly review: ReviewComments;
+  readonly jobs: JobList;
   private readonly prompts = new PromptQueue();
   private readonly statusItem: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
@@ -58,6 +62,7 @@ export class App implements vscode.Disposable, PanelHost {
 
   constructor(readonly ctx: Ctx, ext: vscode.ExtensionContext) {
     this.state = new WorkflowState((method, params) => ctx.request(method, params));
+    this.jobs = new JobList((method, params) => ctx.request(method, params));
     this.panel = new Panel(this);
     this.review = new ReviewComments(ext.extensionUri);
     this.statusItem = vscode.window.createStatusBarItem('autarch.status', vscode.StatusBarAlignment.Left, 10);
@@ -77,6 +82,7 @@ export class App implements vscode.Disposable, PanelHost {
       this.showReviewThreads();
       this.changed();
     });
+    this.disposables.push(this.jobs.onChange(() => this.changed()), this.jobs);
 
     ctx.handleRequest<AskQuestionsParams, AskQuestionsResult>(MethodAskQuestions, (p, token) => this.onAskQuestions(p, token));
     ctx.handleRequest<Approval, Verdict>(MethodApprove, (p, token) => this.onApprove(p, token));
@@ -84,6 +90,7 @@ export class App implements vscode.Disposable, PanelHost {
     ctx.handleNotification<WorkflowEvent>(MethodWorkflowEvent, (ev) => {
       if (ev && typeof ev === 'object') this.state.onEvent(ev);
     });
+    ctx.handleNotification<JobEvent>(MethodJobEvent, (ev) => this.jobs.onEvent(ev));
     this.changed();
   }
 
@@ -103,6 +110,7 @@ export class App implements vscode.Disposable, PanelHost {
     const { id, result } = this.pending.addApproval({ ...a, title: a?.title || 'Approve?' });
     token.onCancellationRequested(() => this.pending.drop(id));
     if (a.workflowId) this.state.scheduleRefresh();
+    if (a.jobId) this.jobs.scheduleRefresh();
     const item = this.pending.get(id) as PendingApproval;
     const showDetails = () => {
       void this.showPending(id);
@@ -173,6 +181,8 @@ export class App implements vscode.Disposable, PanelHost {
       activity: this.state.activity(sel),
       messages: sel ? (detail?.messages ?? []) : this.state.discussion,
       review: sel ? (detail?.review ?? undefined) : this.state.branchReview,
+      jobs: this.jobs.jobs,
+      jobsError: this.jobs.error,
     };
   }
 
@@ -192,6 +202,7 @@ export class App implements vscode.Disposable, PanelHost {
   onVisible(): void {
     void this.ctx.refreshStatus().catch(() => undefined);
     void this.state.refresh().catch(() => undefined);
+    void this.jobs.refresh();
   }
 
   async onMessage(msg: FromWebview): Promise<void> {

@@ -4,7 +4,8 @@
 // from panelHtml.ts; this file connects them to VS Code.
 //
 // DOM contract (stable; the end-to-end tests assert on it):
-//   [data-section=pending|workflows|workflow|activity|conversation|server]  the re-rendered sections
+//   [data-section=pending|workflows|jobs|workflow|activity|conversation|server]  the re-rendered sections
+//   #jobs > li.job-item[data-id][data-status]  (jobs.ts lists its classes)
 //   #workflows > li.workflow-item[data-id][data-status][data-stage]   one per workflow; .selected;
 //                li.workflow-item.discussion[data-id=""]               the discussion (always first)
 //   #new-workflow                                                     button: Autarch: New Workflow

@@ -69,6 +69,7 @@ export function panelPage(nonce: string, sections: Record<SectionId, string>, hi
 </head><body>
 ${s('pending')}
 ${s('workflows')}
+${s('jobs')}
 ${s('workflow')}
 ${s('activity')}
 ${s('conversation')}
@@ -97,7 +98,8 @@ button.pending-option.selected{color:var(--vscode-button-foreground);background:
 button.icon{padding:0 4px;background:transparent;color:var(--vscode-textLink-foreground)}
 textarea{width:100%;box-sizing:border-box;font-family:inherit;color:var(--vscode-input-foreground);background:var(--vscode-input-background);border:1px solid var(--vscode-input-border,transparent);padding:4px;resize:vertical}
 .section-head{display:flex;align-items:center;justify-content:space-between}
-#workflows{list-style:none;padding:0;margin:0}
+#workflows,#jobs{list-style:none;padding:0;margin:0}
+.job-item{margin:.3em 0 .6em}
 .workflow-item{padding:4px 6px;cursor:pointer;border-left:2px solid transparent}
 .workflow-item:hover{background:var(--vscode-list-hoverBackground)}
 .workflow-item.selected{background:var(--vscode-list-activeSelectionBackground);color:var(--vscode-list-activeSelectionForeground);border-left-color:var(--vscode-focusBorder)}

@@ -1,8 +1,9 @@
 // Pure rendering of the side panel's sections (HTML strings) from a model.
 // Everything from the server is escaped (escapeHtml) or rendered by the safe
 // Markdown renderer; the DOM ids and classes are listed in panel.ts.
-import type { ActivityView, Answer, Approval, CardView, CommentView, MessageView, PulseView, Question, ReviewView, ServerStatus, WorkflowDetail, WorkflowSummary } from './lspext.gen';
+import type { ActivityView, JobSummary, Answer, Approval, CardView, CommentView, MessageView, PulseView, Question, ReviewView, ServerStatus, WorkflowDetail, WorkflowSummary } from './lspext.gen';
 import { isUnifiedDiff, renderDiff } from './diff';
+import { renderJobs } from './jobs';
 import { renderMarkdown } from './markdown';
 import type { PendingItem } from './pending';
 import type { StoredPending } from './questions';
@@ -33,10 +34,13 @@ export interface PanelModel {
   messages: MessageView[];
   /** The review to show: the selected workflow's, or the last branch review in the discussion. */
   review?: ReviewView;
+  /** The jobs (autarch job), most recently updated first. */
+  jobs?: JobSummary[];
+  jobsError?: string;
 }
 
-export type SectionId = 'pending' | 'workflows' | 'workflow' | 'activity' | 'conversation' | 'server';
-export const sectionIds: readonly SectionId[] = ['pending', 'workflows', 'workflow', 'activity', 'conversation', 'server'];
+export type SectionId = 'pending' | 'workflows' | 'jobs' | 'workflow' | 'activity' | 'conversation' | 'server';
+export const sectionIds: readonly SectionId[] = ['pending', 'workflows', 'jobs', 'workflow', 'activity', 'conversation', 'server'];
 
 const e = escapeHtml;
 const attr = (s: string | number | boolean | undefined): string => e(String(s ?? ''));
@@ -47,6 +51,7 @@ export function renderPanel(m: PanelModel): Record<SectionId, string> {
   return {
     pending: renderPending(m),
     workflows: renderWorkflows(m),
+    jobs: renderJobs(m.jobs ?? [], m.jobsError),
     workflow: renderWorkflow(m),
     activity: renderActivity(m.activity),
     conversation: renderConversation(m.messages, m.selected),
