@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 // (nothing is asked of it) so that their schemas are kept stable too.
 func TestToolsGolden(t *testing.T) {
 	t.Setenv("AUTARCH_WEB_SEARCH_URL", "http://127.0.0.1:9")
-	for _, role := range []string{"", "pulsing", "preflight", "review"} {
+	for _, role := range []string{"", "pulsing", "preflight", "review", "job"} {
 		name := "tools-all.golden"
 		args := []string{"tools"}
 		if role != "" {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/team"
 	"github.com/autarch-dev/autarch/tools/terminal"
 )
 
@@ -22,7 +24,7 @@ func toolsVerb() verb {
 
 func runTools(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("tools", io)
-	role := fs.String("agent", "", "agent role: discussion, scoping, research, plan, preflight, pulsing or review (default: every tool)")
+	role := fs.String("agent", "", "agent role: discussion, scoping, research, plan, preflight, pulsing, review or job (default: every tool)")
 	asJSON := fs.Bool("json", false, "print the OpenAI function schemas as JSON")
 	root := fs.String("root", ".", "workspace whose MCP servers' tools to list (with the user's)")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -44,8 +46,16 @@ func runTools(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	defer servers.Close()
+	if *role == "job" {
+		// The job's catalog offers the coding team's web_search itself.
+		if reg, err = team.Registry(nil, team.Deps{Tools: tools.Deps{Web: webSearch(project, stderrWarn(io, "tools"))}}); err != nil {
+			fmt.Fprintf(io.err, "autarch tools: %v\n", err)
+			return 1
+		}
+	} else {
+		withWeb(io, "tools", project, *role, reg)
+	}
 	withMCP(ctx, io, "tools", servers, *role, reg)
-	withWeb(io, "tools", project, *role, reg)
 	if reg, err = project.Settings.Apply(reg, *role); err != nil {
 		fmt.Fprintf(io.err, "autarch tools: %v\n", err)
 		return 1
@@ -63,6 +73,9 @@ func runTools(ctx context.Context, io stdio, args []string) int {
 // registryFor returns a role's tools (with its structured output tools),
 // or every tool when role is "".
 func registryFor(role string) (*tools.Registry, error) {
+	if role == "job" {
+		return team.Registry(nil, team.Deps{})
+	}
 	if role != "" {
 		return agent.Registry(role, tools.Deps{})
 	}
@@ -88,6 +101,9 @@ func printTools(w io.Writer, reg *tools.Registry) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "## %s\n\n%s\n", t.Name(), t.Description())
+		if c, ok := tools.CostOf(t); ok && !strings.Contains(t.Description(), c.String()) {
+			fmt.Fprintf(w, "%s\n", c)
+		}
 		var schema any
 		json.Unmarshal(t.Schema(), &schema)
 		b, _ := json.MarshalIndent(schema, "", "  ")
