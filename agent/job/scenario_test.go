@@ -51,6 +51,8 @@ type scenarioWant struct {
 	Commits    []string          `json:"commits"`
 	Files      map[string]string `json:"files"`
 	Approvals  []string          `json:"approvals"`
+	// EscalationContext must be in the escalation approval's context.
+	EscalationContext string `json:"escalationContext"`
 	// Escalations, Analyses and PlanSteps count what the job recorded.
 	Escalations int    `json:"escalations"`
 	Analyses    int    `json:"analyses"`
@@ -184,6 +186,15 @@ func (w *world) check(t *testing.T, j store.Job, want scenarioWant) {
 	}
 	if !slices.Equal(w.ed.kinds(), nonNil(want.Approvals)) {
 		t.Errorf("approvals asked = %q, want %q", w.ed.kinds(), want.Approvals)
+	}
+	if want.EscalationContext != "" {
+		w.ed.mu.Lock()
+		for _, a := range w.ed.asked {
+			if a.Kind == editor.ApprovalEscalation && (a.JobID != j.ID || a.EscalationID == "" || a.Severity == "" || !strings.Contains(a.Context, want.EscalationContext) || a.Reason == "") {
+				t.Errorf("the escalation approval lacks its job, id, severity, reason or context: %+v", a)
+			}
+		}
+		w.ed.mu.Unlock()
 	}
 	s, err := w.runner.Summary(ctx, j.ID)
 	must(t, err)
