@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/sourcegraph/conc/pool"
 
@@ -114,6 +115,10 @@ type Agent struct {
 	// started and ended record session_start and session_end having fired.
 	started, ended bool
 	rules          *projectRules
+	// delegated is what sub-agents used during the current calls, added
+	// to the turn's usage (dispatch calls may run in parallel).
+	delegatedMu sync.Mutex
+	delegated   Usage
 }
 
 // New makes an agent for a role.
@@ -244,6 +249,7 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err err
 			return out, nil
 		}
 		results, done, err := a.runCalls(ctx, msg.ToolCalls, after, &actions)
+		out.Usage = out.Usage.Add(a.takeDelegated())
 		if err != nil {
 			return out, err
 		}

@@ -208,6 +208,7 @@ func (a *Agent) runSubagent(ctx context.Context, callID string, p dispatchParams
 	hc := tools.HookContextFrom(ctx)
 	ctx = tools.WithHookContext(ctx, tools.HookContext{Workflow: hc.Workflow})
 	out, err := sub.RunTurn(ctx, subagentInput(p))
+	a.addDelegated(out.Usage)
 	if err != nil {
 		return "", err
 	}
@@ -216,6 +217,22 @@ func (a *Agent) runSubagent(ctx context.Context, callID string, p dispatchParams
 		return "", errors.New(out.Text)
 	}
 	return out.Text, nil
+}
+
+// addDelegated counts a sub-agent's usage in the current turn's.
+func (a *Agent) addDelegated(u Usage) {
+	a.delegatedMu.Lock()
+	a.delegated = a.delegated.Add(u)
+	a.delegatedMu.Unlock()
+}
+
+// takeDelegated returns and resets the sub-agents' usage.
+func (a *Agent) takeDelegated() Usage {
+	a.delegatedMu.Lock()
+	defer a.delegatedMu.Unlock()
+	u := a.delegated
+	a.delegated = Usage{}
+	return u
 }
 
 // subagentInput is the sub-agent's only message: the task and its context.
