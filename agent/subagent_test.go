@@ -98,12 +98,13 @@ func TestDispatchRefusals(t *testing.T) {
 			steps: func(r *resultOf) []func(agent.Request) (agent.Response, error) {
 				return []func(agent.Request) (agent.Response, error){call("dispatch_subagent", `{"agent_type": "deploy", "task": "ship it", "reason": "r"}`), r.then(text("ok"))}
 			}},
-		{name: "test sub-agent runs only safe or dev commands", role: agent.Pulsing, calls: 4,
-			results: []string{"Command classified as 'dangerous' and allowed_only=True", `"summary":"rm was refused"`},
+		{name: "test sub-agent runs only safe or dev commands", role: agent.Pulsing, calls: 5,
+			results: []string{`"stdout":"main.go\n"`, "Command classified as 'dangerous' and allowed_only=True", `"summary":"rm was refused"`},
 			steps: func(r *resultOf) []func(agent.Request) (agent.Response, error) {
 				return []func(agent.Request) (agent.Response, error){
 					call("dispatch_subagent", `{"agent_type": "test", "task": "clean up", "reason": "r"}`),
-					call("shell", `{"command": "rm main.go", "reason": "sub: clean"}`),
+					call("shell", `{"command": "ls", "reason": "sub: look"}`),
+					r.then(call("shell", `{"command": "rm main.go", "reason": "sub: clean"}`)),
 					r.then(text("rm was refused")),
 					r.then(text("ok")),
 				}
