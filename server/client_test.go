@@ -23,6 +23,7 @@ func TestClientApproveAndMessages(t *testing.T) {
 		{"approve", map[string]string{"title": "Approve"}, editor.DecisionApprove},
 		{"reject", map[string]string{"title": "Reject"}, editor.DecisionReject},
 		{"always", map[string]string{"title": "Always allow"}, editor.DecisionAlwaysAllow},
+		{"abort all", map[string]string{"title": "Abort all"}, editor.DecisionAbort},
 		{"dismissed", nil, editor.DecisionDismissed},
 	}
 	for _, tt := range tests {
@@ -37,14 +38,14 @@ func TestClientApproveAndMessages(t *testing.T) {
 				return tt.answer, nil
 			}
 			h.initialize(nil)
-			v, err := h.srv.Client().Approve(context.Background(), editor.Approval{Kind: "tool", Title: "Run `go test ./...`?", Reason: "check the build", AllowAlways: true})
+			v, err := h.srv.Client().Approve(context.Background(), editor.Approval{Kind: "tool", Title: "Run `go test ./...`?", Reason: "check the build", AllowAlways: true, AllowAbort: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if v.Decision != tt.want {
 				t.Errorf("decision = %q, want %q", v.Decision, tt.want)
 			}
-			for _, s := range []string{"go test", "check the build", "Always allow"} {
+			for _, s := range []string{"go test", "check the build", "Always allow", "Abort all"} {
 				if !strings.Contains(string(asked), s) {
 					t.Errorf("request %s lacks %q", asked, s)
 				}
