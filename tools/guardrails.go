@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/autarch-dev/autarch/tools/shellcmd"
+	"github.com/autarch-dev/autarch/workspace/unidiff"
 )
 
 // GuardrailsFile is the repository file that configures guardrails (JSON).
@@ -126,6 +127,9 @@ func (g *Guardrails) check(s *Session, t Tool, args json.RawMessage) string {
 	if t.Name() == "shell" {
 		return g.checkCommand(a.Command)
 	}
+	if t.Kind() == Write && a.Path == "" && a.Patch != "" {
+		return g.checkPatch(s, a.Patch)
+	}
 	if t.Kind() != Write || a.Path == "" {
 		return ""
 	}
@@ -155,6 +159,47 @@ func (g *Guardrails) check(s *Session, t Tool, args json.RawMessage) string {
 		}
 		if r.re.MatchString(result) {
 			return r.Message
+		}
+	}
+	return ""
+}
+
+// checkPatch judges a multi-file patch (the coding team's apply_patch,
+// which names its files in the patch) file by file: protected paths, the
+// lines changed per file and the code rules on each file as patched. A
+// patch that does not parse or apply is left to the tool to report.
+func (g *Guardrails) checkPatch(s *Session, patch string) string {
+	files, err := unidiff.ParsePatch(patch)
+	if err != nil {
+		return ""
+	}
+	for _, f := range files {
+		for _, p := range []string{f.OldPath, f.NewPath} {
+			if rel, err := s.root.Clean(p); err == nil && p != "" {
+				if msg := g.checkProtected(s, rel); msg != "" {
+					return msg
+				}
+			}
+		}
+		rel, err := s.root.Clean(f.NewPath)
+		if g == nil || f.NewPath == "" || err != nil {
+			continue
+		}
+		if g.MaxLinesChanged > 0 && f.LinesChanged() > g.MaxLinesChanged {
+			return fmt.Sprintf("this patch changes %d lines of %s, over the limit of %d per call; split it into smaller patches", f.LinesChanged(), f.NewPath, g.MaxLinesChanged)
+		}
+		var old []byte
+		if src, err := s.root.Clean(f.OldPath); err == nil && !f.Created {
+			old, _ = s.root.ReadFile(src)
+		}
+		result, err := unidiff.Apply(string(old), f.Edits)
+		if err != nil {
+			continue
+		}
+		for _, r := range g.CodeRules {
+			if matchesFiles(r.Files, rel) && r.re.MatchString(result) {
+				return r.Message
+			}
 		}
 	}
 	return ""

@@ -2,6 +2,7 @@ package team
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,4 +147,35 @@ func FuzzApplyPatch(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestApplyPatchGuardrails: the engine's guardrails judge each file of a
+// multi-file patch (code rules on the patched file, lines per call).
+func TestApplyPatchGuardrails(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.go": "package a\n", "b.txt": base10,
+		".autarch/guardrails": `{"max_lines_changed": 4, "code_rules": [{"pattern": "panic\\(", "message": "no panics", "files": ["*.go"]}]}`})
+	g, err := tools.LoadGuardrails(r.wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, r.wt, &fakeJob{id: "j", mode: Genius})
+	reg, _ := Registry(h.job, Deps{})
+	h.e = tools.NewEngine(reg, nil, slog.New(slog.DiscardHandler)).WithGuardrails(g)
+	for _, tt := range []struct{ name, patch, want string }{
+		{"code rule", "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-one\n+ONE\n--- a/a.go\n+++ b/a.go\n@@ -1 +1,2 @@\n package a\n+func f() { panic(1) }\n", "Guardrail: no panics"},
+		{"lines per call", "--- a/b.txt\n+++ b/b.txt\n@@ -1,3 +1,3 @@\n-one\n-two\n-three\n+1\n+2\n+3\n", "over the limit of 4"},
+		{"protected", "--- /dev/null\n+++ b/.autarch/hooks.json\n@@ -0,0 +1 @@\n+{}\n", "Guardrail: .autarch/hooks.json is protected"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, res := h.call("apply_patch", map[string]any{"patch": tt.patch})
+			if !res.Failed || !strings.Contains(res.Output, tt.want) {
+				t.Errorf("result = %s, want %q", res.Output, tt.want)
+			}
+			if st := runGit(t, r.wt, "status", "--porcelain", "--untracked-files=all"); st != "" {
+				t.Errorf("a refused patch left changes: %s", st)
+			}
+		})
+	}
+	got, res := h.call("apply_patch", map[string]any{"patch": "--- a/a.go\n+++ b/a.go\n@@ -1 +1,2 @@\n package a\n+func f() {}\n"})
+	expect(t, got, res, "", map[string]any{"applied": true})
 }
