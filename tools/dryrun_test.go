@@ -2,45 +2,26 @@ package tools
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"flag"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/workspace/treehash"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite golden files in testdata/")
 
-// treeHash fingerprints every file and directory under dir.
 func treeHash(t *testing.T, dir string) string {
 	t.Helper()
-	h := sha256.New()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			fmt.Fprintf(h, "dir %s\n", rel)
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(h, "file %s %x\n", rel, sha256.Sum256(b))
-		return nil
-	})
+	sum, _, err := treehash.Sum(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprintf("%x", h.Sum(nil))
+	return sum
 }
 
 // A dry run executes reads, records every write, command and non-read-only

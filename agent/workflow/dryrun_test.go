@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -25,6 +24,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace/treehash"
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
@@ -37,30 +37,10 @@ var updateDryRun = flag.Bool("update", false, "rewrite the dry-run plan golden f
 // told.
 func repoFingerprint(t *testing.T, dir string) (string, []string) {
 	t.Helper()
-	h := sha256.New()
-	var paths []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		paths = append(paths, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			fmt.Fprintf(h, "dir %s %v\n", rel, info.Mode())
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(h, "file %s %v %d %x\n", rel, info.Mode(), info.ModTime().UnixNano(), sha256.Sum256(b))
-		return nil
-	})
+	sum, paths, err := treehash.Sum(dir)
 	must(t, err)
+	h := sha256.New()
+	fmt.Fprintln(h, sum)
 	for _, args := range [][]string{{"symbolic-ref", "HEAD"}, {"rev-parse", "HEAD"}, {"for-each-ref"}, {"worktree", "list", "--porcelain"}, {"stash", "list"}} {
 		fmt.Fprintf(h, "git %v\n%s", args, gitOut(t, dir, args...))
 	}

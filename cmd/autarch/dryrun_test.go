@@ -3,44 +3,25 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/workspace/treehash"
 )
 
 // dirFingerprint hashes every file and directory under dir, .git
 // included, with git's view of its refs and worktrees.
 func dirFingerprint(t *testing.T, dir string) string {
 	t.Helper()
-	h := sha256.New()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			fmt.Fprintf(h, "dir %s\n", rel)
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(h, "file %s %x\n", rel, sha256.Sum256(b))
-		return nil
-	})
+	sum, _, err := treehash.Sum(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprint(h, gitCmd(t, dir, "for-each-ref"), gitCmd(t, dir, "worktree", "list", "--porcelain"), gitCmd(t, dir, "rev-parse", "HEAD"))
-	return fmt.Sprintf("%x", h.Sum(nil))
+	return sum + gitCmd(t, dir, "for-each-ref") + gitCmd(t, dir, "worktree", "list", "--porcelain") + gitCmd(t, dir, "rev-parse", "HEAD")
 }
 
 // autarch run --dry-run takes a quick workflow through its stages against
