@@ -179,3 +179,36 @@ func TestApplyPatchGuardrails(t *testing.T) {
 	got, res := h.call("apply_patch", map[string]any{"patch": "--- a/a.go\n+++ b/a.go\n@@ -1 +1,2 @@\n package a\n+func f() {}\n"})
 	expect(t, got, res, "", map[string]any{"applied": true})
 }
+
+// TestApplyPatchSymlinks: a path is judged by where it leads.
+func TestApplyPatchSymlinks(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n", ".autarch/config.yaml": "x: 1\n"})
+	for link, target := range map[string]string{"cfg": ".autarch", "out": "../.."} {
+		if err := os.Symlink(target, filepath.Join(r.wt, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, r.wt, &fakeJob{id: "j", mode: Genius})
+	for _, tt := range []struct{ name, patch, want string }{
+		{"into a protected directory", "--- /dev/null\n+++ b/cfg/hooks.json\n@@ -0,0 +1 @@\n+{}\n", "protected"},
+		{"out of the worktree", "--- /dev/null\n+++ b/out/escape.txt\n@@ -0,0 +1 @@\n+x\n", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// The engine's guardrails or the tool itself refuse it.
+			_, res := h.call("apply_patch", map[string]any{"patch": tt.patch})
+			if !res.Failed || !strings.Contains(res.Output, tt.want) {
+				t.Errorf("result = %s, want a refusal saying %q", res.Output, tt.want)
+			}
+			// The tool on its own, without the engine.
+			if res := applyPatch(h.s, Genius, tt.patch, false); !res.Failed || !strings.Contains(res.Output, CodeApplyError) {
+				t.Errorf("the tool alone: %s", res.Output)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(r.wt, "..", "..", "escape.txt")); !os.IsNotExist(err) {
+		t.Errorf("a file was written outside the worktree: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(r.wt, ".autarch", "hooks.json")); !os.IsNotExist(err) {
+		t.Errorf("a protected file was written: %v", err)
+	}
+}
