@@ -33,6 +33,7 @@ type conversation struct {
 	saved   int // notes already in the store
 	mu      sync.Mutex
 	running map[string][]int64 // open tool-call records by tool name
+	onCall  func(ctx context.Context, tool, reason string)
 	// announced is the first call of the message whose calls tool_call
 	// events are announcing, next the index of the next one to match.
 	announced *agent.ToolCall
@@ -54,6 +55,9 @@ type talkOptions struct {
 	InPlay []string
 	// Baselines are preflight's known issues (pulses filter their output).
 	Baselines []tools.Baseline
+	// OnToolCall, when set, hears of each tool call the agent makes, with
+	// its reason (preflight's progress).
+	OnToolCall func(ctx context.Context, tool, reason string)
 }
 
 // open starts a conversation for a stage's role.
@@ -99,7 +103,7 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 		return nil, err
 	}
 	c := &conversation{e: e, wf: wf, stage: stage, pulse: pulseID, sess: sess, role: role, model: e.cfg.Settings.ModelFor(role),
-		saved: len(notes), running: map[string][]int64{}}
+		saved: len(notes), running: map[string][]int64{}, onCall: o.OnToolCall}
 	pinned := o.Pinned
 	a, err := agent.New(agent.Config{Role: role, Model: e.cfg.Model, ModelName: c.model,
 		Engine: tools.NewEngine(reg, e.cfg.Hooks, e.cfg.Log).WithGuardrails(e.cfg.Guardrails), Session: sess,
@@ -139,6 +143,9 @@ func (c *conversation) observe(ctx context.Context, ev agent.Event) {
 	case "tool_call":
 		if c.wf.ID == "" {
 			break
+		}
+		if c.onCall != nil {
+			c.onCall(ctx, ev.Tool, ev.Reason)
 		}
 		c.mu.Lock()
 		call := c.announcedCall(ev.Tool)
@@ -257,10 +264,11 @@ func clipArg(s string) string {
 	return s[:cut] + fmt.Sprintf("…[%d more bytes]", len(s)-cut)
 }
 
-// record keeps one message of the conversation.
-func (c *conversation) record(ctx context.Context, role, content string, data any) {
+// record keeps one message of the conversation and returns its id (0
+// when it is not kept).
+func (c *conversation) record(ctx context.Context, role, content string, data any) int64 {
 	if c.wf.ID == "" {
-		return
+		return 0
 	}
 	m := store.Message{WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Role: role, Content: content}
 	if data != nil {
@@ -268,6 +276,18 @@ func (c *conversation) record(ctx context.Context, role, content string, data an
 	}
 	if err := c.e.cfg.Store.AddMessage(context.WithoutCancel(ctx), &m); err != nil {
 		c.e.cfg.Log.Warn("record message", "err", err)
+	}
+	return m.ID
+}
+
+// kickoff records the message that started a pulse (its first run's) as
+// the pulse's initiating message.
+func (c *conversation) kickoff(ctx context.Context, messageID int64) {
+	if c.pulse == "" || messageID == 0 {
+		return
+	}
+	if err := c.e.cfg.Store.SetInitiatingMessage(context.WithoutCancel(ctx), c.pulse, messageID); err != nil {
+		c.e.cfg.Log.Warn("record the pulse's initiating message", "err", err)
 	}
 }
 
@@ -317,7 +337,9 @@ type handler func(ctx context.Context, out agent.Outcome) (next string, done boo
 func (c *conversation) talk(ctx context.Context, input string, handle handler) error {
 	nudges, proseQuestions := 0, 0
 	for turn := 0; turn < c.e.cfg.MaxTurns; turn++ {
-		c.record(ctx, agent.RoleUser, input, nil)
+		if id := c.record(ctx, agent.RoleUser, input, nil); turn == 0 {
+			c.kickoff(ctx, id)
+		}
 		out, err := c.agent.RunTurn(ctx, input)
 		c.saveNotes(ctx)
 		c.recordUsage(ctx, out.Usage)

@@ -60,14 +60,14 @@ func (e *Engine) preflight(ctx context.Context, wf store.Workflow) error {
 	if err != nil {
 		return err
 	}
-	setup := store.PreflightSetup{WorkflowID: wf.ID, ChannelID: wf.ID + "/preflight"}
+	setup := store.PreflightSetup{WorkflowID: wf.ID, ChannelID: wf.ID + "/preflight", ProgressMessage: "starting the preflight agent"}
 	if err := e.cfg.Store.StartPreflight(ctx, &setup); err != nil {
 		return err
 	}
 	e.emit(Event{Kind: "stage", WorkflowID: wf.ID, Stage: wf.Stage, Status: "running", Text: "preflight in " + root})
 	pctx, cancel := context.WithTimeoutCause(ctx, e.cfg.PreflightTimeout, errPreflightTimeout)
 	defer cancel()
-	result, failure, err := e.runPreflight(pctx, wf, gw, root)
+	result, failure, err := e.runPreflight(pctx, wf, gw, root, setup.ID)
 	if errors.Is(context.Cause(pctx), errPreflightTimeout) && ctx.Err() == nil {
 		failure, err = fmt.Sprintf("preflight timed out after %s", e.cfg.PreflightTimeout), nil
 	}
@@ -93,11 +93,25 @@ func (e *Engine) preflight(ctx context.Context, wf store.Workflow) error {
 
 var errPreflightTimeout = errors.New("preflight timed out")
 
+// preflightProgress writes each of the preflight agent's tool calls, with
+// its reason, as the preflight's progress message.
+func (e *Engine) preflightProgress(setupID string) func(ctx context.Context, tool, reason string) {
+	return func(ctx context.Context, tool, reason string) {
+		msg := tool
+		if reason != "" {
+			msg += ": " + reason
+		}
+		if err := e.cfg.Store.SetPreflightProgress(context.WithoutCancel(ctx), setupID, msg); err != nil {
+			e.cfg.Log.Warn("record preflight progress", "err", err)
+		}
+	}
+}
+
 // runPreflight runs the preflight agent in root (gw's worktree; a dry
 // run's gw is nil); failure explains why preflight failed ("" when it
 // completed).
-func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Workflow, root string) (result store.PreflightResult, failure string, err error) {
-	conv, err := e.open(ctx, wf, StagePreflight, "", talkOptions{Root: root})
+func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Workflow, root, setupID string) (result store.PreflightResult, failure string, err error) {
+	conv, err := e.open(ctx, wf, StagePreflight, "", talkOptions{Root: root, OnToolCall: e.preflightProgress(setupID)})
 	if err != nil {
 		return result, "", err
 	}

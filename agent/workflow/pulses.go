@@ -155,7 +155,7 @@ func (r *pulseRunner) complete(ctx context.Context, sp store.Pulse, done termina
 		unresolved[i] = UnresolvedIssue(u)
 	}
 	if err := r.e.cfg.Store.FinishPulse(context.WithoutCancel(ctx), sp.ID, store.PulseEnd{Status: PulseSucceeded, Summary: done.Summary,
-		CheckpointCommit: cp.Commit, Diff: diffStats(cp.Stats), UnresolvedIssues: unresolved}); err != nil {
+		CheckpointCommit: cp.Commit, Diff: diffStats(cp.Stats), UnresolvedIssues: unresolved, DiffPatch: r.diffPatch(ctx, sp, cp)}); err != nil {
 		return PulseOutcome{}, err
 	}
 	ev := "PulseCompleted"
@@ -177,7 +177,7 @@ func (r *pulseRunner) end(ctx context.Context, sp store.Pulse, status PulseStatu
 	}
 	end := store.PulseEnd{Status: status, FailureReason: reason, IsRecoveryCheckpoint: cp.IsRecoveryCheckpoint}
 	if cp.IsRecoveryCheckpoint {
-		end.CheckpointCommit, end.Diff = cp.Commit, diffStats(cp.Stats)
+		end.CheckpointCommit, end.Diff, end.DiffPatch = cp.Commit, diffStats(cp.Stats), r.diffPatch(ctx, sp, cp)
 	}
 	if err := r.e.cfg.Store.FinishPulse(ctx, sp.ID, end); err != nil {
 		return PulseOutcome{}, errors.Join(cause, err)
@@ -188,6 +188,22 @@ func (r *pulseRunner) end(ctx context.Context, sp store.Pulse, status PulseStatu
 	}
 	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: sp.PlannedID, Status: string(status), Text: text})
 	return PulseOutcome{Status: status, FailureReason: reason}, cause
+}
+
+// diffPatch is the diff of a pulse's checkpoint against the workflow head
+// it started from, to store as the pulse's diff artifact ("" for an empty
+// pulse or a dry run). The commit is made: a diff that cannot be read is
+// logged and the pulse ends without the artifact.
+func (r *pulseRunner) diffPatch(ctx context.Context, sp store.Pulse, cp git.Checkpoint) string {
+	if cp.Commit == "" || cp.Parent == "" || cp.Empty {
+		return ""
+	}
+	d, err := r.e.cfg.Repo.Diff(context.WithoutCancel(ctx), cp.Parent, cp.Commit)
+	if err != nil {
+		r.e.cfg.Log.Warn("store the pulse's diff", "pulse", sp.PlannedID, "err", err)
+		return ""
+	}
+	return d.Patch
 }
 
 func pulseInput(p PlannedPulse, resumed bool) string {

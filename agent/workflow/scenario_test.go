@@ -71,7 +71,11 @@ type scenarioWant struct {
 		Rejections int    `json:"rejections"`
 		Recovery   bool   `json:"recovery"`
 		Unresolved int    `json:"unresolved"`
+		// DiffContains must be in the pulse's stored diff artifact.
+		DiffContains string `json:"diffContains"`
 	} `json:"pulses"`
+	// PreflightProgress must be in the preflight's progress message.
+	PreflightProgress string `json:"preflightProgress"`
 	Baselines int               `json:"baselines"`
 	Approvals []string          `json:"approvals"`
 	Files     map[string]string `json:"files"`
@@ -260,6 +264,21 @@ func (h *harness) check(wf store.Workflow, runErr error, want scenarioWant) {
 			t.Errorf("pulse %s: status %s, rejections %d, recovery %v, unresolved %d (%s); want %s, %d, %v, %d",
 				id, p.Status, p.RejectionCount, p.IsRecoveryCheckpoint, len(p.UnresolvedIssues), p.FailureReason, w.Status, w.Rejections, w.Recovery, w.Unresolved)
 		}
+		if ok && p.Status != store.PulseProposed {
+			h.checkKickoff(wf, p)
+		}
+		if ok && w.DiffContains != "" {
+			a, err := h.store.Artifact(ctx, p.DiffArtifactID)
+			if err != nil || a.Kind != store.ArtifactDiff || a.PulseID != p.ID || !strings.Contains(a.Content, w.DiffContains) {
+				t.Errorf("pulse %s diff artifact %q = %+v, %v; want a diff containing %q", id, p.DiffArtifactID, a, err, w.DiffContains)
+			}
+		}
+	}
+	if want.PreflightProgress != "" {
+		pre, err := h.store.LatestPreflight(ctx, wf.ID)
+		if err != nil || !strings.Contains(pre.ProgressMessage, want.PreflightProgress) {
+			t.Errorf("preflight progress = %q (%v), want it to contain %q", pre.ProgressMessage, err, want.PreflightProgress)
+		}
 	}
 	bs, err := h.store.Baselines(ctx, wf.ID)
 	must(t, err)
@@ -396,6 +415,16 @@ func checkNesting(t *testing.T, events []workflow.Event, nested []string) {
 	}
 	if strings.Join(got, "|") != strings.Join(nested, "|") {
 		t.Errorf("nested tool calls = %q, want %q", got, nested)
+	}
+}
+
+// checkKickoff checks that a pulse that ran names its initiating message:
+// the first message of its conversation, which asked for the pulse.
+func (h *harness) checkKickoff(wf store.Workflow, p store.Pulse) {
+	msgs, err := h.store.Messages(context.Background(), wf.ID, "pulsing", p.ID)
+	must(h.t, err)
+	if len(msgs) == 0 || p.InitiatingMessageID != msgs[0].ID || !strings.Contains(msgs[0].Content, "Implement pulse "+p.PlannedID) {
+		h.t.Errorf("pulse %s initiating message %d; its conversation starts with %+v", p.PlannedID, p.InitiatingMessageID, msgs[:min(1, len(msgs))])
 	}
 }
 

@@ -43,18 +43,23 @@ type Pulse struct {
 	PlanID     string // "" for the quick path's single pulse
 	// PlannedID is the plan's id for the pulse ("pulse-1"); also the git
 	// pulse id.
-	PlannedID           string
-	Seq                 int // order within the plan
-	Title               string
-	Description         string
-	ExpectedChanges     []string
-	DependsOn           []string // PlannedIDs
-	EstimatedSize       string   // small, medium, large or ""
-	Status              PulseStatus
+	PlannedID       string
+	Seq             int // order within the plan
+	Title           string
+	Description     string
+	ExpectedChanges []string
+	DependsOn       []string // PlannedIDs
+	EstimatedSize   string   // small, medium, large or ""
+	Status          PulseStatus
+	// InitiatingMessageID is the message that started the pulse (its
+	// first run's kickoff), 0 before it started.
 	InitiatingMessageID int64
 	// Summary is the Conventional Commit summary (the commit message).
-	Summary              string
-	CheckpointCommit     string
+	Summary          string
+	CheckpointCommit string
+	// DiffArtifactID names the artifact holding the pulse's diff against
+	// the workflow head it started from ("" before its checkpoint).
+	DiffArtifactID       string
 	PulseBranch          string
 	WorktreePath         string
 	Diff                 DiffStats
@@ -212,7 +217,8 @@ func (o ops) AddPulse(ctx context.Context, p *Pulse) error {
 
 const pulseCols = `id, workflow_id, plan_id, planned_id, seq, title, description, expected_changes, depends_on, estimated_size, status,
 	initiating_message_id, summary, checkpoint_commit, pulse_branch, worktree_path, diff_files, diff_additions, diff_deletions,
-	is_recovery_checkpoint, unresolved_issues, failure_reason, rejection_count, extension_count, failures, gate_run, created_at, started_at, ended_at`
+	is_recovery_checkpoint, unresolved_issues, failure_reason, rejection_count, extension_count, failures, gate_run, diff_artifact_id,
+	created_at, started_at, ended_at`
 
 func scanPulse(row interface{ Scan(...any) error }) (Pulse, error) {
 	var p Pulse
@@ -222,7 +228,7 @@ func scanPulse(row interface{ Scan(...any) error }) (Pulse, error) {
 	if err := row.Scan(&p.ID, &p.WorkflowID, &plan, &p.PlannedID, &p.Seq, &p.Title, &p.Description, &exp, &dep, &p.EstimatedSize,
 		&p.Status, &p.InitiatingMessageID, &p.Summary, &p.CheckpointCommit, &p.PulseBranch, &p.WorktreePath, &p.Diff.Files,
 		&p.Diff.Additions, &p.Diff.Deletions, &p.IsRecoveryCheckpoint, &un, &p.FailureReason, &p.RejectionCount,
-		&p.ExtensionCount, &fails, &gates, &created, &started, &ended); err != nil {
+		&p.ExtensionCount, &fails, &gates, &p.DiffArtifactID, &created, &started, &ended); err != nil {
 		return Pulse{}, err
 	}
 	p.PlanID = plan.String
@@ -287,6 +293,9 @@ type PulseEnd struct {
 	Diff                 DiffStats
 	UnresolvedIssues     []UnresolvedIssue
 	FailureReason        string
+	// DiffPatch is the pulse's unified diff, stored as its diff artifact
+	// in the same transaction ("" for none: an empty pulse).
+	DiffPatch string
 }
 
 // FinishPulse ends a Running pulse.
@@ -308,10 +317,18 @@ func (o ops) FinishPulse(ctx context.Context, id string, end PulseEnd) error {
 		if p.Status != PulseRunning {
 			return fmt.Errorf("finish pulse %s: it is %s, not Running", p.PlannedID, p.Status)
 		}
+		artifact := p.DiffArtifactID
+		if end.DiffPatch != "" {
+			a := Artifact{WorkflowID: p.WorkflowID, PulseID: p.ID, Kind: ArtifactDiff, Content: end.DiffPatch}
+			if err := o.addArtifact(ctx, &a); err != nil {
+				return fmt.Errorf("finish pulse %s: %w", p.PlannedID, err)
+			}
+			artifact = a.ID
+		}
 		_, err = o.q.ExecContext(ctx, `UPDATE pulses SET status=?, summary=?, checkpoint_commit=?, is_recovery_checkpoint=?,
-			diff_files=?, diff_additions=?, diff_deletions=?, unresolved_issues=?, failure_reason=?, ended_at=? WHERE id=?`,
+			diff_files=?, diff_additions=?, diff_deletions=?, unresolved_issues=?, failure_reason=?, diff_artifact_id=?, ended_at=? WHERE id=?`,
 			end.Status, end.Summary, end.CheckpointCommit, end.IsRecoveryCheckpoint, end.Diff.Files, end.Diff.Additions,
-			end.Diff.Deletions, un, end.FailureReason, stamp(o.clock()), id)
+			end.Diff.Deletions, un, end.FailureReason, artifact, stamp(o.clock()), id)
 		if err != nil {
 			return fmt.Errorf("finish pulse %s: %w", p.PlannedID, err)
 		}
@@ -333,13 +350,21 @@ func (o ops) RecordRecovery(ctx context.Context, id, commit string, diff DiffSta
 	return nil
 }
 
-// SetInitiatingMessage records the pulse's kickoff message.
+// SetInitiatingMessage records the pulse's kickoff message: the first
+// one; a later run of the pulse (resumed) keeps it.
 func (o ops) SetInitiatingMessage(ctx context.Context, pulseID string, messageID int64) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE pulses SET initiating_message_id=? WHERE id=?`, messageID, pulseID)
-	if err != nil {
-		return fmt.Errorf("set initiating message of pulse %s: %w", pulseID, err)
+	if messageID <= 0 {
+		return fmt.Errorf("set initiating message of pulse %s: message id %d is not a stored message", pulseID, messageID)
 	}
-	return expectOne(res, "pulse", pulseID)
+	return o.atomic(ctx, func(o ops) error {
+		if _, err := o.Pulse(ctx, pulseID); err != nil {
+			return err
+		}
+		if _, err := o.q.ExecContext(ctx, `UPDATE pulses SET initiating_message_id=? WHERE id=? AND initiating_message_id=0`, messageID, pulseID); err != nil {
+			return fmt.Errorf("set initiating message of pulse %s: %w", pulseID, err)
+		}
+		return nil
+	})
 }
 
 // SetPulseFailures records a pulse's unresolved tool failures.
