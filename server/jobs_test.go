@@ -1,0 +1,147 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/editor"
+)
+
+const jobScript = `
+-- 01-branch.json --
+{"expect": {"lastUserContains": "Task: Add Sub"}, "tool_calls": [{"name": "create_branch", "args": {"reason": "My branch", "name": "add-sub"}}]}
+-- 02-ask.json --
+{"tool_calls": [{"name": "request_human_review", "args": {"reason": "Sub is new API: wanted?", "severity": "high", "context": {"file": "calc.go"}}}]}
+-- 03-patch.json --
+{"expect": {"lastToolResultContains": "\"feedback\":\"yes, add it\""},
+ "tool_calls": [{"name": "apply_patch", "args": {"reason": "Add Sub", "patch": "--- a/calc.go\n+++ b/calc.go\n@@ -1,3 +1,5 @@\n package calc\n \n func Add(a, b int) int { return a + b }\n+\n+func Sub(a, b int) int { return a - b }\n"}}]}
+-- 04-commit.json --
+{"expect": {"lastToolResultContains": "\"applied\":true"}, "tool_calls": [{"name": "commit_changes", "args": {"reason": "Commit", "message": "feat(calc): add Sub"}}]}
+`
+
+// TestJobOverLSP drives a job as an editor would: autarch.startJob, tool
+// approvals answered, the escalation's approval dismissed (the job waits,
+// autarch/jobs shows it), autarch.answerEscalation (the job resumes and
+// the agent gets the answer), the commit in autarch/jobs, and
+// autarch.applyJob as a workspace edit.
+func TestJobOverLSP(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return a + b }\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	script, err := scripted.Parse([]byte(jobScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, model := scripted.Start(t, script)
+	h := newHarness(t, wired)
+	var mu sync.Mutex
+	var escalations []editor.Approval
+	var edits []json.RawMessage
+	h.onCall = func(method string, params json.RawMessage) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch method {
+		case editor.MethodApprove:
+			var a editor.Approval
+			json.Unmarshal(params, &a)
+			if a.Kind == editor.ApprovalEscalation {
+				escalations = append(escalations, a)
+				return editor.Verdict{Decision: editor.DecisionDismissed}, nil
+			}
+			return editor.Verdict{Decision: editor.DecisionApprove}, nil
+		case "workspace/applyEdit":
+			edits = append(edits, params)
+			return map[string]any{"applied": true}, nil
+		}
+		return nil, nil
+	}
+	uri := pathURI(dir)
+	if err := h.call("initialize", map[string]any{
+		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "calc"}},
+		"capabilities": map[string]any{"workspace": map[string]any{"applyEdit": true}, "experimental": map[string]any{"autarch": map[string]any{"approvals": true}}},
+		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.client.Notify(context.Background(), "initialized", map[string]any{})
+
+	exec := func(command string, arg, result any) error {
+		return h.call("workspace/executeCommand", map[string]any{"command": command, "arguments": []any{arg}}, result)
+	}
+	if err := exec(editor.CommandStartJob, editor.StartJobParams{Task: "Add Sub", Mode: "wizard"}, nil); err == nil || !strings.Contains(err.Error(), "use mechanic") {
+		t.Errorf("a bad mode was accepted: %v", err)
+	}
+	var ref editor.JobRef
+	if err := exec(editor.CommandStartJob, editor.StartJobParams{Task: "Add Sub"}, &ref); err != nil || ref.JobID == "" {
+		t.Fatalf("startJob = %+v, %v", ref, err)
+	}
+	waitJob := func(status string) editor.JobSummary {
+		t.Helper()
+		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			var list []editor.JobSummary
+			if err := h.call(editor.MethodJobs, map[string]any{}, &list); err != nil {
+				t.Fatal(err)
+			}
+			if len(list) == 1 && list[0].Status == status {
+				return list[0]
+			}
+		}
+		t.Fatalf("the job never became %s", status)
+		return editor.JobSummary{}
+	}
+	waiting := waitJob("Waiting")
+	if len(waiting.Escalations) != 1 || waiting.Escalations[0].Status != "Pending" || waiting.Escalations[0].Severity != "high" || !strings.HasPrefix(waiting.Branch, "ai/"+ref.JobID[:8]+"/add-sub") {
+		t.Fatalf("waiting job = %+v", waiting)
+	}
+	mu.Lock()
+	if len(escalations) != 1 || escalations[0].JobID != ref.JobID || !strings.Contains(escalations[0].Context, "calc.go") || escalations[0].Reason != "Sub is new API: wanted?" {
+		t.Errorf("escalation approvals = %+v", escalations)
+	}
+	mu.Unlock()
+	if err := exec(editor.CommandAnswerEscalation, editor.AnswerEscalationParams{JobID: ref.JobID, EscalationID: "esc-nope", Approved: true}, nil); err == nil {
+		t.Error("an unknown escalation was answered")
+	}
+	if err := exec(editor.CommandAnswerEscalation, editor.AnswerEscalationParams{JobID: ref.JobID, EscalationID: waiting.Escalations[0].ID, Approved: true, Feedback: "yes, add it"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	done := waitJob("Done")
+	if len(done.Commits) != 1 || strings.TrimSpace(done.Commits[0].Message) != "feat(calc): add Sub" || !done.Escalations[0].Approved || done.Iterations != 4 {
+		t.Errorf("done job = %+v", done)
+	}
+	if n := model.Remaining(); n != 0 {
+		t.Errorf("%d scripted steps unused", n)
+	}
+	var applied editor.ApplyWorkflowResult
+	if err := exec(editor.CommandApplyJob, editor.ApplyJobParams{JobID: ref.JobID, Mode: "edit"}, &applied); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if !applied.Applied || len(edits) != 1 || !strings.Contains(string(edits[0]), "func Sub(a, b int) int { return a - b }") {
+		t.Errorf("applyJob = %+v, edits %s", applied, edits)
+	}
+	mu.Unlock()
+	if b, _ := os.ReadFile(filepath.Join(dir, "calc.go")); strings.Contains(string(b), "Sub") {
+		t.Error("the server wrote the user's file itself; apply must go through the editor")
+	}
+	if code := h.shutdownExit(); code != 0 {
+		t.Errorf("exit code %d after shutdown", code)
+	}
+	h.client.Close()
+}
