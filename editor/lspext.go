@@ -451,6 +451,9 @@ type ActivityView struct {
 	// Subagent is set on a sub-agent's call (its type): the feed shows it
 	// nested under the dispatch_subagent call before it.
 	Subagent string `json:"subagent,omitempty"`
+	// CallID is the model's id of the call (sub-agents' calls, which are
+	// not stored, are placed under their dispatch call by it).
+	CallID string `json:"callId,omitempty"`
 }
 
 // MessageView is one message of the conversation.

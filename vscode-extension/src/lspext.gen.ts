@@ -359,6 +359,7 @@ export interface ActivityView {
   reason: string;
   failed: boolean;
   subagent?: string;
+  callId?: string;
 }
 
 export interface MessageView {

@@ -130,8 +130,8 @@ export class WorkflowState {
       if (detail.status === 'fulfilled') {
         this.detail = detail.value ?? undefined;
         this.detailError = undefined;
-        // The detail's activity now holds what arrived before the request.
-        if (id) this.live.set(id, (this.live.get(id) ?? []).filter((a) => a.seq > seqAtStart));
+        // The detail's activity now holds what arrived before the request (but sub-agents' calls, which are not stored).
+        if (id) this.live.set(id, (this.live.get(id) ?? []).filter((a) => a.seq > seqAtStart || a.parent));
       } else {
         this.detailError = String(detail.reason instanceof Error ? detail.reason.message : detail.reason);
       }
@@ -170,22 +170,28 @@ export class WorkflowState {
     this.scheduleRefresh();
   }
 
-  /** Adds a call to the live feed; a sub-agent's call goes after its dispatch call's earlier sub-agent calls (parallel calls interleave). */
   private pushActivity(id: string, item: ActivityView, callId?: string, parent?: string): void {
     const list = this.live.get(id) ?? [];
-    const entry: LiveActivity = { seq: ++this.seq, item, callId, parent };
-    let at = -1;
-    if (parent) for (let i = list.length - 1; i >= 0 && at < 0; i--) if (list[i].callId === parent || list[i].parent === parent) at = i;
-    if (at >= 0) list.splice(at + 1, 0, entry);
-    else list.push(entry);
+    list.push({ seq: ++this.seq, item, callId, parent });
     if (list.length > maxFeed) list.splice(0, list.length - maxFeed);
     this.live.set(id, list);
   }
 
-  /** The activity feed of a workflow ("" for work outside workflows): stored, then live. */
+  /**
+   * The activity feed of a workflow ("" for work outside workflows): stored, then live. A sub-agent's
+   * calls (never stored) go under their dispatch call, after its earlier ones (parallel calls interleave).
+   */
   activity(id: string): ActivityView[] {
     const stored = id && this.detail?.summary.id === id ? (this.detail.activity ?? []) : [];
-    return [...stored, ...(this.live.get(id) ?? []).map((a) => a.item)];
+    const feed: { item: ActivityView; key?: string; parent?: string }[] = stored.map((item) => ({ item, key: item.callId }));
+    for (const a of this.live.get(id) ?? []) {
+      let at = -1;
+      if (a.parent) for (let i = feed.length - 1; i >= 0 && at < 0; i--) if (feed[i].key === a.parent || feed[i].parent === a.parent) at = i;
+      const entry = { item: a.item, key: a.callId, parent: a.parent };
+      if (at >= 0) feed.splice(at + 1, 0, entry);
+      else feed.push(entry);
+    }
+    return feed.map((f) => f.item);
   }
 
   /** Records a message the user sent to the discussion. */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkflowState } from '../src/state';
-import type { WorkflowDetail, WorkflowSummary } from '../src/lspext.gen';
+import type { ActivityView, WorkflowDetail, WorkflowSummary } from '../src/lspext.gen';
 
 const wf = (id: string, status: string, updatedAt: string): WorkflowSummary => ({
   id, name: `n-${id}`, task: 't', stage: 'scoping', status, branch: 'b', pulsesDone: 0, pulses: 0, tokens: 0, cost: 0, updatedAt,
@@ -10,9 +10,10 @@ const wf = (id: string, status: string, updatedAt: string): WorkflowSummary => (
 function fakeServer() {
   const calls: string[] = [];
   let list = [wf('a', 'Active', '2025-01-02'), wf('b', 'Stopped', '2025-01-03')];
+  let activity: ActivityView[] = [{ time: 't0', stage: 'scoping', tool: 'stored_tool', reason: 'r', failed: false }];
   const detail = (id: string): WorkflowDetail => ({
     summary: list.find((w) => w.id === id)!, stages: [], scope: null, research: null, plan: null, pulses: [], pending: [],
-    activity: [{ time: 't0', stage: 'scoping', tool: 'stored_tool', reason: 'r', failed: false }], messages: [], review: null,
+    activity, messages: [], review: null,
   });
   const request = async <T>(method: string, params: unknown): Promise<T> => {
     calls.push(method + (params && (params as { workflowId?: string }).workflowId ? ` ${(params as { workflowId: string }).workflowId}` : ''));
@@ -20,7 +21,7 @@ function fakeServer() {
     if (method === 'autarch/workflow') return detail((params as { workflowId: string }).workflowId) as T;
     throw new Error('unknown ' + method);
   };
-  return { calls, request, setList: (l: WorkflowSummary[]) => (list = l) };
+  return { calls, request, setList: (l: WorkflowSummary[]) => (list = l), setActivity: (a: ActivityView[]) => (activity = a) };
 }
 
 test('select fetches the list and the detail', async () => {
@@ -75,6 +76,22 @@ test("a sub-agent's calls are nested under their dispatch call, ids qualified by
     s.activity('b').map((x) => `${x.subagent ?? '-'}:${x.reason}:${x.failed}`),
     ['-:delegate:false', 'explore:sub one:false', 'explore:sub two:true', '-:sibling:false'],
   );
+  s.dispose();
+});
+
+test("a sub-agent's calls (never stored) stay under their stored dispatch call after a refresh", async () => {
+  const srv = fakeServer();
+  const s = new WorkflowState(srv.request, 1000, () => new Date('2025-01-01T00:00:00Z'));
+  await s.select('a');
+  s.onEvent({ kind: 'tool_call', workflowId: 'a', tool: 'dispatch_subagent', reason: 'delegate', toolCallId: 'c1' });
+  s.onEvent({ kind: 'tool_call', workflowId: 'a', tool: 'read_file', reason: 'sub', toolCallId: 'x1', parentToolCallId: 'c1', subagent: 'review' });
+  s.onEvent({ kind: 'tool_call', workflowId: 'a', tool: 'grep', reason: 'later', toolCallId: 'c2' });
+  srv.setActivity([
+    { time: 't1', stage: 'pulsing', tool: 'dispatch_subagent', reason: 'delegate', failed: false, callId: 'c1' },
+    { time: 't2', stage: 'pulsing', tool: 'grep', reason: 'later', failed: false, callId: 'c2' },
+  ]);
+  await s.refresh();
+  assert.deepEqual(s.activity('a').map((x) => `${x.subagent ?? '-'}:${x.reason}`), ['-:delegate', 'review:sub', '-:later']);
   s.dispose();
 });
 
