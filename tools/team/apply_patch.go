@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,8 +37,24 @@ func newApplyPatch(job Job) tools.Tool {
 		if job != nil {
 			mode = job.Mode()
 		}
-		return applyPatch(s, mode, p.Patch, p.DryRun), nil
+		res := applyPatch(s, mode, p.Patch, p.DryRun)
+		return res, report(ctx, "apply_patch", res)
 	})
+}
+
+// report tells the job's event sink (ToolContext.LogEvent) the outcome of
+// a mutating call: kind "applied" or "refused", with the result's fields.
+func report(ctx context.Context, tool string, res tools.Result) error {
+	var data map[string]any
+	json.Unmarshal([]byte(res.Output), &data)
+	kind := "applied"
+	if res.Failed {
+		kind = "refused"
+	}
+	if err := tools.ToolContextFrom(ctx).Event(ctx, tools.ToolEvent{Tool: tool, Kind: kind, Data: data}); err != nil {
+		return fmt.Errorf("recording the %s event: %w", tool, err)
+	}
+	return nil
 }
 
 // change is one file's new state, computed before anything is written.

@@ -1,6 +1,7 @@
 package team
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -35,6 +36,9 @@ func TestApplyPatch(t *testing.T) {
 		want    map[string]any
 		after   map[string]string // file → content ("" absent)
 		message string
+		// guard: the engine's guardrails refuse it before the tool runs
+		// (the tool alone answers code).
+		guard bool
 	}{
 		{name: "multi-file: modify, create, delete", mode: Mechanic, args: map[string]any{"patch": "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n" +
 			"--- /dev/null\n+++ b/docs/new.md\n@@ -0,0 +1,2 @@\n+# New\n+text\n" +
@@ -55,12 +59,12 @@ func TestApplyPatch(t *testing.T) {
 			code: CodeApplyError, message: "hunk 1", after: map[string]string{"a.txt": base10, "b.txt": base10, "fresh.txt": ""}},
 		{name: "missing file", mode: Genius, args: map[string]any{"patch": "--- a/nope.txt\n+++ b/nope.txt\n@@ -1 +1 @@\n-a\n+b\n"}, code: CodeApplyError, message: "does not exist"},
 		{name: "create over an existing file", mode: Genius, args: map[string]any{"patch": "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+x\n"}, code: CodeApplyError, message: "already exists", after: map[string]string{"a.txt": base10}},
-		{name: "git's files", mode: Genius, args: map[string]any{"patch": "--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+evil\n"}, code: CodeApplyError, message: ".git"},
+		{name: "git's files", mode: Genius, args: map[string]any{"patch": "--- /dev/null\n+++ b/.git/hooks/pre-commit\n@@ -0,0 +1 @@\n+evil\n"}, code: CodeApplyError, message: ".git", guard: true},
 		{name: "nested .git, any case", mode: Genius, args: map[string]any{"patch": "--- /dev/null\n+++ b/sub/.GIT/config\n@@ -0,0 +1 @@\n+evil\n"}, code: CodeApplyError, message: ".git"},
 		{name: "outside the worktree", mode: Genius, args: map[string]any{"patch": "--- /dev/null\n+++ b/../../escape.txt\n@@ -0,0 +1 @@\n+x\n"}, code: CodeApplyError, message: "outside"},
 		{name: "absolute path outside", mode: Genius, args: map[string]any{"patch": "--- /dev/null\n+++ /tmp/escape.txt\n@@ -0,0 +1 @@\n+x\n"}, code: CodeApplyError},
 		{name: "secret file", mode: Genius, args: map[string]any{"patch": "--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-TOKEN=x\n+TOKEN=y\n"}, code: CodeApplyError, after: map[string]string{".env": "TOKEN=x\n"}},
-		{name: "protected configuration", mode: Genius, args: map[string]any{"patch": "--- /dev/null\n+++ b/.autarch/hooks.json\n@@ -0,0 +1 @@\n+{}\n"}, code: CodeApplyError, message: "protected"},
+		{name: "protected configuration", mode: Genius, args: map[string]any{"patch": "--- /dev/null\n+++ b/.autarch/hooks.json\n@@ -0,0 +1 @@\n+{}\n"}, code: CodeApplyError, message: "protected", guard: true},
 		{name: "binary", mode: Genius, args: map[string]any{"patch": "diff --git a/img.png b/img.png\nnew file mode 100644\nindex 0000000..1111111\nBinary files /dev/null and b/img.png differ\n"}, code: CodeInvalidPatch, message: "binary"},
 		{name: "mechanic: six files", mode: Mechanic, args: map[string]any{"patch": manyFiles(6, 1)}, code: CodeLimitsExceeded, message: "at most 5 files", after: map[string]string{"new0.txt": ""}},
 		{name: "mechanic: 201 lines", mode: Mechanic, args: map[string]any{"patch": manyFiles(1, 201)}, code: CodeLimitsExceeded, message: "200 changed lines"},
@@ -72,6 +76,13 @@ func TestApplyPatch(t *testing.T) {
 			r := newRepo(t, files)
 			h := newHarness(t, r.wt, &fakeJob{id: "job1", mode: tt.mode})
 			got, res := h.call("apply_patch", tt.args)
+			if tt.guard {
+				if !res.Failed || !strings.Contains(res.Output, "Guardrail: ") || !strings.Contains(res.Output, tt.message) {
+					t.Errorf("the engine's guardrails let it through: %s", res.Output)
+				}
+				res = applyPatch(h.s, tt.mode, tt.args["patch"].(string), false)
+				json.Unmarshal([]byte(res.Output), &got)
+			}
 			expect(t, got, res, tt.code, tt.want)
 			if tt.code != "" {
 				expect(t, got, res, tt.code, map[string]any{"applied": false, "filesModified": 0, "linesChanged": 0})

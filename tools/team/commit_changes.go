@@ -40,7 +40,11 @@ func newCommitChanges(job Job, lock sync.Locker, checks *checkCache, verifiers [
 			return noJob("commit_changes"), nil
 		}
 		c := committer{job: job, lock: lock, checks: checks, verifiers: verifiers}
-		return c.commit(ctx, s, p.Message)
+		res, err := c.commit(ctx, s, p.Message)
+		if err != nil {
+			return res, err
+		}
+		return res, report(ctx, "commit_changes", res)
 	})
 	return t
 }

@@ -52,6 +52,15 @@ func TestToolContextReachesToolsHooksAndLogs(t *testing.T) {
 	if !strings.Contains(res.Output, "job-42 trace-7 mechanic "+r.wt) {
 		t.Errorf("the hook's environment: %s", res.Output)
 	}
+	// The mutating team tools report their outcome to the sink.
+	reg, _ = Registry(&fakeJob{id: "job-42", mode: Mechanic}, Deps{})
+	e = tools.NewEngine(reg, nil, slog.New(slog.DiscardHandler))
+	events = nil
+	e.Call(context.Background(), s, "apply_patch", json.RawMessage(`{"reason":"r","patch":"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n"}`))
+	e.Call(context.Background(), s, "apply_patch", json.RawMessage(`{"reason":"r","patch":"nonsense"}`))
+	if len(events) != 2 || events[0].Kind != "applied" || events[0].Data["linesChanged"] != 2.0 || events[1].Kind != "refused" || events[1].Data["code"] != CodeInvalidPatch {
+		t.Errorf("events = %+v", events)
+	}
 	if line := logs.String(); !strings.Contains(line, "job=job-42") || !strings.Contains(line, "trace=trace-7") || !strings.Contains(line, "mode=mechanic") {
 		t.Errorf("log line: %s", line)
 	}
