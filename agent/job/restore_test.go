@@ -1,0 +1,183 @@
+package job
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools/team"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+// noModel fails the test if the model is called: restoring runs nothing.
+type noModel struct{ t *testing.T }
+
+func (m noModel) Complete(context.Context, agent.Request, func(string)) (agent.Response, error) {
+	m.t.Error("restore called the model")
+	return agent.Response{}, errors.New("no model")
+}
+
+func (noModel) DefaultModelName() string { return "none" }
+
+// askEditor answers escalations with a fixed verdict and counts them.
+type askEditor struct {
+	editor.Client
+	verdict editor.Verdict
+	asked   int
+}
+
+func (e *askEditor) Approve(context.Context, editor.Approval) (editor.Verdict, error) {
+	e.asked++
+	return e.verdict, nil
+}
+
+func newTestRunner(t *testing.T, ed editor.Client) (*Runner, store.Job) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "--allow-empty", "-m", "initial"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	ctx := context.Background()
+	repo, err := git.Open(ctx, dir, git.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: ed, Model: noModel{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Config{Engine: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := r.Start(ctx, Task{Text: "Fix it"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, j
+}
+
+// TestRestoreAnswersLostCallsWithoutRunningThem: a process died while the
+// last assistant message's calls ran. Each call gets a result saying what
+// is known (finished: its summary; started: it may have taken effect; not
+// started: call it again), an interrupted request_human_review gets its
+// escalation's answer; nothing is added twice.
+func TestRestoreAnswersLostCallsWithoutRunningThem(t *testing.T) {
+	ed := &askEditor{verdict: editor.Verdict{Decision: editor.DecisionReject, Feedback: "not now"}}
+	r, j := newTestRunner(t, ed)
+	ctx := context.Background()
+	calls := []agent.ToolCall{
+		{ID: "a", Name: "get_repo_state", Args: json.RawMessage(`{}`)},
+		{ID: "b", Name: "apply_patch", Args: json.RawMessage(`{}`)},
+		{ID: "c", Name: "request_human_review", Args: json.RawMessage(`{}`)},
+		{ID: "d", Name: "run_tests", Args: json.RawMessage(`{}`)},
+	}
+	for _, m := range []agent.Message{{Role: agent.RoleUser, Content: "Task: Fix it"}, {Role: agent.RoleAssistant, ToolCalls: calls}} {
+		if err := r.save(ctx, j.ID, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range calls[:3] {
+		if err := r.store.StartJobToolCall(ctx, &store.JobToolCall{JobID: j.ID, CallID: c.ID, Name: c.Name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.store.FinishJobToolCall(ctx, j.ID, "a", `{"branch":"","clean":true}`, false); err != nil {
+		t.Fatal(err)
+	}
+	esc := store.JobEscalation{JobID: j.ID, Reason: "Which way?", Severity: "high"}
+	if err := r.store.AddJobEscalation(ctx, &esc); err != nil {
+		t.Fatal(err)
+	}
+	h := &handle{r: r, job: j, cancel: func(error) {}}
+	history, err := r.restore(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(history) != 6 {
+		t.Fatalf("restored %d messages, want 2 + 4 results: %+v", len(history), history)
+	}
+	want := map[string]string{
+		"a": `its result was lost; it was not run again. What is known of its result: {\"branch\":\"\",\"clean\":true}`,
+		"b": "interrupted while this call ran, so it may have taken effect",
+		"c": `"humanResponse":{"approved":false,"decision":"rejected","feedback":"not now"}`,
+		"d": "Not run: the job was interrupted before this call started",
+	}
+	for i, m := range history[2:] {
+		if m.Role != agent.RoleTool || m.ToolCallID != calls[i].ID || !strings.Contains(m.Content, want[calls[i].ID]) {
+			t.Errorf("result of %s = %+v, want it to contain %s", calls[i].Name, m, want[calls[i].ID])
+		}
+	}
+	if ed.asked != 1 {
+		t.Errorf("the pending escalation was asked %d times, want 1", ed.asked)
+	}
+	again, err := r.restore(ctx, h)
+	if err != nil || len(again) != len(history) {
+		t.Errorf("a second restore gave %d messages (%v), want the same %d", len(again), err, len(history))
+	}
+	if ed.asked != 1 {
+		t.Errorf("the answered escalation was asked again")
+	}
+	if input := firstInput(j, again); input != "" {
+		t.Errorf("after tool results the conversation continues by itself; input %q", input)
+	}
+}
+
+// TestRestoreGivesLateAnswers: an escalation answered while the job
+// waited (autarch.answerEscalation), whose call already has a result, is
+// given to the agent as a user message, once.
+func TestRestoreGivesLateAnswers(t *testing.T) {
+	r, j := newTestRunner(t, &askEditor{})
+	ctx := context.Background()
+	esc := store.JobEscalation{JobID: j.ID, Reason: "Rename it?"}
+	if err := r.store.AddJobEscalation(ctx, &esc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.AnswerEscalation(ctx, j.ID, esc.ID, true, "yes"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.AnswerEscalation(ctx, j.ID, esc.ID, false, ""); err == nil {
+		t.Error("an escalation was answered twice")
+	}
+	h := &handle{r: r, job: j, cancel: func(error) {}}
+	history, err := r.restore(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(history) != 1 || history[0].Role != agent.RoleUser || !strings.Contains(history[0].Content, "approved: yes") {
+		t.Fatalf("history = %+v", history)
+	}
+	if again, _ := r.restore(ctx, h); len(again) != 1 {
+		t.Errorf("the answer was given twice: %+v", again)
+	}
+}
+
+// TestDismissedEscalationWaits: a prompt closed without an answer leaves
+// the job Waiting and the run's context cancelled with ErrWaiting.
+func TestDismissedEscalationWaits(t *testing.T) {
+	r, j := newTestRunner(t, &askEditor{verdict: editor.Verdict{Decision: editor.DecisionDismissed}})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	h := &handle{r: r, job: j, cancel: cancel}
+	id, _, _, err := h.Escalate(ctx, team.Escalation{Reason: "Unsure"})
+	if !errors.Is(err, ErrWaiting) || !errors.Is(context.Cause(ctx), ErrWaiting) || id == "" {
+		t.Errorf("Escalate = %q, %v (cause %v), want ErrWaiting", id, err, context.Cause(ctx))
+	}
+	got, _ := r.store.Job(context.Background(), j.ID)
+	if got.Status != store.JobWaiting {
+		t.Errorf("job is %s, want Waiting", got.Status)
+	}
+}
