@@ -72,7 +72,7 @@ func TestJobOverLSP(t *testing.T) {
 	uri := pathURI(dir)
 	if err := h.call("initialize", map[string]any{
 		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "calc"}},
-		"capabilities": map[string]any{"workspace": map[string]any{"applyEdit": true}, "experimental": map[string]any{"autarch": map[string]any{"approvals": true}}},
+		"capabilities":          map[string]any{"workspace": map[string]any{"applyEdit": true}, "experimental": map[string]any{"autarch": map[string]any{"approvals": true}}},
 		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}},
 	}, nil); err != nil {
 		t.Fatal(err)
