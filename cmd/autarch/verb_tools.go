@@ -9,6 +9,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/review"
 	"github.com/autarch-dev/autarch/tools/team"
 	"github.com/autarch-dev/autarch/tools/terminal"
 )
@@ -77,14 +78,14 @@ func registryFor(role string) (*tools.Registry, error) {
 		return team.Registry(nil, team.Deps{})
 	}
 	if role != "" {
-		return agent.Registry(role, tools.Deps{})
+		return agent.Registry(role, tools.Deps{}, roleExtras(role)...)
 	}
 	reg, err := tools.All(tools.Deps{})
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range tools.Roles {
-		for _, t := range terminal.ForRole(r) {
+		for _, t := range append(terminal.ForRole(r), roleExtras(r)...) {
 			if !reg.Has(t.Name()) {
 				if err := reg.Register(t); err != nil {
 					return nil, err
@@ -93,6 +94,16 @@ func registryFor(role string) (*tools.Registry, error) {
 		}
 	}
 	return reg, nil
+}
+
+// roleExtras are the tools a role gets from its workflow stage rather than
+// from its registry: the review agent's get_diff, get_scope_card and
+// comment tools (bound to the review under way; listed unbound).
+func roleExtras(role string) []tools.Tool {
+	if role == "review" {
+		return review.Unbound()
+	}
+	return nil
 }
 
 func printTools(w io.Writer, reg *tools.Registry) {

@@ -65,6 +65,20 @@ func Tools(b Backend) []tools.Tool {
 	return []tools.Tool{newGetDiff(b), newGetScopeCard(b), newAddLineComment(b), newAddFileComment(b), newAddReviewComment(b)}
 }
 
+// Unbound are the review tools bound to no review, for listings (`autarch
+// tools`): names, descriptions and schemas as the review agent gets them;
+// a call answers that there is nothing to review.
+func Unbound() []tools.Tool { return Tools(noReview{}) }
+
+// noReview is the backend of Unbound.
+type noReview struct{}
+
+func (noReview) Diff(context.Context) (string, error)     { return "", ErrNoDiff }
+func (noReview) ScopeCard(context.Context) (Scope, error) { return Scope{}, ErrNoScope }
+func (noReview) AddComment(context.Context, Comment) (string, error) {
+	return "", &Invalid{Msg: "No review is running: comments are added by the review agent during a review."}
+}
+
 // added stores a comment and answers with the spec's shape.
 func added(ctx context.Context, b Backend, c Comment, message string) (tools.Result, error) {
 	id, err := b.AddComment(ctx, c)
