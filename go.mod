@@ -6,6 +6,7 @@ go 1.26.8
 ignore ./node_modules
 
 require (
+	github.com/bluekeyes/go-gitdiff v0.8.1
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/go-git/go-git/v5 v5.19.3
@@ -24,7 +25,6 @@ require (
 )
 
 require (
-	github.com/bluekeyes/go-gitdiff v0.8.1 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
