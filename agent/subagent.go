@@ -59,24 +59,6 @@ type dispatchParams struct {
 	Context   string `json:"context,omitempty" jsonschema:"Additional context for the sub-agent: files, findings or constraints it should know"`
 }
 
-// dispatchTool is dispatch_subagent for one role: its schema's agent_type
-// enum lists only the types the role may dispatch.
-type dispatchTool struct {
-	tools.Tool
-	schema json.RawMessage
-}
-
-func (t dispatchTool) Schema() json.RawMessage { return t.schema }
-
-// Validate checks the arguments against the schema without the enum: a
-// type the role may not dispatch gets a result that says why.
-func (t dispatchTool) Validate(args json.RawMessage) error {
-	if v, ok := t.Tool.(interface{ Validate(json.RawMessage) error }); ok {
-		return v.Validate(args)
-	}
-	return nil
-}
-
 // NewDispatchTool makes dispatch_subagent for a role; ok is false for
 // roles that dispatch no sub-agent. The sub-agent inherits everything from
 // the agent whose call runs it: model, budget meter, pricing, hooks,
@@ -99,8 +81,10 @@ func NewDispatchTool(role string) (tools.Tool, bool) {
 		at["enum"] = types
 		at["description"] = "Which sub-agent: " + strings.Join(typeHelp(types), ", ")
 	}
+	// The schema shown lists only the role's types; calls are validated
+	// without the enum, so that another type gets a result saying why.
 	raw, _ := json.Marshal(schema)
-	return dispatchTool{Tool: inner, schema: raw}, true
+	return tools.WithSchema(inner, raw), true
 }
 
 // typeHelp describes each type for the schema.

@@ -58,6 +58,27 @@ func (t *typed[P]) Run(ctx context.Context, s *Session, args json.RawMessage) (R
 	return t.run(ctx, s, p)
 }
 
+// WithSchema is t offered to the model with another schema (a narrower
+// one: an enum for one role, a property left out until it applies) while
+// calls are still validated against t's own, so that what the shown schema
+// leaves out is refused by t with a message that says why.
+func WithSchema(t Tool, shown json.RawMessage) Tool { return shownSchema{Tool: t, shown: shown} }
+
+type shownSchema struct {
+	Tool
+	shown json.RawMessage
+}
+
+func (t shownSchema) Schema() json.RawMessage { return t.shown }
+
+// Validate keeps the tool's own check.
+func (t shownSchema) Validate(args json.RawMessage) error {
+	if v, ok := t.Tool.(validator); ok {
+		return v.Validate(args)
+	}
+	return nil
+}
+
 // Define builds a tool from a parameter struct P (which must have a
 // "reason" field; its tags give the JSON Schema) and a run function. Tools
 // outside this package (terminal tools, sub-agents, review tools) use it.

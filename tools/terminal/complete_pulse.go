@@ -30,33 +30,18 @@ type PulseDone struct {
 // revealed.
 const escapeHatch = "unresolvedIssues"
 
-// completePulse is complete_pulse as first offered: its schema leaves out
-// unresolvedIssues, which pulsing-phase.md's progressive rejection reveals
-// only after repeated rejection (EscapeHatchSchema). Calls are still
-// checked against the whole schema, so an early use of the escape hatch
-// is refused by the completion protocol with its own message.
-type completePulse struct {
-	tools.Tool
-	concealed json.RawMessage
-}
-
-func (t completePulse) Schema() json.RawMessage { return t.concealed }
-
-// Validate keeps the whole schema's check.
-func (t completePulse) Validate(args json.RawMessage) error {
-	if v, ok := t.Tool.(interface{ Validate(json.RawMessage) error }); ok {
-		return v.Validate(args)
-	}
-	return nil
-}
-
+// newCompletePulse is complete_pulse as first offered: its schema leaves
+// out unresolvedIssues, which pulsing-phase.md's progressive rejection
+// reveals only after repeated rejection (EscapeHatchSchema). Calls are
+// still checked against the whole schema, so an early use of the escape
+// hatch is refused by the completion protocol with its own message.
 func newCompletePulse() tools.Tool {
 	t := definePulseDone()
 	concealed, err := withoutProperty(t.Schema(), escapeHatch)
 	if err != nil {
 		panic(fmt.Sprintf("complete_pulse schema: %v", err)) // a build defect, caught by the tests
 	}
-	return completePulse{Tool: t, concealed: concealed}
+	return tools.WithSchema(t, concealed)
 }
 
 // EscapeHatchSchema is complete_pulse's schema with unresolvedIssues,
