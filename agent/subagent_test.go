@@ -109,6 +109,14 @@ func TestDispatchRefusals(t *testing.T) {
 					r.then(text("ok")),
 				}
 			}},
+		{name: "empty task", role: agent.Pulsing, calls: 2, results: []string{"task is required: describe what the sub-agent must do"},
+			steps: func(r *resultOf) []func(agent.Request) (agent.Response, error) {
+				return []func(agent.Request) (agent.Response, error){call("dispatch_subagent", `{"agent_type": "explore", "task": "  ", "reason": "r"}`), r.then(text("ok"))}
+			}},
+		{name: "missing agent_type", role: agent.Research, calls: 2, results: []string{"Invalid arguments"},
+			steps: func(r *resultOf) []func(agent.Request) (agent.Response, error) {
+				return []func(agent.Request) (agent.Response, error){call("dispatch_subagent", `{"task": "look", "reason": "r"}`), r.then(text("ok"))}
+			}},
 		{name: "no test sub-agent when commands are off", role: agent.Pulsing, config: tools.Config{Commands: tools.CommandsConfig{Enabled: &off}}, calls: 2,
 			results: []string{"the test sub-agent cannot run: commands are turned off (commands.enabled is false"},
 			steps: func(r *resultOf) []func(agent.Request) (agent.Response, error) {
@@ -157,5 +165,23 @@ func TestDispatchRefusals(t *testing.T) {
 				t.Errorf("main.go: %v", err)
 			}
 		})
+	}
+}
+
+// Outside an agent's turn (autarch tool) there is no parent to inherit
+// from: the call is refused with a result that says so.
+func TestDispatchOutsideAgent(t *testing.T) {
+	reg, err := agent.Registry(agent.Pulsing, tools.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := tools.NewSession(tools.SessionConfig{Root: t.TempDir(), Role: agent.Pulsing, Mode: tools.ModeYolo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	res, err := tools.NewEngine(reg, nil, slog.New(slog.DiscardHandler)).Call(t.Context(), sess, "dispatch_subagent", json.RawMessage(`{"agent_type": "explore", "task": "t", "reason": "r"}`))
+	if err != nil || !res.Failed || !strings.Contains(res.Output, "dispatch_subagent runs only inside an agent's turn") {
+		t.Errorf("result = %+v, %v", res, err)
 	}
 }
