@@ -268,12 +268,7 @@ func (r *pulseRunner) keepFailures(ctx context.Context, sess *tools.Session, sp 
 // the escape hatch is offered after EscapeHatchAfter rejections.
 func (r *pulseRunner) completePulseTool(pulse store.Pulse) tools.Tool {
 	e := r.e
-	var inner tools.Tool
-	for _, t := range terminal.ForRole("pulsing") {
-		if t.Name() == terminal.CompletePulse {
-			inner = t
-		}
-	}
+	inner := terminalTool("pulsing", terminal.CompletePulse)
 	var rejections atomic.Int64
 	rejections.Store(int64(pulse.RejectionCount))
 	schema := func() json.RawMessage {

@@ -162,12 +162,7 @@ func (e *Engine) runReview(ctx context.Context, wf store.Workflow, card store.Re
 // its card; a card that is gone (its workflow was deleted meanwhile) is
 // the spec's "Review card not found" for the model, not a Go error.
 func (e *Engine) completeReviewTool(cardID string) tools.Tool {
-	var inner tools.Tool
-	for _, t := range terminal.ForRole("review") {
-		if t.Name() == terminal.CompleteReview {
-			inner = t
-		}
-	}
+	inner := terminalTool("review", terminal.CompleteReview)
 	return gatedTool{Tool: inner, check: func(ctx context.Context, s *tools.Session, args json.RawMessage) (*tools.Result, error) {
 		var p terminal.ReviewDone
 		if err := json.Unmarshal(args, &p); err != nil {
@@ -180,6 +175,16 @@ func (e *Engine) completeReviewTool(cardID string) tools.Tool {
 		}
 		return nil, err
 	}}
+}
+
+// terminalTool is one of a role's terminal tools, to wrap in a gatedTool.
+func terminalTool(role, name string) tools.Tool {
+	for _, t := range terminal.ForRole(role) {
+		if t.Name() == name {
+			return t
+		}
+	}
+	panic(fmt.Sprintf("role %s has no terminal tool %s", role, name)) // a build defect, caught by every scenario
 }
 
 // reviewBackend is the review tools' view of one review.

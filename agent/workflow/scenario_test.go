@@ -75,10 +75,10 @@ type scenarioWant struct {
 		DiffContains string `json:"diffContains"`
 	} `json:"pulses"`
 	// PreflightProgress must be in the preflight's progress message.
-	PreflightProgress string `json:"preflightProgress"`
-	Baselines int               `json:"baselines"`
-	Approvals []string          `json:"approvals"`
-	Files     map[string]string `json:"files"`
+	PreflightProgress string            `json:"preflightProgress"`
+	Baselines         int               `json:"baselines"`
+	Approvals         []string          `json:"approvals"`
+	Files             map[string]string `json:"files"`
 	// KeptBranches are pulse ids whose branches remain.
 	KeptBranches []string `json:"keptBranches"`
 	Review       *struct {
