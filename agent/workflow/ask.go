@@ -64,9 +64,16 @@ func (e *Engine) approve(ctx context.Context, wf store.Workflow, a editor.Approv
 	err := e.ask(ctx, wf, a.Kind, a, func() (any, bool, error) {
 		var err error
 		v, err = e.cfg.Editor.Approve(ctx, a)
-		return v, v.Decision == editor.DecisionDismissed || v.Decision == "", err
+		return v, !answers(v.Decision), err
 	})
 	return v, err
+}
+
+// answers reports whether a decision answers a card or an extension:
+// anything else (dismissed, an "abort" or an unknown answer from a client)
+// leaves it pending, never approves it.
+func answers(d editor.Decision) bool {
+	return d == editor.DecisionApprove || d == editor.DecisionAlwaysAllow || d == editor.DecisionReject
 }
 
 // askQuestions asks ask_questions' questions and returns the answers as
