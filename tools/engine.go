@@ -203,7 +203,7 @@ func (e *Engine) confirm(ctx context.Context, s *Session, t Tool, args json.RawM
 	case editor.DecisionApprove:
 		return Result{}, true, nil
 	case editor.DecisionAbort:
-		return opError(abortedMessage), false, fmt.Errorf("%s: %w", t.Name(), ErrAborted)
+		return opError(abortedMessage), false, ErrAborted
 	case editor.DecisionAlwaysAllow:
 		if err := s.allowAlways(key); err != nil {
 			e.log.Warn("persisting always-allow", "err", err)
