@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/autarch-dev/autarch/workspace/unidiff"
 )
 
 // Plan is what a dry run recorded, in the order the calls were made: the
@@ -62,6 +64,9 @@ func (s *Session) plannedEntry(name string, args json.RawMessage, reason string)
 		e.Action = fmt.Sprintf("would edit %s: %s (%s)", rel, count(len(a.Edits), "edit"), strings.Join(parts, "; "))
 	case "apply_patch":
 		add, del := patchCounts(a.Patch)
+		if a.Path == "" {
+			rel = patchFiles(a.Patch)
+		}
 		e.Path, e.Change = rel, fmt.Sprintf("patched (+%d −%d)", add, del)
 		e.Action = fmt.Sprintf("would apply a patch to %s (+%d −%d)", rel, add, del)
 	case "delete_file":
@@ -294,6 +299,43 @@ func (s *Session) dryRunRefusal(name string, args json.RawMessage) (res Result, 
 	}
 	var a dryRunArgs
 	json.Unmarshal(args, &a)
+	if name == "apply_patch" && a.Path == "" {
+		return s.dryRunPatchRefusal(a.Patch)
+	}
 	_, res, ok = s.resolve(a.Path)
 	return res, ok
+}
+
+// dryRunPatchRefusal checks a multi-file patch (the coding-team
+// apply_patch names its files only inside the diff): unparsable, or a
+// file outside the root or behind the secret gate, refuses it.
+func (s *Session) dryRunPatchRefusal(patch string) (Result, bool) {
+	files, err := unidiff.ParsePatch(patch)
+	if err != nil {
+		return opError("Error: invalid_patch: " + err.Error()), false
+	}
+	for _, f := range files {
+		for _, p := range []string{f.OldPath, f.NewPath} {
+			if p == "" {
+				continue
+			}
+			if _, res, ok := s.resolve(p); !ok {
+				return res, false
+			}
+		}
+	}
+	return Result{}, true
+}
+
+// patchFiles names the files a multi-file patch changes.
+func patchFiles(patch string) string {
+	files, err := unidiff.ParsePatch(patch)
+	if err != nil || len(files) == 0 {
+		return "(unparsable patch)"
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.Path()
+	}
+	return strings.Join(names, ", ")
 }

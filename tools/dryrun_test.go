@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,5 +153,52 @@ func TestDryRunRefusals(t *testing.T) {
 	}
 	if plan := h.s.DryRunSummary(); len(plan) != 0 {
 		t.Errorf("refused calls were planned: %+v", plan)
+	}
+}
+
+// TestDryRunMultiFilePatch: an apply_patch that names its files only in
+// the diff (the coding-team shape) is planned per file, and refused when
+// one of them is outside the root, behind the secret gate, or the diff
+// does not parse.
+func TestDryRunMultiFilePatch(t *testing.T) {
+	h := newHarness(t, "research", SessionConfig{DryRun: true})
+	type teamPatch struct {
+		Reason string `json:"reason"`
+		Patch  string `json:"patch"`
+	}
+	ran := false
+	if err := h.e.Registry().Register(Define("apply_patch", "team apply_patch", Write, func(context.Context, *Session, teamPatch) (Result, error) {
+		ran = true
+		return Result{}, nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	patch := func(paths ...string) string {
+		var b strings.Builder
+		for _, p := range paths {
+			fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n@@ -1 +1 @@\n-old\n+new\n", p, p)
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		patch string
+		want  string
+	}{
+		{patch("main.go", "../outside.go"), "outside"},
+		{patch("main.go", ".env"), "sensitive"},
+		{"this is not a diff", "invalid_patch"},
+	} {
+		res := h.call("apply_patch", map[string]any{"patch": tc.patch})
+		if !res.Failed || !strings.Contains(strings.ToLower(res.Output), tc.want) {
+			t.Errorf("apply_patch %q = %s, want a refusal containing %q", tc.patch, res.Output, tc.want)
+		}
+	}
+	if plan := h.s.DryRunSummary(); len(plan) != 0 {
+		t.Errorf("refused patches were planned: %+v", plan)
+	}
+	res := h.call("apply_patch", map[string]any{"patch": patch("main.go", "util.go")})
+	plan := h.s.DryRunSummary()
+	if res.Failed || ran || len(plan) != 1 || !strings.Contains(plan[0].Action, "main.go, util.go") {
+		t.Fatalf("a valid multi-file patch: result %s, ran %v, plan %+v; want it planned for main.go, util.go and not run", res.Output, ran, plan)
 	}
 }
