@@ -52,6 +52,15 @@ func serveMisbehaving() {
 	sdk.AddTool(s, &sdk.Tool{Name: "env", Description: "its environment"}, func(context.Context, *sdk.CallToolRequest, noArgs) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(os.Environ(), "\n")}}}, nil, nil
 	})
+	// grow changes the tool list at runtime: it adds "grown" and removes
+	// "env"; the server then sends notifications/tools/list_changed.
+	sdk.AddTool(s, &sdk.Tool{Name: "grow", Description: "changes the tool list"}, func(context.Context, *sdk.CallToolRequest, noArgs) (*sdk.CallToolResult, any, error) {
+		sdk.AddTool(s, &sdk.Tool{Name: "grown", Description: "added at runtime"}, func(context.Context, *sdk.CallToolRequest, noArgs) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "grown answers"}}}, nil, nil
+		})
+		s.RemoveTools("env")
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "grew"}}}, nil, nil
+	})
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

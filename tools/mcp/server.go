@@ -154,35 +154,44 @@ func (s *Server) watch(cs *sdk.ClientSession) {
 }
 
 func (s *Server) connect(ctx context.Context) (*sdk.ClientSession, error) {
+	cfg, err := expanded(s.cfg, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "autarch", Version: "1"}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.stale.Store(true) },
 	})
 	var t sdk.Transport
-	switch s.cfg.Transport() {
+	switch cfg.Transport() {
 	case "http":
-		t = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, MaxRetries: 1, HTTPClient: s.httpClient()}
+		t = &sdk.StreamableClientTransport{Endpoint: cfg.URL, MaxRetries: 1, HTTPClient: httpClient(cfg)}
 	case "sse":
-		t = &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient()}
+		t = &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg)}
 	default:
-		t = &sdk.CommandTransport{Command: s.command(), TerminateDuration: 2 * time.Second}
+		t = &sdk.CommandTransport{Command: s.command(cfg), TerminateDuration: 2 * time.Second}
 	}
 	return client.Connect(ctx, t, nil)
 }
 
-// httpClient sends the configured headers with every request.
-func (s *Server) httpClient() *http.Client {
-	return &http.Client{Transport: headers{h: s.cfg.Headers, base: http.DefaultTransport}}
+// httpClient sends the configured headers with every request. OAuth is
+// not negotiated: go-sdk v1.8.0's client side (auth.AuthorizationCodeHandler)
+// is the authorization-code flow, which needs a browser and a redirect
+// listener for every authorization and leaves storing tokens to the
+// caller; Autarch runs headless behind the editor, so a server that needs
+// OAuth is given a token by header, e.g. "Authorization": "Bearer ${TOKEN}".
+func httpClient(cfg tools.MCPServer) *http.Client {
+	return &http.Client{Transport: headers{h: cfg.Headers, base: http.DefaultTransport}}
 }
 
 // command is the server's process: outside the agents' sandbox (the user
 // configured it, like a hook) but with a scrubbed environment plus the
 // configured variables; its stderr goes to the log, line by line.
-func (s *Server) command() *exec.Cmd {
-	cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
+func (s *Server) command(cfg tools.MCPServer) *exec.Cmd {
+	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = s.dir
 	env := sandbox.ScrubEnv(os.Environ())
-	for _, k := range slices.Sorted(maps.Keys(s.cfg.Env)) {
-		env = append(env, k+"="+s.cfg.Env[k])
+	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
+		env = append(env, k+"="+cfg.Env[k])
 	}
 	cmd.Env = env
 	cmd.Stderr = &lineLog{log: s.log}
