@@ -121,9 +121,9 @@ func escalationApproval(j store.Job, e store.JobEscalation) editor.Approval {
 	if sev == "" {
 		sev = "medium"
 	}
-	detail := "Task: " + j.Task + "\n\nReason: " + e.Reason + "\nSeverity: " + sev
+	detail := "Task: " + j.Task + "\n\nReason: " + e.Reason + "\n\nSeverity: " + sev
 	if len(e.Context) > 0 && string(e.Context) != "null" {
-		detail += "\nContext: " + string(e.Context)
+		detail += "\n\nContext:\n\n```json\n" + string(e.Context) + "\n```"
 	}
 	return editor.Approval{Kind: editor.ApprovalEscalation, Title: fmt.Sprintf("Job %s asks for a human review (%s severity)", j.Name, sev),
 		Detail: detail, Reason: e.Reason, JobID: j.ID, EscalationID: e.ID, Severity: sev, Context: string(e.Context)}
