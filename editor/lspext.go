@@ -513,3 +513,50 @@ type DiagnosticItem struct {
 	Message  string `json:"message"`
 	Source   string `json:"source"`
 }
+
+// MethodProject (client → server request, params {}) returns ProjectState:
+// the first workspace folder's MCP servers and project rules, for the side
+// panel.
+const MethodProject = "autarch/project"
+
+// ProjectState is what configures the agents of a workspace beyond the
+// model: MCP servers and project instructions.
+type ProjectState struct {
+	// MCPServers are the configured servers, sorted by name.
+	MCPServers []MCPServerState `json:"mcpServers"`
+	// Rules are the project instruction files found (AGENTS.md,
+	// CLAUDE.md, .cursor/rules/*.mdc).
+	Rules []RuleFileState `json:"rules"`
+	// Warnings say what is wrong (a rules cap passed, a configuration
+	// that cannot be read).
+	Warnings []string `json:"warnings"`
+}
+
+// MCPServerState is one MCP server.
+type MCPServerState struct {
+	Name string `json:"name"`
+	// Transport is stdio, http or sse.
+	Transport string `json:"transport"`
+	// Origin is "repository" or "user".
+	Origin string `json:"origin"`
+	// State is stopped (not started yet: servers start with the first
+	// agent that needs them), running, failed, exited or untrusted (a
+	// repository server not started because the configuration is not trusted).
+	State string `json:"state"`
+	// Tools are the server's tools as agents see them (mcp_<server>_<tool>),
+	// known once it started.
+	Tools []string `json:"tools"`
+	// Error is the last error ("" if none).
+	Error string `json:"error,omitempty"`
+}
+
+// RuleFileState is one project instruction file.
+type RuleFileState struct {
+	// Path is relative to the workspace folder.
+	Path string `json:"path"`
+	// Size in bytes.
+	Size int `json:"size"`
+	// Applies says when agents get it ("always", "when a file in play
+	// matches *.sql", "for files under svc/", "never (…)").
+	Applies string `json:"applies"`
+}

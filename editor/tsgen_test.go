@@ -28,6 +28,7 @@ var tsTypes = []any{
 	WorkflowEvent{}, CardEvent{}, SetAPIKeyParams{}, OpenFileParams{}, OpenFileResult{}, WorkflowSummary{}, WorkflowDetail{}, StageView{}, CardView{}, PulseView{}, PendingView{}, ActivityView{},
 	MessageView{}, ReviewView{}, CommentView{}, DiagnosticsParams{}, DiagnosticsResult{}, DiagnosticItem{},
 	StartJobParams{}, JobRef{}, AnswerEscalationParams{}, ApplyJobParams{}, JobEvent{}, JobSummary{}, JobCommitView{}, JobCheckView{}, EscalationView{},
+	ProjectState{}, MCPServerState{}, RuleFileState{},
 }
 
 // TestTypeScript keeps the extension's protocol declarations generated from

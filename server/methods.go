@@ -52,6 +52,9 @@ func methodTable() map[string]method {
 		editor.CommandServerStatus: cmd((*Server).statusRequest),
 		editor.CommandShowMessage:  cmd((*Server).showMessage),
 
+		// project.go
+		editor.MethodProject: req((*Server).project),
+
 		// workflows.go
 		editor.MethodWorkflows:       req((*Server).workflows),
 		editor.MethodWorkflow:        req((*Server).workflow),

@@ -73,6 +73,9 @@ type Config struct {
 	// Settings receives the effective model settings whenever they change
 	// (cmd/autarch's model follows them).
 	Settings func(model editor.ModelSettings, apiKey string)
+	// Project reports a workspace folder's MCP servers and project rules
+	// (autarch/project); nil: none are reported.
+	Project func(ctx context.Context, folder string) editor.ProjectState
 }
 
 // handler handles one method: params are the raw JSON params (for a

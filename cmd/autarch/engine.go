@@ -42,7 +42,7 @@ func (f *engineFlags) wire(model agent.Model, warn func(string)) func(ctx contex
 		}
 		if p != nil {
 			policy = withNetwork(policy, p.Config.Settings)
-			cfg.Tools = projectMCPTools(p.Config, warn)
+			cfg.Tools = projectMCPTools(p.Config, warn, f.live)
 			cfg.Web = webSearch(p.Config, warn)
 		}
 		cfg.Model, cfg.Commands, cfg.Mode = model, policy, mode

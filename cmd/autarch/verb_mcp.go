@@ -93,8 +93,9 @@ func withMCP(ctx context.Context, io stdio, verb string, m *mcp.Manager, role st
 // projectMCPTools gives workflow agents the MCP servers' tools (servers
 // start with the first agent that asks); a configuration that cannot be
 // read, or servers that fail, are reported with warn. The servers live as
-// long as the process (stdio ones end with its stdin).
-func projectMCPTools(p tools.Project, warn func(string)) func(context.Context, string) []tools.Tool {
+// long as the process (stdio ones end with its stdin); live (nil: none)
+// keeps them for the side panel.
+func projectMCPTools(p tools.Project, warn func(string), live *liveServers) func(context.Context, string) []tools.Tool {
 	user, err := mcp.UserFile()
 	if err != nil {
 		user = ""
@@ -104,6 +105,7 @@ func projectMCPTools(p tools.Project, warn func(string)) func(context.Context, s
 		warn(fmt.Sprintf("MCP servers: %v", err))
 		return nil
 	}
+	live.add(p.Config.Repo, m)
 	if len(m.Servers()) == 0 {
 		return nil
 	}

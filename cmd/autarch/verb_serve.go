@@ -54,7 +54,8 @@ func newServer(logger *slog.Logger, logPath string) *server.Server {
 	model := &liveModel{stream: true}
 	defaults := addEngineFlags(flag.NewFlagSet("serve", flag.ContinueOnError))
 	defaults.model = "" // the editor's settings name the model
-	return server.New(server.Config{Version: version, LogFile: logPath, Logger: logger, Settings: model.set,
+	defaults.live = &liveServers{}
+	return server.New(server.Config{Version: version, LogFile: logPath, Logger: logger, Settings: model.set, Project: defaults.live.projectState,
 		Session: func(p server.SessionParams) *workflow.Session {
 			warn := func(msg string) {
 				if err := p.Editor.ShowMessage(context.Background(), editor.Warning, "Autarch: "+msg); err != nil {

@@ -29,6 +29,8 @@ type engineFlags struct {
 	pricePrompt, priceComplete float64
 	// dryRun opens the project with workflow.OpenDryRun (autarch run --dry-run).
 	dryRun bool
+	// live keeps the sessions' MCP servers for the side panel (serve only).
+	live *liveServers
 }
 
 func addEngineFlags(fs *flag.FlagSet) *engineFlags {

@@ -56,6 +56,7 @@ type Manager struct {
 	servers map[string]*Server
 	// Refused are repository servers not started for want of trust.
 	Refused []string
+	refused map[string]tools.MCPServer
 	log     *slog.Logger
 }
 
@@ -69,7 +70,7 @@ func NewManager(o Options) (*Manager, error) {
 	if dir == "" {
 		dir = o.Project.Config.Repo
 	}
-	m := &Manager{servers: map[string]*Server{}, log: log}
+	m := &Manager{servers: map[string]*Server{}, refused: map[string]tools.MCPServer{}, log: log}
 	if o.UserFile != "" {
 		data, err := os.ReadFile(o.UserFile)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -90,6 +91,7 @@ func NewManager(o Options) (*Manager, error) {
 	for _, name := range slices.Sorted(maps.Keys(repo)) {
 		if o.Project.Trust != trust.Trusted {
 			m.Refused = append(m.Refused, name)
+			m.refused[name] = repo[name]
 			continue
 		}
 		m.add(name, repo[name], OriginRepository, dir)
@@ -193,4 +195,36 @@ func sanitize(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// StateUntrusted is the state of a repository server not started because
+// the user does not trust the repository's configuration.
+const StateUntrusted = "untrusted"
+
+// Status is a server's state as the side panel and `autarch mcp list`
+// show it.
+type Status struct {
+	Name, Transport, Origin, State string
+	// Tools are the agent-facing names, known once the server started.
+	Tools []string
+	// Err is the last error ("" if none).
+	Err string
+}
+
+// Statuses reports every server, refused ones included, without starting
+// any.
+func (m *Manager) Statuses() []Status {
+	if m == nil {
+		return nil
+	}
+	var out []Status
+	for _, s := range m.Servers() {
+		out = append(out, s.Status())
+	}
+	for _, name := range m.Refused {
+		out = append(out, Status{Name: name, Transport: m.refused[name].Transport(), Origin: OriginRepository, State: StateUntrusted, Tools: []string{},
+			Err: "not started: the repository configuration is not trusted (autarch trust, or approve it when the editor asks)"})
+	}
+	slices.SortFunc(out, func(a, b Status) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }

@@ -273,3 +273,17 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return h.base.RoundTrip(r)
 }
+
+// Status is the server's state, without starting it.
+func (s *Server) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{Name: s.name, Transport: s.cfg.Transport(), Origin: s.origin, State: s.state, Tools: []string{}}
+	if s.err != nil {
+		st.Err = s.err.Error()
+	}
+	for _, t := range s.tools {
+		st.Tools = append(st.Tools, t.Name())
+	}
+	return st
+}

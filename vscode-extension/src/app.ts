@@ -171,6 +171,7 @@ export class App implements vscode.Disposable, PanelHost {
     return {
       serverState: this.ctx.state,
       status: this.ctx.status,
+      project: this.ctx.project,
       error: this.ctx.lastError ?? this.state.listError,
       workflows: this.state.workflows,
       selected: sel,

@@ -15,7 +15,7 @@ import {
 } from 'vscode-languageclient/node';
 import { RestartBudget, serverPath, settingsFrom } from './config';
 import { notRunningMessage } from './enablement';
-import { MethodSetAPIKey, MethodStatus, MethodStatusChanged, type ServerStatus, type SetAPIKeyParams, type Settings } from './lspext.gen';
+import { MethodProject, MethodSetAPIKey, MethodStatus, MethodStatusChanged, type ProjectState, type ServerStatus, type SetAPIKeyParams, type Settings } from './lspext.gen';
 import type { ServerState } from './status';
 
 const secretKey = 'autarch.apiKey';
@@ -47,6 +47,8 @@ export class Ctx implements vscode.Disposable {
   private readonly notificationHandlers = new Map<string, (params: any) => void>();
   state: ServerState = 'stopped';
   status: ServerStatus | undefined;
+  /** The first folder's MCP servers and project rules, fetched with the status. */
+  project: ProjectState | undefined;
   lastError: string | undefined;
 
   constructor(private readonly ext: vscode.ExtensionContext) {
@@ -193,6 +195,7 @@ export class Ctx implements vscode.Disposable {
   async refreshStatus(): Promise<ServerStatus | undefined> {
     if (!this.client || this.client.state !== State.Running) return undefined;
     this.status = await this.client.sendRequest<ServerStatus>(MethodStatus, {});
+    this.project = await this.client.sendRequest<ProjectState>(MethodProject, {}).catch(() => undefined);
     this.changed();
     return this.status;
   }

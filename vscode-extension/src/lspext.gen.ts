@@ -77,6 +77,7 @@ export const CardReview = "review";
 export const CardSubmitted = "submitted";
 export const CardApproved = "approved";
 export const CardRejected = "rejected";
+export const MethodProject = "autarch/project";
 export const DecisionApprove = "approve";
 export const DecisionReject = "reject";
 export const DecisionAlwaysAllow = "always";
@@ -487,4 +488,25 @@ export interface EscalationView {
   status: string;
   approved: boolean;
   feedback?: string;
+}
+
+export interface ProjectState {
+  mcpServers: MCPServerState[];
+  rules: RuleFileState[];
+  warnings: string[];
+}
+
+export interface MCPServerState {
+  name: string;
+  transport: string;
+  origin: string;
+  state: string;
+  tools: string[];
+  error?: string;
+}
+
+export interface RuleFileState {
+  path: string;
+  size: number;
+  applies: string;
 }

@@ -30,6 +30,8 @@
 //   #messages > .message[data-role][data-stage] .message-text
 //   #message-box (textarea; Ctrl+Enter sends), #send, #composer-hint (what Send will do)
 //   [data-testid=server-state|model|status-message|workspace]  server status (inside #server-status)
+//   #project-config [data-testid=mcp-servers] > li.mcp-server[data-name][data-state]  MCP servers (autarch/project)
+//                   [data-testid=project-rules] > li.rule-file[data-path]; .warning[data-testid=project-warning]
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { panelPage, parseWebviewMessage, type FromWebview } from './panelHtml';

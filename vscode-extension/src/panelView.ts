@@ -1,14 +1,14 @@
 // Pure rendering of the side panel's sections (HTML strings) from a model.
 // Everything from the server is escaped (escapeHtml) or rendered by the safe
 // Markdown renderer; the DOM ids and classes are listed in panel.ts.
-import type { ActivityView, JobSummary, Answer, Approval, CardView, CommentView, MessageView, PulseView, Question, ReviewView, ServerStatus, WorkflowDetail, WorkflowSummary } from './lspext.gen';
+import type { ActivityView, JobSummary, Answer, Approval, CardView, CommentView, MessageView, PulseView, Question, ReviewView, ProjectState, ServerStatus, WorkflowDetail, WorkflowSummary } from './lspext.gen';
 import { isUnifiedDiff, renderDiff } from './diff';
 import { renderJobs } from './jobs';
 import { renderMarkdown } from './markdown';
 import type { PendingItem } from './pending';
 import type { StoredPending } from './questions';
 import { commentPlace, severityOf, threadLabel } from './review';
-import { escapeHtml, renderStatus, type ServerState } from './status';
+import { escapeHtml, renderProject, renderStatus, type ServerState } from './status';
 
 /** A stored pending item of a workflow that no live request covers. */
 export interface StoredItem {
@@ -19,6 +19,8 @@ export interface StoredItem {
 export interface PanelModel {
   serverState: ServerState;
   status?: ServerStatus;
+  /** The first folder's MCP servers and project rules (autarch/project). */
+  project?: ProjectState;
   error?: string;
   workflows: WorkflowSummary[];
   /** The selected workflow id; "" is the discussion. */
@@ -323,5 +325,6 @@ function renderConversation(messages: MessageView[], selected: string): string {
 
 function renderServer(m: PanelModel): string {
   const ok = m.serverState === 'running' && m.status?.model.configured && !m.error;
-  return `<details id="server-status"${ok ? '' : ' open'}><summary>Server</summary>${renderStatus(m.serverState, m.status, m.error)}</details>`;
+  const project = m.project ? `<details id="project-config"><summary>MCP servers and project rules</summary>${renderProject(m.project)}</details>` : '';
+  return `<details id="server-status"${ok ? '' : ' open'}><summary>Server</summary>${renderStatus(m.serverState, m.status, m.error)}</details>${project}`;
 }

@@ -1,5 +1,5 @@
 // Pure rendering of the side panel's HTML from the server status.
-import type { ServerStatus } from './lspext.gen';
+import type { ProjectState, ServerStatus } from './lspext.gen';
 
 /** The server's state; 'restricted': not started, the folder is in Restricted Mode (untrusted). */
 export type ServerState = 'starting' | 'running' | 'stopped' | 'restricted';
@@ -45,6 +45,32 @@ export function renderStatus(state: ServerState, status: ServerStatus | undefine
     rows.push(`<p class="message" data-testid="status-message">${escapeHtml(status.message)}</p>`);
   }
   rows.push(`<p><button data-command="autarch.showServerStatus">Show Server Status</button> <button data-command="autarch.setApiKey">Set API Key</button> <button data-command="autarch.openLog">Open Log</button></p>`);
+  return rows.join('\n');
+}
+
+/** The workspace's MCP servers and project rules (autarch/project). */
+export function renderProject(p: ProjectState | undefined): string {
+  if (!p) return '';
+  const rows: string[] = [];
+  rows.push(`<h3>MCP servers</h3>`);
+  if (!p.mcpServers.length) {
+    rows.push(`<p data-testid="mcp-servers">None configured (mcp.servers in .autarch/config.yaml, .mcp.json, or the user's mcp.json).</p>`);
+  } else {
+    const items = p.mcpServers.map((s) => {
+      const tools = s.tools.length ? ` — ${s.tools.map(escapeHtml).join(', ')}` : '';
+      const err = s.error ? `<div class="error">${escapeHtml(s.error)}</div>` : '';
+      return `<li class="mcp-server" data-name="${escapeHtml(s.name)}" data-state="${escapeHtml(s.state)}"><b>${escapeHtml(s.name)}</b> (${escapeHtml(s.transport || '?')}, ${escapeHtml(s.origin)}): ${escapeHtml(s.state)}${tools}${err}</li>`;
+    });
+    rows.push(`<ul data-testid="mcp-servers">${items.join('')}</ul>`);
+  }
+  rows.push(`<h3>Project rules</h3>`);
+  if (!p.rules.length) {
+    rows.push(`<p data-testid="project-rules">None (AGENTS.md, CLAUDE.md or .cursor/rules/*.mdc give agents project instructions).</p>`);
+  } else {
+    const items = p.rules.map((r) => `<li class="rule-file" data-path="${escapeHtml(r.path)}"><code>${escapeHtml(r.path)}</code> ${r.size} bytes — ${escapeHtml(r.applies)}</li>`);
+    rows.push(`<ul data-testid="project-rules">${items.join('')}</ul>`);
+  }
+  for (const w of p.warnings) rows.push(`<p class="warning" data-testid="project-warning">${escapeHtml(w)}</p>`);
   return rows.join('\n');
 }
 

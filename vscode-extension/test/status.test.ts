@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { escapeHtml, renderStatus } from '../src/status';
+import { escapeHtml, renderProject, renderStatus } from '../src/status';
 import type { ServerStatus } from '../src/lspext.gen';
 
 const status = (configured: boolean): ServerStatus => ({
@@ -47,4 +47,24 @@ test('statusBarText shows the active workflow, its stage and what waits', async 
   const w = statusBarText('running', { name: 'fix-login', stage: 'plan', status: 'AwaitingUser' }, 2);
   assert.equal(w.text, '$(debug-pause) fix-login · plan $(bell-dot) 2');
   assert.match(w.tooltip, /2 questions or approvals wait for you/);
+});
+
+test('renderProject lists MCP servers and project rules, escaped, with warnings', () => {
+  const html = renderProject({
+    mcpServers: [
+      { name: 'everything', transport: 'stdio', origin: 'user', state: 'running', tools: ['mcp_everything_echo'] },
+      { name: '<repo>', transport: 'http', origin: 'repository', state: 'untrusted', tools: [], error: 'not started: <untrusted>' },
+    ],
+    rules: [{ path: 'AGENTS.md', size: 120, applies: 'always' }, { path: '.cursor/rules/sql.mdc', size: 40, applies: 'when a file in play matches *.sql' }],
+    warnings: ['project instructions are 40000 bytes, over the 32768-byte cap'],
+  });
+  assert.match(html, /<li class="mcp-server" data-name="everything" data-state="running"><b>everything<\/b> \(stdio, user\): running — mcp_everything_echo<\/li>/);
+  assert.match(html, /data-state="untrusted"><b>&lt;repo&gt;<\/b>/);
+  assert.match(html, /not started: &lt;untrusted&gt;/);
+  assert.doesNotMatch(html, /<repo>|<untrusted>/);
+  assert.match(html, /<code>AGENTS\.md<\/code> 120 bytes — always/);
+  assert.match(html, /when a file in play matches \*\.sql/);
+  assert.match(html, /data-testid="project-warning">project instructions are 40000 bytes/);
+  assert.equal(renderProject(undefined), '');
+  assert.match(renderProject({ mcpServers: [], rules: [], warnings: [] }), /None configured[\s\S]*None \(AGENTS\.md/);
 });
