@@ -3,8 +3,18 @@
 // workflow is applied).
 import * as vscode from 'vscode';
 import type { Command } from './commands';
-import { applicableJobs, jobModes } from './jobs';
-import { CommandApplyJob, CommandStartJob, type ApplyJobParams, type ApplyWorkflowResult, type JobRef, type StartJobParams } from './lspext.gen';
+import { applicableJobs, jobModes, resumableJobs, waitingEscalations } from './jobs';
+import {
+  CommandAnswerEscalation,
+  CommandApplyJob,
+  CommandResumeJob,
+  CommandStartJob,
+  type AnswerEscalationParams,
+  type ApplyJobParams,
+  type ApplyWorkflowResult,
+  type JobRef,
+  type StartJobParams,
+} from './lspext.gen';
 
 export const jobCommands: Record<string, Command> = {
   'autarch.ui.startJob': async (app) => {
@@ -51,5 +61,44 @@ export const jobCommands: Record<string, Command> = {
     const res = await app.ctx.executeCommand<ApplyWorkflowResult>(CommandApplyJob, [params]);
     const show = res.applied ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
     void show(`Autarch: ${res.message}`);
+  },
+  'autarch.ui.answerJobReview': async (app) => {
+    await app.jobs.refresh();
+    const waiting = waitingEscalations(app.jobs.jobs);
+    if (!waiting.length) {
+      void vscode.window.showInformationMessage('Autarch: no job waits for a review.');
+      return;
+    }
+    const pick = await vscode.window.showQuickPick(
+      waiting.map((w) => ({ label: w.escalation.reason, description: `${w.job.name} · ${w.escalation.severity || 'medium'} severity`, detail: w.escalation.context || undefined, w })),
+      { title: 'Autarch: Answer Job Review', ignoreFocusOut: true },
+    );
+    if (!pick) return;
+    const answer = await vscode.window.showQuickPick([{ label: 'Approve', approved: true }, { label: 'Decline', approved: false }], {
+      title: `Autarch: ${pick.w.escalation.reason}`,
+      ignoreFocusOut: true,
+    });
+    if (!answer) return;
+    const feedback = await vscode.window.showInputBox({ title: 'Autarch: feedback for the job (optional)', prompt: 'The agent gets this with your answer.', ignoreFocusOut: true });
+    if (feedback === undefined) return;
+    const params: AnswerEscalationParams = { jobId: pick.w.job.id, escalationId: pick.w.escalation.id, approved: answer.approved, feedback };
+    await app.ctx.executeCommand(CommandAnswerEscalation, [params]);
+    await app.jobs.refresh();
+  },
+  'autarch.ui.resumeJob': async (app) => {
+    await app.jobs.refresh();
+    const jobs = resumableJobs(app.jobs.jobs);
+    if (!jobs.length) {
+      void vscode.window.showInformationMessage('Autarch: no job is stopped, failed or waiting.');
+      return;
+    }
+    const pick = await vscode.window.showQuickPick(
+      jobs.map((j) => ({ label: j.name, description: j.status, detail: j.statusReason || undefined, job: j })),
+      { title: 'Autarch: Resume Job', ignoreFocusOut: true },
+    );
+    if (!pick) return;
+    const ref: JobRef = { jobId: pick.job.id, name: pick.job.name };
+    await app.ctx.executeCommand(CommandResumeJob, [ref]);
+    await app.jobs.refresh();
   },
 };

@@ -123,3 +123,13 @@ export const jobModes = [
 export function applicableJobs(jobs: JobSummary[]): JobSummary[] {
   return jobs.filter((j) => (j.commits ?? []).length > 0);
 }
+
+/** The jobs that can be resumed: stopped, failed, or waiting for a review. */
+export function resumableJobs(jobs: JobSummary[]): JobSummary[] {
+  return jobs.filter((j) => j.status === 'Stopped' || j.status === 'Failed' || j.status === 'Waiting');
+}
+
+/** The escalations that wait for an answer, with their job. */
+export function waitingEscalations(jobs: JobSummary[]): { job: JobSummary; escalation: EscalationView }[] {
+  return jobs.flatMap((job) => (job.escalations ?? []).filter((e) => e.status === 'Pending').map((escalation) => ({ job, escalation })));
+}

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applicableJobs, JobList, jobModes, renderJobs } from '../src/jobs';
+import { applicableJobs, JobList, jobModes, renderJobs, resumableJobs, waitingEscalations } from '../src/jobs';
 import { MethodJobs, type JobSummary } from '../src/lspext.gen';
 
 const job: JobSummary = {
@@ -68,4 +68,10 @@ test('the list refreshes from autarch/jobs on events, and keeps the last list wh
   assert.ok(changes >= 2);
   list.onEvent(null as never);
   list.dispose();
+});
+
+test('waiting escalations and resumable jobs are picked for the palette', () => {
+  const waiting: JobSummary = { ...job, id: 'w', status: 'Waiting' };
+  assert.deepEqual(waitingEscalations([job, waiting]).map((w) => `${w.job.id}/${w.escalation.id}`), ['0123456789abcdef/esc-2', 'w/esc-2']);
+  assert.deepEqual(resumableJobs([job, waiting, { ...job, id: 's', status: 'Stopped' }]).map((j) => j.id), ['w', 's']);
 });
