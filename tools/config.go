@@ -57,7 +57,8 @@ type CommandsConfig struct {
 
 // Apply gives a role's registry the configuration's effect on tool sets:
 // commands.enabled false removes shell and the tools that run commands
-// (run_tests, run_lint, record_baseline); workspace.allow_delete gives
+// (run_tests, run_lint, record_baseline, and read_lints, which runs the
+// project's linters when no editor diagnostics exist); workspace.allow_delete gives
 // pulsing (and the every-tool set, role "") delete_file.
 func (c Config) Apply(reg *Registry, role string) (*Registry, error) {
 	if c.Workspace.AllowDelete && (role == "pulsing" || role == "") && !reg.Has("delete_file") {
@@ -70,7 +71,7 @@ func (c Config) Apply(reg *Registry, role string) (*Registry, error) {
 	}
 	var keep []string
 	for _, name := range reg.Names() {
-		if !slices.Contains([]string{"shell", "run_tests", "run_lint", "record_baseline"}, name) {
+		if !slices.Contains([]string{"shell", "run_tests", "run_lint", "record_baseline", "read_lints"}, name) {
 			keep = append(keep, name)
 		}
 	}
