@@ -10,12 +10,14 @@
 // A first code-server runs with workspace trust on: in Restricted Mode the
 // panel is there and explains that workflows need a trusted folder. Edit
 // approvals show a diff; after a window reload the review's Problems, quick
-// fix and threads come back without the panel being opened.
+// fix and threads come back without the panel being opened. Before the
+// workflow, a job: Start Job from the palette, its request_human_review
+// approved, its commit on its ai/… branch in the side panel.
 // Screenshots of every step go to e2e/artifacts/vscode/; assertions are on
 // the DOM. The code-server process group and the model are killed at the
 // end, pass or fail.
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, mkdirSync, writeFileSync, openSync, rmSync, existsSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, writeFileSync, openSync, rmSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +31,8 @@ const codeServer = join(root, '.cache/code-server/node_modules/.bin/code-server'
 const artifacts = join(root, 'e2e/artifacts/vscode');
 const modelName = 'e2e-model';
 const script = join(root, 'e2e/vscode/workflow.txt');
+// The job's model steps (00-job-…) come before the workflow's in one script (steps run in name order).
+const jobScript = join(root, 'e2e/vscode/job.txt');
 
 function log(msg) {
   process.stdout.write(`[e2e-vscode] ${msg}\n`);
@@ -98,7 +102,9 @@ async function textInFrames(page, selector, ms) {
 async function startModel(tmp) {
   const bin = join(tmp, 'autarch-scripted');
   execFileSync('go', ['build', '-o', bin, './cmd/autarch-scripted'], { cwd: root, stdio: 'inherit' });
-  const proc = spawn(bin, ['--script', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const combined = join(tmp, 'script.txt');
+  writeFileSync(combined, readFileSync(script, 'utf8') + readFileSync(jobScript, 'utf8'));
+  const proc = spawn(bin, ['--script', combined], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((res, rej) => {
     let out = '';
     proc.stdout.on('data', (d) => {
@@ -251,6 +257,7 @@ async function main() {
     if (!model?.includes(modelName)) throw new Error(`side panel model "${model}" lacks ${modelName}`);
     if (!msg?.includes(ws)) throw new Error(`side panel status "${msg}" lacks the workspace ${ws}`);
 
+    await runJob(page);
     await runWorkflow(page, ws);
     log('PASS');
   } catch (err) {
@@ -469,6 +476,64 @@ async function runWorkflow(page, ws) {
   await runCommand(page, 'Comments: Focus on Comments View', 30_000);
   await page.locator('.monaco-list-row', { hasText: 'bug · new' }).first().waitFor({ state: 'visible', timeout: 30_000 });
   await snap('threads-after-reload');
+}
+
+/**
+ * A job from the palette: Start Job (task, then mechanic); its tool calls
+ * approved ("Always allow") and its request_human_review approved in the
+ * side panel (the approval shows the reason, severity and context); the
+ * job's commit on its ai/… branch in the side panel.
+ */
+async function runJob(page) {
+  log('Start Job from the palette');
+  await runCommand(page, 'Autarch: Start Job');
+  await quickInput(page, 'Add Neg to calc');
+  await quickInput(page, 'mechanic');
+  // Approvals are answered in the side panel (open since the status check):
+  // the job's tool calls with Always allow, its request_human_review with Approve.
+  let escalated = false;
+  const done = '#jobs .job-item[data-status="Done"] .job-commit';
+  for (const end = Date.now() + 180_000; ; ) {
+    if (Date.now() > end) throw new Error(`the job did not commit within 180s (escalation seen: ${escalated})`);
+    if (await inFrames(page, done, 1).catch(() => null)) break;
+    const items = await inFrames(page, '.pending-approval', 1).catch(() => null);
+    if (!items) {
+      await page.waitForTimeout(500);
+      continue;
+    }
+    const item = items.first();
+    const title = ((await item.locator('.pending-title').textContent()) ?? '').trim();
+    if ((await item.getAttribute('data-kind')) === 'escalation') {
+      const reason = (await item.locator('.pending-reason').textContent()) ?? '';
+      const detail = (await item.locator('.pending-detail').textContent()) ?? '';
+      log(`escalation: ${title} | ${reason.trim()}`);
+      if (!title.includes('asks for a human review (medium severity)')) throw new Error(`the escalation's title is "${title}"`);
+      if (!reason.includes('Neg widens the public API')) throw new Error(`the escalation's reason is "${reason}"`);
+      if (!detail.includes('Severity: medium') || !/"function":\s*"Neg"/.test(detail)) throw new Error(`the escalation's detail is "${detail}"`);
+      const toast = page.locator('.notification-toast', { hasText: 'asks for a human review' });
+      if ((await toast.count()) > 0) log(`and as a notification: ${(await toast.first().innerText()).replace(/\s+/g, ' ').slice(0, 120)}`);
+      await page.waitForTimeout(400);
+      await page.screenshot({ path: join(artifacts, 'job-1-escalation.png') });
+      await item.locator('.pending-approve').click();
+      escalated = true;
+    } else {
+      log(`job tool approval: ${title}`);
+      const always = item.locator('.pending-always');
+      await ((await always.count()) > 0 ? always : item.locator('.pending-approve')).first().click();
+    }
+    await page.waitForTimeout(700);
+  }
+  if (!escalated) throw new Error('the job committed without its request_human_review being asked');
+  log("the job's commit in the side panel");
+  const commitText = await textInFrames(page, done, 5_000);
+  const branch = await textInFrames(page, '#jobs .job-item[data-status="Done"] .job-branch', 5_000);
+  const escalation = await textInFrames(page, '#jobs .job-item[data-status="Done"] .job-escalation[data-status="Answered"]', 5_000);
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: join(artifacts, 'job-2-commit.png') });
+  log(`job: ${branch?.trim()} | ${commitText?.trim()} | ${escalation?.trim()}`);
+  if (!commitText?.includes('feat(calc): add Neg')) throw new Error(`the job's commit in the panel is "${commitText}"`);
+  if (!/ai\/[0-9a-f]{8}\/add-neg/.test(branch ?? '')) throw new Error(`the job's branch in the panel is "${branch}"`);
+  if (!escalation?.includes('approved')) throw new Error(`the job's escalation in the panel is "${escalation}"`);
 }
 
 main().then(
