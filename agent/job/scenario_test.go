@@ -28,6 +28,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/team"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
@@ -42,6 +43,11 @@ type scenarioConfig struct {
 	// SIGKILL once the scripted model has this many steps left (the child
 	// then waits in its model call), then resumes it here.
 	KillAtRemaining int `json:"killAtRemaining"`
+	// Budget replaces the mode's budget (tokens, model calls); a run that
+	// ends Stopped by it is resumed (which grants another budget).
+	Budget *job.Budget `json:"budget"`
+	// FirstStop must be in the reason of the first run's stop.
+	FirstStop string `json:"firstStop"`
 }
 
 // scenarioWant is a job scenario's want.json.
@@ -87,7 +93,7 @@ type world struct {
 	events []editor.JobEvent
 }
 
-func newWorld(t testing.TB, dir, modelURL string, approvals []string) *world {
+func newWorld(t testing.TB, dir, modelURL string, approvals []string, budget *job.Budget) *world {
 	ctx := context.Background()
 	repo, err := git.Open(ctx, dir, git.Config{})
 	must(t, err)
@@ -100,11 +106,15 @@ func newWorld(t testing.TB, dir, modelURL string, approvals []string) *world {
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	must(t, err)
-	w.runner, err = job.New(job.Config{Engine: e, StopPoll: 20 * time.Millisecond, Events: func(ev editor.JobEvent) {
+	cfg := job.Config{Engine: e, StopPoll: 20 * time.Millisecond, Events: func(ev editor.JobEvent) {
 		w.mu.Lock()
 		w.events = append(w.events, ev)
 		w.mu.Unlock()
-	}})
+	}}
+	if budget != nil {
+		cfg.Budget = func(team.Mode) job.Budget { return *budget }
+	}
+	w.runner, err = job.New(cfg)
 	must(t, err)
 	return w
 }
@@ -140,7 +150,7 @@ func runScenario(t *testing.T, path string) {
 	script, err := scripted.Parse(txtar.Format(&txtar.Archive{Comment: ar.Comment, Files: steps}))
 	must(t, err)
 	url, model := scripted.Start(t, script)
-	w := newWorld(t, dir, url, cfg.Approvals)
+	w := newWorld(t, dir, url, cfg.Approvals, cfg.Budget)
 	before := userTreeHash(t, dir)
 	ctx := context.Background()
 	j, err := w.runner.Start(ctx, job.Task{Text: cfg.Task, Mode: cfg.Mode})
@@ -150,6 +160,12 @@ func runScenario(t *testing.T, path string) {
 		j, err = w.runner.Resume(ctx, j.ID)
 	} else {
 		j, err = w.runner.Run(ctx, j.ID)
+	}
+	if cfg.FirstStop != "" {
+		if j.Status != store.JobStopped || !strings.Contains(j.StatusReason, cfg.FirstStop) || err != nil {
+			t.Fatalf("the first run ended %s (%s, %v), want Stopped: %s", j.Status, j.StatusReason, err, cfg.FirstStop)
+		}
+		j, err = w.runner.Resume(ctx, j.ID)
 	}
 	if err != nil {
 		t.Errorf("run: %v", err)
@@ -267,7 +283,7 @@ func TestJobChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("the child process of a kill scenario")
 	}
-	w := newWorld(t, dir, os.Getenv("AUTARCH_JOB_CHILD_URL"), nil)
+	w := newWorld(t, dir, os.Getenv("AUTARCH_JOB_CHILD_URL"), nil, nil)
 	j, err := w.runner.Run(context.Background(), os.Getenv("AUTARCH_JOB_CHILD_ID"))
 	t.Fatalf("the child's job ended (%s, %v) before it was killed", j.Status, err)
 }
