@@ -50,6 +50,9 @@ var allowed = map[string][]string{
 	// workspace/treehash fingerprints a folder for tests (a dry run leaves
 	// the repository byte-identical).
 	"workspace/treehash": {},
+	// swarm: shared context, leased queue, proposals and rate limits on
+	// NATS JetStream, and the swarm tools.
+	"swarm": {"tools", "workspace", "workspace/textsearch"},
 }
 
 // TestDependencyAllowList enforces the allow-list on every package's

@@ -1,0 +1,55 @@
+package orchestrate
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/autarch-dev/autarch/editor"
+)
+
+// Engine is the swarm engine (package swarm) as the orchestrator uses it:
+// its tools, run as a named agent, and the stream of fs_write proposals.
+type Engine interface {
+	// Call runs a swarm tool (spec/swarm-tools.md) as agent and returns its
+	// JSON result, mistakes of the model included ({"error": …}); an
+	// error only when the engine itself is broken.
+	Call(ctx context.Context, agent, tool string, args json.RawMessage) (json.RawMessage, error)
+	// Proposals returns the fs_write proposals queued and not yet
+	// resolved, oldest first.
+	Proposals(ctx context.Context) ([]Proposal, error)
+	// Resolve records a proposal's decision (and whether it was applied)
+	// with the engine, which then no longer lists it; by names the
+	// arbiter. A proposal resolved before is not an error.
+	Resolve(ctx context.Context, p editor.SwarmProposal, by string) error
+}
+
+// OpenEngine opens the engine of the swarm id, whose file tools read
+// worktree.
+type OpenEngine func(ctx context.Context, id, worktree string) (Engine, error)
+
+// QueueLister is an Engine that lists its queue's items with their leases
+// and holders (the side panel's queue view).
+type QueueLister interface {
+	Queue(ctx context.Context) ([]editor.SwarmQueueItem, error)
+}
+
+// Proposal is one fs_write an agent proposed: the full content it wants at
+// Path (relative to the swarm's worktree).
+type Proposal struct {
+	ID         string `json:"id"`
+	Agent      string `json:"agent"`
+	Path       string `json:"path"`
+	Content    string `json:"content"`
+	CreateDirs bool   `json:"create_dirs"`
+}
+
+// The spec's tools, by name.
+const (
+	toolFsWrite = "fs_write"
+	toolCtxPut  = "ctx_put"
+	toolCtxGet  = "ctx_get"
+	toolCtxKeys = "ctx_keys"
+)
+
+// readOnlyTools are the tools of a proposal round (no fs_write).
+func isWrite(tool string) bool { return tool == toolFsWrite }

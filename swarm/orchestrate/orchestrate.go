@@ -1,0 +1,254 @@
+package orchestrate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+// Self is the orchestrator's agent name towards the engine (it sets phase).
+const Self = "orchestrator"
+
+// Config wires an Orchestrator.
+type Config struct {
+	Repo *git.Repo
+	// Open opens the swarm engine of a swarm: its tools read the swarm's
+	// worktree.
+	Open OpenEngine
+	// Model answers every agent (each request names the agent's model, or
+	// DefaultModel); Models overrides it by agent name.
+	Model        agent.Model
+	DefaultModel string
+	Models       map[string]agent.Model
+	// Arbiter decides the proposals.
+	Arbiter Arbiter
+	// Events hears of everything the swarm does (nil: dropped); the
+	// transcript records it too.
+	Events func(editor.SwarmEvent)
+	// MaxIterations caps model calls per agent turn (default 12).
+	MaxIterations int
+}
+
+// Options are what a new swarm does.
+type Options struct {
+	Task   string
+	Agents []editor.SwarmAgent
+	// Rounds (default 3).
+	Rounds int
+	// Arbiter names the arbiter for the record: a model name or "human".
+	Arbiter    string
+	AllowWrite bool
+	// ReadOnly makes every round a proposal round: no fs_write, each
+	// agent ends its turn with an improvement proposal.
+	ReadOnly bool
+	// Base is the ref the swarm's branch starts from (default HEAD).
+	Base string
+}
+
+// Orchestrator runs swarms of one repository.
+type Orchestrator struct {
+	cfg Config
+}
+
+// New checks the configuration.
+func New(cfg Config) (*Orchestrator, error) {
+	if cfg.Repo == nil || cfg.Open == nil || cfg.Arbiter == nil {
+		return nil, errors.New("a swarm needs a repository, the swarm engine and an arbiter")
+	}
+	if cfg.MaxIterations <= 0 {
+		cfg.MaxIterations = 12
+	}
+	return &Orchestrator{cfg: cfg}, nil
+}
+
+func (o *Orchestrator) root() string { return Dir(o.cfg.Repo.StateDir()) }
+
+// Start records a new swarm and makes its worktree; Run runs it.
+func (o *Orchestrator) Start(ctx context.Context, opts Options) (*State, error) {
+	if strings.TrimSpace(opts.Task) == "" {
+		return nil, errors.New("no task: say what the swarm should do")
+	}
+	if len(opts.Agents) == 0 {
+		return nil, errors.New("no agents: give at least one (--agents NAME=MODEL,…)")
+	}
+	if opts.Rounds == 0 {
+		opts.Rounds = 3
+	}
+	if opts.Rounds < 1 || opts.Rounds > 50 {
+		return nil, fmt.Errorf("%d rounds: give 1 to 50", opts.Rounds)
+	}
+	base := opts.Base
+	if base == "" {
+		base = "HEAD"
+	}
+	commit, err := o.cfg.Repo.ResolveCommit(ctx, base)
+	if err != nil {
+		return nil, fmt.Errorf("base %q: %w (the repository needs a commit to start from)", base, err)
+	}
+	id := newID()
+	st := &State{ID: id, Task: strings.TrimSpace(opts.Task), Agents: opts.Agents, Rounds: opts.Rounds, Arbiter: opts.Arbiter,
+		AllowWrite: opts.AllowWrite, ReadOnly: opts.ReadOnly, Base: commit, Branch: BranchPrefix + id,
+		Worktree: o.cfg.Repo.WorktreePath("swarm-" + id), Status: StatusRunning, Round: 1, Stage: stageAgents}
+	s, err := openStore(o.root(), id)
+	if err != nil {
+		return nil, err
+	}
+	if err := ensureWorktree(ctx, o.cfg.Repo, st); err != nil {
+		return nil, err
+	}
+	if err := s.saveState(st); err != nil {
+		return nil, err
+	}
+	o.emit(s, editor.SwarmEvent{Kind: "status", SwarmID: id, Status: StatusRunning,
+		Text: fmt.Sprintf("swarm %s: %d agents, %d rounds, branch %s", id, len(st.Agents), st.Rounds, st.Branch)})
+	return st, nil
+}
+
+// Load reads a swarm's state.
+func (o *Orchestrator) Load(id string) (*State, error) {
+	s, err := openStore(o.root(), id)
+	if err != nil {
+		return nil, err
+	}
+	return s.loadState()
+}
+
+// ErrBusy means another live process runs the swarm.
+var ErrBusy = errors.New("the swarm is running in another autarch process")
+
+// Run runs (or resumes) a swarm from its recorded step until its last
+// round is applied. A cancelled ctx stops it (resumable); a failure is
+// recorded with its reason (resumable once the cause is fixed).
+func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
+	s, err := openStore(o.root(), id)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.loadState()
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := lockFile(filepath.Join(s.dir, "run.lock"))
+	if err != nil {
+		return st, err
+	}
+	defer unlock()
+	if st.Status == StatusDone {
+		return st, nil
+	}
+	if st.Status != StatusRunning {
+		st.Status, st.Reason = StatusRunning, ""
+		if err := s.saveState(st); err != nil {
+			return st, err
+		}
+		o.emit(s, editor.SwarmEvent{Kind: "status", SwarmID: id, Status: StatusRunning, Round: st.Round, Text: "resumed at round " + fmt.Sprint(st.Round) + " (" + st.Stage + ")"})
+	}
+	if err := ensureWorktree(ctx, o.cfg.Repo, st); err != nil {
+		return st, o.fail(s, st, err)
+	}
+	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree)
+	if err != nil {
+		return st, o.fail(s, st, fmt.Errorf("open the swarm engine: %w", err))
+	}
+	r := &run{o: o, s: s, st: st, eng: eng}
+	for st.Round <= st.Rounds {
+		if err := r.round(ctx); err != nil {
+			if ctx.Err() != nil {
+				st.Status, st.Reason = StatusStopped, "stopped at round "+fmt.Sprint(st.Round)+" ("+st.Stage+")"
+				o.emit(s, editor.SwarmEvent{Kind: "status", SwarmID: id, Status: StatusStopped, Round: st.Round, Text: st.Reason})
+				return st, errors.Join(ctx.Err(), s.saveState(st))
+			}
+			return st, o.fail(s, st, err)
+		}
+	}
+	st.Status, st.Stage, st.Round = StatusDone, stageDone, st.Rounds
+	if err := s.saveState(st); err != nil {
+		return st, err
+	}
+	o.emit(s, editor.SwarmEvent{Kind: "status", SwarmID: id, Status: StatusDone, Round: st.Rounds,
+		Text: fmt.Sprintf("done: %d commit(s) on %s", len(st.Commits), st.Branch)})
+	return st, nil
+}
+
+// fail records a failure (resumable) and returns it.
+func (o *Orchestrator) fail(s *store, st *State, err error) error {
+	st.Status, st.Reason = StatusFailed, err.Error()
+	o.emit(s, editor.SwarmEvent{Kind: "status", SwarmID: st.ID, Status: StatusFailed, Round: st.Round, Text: err.Error(), Failed: true})
+	return errors.Join(err, s.saveState(st))
+}
+
+// emit records an event in the transcript and tells Events.
+func (o *Orchestrator) emit(s *store, ev editor.SwarmEvent) {
+	if err := s.record(ev); err != nil && o.cfg.Events != nil {
+		o.cfg.Events(editor.SwarmEvent{Kind: "error", SwarmID: ev.SwarmID, Text: err.Error(), Failed: true})
+	}
+	if o.cfg.Events != nil {
+		o.cfg.Events(ev)
+	}
+}
+
+// modelFor is the model answering an agent and the name to ask for.
+func (o *Orchestrator) modelFor(a editor.SwarmAgent) (agent.Model, string) {
+	name := a.Model
+	if name == "" {
+		name = o.cfg.DefaultModel
+	}
+	if m, ok := o.cfg.Models[a.Name]; ok {
+		return m, name
+	}
+	return o.cfg.Model, name
+}
+
+// call runs a swarm tool as the orchestrator and decodes its result.
+func call(ctx context.Context, eng Engine, tool string, args any, out any) error {
+	b, _ := json.Marshal(args)
+	res, err := eng.Call(ctx, Self, tool, b)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tool, err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(res, out); err != nil {
+			return fmt.Errorf("%s answered %s: %w", tool, clip(string(res), 200), err)
+		}
+	}
+	return nil
+}
+
+// lockFile takes an exclusive lock released when the process dies.
+func lockFile(path string) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("lock folder: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, ErrBusy
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339) }

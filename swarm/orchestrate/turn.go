@@ -1,0 +1,220 @@
+package orchestrate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/editor"
+)
+
+// roundMarker starts the user message that opens an agent's turn of a
+// round: a resumed turn finds where it started by it.
+func roundMarker(round int) string { return fmt.Sprintf("[swarm round %d]", round) }
+
+// turn runs one agent's turn of the round: the model ⇄ tools loop, its
+// conversation saved after every message, continued from the last saved
+// message when the turn was cut.
+func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
+	msgs, err := r.s.loadConversation(a.Name)
+	if err != nil {
+		return err
+	}
+	marker := roundMarker(r.st.Round)
+	start := -1
+	for i, m := range msgs {
+		if m.Role == agent.RoleUser && strings.HasPrefix(m.Content, marker) {
+			start = i
+		}
+	}
+	add := func(m agent.Message) error {
+		msgs = append(msgs, m)
+		return r.s.saveConversation(a.Name, msgs)
+	}
+	if start < 0 {
+		input, err := r.roundInput(ctx, a)
+		if err != nil {
+			return err
+		}
+		start = len(msgs)
+		if err := add(agent.Message{Role: agent.RoleUser, Content: input}); err != nil {
+			return err
+		}
+	}
+	model, modelName := r.o.modelFor(a)
+	if model == nil {
+		return fmt.Errorf("agent %s: no model configured (set AUTARCH_MODEL or give --agents %s=MODEL)", a.Name, a.Name)
+	}
+	envelope := ""
+	if a.Envelope {
+		envelope = envelopeInstructions(r.st.ReadOnly)
+	}
+	system := agent.Message{Role: agent.RoleSystem, Content: systemPrompt(a, r.st.ReadOnly, envelope)}
+	iterations := 0
+	for _, m := range msgs[start:] {
+		if m.Role == agent.RoleAssistant {
+			iterations++
+		}
+	}
+	for {
+		last := msgs[len(msgs)-1]
+		if last.Role == agent.RoleAssistant {
+			missing := unanswered(last, msgs)
+			if len(last.ToolCalls) == 0 {
+				return r.endTurn(ctx, a, last.Content)
+			}
+			for _, c := range missing {
+				res := r.callTool(ctx, a, c)
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := add(agent.Message{Role: agent.RoleTool, ToolCallID: c.ID, Content: res}); err != nil {
+					return err
+				}
+			}
+		}
+		if iterations >= r.o.cfg.MaxIterations {
+			r.emit(editor.SwarmEvent{Kind: "text", Agent: a.Name, Failed: true,
+				Text: fmt.Sprintf("%s's turn ends: %d model calls, the limit of a turn", a.Name, iterations)})
+			return nil
+		}
+		req := agent.Request{Model: modelName, Messages: append([]agent.Message{system}, msgs...)}
+		if !a.Envelope {
+			req.Tools = schemas(r.st.ReadOnly)
+		}
+		resp, err := model.Complete(ctx, req, nil)
+		if err != nil {
+			return fmt.Errorf("agent %s: model call: %w", a.Name, err)
+		}
+		iterations++
+		msg := resp.Message
+		msg.Role = agent.RoleAssistant
+		if a.Envelope {
+			if calls, before, _, ok := agent.ParseEnvelope(msg.Content); ok {
+				msg.ToolCalls, msg.Content = calls, strings.TrimSpace(before)
+			}
+		}
+		if msg.Content != "" {
+			r.emit(editor.SwarmEvent{Kind: "text", Agent: a.Name, Text: msg.Content})
+		}
+		if err := add(msg); err != nil {
+			return err
+		}
+	}
+}
+
+// unanswered are the calls of an assistant message (the last one) without
+// a tool result after it.
+func unanswered(last agent.Message, msgs []agent.Message) []agent.ToolCall {
+	answered := map[string]bool{}
+	for i := len(msgs) - 1; i >= 0 && msgs[i].Role == agent.RoleTool; i-- {
+		answered[msgs[i].ToolCallID] = true
+	}
+	var out []agent.ToolCall
+	for _, c := range last.ToolCalls {
+		if !answered[c.ID] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// callTool runs one of the agent's calls through the engine; the result
+// is what the model reads (its mistakes included).
+func (r *run) callTool(ctx context.Context, a editor.SwarmAgent, c agent.ToolCall) string {
+	r.emit(editor.SwarmEvent{Kind: "tool_call", Agent: a.Name, Tool: c.Name, Text: clip(string(c.Args), 300)})
+	if !offered(c.Name, r.st.ReadOnly) {
+		msg := fmt.Sprintf("unknown tool %q: the swarm's tools are fs_list, fs_read, search_text, fs_write, ctx_put, ctx_get, ctx_keys, coord_enqueue, coord_next, coord_status, coord_claim, coord_complete, coord_extend", c.Name)
+		if r.st.ReadOnly && isWrite(c.Name) {
+			msg = "fs_write is not available in a read-only proposal round: put the change in your improvement proposal instead"
+		}
+		b, _ := json.Marshal(map[string]string{"error": msg})
+		r.emit(editor.SwarmEvent{Kind: "tool_result", Agent: a.Name, Tool: c.Name, Failed: true, Text: msg})
+		return string(b)
+	}
+	args := c.Args
+	if len(args) == 0 || !json.Valid(args) {
+		b, _ := json.Marshal(map[string]string{"error": "the arguments are not a JSON object: give {\"name\": …, \"args\": {…}}"})
+		return string(b)
+	}
+	res, err := r.eng.Call(ctx, a.Name, c.Name, args)
+	if err != nil {
+		b, _ := json.Marshal(map[string]string{"error": "the swarm engine failed: " + err.Error() + "; try again later"})
+		r.emit(editor.SwarmEvent{Kind: "tool_result", Agent: a.Name, Tool: c.Name, Failed: true, Text: err.Error()})
+		return string(b)
+	}
+	var limited struct {
+		Error    string `json:"error"`
+		ResetSec int    `json:"reset_sec"`
+	}
+	json.Unmarshal(res, &limited)
+	switch {
+	case limited.Error == "rate_limited":
+		r.st.RateLimits = append(r.st.RateLimits, editor.SwarmRateLimitHit{Agent: a.Name, Tool: c.Name, Round: r.st.Round, ResetSec: limited.ResetSec})
+		r.emit(editor.SwarmEvent{Kind: "rate_limited", Agent: a.Name, Tool: c.Name, Failed: true, Text: string(res)})
+	default:
+		r.emit(editor.SwarmEvent{Kind: "tool_result", Agent: a.Name, Tool: c.Name, Failed: limited.Error != "", Text: clip(string(res), 300)})
+	}
+	return string(res)
+}
+
+// roundInput opens an agent's turn: the round, the task, the shared
+// context's keys and the arbiter's decisions on its last proposals.
+func (r *run) roundInput(ctx context.Context, a editor.SwarmAgent) (string, error) {
+	var keys struct {
+		Keys []string `json:"keys"`
+	}
+	if err := call(ctx, r.eng, toolCtxKeys, map[string]any{}, &keys); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s Round %d of %d (phase %d).\nTask: %s\n", roundMarker(r.st.Round), r.st.Round, r.st.Rounds, r.st.Round, r.st.Task)
+	if len(keys.Keys) > 0 {
+		fmt.Fprintf(&b, "Shared context keys (read them with ctx_get): %s\n", strings.Join(keys.Keys, ", "))
+	}
+	for _, p := range r.st.Proposals {
+		if p.Agent == a.Name && p.Round == r.st.Round-1 && p.Action != "" {
+			state := "not applied (writes are not allowed in this swarm)"
+			if p.Applied {
+				state = "applied"
+			}
+			fmt.Fprintf(&b, "The arbiter decided your proposal for %s: %s, %s. Notes: %s\n", p.Path, p.Action, state, orNone(p.Notes))
+		}
+	}
+	return b.String(), nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// endTurn reads an improvement proposal from the agent's final text and
+// shares it as a finding ("Agent.proposal").
+func (r *run) endTurn(ctx context.Context, a editor.SwarmAgent, text string) error {
+	var imp struct {
+		Type  string            `json:"type"`
+		Items []ImprovementItem `json:"items"`
+	}
+	if json.Unmarshal(trimJSON(text), &imp) != nil || imp.Type != "proposal" || len(imp.Items) == 0 {
+		return nil
+	}
+	for _, p := range r.st.Improvements {
+		if p.Agent == a.Name && p.Round == r.st.Round {
+			return nil // recorded before a crash
+		}
+	}
+	r.st.Improvements = append(r.st.Improvements, Improvement{Agent: a.Name, Round: r.st.Round, Items: imp.Items})
+	finding := map[string]any{"key": a.Name + ".proposal", "value": map[string]any{
+		"ok": true, "task": "proposal", "data": imp.Items, "ts": now(), "agent": a.Name}}
+	if err := call(ctx, r.eng, toolCtxPut, finding, nil); err != nil {
+		return err
+	}
+	b, _ := json.Marshal(imp.Items)
+	r.emit(editor.SwarmEvent{Kind: "improvement", Agent: a.Name, Text: string(b)})
+	return r.save()
+}

@@ -1,0 +1,121 @@
+package orchestrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+// BranchPrefix starts every swarm's branch: autarch/swarm-ID.
+const BranchPrefix = "autarch/swarm-"
+
+// ensureWorktree makes sure the swarm's worktree exists on its branch:
+// the branch is made at the base the first time; a folder that vanished is
+// recreated from the branch. The user's HEAD, index and files are never
+// touched.
+func ensureWorktree(ctx context.Context, repo *git.Repo, st *State) error {
+	if fi, err := os.Stat(filepath.Join(st.Worktree, ".git")); err == nil && !fi.IsDir() {
+		return nil
+	}
+	if _, err := repo.Git(ctx, repo.Top(), nil, "worktree", "prune"); err != nil {
+		return fmt.Errorf("prune stale worktrees: %w", err)
+	}
+	if entries, err := os.ReadDir(st.Worktree); err == nil && len(entries) > 0 {
+		return fmt.Errorf("the swarm's worktree folder %s exists and is not a worktree: move it away, then resume the swarm", st.Worktree)
+	}
+	if err := os.MkdirAll(filepath.Dir(st.Worktree), 0o755); err != nil {
+		return fmt.Errorf("worktree directory: %w", err)
+	}
+	args := []string{"worktree", "add", "--quiet", st.Worktree, st.Branch}
+	if _, err := repo.ResolveCommit(ctx, "refs/heads/"+st.Branch); err != nil {
+		args = []string{"worktree", "add", "--quiet", "-b", st.Branch, st.Worktree, st.Base}
+	}
+	if _, err := repo.Git(ctx, repo.Top(), nil, args...); err != nil {
+		return fmt.Errorf("create the swarm's worktree %s: %w", st.Worktree, err)
+	}
+	return nil
+}
+
+// cleanProposalPath checks a proposed path: relative, inside the worktree,
+// not in .git.
+func cleanProposalPath(root *workspace.Root, p string) (string, error) {
+	rel, err := root.Clean(p)
+	if err != nil {
+		return "", err
+	}
+	if rel == "." {
+		return "", fmt.Errorf("%q is the worktree itself: give a file path", p)
+	}
+	first, _, _ := strings.Cut(rel, "/")
+	if strings.EqualFold(first, ".git") {
+		return "", fmt.Errorf("%q is inside .git: proposals may write only the project's files", p)
+	}
+	return rel, nil
+}
+
+// diffOf is the unified diff of the worktree's file to a proposal's
+// content (or why the path is refused).
+func diffOf(root *workspace.Root, p Proposal) string {
+	rel, err := cleanProposalPath(root, p.Path)
+	if err != nil {
+		return "refused path: " + err.Error() + "\n"
+	}
+	before, err := root.ReadFile(rel)
+	return tools.UnifiedDiff(rel, string(before), p.Content, err == nil)
+}
+
+// applyProposal writes an approved proposal's content in the worktree.
+func applyProposal(root *workspace.Root, p editor.SwarmProposal, createDirs bool) error {
+	rel, err := cleanProposalPath(root, p.Path)
+	if err != nil {
+		return err
+	}
+	if dir := path.Dir(rel); !createDirs && dir != "." {
+		if fi, err := root.Stat(dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("folder %s does not exist and create_dirs is false", dir)
+		}
+	}
+	return root.WriteFile(rel, []byte(p.Content))
+}
+
+// commitRound commits what the round's approved writes changed: nothing
+// changed, no commit ("" returned).
+func commitRound(ctx context.Context, repo *git.Repo, st *State, paths []string) (string, error) {
+	if len(paths) == 0 {
+		return "", nil
+	}
+	args := append([]string{"add", "-A", "--"}, paths...)
+	if _, err := repo.Git(ctx, st.Worktree, nil, args...); err != nil {
+		return "", fmt.Errorf("stage the round's writes: %w", err)
+	}
+	if _, err := repo.Git(ctx, st.Worktree, nil, "diff", "--cached", "--quiet"); err == nil {
+		return "", nil
+	} else if !isExit1(err) {
+		return "", fmt.Errorf("check the round's changes: %w", err)
+	}
+	msg := fmt.Sprintf("swarm %s round %d: %s\n\nApproved by the arbiter (%s).\n\nSwarm: %s\nSwarm-Round: %d\n", st.ID, st.Round, strings.Join(paths, ", "), st.Arbiter, st.ID, st.Round)
+	if _, err := repo.Git(ctx, st.Worktree, strings.NewReader(msg), "commit", "--quiet", "--no-verify", "-F", "-"); err != nil {
+		return "", fmt.Errorf("commit the round: %w", err)
+	}
+	out, err := repo.Git(ctx, st.Worktree, nil, "rev-parse", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("read the round's commit: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// isExit1 reports a git command that exited with status 1 (diff --quiet:
+// there are differences).
+func isExit1(err error) bool {
+	var ee *git.ExitError
+	return errors.As(err, &ee) && ee.Code == 1
+}
