@@ -55,6 +55,9 @@ func (r *Runner) Run(ctx context.Context, id string) (store.Job, error) {
 	go r.watchStop(ctx, j.ID, cancel)
 	err = r.run(ctx, j, cancel)
 	j, _ = r.store.Job(context.WithoutCancel(ctx), j.ID)
+	if err == nil && j.Status == store.JobDone {
+		r.removeWorktree(ctx, j)
+	}
 	return r.end(ctx, j, err)
 }
 

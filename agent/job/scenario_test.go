@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -241,6 +242,9 @@ func (w *world) check(t *testing.T, j store.Job, want scenarioWant) {
 	// (in the repository's state, beside the workflows' worktrees).
 	if rel, err := filepath.Rel(w.dir, j.WorktreePath); err != nil || !strings.HasPrefix(rel, ".git"+string(filepath.Separator)) {
 		t.Errorf("the job's worktree %s is not in the repository's state directory", j.WorktreePath)
+	}
+	if _, err := os.Stat(j.WorktreePath); j.Status == store.JobDone && !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the done job's worktree %s was not removed (%v)", j.WorktreePath, err)
 	}
 }
 

@@ -55,6 +55,14 @@ func ensureWorktree(ctx context.Context, repo *git.Repo, j store.Job) error {
 	return nil
 }
 
+// removeWorktree removes a done job's worktree (its branch stays, to be
+// applied); a failure is logged, the job is done either way.
+func (r *Runner) removeWorktree(ctx context.Context, j store.Job) {
+	if _, err := r.repo.Git(context.WithoutCancel(ctx), r.repo.Top(), nil, "worktree", "remove", "--force", j.WorktreePath); err != nil {
+		r.log.Warn("remove the job's worktree", "job", j.ID, "path", j.WorktreePath, "err", err)
+	}
+}
+
 // defaultBranch is the repository's default branch: origin's HEAD, else
 // main, else master, else the user's current branch.
 func defaultBranch(ctx context.Context, repo *git.Repo) (string, error) {
