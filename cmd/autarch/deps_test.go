@@ -16,7 +16,7 @@ import (
 var allowed = map[string][]string{
 	"cmd/autarch":          {"*"}, // wiring: the only place picking concrete implementations
 	"cmd/autarch-scripted": {"agent/scripted"},
-	"server":               {"agent/workflow", "agent/job", "editor", "tools", "index"},
+	"server":               {"agent/workflow", "agent/job", "editor", "tools", "index", "swarm/orchestrate"},
 	"codesearch":           {"editor", "index", "tools", "tools/indexsearch", "workspace", "workspace/git"},
 	"agent/workflow": {"agent", "agent/workflow/store", "editor", "tools", "tools/review", "tools/terminal", "tools/verify",
 		"workspace/git", "workspace/trust", "index"},
@@ -53,6 +53,9 @@ var allowed = map[string][]string{
 	// swarm: shared context, leased queue, proposals and rate limits on
 	// NATS JetStream, and the swarm tools.
 	"swarm": {"tools", "workspace", "workspace/textsearch"},
+	// swarm/orchestrate runs a swarm's rounds: agents over the engine's
+	// tools, the arbiter, writes in the swarm's worktree, the transcript.
+	"swarm/orchestrate": {"agent", "editor", "swarm", "tools", "workspace", "workspace/git"},
 }
 
 // TestDependencyAllowList enforces the allow-list on every package's

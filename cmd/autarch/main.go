@@ -43,6 +43,7 @@ func verbs() []verb {
 		searchVerb(),
 		runVerb(),
 		jobVerb(),
+		swarmVerb(),
 		statusVerb(),
 		resumeVerb(),
 		stopVerb(),

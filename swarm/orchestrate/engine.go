@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 // Engine is the swarm engine (package swarm) as the orchestrator uses it:
@@ -14,6 +15,13 @@ type Engine interface {
 	// JSON result, mistakes of the model included ({"error": …}); an
 	// error only when the engine itself is broken.
 	Call(ctx context.Context, agent, tool string, args json.RawMessage) (json.RawMessage, error)
+	// Schemas are the tools' functions offered to models (without
+	// fs_write when readOnly).
+	Schemas(readOnly bool) []tools.FunctionSchema
+	// SetPhase records the round in the shared context ("phase").
+	SetPhase(ctx context.Context, phase int) error
+	// Context lists the shared context's keys and values.
+	Context(ctx context.Context) ([]editor.SwarmContextEntry, error)
 	// Proposals returns the fs_write proposals queued and not yet
 	// resolved, oldest first.
 	Proposals(ctx context.Context) ([]Proposal, error)
@@ -21,6 +29,8 @@ type Engine interface {
 	// with the engine, which then no longer lists it; by names the
 	// arbiter. A proposal resolved before is not an error.
 	Resolve(ctx context.Context, p editor.SwarmProposal, by string) error
+	// Close releases what the engine holds for the swarm.
+	Close() error
 }
 
 // OpenEngine opens the engine of the swarm id, whose file tools read
@@ -43,13 +53,11 @@ type Proposal struct {
 	CreateDirs bool   `json:"create_dirs"`
 }
 
-// The spec's tools, by name.
+// The spec's tools the orchestrator names.
 const (
 	toolFsWrite = "fs_write"
 	toolCtxPut  = "ctx_put"
-	toolCtxGet  = "ctx_get"
-	toolCtxKeys = "ctx_keys"
 )
 
-// readOnlyTools are the tools of a proposal round (no fs_write).
+// isWrite reports the tool a read-only proposal round does not offer.
 func isWrite(tool string) bool { return tool == toolFsWrite }

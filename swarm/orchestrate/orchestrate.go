@@ -2,7 +2,6 @@ package orchestrate
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -31,8 +30,8 @@ type Config struct {
 	Model        agent.Model
 	DefaultModel string
 	Models       map[string]agent.Model
-	// Arbiter decides the proposals.
-	Arbiter Arbiter
+	// Arbiter is the arbiter a swarm names ("human" or a model name).
+	Arbiter func(name string) Arbiter
 	// Events hears of everything the swarm does (nil: dropped); the
 	// transcript records it too.
 	Events func(editor.SwarmEvent)
@@ -161,6 +160,7 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 	if err != nil {
 		return st, o.fail(s, st, fmt.Errorf("open the swarm engine: %w", err))
 	}
+	defer eng.Close()
 	r := &run{o: o, s: s, st: st, eng: eng}
 	for st.Round <= st.Rounds {
 		if err := r.round(ctx); err != nil {
@@ -208,21 +208,6 @@ func (o *Orchestrator) modelFor(a editor.SwarmAgent) (agent.Model, string) {
 		return m, name
 	}
 	return o.cfg.Model, name
-}
-
-// call runs a swarm tool as the orchestrator and decodes its result.
-func call(ctx context.Context, eng Engine, tool string, args any, out any) error {
-	b, _ := json.Marshal(args)
-	res, err := eng.Call(ctx, Self, tool, b)
-	if err != nil {
-		return fmt.Errorf("%s: %w", tool, err)
-	}
-	if out != nil {
-		if err := json.Unmarshal(res, out); err != nil {
-			return fmt.Errorf("%s answered %s: %w", tool, clip(string(res), 200), err)
-		}
-	}
-	return nil
 }
 
 // lockFile takes an exclusive lock released when the process dies.

@@ -32,7 +32,7 @@ func (r *run) round(ctx context.Context) error {
 	st := r.st
 	if st.Stage == stageAgents {
 		if st.Turn == 0 {
-			if err := call(ctx, r.eng, toolCtxPut, map[string]any{"key": "phase", "value": st.Round}, nil); err != nil {
+			if err := r.eng.SetPhase(ctx, st.Round); err != nil {
 				return fmt.Errorf("set phase %d: %w", st.Round, err)
 			}
 			r.emit(editor.SwarmEvent{Kind: "round", Text: fmt.Sprintf("round %d of %d (phase %d)", st.Round, st.Rounds, st.Round)})
@@ -152,7 +152,7 @@ func (r *run) arbitrate(ctx context.Context) error {
 	if len(pending) == 0 {
 		return nil
 	}
-	decisions, err := r.o.cfg.Arbiter.Decide(ctx, r.st.ID, r.st.Round, pending)
+	decisions, err := r.o.cfg.Arbiter(r.st.Arbiter).Decide(ctx, r.st.ID, r.st.Round, pending)
 	if err != nil {
 		r.emit(editor.SwarmEvent{Kind: "error", Text: "arbiter: " + err.Error(), Failed: true})
 		return fmt.Errorf("arbiter: %w", err)

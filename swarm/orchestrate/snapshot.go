@@ -2,7 +2,6 @@ package orchestrate
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -22,24 +21,9 @@ func (o *Orchestrator) Snapshot(ctx context.Context, id string) (editor.SwarmSna
 	if err != nil {
 		return snap, fmt.Errorf("open the swarm engine: %w", err)
 	}
-	var keys struct {
-		Keys []string `json:"keys"`
-	}
-	if err := call(ctx, eng, toolCtxKeys, map[string]any{"prefix": ""}, &keys); err != nil {
+	defer eng.Close()
+	if snap.Context, err = eng.Context(ctx); err != nil {
 		return snap, err
-	}
-	for _, k := range keys.Keys {
-		var e struct {
-			Key     string          `json:"key"`
-			Value   json.RawMessage `json:"value"`
-			Version int64           `json:"version"`
-		}
-		if err := call(ctx, eng, toolCtxGet, map[string]any{"key": k}, &e); err != nil {
-			return snap, err
-		}
-		var v any
-		json.Unmarshal(e.Value, &v)
-		snap.Context = append(snap.Context, editor.SwarmContextEntry{Key: k, Value: v, Version: e.Version})
 	}
 	if ql, ok := eng.(QueueLister); ok {
 		if snap.Queue, err = ql.Queue(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 // roundMarker starts the user message that opens an agent's turn of a
@@ -47,9 +48,10 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 	if model == nil {
 		return fmt.Errorf("agent %s: no model configured (set AUTARCH_MODEL or give --agents %s=MODEL)", a.Name, a.Name)
 	}
+	fns := r.eng.Schemas(r.st.ReadOnly)
 	envelope := ""
 	if a.Envelope {
-		envelope = envelopeInstructions(r.st.ReadOnly)
+		envelope = envelopeInstructions(fns)
 	}
 	system := agent.Message{Role: agent.RoleSystem, Content: systemPrompt(a, r.st.ReadOnly, envelope)}
 	iterations := 0
@@ -66,7 +68,7 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 				return r.endTurn(ctx, a, last.Content)
 			}
 			for _, c := range missing {
-				res := r.callTool(ctx, a, c)
+				res := r.callTool(ctx, a, c, fns)
 				if err := ctx.Err(); err != nil {
 					return err
 				}
@@ -82,7 +84,7 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 		}
 		req := agent.Request{Model: modelName, Messages: append([]agent.Message{system}, msgs...)}
 		if !a.Envelope {
-			req.Tools = schemas(r.st.ReadOnly)
+			req.Tools = fns
 		}
 		resp, err := model.Complete(ctx, req, nil)
 		if err != nil {
@@ -123,10 +125,10 @@ func unanswered(last agent.Message, msgs []agent.Message) []agent.ToolCall {
 
 // callTool runs one of the agent's calls through the engine; the result
 // is what the model reads (its mistakes included).
-func (r *run) callTool(ctx context.Context, a editor.SwarmAgent, c agent.ToolCall) string {
+func (r *run) callTool(ctx context.Context, a editor.SwarmAgent, c agent.ToolCall, fns []tools.FunctionSchema) string {
 	r.emit(editor.SwarmEvent{Kind: "tool_call", Agent: a.Name, Tool: c.Name, Text: clip(string(c.Args), 300)})
-	if !offered(c.Name, r.st.ReadOnly) {
-		msg := fmt.Sprintf("unknown tool %q: the swarm's tools are fs_list, fs_read, search_text, fs_write, ctx_put, ctx_get, ctx_keys, coord_enqueue, coord_next, coord_status, coord_claim, coord_complete, coord_extend", c.Name)
+	if ok, names := offered(c.Name, fns); !ok {
+		msg := fmt.Sprintf("unknown tool %q: the swarm's tools are %s", c.Name, names)
 		if r.st.ReadOnly && isWrite(c.Name) {
 			msg = "fs_write is not available in a read-only proposal round: put the change in your improvement proposal instead"
 		}
@@ -163,16 +165,18 @@ func (r *run) callTool(ctx context.Context, a editor.SwarmAgent, c agent.ToolCal
 // roundInput opens an agent's turn: the round, the task, the shared
 // context's keys and the arbiter's decisions on its last proposals.
 func (r *run) roundInput(ctx context.Context, a editor.SwarmAgent) (string, error) {
-	var keys struct {
-		Keys []string `json:"keys"`
+	entries, err := r.eng.Context(ctx)
+	if err != nil {
+		return "", fmt.Errorf("read the shared context: %w", err)
 	}
-	if err := call(ctx, r.eng, toolCtxKeys, map[string]any{}, &keys); err != nil {
-		return "", err
+	var keys []string
+	for _, e := range entries {
+		keys = append(keys, e.Key)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s Round %d of %d (phase %d).\nTask: %s\n", roundMarker(r.st.Round), r.st.Round, r.st.Rounds, r.st.Round, r.st.Task)
-	if len(keys.Keys) > 0 {
-		fmt.Fprintf(&b, "Shared context keys (read them with ctx_get): %s\n", strings.Join(keys.Keys, ", "))
+	if len(keys) > 0 {
+		fmt.Fprintf(&b, "Shared context keys (read them with ctx_get): %s\n", strings.Join(keys, ", "))
 	}
 	for _, p := range r.st.Proposals {
 		if p.Agent == a.Name && p.Round == r.st.Round-1 && p.Action != "" {
@@ -209,10 +213,10 @@ func (r *run) endTurn(ctx context.Context, a editor.SwarmAgent, text string) err
 		}
 	}
 	r.st.Improvements = append(r.st.Improvements, Improvement{Agent: a.Name, Round: r.st.Round, Items: imp.Items})
-	finding := map[string]any{"key": a.Name + ".proposal", "value": map[string]any{
-		"ok": true, "task": "proposal", "data": imp.Items, "ts": now(), "agent": a.Name}}
-	if err := call(ctx, r.eng, toolCtxPut, finding, nil); err != nil {
-		return err
+	finding, _ := json.Marshal(map[string]any{"key": a.Name + ".proposal", "reason": "share my improvement proposal", "value": map[string]any{
+		"ok": true, "task": "proposal", "data": imp.Items, "ts": now(), "agent": a.Name}})
+	if _, err := r.eng.Call(ctx, a.Name, toolCtxPut, finding); err != nil {
+		return fmt.Errorf("share %s's improvement proposal: %w", a.Name, err)
 	}
 	b, _ := json.Marshal(imp.Items)
 	r.emit(editor.SwarmEvent{Kind: "improvement", Agent: a.Name, Text: string(b)})

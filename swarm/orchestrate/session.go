@@ -1,0 +1,226 @@
+package orchestrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+// SessionConfig wires the swarms of one editor session.
+type SessionConfig struct {
+	Repo         *git.Repo
+	Model        agent.Model
+	DefaultModel string
+	// Connect opens the project's swarm engine, once, on first use.
+	Connect func(ctx context.Context) (OpenEngine, error)
+	// UI receives autarch/swarmEvent notifications and messages.
+	UI editor.Client
+	// Go runs a swarm in the background for the session's lifetime.
+	Go  func(ctx context.Context, fn func(ctx context.Context)) error
+	Log *slog.Logger
+}
+
+// Session is the swarms of one editor session: runs in the background,
+// a human arbiter answering from the side panel (Decide), events sent to
+// the editor. Every swarm method of the server is one call on it.
+type Session struct {
+	cfg   SessionConfig
+	inbox *Inbox
+
+	mu      sync.Mutex
+	o       *Orchestrator
+	running map[string]context.CancelFunc
+}
+
+// NewSession makes the swarms of an editor session.
+func NewSession(cfg SessionConfig) *Session {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &Session{cfg: cfg, inbox: NewInbox(), running: map[string]context.CancelFunc{}}
+}
+
+// open returns the orchestrator, made on first use.
+func (s *Session) open(ctx context.Context) (*Orchestrator, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.o != nil {
+		return s.o, nil
+	}
+	open, err := s.cfg.Connect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the swarm engine (NATS): %w", err)
+	}
+	o, err := New(Config{Repo: s.cfg.Repo, Open: open, Model: s.cfg.Model, DefaultModel: s.cfg.DefaultModel,
+		Arbiter: s.arbiter, Events: s.notify})
+	if err != nil {
+		return nil, err
+	}
+	s.o = o
+	return o, nil
+}
+
+// arbiter is the side panel's human, or an arbiter model.
+func (s *Session) arbiter(name string) Arbiter {
+	if name == "" || name == "human" {
+		return s.inbox
+	}
+	return ModelArbiter{Model: s.cfg.Model, ModelName: name, Log: func(msg string) { s.cfg.Log.Warn("swarm arbiter", "msg", msg) }}
+}
+
+// notify forwards a swarm event to the editor (and tool calls as log lines).
+func (s *Session) notify(ev editor.SwarmEvent) {
+	ctx := context.Background()
+	if err := s.cfg.UI.Notify(ctx, editor.MethodSwarmEvent, ev); err != nil {
+		s.cfg.Log.Debug("swarm event not delivered", "err", err)
+	}
+	if ev.Kind == "tool_call" || ev.Kind == "decision" || ev.Kind == "commit" {
+		line := fmt.Sprintf("[swarm %.8s] %s %s %s%s %s", ev.SwarmID, ev.Kind, ev.Agent, ev.Tool, ev.Path, clip(ev.Text, 200))
+		if err := s.cfg.UI.LogMessage(ctx, editor.Log, line); err != nil {
+			s.cfg.Log.Debug("log message not delivered", "err", err)
+		}
+	}
+}
+
+// Start starts a swarm in the background.
+func (s *Session) Start(ctx context.Context, p editor.StartSwarmParams) (editor.SwarmRef, error) {
+	agents, err := ParseAgents(p.Agents)
+	if err != nil {
+		return editor.SwarmRef{}, Invalid(err)
+	}
+	if p.ReadOnly && p.AllowWrite {
+		return editor.SwarmRef{}, Invalid(errors.New("readOnly and allowWrite exclude each other: a proposal round writes nothing"))
+	}
+	o, err := s.open(ctx)
+	if err != nil {
+		return editor.SwarmRef{}, err
+	}
+	arb := strings.TrimSpace(p.Arbiter)
+	if arb == "" {
+		arb = "human"
+	}
+	st, err := o.Start(ctx, Options{Task: p.Task, Agents: agents, Rounds: p.Rounds, Arbiter: arb, AllowWrite: p.AllowWrite, ReadOnly: p.ReadOnly})
+	if err != nil {
+		return editor.SwarmRef{}, Invalid(err)
+	}
+	return editor.SwarmRef{SwarmID: st.ID}, s.background(ctx, o, st.ID)
+}
+
+// Resume resumes a stopped or failed swarm in the background.
+func (s *Session) Resume(ctx context.Context, ref editor.SwarmRef) (editor.SwarmRef, error) {
+	o, err := s.open(ctx)
+	if err != nil {
+		return ref, err
+	}
+	st, err := o.Load(ref.SwarmID)
+	if err != nil {
+		return ref, Invalid(err)
+	}
+	if st.Status == StatusDone {
+		return ref, Invalid(fmt.Errorf("swarm %s is done: start a new one", st.ID))
+	}
+	return ref, s.background(ctx, o, st.ID)
+}
+
+// Stop stops a swarm running in this session; it can be resumed.
+func (s *Session) Stop(ctx context.Context, ref editor.SwarmRef) (struct{}, error) {
+	s.mu.Lock()
+	cancel, ok := s.running[ref.SwarmID]
+	s.mu.Unlock()
+	if !ok {
+		return struct{}{}, Invalid(fmt.Errorf("swarm %q is not running in this editor session", ref.SwarmID))
+	}
+	cancel()
+	return struct{}{}, nil
+}
+
+// Decide answers one proposal awaiting the human arbiter.
+func (s *Session) Decide(ctx context.Context, p editor.SwarmDecisionParams) (struct{}, error) {
+	if p.ProposalID == "" {
+		return struct{}{}, Invalid(errors.New("no proposalId: name the proposal to decide"))
+	}
+	if err := s.inbox.Answer(p.ProposalID, p.Action, p.Notes); err != nil {
+		return struct{}{}, Invalid(err)
+	}
+	return struct{}{}, nil
+}
+
+// Swarms lists the repository's swarms, most recently updated first; the
+// running ones with their shared context and queue.
+func (s *Session) Swarms(ctx context.Context) ([]editor.SwarmSnapshot, error) {
+	list, err := List(s.cfg.Repo.StateDir())
+	if err != nil {
+		return nil, err
+	}
+	out := []editor.SwarmSnapshot{}
+	for _, st := range list {
+		snap := Summary(st)
+		if st.Status == StatusRunning {
+			if o, err := s.open(ctx); err == nil {
+				if full, err := o.Snapshot(ctx, st.ID); err == nil {
+					snap = full
+				}
+			}
+		}
+		out = append(out, snap)
+	}
+	return out, nil
+}
+
+// background runs the swarm id until it ends, is stopped or the session ends.
+func (s *Session) background(ctx context.Context, o *Orchestrator, id string) error {
+	s.mu.Lock()
+	if _, ok := s.running[id]; ok {
+		s.mu.Unlock()
+		return Invalid(fmt.Errorf("swarm %s is already running", id))
+	}
+	s.running[id] = func() {}
+	s.mu.Unlock()
+	return s.cfg.Go(ctx, func(ctx context.Context) {
+		ctx, cancel := context.WithCancel(ctx)
+		s.mu.Lock()
+		s.running[id] = cancel
+		s.mu.Unlock()
+		defer func() {
+			cancel()
+			s.mu.Lock()
+			delete(s.running, id)
+			s.mu.Unlock()
+		}()
+		st, err := o.Run(ctx, id)
+		msgCtx := context.WithoutCancel(ctx)
+		typ, msg := editor.Info, ""
+		switch {
+		case st != nil && st.Status == StatusDone:
+			msg = fmt.Sprintf("Autarch: swarm %s is done: %d commit(s) on %s.", id, len(st.Commits), st.Branch)
+		case st != nil && st.Status == StatusStopped:
+			typ, msg = editor.Warning, fmt.Sprintf("Autarch: swarm %s stopped — resume it from the side panel.", id)
+		case err != nil:
+			typ, msg = editor.Error, fmt.Sprintf("Autarch: swarm %s failed: %v — resume it from the side panel once the cause is fixed.", id, err)
+		default:
+			return
+		}
+		if err := s.cfg.UI.ShowMessage(msgCtx, typ, msg); err != nil {
+			s.cfg.Log.Debug("message not delivered", "err", err)
+		}
+	})
+}
+
+// InvalidError is a request the user can fix (the server answers it as
+// invalid params).
+type InvalidError struct{ error }
+
+// Invalid marks err as the user's to fix.
+func Invalid(err error) error { return InvalidError{err} }
+
+// Invalid reports the error is the request's.
+func (InvalidError) Invalid() bool { return true }
+
+func (e InvalidError) Unwrap() error { return e.error }
