@@ -75,7 +75,7 @@ func (s *Swarm) Proposals(ctx context.Context) ([]ProposalState, error) {
 		return nil, fmt.Errorf("reading proposals: %w", err)
 	}
 	for seen := uint64(0); seen < info.State.Msgs; {
-		batch, err := c.Fetch(256, jetstream.FetchMaxWait(2*time.Second))
+		batch, err := c.Fetch(int(min(info.State.Msgs-seen, 256)), jetstream.FetchMaxWait(2*time.Second))
 		if err != nil {
 			return nil, fmt.Errorf("reading proposals: %w", err)
 		}

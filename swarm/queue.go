@@ -247,12 +247,13 @@ func (s *Swarm) Complete(ctx context.Context, agent, id string, result json.RawM
 			return fmt.Errorf("coord_complete %s: %w", id, err)
 		}
 		// The record says done: removing the message is tidying (a
-		// redelivery of it is dropped by Next).
+		// redelivery of it is dropped by Next). Delete it from the stream,
+		// then ack the consumer's last delivery so it forgets it.
+		if err := s.queue.DeleteMsg(ctx, rec.Seq); err != nil && !msgGone(err) {
+			return fmt.Errorf("coord_complete %s: removing the message: %w", id, err)
+		}
 		if rec.Reply != "" {
 			_ = s.conn.nc.Publish(rec.Reply, []byte("+ACK"))
-		}
-		if err := s.queue.DeleteMsg(ctx, rec.Seq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
-			return fmt.Errorf("coord_complete %s: removing the message: %w", id, err)
 		}
 		return nil
 	}
@@ -453,3 +454,14 @@ func mustJSON(v any) []byte {
 	}
 	return b
 }
+
+// msgGone reports a deletion of a message that is not there (any more).
+func msgGone(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.Is(err, jetstream.ErrMsgNotFound) ||
+		errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeMessageNotFound || apiErr.ErrorCode == errCodeDeleteFailed)
+}
+
+// errCodeDeleteFailed is JetStream's JSStreamMsgDeleteFailedF, which a
+// deletion of a message already acked away answers ("no message found").
+const errCodeDeleteFailed jetstream.ErrorCode = 10057

@@ -1,0 +1,32 @@
+package swarm
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+
+	"github.com/autarch-dev/autarch/tools"
+)
+
+//go:embed coord_enqueue.md
+var coordEnqueueDesc string
+
+type coordEnqueueParams struct {
+	Reason  string         `json:"reason"`
+	Kind    string         `json:"kind" jsonschema:"The kind of work, e.g. scan_docs"`
+	Payload map[string]any `json:"payload,omitempty" jsonschema:"What the worker needs, as a JSON object"`
+}
+
+func newCoordEnqueue(b binding) tools.Tool {
+	return define(b, "coord_enqueue", coordEnqueueDesc, func(ctx context.Context, _ *tools.Session, p coordEnqueueParams) (any, error) {
+		payload, err := json.Marshal(p.Payload)
+		if err != nil {
+			return nil, badInput("payload: %v", err)
+		}
+		it, err := b.s.Enqueue(ctx, p.Kind, payload)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"enqueued": true, "id": it.ID, "kind": it.Kind}, nil
+	})
+}

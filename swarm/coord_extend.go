@@ -1,0 +1,27 @@
+package swarm
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/autarch-dev/autarch/tools"
+)
+
+//go:embed coord_extend.md
+var coordExtendDesc string
+
+type coordExtendParams struct {
+	Reason    string `json:"reason"`
+	ID        string `json:"id" jsonschema:"The item's id"`
+	ExtendSec int    `json:"extend_sec" jsonschema:"Seconds to add to your lease"`
+}
+
+func newCoordExtend(b binding) tools.Tool {
+	return define(b, "coord_extend", coordExtendDesc, func(ctx context.Context, _ *tools.Session, p coordExtendParams) (any, error) {
+		until, err := b.s.Extend(ctx, b.agent, p.ID, seconds(&p.ExtendSec))
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"id": p.ID, "lease_until": until}, nil
+	})
+}

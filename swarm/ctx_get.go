@@ -1,0 +1,22 @@
+package swarm
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/autarch-dev/autarch/tools"
+)
+
+//go:embed ctx_get.md
+var ctxGetDesc string
+
+type ctxGetParams struct {
+	Reason string `json:"reason"`
+	Key    string `json:"key" jsonschema:"The key to read"`
+}
+
+func newCtxGet(b binding) tools.Tool {
+	return define(b, "ctx_get", ctxGetDesc, func(ctx context.Context, _ *tools.Session, p ctxGetParams) (any, error) {
+		return b.s.Get(ctx, p.Key)
+	})
+}

@@ -1,0 +1,55 @@
+package swarm
+
+import (
+	"context"
+	_ "embed"
+	"path"
+
+	"github.com/autarch-dev/autarch/tools"
+)
+
+//go:embed fs_write.md
+var fsWriteDesc string
+
+type fsWriteParams struct {
+	Reason     string `json:"reason"`
+	Path       string `json:"path" jsonschema:"File path, relative to the project root"`
+	Content    string `json:"content" jsonschema:"The file's full new content (not a diff)"`
+	CreateDirs *bool  `json:"create_dirs,omitempty" jsonschema:"Create missing parent directories (default true)"`
+}
+
+// MaxProposal bounds a proposal's content (NATS messages are at most 1 MB).
+const MaxProposal = 900 << 10
+
+func newFSWrite(b binding) tools.Tool {
+	return define(b, "fs_write", fsWriteDesc, func(ctx context.Context, sess *tools.Session, p fsWriteParams) (any, error) {
+		rel, err := sess.Root().Clean(p.Path)
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		if rel == "." {
+			return nil, badInput("path is the project root: give a file's path")
+		}
+		if msg := sess.WriteRefused(rel); msg != "" {
+			return nil, &Refusal{Err: "write_refused", Code: 403, Message: msg}
+		}
+		if len(p.Content) > MaxProposal {
+			return nil, badInput("content is %d bytes; a proposal holds at most %d", len(p.Content), MaxProposal)
+		}
+		createDirs := p.CreateDirs == nil || *p.CreateDirs
+		if dir := path.Dir(rel); !createDirs && dir != "." {
+			if fi, err := sess.Root().Stat(dir); err != nil || !fi.IsDir() {
+				return nil, badInput("directory %s does not exist and create_dirs is false: set create_dirs to true", dir)
+			}
+		}
+		if fi, err := sess.Root().Stat(rel); err == nil && fi.IsDir() {
+			return nil, badInput("%s is a directory: give a file's path", rel)
+		}
+		prop, err := b.s.Propose(ctx, Proposal{Agent: b.agent, Path: rel, Content: p.Content, CreateDirs: createDirs})
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"queued": true, "id": prop.ID, "path": rel, "bytes": len(p.Content),
+			"message": "proposal queued for the arbiter; nothing is written until it is approved (and writes are allowed)"}, nil
+	})
+}
