@@ -29,12 +29,14 @@ var tsTypes = []any{
 	MessageView{}, ReviewView{}, CommentView{}, DiagnosticsParams{}, DiagnosticsResult{}, DiagnosticItem{},
 	StartJobParams{}, JobRef{}, AnswerEscalationParams{}, ApplyJobParams{}, JobEvent{}, JobSummary{}, JobCommitView{}, JobCheckView{}, EscalationView{},
 	ProjectState{}, MCPServerState{}, RuleFileState{},
+	StartSwarmParams{}, SwarmRef{}, SwarmDecisionParams{}, SwarmEvent{}, SwarmAgent{}, SwarmProposal{}, SwarmContextEntry{}, SwarmQueueItem{},
+	SwarmRateLimitHit{}, SwarmSnapshot{},
 }
 
 // TestTypeScript keeps the extension's protocol declarations generated from
 // the Go ones: it fails when lspext.gen.ts differs (run with -update).
 func TestTypeScript(t *testing.T) {
-	got, err := generateTS([]string{"lspext.go", "editor.go", "jobs.go"})
+	got, err := generateTS([]string{"lspext.go", "editor.go", "jobs.go", "swarm.go"})
 	if err != nil {
 		t.Fatal(err)
 	}

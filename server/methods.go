@@ -77,5 +77,12 @@ func methodTable() map[string]method {
 		editor.CommandResumeJob:        cmd((*Server).resumeJob),
 		editor.CommandAnswerEscalation: cmd((*Server).answerEscalation),
 		editor.CommandApplyJob:         cmd((*Server).applyJob),
+
+		// swarms.go
+		editor.MethodSwarms:               req((*Server).listSwarms),
+		editor.CommandStartSwarm:          cmd((*Server).startSwarm),
+		editor.CommandStopSwarm:           cmd((*Server).stopSwarm),
+		editor.CommandResumeSwarm:         cmd((*Server).resumeSwarm),
+		editor.CommandDecideSwarmProposal: cmd((*Server).decideSwarmProposal),
 	}
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/job"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/swarm/orchestrate"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -97,7 +98,8 @@ type Server struct {
 	folders  []string
 	settings settings
 	session  *workflow.Session
-	jobs     *job.Session // made on first use (jobs.go)
+	jobs     *job.Session         // made on first use (jobs.go)
+	swarms   *orchestrate.Session // made on first use (swarms.go)
 
 	conn   jsonrpc2.Conn
 	exitCh chan int

@@ -102,6 +102,18 @@ export const MethodJobs = "autarch/jobs";
 export const MethodJobEvent = "autarch/jobEvent";
 /** ApprovalEscalation is the Approval kind of a job's request_human_review: Severity and Context say more. */
 export const ApprovalEscalation = "escalation";
+/** CommandStartSwarm (StartSwarmParams) starts a swarm in the background and returns its SwarmRef; progress arrives as SwarmEvent notifications. */
+export const CommandStartSwarm = "autarch.startSwarm";
+/** CommandStopSwarm (SwarmRef) stops a running swarm; it can be resumed. */
+export const CommandStopSwarm = "autarch.stopSwarm";
+/** CommandResumeSwarm (SwarmRef) resumes a stopped or failed swarm in the background from where it stopped. */
+export const CommandResumeSwarm = "autarch.resumeSwarm";
+/** CommandDecideSwarmProposal (SwarmDecisionParams) answers one proposal awaiting a human arbiter. */
+export const CommandDecideSwarmProposal = "autarch.decideSwarmProposal";
+/** MethodSwarms (client → server request, params {}) returns []SwarmSnapshot, most recently updated first. */
+export const MethodSwarms = "autarch/swarms";
+/** MethodSwarmEvent (server → client notification) carries a SwarmEvent. */
+export const MethodSwarmEvent = "autarch/swarmEvent";
 
 export interface ServerStatus {
   version: string;
@@ -509,4 +521,100 @@ export interface RuleFileState {
   path: string;
   size: number;
   applies: string;
+}
+
+export interface StartSwarmParams {
+  task: string;
+  agents?: string[];
+  rounds?: number;
+  arbiter?: string;
+  allowWrite?: boolean;
+  readOnly?: boolean;
+}
+
+export interface SwarmRef {
+  swarmId: string;
+}
+
+export interface SwarmDecisionParams {
+  swarmId: string;
+  proposalId: string;
+  action: string;
+  notes?: string;
+}
+
+export interface SwarmEvent {
+  kind: string;
+  swarmId: string;
+  round?: number;
+  agent?: string;
+  tool?: string;
+  path?: string;
+  action?: string;
+  status?: string;
+  text?: string;
+  failed?: boolean;
+}
+
+export interface SwarmAgent {
+  name: string;
+  model?: string;
+  role: string;
+  envelope?: boolean;
+}
+
+export interface SwarmProposal {
+  id: string;
+  agent: string;
+  round: number;
+  path: string;
+  content: string;
+  diff: string;
+  action?: string;
+  notes?: string;
+  applied?: boolean;
+}
+
+export interface SwarmContextEntry {
+  key: string;
+  value: unknown;
+  version: number;
+}
+
+export interface SwarmQueueItem {
+  id: string;
+  kind: string;
+  status: string;
+  holder?: string;
+  leaseUntil?: string;
+}
+
+export interface SwarmRateLimitHit {
+  agent: string;
+  tool: string;
+  round: number;
+  resetSec: number;
+}
+
+export interface SwarmSnapshot {
+  id: string;
+  task: string;
+  status: string;
+  reason?: string;
+  round: number;
+  rounds: number;
+  phase: number;
+  stage: string;
+  arbiter: string;
+  allowWrite: boolean;
+  readOnly?: boolean;
+  branch: string;
+  worktree: string;
+  agents: SwarmAgent[];
+  context: SwarmContextEntry[];
+  queue: SwarmQueueItem[];
+  proposals: SwarmProposal[];
+  rateLimits: SwarmRateLimitHit[];
+  commits: string[];
+  updatedAt: string;
 }
