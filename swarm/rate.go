@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -184,4 +185,13 @@ func (s *Swarm) Rates(ctx context.Context) ([]RateState, error) {
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// OptionsFromEnv is Options with the rate limits of AUTARCH_SWARM_RATE.
+func OptionsFromEnv() (Options, error) {
+	l, err := ParseLimits(os.Getenv(EnvRate))
+	if err != nil {
+		return Options{}, fmt.Errorf("%s: %w", EnvRate, err)
+	}
+	return Options{Limits: l}, nil
 }
