@@ -13,13 +13,14 @@ import (
 
 	"github.com/autarch-dev/autarch/codesearch"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/swarm"
 	"github.com/autarch-dev/autarch/tools"
 )
 
 func toolVerb() verb {
 	return verb{
 		name:    "tool",
-		usage:   "autarch tool [--root DIR] [--agent ROLE] [--mode yolo|confirm-sensitive|confirm-all] [--dry-run] (NAME 'JSON-ARGS' | --calls FILE.jsonl)",
+		usage:   "autarch tool [--root DIR] [--agent ROLE | --as AGENT [--swarm ID] [--nats URL]] [--mode yolo|confirm-sensitive|confirm-all] [--dry-run] (NAME 'JSON-ARGS' | --calls FILE.jsonl)",
 		summary: "run tool calls through the engine and print their JSON results",
 		run:     runTool,
 	}
@@ -32,6 +33,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	mode := fs.String("mode", string(tools.ModeConfirmSensitive), "confirmation mode: yolo, confirm-sensitive or confirm-all")
 	dryRun := fs.Bool("dry-run", false, "record write tools instead of running them")
 	calls := fs.String("calls", "", "JSONL file of {\"name\",\"args\"} rows run in order in one session")
+	sw := addSwarmToolFlags(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -62,6 +64,14 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 		return 1
 	}
+	if sw.as != "" { // only the swarm tools, as one agent (their args need no reason: see swarm.EnvelopeArgs)
+		var closeSwarm func()
+		if reg, closeSwarm, err = sw.registry(ctx, *root, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))); err != nil {
+			fmt.Fprintf(io.err, "autarch tool: %v\n", err)
+			return 1
+		}
+		defer closeSwarm()
+	}
 	var rows []toolCall
 	if *calls != "" {
 		if fs.NArg() > 0 {
@@ -78,6 +88,11 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 			return 2
 		}
 		rows = []toolCall{{Name: fs.Arg(0), Args: json.RawMessage(fs.Arg(1))}}
+	}
+	if sw.as != "" {
+		for i := range rows {
+			rows[i].Args = swarm.EnvelopeArgs(rows[i].Args, "autarch tool --as "+sw.as)
+		}
 	}
 	for i, r := range rows {
 		if !reg.Has(r.Name) {
