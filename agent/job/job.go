@@ -72,6 +72,10 @@ type Runner struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
+	// held are run locks Start and Resume took for the Run that follows,
+	// so that no Recover (of this process or another) sees their job
+	// Running and unlocked in between.
+	held map[string]func()
 }
 
 // New makes a Runner.
@@ -90,7 +94,7 @@ func New(cfg Config) (*Runner, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Runner{cfg: cfg, wf: wf, store: wf.Store, repo: wf.Repo, log: log.With("component", "job"), running: map[string]context.CancelCauseFunc{}}, nil
+	return &Runner{cfg: cfg, wf: wf, store: wf.Store, repo: wf.Repo, log: log.With("component", "job"), running: map[string]context.CancelCauseFunc{}, held: map[string]func(){}}, nil
 }
 
 func (r *Runner) emit(ev editor.JobEvent) {
@@ -146,13 +150,18 @@ func (r *Runner) Start(ctx context.Context, t Task) (store.Job, error) {
 		return store.Job{}, fmt.Errorf("base %q: %w", base, err)
 	}
 	id := newID()
+	if err := r.hold(id); err != nil {
+		return store.Job{}, err
+	}
 	budget := r.cfg.Budget(mode)
 	j := store.Job{ID: id, Name: git.NameForTask(text, id[:6]), Task: text, Mode: string(mode), Status: store.JobRunning,
 		BaseRef: base, BaseCommit: baseCommit, WorktreePath: worktreePath(r.repo, id), TokenBudget: budget.Tokens, IterationLimit: budget.Iterations}
 	if err := r.store.CreateJob(ctx, &j); err != nil {
+		r.release(id)
 		return store.Job{}, err
 	}
 	if err := ensureWorktree(ctx, r.repo, j); err != nil {
+		r.release(id)
 		r.setStatus(context.WithoutCancel(ctx), j, store.JobFailed, err.Error())
 		return j, err
 	}
@@ -278,11 +287,20 @@ func (r *Runner) Resume(ctx context.Context, ref string) (store.Job, error) {
 	if err := r.checkModel(); err != nil {
 		return j, err
 	}
-	unlock, err := r.lock(j.ID)
-	if err != nil {
+	if err := r.hold(j.ID); err != nil {
 		return j, err
 	}
-	unlock()
+	j, err = r.resume(ctx, j)
+	if err != nil {
+		r.release(j.ID)
+		return j, err
+	}
+	return r.Run(ctx, j.ID)
+}
+
+// resume grants a job stopped by its limits another budget and makes it
+// Running.
+func (r *Runner) resume(ctx context.Context, j store.Job) (store.Job, error) {
 	more := r.cfg.Budget(team.Mode(j.Mode))
 	tokens, iterations := j.TokenBudget, j.IterationLimit
 	if tokens > 0 && j.Tokens() >= tokens {
@@ -296,10 +314,7 @@ func (r *Runner) Resume(ctx context.Context, ref string) (store.Job, error) {
 			return j, err
 		}
 	}
-	if err := r.setStatus(ctx, j, store.JobRunning, "resumed"); err != nil {
-		return j, err
-	}
-	return r.Run(ctx, j.ID)
+	return j, r.setStatus(ctx, j, store.JobRunning, "resumed")
 }
 
 // AnswerEscalation records the human's answer to a job's pending

@@ -181,3 +181,27 @@ func TestDismissedEscalationWaits(t *testing.T) {
 		t.Errorf("job is %s, want Waiting", got.Status)
 	}
 }
+
+// TestRecoverLeavesAStartingJobAlone: between Start and Run the job is
+// Running and its run lock held, so no Recover (listing jobs, another
+// process) takes it for a killed one; once released, it is recovered.
+func TestRecoverLeavesAStartingJobAlone(t *testing.T) {
+	r, j := newTestRunner(t, &askEditor{})
+	ctx := context.Background()
+	if _, err := r.Summaries(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.store.Job(ctx, j.ID); got.Status != store.JobRunning {
+		t.Fatalf("a job between Start and Run was recovered: %s (%s)", got.Status, got.StatusReason)
+	}
+	r.Release(j.ID)
+	if err := r.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.store.Job(ctx, j.ID); got.Status != store.JobStopped || got.StatusReason != InterruptedReason {
+		t.Errorf("a Running job nobody runs is %s (%s), want Stopped: %s", got.Status, got.StatusReason, InterruptedReason)
+	}
+	if _, err := r.Run(ctx, j.ID); err == nil || !strings.Contains(err.Error(), "resume it first") {
+		t.Errorf("Run of a stopped job: %v", err)
+	}
+}

@@ -34,14 +34,17 @@ func (r *Runner) Run(ctx context.Context, id string) (store.Job, error) {
 	if err != nil {
 		return j, err
 	}
-	if j.Status != store.JobRunning {
-		return j, fmt.Errorf("job %s is %s: resume it first", j.Name, j.Status)
-	}
-	unlock, err := r.lock(j.ID)
+	unlock, err := r.claim(j.ID)
 	if err != nil {
 		return j, err
 	}
 	defer unlock()
+	if j, err = r.store.Job(ctx, j.ID); err != nil {
+		return j, err
+	}
+	if j.Status != store.JobRunning {
+		return j, fmt.Errorf("job %s is %s: resume it first", j.Name, j.Status)
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	r.mu.Lock()

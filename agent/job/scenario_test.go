@@ -157,6 +157,7 @@ func runScenario(t *testing.T, path string) {
 	j, err := w.runner.Start(ctx, job.Task{Text: cfg.Task, Mode: cfg.Mode})
 	must(t, err)
 	if cfg.KillAtRemaining > 0 {
+		w.runner.Release(j.ID) // the child process runs it
 		killMidway(t, w, dir, url, j.ID, model, cfg.KillAtRemaining)
 		j, err = w.runner.Resume(ctx, j.ID)
 	} else {

@@ -105,5 +105,40 @@ func (r *Runner) lock(id string) (unlock func(), err error) {
 	return unlock, err
 }
 
+// hold takes a job's run lock for the Run that follows (claim).
+func (r *Runner) hold(id string) error {
+	unlock, err := r.lock(id)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.held[id] = unlock
+	r.mu.Unlock()
+	return nil
+}
+
+// claim is the run lock Start or Resume holds for the job, else a new one.
+func (r *Runner) claim(id string) (unlock func(), err error) {
+	r.mu.Lock()
+	unlock, ok := r.held[id]
+	delete(r.held, id)
+	r.mu.Unlock()
+	if ok {
+		return unlock, nil
+	}
+	return r.lock(id)
+}
+
+// Release lets go of the run lock Start took for the Run that follows,
+// when the job will run in another process instead.
+func (r *Runner) Release(id string) { r.release(id) }
+
+// release lets go of a held run lock that no Run will claim.
+func (r *Runner) release(id string) {
+	if unlock, err := r.claim(id); err == nil {
+		unlock()
+	}
+}
+
 // errLocked means another live process runs the job.
 var errLocked = errors.New("the job is running in another autarch process")
