@@ -29,7 +29,7 @@ func (s Settings) ModelFor(role string) string {
 // (e.g. AUTARCH_MODEL_REVIEW=gpt-4o).
 func RoleModelsFromEnv() map[string]string {
 	out := map[string]string{}
-	for _, r := range []string{Discussion, Scoping, Research, Plan, Preflight, Pulsing, Review} {
+	for _, r := range []string{Discussion, Scoping, Research, Plan, Preflight, Pulsing, Review, Job} {
 		if v := os.Getenv("AUTARCH_MODEL_" + strings.ToUpper(r)); v != "" {
 			out[r] = v
 		}
