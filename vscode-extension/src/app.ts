@@ -16,6 +16,7 @@ import {
   MethodDiagnostics,
   MethodFileAt,
   MethodJobEvent,
+  MethodSwarmEvent,
   MethodWorkflow,
   MethodWorkflowEvent,
   type AnswerParams,
@@ -28,12 +29,15 @@ import {
   type FileAtParams,
   type FileAtResult,
   type JobEvent,
+  type SwarmEvent,
   type Verdict,
   type WorkflowDetail,
   type WorkflowEvent,
   type WorkflowRef,
 } from './lspext.gen';
 import { JobList } from './jobs';
+import { SwarmList } from './swarm';
+import { SwarmView } from './swarmView';
 import { Panel, type PanelHost } from './panel';
 import type { FromWebview } from './panelHtml';
 import type { PanelModel, StoredItem } from './panelView';
@@ -55,6 +59,7 @@ export class App implements vscode.Disposable, PanelHost {
   readonly panel: Panel;
   readonly review: ReviewComments;
   readonly jobs: JobList;
+  readonly swarms: SwarmList;
   private readonly prompts = new PromptQueue();
   private readonly statusItem: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
@@ -63,6 +68,9 @@ export class App implements vscode.Disposable, PanelHost {
   constructor(readonly ctx: Ctx, ext: vscode.ExtensionContext) {
     this.state = new WorkflowState((method, params) => ctx.request(method, params));
     this.jobs = new JobList((method, params) => ctx.request(method, params));
+    this.swarms = new SwarmList((method, params) => ctx.request(method, params));
+    const swarmView = new SwarmView({ swarms: this.swarms, executeCommand: (c, a) => ctx.executeCommand(c, a) });
+    this.disposables.push(swarmView, this.swarms, vscode.window.registerWebviewViewProvider(SwarmView.viewId, swarmView));
     this.panel = new Panel(this);
     this.review = new ReviewComments(ext.extensionUri);
     this.statusItem = vscode.window.createStatusBarItem('autarch.status', vscode.StatusBarAlignment.Left, 10);
@@ -91,6 +99,7 @@ export class App implements vscode.Disposable, PanelHost {
       if (ev && typeof ev === 'object') this.state.onEvent(ev);
     });
     ctx.handleNotification<JobEvent>(MethodJobEvent, (ev) => this.jobs.onEvent(ev));
+    ctx.handleNotification<SwarmEvent>(MethodSwarmEvent, (ev) => this.swarms.onEvent(ev));
     this.changed();
   }
 
