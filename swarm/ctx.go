@@ -37,6 +37,9 @@ type Entry struct {
 	Version uint64          `json:"version"`
 }
 
+// MaxValue bounds a context value (NATS messages are at most 1 MB).
+const MaxValue = 512 << 10
+
 // VersionMismatch is PutResult.Error when a conditional put lost.
 const VersionMismatch = "version_mismatch"
 
@@ -94,6 +97,9 @@ func badInput(format string, a ...any) error {
 func (s *Swarm) Put(ctx context.Context, key string, value json.RawMessage, mode string, expected uint64) (PutResult, error) {
 	if msg := ValidKey(key); msg != "" {
 		return PutResult{}, badInput("%s", msg)
+	}
+	if len(value) > MaxValue {
+		return PutResult{}, badInput("value of %s is %d bytes; a value holds at most %d: store a summary, or split it over several keys", key, len(value), MaxValue)
 	}
 	if !json.Valid(value) {
 		return PutResult{}, badInput("value of %s is not valid JSON", key)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -76,6 +77,17 @@ func TestContextModes(t *testing.T) {
 	for _, bad := range []string{"", "a b", ".a", "a.", "a..b", "a*", "a>b", "ключ"} {
 		_, err := s.Put(ctx, bad, json.RawMessage(`1`), "", 0)
 		refusal(t, err, ErrInvalid)
+	}
+	_, err = s.Put(ctx, "k", json.RawMessage(`"`+strings.Repeat("x", MaxValue)+`"`), "", 0)
+	refusal(t, err, ErrInvalid)
+	if st, err := s.Status(ctx); err != nil || st.Length != 0 || st.Front != nil || st.Phase != 0 {
+		t.Fatalf("empty status: %+v %v", st, err)
+	}
+	if it, err := s.Next(ctx, "A", 0); it != nil || err != nil {
+		t.Fatalf("next of an empty queue: %+v %v", it, err)
+	}
+	if p, err := s.Pending(ctx); p != nil || err != nil {
+		t.Fatalf("no proposals: %+v %v", p, err)
 	}
 	_, err = s.Put(ctx, "k", json.RawMessage(`{`), "", 0)
 	refusal(t, err, ErrInvalid)

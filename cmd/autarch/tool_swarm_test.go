@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestToolAs: `autarch tool --as AGENT NAME JSON` runs the swarm tools
+// against the project's swarm; each call is its own connection (the
+// embedded server starts and stops with it) and the state persists.
+func TestToolAs(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	os.WriteFile(filepath.Join(dir, "a.py"), []byte("def main():\n    pass\n"), 0o644)
+	t.Setenv("AUTARCH_NATS_URL", "")
+	t.Setenv("AUTARCH_SWARM_RATE", "")
+	tool := func(args ...string) (int, map[string]any, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errb}, append([]string{"tool", "--root", dir}, args...))
+		var m map[string]any
+		json.Unmarshal(out.Bytes(), &m)
+		return code, m, out.String() + errb.String()
+	}
+	if code, m, out := tool("--as", "Gemini", "ctx_put", `{"key": "Gemini.list_code_files", "value": {"ok": true, "data": ["a.py"]}}`); code != 0 || m["ok"] != true || m["version"] != 1.0 {
+		t.Fatalf("ctx_put: %d %s", code, out)
+	}
+	if code, m, out := tool("--as", "Claude", "ctx_put", `{"key": "Gemini.list_code_files", "value": 2, "mode": "if_version", "expected_version": 9}`); code != 1 || m["error"] != "version_mismatch" || m["version"] != 1.0 {
+		t.Fatalf("stale if_version: %d %s", code, out)
+	}
+	if code, _, out := tool("--as", "Claude", "ctx_get", `{"key": "Gemini.list_code_files"}`); code != 0 || !strings.Contains(out, `"value":{"ok":true,"data":["a.py"]},"version":1`) {
+		t.Fatalf("ctx_get: %d %s", code, out)
+	}
+	_, m, _ := tool("--as", "Claude", "coord_enqueue", `{"kind": "scan", "payload": {"dir": "."}}`)
+	id, _ := m["id"].(string)
+	if code, m, out := tool("--as", "Gemini", "coord_next", `{"lease_sec": 60}`); code != 0 || m["item"].(map[string]any)["id"] != id {
+		t.Fatalf("coord_next: %d %s", code, out)
+	}
+	if code, m, out := tool("--as", "Claude", "coord_complete", `{"id": "`+id+`"}`); code != 1 || m["error"] != "not_holder" || m["code"] != 409.0 {
+		t.Fatalf("complete by another agent: %d %s", code, out)
+	}
+	if code, m, out := tool("--as", "Gemini", "coord_complete", `{"id": "`+id+`", "result": {"ok": true}}`); code != 0 || m["status"] != "done" {
+		t.Fatalf("coord_complete: %d %s", code, out)
+	}
+	if code, _, out := tool("--as", "Gemini", "--swarm", "other", "coord_status", `{}`); code != 0 || !strings.Contains(out, `"counts":{"queued":0,"claimed":0,"done":0}`) {
+		t.Fatalf("another swarm is empty: %d %s", code, out)
+	}
+	if code, _, out := tool("--as", "Gemini", "fs_read", `{"path": "../x"}`); code != 1 || !strings.Contains(out, "outside") {
+		t.Fatalf("fs_read outside: %d %s", code, out)
+	}
+	if code, _, out := tool("--as", "Gemini", "read_file", `{"path": "a.py"}`); code != 2 || !strings.Contains(out, `unknown tool "read_file"`) {
+		t.Fatalf("a non-swarm tool: %d %s", code, out)
+	}
+	if code, _, out := tool("--as", "Gem ini", "ctx_keys", `{}`); code != 1 || !strings.Contains(out, "agent name") {
+		t.Fatalf("bad agent: %d %s", code, out)
+	}
+	if code, _, out := tool("--as", "Gemini", "--swarm", "a.b", "ctx_keys", `{}`); code != 1 || !strings.Contains(out, "swarm name") {
+		t.Fatalf("bad swarm: %d %s", code, out)
+	}
+	t.Setenv("AUTARCH_SWARM_RATE", "1/1m")
+	tool("--as", "Gemini", "ctx_keys", `{}`)
+	want := `{"error":"rate_limited","code":429,"tool":"ctx_keys","limit":1,"remaining":0,"reset_sec":60,"scope":"Gemini"}`
+	if code, _, out := tool("--as", "Gemini", "ctx_keys", `{}`); code != 1 || strings.TrimSpace(out) != want && !strings.Contains(out, `"reset_sec":59`) {
+		t.Fatalf("rate limit across invocations: %d %s", code, out)
+	}
+	t.Setenv("AUTARCH_SWARM_RATE", "lots")
+	if code, _, out := tool("--as", "Gemini", "ctx_keys", `{}`); code != 1 || !strings.Contains(out, "AUTARCH_SWARM_RATE") {
+		t.Fatalf("bad rate: %d %s", code, out)
+	}
+	t.Setenv("AUTARCH_SWARM_RATE", "")
+	if code, _, out := tool("--as", "Gemini", "--nats", "nats://127.0.0.1:1", "ctx_keys", `{}`); code != 1 || !strings.Contains(out, "AUTARCH_NATS_URL") {
+		t.Fatalf("unreachable external NATS: %d %s", code, out)
+	}
+}
