@@ -335,3 +335,43 @@ func TestRefusedStarts(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOnlyEnvelope: a proposal round with a JSON-envelope agent.
+func TestReadOnlyEnvelope(t *testing.T) {
+	w := newWorld(t, "read-only-envelope")
+	agents := []editor.SwarmAgent{{Name: "critic", Role: RoleCritic, Envelope: true}}
+	ctx := context.Background()
+	o := w.orchestrator(agents, "critic") // the arbiter is never asked: nothing is proposed
+	st, err := o.Start(ctx, Options{Task: "review the swarm's safety", Agents: agents, Rounds: 1, Arbiter: "human", ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err = o.Run(ctx, st.ID); err != nil || st.Status != StatusDone {
+		t.Fatalf("run: %v (%s)", err, st.Reason)
+	}
+	if len(st.Proposals) != 0 {
+		t.Errorf("a read-only round queued proposals: %+v", st.Proposals)
+	}
+	want := ImprovementItem{Area: "safety", Change: "run the arbiter before every write", Rationale: "no unreviewed write reaches disk"}
+	if len(st.Improvements) != 1 || st.Improvements[0].Agent != "critic" || len(st.Improvements[0].Items) != 1 || st.Improvements[0].Items[0] != want {
+		t.Fatalf("improvements = %+v", st.Improvements)
+	}
+	eng, err := w.open(ctx, st.ID, st.Worktree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	entries, err := eng.Context(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Key == "critic.proposal" {
+			if f, _ := e.Value.(map[string]any); f["agent"] != "critic" || f["task"] != "proposal" || f["ok"] != true {
+				t.Errorf("the shared proposal: %v", e.Value)
+			}
+			return
+		}
+	}
+	t.Errorf("no critic.proposal in the shared context: %+v", entries)
+}

@@ -83,7 +83,9 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 			return nil
 		}
 		req := agent.Request{Model: modelName, Messages: append([]agent.Message{system}, msgs...)}
-		if !a.Envelope {
+		if a.Envelope {
+			req.Messages = append([]agent.Message{system}, asText(msgs)...)
+		} else {
 			req.Tools = fns
 		}
 		resp, err := model.Complete(ctx, req, nil)
@@ -105,6 +107,34 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 			return err
 		}
 	}
+}
+
+// asText is a conversation for a model without native tool calling: its
+// calls written back as the JSON envelope, results as user messages.
+func asText(msgs []agent.Message) []agent.Message {
+	out := make([]agent.Message, 0, len(msgs))
+	for _, m := range msgs {
+		switch {
+		case m.Role == agent.RoleAssistant && len(m.ToolCalls) > 0:
+			type call struct {
+				Name string          `json:"name"`
+				Args json.RawMessage `json:"args"`
+			}
+			var env struct {
+				ToolCalls []call `json:"tool_calls"`
+			}
+			for _, c := range m.ToolCalls {
+				env.ToolCalls = append(env.ToolCalls, call{c.Name, c.Args})
+			}
+			b, _ := json.Marshal(env)
+			out = append(out, agent.Message{Role: agent.RoleAssistant, Content: strings.TrimSpace(m.Content + "\n```json\n" + string(b) + "\n```")})
+		case m.Role == agent.RoleTool:
+			out = append(out, agent.Message{Role: agent.RoleUser, Content: "Tool result (" + m.ToolCallID + "):\n" + m.Content})
+		default:
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // unanswered are the calls of an assistant message (the last one) without
