@@ -131,6 +131,9 @@ func dryRunStore(ctx context.Context, dir string) (*store.Store, error) {
 // checkpoint makes an accepted pulse's checkpoint commit; a dry run
 // commits nothing.
 func (r *pulseRunner) checkpoint(ctx context.Context, pulseID, summary string) (git.Checkpoint, error) {
+	if r.tree != nil {
+		return r.tree.Commit(ctx, summary) // lands later, in plan order (parallel.go)
+	}
 	if r.gw == nil {
 		return git.Checkpoint{}, nil
 	}
@@ -140,6 +143,9 @@ func (r *pulseRunner) checkpoint(ctx context.Context, pulseID, summary string) (
 // recovery keeps a failed or stopped pulse's uncommitted work; a dry run
 // has none.
 func (r *pulseRunner) recovery(ctx context.Context, pulseID, reason string) (git.Checkpoint, error) {
+	if r.tree != nil {
+		return r.tree.Recovery(ctx, reason)
+	}
 	if r.gw == nil {
 		return git.Checkpoint{}, nil
 	}

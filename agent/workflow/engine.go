@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -71,6 +72,13 @@ type Config struct {
 	// StopPoll is how often a running workflow checks whether it was
 	// stopped from another process (default 500ms).
 	StopPoll time.Duration
+	// Parallel is how many pulses a new workflow runs at once (0 or 1:
+	// one after another, in plan order); see parallel.go.
+	Parallel int
+	// PulseLease is how long a parallel pulse's lease lasts without being
+	// extended (default 60s): a killed process's pulses can be taken again
+	// after it.
+	PulseLease time.Duration
 }
 
 // Event is something a workflow did (kinds: "stage", "tool_call",
@@ -117,6 +125,9 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.StopPoll <= 0 {
 		cfg.StopPoll = 500 * time.Millisecond
 	}
+	if cfg.PulseLease <= 0 {
+		cfg.PulseLease = 60 * time.Second
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
@@ -149,6 +160,9 @@ type Task struct {
 	Path Path
 	// Base is the branch the workflow starts from ("": the user's current branch).
 	Base string
+	// Parallel is how many pulses may run at once (0: Config.Parallel);
+	// recorded with the workflow, so resume keeps it.
+	Parallel int
 }
 
 // ErrNoModel refuses to start a workflow that no model could run.
@@ -216,7 +230,17 @@ func (e *Engine) Start(ctx context.Context, t Task) (store.Workflow, error) {
 	}
 	wf := store.Workflow{Name: name, Task: text, Stage: string(StageScoping), Path: string(t.Path), BaseBranch: base, BaseCommit: baseCommit,
 		WorkflowBranch: git.WorkflowBranch(name)}
-	if err := e.cfg.Store.CreateWorkflow(ctx, &wf); err != nil {
+	parallel := cmp.Or(t.Parallel, e.cfg.Parallel, 1)
+	if parallel < 1 {
+		return store.Workflow{}, fmt.Errorf("parallel %d is not accepted: use 1 (one pulse at a time) or more", parallel)
+	}
+	err = e.cfg.Store.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.CreateWorkflow(ctx, &wf); err != nil {
+			return err
+		}
+		return tx.SetParallel(ctx, wf.ID, parallel)
+	})
+	if err != nil {
 		return store.Workflow{}, err
 	}
 	e.emit(Event{Kind: "stage", WorkflowID: wf.ID, Stage: wf.Stage, Text: "workflow " + name + " started"})
@@ -351,7 +375,7 @@ func (e *Engine) recover(ctx context.Context, wf store.Workflow) error {
 		if err != nil {
 			return err
 		}
-		cp, err := gw.RecoveryCheckpoint(ctx, p.PlannedID, store.InterruptedReason)
+		cp, err := e.recoverPulse(ctx, gw, p)
 		if err != nil {
 			return err
 		}

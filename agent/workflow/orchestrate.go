@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // PulseStatus is the lifecycle state of a pulse (pulsing-phase.md), as
@@ -30,6 +31,8 @@ type PulseOutcome struct {
 	Unresolved []UnresolvedIssue
 	// FailureReason explains a Failed or Stopped pulse.
 	FailureReason string
+
+	checkpoint git.Checkpoint // a parallel pulse's commit, not landed yet
 }
 
 // PulseRunner runs one pulse to its end: the agent loop in the worktree,

@@ -45,7 +45,15 @@ func (e *Engine) pulse(ctx context.Context, wf store.Workflow) error {
 			EstimatedSize: p.EstimatedSize, DependsOn: p.DependsOn})
 		done[p.PlannedID] = p.Status == PulseSucceeded
 	}
-	err = RunPulses(ctx, r, planned, done)
+	parallel, err := e.cfg.Store.Parallel(ctx, wf.ID)
+	if err != nil {
+		return err
+	}
+	if parallel > 1 && gw != nil {
+		err = e.runParallel(ctx, r, planned, done, parallel)
+	} else {
+		err = RunPulses(ctx, r, planned, done)
+	}
 	var h *Halt
 	switch {
 	case errors.As(err, &h) && ctx.Err() == nil:
@@ -82,6 +90,11 @@ type pulseRunner struct {
 	pulses    map[string]store.Pulse // by planned id
 	baselines []tools.Baseline
 	pinned    string
+	// tree is a parallel pulse's own worktree (nil: the pulse runs in the
+	// workflow's worktree and lands when it completes); note tells a
+	// re-run pulse why (parallel.go).
+	tree *git.PulseTree
+	note string
 }
 
 func (r *pulseRunner) RunPulse(ctx context.Context, p PlannedPulse) (PulseOutcome, error) {
@@ -102,7 +115,11 @@ func (r *pulseRunner) RunPulse(ctx context.Context, p PlannedPulse) (PulseOutcom
 	defer conv.close()
 	r.keepFailures(ctx, conv.sess, sp)
 	var result terminal.PulseDone
-	err = conv.talk(ctx, pulseInput(p, resumed), func(ctx context.Context, out agent.Outcome) (string, bool, error) {
+	input := pulseInput(p, resumed)
+	if r.note != "" {
+		input += "\n\n" + r.note
+	}
+	err = conv.talk(ctx, input, func(ctx context.Context, out agent.Outcome) (string, bool, error) {
 		if out.Tool != terminal.CompletePulse {
 			return "Call complete_pulse when the pulse is done.", false, nil
 		}
@@ -127,6 +144,9 @@ func (r *pulseRunner) RunPulse(ctx context.Context, p PlannedPulse) (PulseOutcom
 func (r *pulseRunner) start(ctx context.Context, sp store.Pulse) (resumed bool, err error) {
 	if r.gw == nil {
 		return false, r.e.cfg.Store.StartPulse(ctx, sp.ID, store.PulseStart{WorktreePath: r.root}) // a dry run makes no branch
+	}
+	if r.tree != nil {
+		return r.tree.Resumed, r.e.cfg.Store.StartPulse(ctx, sp.ID, store.PulseStart{PulseBranch: r.tree.Branch, WorktreePath: r.tree.Path})
 	}
 	kept, err := r.gw.PulseBranches(ctx)
 	if err != nil {
@@ -153,6 +173,9 @@ func (r *pulseRunner) complete(ctx context.Context, sp store.Pulse, done termina
 	unresolved := make([]UnresolvedIssue, len(done.UnresolvedIssues))
 	for i, u := range done.UnresolvedIssues {
 		unresolved[i] = UnresolvedIssue(u)
+	}
+	if r.tree != nil { // committed on its branch; the pulse lands in plan order (parallel.go)
+		return PulseOutcome{Status: PulseSucceeded, Summary: done.Summary, Unresolved: unresolved, checkpoint: cp}, nil
 	}
 	if err := r.e.cfg.Store.FinishPulse(context.WithoutCancel(ctx), sp.ID, store.PulseEnd{Status: PulseSucceeded, Summary: done.Summary,
 		CheckpointCommit: cp.Commit, Diff: diffStats(cp.Stats), UnresolvedIssues: unresolved, DiffPatch: r.diffPatch(ctx, sp, cp)}); err != nil {
@@ -338,7 +361,7 @@ func (r *pulseRunner) runGates(ctx context.Context, s *tools.Session, sp store.P
 	if err != nil {
 		return verify.GateRun{}, err
 	}
-	changed, err := r.e.cfg.Repo.ChangedPaths(ctx, r.gw.Worktree, r.gw.Branch)
+	changed, err := r.changedPaths(ctx)
 	if err != nil {
 		return verify.GateRun{}, err
 	}
@@ -351,6 +374,15 @@ func (r *pulseRunner) runGates(ctx context.Context, s *tools.Session, sp store.P
 	}
 	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: sp.PlannedID, Status: "QualityGates", Text: GateSummary(run)})
 	return run, nil
+}
+
+// changedPaths are the files the pulse changed since it started from the
+// workflow head.
+func (r *pulseRunner) changedPaths(ctx context.Context) ([]string, error) {
+	if r.tree != nil {
+		return r.tree.ChangedPaths(ctx)
+	}
+	return r.e.cfg.Repo.ChangedPaths(ctx, r.gw.Worktree, r.gw.Branch)
 }
 
 // gatedTool runs a check after its tool accepted a call; a non-nil result

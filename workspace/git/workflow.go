@@ -151,7 +151,7 @@ func (r *Repo) findWorktree(ctx context.Context, name string) (string, error) {
 	pulseRefs := "refs/heads/" + PulsePrefix + name + "/"
 	want := r.WorktreePath(name)
 	for _, w := range list {
-		if w.Prunable {
+		if w.Prunable || isUnder(w.Path, r.pulseTreeDir(name)) {
 			continue
 		}
 		if w.Branch == wfRef || strings.HasPrefix(w.Branch, pulseRefs) || (w.Detached && samePath(w.Path, want)) {

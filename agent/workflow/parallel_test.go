@@ -1,0 +1,313 @@
+package workflow_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/openai"
+	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+// pulseRouter is the scripted model of a parallel workflow: one script per
+// pulse (the pulse is named by its conversation's first user message,
+// "Implement pulse <id>:"), one for every other stage. It logs each request
+// (pulse, step) in arrival order, and a barrier holds the first request of
+// each pulse in a group until every pulse of the group has sent its first:
+// a group that does not run concurrently times out there.
+type pulseRouter struct {
+	t      *testing.T
+	main   *scripted.Server
+	pulses map[string]*scripted.Server
+
+	mu      sync.Mutex
+	log     []string // "pulse-2:start", "pulse-2:3", …
+	arrived map[string]chan struct{}
+	barrier []string
+}
+
+var pulseKickoff = regexp.MustCompile(`Implement pulse ([A-Za-z0-9._-]+):`)
+
+func newPulseRouter(t *testing.T, main string, pulses map[string]string, barrier ...string) (*pulseRouter, string) {
+	t.Helper()
+	parse := func(steps string) *scripted.Server {
+		ar := txtar.Parse([]byte(steps))
+		s, err := scripted.Parse(txtar.Format(ar))
+		must(t, err)
+		return scripted.NewServer(s)
+	}
+	r := &pulseRouter{t: t, main: parse(main), pulses: map[string]*scripted.Server{}, arrived: map[string]chan struct{}{}, barrier: barrier}
+	for id, steps := range pulses {
+		r.pulses[id] = parse(steps)
+	}
+	for _, id := range barrier {
+		r.arrived[id] = make(chan struct{})
+	}
+	hs := httptest.NewServer(r)
+	t.Cleanup(hs.Close)
+	return r, hs.URL + "/v1"
+}
+
+func (r *pulseRouter) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	var chat struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	_ = json.Unmarshal(body, &chat)
+	id := ""
+	for _, m := range chat.Messages {
+		if m.Role == "user" {
+			if sub := pulseKickoff.FindStringSubmatch(scripted.MessageText(m.Content)); sub != nil {
+				id = sub[1]
+			}
+			break
+		}
+	}
+	srv := r.main
+	if id != "" && r.pulses[id] != nil {
+		srv = r.pulses[id]
+		r.mu.Lock()
+		r.log = append(r.log, id)
+		ch, gated := r.arrived[id]
+		if gated {
+			delete(r.arrived, id)
+			close(ch)
+		}
+		r.mu.Unlock()
+		if gated {
+			r.wait()
+		}
+	}
+	srv.ServeHTTP(w, req)
+}
+
+// wait holds a request until every pulse of the barrier has arrived (or 30 s).
+func (r *pulseRouter) wait() {
+	deadline := time.After(30 * time.Second)
+	for _, id := range r.barrier {
+		r.mu.Lock()
+		ch := r.arrived[id]
+		r.mu.Unlock()
+		if ch == nil {
+			continue
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			return
+		}
+	}
+}
+
+func (r *pulseRouter) requests() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.log)
+}
+
+func (r *pulseRouter) check() {
+	t := r.t
+	all := map[string]*scripted.Server{"main": r.main}
+	for id, s := range r.pulses {
+		all[id] = s
+	}
+	for id, s := range all {
+		for _, e := range s.Errors() {
+			t.Errorf("scripted model %s: %s", id, e)
+		}
+		if n := s.Remaining(); n > 0 {
+			t.Errorf("scripted model %s: %d step(s) never requested", id, n)
+		}
+	}
+}
+
+// parallelMain is the non-pulse part of the script: scope, research, a plan
+// of the given pulses, preflight and review.
+func parallelMain(pulses string) string {
+	return `-- 01-scope.json --
+{"tool_calls": [{"name": "submit_scope", "args": {"reason": "Clear", "title": "Parts", "description": "Add the parts.", "in_scope": ["parts"], "out_of_scope": [], "constraints": [], "recommended_path": "full", "rationale": "several steps"}}]}
+-- 02-research.json --
+{"tool_calls": [{"name": "submit_research", "args": {"reason": "Tiny", "summary": "One package.", "keyFiles": [{"path": "a.go", "purpose": "the package", "lineRanges": "1-3"}], "recommendations": ["add the parts"]}}]}
+-- 03-plan.json --
+{"tool_calls": [{"name": "submit_plan", "args": {"reason": "Steps", "approachSummary": "Parts in a DAG.", "pulses": ` + pulses + `}}]}
+-- 04-preflight.json --
+{"tool_calls": [{"name": "complete_preflight", "args": {"reason": "Ready", "summary": "Nothing to install.", "setupCommands": [], "buildSuccess": true, "baselinesRecorded": 0}}]}
+-- 05-review.json --
+{"tool_calls": [{"name": "complete_review", "args": {"reason": "Done", "recommendation": "approve", "summary": "Fine."}}]}
+`
+}
+
+// pulseSteps writes files then completes with summary.
+func pulseSteps(summary string, files map[string]string) string {
+	var calls []string
+	for _, f := range slices.Sorted(mapsKeys(files)) {
+		b, _ := json.Marshal(map[string]any{"name": "write_file", "args": map[string]string{"path": f, "content": files[f], "reason": "Write " + f}})
+		calls = append(calls, string(b))
+	}
+	done, _ := json.Marshal(map[string]any{"name": "complete_pulse", "args": map[string]any{"reason": "Done", "summary": summary, "filesChanged": slices.Sorted(mapsKeys(files))}})
+	return fmt.Sprintf("-- 01-write.json --\n{\"tool_calls\": [%s]}\n-- 02-done.json --\n{\"tool_calls\": [%s]}\n", strings.Join(calls, ","), done)
+}
+
+func mapsKeys(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+type parallelWorld struct {
+	dir    string
+	store  *store.Store
+	engine *workflow.Engine
+	events []workflow.Event
+	mu     sync.Mutex
+}
+
+func newParallelWorld(t *testing.T, url string, files map[string]string) *parallelWorld {
+	t.Helper()
+	w := &parallelWorld{dir: t.TempDir()}
+	for name, content := range files {
+		must(t, os.WriteFile(filepath.Join(w.dir, name), []byte(content), 0o644))
+	}
+	gitRun(t, w.dir, "init", "-q", "-b", "main")
+	gitRun(t, w.dir, "add", "-A")
+	gitRun(t, w.dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
+	ctx := context.Background()
+	repo, err := git.Open(ctx, w.dir, git.Config{})
+	must(t, err)
+	w.store, err = store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
+	must(t, err)
+	t.Cleanup(func() { w.store.Close() })
+	w.engine, err = workflow.New(workflow.Config{Store: w.store, Repo: repo, Editor: &scriptEditor{t: t, approvals: []string{"approve", "approve", "approve"}},
+		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
+		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo, StopPoll: 10 * time.Millisecond,
+		Quality:  &tools.Quality{}, PulseLease: 3 * time.Second,
+		Log:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Events: func(ev workflow.Event) {
+			w.mu.Lock()
+			w.events = append(w.events, ev)
+			w.mu.Unlock()
+		}})
+	must(t, err)
+	return w
+}
+
+func (w *parallelWorld) eventTexts(status string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for _, ev := range w.events {
+		if ev.Kind == "pulse" && ev.Status == status {
+			out = append(out, ev.PulseID+": "+ev.Text)
+		}
+	}
+	return out
+}
+
+const diamondPlan = `[{"id": "pulse-1", "title": "A", "description": "a.go", "expectedChanges": ["a.go"], "estimatedSize": "small"},
+ {"id": "pulse-2", "title": "B", "description": "b.go", "expectedChanges": ["b.go"], "estimatedSize": "small", "dependsOn": ["pulse-1"]},
+ {"id": "pulse-3", "title": "C", "description": "c.go", "expectedChanges": ["c.go"], "estimatedSize": "small", "dependsOn": ["pulse-1"]},
+ {"id": "pulse-4", "title": "D", "description": "d.go", "expectedChanges": ["d.go"], "estimatedSize": "small", "dependsOn": ["pulse-2", "pulse-3"]}]`
+
+var goRepo = map[string]string{"go.mod": "module example.com/parts\n\ngo 1.22\n", "a.go": "package parts\n\n// A is the first part.\nfunc A() int { return 0 }\n"}
+
+// TestParallelDiamond: pulses 2 and 3 depend on 1, 4 on both; with
+// parallel 2, pulses 2 and 3 run at once (the barrier holds each one's
+// first request until the other's arrived), and the workflow branch ends
+// with four commits in plan order, each building.
+func TestParallelDiamond(t *testing.T) {
+	router, url := newPulseRouter(t, parallelMain(diamondPlan), map[string]string{
+		"pulse-1": pulseSteps("feat(parts): add A1", map[string]string{"a.go": "package parts\n\n// A is the first part.\nfunc A() int { return 1 }\n"}),
+		"pulse-2": pulseSteps("feat(parts): add B", map[string]string{"b.go": "package parts\n\n// B uses A.\nfunc B() int { return A() + 1 }\n"}),
+		"pulse-3": pulseSteps("feat(parts): add C", map[string]string{"c.go": "package parts\n\n// C uses A.\nfunc C() int { return A() + 2 }\n"}),
+		"pulse-4": pulseSteps("feat(parts): add D", map[string]string{"d.go": "package parts\n\n// D uses B and C.\nfunc D() int { return B() + C() }\n"}),
+	}, "pulse-2", "pulse-3")
+	w := newParallelWorld(t, url, goRepo)
+	before := userTreeHash(t, w.dir)
+	ctx := context.Background()
+	wf, err := w.engine.Start(ctx, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})
+	must(t, err)
+	wf, err = w.engine.Run(ctx, wf.ID)
+	if err != nil || wf.Status != store.WorkflowCompleted {
+		t.Fatalf("run: %v, workflow %s (%s)", err, wf.Status, wf.StatusReason)
+	}
+	router.check()
+	log := router.requests()
+	first := func(id string) int { return slices.Index(log, id) }
+	last := func(id string) int {
+		n := -1
+		for i, x := range log {
+			if x == id {
+				n = i
+			}
+		}
+		return n
+	}
+	if !(first("pulse-2") < last("pulse-3") && first("pulse-3") < last("pulse-2")) {
+		t.Errorf("pulses 2 and 3 did not run concurrently: requests %q", log)
+	}
+	if last("pulse-1") > min(first("pulse-2"), first("pulse-3")) || first("pulse-4") < max(last("pulse-2"), last("pulse-3")) {
+		t.Errorf("a pulse started before its dependencies finished: requests %q", log)
+	}
+	want := []string{"feat(parts): add A1", "feat(parts): add B", "feat(parts): add C", "feat(parts): add D"}
+	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, want) {
+		t.Errorf("workflow branch commits = %q, want %q", got, want)
+	}
+	checkEachBuilds(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name))
+	if after := userTreeHash(t, w.dir); after != before {
+		t.Errorf("the user's tree changed")
+	}
+	if wts := strings.TrimSpace(gitOut(t, w.dir, "worktree", "list")); strings.Count(wts, "\n") != 0 {
+		t.Errorf("git worktree list is not clean at the end:\n%s", wts)
+	}
+	if refs := strings.TrimSpace(gitOut(t, w.dir, "for-each-ref", "refs/heads/autarch-pulse/")); refs != "" {
+		t.Errorf("pulse branches left: %s", refs)
+	}
+	lanes := w.eventTexts("Lane")
+	if len(lanes) != 4 {
+		t.Errorf("lane events %q, want one per pulse", lanes)
+	}
+}
+
+// checkEachBuilds builds every commit of base..branch in a scratch worktree.
+func checkEachBuilds(t *testing.T, dir, base, branch string) {
+	t.Helper()
+	scratch := filepath.Join(t.TempDir(), "build")
+	for _, c := range strings.Fields(gitOut(t, dir, "rev-list", "--reverse", base+".."+branch)) {
+		gitRun(t, dir, "worktree", "add", "-q", "--detach", scratch, c)
+		cmd := exec.Command("go", "build", "./...")
+		cmd.Dir = scratch
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("commit %.8s does not build: %v\n%s", c, err, out)
+		}
+		gitRun(t, dir, "worktree", "remove", "--force", scratch)
+	}
+}
