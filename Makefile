@@ -5,7 +5,7 @@ BIN     := bin/autarch
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: install bench-index bench-grep bench-load all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode vsix run clean
+.PHONY: install bench-index bench-grep bench-load all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode e2e-acp vsix run clean
 
 all: build
 
@@ -52,6 +52,12 @@ e2e: e2e-neovim e2e-vscode
 
 e2e-neovim: build
 	./e2e/neovim/run.sh
+
+# ACP: the official TypeScript SDK's client drives bin/autarch acp (also run by
+# `make test` through cmd/autarch's TestACPEndToEnd).
+e2e-acp: build node-deps
+	$(GO) build -o bin/autarch-scripted ./cmd/autarch-scripted
+	node e2e/acp/run.mjs
 
 # npm ci once per lockfile change (node_modules/.package-lock.json is npm's stamp).
 node-deps: node_modules/.package-lock.json

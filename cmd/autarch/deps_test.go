@@ -18,6 +18,9 @@ var allowed = map[string][]string{
 	"cmd/autarch-scripted": {"agent/scripted"},
 	"server":               {"agent/workflow", "agent/job", "editor", "tools", "index", "swarm/orchestrate"},
 	"codesearch":           {"editor", "index", "tools", "tools/indexsearch", "workspace", "workspace/git"},
+	// acp is a transport like server: ACP sessions over workflow sessions
+	// and jobs.
+	"acp": {"agent/workflow", "agent/workflow/store", "agent/job", "editor"},
 	"agent/workflow": {"agent", "agent/workflow/store", "editor", "tools", "tools/review", "tools/terminal", "tools/verify",
 		"workspace/git", "workspace/trust", "index"},
 	"agent/workflow/store": {"tools/verify"},

@@ -44,6 +44,7 @@ func verbs() []verb {
 		runVerb(),
 		jobVerb(),
 		swarmVerb(),
+		acpVerb(),
 		statusVerb(),
 		resumeVerb(),
 		stopVerb(),

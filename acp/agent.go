@@ -1,0 +1,374 @@
+// Package acp is Autarch's Agent Client Protocol surface
+// (github.com/coder/acp-go-sdk): Zed, JetBrains IDEs and Neovim plugins
+// (CodeCompanion, avante) drive Autarch over stdio. Like package server it
+// is a transport: an ACP session is a folder's workflow.Session in one of
+// three modes — discuss (the read-only discussion agent), workflow (the
+// phased workflow) and job (one coding-team job) — and each request is a
+// call on the domain. The domain's events, approvals and questions reach
+// the client as session/update and session/request_permission (client.go,
+// updates.go). A session is recorded next to the workflow store (record.go),
+// so session/load replays it from the store after a restart (replay.go).
+package acp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/editor"
+)
+
+// Mode is what an ACP session's prompts drive.
+type Mode string
+
+// The session modes.
+const (
+	ModeDiscuss  Mode = "discuss"
+	ModeWorkflow Mode = "workflow"
+	ModeJob      Mode = "job"
+)
+
+// modes are the modes offered to clients, the default first.
+var modes = []sdk.SessionMode{
+	{Id: sdk.SessionModeId(ModeDiscuss), Name: "Discuss", Description: sdk.Ptr("Read-only chat about the code: the discussion agent reads and searches, never writes.")},
+	{Id: sdk.SessionModeId(ModeWorkflow), Name: "Workflow", Description: sdk.Ptr("The phased workflow: scope, research and plan cards to approve, pulses in a git worktree, a review; your tree is untouched until you apply it.")},
+	{Id: sdk.SessionModeId(ModeJob), Name: "Job", Description: sdk.Ptr("One coding-team agent on its own ai/… branch in its own worktree, ending in a commit with green tests and lint.")},
+}
+
+// Config configures an Agent.
+type Config struct {
+	// Version is Autarch's version (agentInfo).
+	Version string
+	// Session makes the workflow session of a folder (cmd/autarch wires it
+	// like the LSP server's); ui reaches the ACP client, document reads
+	// the client's open buffers.
+	Session func(folder string, ui editor.Client, document func(path string) (string, bool)) *workflow.Session
+	// APIKeyMissing reports whether the model endpoint needs an API key
+	// the environment does not give (nil: none is needed).
+	APIKeyMissing func() bool
+	// CloseWait bounds how long closing waits for runs to record how they
+	// ended (default 5s).
+	CloseWait time.Duration
+	Log       *slog.Logger
+}
+
+// peer is the client side of the connection (*sdk.AgentSideConnection).
+type peer interface {
+	SessionUpdate(ctx context.Context, n sdk.SessionNotification) error
+	RequestPermission(ctx context.Context, r sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
+	ReadTextFile(ctx context.Context, r sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error)
+}
+
+// Agent is the ACP agent of one connection.
+type Agent struct {
+	cfg Config
+	log *slog.Logger
+
+	peerOnce sync.Once
+	ready    chan struct{}
+	peer     peer
+
+	mu       sync.Mutex
+	caps     sdk.ClientCapabilities
+	folders  map[string]*folder
+	sessions map[sdk.SessionId]*session
+	closed   bool
+}
+
+var (
+	_ sdk.Agent       = (*Agent)(nil)
+	_ sdk.AgentLoader = (*Agent)(nil)
+)
+
+// New makes an Agent; Serve connects it.
+func New(cfg Config) *Agent {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.CloseWait <= 0 {
+		cfg.CloseWait = 5 * time.Second
+	}
+	return &Agent{cfg: cfg, log: cfg.Log, ready: make(chan struct{}), folders: map[string]*folder{}, sessions: map[sdk.SessionId]*session{}}
+}
+
+// Serve speaks ACP (newline-delimited JSON-RPC) on in/out until the client
+// disconnects or ctx ends, then stops the running turns (a workflow keeps
+// its work as a recovery checkpoint) and closes the folders.
+func (a *Agent) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	conn := sdk.NewAgentSideConnection(a, out, in)
+	conn.SetLogger(a.log)
+	a.connect(conn)
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+	}
+	a.Close()
+	return nil
+}
+
+// connect sets the client side; handlers wait for it.
+func (a *Agent) connect(p peer) {
+	a.peerOnce.Do(func() {
+		a.peer = p
+		close(a.ready)
+	})
+}
+
+func (a *Agent) client() peer {
+	<-a.ready
+	return a.peer
+}
+
+// Close stops every running turn and closes the folders' sessions.
+func (a *Agent) Close() {
+	a.mu.Lock()
+	a.closed = true
+	sessions := make([]*session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		sessions = append(sessions, s)
+	}
+	folders := make([]*folder, 0, len(a.folders))
+	for _, f := range a.folders {
+		folders = append(folders, f)
+	}
+	a.mu.Unlock()
+	for _, s := range sessions {
+		s.stop(context.Background(), "autarch acp was closed by the client")
+	}
+	for _, s := range sessions {
+		s.waitTurn(a.cfg.CloseWait)
+	}
+	for _, f := range folders {
+		f.ws.Close(a.cfg.CloseWait)
+	}
+}
+
+// Initialize answers the client's capabilities with Autarch's.
+func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	a.mu.Lock()
+	a.caps = p.ClientCapabilities
+	a.mu.Unlock()
+	res := sdk.InitializeResponse{
+		ProtocolVersion: sdk.ProtocolVersionNumber,
+		AgentInfo:       &sdk.Implementation{Name: "autarch", Title: sdk.Ptr("Autarch"), Version: a.cfg.Version},
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+		},
+		AuthMethods: []sdk.AuthMethod{},
+	}
+	if a.cfg.APIKeyMissing != nil && a.cfg.APIKeyMissing() {
+		res.AuthMethods = []sdk.AuthMethod{{Agent: &sdk.AuthMethodAgent{Id: authAPIKey, Name: "OpenAI-compatible API key",
+			Description: sdk.Ptr("Set OPENAI_API_KEY in the environment autarch acp starts with (Zed: agent_servers.<name>.env), then restart the agent.")}}}
+	}
+	return res, nil
+}
+
+// authAPIKey is the id of the API key authentication method.
+const authAPIKey = "openai-api-key"
+
+// Authenticate succeeds when the model needs no key, or the environment
+// gives one.
+func (a *Agent) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	if a.cfg.APIKeyMissing == nil || !a.cfg.APIKeyMissing() {
+		return sdk.AuthenticateResponse{}, nil
+	}
+	if p.MethodId != authAPIKey {
+		return sdk.AuthenticateResponse{}, invalidParams("unknown authentication method %q: use %q", p.MethodId, authAPIKey)
+	}
+	return sdk.AuthenticateResponse{}, sdk.NewAuthRequired(map[string]any{"error": "OPENAI_API_KEY is not set: set it in the environment autarch acp starts with, then restart the agent"})
+}
+
+// NewSession opens a session over cwd (a git repository), in discuss mode.
+func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	f, err := a.folder(p.Cwd)
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	a.warnMCP(p.McpServers)
+	rec := record{ID: newSessionID(), Cwd: f.dir, Mode: ModeDiscuss, Created: time.Now().UTC()}
+	s := a.addSession(f, rec)
+	if err := s.save(ctx); err != nil {
+		a.log.Warn("acp session not recorded: it cannot be loaded after a restart", "session", rec.ID, "err", err)
+	}
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(rec.ID), Modes: modeState(rec.Mode)}, nil
+}
+
+// LoadSession reopens a recorded session and replays its history: the
+// discussion, or the workflow's or job's conversation, cards, tool calls
+// and results from the store.
+func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	f, err := a.folder(p.Cwd)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	a.warnMCP(p.McpServers)
+	a.mu.Lock()
+	s := a.sessions[p.SessionId]
+	a.mu.Unlock()
+	if s == nil {
+		rec, err := f.load(ctx, string(p.SessionId))
+		if err != nil {
+			return sdk.LoadSessionResponse{}, err
+		}
+		s = a.addSession(f, rec)
+	}
+	if err := s.replay(ctx); err != nil {
+		return sdk.LoadSessionResponse{}, fmt.Errorf("replay session %s: %w", p.SessionId, err)
+	}
+	return sdk.LoadSessionResponse{Modes: modeState(s.mode())}, nil
+}
+
+// SetSessionMode switches a session's mode; a session that already drives
+// a workflow or a job keeps it.
+func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	return sdk.SetSessionModeResponse{}, s.setMode(ctx, Mode(p.ModeId))
+}
+
+// Prompt runs one turn of the session's mode.
+func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	text := promptText(p.Prompt)
+	if text == "" {
+		return sdk.PromptResponse{}, invalidParams("the prompt has no text: write what you want (text and embedded resources are read; images and audio are not)")
+	}
+	return s.prompt(ctx, text)
+}
+
+// Cancel stops a session's running turn: a workflow is stopped with its
+// pulse work kept as a recovery checkpoint (as autarch stop does), a job
+// is stopped, a discussion turn ends.
+func (a *Agent) Cancel(ctx context.Context, p sdk.CancelNotification) error {
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return err
+	}
+	s.stop(ctx, "cancelled from the editor (session/cancel)")
+	return nil
+}
+
+// CloseSession is not offered (no sessionCapabilities.close).
+func (a *Agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	return sdk.CloseSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionClose)
+}
+
+// ListSessions is not offered: autarch status lists workflows and jobs.
+func (a *Agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
+}
+
+// ResumeSession is not offered: session/load resumes with the history.
+func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
+}
+
+// SetSessionConfigOption is not offered: modes are set with session/set_mode.
+func (a *Agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+}
+
+// folder is the open folder of cwd, made on first use.
+func (a *Agent) folder(cwd string) (*folder, error) {
+	if !filepath.IsAbs(cwd) {
+		return nil, invalidParams("cwd %q is not an absolute path: send the project's absolute directory", cwd)
+	}
+	dir := filepath.Clean(cwd)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil, errors.New("autarch acp is closing")
+	}
+	if f := a.folders[dir]; f != nil {
+		return f, nil
+	}
+	f := newFolder(a, dir)
+	a.folders[dir] = f
+	return f, nil
+}
+
+func (a *Agent) addSession(f *folder, rec record) *session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.sessions[sdk.SessionId(rec.ID)]; s != nil {
+		return s
+	}
+	s := &session{a: a, f: f, rec: rec, calls: newCallTracker()}
+	a.sessions[sdk.SessionId(rec.ID)] = s
+	return s
+}
+
+// session is a known session, or an error naming what to do.
+func (a *Agent) session(id sdk.SessionId) (*session, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.sessions[id]; s != nil {
+		return s, nil
+	}
+	return nil, invalidParams("unknown session %q: create one with session/new, or reopen a recorded one with session/load", id)
+}
+
+// sessionsOf lists the sessions of a folder.
+func (a *Agent) sessionsOf(f *folder) []*session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []*session
+	for _, s := range a.sessions {
+		if s.f == f {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (a *Agent) capabilities() sdk.ClientCapabilities {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.caps
+}
+
+// warnMCP logs MCP servers the client passed: they are not joined yet
+// (tools/mcp reads servers from configuration files only).
+func (a *Agent) warnMCP(servers []sdk.McpServer) {
+	if len(servers) > 0 {
+		a.log.Warn("MCP servers passed by the client are not used: configure them in .autarch/config.yaml, .mcp.json or the user's mcp.json", "servers", len(servers))
+	}
+}
+
+func modeState(current Mode) *sdk.SessionModeState {
+	return &sdk.SessionModeState{AvailableModes: modes, CurrentModeId: sdk.SessionModeId(current)}
+}
+
+func newSessionID() string {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return fmt.Sprintf("acp-%d", time.Now().UnixNano())
+	}
+	return "acp-" + hex.EncodeToString(b[:])
+}
+
+// invalidParams is a request error that names what was wrong.
+func invalidParams(format string, args ...any) *sdk.RequestError {
+	return &sdk.RequestError{Code: -32602, Message: fmt.Sprintf(format, args...)}
+}
+
+// invalidRequest is a request that cannot be served now.
+func invalidRequest(format string, args ...any) *sdk.RequestError {
+	return &sdk.RequestError{Code: -32600, Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,313 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"go.lsp.dev/protocol"
+
+	"github.com/autarch-dev/autarch/agent/job"
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/editor"
+)
+
+// folder is one project directory: its workflow session (one engine and
+// store per folder, whatever the number of ACP sessions over it) and the
+// editor.Client the domain reaches the user through, which routes each
+// event, approval and question to the ACP session it belongs to.
+type folder struct {
+	a   *Agent
+	dir string
+	ws  *workflow.Session
+
+	mu         sync.Mutex
+	runner     *job.Runner
+	discussing *session // the session whose discussion turn runs
+}
+
+var _ editor.Client = (*folder)(nil)
+
+func newFolder(a *Agent, dir string) *folder {
+	f := &folder{a: a, dir: dir}
+	f.ws = a.cfg.Session(dir, f, f.document)
+	f.ws.SetFolders([]string{dir})
+	return f
+}
+
+// engine opens the folder's workflow engine.
+func (f *folder) engine(ctx context.Context) (*workflow.Engine, error) {
+	e, err := f.ws.Engine(ctx)
+	if err != nil {
+		return nil, invalidParams("cannot open %s: %v", f.dir, err)
+	}
+	return e, nil
+}
+
+// jobs is the folder's job runner, made over its engine on first use.
+func (f *folder) jobs(ctx context.Context) (*job.Runner, error) {
+	e, err := f.engine(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.runner == nil {
+		r, err := job.New(job.Config{Engine: e, Events: f.jobEvent})
+		if err != nil {
+			return nil, err
+		}
+		f.runner = r
+	}
+	return f.runner, nil
+}
+
+// route is the session an event, approval or question belongs to: the one
+// driving the workflow or job, else the one discussing, else one whose
+// turn runs.
+func (f *folder) route(ctx context.Context, workflowID, jobID string) *session {
+	if workflowID == "" {
+		workflowID = editor.WorkflowFrom(ctx)
+	}
+	var running *session
+	for _, s := range f.a.sessionsOf(f) {
+		rec := s.record()
+		if workflowID != "" && rec.WorkflowID == workflowID || jobID != "" && rec.JobID == jobID {
+			return s
+		}
+		if s.running() {
+			running = s
+		}
+	}
+	if workflowID != "" || jobID != "" {
+		return nil // another process's or an unloaded session's work
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.discussing != nil {
+		return f.discussing
+	}
+	return running
+}
+
+func (f *folder) setDiscussing(s *session) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.discussing = s
+}
+
+// jobEvent forwards a job's event to its session.
+func (f *folder) jobEvent(ev editor.JobEvent) {
+	if s := f.route(context.Background(), "", ev.JobID); s != nil {
+		s.jobEvent(ev)
+	}
+}
+
+// document reads a buffer the client has open (unsaved changes included)
+// through fs/read_text_file, when the client offers it.
+func (f *folder) document(path string) (string, bool) {
+	if !f.a.capabilities().Fs.ReadTextFile {
+		return "", false
+	}
+	var s *session
+	for _, c := range f.a.sessionsOf(f) {
+		s = c
+		break
+	}
+	if s == nil {
+		return "", false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	res, err := f.a.client().ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: s.id(), Path: path})
+	if err != nil {
+		f.a.log.Debug("fs/read_text_file", "path", path, "err", err)
+		return "", false
+	}
+	return res.Content, true
+}
+
+// ShowMessage tells the session whose turn runs, else logs.
+func (f *folder) ShowMessage(ctx context.Context, typ editor.MessageType, message string) error {
+	if s := f.route(ctx, "", ""); s != nil && s.running() {
+		return s.say(ctx, message)
+	}
+	f.a.log.Info("message", "folder", f.dir, "text", message)
+	return nil
+}
+
+// LogMessage logs: activity reaches clients as tool calls.
+func (f *folder) LogMessage(ctx context.Context, typ editor.MessageType, message string) error {
+	f.a.log.Debug("activity", "folder", f.dir, "text", message)
+	return nil
+}
+
+// ShowMessageRequest offers the actions as permission options.
+func (f *folder) ShowMessageRequest(ctx context.Context, typ editor.MessageType, message string, actions []string) (string, error) {
+	s := f.route(ctx, "", "")
+	if s == nil || len(actions) == 0 {
+		return "", nil
+	}
+	return s.choose(ctx, message, actions)
+}
+
+// Approve asks the session's user through session/request_permission.
+func (f *folder) Approve(ctx context.Context, a editor.Approval) (editor.Verdict, error) {
+	s := f.route(ctx, a.WorkflowID, a.JobID)
+	if s == nil {
+		return editor.Verdict{Decision: editor.DecisionDismissed}, nil
+	}
+	return s.approve(ctx, a)
+}
+
+// Ask asks a single-choice question as permission options; any other
+// question is left pending and reaches the user as a message that the
+// next prompt answers.
+func (f *folder) Ask(ctx context.Context, qs []editor.Question) ([]editor.Answer, error) {
+	s := f.route(ctx, "", "")
+	if s == nil {
+		return dismissedAll(len(qs)), nil
+	}
+	return s.ask(ctx, qs)
+}
+
+// StartProgress shows nothing: the plan and tool calls report progress.
+func (f *folder) StartProgress(ctx context.Context, title string, cancellable bool) (editor.Progress, error) {
+	return noProgress{done: make(chan struct{})}, nil
+}
+
+// ApplyEdit refuses: a workflow never writes into the user's tree
+// uninvited.
+func (f *folder) ApplyEdit(ctx context.Context, label string, edit protocol.WorkspaceEdit) (bool, error) {
+	return false, nil
+}
+
+// PublishDiagnostics drops diagnostics: review comments arrive as messages.
+func (f *folder) PublishDiagnostics(ctx context.Context, params protocol.PublishDiagnosticsParams) error {
+	return nil
+}
+
+// ShowDocument is not available over ACP.
+func (f *folder) ShowDocument(ctx context.Context, params protocol.ShowDocumentParams) (bool, error) {
+	return false, nil
+}
+
+// Notify forwards workflow events to their session.
+func (f *folder) Notify(ctx context.Context, method string, params any) error {
+	ev, ok := params.(editor.WorkflowEvent)
+	if method != editor.MethodWorkflowEvent || !ok {
+		return nil
+	}
+	if s := f.route(ctx, ev.WorkflowID, ""); s != nil {
+		s.workflowEvent(ctx, ev)
+	}
+	return nil
+}
+
+// Call answers that ACP clients have no autarch/* methods.
+func (f *folder) Call(ctx context.Context, method string, params, result any) error {
+	return fmt.Errorf("%s is not available over ACP", method)
+}
+
+type noProgress struct{ done chan struct{} }
+
+func (noProgress) Report(context.Context, string, int) error { return nil }
+func (noProgress) End(context.Context, string) error         { return nil }
+func (p noProgress) Cancelled() <-chan struct{}              { return p.done }
+
+func dismissedAll(n int) []editor.Answer {
+	out := make([]editor.Answer, n)
+	for i := range out {
+		out[i] = editor.Answer{Dismissed: true}
+	}
+	return out
+}
+
+// record is what is kept of a session so that session/load finds it after
+// a restart: the mode, the workflow or job it drives, and the discussion
+// (which the store does not keep).
+type record struct {
+	ID         string     `json:"id"`
+	Cwd        string     `json:"cwd"`
+	Mode       Mode       `json:"mode"`
+	WorkflowID string     `json:"workflowId,omitempty"`
+	JobID      string     `json:"jobId,omitempty"`
+	Created    time.Time  `json:"created"`
+	Discussion []chatLine `json:"discussion,omitempty"`
+}
+
+// chatLine is one message of a discussion.
+type chatLine struct {
+	Role string `json:"role"`
+	Text string `json:"text"`
+}
+
+// sessionIDPattern is the shape of the ids session/new makes; anything
+// else is refused before it names a file.
+var sessionIDPattern = regexp.MustCompile(`^acp-[0-9a-f]{1,64}$`)
+
+// recordDir is where the folder's sessions are recorded: beside the
+// workflow store, outside the user's tree.
+func (f *folder) recordDir(ctx context.Context) (string, error) {
+	e, err := f.engine(ctx)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(e.Config().Repo.StateDir(), "acp"), nil
+}
+
+// save writes a record whole (a temporary file renamed over it).
+func (f *folder) save(ctx context.Context, rec record) error {
+	dir, err := f.recordDir(ctx)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, rec.ID+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, rec.ID+".json"))
+}
+
+// load reads a recorded session of the folder.
+func (f *folder) load(ctx context.Context, id string) (record, error) {
+	if !sessionIDPattern.MatchString(id) {
+		return record{}, invalidParams("unknown session %q: Autarch's session ids look like acp-<hex> (from session/new)", id)
+	}
+	dir, err := f.recordDir(ctx)
+	if err != nil {
+		return record{}, err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, id+".json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return record{}, invalidParams("unknown session %q: no session with that id was recorded in %s (start one with session/new)", id, f.dir)
+	}
+	if err != nil {
+		return record{}, err
+	}
+	var rec record
+	if err := json.Unmarshal(b, &rec); err != nil || rec.ID != id {
+		return record{}, fmt.Errorf("the record of session %s is damaged (%s): start a new session", id, filepath.Join(dir, id+".json"))
+	}
+	return rec, nil
+}

@@ -1,0 +1,203 @@
+package acp
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
+)
+
+// replay sends a loaded session's history as session/update
+// notifications: a workflow's or job's from the store, a discussion's from
+// the session's record.
+func (s *session) replay(ctx context.Context) error {
+	rec := s.record()
+	switch {
+	case rec.WorkflowID != "":
+		return s.replayWorkflow(ctx, rec.WorkflowID)
+	case rec.JobID != "":
+		return s.replayJob(ctx, rec.JobID)
+	}
+	for _, l := range rec.Discussion {
+		s.send(ctx, chunk(l.Role, l.Text))
+	}
+	return nil
+}
+
+func chunk(role, text string) sdk.SessionUpdate {
+	if role == "user" {
+		return sdk.UpdateUserMessageText(text)
+	}
+	return sdk.UpdateAgentMessageText(text)
+}
+
+// replayWorkflow sends the task, then stage by stage the conversation,
+// the tool calls with their results and the card; then the plan and what
+// the workflow waits for.
+func (s *session) replayWorkflow(ctx context.Context, id string) error {
+	e, err := s.f.engine(ctx)
+	if err != nil {
+		return err
+	}
+	wf, err := e.Find(ctx, id)
+	if err != nil {
+		return invalidParams("%v", err)
+	}
+	d, err := e.Detail(ctx, id)
+	if err != nil {
+		return err
+	}
+	st := e.Store()
+	calls, pulses, err := workflowCalls(ctx, st, id)
+	if err != nil {
+		return err
+	}
+	s.send(ctx, sdk.UpdateUserMessageText(wf.Task))
+	cards := map[string]*editor.CardView{"scoping": d.Scope, "research": d.Research, "plan": d.Plan}
+	for _, stage := range []workflow.Stage{workflow.StageScoping, workflow.StageResearch, workflow.StagePlan, workflow.StagePreflight, workflow.StagePulsing, workflow.StageReview} {
+		msgs, err := st.Messages(ctx, id, string(stage), "")
+		if err != nil {
+			return err
+		}
+		if stage == workflow.StagePulsing {
+			for _, p := range pulses {
+				more, err := st.Messages(ctx, id, string(stage), p.ID)
+				if err != nil {
+					return err
+				}
+				msgs = append(msgs, more...)
+			}
+		}
+		s.replayStage(ctx, msgs, calls, string(stage))
+		if c := cards[string(stage)]; c != nil {
+			s.send(ctx, sdk.UpdateAgentMessageText(fmt.Sprintf("**%s** (%s)\n\n%s\n\n", c.Title, c.Status, c.Markdown)))
+		}
+	}
+	if d.Review != nil {
+		s.send(ctx, sdk.UpdateAgentMessageText(fmt.Sprintf("**Review** (%s): %s\n\n", d.Review.Recommendation, d.Review.Summary)))
+	}
+	s.send(ctx, sdk.UpdatePlan(planEntries(d)...))
+	for _, p := range d.Pending {
+		s.send(ctx, sdk.UpdateAgentMessageText(pendingText(p)))
+	}
+	return nil
+}
+
+// workflowCalls are a workflow's tool calls in order, its pulses' included.
+func workflowCalls(ctx context.Context, st *store.Store, id string) ([]store.ToolCall, []store.Pulse, error) {
+	calls, err := st.ToolCalls(ctx, id, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	pulses, err := st.WorkflowPulses(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range pulses {
+		more, err := st.ToolCalls(ctx, id, p.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		calls = append(calls, more...)
+	}
+	slices.SortStableFunc(calls, func(a, b store.ToolCall) int { return cmp.Compare(a.ID, b.ID) })
+	return calls, pulses, nil
+}
+
+// replayStage sends a stage's messages and tool calls in time order.
+func (s *session) replayStage(ctx context.Context, msgs []store.Message, calls []store.ToolCall, stage string) {
+	type item struct {
+		at   time.Time
+		send func()
+	}
+	var items []item
+	for _, m := range msgs {
+		if m.Content == "" || m.Role == "tool" {
+			continue
+		}
+		items = append(items, item{m.CreatedAt, func() { s.send(ctx, chunk(m.Role, m.Content+"\n\n")) }})
+	}
+	for _, c := range calls {
+		if c.Stage != stage {
+			continue
+		}
+		items = append(items, item{c.StartedAt, func() {
+			for _, u := range s.replayCall(c.Name, c.CallID, c.Reason, c.Args, c.ResultSummary, c.Failed, !c.EndedAt.IsZero()) {
+				s.send(ctx, u)
+			}
+		}})
+	}
+	slices.SortStableFunc(items, func(a, b item) int { return a.at.Compare(b.at) })
+	for _, it := range items {
+		it.send()
+	}
+}
+
+// replayCall is a finished call as a tool_call and its tool_call_update.
+func (s *session) replayCall(tool, callID, reason string, args []byte, result string, failed, ended bool) []sdk.SessionUpdate {
+	out := []sdk.SessionUpdate{s.calls.toolCall(tool, callID, reason, args, s.f.dir)}
+	if !ended {
+		s.calls.finished(tool, callID)
+		return append(out, sdk.UpdateToolCall(out[0].ToolCall.ToolCallId, sdk.WithUpdateStatus(sdk.ToolCallStatusFailed),
+			sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("(interrupted: the run ended before this call finished)"))})))
+	}
+	return append(out, s.calls.toolResult(tool, callID, result, failed)...)
+}
+
+// replayJob sends a job's task, then its conversation and tool calls in
+// time order.
+func (s *session) replayJob(ctx context.Context, id string) error {
+	r, err := s.f.jobs(ctx)
+	if err != nil {
+		return err
+	}
+	j, err := r.Find(ctx, id)
+	if err != nil {
+		return invalidParams("%v", err)
+	}
+	e, err := s.f.engine(ctx)
+	if err != nil {
+		return err
+	}
+	st := e.Store()
+	msgs, err := st.JobMessages(ctx, j.ID)
+	if err != nil {
+		return err
+	}
+	calls, err := st.JobToolCalls(ctx, j.ID)
+	if err != nil {
+		return err
+	}
+	s.send(ctx, sdk.UpdateUserMessageText(j.Task))
+	type item struct {
+		at   time.Time
+		send func()
+	}
+	var items []item
+	for i, m := range msgs {
+		if m.Content == "" || m.Role == "tool" || i == 0 && m.Role == "user" {
+			continue
+		}
+		items = append(items, item{m.CreatedAt, func() { s.send(ctx, chunk(m.Role, m.Content+"\n\n")) }})
+	}
+	for _, c := range calls {
+		items = append(items, item{c.StartedAt, func() {
+			for _, u := range s.replayCall(c.Name, c.CallID, c.Reason, nil, c.Summary, c.Failed, !c.EndedAt.IsZero()) {
+				s.send(ctx, u)
+			}
+		}})
+	}
+	slices.SortStableFunc(items, func(a, b item) int { return a.at.Compare(b.at) })
+	for _, it := range items {
+		it.send()
+	}
+	s.send(ctx, sdk.UpdateAgentMessageText(fmt.Sprintf("Job %s is %s%s.", j.Name, j.Status, suffix(j.StatusReason))))
+	return nil
+}

@@ -1,0 +1,547 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/autarch-dev/autarch/agent/job"
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
+)
+
+// session is one ACP session: a mode over a folder, the workflow or job
+// it drives, and the turn that runs.
+type session struct {
+	a     *Agent
+	f     *folder
+	calls *callTracker
+
+	mu   sync.Mutex
+	rec  record
+	turn *turn
+}
+
+// turn is a running session/prompt.
+type turn struct {
+	cancel  context.CancelFunc
+	done    chan struct{}
+	stopped bool
+	usage   sdk.Usage
+}
+
+func (s *session) id() sdk.SessionId { return sdk.SessionId(s.record().ID) }
+
+func (s *session) record() record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rec
+}
+
+func (s *session) mode() Mode { return s.record().Mode }
+
+func (s *session) running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turn != nil
+}
+
+// update changes the record and saves it.
+func (s *session) update(ctx context.Context, fn func(*record)) {
+	s.mu.Lock()
+	fn(&s.rec)
+	s.mu.Unlock()
+	if err := s.save(ctx); err != nil {
+		s.a.log.Warn("acp session not recorded", "session", s.rec.ID, "err", err)
+	}
+}
+
+func (s *session) save(ctx context.Context) error {
+	return s.f.save(context.WithoutCancel(ctx), s.record())
+}
+
+// setMode switches the mode; a session bound to a workflow or a job keeps
+// its mode (a new session starts other work).
+func (s *session) setMode(ctx context.Context, m Mode) error {
+	if m != ModeDiscuss && m != ModeWorkflow && m != ModeJob {
+		return invalidParams("unknown mode %q: use discuss, workflow or job", m)
+	}
+	rec := s.record()
+	if rec.Mode == m {
+		return nil
+	}
+	if rec.WorkflowID != "" || rec.JobID != "" {
+		return invalidRequest("session %s drives %s: its mode stays %s; start a new session for another mode", rec.ID, boundTo(rec), rec.Mode)
+	}
+	if s.running() {
+		return invalidRequest("session %s is running a turn: wait for it, or send session/cancel, before changing the mode", rec.ID)
+	}
+	s.update(ctx, func(r *record) { r.Mode = m })
+	return s.send(ctx, sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m)}})
+}
+
+func boundTo(rec record) string {
+	if rec.WorkflowID != "" {
+		return "workflow " + rec.WorkflowID
+	}
+	return "job " + rec.JobID
+}
+
+// prompt runs one turn. A second prompt while one runs is refused (the
+// first is not cancelled); the turn runs on its own context so that only
+// session/cancel or the connection's end stops it.
+func (s *session) prompt(ctx context.Context, text string) (sdk.PromptResponse, error) {
+	t, err := s.begin(ctx)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	defer s.end(t)
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	s.mu.Lock()
+	t.cancel = cancel
+	s.mu.Unlock()
+	switch s.mode() {
+	case ModeWorkflow:
+		err = s.workflowTurn(ctx, text)
+	case ModeJob:
+		err = s.jobTurn(ctx, text)
+	default:
+		err = s.discussTurn(ctx, text)
+	}
+	s.mu.Lock()
+	stopped, usage := t.stopped, t.usage
+	s.mu.Unlock()
+	res := sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}
+	if usage.TotalTokens > 0 {
+		res.Usage = &usage
+	}
+	switch {
+	case stopped:
+		res.StopReason = sdk.StopReasonCancelled
+		return res, nil
+	case err != nil:
+		var re *sdk.RequestError
+		if errors.As(err, &re) {
+			return res, re
+		}
+		return res, &sdk.RequestError{Code: -32603, Message: err.Error()}
+	}
+	return res, nil
+}
+
+func (s *session) begin(ctx context.Context) (*turn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.turn != nil {
+		return nil, invalidRequest("session %s is still running a turn: wait for its answer, or send session/cancel first", s.rec.ID)
+	}
+	s.turn = &turn{cancel: func() {}, done: make(chan struct{})}
+	return s.turn, nil
+}
+
+func (s *session) end(t *turn) {
+	s.mu.Lock()
+	s.turn = nil
+	s.mu.Unlock()
+	close(t.done)
+}
+
+// stop ends the running turn: a workflow is stopped as autarch stop does
+// (its pulse work kept as a recovery checkpoint), a job likewise.
+func (s *session) stop(ctx context.Context, reason string) {
+	s.mu.Lock()
+	t, rec := s.turn, s.rec
+	if t != nil {
+		t.stopped = true
+	}
+	s.mu.Unlock()
+	if t == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	switch {
+	case rec.Mode == ModeWorkflow && rec.WorkflowID != "":
+		if e, err := s.f.engine(ctx); err == nil {
+			if err := e.Stop(ctx, rec.WorkflowID, reason); err != nil {
+				s.a.log.Warn("stop workflow", "workflow", rec.WorkflowID, "err", err)
+			}
+		}
+	case rec.Mode == ModeJob && rec.JobID != "":
+		if r, err := s.f.jobs(ctx); err == nil {
+			if err := r.Stop(ctx, rec.JobID, reason); err != nil {
+				s.a.log.Warn("stop job", "job", rec.JobID, "err", err)
+			}
+		}
+	}
+	t.cancel()
+}
+
+// waitTurn waits at most d for the running turn to end.
+func (s *session) waitTurn(d time.Duration) {
+	s.mu.Lock()
+	t := s.turn
+	s.mu.Unlock()
+	if t == nil {
+		return
+	}
+	select {
+	case <-t.done:
+	case <-time.After(d):
+	}
+}
+
+// discussTurn sends the prompt to the discussion agent; its answer and
+// tool calls arrive as events.
+func (s *session) discussTurn(ctx context.Context, text string) error {
+	e, err := s.f.engine(ctx)
+	if err != nil {
+		return err
+	}
+	s.f.setDiscussing(s)
+	defer s.f.setDiscussing(nil)
+	answer, err := e.Discuss(ctx, text)
+	if err != nil {
+		return err
+	}
+	s.update(ctx, func(r *record) {
+		r.Discussion = append(r.Discussion, chatLine{Role: "user", Text: text}, chatLine{Role: "assistant", Text: answer})
+	})
+	return nil
+}
+
+// workflowTurn starts the session's workflow with the prompt as its task,
+// or answers what it waits for and resumes it; the turn lasts until the
+// workflow completes, waits for the user, halts or is stopped.
+func (s *session) workflowTurn(ctx context.Context, text string) error {
+	e, err := s.f.engine(ctx)
+	if err != nil {
+		return err
+	}
+	id := s.record().WorkflowID
+	if id == "" {
+		wf, err := e.Start(ctx, workflow.Task{Text: text})
+		if err != nil {
+			return invalidParams("%v", err)
+		}
+		s.update(ctx, func(r *record) { r.WorkflowID = wf.ID })
+		s.say(ctx, fmt.Sprintf("Workflow %s started (id %s, branch %s); `autarch status` lists it.\n\n", wf.Name, wf.ID, wf.WorkflowBranch))
+		wf, err = e.Run(ctx, wf.ID)
+		return s.workflowEnded(ctx, e, wf, err)
+	}
+	wf, err := e.Find(ctx, id)
+	if err != nil {
+		return invalidParams("%v", err)
+	}
+	switch wf.Status {
+	case store.WorkflowCompleted, store.WorkflowAbandoned:
+		return s.say(ctx, fmt.Sprintf("Workflow %s is %s: start a new session for a new task.", wf.Name, strings.ToLower(string(wf.Status))))
+	case store.WorkflowAwaitingUser:
+		if err := s.answerPending(ctx, e, wf, text); err != nil {
+			return err
+		}
+	}
+	wf, err = e.Resume(ctx, id)
+	return s.workflowEnded(ctx, e, wf, err)
+}
+
+// answerPending answers the workflow's open question or card with the
+// prompt's text.
+func (s *session) answerPending(ctx context.Context, e *workflow.Engine, wf store.Workflow, text string) error {
+	d, err := e.Detail(ctx, wf.ID)
+	if err != nil || len(d.Pending) == 0 {
+		return err
+	}
+	p := d.Pending[0]
+	switch p.Kind {
+	case "questions", "reply":
+		answers, err := answersFor(p, text)
+		if err != nil {
+			return err
+		}
+		if err := e.AnswerPending(ctx, wf.ID, p.ID, answers); err != nil {
+			return invalidParams("%v", err)
+		}
+	default:
+		if err := e.DecidePending(ctx, wf.ID, p.ID, verdictFromText(text)); err != nil {
+			return invalidParams("%v", err)
+		}
+	}
+	return nil
+}
+
+// workflowEnded tells the user how the run ended and what to do next.
+func (s *session) workflowEnded(ctx context.Context, e *workflow.Engine, wf store.Workflow, err error) error {
+	var h *workflow.Halt
+	switch {
+	case errors.Is(err, workflow.ErrWaiting):
+		return s.sayPending(ctx, e, wf.ID)
+	case errors.As(err, &h):
+		return s.say(ctx, fmt.Sprintf("\n\nWorkflow %s halted: %s — send a prompt to resume it.", wf.Name, h.Error()))
+	case err != nil && ctx.Err() != nil:
+		return nil
+	case err != nil:
+		return err
+	}
+	s.sendPlan(ctx, e, wf.ID)
+	switch wf.Status {
+	case store.WorkflowCompleted:
+		return s.say(ctx, fmt.Sprintf("\n\nWorkflow %s completed: its work is on branch %s (your tree is unchanged); merge it when you are ready.", wf.Name, wf.WorkflowBranch))
+	case store.WorkflowStopped, store.WorkflowHalted, store.WorkflowFailed:
+		return s.say(ctx, fmt.Sprintf("\n\nWorkflow %s is %s (%s): send a prompt to resume it.", wf.Name, strings.ToLower(string(wf.Status)), wf.StatusReason))
+	}
+	return nil
+}
+
+// sayPending shows what the workflow waits for; the next prompt answers.
+func (s *session) sayPending(ctx context.Context, e *workflow.Engine, id string) error {
+	d, err := e.Detail(ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, p := range d.Pending {
+		if err := s.say(ctx, "\n\n"+pendingText(p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jobTurn starts the session's job with the prompt as its task, or
+// answers its escalation and resumes it.
+func (s *session) jobTurn(ctx context.Context, text string) error {
+	r, err := s.f.jobs(ctx)
+	if err != nil {
+		return err
+	}
+	id := s.record().JobID
+	if id == "" {
+		j, err := r.Start(ctx, job.Task{Text: text})
+		if err != nil {
+			return invalidParams("%v", err)
+		}
+		s.update(ctx, func(rec *record) { rec.JobID = j.ID })
+		s.say(ctx, fmt.Sprintf("Job %s started (id %s, %s mode); `autarch status` lists it.\n\n", j.Name, j.ID, j.Mode))
+		j, err = r.Run(ctx, j.ID)
+		return s.jobEnded(ctx, j, err)
+	}
+	j, err := r.Find(ctx, id)
+	if err != nil {
+		return invalidParams("%v", err)
+	}
+	if j.Status == store.JobDone {
+		return s.say(ctx, fmt.Sprintf("Job %s is done (%s): start a new session for a new task.", j.Name, j.StatusReason))
+	}
+	if j.Status == store.JobWaiting {
+		sum, err := r.Summary(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, esc := range sum.Escalations {
+			if esc.Status == "Pending" {
+				v := verdictFromText(text)
+				if j, err = r.AnswerEscalation(ctx, id, esc.ID, v.Decision == editor.DecisionApprove, v.Feedback); err != nil {
+					return invalidParams("%v", err)
+				}
+				break
+			}
+		}
+		if j.Status == store.JobDone {
+			return s.jobEnded(ctx, j, nil)
+		}
+	}
+	j, err = r.Resume(ctx, id)
+	return s.jobEnded(ctx, j, err)
+}
+
+// jobEnded tells the user how the job's run ended.
+func (s *session) jobEnded(ctx context.Context, j store.Job, err error) error {
+	switch {
+	case errors.Is(err, job.ErrWaiting):
+		return s.say(ctx, fmt.Sprintf("\n\nJob %s waits for your review: reply \"approve\", or say what to change.", j.Name))
+	case err != nil && ctx.Err() != nil:
+		return nil
+	case err != nil:
+		return err
+	case j.Status == store.JobDone:
+		return s.say(ctx, fmt.Sprintf("\n\nJob %s is done (%s) on branch %s.", j.Name, j.StatusReason, j.Branch))
+	case j.Status == store.JobStopped || j.Status == store.JobFailed:
+		return s.say(ctx, fmt.Sprintf("\n\nJob %s is %s (%s): send a prompt to resume it.", j.Name, strings.ToLower(string(j.Status)), j.StatusReason))
+	}
+	return nil
+}
+
+// say streams a message chunk of the agent.
+func (s *session) say(ctx context.Context, text string) error {
+	return s.send(ctx, sdk.UpdateAgentMessageText(text))
+}
+
+// send delivers one session/update.
+func (s *session) send(ctx context.Context, u sdk.SessionUpdate) error {
+	err := s.a.client().SessionUpdate(context.WithoutCancel(ctx), sdk.SessionNotification{SessionId: s.id(), Update: u})
+	if err != nil {
+		s.a.log.Debug("session/update not delivered", "session", s.id(), "err", err)
+	}
+	return err
+}
+
+// approve asks through session/request_permission. A card's "request
+// changes" leaves it pending: the next prompt says what to change.
+func (s *session) approve(ctx context.Context, a editor.Approval) (editor.Verdict, error) {
+	call := s.calls.forApproval(a)
+	if call.start != nil {
+		s.send(ctx, *call.start)
+	}
+	res, err := s.a.client().RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: s.id(), ToolCall: call.update, Options: permissionOptions(a)})
+	if err != nil {
+		if ctx.Err() != nil {
+			return editor.Verdict{Decision: editor.DecisionDismissed}, nil
+		}
+		return editor.Verdict{}, fmt.Errorf("session/request_permission: %w", err)
+	}
+	v := verdict(res)
+	if call.start != nil {
+		status := sdk.ToolCallStatusCompleted
+		if v.Decision != editor.DecisionApprove && v.Decision != editor.DecisionAlwaysAllow {
+			status = sdk.ToolCallStatusFailed
+		}
+		s.send(ctx, sdk.UpdateToolCall(call.update.ToolCallId, sdk.WithUpdateStatus(status)))
+	}
+	return v, nil
+}
+
+// ask asks one single-choice question as permission options; other
+// questions are left pending (the turn ends with them as a message).
+func (s *session) ask(ctx context.Context, qs []editor.Question) ([]editor.Answer, error) {
+	if len(qs) != 1 || qs[0].Type != editor.SingleSelect || len(qs[0].Options) == 0 {
+		return dismissedAll(len(qs)), nil
+	}
+	choice, err := s.choose(ctx, qs[0].Prompt, qs[0].Options)
+	if err != nil || choice == "" {
+		return dismissedAll(1), err
+	}
+	return []editor.Answer{{Values: []string{choice}}}, nil
+}
+
+// choose offers choices as permission options and returns the chosen one
+// ("" when the client cancelled).
+func (s *session) choose(ctx context.Context, prompt string, choices []string) (string, error) {
+	id := s.calls.next("question")
+	s.send(ctx, sdk.StartToolCall(id, prompt, sdk.WithStartKind(sdk.ToolKindThink), sdk.WithStartStatus(sdk.ToolCallStatusPending)))
+	res, err := s.a.client().RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: s.id(),
+		ToolCall: sdk.ToolCallUpdate{ToolCallId: id, Title: sdk.Ptr(prompt)}, Options: choiceOptions(choices)})
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", nil
+		}
+		return "", fmt.Errorf("session/request_permission: %w", err)
+	}
+	choice := chosen(res, choices)
+	status := sdk.ToolCallStatusCompleted
+	if choice == "" {
+		status = sdk.ToolCallStatusFailed
+	}
+	s.send(ctx, sdk.UpdateToolCall(id, sdk.WithUpdateStatus(status), sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(orDash(choice)))})))
+	return choice, nil
+}
+
+// workflowEvent maps a workflow event to session updates.
+func (s *session) workflowEvent(ctx context.Context, ev editor.WorkflowEvent) {
+	var args func(callID string) []byte
+	if ev.Kind == editor.EventToolCall && ev.WorkflowID != "" {
+		args = func(callID string) []byte { return s.storedArgs(ctx, ev.WorkflowID, callID) }
+	}
+	for _, u := range s.calls.fromWorkflow(ev, s.f.dir, args) {
+		s.send(ctx, u)
+	}
+	switch ev.Kind {
+	case editor.EventUsage:
+		s.addUsage(ev.Text)
+	case editor.EventStage, editor.EventPulse:
+		if e, err := s.f.engine(ctx); err == nil {
+			s.sendPlan(ctx, e, ev.WorkflowID)
+		}
+	case editor.EventCard:
+		if ev.Card != nil && ev.Card.Kind == editor.CardPlan && ev.Card.Status == editor.CardApproved {
+			if e, err := s.f.engine(ctx); err == nil {
+				s.sendPlan(ctx, e, ev.WorkflowID)
+			}
+		}
+	}
+}
+
+// jobEvent maps a job event to session updates.
+func (s *session) jobEvent(ev editor.JobEvent) {
+	ctx := context.Background()
+	for _, u := range s.calls.fromJob(ev) {
+		s.send(ctx, u)
+	}
+	if ev.Kind == "usage" {
+		s.addUsage(ev.Text)
+	}
+}
+
+// sendPlan reports the workflow's stages and pulses as the plan.
+func (s *session) sendPlan(ctx context.Context, e *workflow.Engine, workflowID string) {
+	if workflowID == "" {
+		return
+	}
+	d, err := e.Detail(ctx, workflowID)
+	if err != nil {
+		s.a.log.Debug("plan not reported", "err", err)
+		return
+	}
+	s.send(ctx, sdk.UpdatePlan(planEntries(d)...))
+}
+
+// storedArgs are a workflow tool call's arguments as the store keeps them.
+func (s *session) storedArgs(ctx context.Context, workflowID, callID string) []byte {
+	e, err := s.f.engine(ctx)
+	if err != nil || callID == "" {
+		return nil
+	}
+	st := e.Store()
+	calls, err := st.ToolCalls(ctx, workflowID, "")
+	if err != nil {
+		return nil
+	}
+	pulses, _ := st.WorkflowPulses(ctx, workflowID)
+	for _, p := range pulses {
+		more, _ := st.ToolCalls(ctx, workflowID, p.ID)
+		calls = append(calls, more...)
+	}
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].CallID == callID {
+			return calls[i].Args
+		}
+	}
+	return nil
+}
+
+// addUsage adds a usage event's tokens to the turn and reports them.
+func (s *session) addUsage(text string) {
+	in, out, ok := parseUsage(text)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	if s.turn != nil {
+		s.turn.usage.InputTokens += in
+		s.turn.usage.OutputTokens += out
+		s.turn.usage.TotalTokens += in + out
+	}
+	s.mu.Unlock()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+
+	"github.com/autarch-dev/autarch/acp"
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/editor"
+)
+
+func acpVerb() verb {
+	return verb{
+		name:    "acp",
+		usage:   "autarch acp [--model NAME] [--base-url URL] [--mode MODE] [--log FILE] [--log-level LEVEL] [engine flags]",
+		summary: "speak the Agent Client Protocol on stdin/stdout (Zed, JetBrains, CodeCompanion)",
+		run:     runACP,
+	}
+}
+
+// runACP serves ACP on stdio: each session's folder gets a workflow
+// session wired like the LSP server's (engine.go), with the model the
+// flags and environment name.
+func runACP(ctx context.Context, io stdio, args []string) int {
+	fs := newFlagSet("acp", io)
+	f := addEngineFlags(fs)
+	logPath := fs.String("log", defaultACPLogPath(), "log file (appended; \"\" for stderr only)")
+	level := fs.String("log-level", envOr("AUTARCH_LOG_LEVEL", "info"), "log level: debug, info, warn or error")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(io.err, "autarch acp: unexpected argument %q (acp takes only flags; the client sends each session's folder)\n", fs.Arg(0))
+		return 2
+	}
+	lvl, err := parseLevel(*level)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch acp: %v\n", err)
+		return 2
+	}
+	logger, closeLog := newLogger(io.err, *logPath, lvl)
+	defer closeLog()
+	model := &liveModel{stream: f.stream}
+	apiKey := os.Getenv("OPENAI_API_KEY")
+	model.set(editor.ModelSettings{BaseURL: f.baseURL, Name: f.model}, apiKey)
+	f.live = &liveServers{}
+	a := acp.New(acp.Config{Version: version, Log: logger,
+		APIKeyMissing: func() bool { return apiKey == "" && !localEndpoint(f.baseURL) },
+		Session: func(folder string, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
+			warn := func(msg string) { logger.Warn(msg) }
+			return workflow.NewSession(workflow.SessionConfig{Editor: ui, Document: document, Log: logger,
+				Wire:   f.wire(model, warn),
+				Search: func(folder string) workflow.CodeSearch { return newCodeSearch(folder, ui, false, logger) }})
+		}})
+	logger.Info("serving ACP on stdio", "version", version, "pid", os.Getpid())
+	if err := a.Serve(ctx, io.in, io.out); err != nil {
+		fmt.Fprintf(io.err, "autarch acp: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// localEndpoint reports whether a model endpoint is on this machine (a
+// local model needs no API key).
+func localEndpoint(base string) bool {
+	if base == "" {
+		return false
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// defaultACPLogPath is <user cache dir>/autarch/logs/acp.log.
+func defaultACPLogPath() string {
+	if p := defaultLogPath(); p != "" {
+		return p[:len(p)-len("serve.log")] + "acp.log"
+	}
+	return ""
+}

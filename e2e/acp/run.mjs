@@ -1,0 +1,355 @@
+// End-to-end test of `autarch acp` with a client nobody here wrote: the
+// official ACP TypeScript SDK (@agentclientprotocol/sdk, pinned in the root
+// package.json). Against the scripted model (cmd/autarch-scripted) in a temp
+// git repository it
+//   1. initializes, opens a session and prompts in discuss mode: message
+//      chunks and a tool_call titled with the call's reason arrive;
+//   2. switches a second session to workflow mode and runs a quick workflow,
+//      approving the scope card through session/request_permission;
+//   3. kills `autarch acp` (SIGKILL), starts it again and session/loads the
+//      workflow and the discussion: their history is replayed;
+// and validates every message autarch sends against the SDK's JSON schema
+// (schema/v1/schema.json). Bad input is answered with clear JSON-RPC errors.
+//
+// Usage: AUTARCH_BIN=bin/autarch AUTARCH_SCRIPTED_BIN=bin/autarch-scripted node e2e/acp/run.mjs
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import * as acp from "@agentclientprotocol/sdk";
+import Ajv2020 from "ajv/dist/2020.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+const bin = resolve(root, process.env.AUTARCH_BIN ?? "bin/autarch");
+const scriptedBin = resolve(root, process.env.AUTARCH_SCRIPTED_BIN ?? "bin/autarch-scripted");
+
+// Every check that fails is collected; the run fails at the end.
+const failures = [];
+function check(ok, what, detail) {
+  if (!ok) failures.push(detail === undefined ? what : `${what}: ${JSON.stringify(detail).slice(0, 600)}`);
+}
+
+// --- the schema every message autarch sends is validated against --------
+const require = createRequire(import.meta.url);
+const schema = JSON.parse(readFileSync(require.resolve("@agentclientprotocol/sdk/schema/v1/schema.json"), "utf8"));
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+// The schema's numeric formats (Rust's integer types) are checked, not ignored.
+const ranges = { int16: [-(2 ** 15), 2 ** 15 - 1], uint16: [0, 2 ** 16 - 1], int32: [-(2 ** 31), 2 ** 31 - 1], uint32: [0, 2 ** 32 - 1], int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER], uint64: [0, Number.MAX_SAFE_INTEGER] };
+for (const [name, [lo, hi]] of Object.entries(ranges)) ajv.addFormat(name, { type: "number", validate: (n) => Number.isInteger(n) && n >= lo && n <= hi });
+ajv.addFormat("uri", { type: "string", validate: (u) => URL.canParse(u) });
+ajv.addFormat("double", { type: "number", validate: (n) => Number.isFinite(n) });
+ajv.addSchema(schema, "acp.json");
+const def = (name) => {
+  const v = ajv.getSchema(`acp.json#/$defs/${name}`);
+  if (!v) throw new Error(`schema has no $defs/${name}`);
+  return v;
+};
+const responseDefs = {
+  initialize: "InitializeResponse",
+  authenticate: "AuthenticateResponse",
+  "session/new": "NewSessionResponse",
+  "session/load": "LoadSessionResponse",
+  "session/prompt": "PromptResponse",
+  "session/set_mode": "SetSessionModeResponse",
+};
+const requestDefs = { "session/request_permission": "RequestPermissionRequest", "fs/read_text_file": "ReadTextFileRequest" };
+let validated = 0;
+
+function validate(msg, sentMethods) {
+  const run = (name, value) => {
+    const v = def(name);
+    validated++;
+    if (!v(value)) failures.push(`autarch sent a message that is not a valid ${name}: ${ajv.errorsText(v.errors)} in ${JSON.stringify(msg).slice(0, 400)}`);
+  };
+  if (msg.method !== undefined && msg.id !== undefined) {
+    run("AgentRequest", msg);
+    if (requestDefs[msg.method]) run(requestDefs[msg.method], msg.params);
+  } else if (msg.method !== undefined) {
+    run("AgentNotification", msg);
+    if (msg.method === "session/update") run("SessionNotification", msg.params);
+  } else {
+    run("AgentResponse", msg);
+    const method = sentMethods.get(String(msg.id));
+    if (msg.result !== undefined && responseDefs[method]) run(responseDefs[method], msg.result);
+  }
+}
+
+// lines splits a byte stream into JSON messages.
+function lines(onMessage) {
+  let buf = "";
+  const dec = new TextDecoder();
+  return (chunk) => {
+    buf += dec.decode(chunk, { stream: true });
+    let i;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, i).trim();
+      buf = buf.slice(i + 1);
+      if (!line) continue;
+      try {
+        onMessage(JSON.parse(line));
+      } catch (e) {
+        failures.push(`autarch wrote a line that is not JSON: ${line.slice(0, 200)} (${e})`);
+      }
+    }
+  };
+}
+
+// --- the project, the model and the agent process ------------------------
+const work = mkdtempSync(join(tmpdir(), "autarch-acp-e2e-"));
+const project = join(work, "project");
+const home = join(work, "home");
+mkdirSync(project, { recursive: true });
+mkdirSync(home, { recursive: true });
+writeFileSync(join(project, "main.go"), "package main\n\nfunc main() {}\n");
+const git = (...args) => execFileSync("git", ["-C", project, ...args], { stdio: "pipe" });
+git("init", "-q", "-b", "main");
+git("add", "-A");
+git("-c", "user.name=e2e", "-c", "user.email=e2e@example.com", "commit", "-q", "-m", "initial");
+
+const env = {
+  ...process.env,
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, ".config"),
+  XDG_DATA_HOME: join(home, ".local/share"),
+  XDG_STATE_HOME: join(home, ".local/state"),
+  XDG_CACHE_HOME: join(home, ".cache"),
+};
+for (const k of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "AUTARCH_MODEL"]) delete env[k];
+
+const model = spawn(scriptedBin, ["--script", join(here, "script.txt")], { env, stdio: ["ignore", "pipe", "pipe"] });
+let modelLog = "";
+model.stderr.on("data", (d) => (modelLog += d));
+const modelURL = await new Promise((ok, fail) => {
+  let out = "";
+  model.stdout.on("data", (d) => {
+    out += d;
+    if (out.includes("\n")) ok(out.split("\n")[0].trim());
+  });
+  model.on("exit", (code) => fail(new Error(`autarch-scripted exited ${code}: ${modelLog}`)));
+});
+
+let agentLog = "";
+function startAgent() {
+  const child = spawn(bin, ["acp", "--model", "scripted", "--base-url", modelURL, "--log", ""], { cwd: project, env, stdio: ["pipe", "pipe", "pipe"] });
+  child.stderr.on("data", (d) => (agentLog += d));
+  const sentMethods = new Map();
+  // What autarch writes is validated, then handed to the SDK.
+  const tap = lines((msg) => validate(msg, sentMethods));
+  let open = true;
+  const readable = new ReadableStream({
+    start(controller) {
+      child.stdout.on("data", (chunk) => {
+        tap(chunk);
+        if (open) controller.enqueue(new Uint8Array(chunk));
+      });
+      child.stdout.on("end", () => {
+        if (open) controller.close();
+        open = false;
+      });
+    },
+    cancel() {
+      open = false;
+    },
+  });
+  // What the SDK writes is noted (id → method) to validate the responses.
+  const note = lines((msg) => msg.id !== undefined && msg.method && sentMethods.set(String(msg.id), msg.method));
+  const sink = Writable.toWeb(child.stdin);
+  const writer = sink.getWriter();
+  const writable = new WritableStream({
+    async write(chunk) {
+      note(chunk);
+      await writer.write(chunk);
+    },
+    async close() {
+      await writer.close();
+    },
+  });
+  return { child, stream: acp.ndJsonStream(writable, readable) };
+}
+
+// --- the client ----------------------------------------------------------
+const updates = []; // session/update params in arrival order
+const permissions = []; // session/request_permission params
+function makeClient() {
+  return acp
+    .client({ name: "autarch-e2e" })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      updates.push(params);
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      permissions.push(params);
+      const approve = params.options.find((o) => o.kind === "allow_once") ?? params.options[0];
+      return { outcome: { outcome: "selected", optionId: approve.optionId } };
+    })
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => ({ content: readFileSync(params.path, "utf8") }));
+}
+
+const initParams = {
+  protocolVersion: acp.PROTOCOL_VERSION,
+  clientCapabilities: { fs: { readTextFile: true, writeTextFile: false }, terminal: false },
+  clientInfo: { name: "autarch-e2e", version: "1" },
+};
+const of = (sessionId, kind) => updates.filter((u) => u.sessionId === sessionId && u.update.sessionUpdate === kind).map((u) => u.update);
+const text = (sessionId, kind) =>
+  of(sessionId, kind)
+    .map((u) => u.content?.text ?? "")
+    .join("");
+
+async function expectError(promise, what, code, words) {
+  try {
+    await promise;
+    failures.push(`${what}: expected a JSON-RPC error, got a result`);
+  } catch (e) {
+    check(e.code === code, `${what}: error code`, { code: e.code, message: e.message });
+    check(String(e.message + JSON.stringify(e.data ?? "")).includes(words), `${what}: the error says "${words}"`, { message: e.message, data: e.data });
+  }
+}
+
+const timer = setTimeout(() => {
+  console.error("acp e2e: timed out after 180s");
+  finish(1);
+}, 180_000);
+
+let first = startAgent();
+let discussID;
+let workflowSession;
+let workflowID;
+await makeClient().connectWith(first.stream, async (ctx) => {
+  const init = await ctx.request(acp.methods.agent.initialize, initParams);
+  check(init.protocolVersion === 1, "protocol version 1", init);
+  check(init.agentCapabilities?.loadSession === true, "loadSession capability", init.agentCapabilities);
+  check(init.agentInfo?.name === "autarch", "agentInfo names autarch", init.agentInfo);
+  check(Array.isArray(init.authMethods) && init.authMethods.length === 0, "a local model needs no authentication", init.authMethods);
+
+  // 1. discuss mode.
+  const s1 = await ctx.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
+  discussID = s1.sessionId;
+  check(s1.modes?.currentModeId === "discuss", "a new session is in discuss mode", s1.modes);
+  check(
+    ["discuss", "workflow", "job"].every((m) => s1.modes?.availableModes?.some((x) => x.id === m)),
+    "modes discuss, workflow and job are offered",
+    s1.modes,
+  );
+  const r1 = await ctx.request(acp.methods.agent.session.prompt, { sessionId: discussID, prompt: [{ type: "text", text: "What does main.go do?" }] });
+  check(r1.stopReason === "end_turn", "the discussion turn ends", r1);
+  check(text(discussID, "agent_message_chunk").includes("empty main function"), "the answer arrives as agent message chunks", of(discussID, "agent_message_chunk"));
+  const read = of(discussID, "tool_call").find((u) => u.title === "Read main.go to see what the program does");
+  check(read !== undefined, "a tool_call is titled with the call's reason", of(discussID, "tool_call"));
+  check(read?.kind === "read", "read_file is a read", read);
+  check(
+    of(discussID, "tool_call_update").some((u) => u.toolCallId === read?.toolCallId && u.status === "completed"),
+    "the read completes",
+    of(discussID, "tool_call_update"),
+  );
+
+  // Bad input: clear JSON-RPC errors.
+  await expectError(
+    ctx.request(acp.methods.agent.session.prompt, { sessionId: "acp-ffff", prompt: [{ type: "text", text: "hi" }] }),
+    "prompt to an unknown session",
+    -32602,
+    "unknown session",
+  );
+  await expectError(ctx.request(acp.methods.agent.session.setMode, { sessionId: discussID, modeId: "yolo" }), "an unknown mode", -32602, "discuss, workflow or job");
+  await expectError(ctx.request(acp.methods.agent.session.new, { cwd: "relative/dir", mcpServers: [] }), "a relative cwd", -32602, "absolute");
+
+  // 2. workflow mode: a quick workflow, its scope card approved.
+  const s2 = await ctx.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
+  workflowSession = s2.sessionId;
+  await ctx.request(acp.methods.agent.session.setMode, { sessionId: workflowSession, modeId: "workflow" });
+  check(of(workflowSession, "current_mode_update").some((u) => u.currentModeId === "workflow"), "the mode change is reported", updates.slice(-3));
+  const r2 = await ctx.request(acp.methods.agent.session.prompt, { sessionId: workflowSession, prompt: [{ type: "text", text: "Add a Sub function to main.go" }] });
+  check(r2.stopReason === "end_turn", "the workflow turn ends", r2);
+  check(r2.usage?.totalTokens === 129, "the turn's usage is reported", r2.usage);
+  const started = text(workflowSession, "agent_message_chunk").match(/\(id ([^,\s]+),/);
+  workflowID = started?.[1];
+  check(workflowID !== undefined, "the workflow's id is told", text(workflowSession, "agent_message_chunk"));
+  const scope = permissions.find((p) => p.sessionId === workflowSession && JSON.stringify(p.toolCall).includes("Add Sub"));
+  check(scope !== undefined, "the scope card is asked through session/request_permission", permissions);
+  check(
+    scope?.options?.some((o) => o.optionId === "approve" && o.kind === "allow_once") && scope?.options?.some((o) => o.kind === "reject_once"),
+    "the card offers approve and request changes",
+    scope?.options,
+  );
+  const edit = of(workflowSession, "tool_call").find((u) => u.title === "Add Sub");
+  check(edit?.kind === "edit", "edit_file is an edit titled with its reason", of(workflowSession, "tool_call"));
+  check(
+    edit?.content?.some((c) => c.type === "diff" && c.newText.includes("func Sub") && c.path.endsWith("main.go")),
+    "the edit carries its diff",
+    edit?.content,
+  );
+  check(edit?.locations?.some((l) => l.path.endsWith("main.go")), "the edit names its file", edit?.locations);
+  const plans = of(workflowSession, "plan");
+  check(plans.length > 0, "the plan is reported");
+  const lastPlan = plans.at(-1)?.entries ?? [];
+  check(
+    lastPlan.some((e) => e.content.startsWith("Pulse") && e.status === "completed"),
+    "the plan's pulse is completed",
+    lastPlan,
+  );
+  check(text(workflowSession, "agent_message_chunk").includes("completed"), "the workflow's end is told", text(workflowSession, "agent_message_chunk"));
+  check(readFileSync(join(project, "main.go"), "utf8") === "package main\n\nfunc main() {}\n", "the user's tree is untouched");
+});
+
+// 3. kill autarch acp, start it again and load the sessions.
+first.child.kill("SIGKILL");
+await new Promise((ok) => first.child.on("exit", ok));
+const status = execFileSync(bin, ["status", "--root", project], { env, encoding: "utf8" });
+check(workflowID && status.includes(workflowID), "autarch status shows the session's workflow", status);
+
+const before = updates.length;
+const second = startAgent();
+await makeClient().connectWith(second.stream, async (ctx) => {
+  await ctx.request(acp.methods.agent.initialize, initParams);
+  const loaded = await ctx.request(acp.methods.agent.session.load, { sessionId: workflowSession, cwd: project, mcpServers: [] });
+  check(loaded.modes?.currentModeId === "workflow", "the loaded session is in workflow mode", loaded);
+  const replay = updates.slice(before).filter((u) => u.sessionId === workflowSession).map((u) => u.update);
+  const kinds = (k) => replay.filter((u) => u.sessionUpdate === k);
+  check(
+    kinds("user_message_chunk").some((u) => u.content.text.includes("Add a Sub function")),
+    "the task is replayed",
+    kinds("user_message_chunk"),
+  );
+  check(kinds("tool_call").some((u) => u.title === "Add Sub" && u.kind === "edit"), "the edit's tool call is replayed", kinds("tool_call"));
+  check(kinds("tool_call_update").some((u) => u.status === "completed"), "tool results are replayed", kinds("tool_call_update"));
+  check(
+    kinds("agent_message_chunk").some((u) => u.content.text.includes("Add Sub") && /approved/i.test(u.content.text)),
+    "the scope card is replayed",
+    kinds("agent_message_chunk"),
+  );
+  check(kinds("plan").length > 0, "the plan is replayed");
+
+  const mark = updates.length;
+  await ctx.request(acp.methods.agent.session.load, { sessionId: discussID, cwd: project, mcpServers: [] });
+  const chat = updates.slice(mark).filter((u) => u.sessionId === discussID).map((u) => u.update);
+  check(chat.some((u) => u.sessionUpdate === "user_message_chunk" && u.content.text === "What does main.go do?"), "the discussion's question is replayed", chat);
+  check(chat.some((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text.includes("empty main function")), "the discussion's answer is replayed", chat);
+
+  await expectError(
+    ctx.request(acp.methods.agent.session.load, { sessionId: "../../etc/passwd", cwd: project, mcpServers: [] }),
+    "loading a hostile session id",
+    -32602,
+    "unknown session",
+  );
+});
+second.child.kill("SIGTERM");
+await new Promise((ok) => second.child.on("exit", ok));
+finish(0);
+
+function finish(code) {
+  clearTimeout(timer);
+  model.kill("SIGTERM");
+  if (validated === 0) failures.push("no message was validated against the schema");
+  if (code === 0 && failures.length === 0) {
+    console.log(`acp e2e: ok (${validated} schema validations, ${updates.length} session updates, ${permissions.length} permission requests)`);
+    rmSync(work, { recursive: true, force: true });
+    process.exit(0);
+  }
+  console.error(`acp e2e: ${failures.length} failure(s):\n- ${failures.join("\n- ")}`);
+  console.error(`--- autarch log ---\n${agentLog.slice(-6000)}\n--- model log ---\n${modelLog.slice(-2000)}`);
+  rmSync(work, { recursive: true, force: true });
+  process.exit(1);
+}
