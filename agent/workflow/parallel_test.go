@@ -209,8 +209,8 @@ func newParallelWorld(t *testing.T, url string, files map[string]string) *parall
 	w.engine, err = workflow.New(workflow.Config{Store: w.store, Repo: repo, Editor: &scriptEditor{t: t, approvals: []string{"approve", "approve", "approve"}},
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo, StopPoll: 10 * time.Millisecond,
-		Quality:  &tools.Quality{}, PulseLease: 3 * time.Second,
-		Log:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Quality: &tools.Quality{}, PulseLease: 3 * time.Second,
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Events: func(ev workflow.Event) {
 			w.mu.Lock()
 			w.events = append(w.events, ev)

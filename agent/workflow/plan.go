@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -52,7 +53,8 @@ func Order(pulses []PlannedPulse) ([]PlannedPulse, error) {
 		case done:
 			return nil
 		case visiting:
-			return fmt.Errorf("pulses depend on each other in a cycle: %s", strings.Join(append(path, pulses[i].ID), " → "))
+			cycle := append(path[slices.Index(path, pulses[i].ID):], pulses[i].ID) // only the pulses in the cycle
+			return fmt.Errorf("pulses depend on each other in a cycle: %s", strings.Join(cycle, " → "))
 		}
 		state[i] = visiting
 		for _, d := range pulses[i].DependsOn {

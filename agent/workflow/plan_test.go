@@ -30,6 +30,7 @@ func TestOrder(t *testing.T) {
 		{"unknown dep", []PlannedPulse{p("a", "zz")}, "", `depends on "zz", which is not in the plan`},
 		{"self dep", []PlannedPulse{p("a", "a")}, "", `"a" depends on itself`},
 		{"cycle", []PlannedPulse{p("a", "b"), p("b", "a")}, "", "cycle: a → b → a"},
+		{"cycle named without its way in", []PlannedPulse{p("x", "a"), p("a", "b"), p("b", "c"), p("c", "a")}, "", "in a cycle: a → b → c → a"},
 		{"missing id", []PlannedPulse{{Title: "x"}}, "", "pulse 1 has no id"},
 	}
 	for _, tt := range tests {

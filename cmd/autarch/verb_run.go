@@ -15,7 +15,7 @@ import (
 func runVerb() verb {
 	return verb{
 		name:    "run",
-		usage:   "autarch run [--root DIR] [--yes] [--dry-run] [--path quick|full] [--name BRANCH] [--base REF] [model flags] TASK",
+		usage:   "autarch run [--root DIR] [--yes] [--dry-run] [--path quick|full] [--name BRANCH] [--base REF] [--parallel N] [model flags] TASK",
 		summary: "run a whole workflow headless: scope, research, plan, preflight, pulses, review",
 		run:     runRun,
 	}
@@ -27,6 +27,7 @@ func runRun(ctx context.Context, io stdio, args []string) int {
 	path := fs.String("path", "", "force the quick or full path (default: the scope card's recommendation)")
 	name := fs.String("name", "", "workflow name; its branch is autarch/NAME (default: made from the task)")
 	base := fs.String("base", "", "branch to start from (default: the current branch)")
+	parallel := fs.Int("parallel", 1, "how many independent pulses run at once, each in its own worktree, landing in plan order (1: one after another)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "run the agents with reads executed and writes and commands only recorded; print the plan; leave the repository as it is")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -34,6 +35,10 @@ func runRun(ctx context.Context, io stdio, args []string) int {
 	task := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if task == "" {
 		fmt.Fprintln(io.err, "usage: "+runVerb().usage)
+		return 2
+	}
+	if *parallel < 1 {
+		fmt.Fprintf(io.err, "autarch run: --parallel %d is not accepted: use 1 (one pulse at a time) or more\n", *parallel)
 		return 2
 	}
 	if *path != "" {
@@ -48,7 +53,7 @@ func runRun(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	defer w.close()
-	wf, err := w.engine.Start(ctx, workflow.Task{Text: task, Name: *name, Path: workflow.Path(*path), Base: *base})
+	wf, err := w.engine.Start(ctx, workflow.Task{Text: task, Name: *name, Path: workflow.Path(*path), Base: *base, Parallel: *parallel})
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch run: %v\n", err)
 		return 2

@@ -114,6 +114,16 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 // the events' internal names (PlanCardResolved, PulseCompleted, …) stay in
 // the events for editors.
 func printEvent(io stdio, ev workflow.Event) {
+	if ev.PulseID != "" && ev.Kind != "pulse" && ev.Kind != "usage" {
+		// Parallel pulses interleave: each line names its pulse, written
+		// whole.
+		var b strings.Builder
+		printEvent(stdio{in: io.in, out: io.out, err: &b}, workflow.Event{Kind: ev.Kind, Stage: ev.Stage, Tool: ev.Tool, Reason: ev.Reason, Text: ev.Text, Failed: ev.Failed, Status: ev.Status})
+		if b.Len() > 0 {
+			fmt.Fprint(io.err, prefixLines("["+ev.PulseID+"] ", b.String()))
+		}
+		return
+	}
 	switch ev.Kind {
 	case "stage":
 		fmt.Fprintf(io.err, "▶ %s %s\n", ev.Stage, ev.Text)
@@ -225,4 +235,15 @@ func runResult(io stdio, wf store.Workflow, err error) int {
 		fmt.Fprintf(io.err, "autarch: the workflow is recorded as failed; once the cause is fixed, continue from its last completed step with: %s\n", resume)
 	}
 	return 1
+}
+
+// prefixLines puts prefix before every non-empty line of s.
+func prefixLines(prefix, s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "")
 }
