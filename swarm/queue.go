@@ -132,7 +132,9 @@ func (s *Swarm) Next(ctx context.Context, agent string, lease time.Duration) (*I
 			return nil, fmt.Errorf("coord_next: %w", err)
 		}
 		if msg == nil {
-			return nil, nil
+			if msg, err = s.undelivered(ctx); err != nil || msg == nil {
+				return nil, err
+			}
 		}
 		it, err := s.settle(ctx, msg, agent, lease)
 		if err != nil || it != nil {
@@ -140,6 +142,39 @@ func (s *Swarm) Next(ctx context.Context, agent string, lease time.Duration) (*I
 		}
 	}
 	return nil, errors.New("coord_next: no item could be leased after 10000 deliveries")
+}
+
+// undelivered waits for a message the stream holds but the consumer has
+// not delivered yet (a no-wait fetch right after a publish may miss it);
+// nil when there is none.
+func (s *Swarm) undelivered(ctx context.Context) (jetstream.Msg, error) {
+	// The consumer's own count of undelivered messages lags the stream
+	// for a moment after a publish; the stream's count does not: what the
+	// stream holds beyond the consumer's delivered-unacked messages is
+	// undelivered.
+	si, err := s.queue.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("coord_next: %w", err)
+	}
+	ci, err := s.work.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("coord_next: %w", err)
+	}
+	if si.State.Msgs <= uint64(ci.NumAckPending) {
+		return nil, nil
+	}
+	batch, err := s.work.Fetch(1, jetstream.FetchMaxWait(time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("coord_next: %w", err)
+	}
+	var msg jetstream.Msg
+	for m := range batch.Messages() {
+		msg = m
+	}
+	if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, nats.ErrTimeout) {
+		return nil, fmt.Errorf("coord_next: %w", err)
+	}
+	return msg, nil
 }
 
 // settle decides a delivered message: lease it to agent when available,
@@ -169,6 +204,14 @@ func (s *Swarm) settle(ctx context.Context, msg jetstream.Msg, agent string, lea
 			_ = msg.Ack()
 			return nil, nil
 		case !rec.available(now):
+			if ok && rec.Reply != msg.Reply() { // its holder completes it by this delivery
+				rec.Reply = msg.Reply()
+				if _, err := s.items.Update(ctx, id, mustJSON(rec), rev); isConflict(err) {
+					continue
+				} else if err != nil {
+					return nil, fmt.Errorf("coord_next: %w", err)
+				}
+			}
 			_ = msg.NakWithDelay(rec.LeaseUntil.Sub(now))
 			return nil, nil
 		}
@@ -246,17 +289,25 @@ func (s *Swarm) Complete(ctx context.Context, agent, id string, result json.RawM
 		} else if err != nil {
 			return fmt.Errorf("coord_complete %s: %w", id, err)
 		}
-		// The record says done: removing the message is tidying (a
-		// redelivery of it is dropped by Next). Delete it from the stream,
-		// then ack the consumer's last delivery so it forgets it.
-		if err := s.queue.DeleteMsg(ctx, rec.Seq); err != nil && !msgGone(err) {
-			return fmt.Errorf("coord_complete %s: removing the message: %w", id, err)
-		}
-		if rec.Reply != "" {
-			_ = s.conn.nc.Publish(rec.Reply, []byte("+ACK"))
-		}
+		s.remove(ctx, rec)
 		return nil
 	}
+}
+
+// remove takes a done item's message out of the stream (tidying: a
+// redelivery of it is dropped by Next). A delivered message is acked on
+// its last delivery's subject (the work queue then drops it); one never
+// delivered (leased by coord_claim) is deleted. Deleting a delivered one
+// instead would leave the consumer counting one message too few.
+func (s *Swarm) remove(ctx context.Context, rec record) {
+	if rec.Reply != "" {
+		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		if _, err := s.conn.nc.RequestWithContext(actx, rec.Reply, []byte("+ACK")); err == nil {
+			return
+		}
+	}
+	_ = s.queue.DeleteMsg(ctx, rec.Seq)
 }
 
 // Extend lengthens agent's live lease on id by extend; the new end.
@@ -454,14 +505,3 @@ func mustJSON(v any) []byte {
 	}
 	return b
 }
-
-// msgGone reports a deletion of a message that is not there (any more).
-func msgGone(err error) bool {
-	var apiErr *jetstream.APIError
-	return errors.Is(err, jetstream.ErrMsgNotFound) ||
-		errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeMessageNotFound || apiErr.ErrorCode == errCodeDeleteFailed)
-}
-
-// errCodeDeleteFailed is JetStream's JSStreamMsgDeleteFailedF, which a
-// deletion of a message already acked away answers ("no message found").
-const errCodeDeleteFailed jetstream.ErrorCode = 10057

@@ -1,0 +1,220 @@
+package swarm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// pair opens the swarm twice on one state dir: host (the process's
+// embedded server) and peer (another connection, as a second process
+// would, over loopback TCP).
+func pair(b *testing.B) (host, peer *Swarm) {
+	dir := b.TempDir()
+	c1, s1 := open(b, dir, Options{Limits: Limits{Default: Limit{Calls: 0}}})
+	c2, s2 := open(b, dir, Options{Limits: Limits{Default: Limit{Calls: 0}}})
+	if !c1.Hosting() || c2.Hosting() {
+		b.Fatal("want one host and one peer")
+	}
+	return s1, s2
+}
+
+// latencies reports p50 and p99 of the timed operations.
+func latencies(b *testing.B, ds []time.Duration) {
+	slices.Sort(ds)
+	if len(ds) == 0 {
+		return
+	}
+	b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds()), "p99-µs")
+}
+
+func BenchmarkCtxPutGet(b *testing.B) {
+	ctx := context.Background()
+	host, peer := pair(b)
+	for _, v := range []struct {
+		name string
+		s    *Swarm
+	}{{"embedded", host}, {"loopback", peer}} {
+		b.Run(v.name, func(b *testing.B) {
+			val := json.RawMessage(`{"ok":true,"task":"scan","data":["a.py","b.py"],"ts":"2025-01-01T12:00:00Z","agent":"Gemini"}`)
+			ds := make([]time.Duration, 0, b.N)
+			for i := 0; b.Loop(); i++ {
+				key := "Gemini.k" + strconv.Itoa(i%100)
+				start := time.Now()
+				if _, err := v.s.Put(ctx, key, val, ModeSet, 0); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := v.s.Get(ctx, key); err != nil {
+					b.Fatal(err)
+				}
+				ds = append(ds, time.Since(start))
+			}
+			latencies(b, ds)
+		})
+	}
+}
+
+func BenchmarkQueueRoundTrip(b *testing.B) {
+	ctx := context.Background()
+	host, peer := pair(b)
+	for _, v := range []struct {
+		name string
+		s    *Swarm
+	}{{"embedded", host}, {"loopback", peer}} {
+		b.Run(v.name, func(b *testing.B) {
+			ds := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				start := time.Now()
+				if _, err := v.s.Enqueue(ctx, "scan", json.RawMessage(`{"dir":"docs"}`)); err != nil {
+					b.Fatal(err)
+				}
+				it, err := v.s.Next(ctx, "A", time.Minute)
+				if err != nil || it == nil {
+					b.Fatal(it, err)
+				}
+				if err := v.s.Complete(ctx, "A", it.ID, json.RawMessage(`{"ok":true}`)); err != nil {
+					b.Fatal(err)
+				}
+				ds = append(ds, time.Since(start))
+			}
+			latencies(b, ds)
+		})
+	}
+}
+
+// BenchmarkFourAgents: 1,000 items, 4 agents (one on the host's
+// connection, three on their own loopback connections) take and complete
+// them until the queue is empty.
+func BenchmarkFourAgents(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	var agents []*Swarm
+	for range 4 {
+		_, s := open(b, dir, Options{Limits: Limits{Default: Limit{Calls: 0}}})
+		agents = append(agents, s)
+	}
+	const items = 1000
+	for b.Loop() {
+		b.StopTimer()
+		for i := range items {
+			if _, err := agents[0].Enqueue(ctx, "work", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		var done atomic.Int64
+		var wg sync.WaitGroup
+		for i, s := range agents {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				agent := "A" + strconv.Itoa(i)
+				for {
+					it, err := s.Next(ctx, agent, time.Minute)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					if it == nil {
+						return
+					}
+					if err := s.Complete(ctx, agent, it.ID, json.RawMessage(`{}`)); err != nil {
+						b.Error(err)
+						return
+					}
+					done.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		if done.Load() != items {
+			b.Fatalf("completed %d of %d", done.Load(), items)
+		}
+	}
+	b.ReportMetric(float64(items*b.N)/b.Elapsed().Seconds(), "items/s")
+}
+
+// BenchmarkStartup: a fresh project's first Connect + Open (the embedded
+// server started, its streams created), and a restart on the existing
+// file store.
+func BenchmarkStartup(b *testing.B) {
+	ctx := context.Background()
+	b.Run("fresh", func(b *testing.B) {
+		for b.Loop() {
+			dir := b.TempDir()
+			c, err := Connect(ctx, ConnOptions{StateDir: dir})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := Open(ctx, c, "t", Options{}); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			c.Close()
+			b.StartTimer()
+		}
+	})
+	b.Run("restart", func(b *testing.B) {
+		dir := b.TempDir()
+		c, _ := open(b, dir, Options{})
+		c.Close()
+		for b.Loop() {
+			c, err := Connect(ctx, ConnOptions{StateDir: dir})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := Open(ctx, c, "t", Options{}); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			c.Close()
+			b.StartTimer()
+		}
+	})
+}
+
+// BenchmarkServerMemory: the heap and RSS the embedded server adds, idle
+// and after 1,000 items and 1,000 keys.
+func BenchmarkServerMemory(b *testing.B) {
+	ctx := context.Background()
+	for b.Loop() {
+		heap0, rss0 := memNow()
+		c, s := open(b, b.TempDir(), Options{Limits: Limits{Default: Limit{Calls: 0}}})
+		heap1, rss1 := memNow()
+		for i := range 1000 {
+			s.Enqueue(ctx, "work", json.RawMessage(`{"n":1}`))
+			s.Put(ctx, "K."+strconv.Itoa(i), json.RawMessage(`{"ok":true,"data":"some finding text of a typical size"}`), "", 0)
+		}
+		heap2, rss2 := memNow()
+		b.ReportMetric(float64(heap1-heap0)/(1<<20), "idle-heap-MB")
+		b.ReportMetric(float64(rss1-rss0)/(1<<20), "idle-rss-MB")
+		b.ReportMetric(float64(heap2-heap0)/(1<<20), "loaded-heap-MB")
+		b.ReportMetric(float64(rss2-rss0)/(1<<20), "loaded-rss-MB")
+		c.Close()
+	}
+}
+
+// memNow is the live heap after a GC and the process's resident set.
+func memNow() (heap, rss int64) {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	data, _ := os.ReadFile("/proc/self/status")
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			rss = kb << 10
+		}
+	}
+	return int64(m.HeapAlloc), rss
+}
