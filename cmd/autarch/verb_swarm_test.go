@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autarch-dev/autarch/agent/scripted"
+)
+
+func TestSwarmUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "usage: autarch swarm"},
+		{[]string{"--resume", "0123456789ab", "a task"}, "usage: autarch swarm"},
+		{[]string{"--agents", "a b=x", "a task"}, `--agents: agent "a b"`},
+		{[]string{"--agents", "x,x", "a task"}, "named twice"},
+		{[]string{"--read-only", "--allow-write", "a task"}, "--read-only and --allow-write exclude each other"},
+		{[]string{"--rounds", "many", "a task"}, "invalid value"},
+	} {
+		var out, errOut bytes.Buffer
+		code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errOut}, append([]string{"swarm"}, tc.args...))
+		if code != 2 || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("autarch swarm %q: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut.String(), tc.want)
+		}
+	}
+}
+
+func TestSwarmFromTheCommandLine(t *testing.T) {
+	bin := buildBinary(t)
+	dir, steps := scriptedRepo(t, "testdata/swarm.txt")
+	url, model := scripted.Start(t, steps("", ""))
+	ctx := context.Background()
+	head := gitCmd(t, dir, "rev-parse", "HEAD")
+	var stdout, stderr bytes.Buffer
+	cmd := autarchCmd(ctx, bin, dir, url, "swarm", "--agents", "explorer", "--rounds", "1", "--allow-write", "write a readme")
+	cmd.Stdin = strings.NewReader("what\na looks right\n")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("autarch swarm: %v\n%s", err, stderr.String())
+	}
+	fields := strings.Split(strings.TrimSpace(stdout.String()), "\t")
+	if len(fields) != 4 || fields[1] != "done" || fields[3] != "autarch/swarm-"+fields[0] {
+		t.Fatalf("stdout = %q, want ID, done, round, branch", stdout.String())
+	}
+	for _, want := range []string{"explorer proposes to write README.md", "+# demo", `"what" is not an answer`, "approve README.md (explorer): looks right", "is done: 1 commit(s) on autarch/swarm-"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if got := gitCmd(t, dir, "rev-parse", "HEAD"); got != head {
+		t.Errorf("the user's HEAD moved: %s → %s", head, got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err == nil {
+		t.Error("README.md was written in the user's folder")
+	}
+	if got := gitCmd(t, dir, "show", "autarch/swarm-"+fields[0]+":README.md"); got != "# demo\n" {
+		t.Errorf("README.md on the swarm's branch = %q", got)
+	}
+	if n := model.Remaining(); n != 0 {
+		t.Errorf("%d scripted steps unused", n)
+	}
+	// A done swarm resumed is done at once; an unknown one is refused.
+	again, err := autarchCmd(ctx, bin, dir, url, "swarm", "--resume", fields[0]).CombinedOutput()
+	if err != nil || !strings.Contains(string(again), "is done") {
+		t.Errorf("resume of a done swarm: %v\n%s", err, again)
+	}
+	unknown, err := autarchCmd(ctx, bin, dir, url, "swarm", "--resume", "../../etc").CombinedOutput()
+	if err == nil || !strings.Contains(string(unknown), "an id is 12 hex digits") {
+		t.Errorf("resume of a bad id: %v\n%s", err, unknown)
+	}
+}
