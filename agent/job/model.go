@@ -56,8 +56,10 @@ func (m *metered) Complete(ctx context.Context, req agent.Request, onText func(s
 // checkKinds are the verification tools whose results a job records.
 var checkKinds = map[string]string{"run_tests": "test", "run_lint": "lint"}
 
-// recording wraps run_tests or run_lint: each result is recorded with the
-// job (the side panel and autarch status show the latest).
+// recording wraps run_tests or run_lint (kind "test" or "lint"): each
+// result is recorded with the job (the side panel and autarch status show
+// the latest); wrapping commit_changes (kind ""), the failed checks of a
+// refused commit are.
 type recording struct {
 	tools.Tool
 	h    *handle
@@ -69,6 +71,28 @@ func (t recording) Run(ctx context.Context, s *tools.Session, args json.RawMessa
 	if err != nil || !res.JSON {
 		return res, err
 	}
+	if t.kind != "" {
+		return res, t.h.recordCheck(ctx, t.Name(), t.kind, json.RawMessage(res.Output))
+	}
+	// commit_changes refused: the checks that failed, with their results.
+	var refused struct {
+		CheckResults map[string]json.RawMessage `json:"checkResults"`
+	}
+	if json.Unmarshal([]byte(res.Output), &refused) == nil {
+		for name, raw := range refused.CheckResults {
+			if kind, ok := checkKinds[name]; ok {
+				if err := t.h.recordCheck(ctx, name, kind, raw); err != nil {
+					return res, err
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+// recordCheck records a run_tests or run_lint result with the job; a
+// result without a status is not one.
+func (h *handle) recordCheck(ctx context.Context, tool, kind string, raw json.RawMessage) error {
 	var out struct {
 		Status     string `json:"status"`
 		Passed     int    `json:"passed"`
@@ -76,19 +100,19 @@ func (t recording) Run(ctx context.Context, s *tools.Session, args json.RawMessa
 		ErrorCount int    `json:"errorCount"`
 		Warnings   int    `json:"warningCount"`
 	}
-	if json.Unmarshal([]byte(res.Output), &out) != nil || out.Status == "" {
-		return res, nil
+	if json.Unmarshal(raw, &out) != nil || out.Status == "" {
+		return nil
 	}
-	c := store.JobCheck{JobID: t.h.job.ID, Kind: t.kind, Status: out.Status, Passed: out.Passed, Failed: out.Failed,
+	c := store.JobCheck{JobID: h.job.ID, Kind: kind, Status: out.Status, Passed: out.Passed, Failed: out.Failed,
 		Summary: fmt.Sprintf("%d passed, %d failed", out.Passed, out.Failed)}
-	if t.kind == "lint" {
+	if kind == "lint" {
 		c.Failed, c.Summary = out.ErrorCount, fmt.Sprintf("%d errors, %d warnings", out.ErrorCount, out.Warnings)
 	}
-	if err := t.h.r.store.AddJobCheck(context.WithoutCancel(ctx), &c); err != nil {
-		return res, err
+	if err := h.r.store.AddJobCheck(context.WithoutCancel(ctx), &c); err != nil {
+		return err
 	}
-	t.h.r.emit(editor.JobEvent{Kind: "check", JobID: t.h.job.ID, Tool: t.Name(), Status: out.Status, Text: c.Summary})
-	return res, nil
+	h.r.emit(editor.JobEvent{Kind: "check", JobID: h.job.ID, Tool: tool, Status: out.Status, Text: c.Summary})
+	return nil
 }
 
 // Validate keeps the wrapped tool's schema check.

@@ -235,7 +235,7 @@ func (r *Runner) registry(h *handle) (*tools.Registry, error) {
 		return nil, err
 	}
 	for i, t := range ts {
-		if kind, ok := checkKinds[t.Name()]; ok {
+		if kind, ok := checkKinds[t.Name()]; ok || t.Name() == agent.JobTerminal {
 			ts[i] = recording{Tool: t, h: h, kind: kind}
 		}
 	}

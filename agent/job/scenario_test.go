@@ -65,6 +65,9 @@ type scenarioWant struct {
 	Analyses    int    `json:"analyses"`
 	PlanSteps   int    `json:"planSteps"`
 	Tests       string `json:"tests"`
+	// TestChecks counts the recorded test results (run_tests' and a
+	// refused commit's).
+	TestChecks int `json:"testChecks"`
 	// ToolCalls counts the recorded calls by tool (nothing runs twice).
 	ToolCalls map[string]int `json:"toolCalls"`
 }
@@ -222,6 +225,19 @@ func (w *world) check(t *testing.T, j store.Job, want scenarioWant) {
 	}
 	if want.Tests != "" && (s.Tests == nil || s.Tests.Status != want.Tests) {
 		t.Errorf("latest tests %+v, want %s", s.Tests, want.Tests)
+	}
+	if want.TestChecks > 0 {
+		checks, err := w.store.JobChecks(ctx, j.ID)
+		must(t, err)
+		var tests []string
+		for _, c := range checks {
+			if c.Kind == "test" {
+				tests = append(tests, c.Status)
+			}
+		}
+		if len(tests) != want.TestChecks {
+			t.Errorf("test results recorded: %q, want %d", tests, want.TestChecks)
+		}
 	}
 	if s.Tokens == 0 || s.Iterations == 0 {
 		t.Errorf("summary counts no usage: %d tokens over %d model calls", s.Tokens, s.Iterations)
