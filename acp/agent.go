@@ -195,6 +195,9 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
+	if _, err := f.engine(ctx); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
 	a.warnMCP(p.McpServers)
 	rec := record{ID: newSessionID(), Cwd: f.dir, Mode: ModeDiscuss, Created: time.Now().UTC()}
 	s := a.addSession(f, rec)

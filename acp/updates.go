@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,8 +94,8 @@ func locationsAndDiffs(tool string, raw []byte, root string) ([]sdk.ToolCallLoca
 type callTracker struct {
 	mu   sync.Mutex
 	n    int
-	open map[string][]sdk.ToolCallId // by tool, oldest first
-	last sdk.ToolCallId              // the latest call still open
+	open  map[string][]sdk.ToolCallId // by tool, oldest first
+	order []sdk.ToolCallId            // every open call, oldest first
 }
 
 func newCallTracker() *callTracker { return &callTracker{open: map[string][]sdk.ToolCallId{}} }
@@ -117,7 +118,7 @@ func (c *callTracker) started(tool, id string) sdk.ToolCallId {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.open[tool] = append(c.open[tool], tid)
-	c.last = tid
+	c.order = append(c.order, tid)
 	return tid
 }
 
@@ -139,8 +140,8 @@ func (c *callTracker) finished(tool, id string) (sdk.ToolCallId, bool) {
 	}
 	tid := q[at]
 	c.open[tool] = append(q[:at:at], q[at+1:]...)
-	if c.last == tid {
-		c.last = ""
+	if i := slices.Index(c.order, tid); i >= 0 {
+		c.order = slices.Delete(c.order, i, i+1)
 	}
 	return tid, true
 }
@@ -157,7 +158,10 @@ func (c *callTracker) forApproval(a editor.Approval) approvalCall {
 	title := a.Title
 	if a.Kind == "tool" {
 		c.mu.Lock()
-		last := c.last
+		var last sdk.ToolCallId
+		if n := len(c.order); n > 0 {
+			last = c.order[n-1]
+		}
 		c.mu.Unlock()
 		if last != "" {
 			return approvalCall{update: sdk.ToolCallUpdate{ToolCallId: last, Title: sdk.Ptr(title)}}
