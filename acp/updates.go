@@ -92,8 +92,8 @@ func locationsAndDiffs(tool string, raw []byte, root string) ([]sdk.ToolCallLoca
 // callTracker pairs tool results with their calls and names the calls
 // approvals and questions are about.
 type callTracker struct {
-	mu   sync.Mutex
-	n    int
+	mu    sync.Mutex
+	n     int
 	open  map[string][]sdk.ToolCallId // by tool, oldest first
 	order []sdk.ToolCallId            // every open call, oldest first
 }
