@@ -183,25 +183,42 @@ func BenchmarkStartup(b *testing.B) {
 	})
 }
 
-// BenchmarkServerMemory: the heap and RSS the embedded server adds, idle
-// and after 1,000 items and 1,000 keys.
+// BenchmarkServerMemory: the heap and resident memory the embedded
+// server adds to a fresh process, idle and after 1,000 items and 1,000
+// context keys (measured in a helper process, see TestHelperProcess "mem").
 func BenchmarkServerMemory(b *testing.B) {
-	ctx := context.Background()
+	var m map[string]any
 	for b.Loop() {
-		heap0, rss0 := memNow()
-		c, s := open(b, b.TempDir(), Options{Limits: Limits{Default: Limit{Calls: 0}}})
-		heap1, rss1 := memNow()
-		for i := range 1000 {
-			s.Enqueue(ctx, "work", json.RawMessage(`{"n":1}`))
-			s.Put(ctx, "K."+strconv.Itoa(i), json.RawMessage(`{"ok":true,"data":"some finding text of a typical size"}`), "", 0)
-		}
-		heap2, rss2 := memNow()
-		b.ReportMetric(float64(heap1-heap0)/(1<<20), "idle-heap-MB")
-		b.ReportMetric(float64(rss1-rss0)/(1<<20), "idle-rss-MB")
-		b.ReportMetric(float64(heap2-heap0)/(1<<20), "loaded-heap-MB")
-		b.ReportMetric(float64(rss2-rss0)/(1<<20), "loaded-rss-MB")
-		c.Close()
+		m = run(b, map[string]string{"SWARM_HELPER": "mem", "SWARM_STATE": b.TempDir()})[0]
 	}
+	for _, k := range []string{"idle-heap-MB", "idle-rss-MB", "loaded-heap-MB", "loaded-rss-MB"} {
+		b.ReportMetric(m[k].(float64), k)
+	}
+}
+
+// measureMemory is the "mem" helper: Connect starts the server here.
+func measureMemory(ctx context.Context, out *json.Encoder) {
+	heap0, rss0 := memNow()
+	c, err := Connect(ctx, ConnOptions{StateDir: os.Getenv("SWARM_STATE")})
+	if err != nil {
+		out.Encode(map[string]any{"fatal": err.Error()})
+		return
+	}
+	defer c.Close()
+	s, err := Open(ctx, c, "t", Options{Limits: Limits{Default: Limit{Calls: 0}}})
+	if err != nil {
+		out.Encode(map[string]any{"fatal": err.Error()})
+		return
+	}
+	heap1, rss1 := memNow()
+	for i := range 1000 {
+		s.Enqueue(ctx, "work", json.RawMessage(`{"n":1}`))
+		s.Put(ctx, "K."+strconv.Itoa(i), json.RawMessage(`{"ok":true,"data":"some finding text of a typical size"}`), "", 0)
+	}
+	heap2, rss2 := memNow()
+	mb := func(n int64) float64 { return float64(n) / (1 << 20) }
+	out.Encode(map[string]any{"idle-heap-MB": mb(heap1 - heap0), "idle-rss-MB": mb(rss1 - rss0),
+		"loaded-heap-MB": mb(heap2 - heap0), "loaded-rss-MB": mb(rss2 - rss0)})
 }
 
 // memNow is the live heap after a GC and the process's resident set.

@@ -24,6 +24,10 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("run by the multi-process tests")
 	}
 	ctx := context.Background()
+	if mode == "mem" {
+		measureMemory(ctx, json.NewEncoder(os.Stdout))
+		os.Exit(0)
+	}
 	c, err := Connect(ctx, ConnOptions{StateDir: os.Getenv("SWARM_STATE"), URL: os.Getenv("SWARM_URL")})
 	if err != nil {
 		fmt.Println(`{"fatal":` + strconv.Quote(err.Error()) + `}`)
@@ -106,7 +110,7 @@ func errString(err error) string {
 }
 
 // helper starts this test binary as another process running mode.
-func helper(t *testing.T, env map[string]string) (*exec.Cmd, *bufio.Scanner) {
+func helper(t testing.TB, env map[string]string) (*exec.Cmd, *bufio.Scanner) {
 	t.Helper()
 	test := "TestHelperProcess"
 	if env["SWARM_NATS"] != "" {
@@ -130,7 +134,7 @@ func helper(t *testing.T, env map[string]string) (*exec.Cmd, *bufio.Scanner) {
 }
 
 // run runs a helper to its end and returns its JSON lines.
-func run(t *testing.T, env map[string]string) []map[string]any {
+func run(t testing.TB, env map[string]string) []map[string]any {
 	t.Helper()
 	cmd, sc := helper(t, env)
 	var lines []map[string]any
