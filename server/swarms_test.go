@@ -1,0 +1,128 @@
+package server
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/editor"
+)
+
+const swarmScript = `
+-- 01-propose.json --
+{"expect": {"messagesContain": ["Task: Add notes"]}, "tool_calls": [{"name": "fs_write", "args": {"path": "NOTES.md", "content": "notes\n"}}]}
+-- 02-done.json --
+{"expect": {"lastToolResultContains": "queued"}, "text": "Proposed NOTES.md."}
+`
+
+// TestSwarmOverLSP drives a swarm as the editor's Swarm view does:
+// autarch.startSwarm with the human arbiter, the proposal awaiting in
+// autarch/swarms (as a diff), autarch.stopSwarm while it waits, then
+// autarch.resumeSwarm (the agent is not run again), a refused and an
+// accepted autarch.decideSwarmProposal, events as autarch/swarmEvent.
+func TestSwarmOverLSP(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	script, err := scripted.Parse([]byte(swarmScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, model := scripted.Start(t, script)
+	h := newHarness(t, wired)
+	uri := pathURI(dir)
+	if err := h.call("initialize", map[string]any{
+		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "notes"}},
+		"capabilities":          map[string]any{},
+		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	exec := func(command string, arg, result any) error {
+		return h.call("workspace/executeCommand", map[string]any{"command": command, "arguments": []any{arg}}, result)
+	}
+	if err := exec(editor.CommandStartSwarm, editor.StartSwarmParams{Task: "Add notes", Agents: []string{"a b"}}, nil); err == nil || !strings.Contains(err.Error(), "agent \"a b\"") {
+		t.Errorf("a bad agent name was accepted: %v", err)
+	}
+	var ref editor.SwarmRef
+	if err := exec(editor.CommandStartSwarm, editor.StartSwarmParams{Task: "Add notes", Agents: []string{"explorer"}, Rounds: 1, AllowWrite: true}, &ref); err != nil || ref.SwarmID == "" {
+		t.Fatalf("startSwarm = %+v, %v", ref, err)
+	}
+	wait := func(what string, ok func(editor.SwarmSnapshot) bool) editor.SwarmSnapshot {
+		t.Helper()
+		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			var list []editor.SwarmSnapshot
+			if err := h.call(editor.MethodSwarms, map[string]any{}, &list); err != nil {
+				t.Fatal(err)
+			}
+			if len(list) == 1 && ok(list[0]) {
+				return list[0]
+			}
+		}
+		t.Fatalf("the swarm never became %s", what)
+		return editor.SwarmSnapshot{}
+	}
+	awaiting := func(s editor.SwarmSnapshot) bool {
+		return s.Status == "running" && s.Stage == "arbiter" && len(s.Proposals) == 1 && s.Proposals[0].Action == ""
+	}
+	snap := wait("awaiting the arbiter", awaiting)
+	p := snap.Proposals[0]
+	if p.Path != "NOTES.md" || p.Agent != "explorer" || !strings.Contains(p.Diff, "+notes") || snap.Arbiter != "human" || !snap.AllowWrite {
+		t.Errorf("awaiting swarm = %+v", snap)
+	}
+	keys := map[string]bool{}
+	for _, c := range snap.Context {
+		keys[c.Key] = true
+	}
+	if !keys["phase"] || snap.Phase != 1 || len(snap.Agents) != 1 {
+		t.Errorf("context %v, phase %d, agents %v", keys, snap.Phase, snap.Agents)
+	}
+	h.waitNote(editor.MethodSwarmEvent)
+
+	// Stopped while it waits for the human, then resumed: the agent's turn
+	// is not run again (the script has no more steps).
+	if err := exec(editor.CommandStopSwarm, ref, nil); err != nil {
+		t.Fatal(err)
+	}
+	wait("stopped", func(s editor.SwarmSnapshot) bool { return s.Status == "stopped" })
+	if err := exec(editor.CommandStopSwarm, ref, nil); err == nil {
+		t.Error("a swarm that is not running was stopped")
+	}
+	if err := exec(editor.CommandResumeSwarm, ref, nil); err != nil {
+		t.Fatal(err)
+	}
+	wait("awaiting the arbiter again", awaiting)
+
+	if err := exec(editor.CommandDecideSwarmProposal, editor.SwarmDecisionParams{SwarmID: ref.SwarmID, ProposalID: p.ID, Action: "maybe"}, nil); err == nil {
+		t.Error("an unknown action was accepted")
+	}
+	if err := exec(editor.CommandDecideSwarmProposal, editor.SwarmDecisionParams{SwarmID: ref.SwarmID, ProposalID: p.ID, Action: "reject", Notes: "not now"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	done := wait("done", func(s editor.SwarmSnapshot) bool { return s.Status == "done" })
+	if d := done.Proposals[0]; d.Action != "reject" || d.Notes != "not now" || d.Applied || len(done.Commits) != 0 {
+		t.Errorf("done swarm's proposal = %+v, commits %v", d, done.Commits)
+	}
+	if err := exec(editor.CommandResumeSwarm, ref, nil); err == nil || !strings.Contains(err.Error(), "is done") {
+		t.Errorf("resume of a done swarm: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "NOTES.md")); err == nil {
+		t.Error("NOTES.md was written in the user's folder")
+	}
+	if n := model.Remaining(); n != 0 {
+		t.Errorf("%d scripted steps unused", n)
+	}
+}
