@@ -375,3 +375,27 @@ func TestReadOnlyEnvelope(t *testing.T) {
 	}
 	t.Errorf("no critic.proposal in the shared context: %+v", entries)
 }
+
+// TestRateLimitHits: a call refused by the rate limit reaches the model
+// with the 429 shape and is recorded in the swarm's state.
+func TestRateLimitHits(t *testing.T) {
+	t.Setenv("AUTARCH_SWARM_RATE", "30/60s,fs_read=1/60s")
+	w := newWorld(t, "rate-limited")
+	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}
+	ctx := context.Background()
+	o := w.orchestrator(agents, "explorer")
+	st, err := o.Start(ctx, Options{Task: "read main.go", Agents: agents, Rounds: 1, Arbiter: "human"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err = o.Run(ctx, st.ID); err != nil || st.Status != StatusDone {
+		t.Fatalf("run: %v (%s)", err, st.Reason)
+	}
+	if len(st.RateLimits) != 1 || st.RateLimits[0] != (editor.SwarmRateLimitHit{Agent: "explorer", Tool: "fs_read", Round: 1, ResetSec: st.RateLimits[0].ResetSec}) || st.RateLimits[0].ResetSec < 1 {
+		t.Errorf("rate-limit hits = %+v", st.RateLimits)
+	}
+	snap := Summary(*st)
+	if len(snap.RateLimits) != 1 {
+		t.Errorf("the snapshot's rate-limit hits = %+v", snap.RateLimits)
+	}
+}
