@@ -368,8 +368,31 @@ func (s *scheduler) landOne(ctx context.Context, res laneResult) error {
 	}
 	s.e.emit(Event{Kind: "pulse", WorkflowID: s.r.wf.ID, Stage: string(StagePulsing), PulseID: res.id, Status: string(PulseSucceeded),
 		Text: fmt.Sprintf("%s: %s (%s; landed %d of %d)", ev, out.Summary, s.r.committed(cp), s.landedCount(), len(s.order))})
+	if err := s.recheck(ctx); err != nil {
+		return err
+	}
 	if len(out.Unresolved) > 0 && s.halt == nil {
 		s.halt = &Halt{Pulse: res.id, Status: PulseSucceeded, Reason: fmt.Sprintf("completed with %s; a human must review before the next pulse", plural(len(out.Unresolved), "unresolved issue"))}
+	}
+	return nil
+}
+
+// recheck tries the pulses waiting to land against the new head: one that
+// no longer applies is re-run now rather than at its turn.
+func (s *scheduler) recheck(ctx context.Context) error {
+	for _, p := range s.order {
+		res, ok := s.finished[p.ID]
+		if !ok {
+			continue
+		}
+		err := res.tree.Applies(ctx)
+		var c *git.Conflict
+		if errors.As(err, &c) {
+			err = s.conflict(ctx, res, c.Error()+".", c.Files, c.Sides())
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -41,8 +42,12 @@ type pulseRouter struct {
 	main   *scripted.Server
 	pulses map[string]*scripted.Server
 
+	// gate holds a pulse's n-th request ("pulse-2#2") until its channel
+	// closes; on closes a channel when that request arrives.
+	gate, on map[string]chan struct{}
+
 	mu      sync.Mutex
-	log     []string // "pulse-2:start", "pulse-2:3", …
+	log     []string // pulse ids, one per request
 	arrived map[string]chan struct{}
 	barrier []string
 }
@@ -57,7 +62,8 @@ func newPulseRouter(t *testing.T, main string, pulses map[string]string, barrier
 		must(t, err)
 		return scripted.NewServer(s)
 	}
-	r := &pulseRouter{t: t, main: parse(main), pulses: map[string]*scripted.Server{}, arrived: map[string]chan struct{}{}, barrier: barrier}
+	r := &pulseRouter{t: t, main: parse(main), pulses: map[string]*scripted.Server{}, arrived: map[string]chan struct{}{}, barrier: barrier,
+		gate: map[string]chan struct{}{}, on: map[string]chan struct{}{}}
 	for id, steps := range pulses {
 		r.pulses[id] = parse(steps)
 	}
@@ -93,6 +99,12 @@ func (r *pulseRouter) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		srv = r.pulses[id]
 		r.mu.Lock()
 		r.log = append(r.log, id)
+		key := fmt.Sprintf("%s#%d", id, strings.Count(strings.Join(r.log, " ")+" ", id+" "))
+		if ch := r.on[key]; ch != nil {
+			delete(r.on, key)
+			close(ch)
+		}
+		hold := r.gate[key]
 		ch, gated := r.arrived[id]
 		if gated {
 			delete(r.arrived, id)
@@ -101,6 +113,13 @@ func (r *pulseRouter) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.mu.Unlock()
 		if gated {
 			r.wait()
+		}
+		if hold != nil {
+			select {
+			case <-hold:
+			case <-time.After(30 * time.Second):
+				r.t.Errorf("request %s waited 30 s at its gate", key)
+			}
 		}
 	}
 	srv.ServeHTTP(w, req)
@@ -189,6 +208,8 @@ type parallelWorld struct {
 	engine *workflow.Engine
 	events []workflow.Event
 	mu     sync.Mutex
+	// onEvent sees every event (under mu).
+	onEvent func(workflow.Event)
 }
 
 func newParallelWorld(t *testing.T, url string, files map[string]string) *parallelWorld {
@@ -214,6 +235,9 @@ func newParallelWorld(t *testing.T, url string, files map[string]string) *parall
 		Events: func(ev workflow.Event) {
 			w.mu.Lock()
 			w.events = append(w.events, ev)
+			if w.onEvent != nil {
+				w.onEvent(ev)
+			}
 			w.mu.Unlock()
 		}})
 	must(t, err)
@@ -309,5 +333,108 @@ func checkEachBuilds(t *testing.T, dir, base, branch string) {
 			t.Errorf("commit %.8s does not build: %v\n%s", c, err, out)
 		}
 		gitRun(t, dir, "worktree", "remove", "--force", scratch)
+	}
+}
+
+// rerunSteps are a pulse's steps after its first run conflicted: the agent
+// is told why and which file, writes the file again and completes.
+func rerunSteps(summary, file, content string) string {
+	write, _ := json.Marshal(map[string]any{"name": "write_file", "args": map[string]string{"path": file, "content": content, "reason": "Write " + file + " again"}})
+	done, _ := json.Marshal(map[string]any{"name": "complete_pulse", "args": map[string]any{"reason": "Done again", "summary": summary, "filesChanged": []string{file}}})
+	return fmt.Sprintf("-- 03-rewrite.json --\n{\"expect\": {\"lastUserContains\": \"was not landed\", \"messagesContain\": [%q]}, \"tool_calls\": [%s]}\n-- 04-done.json --\n{\"tool_calls\": [%s]}\n", file, write, done)
+}
+
+const triPlan = `[{"id": "pulse-1", "title": "A", "description": "a.go", "expectedChanges": ["a.go"], "estimatedSize": "small"},
+ {"id": "pulse-2", "title": "B", "description": "n.go", "expectedChanges": ["n.go"], "estimatedSize": "small", "dependsOn": ["pulse-1"]},
+ {"id": "pulse-3", "title": "C", "description": "n.go", "expectedChanges": ["n.go"], "estimatedSize": "small", "dependsOn": ["pulse-1"]}]`
+
+func numbers(body string) string { return "package parts\n\n// N is a number.\nfunc N() int { return " + body + " }\n" }
+
+// TestParallelConflictRerun: pulses 2 and 3 change the same line at once;
+// 2 lands, 3 is re-run on the new head (told why, the file named) and lands.
+func TestParallelConflictRerun(t *testing.T) {
+	files := map[string]string{"n.go": numbers("0")}
+	for k, v := range goRepo {
+		files[k] = v
+	}
+	router, url := newPulseRouter(t, parallelMain(triPlan), map[string]string{
+		"pulse-1": pulseSteps("feat(parts): add A1", map[string]string{"a.go": "package parts\n\n// A is the first part.\nfunc A() int { return 1 }\n"}),
+		"pulse-2": pulseSteps("feat(parts): N is two", map[string]string{"n.go": numbers("2")}),
+		"pulse-3": pulseSteps("feat(parts): N is three", map[string]string{"n.go": numbers("3")}) + rerunSteps("feat(parts): N is two plus three", "n.go", numbers("2 + 3")),
+	}, "pulse-2", "pulse-3")
+	w := newParallelWorld(t, url, files)
+	ctx := context.Background()
+	wf, err := w.engine.Start(ctx, workflow.Task{Text: "numbers", Name: "numbers", Parallel: 2})
+	must(t, err)
+	wf, err = w.engine.Run(ctx, wf.ID)
+	if err != nil || wf.Status != store.WorkflowCompleted {
+		t.Fatalf("run: %v, workflow %s (%s)", err, wf.Status, wf.StatusReason)
+	}
+	router.check()
+	want := []string{"feat(parts): add A1", "feat(parts): N is two", "feat(parts): N is two plus three"}
+	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, want) {
+		t.Errorf("workflow branch commits = %q, want %q", got, want)
+	}
+	if c := w.eventTexts("Conflict"); len(c) != 1 || !strings.Contains(c[0], "pulse-3: re-run on the new head: pulse pulse-3 conflicts with the workflow head in n.go") {
+		t.Errorf("conflict events %q", c)
+	}
+	if wts := strings.TrimSpace(gitOut(t, w.dir, "worktree", "list")); strings.Count(wts, "\n") != 0 {
+		t.Errorf("git worktree list is not clean at the end:\n%s", wts)
+	}
+}
+
+const quadPlan = `[{"id": "pulse-1", "title": "A", "description": "a.go", "expectedChanges": ["a.go"], "estimatedSize": "small"},
+ {"id": "pulse-2", "title": "B", "description": "n.go", "expectedChanges": ["n.go"], "estimatedSize": "small", "dependsOn": ["pulse-1"]},
+ {"id": "pulse-3", "title": "C", "description": "m.go", "expectedChanges": ["n.go"], "estimatedSize": "small", "dependsOn": ["pulse-1"]},
+ {"id": "pulse-4", "title": "D", "description": "n.go", "expectedChanges": ["n.go"], "estimatedSize": "small", "dependsOn": ["pulse-1"]}]`
+
+// TestParallelSecondConflictHalts: pulse 4 finishes first and conflicts
+// with pulse 2 when it lands (re-run), then with pulse 3, which lands while
+// the re-run works: the workflow halts with both sides shown.
+func TestParallelSecondConflictHalts(t *testing.T) {
+	np := func(n, p string) string {
+		return numbers(n) + "\n// S keeps N and P apart.\nfunc S() {}\n\n// T keeps N and P apart.\nfunc T() {}\n\n// P is a number.\nfunc P() int { return " + p + " }\n"
+	}
+	files := map[string]string{"n.go": np("0", "0")}
+	for k, v := range goRepo {
+		files[k] = v
+	}
+	router, url := newPulseRouter(t, parallelMain(quadPlan)[:strings.Index(parallelMain(quadPlan), "-- 05-review")], map[string]string{
+		"pulse-1": pulseSteps("feat(parts): add A1", map[string]string{"a.go": "package parts\n\n// A is the first part.\nfunc A() int { return 1 }\n"}),
+		"pulse-2": pulseSteps("feat(parts): N is two", map[string]string{"n.go": np("2", "0")}),
+		"pulse-3": pulseSteps("feat(parts): P is three", map[string]string{"n.go": np("0", "3")}),
+		"pulse-4": pulseSteps("feat(parts): N is four", map[string]string{"n.go": np("4", "0")}) + rerunSteps("feat(parts): N and P are four", "n.go", np("2 + 4", "4")),
+	}, "pulse-2", "pulse-3", "pulse-4")
+	waiting := make(chan struct{})
+	router.gate["pulse-2#2"] = waiting // 2 completes after 4 waits to land
+	router.gate["pulse-3#2"] = make(chan struct{})
+	router.on["pulse-4#3"] = router.gate["pulse-3#2"] // 3 completes once 4's re-run began
+	w := newParallelWorld(t, url, files)
+	var once sync.Once
+	w.onEvent = func(ev workflow.Event) {
+		if ev.Kind == "pulse" && ev.PulseID == "pulse-4" && ev.Status == "WaitingToLand" {
+			once.Do(func() { close(waiting) })
+		}
+	}
+	ctx := context.Background()
+	wf, err := w.engine.Start(ctx, workflow.Task{Text: "numbers", Name: "numbers", Parallel: 3})
+	must(t, err)
+	wf, err = w.engine.Run(ctx, wf.ID)
+	var h *workflow.Halt
+	if !errors.As(err, &h) || wf.Status != store.WorkflowHalted || h.Pulse != "pulse-4" {
+		t.Fatalf("run: %v, workflow %s (%s); want a halt at pulse-4", err, wf.Status, wf.StatusReason)
+	}
+	router.check()
+	for _, sub := range []string{"a second time", "=== n.go — on the workflow head:", "+func P() int { return 3 }", "=== n.go — in pulse pulse-4:", "+func P() int { return 4 }", "autarch-pulse/numbers/pulse-4"} {
+		if !strings.Contains(wf.StatusReason, sub) {
+			t.Errorf("halt reason does not show %q:\n%s", sub, wf.StatusReason)
+		}
+	}
+	want := []string{"feat(parts): add A1", "feat(parts): N is two", "feat(parts): P is three"}
+	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, want) {
+		t.Errorf("workflow branch commits = %q, want %q", got, want)
+	}
+	if kept := strings.TrimSpace(gitOut(t, w.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/autarch-pulse/")); kept != "autarch-pulse/numbers/pulse-4" {
+		t.Errorf("kept pulse branches %q, want pulse-4's", kept)
 	}
 }

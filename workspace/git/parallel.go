@@ -350,6 +350,24 @@ func (pt *PulseTree) Rebase(ctx context.Context) (rebased bool, err error) {
 	return true, nil
 }
 
+// Applies reports, without moving anything, whether the pulse's committed
+// work still merges onto the workflow head: nil, or a *Conflict.
+func (pt *PulseTree) Applies(ctx context.Context) error {
+	head, err := pt.w.Head(ctx)
+	if err != nil || head == pt.Base {
+		return err
+	}
+	tip, _, ok, err := pt.w.pulseTip(ctx, pt.ID)
+	if err != nil || !ok {
+		return err
+	}
+	out, err := pt.run(ctx, "merge-tree", "--write-tree", "--name-only", "--no-messages", head, tip)
+	if exitCode(err) == 1 {
+		return pt.conflict(ctx, head, tip, strings.Split(strings.TrimRight(string(out), "\n"), "\n")[1:])
+	}
+	return err
+}
+
 // conflict describes the conflicting files with both sides' changes.
 func (pt *PulseTree) conflict(ctx context.Context, head, tip string, files []string) error {
 	c := &Conflict{Pulse: pt.ID, HeadSide: map[string]string{}, PulseSide: map[string]string{}}
