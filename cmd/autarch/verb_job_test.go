@@ -63,6 +63,9 @@ func TestJobFromTheCommandLine(t *testing.T) {
 	if err != nil || !strings.Contains(string(table), j.Branch) || !strings.Contains(string(table), "fix(calc): make Add add") {
 		t.Errorf("autarch status (%v) does not list the job's branch and commit:\n%s", err, table)
 	}
+	if stopped, err := autarchCmd(ctx, bin, dir, url, "stop", j.ID).CombinedOutput(); err == nil || !strings.Contains(string(stopped), "is done: nothing to stop") {
+		t.Errorf("autarch stop of a done job = %v\n%s\nwant a refusal saying the job is done", err, stopped)
+	}
 	applied, err := autarchCmd(ctx, bin, dir, url, "job", "--apply", j.ID).CombinedOutput()
 	if err != nil || !strings.Contains(string(applied), "fast-forwarded") {
 		t.Fatalf("autarch job --apply: %v\n%s", err, applied)

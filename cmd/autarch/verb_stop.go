@@ -10,7 +10,7 @@ func stopVerb() verb {
 	return verb{
 		name:    "stop",
 		usage:   "autarch stop [--root DIR] ID|NAME [REASON]",
-		summary: "stop a workflow (a running pulse keeps its work as a recovery checkpoint)",
+		summary: "stop a workflow or a job (a running pulse keeps its work as a recovery checkpoint; autarch resume continues)",
 		run:     runStop,
 	}
 }
@@ -32,7 +32,20 @@ func runStop(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	defer w.close()
-	if err := w.engine.Stop(ctx, fs.Arg(0), strings.Join(fs.Args()[1:], " ")); err != nil {
+	reason := strings.Join(fs.Args()[1:], " ")
+	if _, err := w.engine.Find(ctx, fs.Arg(0)); err != nil {
+		if jobs, jerr := newJobs(io, w); jerr == nil {
+			if _, ferr := jobs.Find(ctx, fs.Arg(0)); ferr == nil {
+				if err := jobs.Stop(ctx, fs.Arg(0), reason); err != nil {
+					fmt.Fprintf(io.err, "autarch stop: %v\n", err)
+					return 1
+				}
+				fmt.Fprintf(io.out, "stopped job %s (autarch resume %s continues it)\n", fs.Arg(0), fs.Arg(0))
+				return 0
+			}
+		}
+	}
+	if err := w.engine.Stop(ctx, fs.Arg(0), reason); err != nil {
 		fmt.Fprintf(io.err, "autarch stop: %v\n", err)
 		return 1
 	}
