@@ -117,9 +117,16 @@ func answer(v any, err error) (tools.Result, bool, error) {
 }
 
 // seconds turns an optional seconds argument into a duration (0: unset).
+// A value beyond MaxLease stays beyond it (no overflow), so that the
+// bounds check refuses it.
 func seconds(p *int) time.Duration {
-	if p == nil {
+	switch {
+	case p == nil:
 		return 0
+	case *p > int(MaxLease/time.Second):
+		return MaxLease + time.Second
+	case *p < 0:
+		return -time.Second
 	}
 	return time.Duration(*p) * time.Second
 }

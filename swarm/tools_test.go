@@ -193,6 +193,20 @@ func TestCoordAndCtxTools(t *testing.T) {
 	if _, res = b.call("ctx_put", `{"key": "k", "value": 1, "mode": "if_version"}`); !res.Failed || !strings.Contains(res.Output, "expected_version") {
 		t.Fatalf("if_version without a version: %s", res.Output)
 	}
+	if m, res = a.call("ctx_put", `{"key": "phase", "value": 9}`); !res.Failed || m["code"] != 403.0 {
+		t.Fatalf("an agent set phase: %s", res.Output)
+	}
+	for _, args := range []string{`{"lease_sec": -5}`, `{"lease_sec": 9223372036854775807}`, `{"lease_sec": 86401}`} {
+		if m, res = a.call("coord_next", args); !res.Failed || m["error"] != ErrInvalid {
+			t.Fatalf("coord_next %s: %s", args, res.Output)
+		}
+	}
+	if m, res = a.call("coord_extend", `{"id": "x", "extend_sec": 0}`); !res.Failed || m["error"] != ErrInvalid {
+		t.Fatalf("extend by 0: %s", res.Output)
+	}
+	if m, res = a.call("coord_claim", `{"id": "a b"}`); !res.Failed || m["error"] != ErrInvalid {
+		t.Fatalf("claim of a bad id: %s", res.Output)
+	}
 	if _, res = a.call("ctx_keys", `{"prefix": "Gemini."}`); res.Output != `{"keys":["Gemini.list_code_files"]}` {
 		t.Fatalf("keys: %s", res.Output)
 	}

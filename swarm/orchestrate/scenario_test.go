@@ -116,6 +116,22 @@ func (w *world) orchestrator(agents []editor.SwarmAgent, arbiterScript string) *
 	return o
 }
 
+// sharedContext opens the swarm's engine (closed with the test) and
+// reads its shared context.
+func (w *world) sharedContext(st *State) (Engine, []editor.SwarmContextEntry) {
+	w.t.Helper()
+	eng, err := w.open(context.Background(), st.ID, st.Worktree)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(func() { eng.Close() })
+	entries, err := eng.Context(context.Background())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return eng, entries
+}
+
 func (w *world) treeHash() string {
 	w.t.Helper()
 	sum, _, err := treehash.Sum(w.work)
@@ -213,15 +229,7 @@ func TestSwarmScenario(t *testing.T) {
 			}
 
 			// The findings went through ctx; the transcript records every decision.
-			eng, err := w.open(ctx, st.ID, st.Worktree)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer eng.Close()
-			entries, err := eng.Context(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			eng, entries := w.sharedContext(st)
 			found := map[string]any{}
 			for _, e := range entries {
 				found[e.Key] = e.Value
@@ -356,15 +364,7 @@ func TestReadOnlyEnvelope(t *testing.T) {
 	if len(st.Improvements) != 1 || st.Improvements[0].Agent != "critic" || len(st.Improvements[0].Items) != 1 || st.Improvements[0].Items[0] != want {
 		t.Fatalf("improvements = %+v", st.Improvements)
 	}
-	eng, err := w.open(ctx, st.ID, st.Worktree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	entries, err := eng.Context(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, entries := w.sharedContext(st)
 	for _, e := range entries {
 		if e.Key == "critic.proposal" {
 			if f, _ := e.Value.(map[string]any); f["agent"] != "critic" || f["task"] != "proposal" || f["ok"] != true {
