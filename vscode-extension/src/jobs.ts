@@ -8,41 +8,17 @@
 //     .job-branch  .job-commit[data-hash] (hash and message)  .job-tests[data-status]  .job-lint[data-status]
 //     .job-escalation[data-status] (reason, severity, answer)  .job-usage (tokens/budget, cost)
 import { MethodJobs, type EscalationView, type JobCheckView, type JobEvent, type JobSummary } from './lspext.gen';
+import { RefreshedList, type Request } from './refreshList';
 import { escapeHtml } from './status';
 
-export type Request = <T>(method: string, params: unknown) => Promise<T>;
-
 /** The jobs list, refreshed (debounced) on every job event. */
-export class JobList {
-  jobs: JobSummary[] = [];
-  error: string | undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly listeners = new Set<() => void>();
-
-  constructor(
-    private readonly request: Request,
-    private readonly delay = 150,
-  ) {}
-
-  onChange(fn: () => void): { dispose(): void } {
-    this.listeners.add(fn);
-    return { dispose: () => this.listeners.delete(fn) };
+export class JobList extends RefreshedList<JobSummary> {
+  constructor(request: Request, delay = 150) {
+    super(request, MethodJobs, delay);
   }
 
-  private changed(): void {
-    for (const fn of this.listeners) fn();
-  }
-
-  /** Fetches the list now. */
-  async refresh(): Promise<void> {
-    try {
-      const list = await this.request<JobSummary[] | null>(MethodJobs, {});
-      this.jobs = Array.isArray(list) ? list : [];
-      this.error = undefined;
-    } catch (err) {
-      this.error = err instanceof Error ? err.message : String(err);
-    }
-    this.changed();
+  get jobs(): JobSummary[] {
+    return this.items;
   }
 
   /** Takes a job event: refreshes soon. */
@@ -51,22 +27,9 @@ export class JobList {
     this.scheduleRefresh();
   }
 
-  scheduleRefresh(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.refresh();
-    }, this.delay);
-  }
-
   /** A job by id, id prefix or name. */
   find(ref: string): JobSummary | undefined {
     return this.jobs.find((j) => j.id === ref || j.name === ref) ?? this.jobs.find((j) => ref.length >= 4 && j.id.startsWith(ref));
-  }
-
-  dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.listeners.clear();
   }
 }
 

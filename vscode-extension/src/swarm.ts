@@ -17,45 +17,22 @@
 //     .swarm-log > li (the latest events)
 import { renderDiff } from './diff';
 import { MethodSwarms, type SwarmEvent, type SwarmProposal, type SwarmSnapshot } from './lspext.gen';
+import { RefreshedList, type Request } from './refreshList';
 import { escapeHtml } from './status';
-
-export type Request = <T>(method: string, params: unknown) => Promise<T>;
 
 /** How many events of each swarm the view keeps. */
 const maxEvents = 30;
 
 /** The swarms, refreshed (debounced) on every swarm event, with their latest events. */
-export class SwarmList {
-  swarms: SwarmSnapshot[] = [];
-  error: string | undefined;
+export class SwarmList extends RefreshedList<SwarmSnapshot> {
   readonly events = new Map<string, SwarmEvent[]>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly listeners = new Set<() => void>();
 
-  constructor(
-    private readonly request: Request,
-    private readonly delay = 200,
-  ) {}
-
-  onChange(fn: () => void): { dispose(): void } {
-    this.listeners.add(fn);
-    return { dispose: () => this.listeners.delete(fn) };
+  constructor(request: Request, delay = 200) {
+    super(request, MethodSwarms, delay);
   }
 
-  private changed(): void {
-    for (const fn of this.listeners) fn();
-  }
-
-  /** Fetches the list now. */
-  async refresh(): Promise<void> {
-    try {
-      const list = await this.request<SwarmSnapshot[] | null>(MethodSwarms, {});
-      this.swarms = Array.isArray(list) ? list : [];
-      this.error = undefined;
-    } catch (err) {
-      this.error = err instanceof Error ? err.message : String(err);
-    }
-    this.changed();
+  get swarms(): SwarmSnapshot[] {
+    return this.items;
   }
 
   /** Takes a swarm event: keeps it and refreshes soon. */
@@ -68,22 +45,9 @@ export class SwarmList {
     this.scheduleRefresh();
   }
 
-  scheduleRefresh(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.refresh();
-    }, this.delay);
-  }
-
   /** A swarm by id or id prefix (at least 4 characters). */
   find(ref: string): SwarmSnapshot | undefined {
     return this.swarms.find((s) => s.id === ref) ?? this.swarms.find((s) => ref.length >= 4 && s.id.startsWith(ref));
-  }
-
-  dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.listeners.clear();
   }
 }
 
