@@ -99,6 +99,11 @@ func TestKillMidRound(t *testing.T) {
 		t.Fatalf("after the kill: %s, stage %s, turn %d (want running, agents, 1: the explorer done)\n%s", mid.Status, mid.Stage, mid.Turn, out.String())
 	}
 
+	list, err := List(w.repo.StateDir())
+	if err != nil || len(list) != 1 || list[0].Status != StatusStopped || !strings.Contains(list[0].Reason, "interrupted") {
+		t.Errorf("a killed swarm is listed as %+v (%v), want stopped (interrupted)", list, err)
+	}
+
 	// Another process (a new orchestrator) resumes: the lock of the dead
 	// process is gone.
 	st, err = w.orchestrator(killAgents, "arbiter").Run(ctx, st.ID)

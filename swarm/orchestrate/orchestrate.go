@@ -210,7 +210,8 @@ func (o *Orchestrator) modelFor(a editor.SwarmAgent) (agent.Model, string) {
 	return o.cfg.Model, name
 }
 
-// lockFile takes an exclusive lock released when the process dies.
+// lockFile takes an exclusive lock released when the process dies. It
+// waits up to a second (a listing may probe the lock for a moment).
 func lockFile(path string) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("lock folder: %w", err)
@@ -219,14 +220,34 @@ func lockFile(path string) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, ErrBusy
+	for end := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
 		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(end) {
+			break
+		}
 	}
-	return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
+	f.Close()
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return nil, ErrBusy
+	}
+	return nil, fmt.Errorf("lock %s: %w", path, err)
+}
+
+// running reports whether a live process holds the swarm's run lock.
+func running(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "run.lock"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
+		return errors.Is(err, unix.EWOULDBLOCK)
+	}
+	unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return false
 }
 
 func clip(s string, n int) string {

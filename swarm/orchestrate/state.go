@@ -191,7 +191,9 @@ func Transcript(stateDir, id string) ([]editor.SwarmEvent, error) {
 	return out, sc.Err()
 }
 
-// List reads every swarm's state under stateDir, most recently updated first.
+// List reads every swarm's state under stateDir, most recently updated
+// first; a swarm recorded as running that no live process runs is listed
+// as stopped (interrupted).
 func List(stateDir string) ([]State, error) {
 	entries, err := os.ReadDir(Dir(stateDir))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -207,6 +209,10 @@ func List(stateDir string) ([]State, error) {
 			continue
 		}
 		if st, err := s.loadState(); err == nil {
+			if st.Status == StatusRunning && !running(s.dir) {
+				// Its process ended without recording it (killed).
+				st.Status, st.Reason = StatusStopped, "interrupted: the process running it ended; resume it"
+			}
 			out = append(out, *st)
 		}
 	}
