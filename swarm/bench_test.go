@@ -148,11 +148,10 @@ func BenchmarkFourAgents(b *testing.B) {
 // server started, its streams created), and a restart on the existing
 // file store.
 func BenchmarkStartup(b *testing.B) {
-	ctx := context.Background()
-	b.Run("fresh", func(b *testing.B) {
+	start := func(b *testing.B, dir func() string) {
+		ctx := context.Background()
 		for b.Loop() {
-			dir := b.TempDir()
-			c, err := Connect(ctx, ConnOptions{StateDir: dir})
+			c, err := Connect(ctx, ConnOptions{StateDir: dir()})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -163,23 +162,13 @@ func BenchmarkStartup(b *testing.B) {
 			c.Close()
 			b.StartTimer()
 		}
-	})
+	}
+	b.Run("fresh", func(b *testing.B) { start(b, b.TempDir) })
 	b.Run("restart", func(b *testing.B) {
 		dir := b.TempDir()
 		c, _ := open(b, dir, Options{})
 		c.Close()
-		for b.Loop() {
-			c, err := Connect(ctx, ConnOptions{StateDir: dir})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := Open(ctx, c, "t", Options{}); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			c.Close()
-			b.StartTimer()
-		}
+		start(b, func() string { return dir })
 	})
 }
 
