@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -214,13 +215,20 @@ type parallelWorld struct {
 
 func newParallelWorld(t *testing.T, url string, files map[string]string) *parallelWorld {
 	t.Helper()
-	w := &parallelWorld{dir: t.TempDir()}
+	dir := t.TempDir()
 	for name, content := range files {
-		must(t, os.WriteFile(filepath.Join(w.dir, name), []byte(content), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 	}
-	gitRun(t, w.dir, "init", "-q", "-b", "main")
-	gitRun(t, w.dir, "add", "-A")
-	gitRun(t, w.dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
+	return openParallelWorld(t, url, dir)
+}
+
+// openParallelWorld opens an engine on the repository in dir.
+func openParallelWorld(t *testing.T, url, dir string) *parallelWorld {
+	t.Helper()
+	w := &parallelWorld{dir: dir}
 	ctx := context.Background()
 	repo, err := git.Open(ctx, w.dir, git.Config{})
 	must(t, err)
@@ -348,7 +356,9 @@ const triPlan = `[{"id": "pulse-1", "title": "A", "description": "a.go", "expect
  {"id": "pulse-2", "title": "B", "description": "n.go", "expectedChanges": ["n.go"], "estimatedSize": "small", "dependsOn": ["pulse-1"]},
  {"id": "pulse-3", "title": "C", "description": "n.go", "expectedChanges": ["n.go"], "estimatedSize": "small", "dependsOn": ["pulse-1"]}]`
 
-func numbers(body string) string { return "package parts\n\n// N is a number.\nfunc N() int { return " + body + " }\n" }
+func numbers(body string) string {
+	return "package parts\n\n// N is a number.\nfunc N() int { return " + body + " }\n"
+}
 
 // TestParallelConflictRerun: pulses 2 and 3 change the same line at once;
 // 2 lands, 3 is re-run on the new head (told why, the file named) and lands.
@@ -437,4 +447,120 @@ func TestParallelSecondConflictHalts(t *testing.T) {
 	if kept := strings.TrimSpace(gitOut(t, w.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/autarch-pulse/")); kept != "autarch-pulse/numbers/pulse-4" {
 		t.Errorf("kept pulse branches %q, want pulse-4's", kept)
 	}
+}
+
+// crashDirEnv tells TestParallelCrashChild, run as a child process, where
+// the repository of TestParallelKillResume is.
+const crashDirEnv = "AUTARCH_TEST_PARALLEL_CRASH_DIR"
+
+// crashPulse writes its file, then hangs on its next model request until
+// the process is killed.
+func crashPulse(file, content string) string {
+	write, _ := json.Marshal(map[string]any{"name": "write_file", "args": map[string]string{"path": file, "content": content, "reason": "Write " + file}})
+	return fmt.Sprintf("-- 01-write.json --\n{\"tool_calls\": [%s]}\n-- 02-never.json --\n{\"text\": \"never answered\"}\n", write)
+}
+
+var (
+	bGo = "package parts\n\n// B uses A.\nfunc B() int { return A() + 1 }\n"
+	cGo = "package parts\n\n// C uses A.\nfunc C() int { return A() + 2 }\n"
+)
+
+// TestParallelCrashChild is TestParallelKillResume's process to kill: it
+// runs the diamond with parallel 2 until pulses 2 and 3 have written their
+// files and wait on the model.
+func TestParallelCrashChild(t *testing.T) {
+	dir := os.Getenv(crashDirEnv)
+	if dir == "" {
+		t.Skip("run by TestParallelKillResume")
+	}
+	main := parallelMain(diamondPlan)
+	router, url := newPulseRouter(t, main[:strings.Index(main, "-- 05-review")], map[string]string{
+		"pulse-1": pulseSteps("feat(parts): add A1", map[string]string{"a.go": "package parts\n\n// A is the first part.\nfunc A() int { return 1 }\n"}),
+		"pulse-2": crashPulse("b.go", bGo),
+		"pulse-3": crashPulse("c.go", cGo),
+	})
+	router.gate["pulse-2#2"], router.gate["pulse-3#2"] = make(chan struct{}), make(chan struct{})
+	w := openParallelWorld(t, url, dir)
+	ctx := context.Background()
+	wf, err := w.engine.Start(ctx, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})
+	must(t, err)
+	_, err = w.engine.Run(ctx, wf.ID)
+	t.Fatalf("the run ended before it was killed: %v", err)
+}
+
+// TestParallelKillResume: kill -9 the process while pulses 2 and 3 run;
+// resume recovers their work from the recovery checkpoints, takes each
+// pulse only once its dead holder's lease ended, and finishes with every
+// commit.
+func TestParallelKillResume(t *testing.T) {
+	router, url := newPulseRouter(t, "-- 05-review.json --\n{\"tool_calls\": [{\"name\": \"complete_review\", \"args\": {\"reason\": \"Done\", \"recommendation\": \"approve\", \"summary\": \"Fine.\"}}]}\n", map[string]string{
+		"pulse-2": resumeSteps("feat(parts): add B", "b.go"),
+		"pulse-3": resumeSteps("feat(parts): add C", "c.go"),
+		"pulse-4": pulseSteps("feat(parts): add D", map[string]string{"d.go": "package parts\n\n// D uses B and C.\nfunc D() int { return B() + C() }\n"}),
+	})
+	w := newParallelWorld(t, url, goRepo)
+	before := userTreeHash(t, w.dir)
+	child := exec.Command(os.Args[0], "-test.run", "^TestParallelCrashChild$", "-test.count=1")
+	child.Env = append(os.Environ(), crashDirEnv+"="+w.dir)
+	child.Stderr = os.Stderr
+	must(t, child.Start())
+	repo, err := git.Open(context.Background(), w.dir, git.Config{})
+	must(t, err)
+	deadline := time.Now().Add(60 * time.Second)
+	for !(fileExists(filepath.Join(repo.PulseTreePath("parts", "pulse-2"), "b.go")) && fileExists(filepath.Join(repo.PulseTreePath("parts", "pulse-3"), "c.go"))) {
+		if time.Now().After(deadline) {
+			child.Process.Kill()
+			t.Fatal("the child never had pulses 2 and 3 running")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	killed := time.Now()
+	must(t, child.Process.Signal(syscall.SIGKILL))
+	_ = child.Wait()
+	ctx := context.Background()
+	must(t, w.engine.Recover(ctx))
+	wf, err := w.engine.Resume(ctx, "parts")
+	if err != nil || wf.Status != store.WorkflowCompleted {
+		t.Fatalf("resume: %v, workflow %s (%s)", err, wf.Status, wf.StatusReason)
+	}
+	router.check()
+	want := []string{"feat(parts): add A1", "feat(parts): add B", "feat(parts): add C", "feat(parts): add D"}
+	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, want) {
+		t.Errorf("workflow branch commits = %q, want %q", got, want)
+	}
+	for file, content := range map[string]string{"b.go": bGo, "c.go": cGo} {
+		if got := gitOut(t, w.dir, "show", git.WorkflowBranch(wf.Name)+":"+file); got != content {
+			t.Errorf("%s written by the killed run was lost: %q", file, got)
+		}
+	}
+	// The killed process's leases were waited out, not broken.
+	pulses, err := w.store.WorkflowPulses(ctx, wf.ID)
+	must(t, err)
+	for _, p := range pulses {
+		if (p.PlannedID == "pulse-2" || p.PlannedID == "pulse-3") && p.StartedAt.Before(killed.Add(2*time.Second)) {
+			t.Errorf("pulse %s started again at %s, before the dead run's lease (3 s, extended every 1 s) could end after the kill at %s", p.PlannedID, p.StartedAt, killed)
+		}
+	}
+	if len(w.eventTexts("Leased")) == 0 {
+		t.Errorf("resume did not report waiting for the killed run's leases")
+	}
+	checkEachBuilds(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name))
+	if after := userTreeHash(t, w.dir); after != before {
+		t.Errorf("the user's tree changed")
+	}
+	if wts := strings.TrimSpace(gitOut(t, w.dir, "worktree", "list")); strings.Count(wts, "\n") != 0 {
+		t.Errorf("git worktree list is not clean at the end:\n%s", wts)
+	}
+}
+
+// resumeSteps complete a pulse resumed from its recovery checkpoint (its
+// file is already in the worktree).
+func resumeSteps(summary, file string) string {
+	done, _ := json.Marshal(map[string]any{"name": "complete_pulse", "args": map[string]any{"reason": "Done", "summary": summary, "filesChanged": []string{file}}})
+	return fmt.Sprintf("-- 01-done.json --\n{\"expect\": {\"lastUserContains\": \"interrupted earlier\"}, \"tool_calls\": [%s]}\n", done)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
