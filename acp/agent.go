@@ -26,6 +26,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 // Mode is what an ACP session's prompts drive.
@@ -51,8 +52,9 @@ type Config struct {
 	Version string
 	// Session makes the workflow session of a folder (cmd/autarch wires it
 	// like the LSP server's); ui reaches the ACP client, document reads
-	// the client's open buffers.
-	Session func(folder string, ui editor.Client, document func(path string) (string, bool)) *workflow.Session
+	// the client's open buffers, servers are the MCP servers the client
+	// passed (they join the agents' tools like the user's own servers).
+	Session func(folder string, servers map[string]tools.MCPServer, ui editor.Client, document func(path string) (string, bool)) *workflow.Session
 	// APIKeyMissing reports whether the model endpoint needs an API key
 	// the environment does not give (nil: none is needed).
 	APIKeyMissing func() bool
@@ -164,6 +166,7 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}
@@ -191,14 +194,13 @@ func (a *Agent) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sd
 
 // NewSession opens a session over cwd (a git repository), in discuss mode.
 func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
-	f, err := a.folder(p.Cwd)
+	f, err := a.folder(p.Cwd, p.McpServers)
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
 	if _, err := f.engine(ctx); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	a.warnMCP(p.McpServers)
 	rec := record{ID: newSessionID(), Cwd: f.dir, Mode: ModeDiscuss, Created: time.Now().UTC()}
 	s := a.addSession(f, rec)
 	if err := s.save(ctx); err != nil {
@@ -211,11 +213,10 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 // discussion, or the workflow's or job's conversation, cards, tool calls
 // and results from the store.
 func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
-	f, err := a.folder(p.Cwd)
+	f, err := a.folder(p.Cwd, p.McpServers)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	a.warnMCP(p.McpServers)
 	a.mu.Lock()
 	s := a.sessions[p.SessionId]
 	a.mu.Unlock()
@@ -287,8 +288,10 @@ func (a *Agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConf
 	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
 }
 
-// folder is the open folder of cwd, made on first use.
-func (a *Agent) folder(cwd string) (*folder, error) {
+// folder is the open folder of cwd, made on first use with the MCP
+// servers the client passed (one engine per folder: a later session's
+// different servers are not added to it).
+func (a *Agent) folder(cwd string, servers []sdk.McpServer) (*folder, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, invalidParams("cwd %q is not an absolute path: send the project's absolute directory", cwd)
 	}
@@ -299,9 +302,12 @@ func (a *Agent) folder(cwd string) (*folder, error) {
 		return nil, errors.New("autarch acp is closing")
 	}
 	if f := a.folders[dir]; f != nil {
+		if len(servers) > 0 {
+			a.log.Info("MCP servers of a later session in an open folder are not added: its agents keep the first session's", "folder", dir)
+		}
 		return f, nil
 	}
-	f := newFolder(a, dir)
+	f := newFolder(a, dir, mcpServers(servers, a.log))
 	a.folders[dir] = f
 	return f, nil
 }
@@ -346,12 +352,34 @@ func (a *Agent) capabilities() sdk.ClientCapabilities {
 	return a.caps
 }
 
-// warnMCP logs MCP servers the client passed: they are not joined yet
-// (tools/mcp reads servers from configuration files only).
-func (a *Agent) warnMCP(servers []sdk.McpServer) {
-	if len(servers) > 0 {
-		a.log.Warn("MCP servers passed by the client are not used: configure them in .autarch/config.yaml, .mcp.json or the user's mcp.json", "servers", len(servers))
+// mcpServers is the configuration of the MCP servers a client passed
+// (an "acp" transport, which tools/mcp cannot reach, is left out).
+func mcpServers(list []sdk.McpServer, log *slog.Logger) map[string]tools.MCPServer {
+	out := map[string]tools.MCPServer{}
+	headers := func(hs []sdk.HttpHeader) map[string]string {
+		m := map[string]string{}
+		for _, h := range hs {
+			m[h.Name] = h.Value
+		}
+		return m
 	}
+	for _, s := range list {
+		switch {
+		case s.Stdio != nil:
+			env := map[string]string{}
+			for _, e := range s.Stdio.Env {
+				env[e.Name] = e.Value
+			}
+			out[s.Stdio.Name] = tools.MCPServer{Type: "stdio", Command: s.Stdio.Command, Args: s.Stdio.Args, Env: env}
+		case s.Http != nil:
+			out[s.Http.Name] = tools.MCPServer{Type: "http", URL: s.Http.Url, Headers: headers(s.Http.Headers)}
+		case s.Sse != nil:
+			out[s.Sse.Name] = tools.MCPServer{Type: "sse", URL: s.Sse.Url, Headers: headers(s.Sse.Headers)}
+		default:
+			log.Warn("an MCP server the client passed is left out: only stdio, http and sse servers are supported")
+		}
+	}
+	return out
 }
 
 func modeState(current Mode) *sdk.SessionModeState {

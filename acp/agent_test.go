@@ -20,6 +20,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/codesearch"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 // gitRepo makes a real git repository with one commit.
@@ -47,7 +48,7 @@ func testAgent(t *testing.T) *Agent {
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	return New(Config{Version: "test", Log: log, CloseWait: time.Second,
-		Session: func(folder string, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
+		Session: func(folder string, servers map[string]tools.MCPServer, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
 			return workflow.NewSession(workflow.SessionConfig{Editor: ui, Document: document, Log: log,
 				Wire: func(ctx context.Context, p *workflow.Project, cfg *workflow.Config) error {
 					cfg.Model = noModel{}

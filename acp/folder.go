@@ -17,6 +17,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/job"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 // folder is one project directory: its workflow session (one engine and
@@ -35,9 +36,9 @@ type folder struct {
 
 var _ editor.Client = (*folder)(nil)
 
-func newFolder(a *Agent, dir string) *folder {
+func newFolder(a *Agent, dir string, servers map[string]tools.MCPServer) *folder {
 	f := &folder{a: a, dir: dir}
-	f.ws = a.cfg.Session(dir, f, f.document)
+	f.ws = a.cfg.Session(dir, servers, f, f.document)
 	f.ws.SetFolders([]string{dir})
 	return f
 }

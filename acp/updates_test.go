@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 func TestToolKind(t *testing.T) {
@@ -283,5 +285,23 @@ func TestPromptText(t *testing.T) {
 	}
 	if promptText([]sdk.ContentBlock{sdk.ImageBlock("AAAA", "image/png")}) != "" {
 		t.Error("an image-only prompt has text")
+	}
+}
+
+func TestMCPServers(t *testing.T) {
+	list := []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "fs", Command: "npx", Args: []string{"-y", "server-filesystem"}, Env: []sdk.EnvVariable{{Name: "ROOT", Value: "/r"}}}},
+		{Http: &sdk.McpServerHttpInline{Name: "gh", Type: "http", Url: "https://example.com/mcp", Headers: []sdk.HttpHeader{{Name: "Authorization", Value: "Bearer x"}}}},
+		{Sse: &sdk.McpServerSseInline{Name: "old", Type: "sse", Url: "https://example.com/sse"}},
+		{}, // an unknown transport is left out
+	}
+	got := mcpServers(list, slog.New(slog.DiscardHandler))
+	want := map[string]tools.MCPServer{
+		"fs":  {Type: "stdio", Command: "npx", Args: []string{"-y", "server-filesystem"}, Env: map[string]string{"ROOT": "/r"}},
+		"gh":  {Type: "http", URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer x"}},
+		"old": {Type: "sse", URL: "https://example.com/sse", Headers: map[string]string{}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("mcpServers\n got %+v\nwant %+v", got, want)
 	}
 }

@@ -2,14 +2,19 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 
 	"github.com/autarch-dev/autarch/acp"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/mcp"
 )
 
 func acpVerb() verb {
@@ -49,10 +54,10 @@ func runACP(ctx context.Context, io stdio, args []string) int {
 	f.live = &liveServers{}
 	a := acp.New(acp.Config{Version: version, Log: logger,
 		APIKeyMissing: func() bool { return apiKey == "" && !localEndpoint(f.baseURL) },
-		Session: func(folder string, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
+		Session: func(folder string, servers map[string]tools.MCPServer, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
 			warn := func(msg string) { logger.Warn(msg) }
 			return workflow.NewSession(workflow.SessionConfig{Editor: ui, Document: document, Log: logger,
-				Wire:   f.wire(model, warn),
+				Wire:   withClientMCP(f.wire(model, warn), servers, warn),
 				Search: func(folder string) workflow.CodeSearch { return newCodeSearch(folder, ui, false, logger) }})
 		}})
 	logger.Info("serving ACP on stdio", "version", version, "pid", os.Getpid())
@@ -87,4 +92,54 @@ func defaultACPLogPath() string {
 		return p[:len(p)-len("serve.log")] + "acp.log"
 	}
 	return ""
+}
+
+// withClientMCP adds the MCP servers an ACP client passed to a wiring:
+// they join the agents' tools as the user's own servers do (the user's
+// editor configuration names them), through the same adapter and engine.
+func withClientMCP(wire func(context.Context, *workflow.Project, *workflow.Config) error, servers map[string]tools.MCPServer, warn func(string)) func(context.Context, *workflow.Project, *workflow.Config) error {
+	if len(servers) == 0 {
+		return wire
+	}
+	return func(ctx context.Context, p *workflow.Project, cfg *workflow.Config) error {
+		if err := wire(ctx, p, cfg); err != nil || p == nil {
+			return err
+		}
+		client, err := clientMCPTools(servers, p.Repo.Top(), warn)
+		if err != nil {
+			warn(fmt.Sprintf("the editor's MCP servers are left out: %v", err))
+			return nil
+		}
+		if own := cfg.Tools; own != nil && client != nil {
+			cfg.Tools = func(ctx context.Context, role string) []tools.Tool {
+				return append(own(ctx, role), client(ctx, role)...)
+			}
+		} else if client != nil {
+			cfg.Tools = client
+		}
+		return nil
+	}
+}
+
+// clientMCPTools reads the servers as an mcp.json (a private file, removed
+// once read) into a manager of their own.
+func clientMCPTools(servers map[string]tools.MCPServer, dir string, warn func(string)) (func(context.Context, string) []tools.Tool, error) {
+	tmp, err := os.MkdirTemp("", "autarch-acp-mcp-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	b, err := json.Marshal(map[string]any{"mcpServers": servers})
+	if err != nil {
+		return nil, err
+	}
+	file := filepath.Join(tmp, "mcp.json")
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		return nil, err
+	}
+	m, err := mcp.NewManager(mcp.Options{UserFile: file, Dir: dir, Log: slog.Default()})
+	if err != nil {
+		return nil, err
+	}
+	return managerTools(m, warn), nil
 }

@@ -106,6 +106,12 @@ func projectMCPTools(p tools.Project, warn func(string), live *liveServers) func
 		return nil
 	}
 	live.add(p.Config.Repo, m)
+	return managerTools(m, warn)
+}
+
+// managerTools gives agents a manager's tools (nil for none), reporting
+// each distinct server failure once with warn.
+func managerTools(m *mcp.Manager, warn func(string)) func(context.Context, string) []tools.Tool {
 	if len(m.Servers()) == 0 {
 		return nil
 	}

@@ -226,7 +226,9 @@ await makeClient().connectWith(first.stream, async (ctx) => {
   check(Array.isArray(init.authMethods) && init.authMethods.length === 0, "a local model needs no authentication", init.authMethods);
 
   // 1. discuss mode.
-  const s1 = await ctx.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
+  // The editor's MCP server (stdio) joins the agents' tools.
+  const everything = { name: "everything", command: join(root, "node_modules/.bin/mcp-server-everything"), args: [], env: [] };
+  const s1 = await ctx.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [everything] });
   discussID = s1.sessionId;
   check(s1.modes?.currentModeId === "discuss", "a new session is in discuss mode", s1.modes);
   check(
@@ -282,6 +284,13 @@ await makeClient().connectWith(first.stream, async (ctx) => {
     edit?.content,
   );
   check(edit?.locations?.some((l) => l.path.endsWith("main.go")), "the edit names its file", edit?.locations);
+  const echo = of(workflowSession, "tool_call").find((u) => u.title === "Echo through the editor's MCP server");
+  check(echo !== undefined, "the MCP server's tool was called", of(workflowSession, "tool_call"));
+  check(
+    of(workflowSession, "tool_call_update").some((u) => u.toolCallId === echo?.toolCallId && u.status === "completed" && JSON.stringify(u.content ?? []).includes("Echo: hi")),
+    "the MCP tool's result arrives",
+    of(workflowSession, "tool_call_update").filter((u) => u.toolCallId === echo?.toolCallId),
+  );
   const plans = of(workflowSession, "plan");
   check(plans.length > 0, "the plan is reported");
   const lastPlan = plans.at(-1)?.entries ?? [];
