@@ -394,10 +394,12 @@ type WorkflowDetail struct {
 	Research *CardView       `json:"research"`
 	Plan     *CardView       `json:"plan"`
 	Pulses   []PulseView     `json:"pulses"`
-	Pending  []PendingView   `json:"pending"`
-	Activity []ActivityView  `json:"activity"`
-	Messages []MessageView   `json:"messages"`
-	Review   *ReviewView     `json:"review"`
+	// Parallel is how many pulses may run at once (1: one after another).
+	Parallel int            `json:"parallel,omitempty"`
+	Pending  []PendingView  `json:"pending"`
+	Activity []ActivityView `json:"activity"`
+	Messages []MessageView  `json:"messages"`
+	Review   *ReviewView    `json:"review"`
 }
 
 // StageView is one stage of the timeline: "done", "current" or "todo".
@@ -428,6 +430,15 @@ type PulseView struct {
 	Recovery      bool     `json:"recovery"`
 	Unresolved    []string `json:"unresolved"`
 	FailureReason string   `json:"failureReason,omitempty"`
+	// Lane is the parallel lane running the pulse (1…N; 0: none), Worker
+	// the process holding its lease (parallel pulses, issue 22).
+	Lane   int    `json:"lane,omitempty"`
+	Worker string `json:"worker,omitempty"`
+	// WaitingOn are the pulses it still waits for: its dependencies, then
+	// (finished early) the pulses before it in plan order, which land first.
+	WaitingOn []string `json:"waitingOn,omitempty"`
+	// MergeOrder is its place in the order pulses land (1-based).
+	MergeOrder int `json:"mergeOrder,omitempty"`
 }
 
 // PendingView is a question or approval the workflow waits for. Payload is

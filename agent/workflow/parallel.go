@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
@@ -277,6 +278,9 @@ func (s *scheduler) collect(ctx context.Context, res laneResult) {
 		}
 	default:
 		s.finished[res.id] = res
+		if err := s.e.cfg.Store.SetWaiting(ctx, sp.ID, s.holder, res.out.checkpoint.Commit); err != nil && s.failure == nil {
+			s.failure = err
+		}
 		if s.next() != res.id {
 			s.e.emit(Event{Kind: "pulse", WorkflowID: s.r.wf.ID, Stage: string(StagePulsing), PulseID: res.id, Status: "WaitingToLand",
 				Text: "waiting for " + strings.Join(s.before(res.id), ", ") + " to land first (plan order)"})
@@ -519,4 +523,69 @@ func (e *Engine) recoverPulse(ctx context.Context, gw *git.Workflow, p store.Pul
 		return git.Checkpoint{}, err
 	}
 	return pt.Recovery(ctx, store.InterruptedReason)
+}
+
+// laneView is what the side panel shows of parallel pulses: lanes, what
+// each pulse waits on, the merge order.
+type laneView struct {
+	parallel int
+	now      time.Time
+	leases   map[string]store.Lease // by store pulse id
+	order    map[string]int         // planned id → merge order (1-based)
+	status   map[string]PulseStatus // by planned id
+	deps     map[string][]string
+	ordered  []string
+}
+
+func (e *Engine) lanes(ctx context.Context, wf store.Workflow, pulses []store.Pulse) (laneView, error) {
+	v := laneView{now: time.Now(), leases: map[string]store.Lease{}, order: map[string]int{}, status: map[string]PulseStatus{}, deps: map[string][]string{}}
+	var err error
+	if v.parallel, err = e.cfg.Store.Parallel(ctx, wf.ID); err != nil {
+		return v, err
+	}
+	leases, err := e.cfg.Store.Leases(ctx, wf.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, l := range leases {
+		v.leases[l.PulseID] = l
+	}
+	planned := make([]PlannedPulse, len(pulses))
+	for i, p := range pulses {
+		planned[i] = PlannedPulse{ID: p.PlannedID, DependsOn: p.DependsOn}
+		v.status[p.PlannedID], v.deps[p.PlannedID] = p.Status, p.DependsOn
+	}
+	ordered, err := Order(planned)
+	if err != nil {
+		ordered = planned // a plan that cannot run is shown as written
+	}
+	for i, p := range ordered {
+		v.order[p.ID] = i + 1
+		v.ordered = append(v.ordered, p.ID)
+	}
+	return v, nil
+}
+
+// fill sets a pulse view's lane, worker, waiting-on and merge order.
+func (v laneView) fill(pv *editor.PulseView, p store.Pulse) {
+	pv.MergeOrder = v.order[p.PlannedID]
+	if l, ok := v.leases[p.ID]; ok && l.Holder != "" && l.Until.After(v.now) && p.Status == PulseRunning {
+		pv.Lane, pv.Worker = l.Lane, l.Holder
+	}
+	if p.Status == PulseSucceeded {
+		return
+	}
+	for _, d := range v.deps[p.PlannedID] {
+		if v.status[d] != PulseSucceeded {
+			pv.WaitingOn = append(pv.WaitingOn, d)
+		}
+	}
+	if l := v.leases[p.ID]; len(pv.WaitingOn) > 0 || p.Status != PulseRunning || l.Waiting == "" {
+		return
+	}
+	for _, id := range v.ordered[:pv.MergeOrder-1] { // finished early: lands after these
+		if v.status[id] != PulseSucceeded {
+			pv.WaitingOn = append(pv.WaitingOn, id)
+		}
+	}
 }

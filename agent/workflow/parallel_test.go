@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,6 +29,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
@@ -421,9 +423,15 @@ func TestParallelSecondConflictHalts(t *testing.T) {
 	router.on["pulse-4#3"] = router.gate["pulse-3#2"] // 3 completes once 4's re-run began
 	w := newParallelWorld(t, url, files)
 	var once sync.Once
+	var view editor.WorkflowDetail
 	w.onEvent = func(ev workflow.Event) {
 		if ev.Kind == "pulse" && ev.PulseID == "pulse-4" && ev.Status == "WaitingToLand" {
-			once.Do(func() { close(waiting) })
+			once.Do(func() {
+				var err error
+				view, err = w.engine.Detail(context.Background(), "numbers")
+				must(t, err)
+				close(waiting)
+			})
 		}
 	}
 	ctx := context.Background()
@@ -435,6 +443,17 @@ func TestParallelSecondConflictHalts(t *testing.T) {
 		t.Fatalf("run: %v, workflow %s (%s); want a halt at pulse-4", err, wf.Status, wf.StatusReason)
 	}
 	router.check()
+	// The side panel, when pulse 4 had finished first: three lanes, pulse
+	// 4 in one, waiting on 2 and 3 to land before it.
+	lanes := map[string]string{}
+	for _, p := range view.Pulses {
+		lanes[p.ID] = fmt.Sprintf("%s lane=%v merge=%d waiting=%v", p.Status, p.Lane > 0, p.MergeOrder, p.WaitingOn)
+	}
+	wantLanes := map[string]string{"pulse-1": "Succeeded lane=false merge=1 waiting=[]", "pulse-2": "Running lane=true merge=2 waiting=[]",
+		"pulse-3": "Running lane=true merge=3 waiting=[]", "pulse-4": "Running lane=true merge=4 waiting=[pulse-2 pulse-3]"}
+	if view.Parallel != 3 || !maps.Equal(lanes, wantLanes) {
+		t.Errorf("workflow view while pulse 4 waited: parallel %d, pulses %v; want 3, %v", view.Parallel, lanes, wantLanes)
+	}
 	for _, sub := range []string{"a second time", "=== n.go — on the workflow head:", "+func P() int { return 3 }", "=== n.go — in pulse pulse-4:", "+func P() int { return 4 }", "autarch-pulse/numbers/pulse-4"} {
 		if !strings.Contains(wf.StatusReason, sub) {
 			t.Errorf("halt reason does not show %q:\n%s", sub, wf.StatusReason)

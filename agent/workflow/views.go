@@ -137,6 +137,11 @@ func (e *Engine) pulseViews(ctx context.Context, wf store.Workflow, d *editor.Wo
 	if err != nil {
 		return err
 	}
+	lanes, err := e.lanes(ctx, wf, pulses)
+	if err != nil {
+		return err
+	}
+	d.Parallel = lanes.parallel
 	for _, p := range pulses {
 		v := editor.PulseView{ID: p.PlannedID, Title: p.Title, Status: string(p.Status), Summary: p.Summary, Commit: p.CheckpointCommit,
 			Branch: p.PulseBranch, Files: p.Diff.Files, Additions: p.Diff.Additions, Deletions: p.Diff.Deletions, Recovery: p.IsRecoveryCheckpoint,
@@ -144,6 +149,7 @@ func (e *Engine) pulseViews(ctx context.Context, wf store.Workflow, d *editor.Wo
 		for _, u := range p.UnresolvedIssues {
 			v.Unresolved = append(v.Unresolved, u.Issue+" — "+u.Reason)
 		}
+		lanes.fill(&v, p)
 		d.Pulses = append(d.Pulses, v)
 	}
 	return nil

@@ -324,6 +324,7 @@ export interface WorkflowDetail {
   research: CardView | null;
   plan: CardView | null;
   pulses: PulseView[];
+  parallel?: number;
   pending: PendingView[];
   activity: ActivityView[];
   messages: MessageView[];
@@ -355,6 +356,10 @@ export interface PulseView {
   recovery: boolean;
   unresolved: string[];
   failureReason?: string;
+  lane?: number;
+  worker?: string;
+  waitingOn?: string[];
+  mergeOrder?: number;
 }
 
 export interface PendingView {

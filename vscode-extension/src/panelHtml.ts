@@ -113,6 +113,7 @@ textarea{width:100%;box-sizing:border-box;font-family:inherit;color:var(--vscode
 .card{border:1px solid var(--vscode-panel-border);padding:4px 8px;margin:6px 0}
 .card summary{cursor:pointer}
 #pulses{padding-left:1.4em}
+#lanes{padding-left:1.4em;margin:0 0 .4em}.lane-idle{opacity:.6}.pulse-lane{font-size:.9em;opacity:.85}
 .pulse-item{margin:4px 0}
 .pulse-item[data-status=Failed] .pulse-status{background:var(--vscode-errorForeground)}
 .pulse-recovery{font-size:.8em;color:var(--vscode-editorWarning-foreground)}

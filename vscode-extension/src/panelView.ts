@@ -227,7 +227,7 @@ function renderWorkflow(m: PanelModel): string {
     (d.stages ?? []).map((st) => `<li class="stage stage-${slug(st.state)}" data-stage="${attr(st.stage)}" data-state="${attr(st.state)}">${e(st.stage)}</li>`).join('') +
     `</ol>`;
   const cards = [renderCard('scope', d.scope), renderCard('research', d.research), renderCard('plan', d.plan)].join('');
-  const pulses = d.pulses?.length ? `<h3>Pulses</h3><ol id="pulses">${d.pulses.map((p) => renderPulse(s.id, p)).join('')}</ol>` : '';
+  const pulses = d.pulses?.length ? `<h3>Pulses</h3>${renderLanes(d)}<ol id="pulses">${d.pulses.map((p) => renderPulse(s.id, p)).join('')}</ol>` : '';
   const review = d.review ? renderReview(d.review) : '';
   const usage = `<div id="usage"><span class="usage-tokens">${s.tokens.toLocaleString('en-US')} tokens</span> · <span class="usage-cost">$${s.cost.toFixed(s.cost < 1 ? 4 : 2)}</span></div>`;
   return header + timeline + cards + pulses + review + usage;
@@ -244,6 +244,28 @@ function renderCard(id: 'scope' | 'research' | 'plan', c: CardView | null | unde
   );
 }
 
+// renderLanes shows parallel pulses' lanes: which pulse runs in each.
+function renderLanes(d: WorkflowDetail): string {
+  const n = d.parallel ?? 1;
+  if (n <= 1) return '';
+  const lanes = Array.from({ length: n }, (_, i) => {
+    const running = d.pulses.filter((p) => p.lane === i + 1);
+    return `<li class="lane" data-lane="${i + 1}">lane ${i + 1}: ${running.length ? running.map((p) => `<span class="lane-pulse">${e(p.id)}</span>`).join(', ') : '<span class="lane-idle">idle</span>'}</li>`;
+  });
+  return `<ol id="lanes" data-parallel="${n}">${lanes.join('')}</ol>`;
+}
+
+// renderPulseLane says where a parallel pulse runs, what it waits on and
+// its place in the merge order.
+function renderPulseLane(p: PulseView): string {
+  const parts: string[] = [];
+  if (p.mergeOrder) parts.push(`merge #${p.mergeOrder}`);
+  if (p.lane) parts.push(`lane ${p.lane}`);
+  if (p.waitingOn?.length) parts.push(`waiting on ${p.waitingOn.map(e).join(', ')}`);
+  if (!p.lane && !p.waitingOn?.length) return '';
+  return `<div class="pulse-lane"${p.lane ? ` data-lane="${p.lane}"` : ''}>${parts.join(' · ')}</div>`;
+}
+
 function renderPulse(workflowId: string, p: PulseView): string {
   const unresolved = p.unresolved?.length ? `<ul class="pulse-unresolved">${p.unresolved.map((u) => `<li>${e(u)}</li>`).join('')}</ul>` : '';
   return (
@@ -258,6 +280,7 @@ function renderPulse(workflowId: string, p: PulseView): string {
     (p.commit ? ` <button class="pulse-diff icon" data-action="workflow" data-op="diff" data-id="${attr(workflowId)}" data-pulse="${attr(p.id)}">Diff</button>` : '') +
     `</div>` +
     (p.failureReason ? `<div class="pulse-failure">${e(p.failureReason)}</div>` : '') +
+    renderPulseLane(p) +
     unresolved +
     `</li>`
   );

@@ -176,3 +176,21 @@ test('an edit approval shows its change as a diff, not as escaped JSON or Markdo
   assert.equal(diffSummary(diff), 'calc.go +2 −0');
   assert.equal(isUnifiedDiff('{"path": "calc.go", "oldString": "x"}'), false);
 });
+
+test('renderPanel shows the lanes of parallel pulses: where each runs, what it waits on, its merge order', () => {
+  const parallel: WorkflowDetail = {
+    ...detail,
+    parallel: 2,
+    pulses: [
+      { id: 'p1', title: 'First', status: 'Succeeded', files: 1, additions: 1, deletions: 0, recovery: false, unresolved: [], mergeOrder: 1 },
+      { id: 'p2', title: 'Second', status: 'Running', files: 0, additions: 0, deletions: 0, recovery: false, unresolved: [], lane: 1, worker: 'h/1', mergeOrder: 2 },
+      { id: 'p3', title: 'Third', status: 'Running', files: 0, additions: 0, deletions: 0, recovery: false, unresolved: [], lane: 2, waitingOn: ['p2'], mergeOrder: 3 },
+      { id: 'p<4>', title: 'Fourth', status: 'Proposed', files: 0, additions: 0, deletions: 0, recovery: false, unresolved: [], waitingOn: ['p2', 'p3'], mergeOrder: 4 },
+    ],
+  };
+  const s = renderPanel(model({ detail: parallel }));
+  assert.match(s.workflow, /<ol id="lanes" data-parallel="2"><li class="lane" data-lane="1">lane 1: <span class="lane-pulse">p2<\/span><\/li><li class="lane" data-lane="2">lane 2: <span class="lane-pulse">p3<\/span><\/li><\/ol>/);
+  assert.match(s.workflow, /data-id="p3"[\s\S]*?<div class="pulse-lane" data-lane="2">merge #3 · lane 2 · waiting on p2<\/div>/);
+  assert.match(s.workflow, /data-id="p&lt;4&gt;"[\s\S]*?<div class="pulse-lane">merge #4 · waiting on p2, p3<\/div>/);
+  assert.doesNotMatch(renderPanel(model()).workflow, /id="lanes"|pulse-lane/);
+});

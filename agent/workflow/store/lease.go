@@ -26,6 +26,8 @@ type Lease struct {
 	// Conflicts counts the times the pulse's change did not apply on the
 	// workflow head.
 	Conflicts int
+	// Waiting is the pulse's commit while it waits to land ("" otherwise).
+	Waiting string
 }
 
 // LeaseError says who holds a pulse.
@@ -74,7 +76,7 @@ func (o ops) AcquireLease(ctx context.Context, pulseID, workflowID, holder strin
 	}
 	now := o.now()
 	res, err := o.q.ExecContext(ctx, `INSERT INTO pulse_leases (pulse_id, workflow_id, holder, lane, lease_until) VALUES (?,?,?,?,?)
-		ON CONFLICT(pulse_id) DO UPDATE SET holder=excluded.holder, lane=excluded.lane, lease_until=excluded.lease_until
+		ON CONFLICT(pulse_id) DO UPDATE SET holder=excluded.holder, lane=excluded.lane, lease_until=excluded.lease_until, waiting=''
 		WHERE pulse_leases.holder='' OR pulse_leases.holder=excluded.holder OR pulse_leases.lease_until<=?`,
 		pulseID, workflowID, holder, lane, now.Add(d).UnixNano(), now.UnixNano())
 	if err != nil {
@@ -104,7 +106,7 @@ func (o ops) ExtendLease(ctx context.Context, pulseID, holder string, d time.Dur
 // ReleaseLease gives up holder's lease (a pulse that landed, halted or
 // stopped).
 func (o ops) ReleaseLease(ctx context.Context, pulseID, holder string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE pulse_leases SET holder='', lease_until=0 WHERE pulse_id=? AND holder=?`, pulseID, holder)
+	res, err := o.q.ExecContext(ctx, `UPDATE pulse_leases SET holder='', lease_until=0, waiting='' WHERE pulse_id=? AND holder=?`, pulseID, holder)
 	if err != nil {
 		return fmt.Errorf("release the lease of pulse %s: %w", pulseID, err)
 	}
@@ -122,6 +124,15 @@ func (o ops) leaseChanged(ctx context.Context, res interface{ RowsAffected() (in
 	return &LeaseError{Lease: l, Err: ErrLeaseLost}
 }
 
+// SetWaiting records, for holder's pulse, the commit it waits to land with.
+func (o ops) SetWaiting(ctx context.Context, pulseID, holder, commit string) error {
+	res, err := o.q.ExecContext(ctx, `UPDATE pulse_leases SET waiting=? WHERE pulse_id=? AND holder=?`, commit, pulseID, holder)
+	if err != nil {
+		return fmt.Errorf("record pulse %s waiting to land: %w", pulseID, err)
+	}
+	return o.leaseChanged(ctx, res, pulseID)
+}
+
 // AddConflict counts one more conflict of the pulse's change; the new
 // count.
 func (o ops) AddConflict(ctx context.Context, pulseID string) (int, error) {
@@ -133,12 +144,12 @@ func (o ops) AddConflict(ctx context.Context, pulseID string) (int, error) {
 	return n, nil
 }
 
-const leaseCols = `pulse_id, workflow_id, holder, lane, lease_until, conflicts`
+const leaseCols = `pulse_id, workflow_id, holder, lane, lease_until, conflicts, waiting`
 
 func scanLease(row interface{ Scan(...any) error }) (Lease, error) {
 	var l Lease
 	var until int64
-	if err := row.Scan(&l.PulseID, &l.WorkflowID, &l.Holder, &l.Lane, &until, &l.Conflicts); err != nil {
+	if err := row.Scan(&l.PulseID, &l.WorkflowID, &l.Holder, &l.Lane, &until, &l.Conflicts, &l.Waiting); err != nil {
 		return Lease{}, err
 	}
 	if until > 0 {

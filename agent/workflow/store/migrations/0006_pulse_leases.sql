@@ -12,7 +12,9 @@ CREATE TABLE pulse_leases (
     holder      TEXT NOT NULL DEFAULT '',
     lane        INTEGER NOT NULL DEFAULT 0,
     lease_until INTEGER NOT NULL DEFAULT 0,
-    conflicts   INTEGER NOT NULL DEFAULT 0
+    conflicts   INTEGER NOT NULL DEFAULT 0,
+    -- the pulse's commit while it waits to land (finished early), else ''
+    waiting     TEXT NOT NULL DEFAULT ''
 );
 
 CREATE INDEX pulse_leases_workflow ON pulse_leases(workflow_id);
