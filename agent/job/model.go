@@ -58,8 +58,8 @@ var checkKinds = map[string]string{"run_tests": "test", "run_lint": "lint"}
 
 // recording wraps run_tests or run_lint (kind "test" or "lint"): each
 // result is recorded with the job (the side panel and autarch status show
-// the latest); wrapping commit_changes (kind ""), the failed checks of a
-// refused commit are.
+// the latest); wrapping commit_changes (kind ""), the checks of a refused
+// or an accepted commit are.
 type recording struct {
 	tools.Tool
 	h    *handle
@@ -74,7 +74,9 @@ func (t recording) Run(ctx context.Context, s *tools.Session, args json.RawMessa
 	if t.kind != "" {
 		return res, t.h.recordCheck(ctx, t.Name(), t.kind, json.RawMessage(res.Output))
 	}
-	// commit_changes refused: the checks that failed, with their results.
+	// commit_changes: the checks it ran or took from its cache, with
+	// their results (those that failed a refused commit, those that
+	// passed for an accepted one).
 	var refused struct {
 		CheckResults map[string]json.RawMessage `json:"checkResults"`
 	}

@@ -92,10 +92,11 @@ func (c committer) commit(ctx context.Context, s *tools.Session, message string)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	if failed, results, err := c.verify(ctx, s, state); err != nil || len(failed) > 0 {
-		if err != nil {
-			return tools.Result{}, err
-		}
+	failed, results, err := c.verify(ctx, s, state)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if len(failed) > 0 {
 		zero["failedChecks"], zero["checkResults"] = failed, results
 		return fail(CodeCommitError, "not committed: "+strings.Join(failed, " and ")+" did not pass on the current tree; fix what they report (checkResults), then commit again")
 	}
@@ -122,12 +123,15 @@ func (c committer) commit(ctx context.Context, s *tools.Session, message string)
 	if err := c.job.Committed(ctx, Commit{Hash: hash, Message: summary.Message(), Branch: branch, Files: files}); err != nil {
 		return tools.Result{}, fmt.Errorf("recording the job's commit: %w", err)
 	}
-	return tools.JSONResult(map[string]any{"committed": true, "commitHash": hash, "filesCommitted": files, "branch": branch}, false), nil
+	// checkResults (an extension of the spec's shape): the passing
+	// verification the commit rests on, which the job records.
+	return tools.JSONResult(map[string]any{"committed": true, "commitHash": hash, "filesCommitted": files, "branch": branch, "checkResults": results}, false), nil
 }
 
 // verify runs (or takes from the cache) the project's tests and linters
 // on the tree state; failed names those that did not pass, res holds
-// their results for the model. A project without a test runner or a
+// the results of those that failed or just ran (for the model and the
+// job's record). A project without a test runner or a
 // linter is not held back by the missing one.
 func (c committer) verify(ctx context.Context, s *tools.Session, state string) (failed []string, res map[string]any, err error) {
 	d := verify.Detector{Root: s.Root().Dir()}
@@ -140,9 +144,11 @@ func (c committer) verify(ctx context.Context, s *tools.Session, state string) (
 		if err != nil {
 			return nil, nil, err
 		}
+		if r.Output != "" || st != "pass" { // a verdict from the cache was recorded when it ran
+			res[v.tool.Name()] = resultValue(r)
+		}
 		if st != "pass" {
 			failed = append(failed, fmt.Sprintf("%s (%s)", v.tool.Name(), st))
-			res[v.tool.Name()] = resultValue(r)
 		}
 	}
 	return failed, res, nil
