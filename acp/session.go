@@ -26,6 +26,9 @@ type session struct {
 	mu   sync.Mutex
 	rec  record
 	turn *turn
+	// streamed is set while the agent's text since its last tool call
+	// was streamed: its message event then adds nothing.
+	streamed bool
 }
 
 // turn is a running session/prompt.
@@ -451,8 +454,38 @@ func (s *session) choose(ctx context.Context, prompt string, choices []string) (
 	return choice, nil
 }
 
+// stream sends a piece of the agent's text as it arrives.
+func (s *session) stream(ctx context.Context, text string) {
+	if text == "" {
+		return
+	}
+	s.mu.Lock()
+	s.streamed = true
+	s.mu.Unlock()
+	s.say(ctx, text)
+}
+
+// wasStreamed reports whether an agent message event was already streamed
+// (and forgets it); a tool call starts a new message.
+func (s *session) wasStreamed(ev editor.WorkflowEvent) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case ev.Kind == editor.EventToolCall && ev.ParentToolCallID == "":
+		s.streamed = false
+	case ev.Kind == editor.EventMessage && ev.Status != "user" && s.streamed:
+		s.streamed = false
+		return true
+	}
+	return false
+}
+
 // workflowEvent maps a workflow event to session updates.
 func (s *session) workflowEvent(ctx context.Context, ev editor.WorkflowEvent) {
+	if s.wasStreamed(ev) {
+		s.say(ctx, "\n\n")
+		return
+	}
 	var args func(callID string) []byte
 	if ev.Kind == editor.EventToolCall && ev.WorkflowID != "" {
 		args = func(callID string) []byte { return s.storedArgs(ctx, ev.WorkflowID, callID) }

@@ -305,3 +305,29 @@ func TestMCPServers(t *testing.T) {
 		t.Errorf("mcpServers\n got %+v\nwant %+v", got, want)
 	}
 }
+
+func TestStreamedMessageSentOnce(t *testing.T) {
+	s := &session{calls: newCallTracker()}
+	msg := editor.WorkflowEvent{Kind: editor.EventMessage, Status: "assistant", Text: "Answer."}
+	call := editor.WorkflowEvent{Kind: editor.EventToolCall, Tool: "read_file"}
+	sub := editor.WorkflowEvent{Kind: editor.EventToolCall, Tool: "grep", ParentToolCallID: "call_9"}
+	for _, c := range []struct {
+		name     string
+		streamed bool
+		events   []editor.WorkflowEvent
+		want     []bool
+	}{
+		{"nothing streamed: the message is sent", false, []editor.WorkflowEvent{msg}, []bool{false}},
+		{"streamed: the message adds nothing, once", true, []editor.WorkflowEvent{msg, msg}, []bool{true, false}},
+		{"a tool call after streamed text starts a new message", true, []editor.WorkflowEvent{call, msg}, []bool{false, false}},
+		{"a sub-agent's call does not", true, []editor.WorkflowEvent{sub, msg}, []bool{false, true}},
+		{"the user's message is never skipped", true, []editor.WorkflowEvent{{Kind: editor.EventMessage, Status: "user"}}, []bool{false}},
+	} {
+		s.streamed = c.streamed
+		for i, ev := range c.events {
+			if got := s.wasStreamed(ev); got != c.want[i] {
+				t.Errorf("%s: event %d skipped=%v, want %v", c.name, i, got, c.want[i])
+			}
+		}
+	}
+}

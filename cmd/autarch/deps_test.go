@@ -20,7 +20,7 @@ var allowed = map[string][]string{
 	"codesearch":           {"editor", "index", "tools", "tools/indexsearch", "workspace", "workspace/git"},
 	// acp is a transport like server: ACP sessions over workflow sessions
 	// and jobs.
-	"acp": {"agent/workflow", "agent/workflow/store", "agent/job", "editor", "tools"},
+	"acp": {"agent", "agent/workflow", "agent/workflow/store", "agent/job", "editor", "tools"},
 	"agent/workflow": {"agent", "agent/workflow/store", "editor", "tools", "tools/review", "tools/terminal", "tools/verify",
 		"workspace/git", "workspace/trust", "index"},
 	"agent/workflow/store": {"tools/verify"},

@@ -57,7 +57,7 @@ func runACP(ctx context.Context, io stdio, args []string) int {
 		Session: func(folder string, servers map[string]tools.MCPServer, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
 			warn := func(msg string) { logger.Warn(msg) }
 			return workflow.NewSession(workflow.SessionConfig{Editor: ui, Document: document, Log: logger,
-				Wire:   withClientMCP(f.wire(model, warn), servers, warn),
+				Wire:   streamTo(ui, withClientMCP(f.wire(model, warn), servers, warn)),
 				Search: func(folder string) workflow.CodeSearch { return newCodeSearch(folder, ui, false, logger) }})
 		}})
 	logger.Info("serving ACP on stdio", "version", version, "pid", os.Getpid())
@@ -92,6 +92,17 @@ func defaultACPLogPath() string {
 		return p[:len(p)-len("serve.log")] + "acp.log"
 	}
 	return ""
+}
+
+// streamTo makes the wired model's discussion text stream to the client.
+func streamTo(ui editor.Client, wire func(context.Context, *workflow.Project, *workflow.Config) error) func(context.Context, *workflow.Project, *workflow.Config) error {
+	return func(ctx context.Context, p *workflow.Project, cfg *workflow.Config) error {
+		if err := wire(ctx, p, cfg); err != nil {
+			return err
+		}
+		cfg.Model = acp.StreamTo(ui, cfg.Model)
+		return nil
+	}
 }
 
 // withClientMCP adds the MCP servers an ACP client passed to a wiring:

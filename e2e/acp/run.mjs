@@ -218,7 +218,7 @@ let first = startAgent();
 let discussID;
 let workflowSession;
 let workflowID;
-await makeClient().connectWith(first.stream, async (ctx) => {
+await guard("first connection", () => makeClient().connectWith(first.stream, async (ctx) => {
   const init = await ctx.request(acp.methods.agent.initialize, initParams);
   check(init.protocolVersion === 1, "protocol version 1", init);
   check(init.agentCapabilities?.loadSession === true, "loadSession capability", init.agentCapabilities);
@@ -238,7 +238,13 @@ await makeClient().connectWith(first.stream, async (ctx) => {
   );
   const r1 = await ctx.request(acp.methods.agent.session.prompt, { sessionId: discussID, prompt: [{ type: "text", text: "What does main.go do?" }] });
   check(r1.stopReason === "end_turn", "the discussion turn ends", r1);
-  check(text(discussID, "agent_message_chunk").includes("empty main function"), "the answer arrives as agent message chunks", of(discussID, "agent_message_chunk"));
+  const answer = text(discussID, "agent_message_chunk");
+  check(answer.split("main.go defines an empty main function.").length === 2, "the answer arrives once, as agent message chunks", of(discussID, "agent_message_chunk"));
+  check(
+    of(discussID, "agent_message_chunk").filter((u) => "main.go defines an empty main function.".includes(u.content.text) && u.content.text.trim()).length >= 2,
+    "the answer is streamed in pieces as the model sends it",
+    of(discussID, "agent_message_chunk"),
+  );
   const read = of(discussID, "tool_call").find((u) => u.title === "Read main.go to see what the program does");
   check(read !== undefined, "a tool_call is titled with the call's reason", of(discussID, "tool_call"));
   check(read?.kind === "read", "read_file is a read", read);
@@ -264,8 +270,32 @@ await makeClient().connectWith(first.stream, async (ctx) => {
   await ctx.request(acp.methods.agent.session.setMode, { sessionId: workflowSession, modeId: "workflow" });
   check(of(workflowSession, "current_mode_update").some((u) => u.currentModeId === "workflow"), "the mode change is reported", updates.slice(-3));
   const r2 = await ctx.request(acp.methods.agent.session.prompt, { sessionId: workflowSession, prompt: [{ type: "text", text: "Add a Sub function to main.go" }] });
-  check(r2.stopReason === "end_turn", "the workflow turn ends", r2);
-  check(r2.usage?.totalTokens === 129, "the turn's usage is reported", r2.usage);
+  check(r2.stopReason === "end_turn", "the turn waiting for answers ends", r2);
+  const choice = permissions.find((p) => p.sessionId === workflowSession && p.toolCall.title === "Which file should hold Sub?");
+  check(
+    choice?.options?.map((o) => o.name).join(",") === "main.go,sub.go",
+    "a single-choice question is asked as permission options",
+    permissions.map((p) => p.toolCall),
+  );
+  const asked = text(workflowSession, "agent_message_chunk");
+  check(
+    asked.includes("1. What should Sub return for a negative difference?") && asked.includes("2. Which checks should pass? (pick any") && asked.includes("one line per question"),
+    "other questions end the turn as a message",
+    asked,
+  );
+  // The next prompt answers them (a choice by its number) and the workflow goes on.
+  const r3 = await ctx.request(acp.methods.agent.session.prompt, {
+    sessionId: workflowSession,
+    prompt: [{ type: "text", text: "1. The negative number\n2. vet, 2" }],
+  });
+  check(r3.stopReason === "end_turn", "the workflow turn ends", r3);
+  check(r3.usage?.totalTokens === 129, "the turn's usage is reported", r3.usage);
+  await expectError(
+    ctx.request(acp.methods.agent.session.setMode, { sessionId: workflowSession, modeId: "discuss" }),
+    "changing the mode of a session that drives a workflow",
+    -32600,
+    "start a new session",
+  );
   const started = text(workflowSession, "agent_message_chunk").match(/\(id ([^,\s]+),/);
   workflowID = started?.[1];
   check(workflowID !== undefined, "the workflow's id is told", text(workflowSession, "agent_message_chunk"));
@@ -301,7 +331,38 @@ await makeClient().connectWith(first.stream, async (ctx) => {
   );
   check(text(workflowSession, "agent_message_chunk").includes("completed"), "the workflow's end is told", text(workflowSession, "agent_message_chunk"));
   check(readFileSync(join(project, "main.go"), "utf8") === "package main\n\nfunc main() {}\n", "the user's tree is untouched");
-});
+
+  // Cancel: a workflow stopped during a slow model call in its pulse keeps
+  // its work, and the next prompt resumes it.
+  const s3 = await ctx.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
+  await ctx.request(acp.methods.agent.session.setMode, { sessionId: s3.sessionId, modeId: "workflow" });
+  const edited = new Promise((ok) => {
+    const poll = setInterval(() => {
+      const mul = of(s3.sessionId, "tool_call").find((u) => u.title === "Add Mul");
+      const slow = of(s3.sessionId, "tool_call_update").some((u) => u.toolCallId === mul?.toolCallId && u.status === "completed");
+      if (slow) {
+        clearInterval(poll);
+        ok();
+      }
+    }, 50);
+  });
+  const turn = ctx.request(acp.methods.agent.session.prompt, { sessionId: s3.sessionId, prompt: [{ type: "text", text: "Add a Mul function" }] });
+  await edited;
+  await new Promise((ok) => setTimeout(ok, 300)); // the slow model call is under way
+  const cancelledAt = Date.now();
+  await ctx.notify(acp.methods.agent.session.cancel, { sessionId: s3.sessionId });
+  const r4 = await turn;
+  check(r4.stopReason === "cancelled", "a cancelled turn says so", r4);
+  check(Date.now() - cancelledAt < 10_000, "the turn ends without waiting for the model", Date.now() - cancelledAt);
+  const mulID = text(s3.sessionId, "agent_message_chunk").match(/\(id ([^,\s]+),/)?.[1];
+  const stopped = execFileSync(bin, ["status", "--root", project], { env, encoding: "utf8" });
+  check(mulID && stopped.split("\n").some((l) => l.includes(mulID) && l.includes("Stopped")), "the cancelled workflow is Stopped", stopped);
+  const r5 = await ctx.request(acp.methods.agent.session.prompt, { sessionId: s3.sessionId, prompt: [{ type: "text", text: "Go on" }] });
+  check(r5.stopReason === "end_turn", "the next prompt resumes it", r5);
+  check(text(s3.sessionId, "agent_message_chunk").includes("completed"), "the resumed workflow completes", text(s3.sessionId, "agent_message_chunk"));
+  const mulBranch = text(s3.sessionId, "agent_message_chunk").match(/branch (autarch\/[^;)\s]+)/)?.[1];
+  check(mulBranch && git("show", `${mulBranch}:main.go`).toString().includes("func Mul"), "the work done before the cancel is kept", mulBranch);
+}));
 
 // 3. kill autarch acp, start it again and load the sessions.
 first.child.kill("SIGKILL");
@@ -311,7 +372,7 @@ check(workflowID && status.includes(workflowID), "autarch status shows the sessi
 
 const before = updates.length;
 const second = startAgent();
-await makeClient().connectWith(second.stream, async (ctx) => {
+await guard("second connection", () => makeClient().connectWith(second.stream, async (ctx) => {
   await ctx.request(acp.methods.agent.initialize, initParams);
   const loaded = await ctx.request(acp.methods.agent.session.load, { sessionId: workflowSession, cwd: project, mcpServers: [] });
   check(loaded.modes?.currentModeId === "workflow", "the loaded session is in workflow mode", loaded);
@@ -343,10 +404,20 @@ await makeClient().connectWith(second.stream, async (ctx) => {
     -32602,
     "unknown session",
   );
-});
+}));
 second.child.kill("SIGTERM");
 await new Promise((ok) => second.child.on("exit", ok));
 finish(0);
+
+// guard records an unexpected error of a connection's run as a failure.
+async function guard(what, run) {
+  try {
+    await run();
+  } catch (e) {
+    failures.push(`${what}: ${e?.stack ?? e}`);
+    finish(1);
+  }
+}
 
 function finish(code) {
   clearTimeout(timer);
