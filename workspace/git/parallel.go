@@ -419,6 +419,13 @@ func (pt *PulseTree) Land(ctx context.Context) (Checkpoint, error) {
 	}
 	msg := "autarch: land pulse " + pt.ID
 	err = r.refLock(ctx, func() error {
+		// Checked first so that a refused landing leaves the worktree; the
+		// transaction below checks again.
+		if head, err := w.Head(ctx); err != nil {
+			return err
+		} else if head != parent {
+			return fmt.Errorf("land pulse %s: its commit sits on %.12s, but the workflow head is %.12s: rebase first", pt.ID, parent, head)
+		}
 		if err := r.removePulseWorktree(ctx, pt.Path); err != nil {
 			return err
 		}
