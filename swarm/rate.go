@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/autarch-dev/autarch/tools"
 )
 
 // EnvRate configures the rate limits: "30/60s" for every tool, then
@@ -187,11 +189,35 @@ func (s *Swarm) Rates(ctx context.Context) ([]RateState, error) {
 	return out, nil
 }
 
-// OptionsFromEnv is Options with the rate limits of AUTARCH_SWARM_RATE.
-func OptionsFromEnv() (Options, error) {
-	l, err := ParseLimits(os.Getenv(EnvRate))
-	if err != nil {
-		return Options{}, fmt.Errorf("%s: %w", EnvRate, err)
+// OptionsFromEnv is Options with the rate limits of AUTARCH_SWARM_RATE
+// (unset: the defaults).
+func OptionsFromEnv() (Options, error) { return OptionsFor(tools.SwarmConfig{}) }
+
+// OptionsFor is Options with the repository configuration's rate limits
+// (.autarch/config.yaml, key swarm), AUTARCH_SWARM_RATE overriding them.
+func OptionsFor(c tools.SwarmConfig) (Options, error) {
+	if spec := os.Getenv(EnvRate); spec != "" {
+		l, err := ParseLimits(spec)
+		if err != nil {
+			return Options{}, fmt.Errorf("%s: %w", EnvRate, err)
+		}
+		return Options{Limits: l}, nil
 	}
-	return Options{Limits: l}, nil
+	return Options{Limits: LimitsFromConfig(c)}, nil
+}
+
+// LimitsFromConfig turns the configuration's limits into Limits (what it
+// leaves out keeps the default).
+func LimitsFromConfig(c tools.SwarmConfig) Limits {
+	l := Limits{Default: DefaultLimit}
+	if r := c.RateLimit; r != nil {
+		l.Default = Limit{Calls: r.Calls, Per: time.Duration(r.PerSec) * time.Second}
+	}
+	for name, r := range c.Tools {
+		if l.Tools == nil {
+			l.Tools = map[string]Limit{}
+		}
+		l.Tools[name] = Limit{Calls: r.Calls, Per: time.Duration(r.PerSec) * time.Second}
+	}
+	return l
 }

@@ -309,3 +309,32 @@ func TestParseLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestLimitsFromRepositoryConfig(t *testing.T) {
+	t.Setenv(EnvRate, "")
+	c, warnings, err := tools.ParseConfig([]byte("swarm:\n  rate_limit: {calls: 10, per_sec: 30}\n  tools:\n    fs_read: {calls: 0, per_sec: 1}\n"))
+	if err != nil || len(warnings) != 0 {
+		t.Fatal(err, warnings)
+	}
+	opts, err := OptionsFor(c.Swarm)
+	if err != nil || opts.Limits.For("ctx_get") != (Limit{10, 30 * time.Second}) || opts.Limits.For("fs_read").Calls != 0 {
+		t.Fatalf("%+v %v", opts.Limits, err)
+	}
+	t.Setenv(EnvRate, "5/1m")
+	if opts, _ = OptionsFor(c.Swarm); opts.Limits.For("ctx_get") != (Limit{5, time.Minute}) || opts.Limits.For("fs_read") != (Limit{5, time.Minute}) {
+		t.Fatalf("the environment overrides the repository: %+v", opts.Limits)
+	}
+	t.Setenv(EnvRate, "")
+	if opts, _ = OptionsFor(tools.SwarmConfig{}); opts.Limits.For("x") != DefaultLimit {
+		t.Fatalf("no configuration: %+v", opts.Limits)
+	}
+	for yaml, want := range map[string]string{
+		"swarm:\n  rate_limit: {calls: 10, per_sec: 0}\n":          "line 2: key swarm.rate_limit: calls 10 per_sec 0",
+		"swarm:\n  tools:\n    fs_read: {calls: -1, per_sec: 5}\n": "key swarm.tools.fs_read: calls -1",
+		"swarm:\n  rate_limit: {calls: lots}\n":                    "not a whole number",
+	} {
+		if _, _, err := tools.ParseConfig([]byte(yaml)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", yaml, err, want)
+		}
+	}
+}

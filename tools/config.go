@@ -32,6 +32,28 @@ type Config struct {
 	MCP        MCPConfig             `yaml:"mcp"`
 	// WebSearch names the web search provider (provider, url; never a key).
 	WebSearch websearch.Settings `yaml:"web_search"`
+	// Swarm configures the swarm tools (package swarm).
+	Swarm SwarmConfig `yaml:"swarm"`
+}
+
+// SwarmConfig is the swarm tools' rate limits: RateLimit for every tool,
+// Tools per tool; each per agent (env AUTARCH_SWARM_RATE overrides).
+type SwarmConfig struct {
+	RateLimit *RateLimit           `yaml:"rate_limit"`
+	Tools     map[string]RateLimit `yaml:"tools"`
+}
+
+// RateLimit is Calls calls per PerSec seconds (Calls 0: unlimited).
+type RateLimit struct {
+	Calls  int `yaml:"calls"`
+	PerSec int `yaml:"per_sec"`
+}
+
+func (r RateLimit) check() error {
+	if r.Calls < 0 || r.PerSec < 1 {
+		return fmt.Errorf("calls %d per_sec %d: use calls 0 (unlimited) or more per 1 second or more, e.g. {calls: 30, per_sec: 60}", r.Calls, r.PerSec)
+	}
+	return nil
 }
 
 // HookSpec is one hook of ConfigFile.
@@ -236,6 +258,16 @@ func (c *Config) validate(lines map[string]int) error {
 			key = "web_search.key"
 		}
 		return fmt.Errorf("%skey %s: %w", at(key), key, err)
+	}
+	if r := c.Swarm.RateLimit; r != nil {
+		if err := r.check(); err != nil {
+			return fmt.Errorf("%skey swarm.rate_limit: %w", at("swarm.rate_limit"), err)
+		}
+	}
+	for name, r := range c.Swarm.Tools {
+		if err := r.check(); err != nil {
+			return fmt.Errorf("%skey swarm.tools.%s: %w", at("swarm.tools."+name), name, err)
+		}
 	}
 	for name, s := range c.MCP.Servers {
 		if err := s.check(); err != nil {

@@ -27,13 +27,13 @@ func addSwarmToolFlags(fs *flag.FlagSet) *swarmToolFlags {
 }
 
 // registry is the swarm tools bound to the agent f.as on the project's
-// swarm f.name; closeFn ends the connection (and the embedded server
+// swarm f.name, rate-limited as cfg (or AUTARCH_SWARM_RATE) says; closeFn ends the connection (and the embedded server
 // when this process hosts it).
-func (f *swarmToolFlags) registry(ctx context.Context, root string, log *slog.Logger) (reg *tools.Registry, closeFn func(), err error) {
+func (f *swarmToolFlags) registry(ctx context.Context, root string, cfg tools.SwarmConfig, log *slog.Logger) (reg *tools.Registry, closeFn func(), err error) {
 	if err := swarm.ValidAgent(f.as); err != nil {
 		return nil, nil, fmt.Errorf("--as: %w", err)
 	}
-	opts, err := swarm.OptionsFromEnv()
+	opts, err := swarm.OptionsFor(cfg)
 	if err != nil {
 		return nil, nil, err
 	}

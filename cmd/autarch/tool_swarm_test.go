@@ -71,6 +71,13 @@ func TestToolAs(t *testing.T) {
 	if code, _, out := tool("--as", "Gemini", "ctx_keys", `{}`); code != 1 || strings.TrimSpace(out) != want && !strings.Contains(out, `"reset_sec":59`) {
 		t.Fatalf("rate limit across invocations: %d %s", code, out)
 	}
+	t.Setenv("AUTARCH_SWARM_RATE", "")
+	os.MkdirAll(filepath.Join(dir, ".autarch"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".autarch", "config.yaml"), []byte("swarm:\n  tools:\n    ctx_get: {calls: 1, per_sec: 600}\n"), 0o644)
+	tool("--as", "Claude", "ctx_get", `{"key": "k"}`)
+	if code, m, out := tool("--as", "Claude", "ctx_get", `{"key": "k"}`); code != 1 || m["limit"] != 1.0 || m["reset_sec"].(float64) < 590 {
+		t.Fatalf("the repository's rate limit: %d %s", code, out)
+	}
 	t.Setenv("AUTARCH_SWARM_RATE", "lots")
 	if code, _, out := tool("--as", "Gemini", "ctx_keys", `{}`); code != 1 || !strings.Contains(out, "AUTARCH_SWARM_RATE") {
 		t.Fatalf("bad rate: %d %s", code, out)

@@ -66,7 +66,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	}
 	if sw.as != "" { // only the swarm tools, as one agent (their args need no reason: see swarm.EnvelopeArgs)
 		var closeSwarm func()
-		if reg, closeSwarm, err = sw.registry(ctx, *root, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))); err != nil {
+		if reg, closeSwarm, err = sw.registry(ctx, *root, project.Settings.Swarm, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))); err != nil {
 			fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 			return 1
 		}
