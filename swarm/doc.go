@@ -14,6 +14,7 @@
 //	s.Propose / Proposals / Pending / Decide        fs_write proposals and the arbiter's decisions
 //	s.Take / Rates                                  rate limits
 //	swarm.Tools(s, agent) / swarm.Registry(s, agent)   the tools, bound to one agent
+//	swarm.OptionsFor(project.Settings.Swarm)        rate limits from config.yaml / AUTARCH_SWARM_RATE
 //	swarm.EnvelopeArgs(args, reason)                fills reason into an envelope call's args
 //
 // Refusals (the caller's mistakes, lost races) are *Refusal errors
@@ -79,7 +80,10 @@
 //     lease the message's own ack wait (AckWait is per consumer; leases are
 //     per call); leased → NAKed until that lease ends; done → acked away.
 //     So an expired lease makes the item available again: the server
-//     redelivers the message when the lease ends.
+//     redelivers the message when the lease ends. When the no-wait fetch
+//     finds nothing although the stream holds more messages than the
+//     consumer has out (its own count lags a publish for a moment), Next
+//     waits up to 1 s for the delivery.
 //   - coord_claim leases a specific id by CAS on its record, whatever its
 //     message's place in the stream; the message, when delivered, is put
 //     back until the lease ends.
@@ -89,8 +93,11 @@
 //     redelivery would be put back anyway.
 //   - coord_complete requires the caller's live lease (else not_holder,
 //     lease_expired, not_claimed, already_done with code 409, not_found
-//     404), records done with the result by CAS, then acks and deletes the
-//     message.
+//     404), records done with the result by CAS, then acks the message on
+//     its last delivery's subject (a leased item's record keeps it; the
+//     work queue then drops the message), or deletes it when it was never
+//     delivered (deleting a delivered one would leave the consumer
+//     counting one message too few).
 //   - coord_status reads every record (O(items)): counts (a claim whose
 //     lease ended counts as queued), length = queued + claimed (the items
 //     still in the stream), front = the available item first in stream
@@ -126,8 +133,10 @@
 // changed by CAS so that limits hold across processes. A bucket holds
 // Limit.Calls tokens and is refilled whole Limit.Per after its window
 // started (the spec's window: remaining and reset_sec). Default 30 calls
-// per 60 s per tool per agent; AUTARCH_SWARM_RATE="30/60s,fs_read=10/60s"
-// or Options.Limits change it; 0 calls is unlimited. An empty bucket
+// per 60 s per tool per agent; the repository's .autarch/config.yaml
+// (swarm.rate_limit, swarm.tools.<tool>: {calls, per_sec}; OptionsFor),
+// AUTARCH_SWARM_RATE="30/60s,fs_read=10/60s" (which overrides it) or
+// Options.Limits change it; 0 calls is unlimited. An empty bucket
 // answers the spec's exact shape {error:"rate_limited", code:429, tool,
 // limit, remaining, reset_sec, scope}.
 package swarm
