@@ -110,6 +110,19 @@ git("init", "-q", "-b", "main");
 git("add", "-A");
 git("-c", "user.name=e2e", "-c", "user.email=e2e@example.com", "commit", "-q", "-m", "initial");
 
+// A second repository, for the job.
+const calc = join(work, "calc");
+mkdirSync(calc, { recursive: true });
+writeFileSync(join(calc, "go.mod"), "module example.com/calc\n\ngo 1.22\n");
+writeFileSync(join(calc, "calc.go"), "package calc\n\n// Add adds two numbers.\nfunc Add(a, b int) int { return a - b }\n");
+writeFileSync(
+  join(calc, "calc_test.go"),
+  'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf("Add(2, 3) = %d, want 5", got)\n\t}\n}\n',
+);
+for (const args of [["init", "-q", "-b", "main"], ["add", "-A"], ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", "commit", "-q", "-m", "initial"]]) {
+  execFileSync("git", ["-C", calc, ...args], { stdio: "pipe" });
+}
+
 const env = {
   ...process.env,
   HOME: home,
@@ -218,6 +231,7 @@ let first = startAgent();
 let discussID;
 let workflowSession;
 let workflowID;
+let jobSession;
 await guard("first connection", () => makeClient().connectWith(first.stream, async (ctx) => {
   const init = await ctx.request(acp.methods.agent.initialize, initParams);
   check(init.protocolVersion === 1, "protocol version 1", init);
@@ -362,6 +376,28 @@ await guard("first connection", () => makeClient().connectWith(first.stream, asy
   check(text(s3.sessionId, "agent_message_chunk").includes("completed"), "the resumed workflow completes", text(s3.sessionId, "agent_message_chunk"));
   const mulBranch = text(s3.sessionId, "agent_message_chunk").match(/branch (autarch\/[^;)\s]+)/)?.[1];
   check(mulBranch && git("show", `${mulBranch}:main.go`).toString().includes("func Mul"), "the work done before the cancel is kept", mulBranch);
+
+  // Job mode, in a second repository.
+  const s4 = await ctx.request(acp.methods.agent.session.new, { cwd: calc, mcpServers: [] });
+  jobSession = s4.sessionId;
+  await ctx.request(acp.methods.agent.session.setMode, { sessionId: jobSession, modeId: "job" });
+  const r6 = await ctx.request(acp.methods.agent.session.prompt, { sessionId: jobSession, prompt: [{ type: "text", text: "Fix Add: it subtracts" }] });
+  check(r6.stopReason === "end_turn", "the job's turn ends", r6);
+  const escalation = permissions.find((p) => p.sessionId === jobSession && p.toolCall.title.includes("asks for a human review"));
+  const shown = of(jobSession, "tool_call").find((u) => u.toolCallId === escalation?.toolCall.toolCallId);
+  check(
+    escalation?.options?.some((o) => o.optionId === "approve") && JSON.stringify(shown?.content ?? []).includes("Should Add saturate"),
+    "the job's request_human_review is a permission request showing its reason",
+    { permissions: permissions.filter((p) => p.sessionId === jobSession), shown },
+  );
+  check(
+    of(jobSession, "tool_call").some((u) => u.title === "Fix the operator" && u.kind === "edit") &&
+      of(jobSession, "tool_call").some((u) => u.title === "Check the fix" && u.kind === "execute"),
+    "the job's tool calls are titled with their reasons",
+    of(jobSession, "tool_call"),
+  );
+  check(/Job \S+ is done/.test(text(jobSession, "agent_message_chunk")), "the job is done", text(jobSession, "agent_message_chunk"));
+  check(readFileSync(join(calc, "calc.go"), "utf8").includes("a - b"), "the job left the user's tree alone");
 }));
 
 // 3. kill autarch acp, start it again and load the sessions.
@@ -397,6 +433,14 @@ await guard("second connection", () => makeClient().connectWith(second.stream, a
   const chat = updates.slice(mark).filter((u) => u.sessionId === discussID).map((u) => u.update);
   check(chat.some((u) => u.sessionUpdate === "user_message_chunk" && u.content.text === "What does main.go do?"), "the discussion's question is replayed", chat);
   check(chat.some((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text.includes("empty main function")), "the discussion's answer is replayed", chat);
+
+  const jobMark = updates.length;
+  const jobLoaded = await ctx.request(acp.methods.agent.session.load, { sessionId: jobSession, cwd: calc, mcpServers: [] });
+  check(jobLoaded.modes?.currentModeId === "job", "the loaded job session is in job mode", jobLoaded);
+  const jobReplay = updates.slice(jobMark).filter((u) => u.sessionId === jobSession).map((u) => u.update);
+  check(jobReplay.some((u) => u.sessionUpdate === "user_message_chunk" && u.content.text === "Fix Add: it subtracts"), "the job's task is replayed", jobReplay);
+  check(jobReplay.some((u) => u.sessionUpdate === "tool_call" && u.title === "Commit the fix"), "the job's tool calls are replayed", jobReplay);
+  check(jobReplay.some((u) => u.sessionUpdate === "agent_message_chunk" && /is Done/.test(u.content.text)), "the job's state is replayed", jobReplay);
 
   await expectError(
     ctx.request(acp.methods.agent.session.load, { sessionId: "../../etc/passwd", cwd: project, mcpServers: [] }),
