@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -74,5 +75,33 @@ func TestOpenRefusesBadNames(t *testing.T) {
 	}
 	if _, err := Tools(nil, "a.b"); err == nil || !strings.Contains(err.Error(), "agent name") {
 		t.Errorf("Tools with a bad agent: %v", err)
+	}
+}
+
+// TestHandOver: the host closes while another user is connected; that
+// user's connection starts the server itself and carries on.
+func TestHandOver(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	host, hs := open(t, dir, Options{})
+	peer, ps := open(t, dir, Options{})
+	if _, err := hs.Put(ctx, "k", json.RawMessage(`1`), "", 0); err != nil {
+		t.Fatal(err)
+	}
+	host.Close()
+	var e Entry
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		// a request written as the old server went away is lost: it
+		// fails at its deadline and the next one reaches the new server
+		gctx, cancel := context.WithTimeout(ctx, time.Second)
+		e, err = ps.Get(gctx, "k")
+		cancel()
+		if err == nil {
+			break
+		}
+	}
+	if err != nil || string(e.Value) != "1" || !peer.Hosting() {
+		t.Fatalf("after the host left: %s %v, hosting %v", e.Value, err, peer.Hosting())
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
@@ -35,7 +36,7 @@ func TestKillHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open, closeNATS, err := ConnectNATS(ctx, repo.StateDir(), nil)
+	open, closeNATS, err := ConnectNATS(ctx, repo.StateDir(), tools.SwarmConfig{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

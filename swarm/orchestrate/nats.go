@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/autarch-dev/autarch/editor"
@@ -112,13 +111,12 @@ func (e *natsEngine) Queue(ctx context.Context) ([]editor.SwarmQueueItem, error)
 
 // ConnectNATS connects to the project's NATS (AUTARCH_NATS_URL, else the
 // embedded server the project's processes share, under stateDir) with the
-// rate limits of AUTARCH_SWARM_RATE; close ends the connection.
-func ConnectNATS(ctx context.Context, stateDir string, log *slog.Logger) (open OpenEngine, close func(), err error) {
-	var opts swarm.Options
-	if spec := os.Getenv(swarm.EnvRate); spec != "" {
-		if opts.Limits, err = swarm.ParseLimits(spec); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", swarm.EnvRate, err)
-		}
+// repository configuration's rate limits (AUTARCH_SWARM_RATE overrides
+// them); close ends the connection.
+func ConnectNATS(ctx context.Context, stateDir string, rate tools.SwarmConfig, log *slog.Logger) (open OpenEngine, close func(), err error) {
+	opts, err := swarm.OptionsFor(rate)
+	if err != nil {
+		return nil, nil, err
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

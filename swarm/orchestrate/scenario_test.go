@@ -15,6 +15,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 	"github.com/autarch-dev/autarch/workspace/treehash"
 )
@@ -61,7 +62,7 @@ func newWorld(t *testing.T, scenario string) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open, closeNATS, err := ConnectNATS(ctx, repo.StateDir(), nil)
+	open, closeNATS, err := ConnectNATS(ctx, repo.StateDir(), tools.SwarmConfig{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
