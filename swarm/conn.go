@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -97,7 +98,7 @@ func Connect(ctx context.Context, opts ConnOptions) (*Conn, error) {
 			return nil, err
 		}
 		c.h = &host{dir: dir, auth: auth, log: log}
-		url = "nats://127.0.0.1:4222" // the address is the dialer's: see host.dial
+		url = "nats://127.0.0.1" // a placeholder: the dialer decides where to connect (host.dial)
 		nopts = append(nopts, nats.UserInfo(auth.User, auth.Password), nats.SetCustomDialer(dialer{c}), nats.DontRandomize())
 	}
 	nopts = append(nopts,
@@ -140,12 +141,11 @@ func (c *Conn) Hosting() bool {
 // Close drains the connection and, when this process hosts the embedded
 // server, shuts it down (another user's connection then takes it over).
 func (c *Conn) Close() error {
-	var err error
 	if c.nc != nil {
 		c.nc.Close()
 	}
 	c.stopHost()
-	return err
+	return nil
 }
 
 func (c *Conn) stopHost() {
@@ -203,9 +203,9 @@ func loadAuth(dir string) (auth, error) {
 	return a, nil
 }
 
-// writeFileAtomic writes data to path through a temporary file and a
-// rename (a hard link when the file must not be replaced would be
-// stricter; credentials are written once under the host lock's dir).
+// writeFileAtomic writes data to path through a temporary file: renamed
+// over path, or, for credentials (0600), linked to it so that the first
+// writer's file stands when two processes race.
 func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
 	if err != nil {
@@ -223,7 +223,7 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if perm == 0o600 { // credentials: never replace ones another process wrote
+	if perm == 0o600 {
 		if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, os.ErrExist) {
 			return err
 		}
@@ -286,11 +286,7 @@ func (h *host) recorded() (string, error) {
 	if err := json.Unmarshal(data, &a); err != nil {
 		return "", err
 	}
-	u := a.URL
-	if len(u) > len("nats://") && u[:len("nats://")] == "nats://" {
-		u = u[len("nats://"):]
-	}
-	return u, nil
+	return strings.TrimPrefix(a.URL, "nats://"), nil
 }
 
 // tryStart takes the host lock without waiting and starts the server;
