@@ -41,7 +41,7 @@ func (s *Server) swarmSession(ctx context.Context) (*orchestrate.Session, error)
 	if s.swarms == nil {
 		cfg := e.Config()
 		connect := func(ctx context.Context) (orchestrate.OpenEngine, error) {
-			open, closeNATS, err := orchestrate.ConnectNATS(ctx, cfg.Repo.StateDir(), s.log)
+			open, closeNATS, err := orchestrate.ConnectNATS(ctx, cfg.Repo.StateDir(), cfg.Repository.Swarm, s.log)
 			if err != nil {
 				return nil, err
 			}

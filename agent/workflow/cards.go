@@ -291,6 +291,18 @@ func (e *Engine) research(ctx context.Context, wf store.Workflow) error {
 	if err != nil {
 		return err
 	}
+	if e.cfg.ResearchFanOut != nil {
+		findings, err := e.cfg.ResearchFanOut(ctx, wf.ID, cs.pinned)
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			e.cfg.Log.Warn("research fan-out failed", "workflow", wf.ID, "err", err)
+			cs.input += "\n\n(The explorer sub-agents could not research: " + err.Error() + ". Research alone.)"
+		default:
+			cs.input += "\n\n" + findings + "\nVerify what matters of these findings in the code and consolidate them into submit_research."
+		}
+	}
 	return e.runCards(ctx, wf, cs)
 }
 

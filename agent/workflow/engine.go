@@ -64,6 +64,12 @@ type Config struct {
 	Events func(Event)
 	// MaxIterations caps model calls per agent turn (default 40).
 	MaxIterations int
+	// ResearchFanOut, when not nil, runs explorer sub-agents on the
+	// approved scope before the Research agent (a read-only swarm sharing
+	// findings through its context) and returns their consolidated
+	// findings, which the Research agent gets with its task; key is the
+	// workflow's id (a resumed workflow reuses its explorers' work).
+	ResearchFanOut func(ctx context.Context, key, scope string) (string, error)
 	// MaxTurns caps the turns of one stage's conversation before it fails
 	// (default 30).
 	MaxTurns int

@@ -58,6 +58,10 @@ type scenarioConfig struct {
 	Resume bool `json:"resume"`
 	// Mode is the confirmation mode (default yolo).
 	Mode string `json:"mode"`
+	// ResearchFindings, when set, turns Research's fan-out on: these are
+	// the explorer sub-agents' findings (the fan-out itself is tested in
+	// swarm/orchestrate); their task must carry the approved scope card.
+	ResearchFindings string `json:"researchFindings"`
 }
 
 // scenarioWant is a scenario's want.json.
@@ -168,7 +172,7 @@ func newHarness(t *testing.T, ar *txtar.Archive, cfg scenarioConfig) *harness {
 	h.engine, err = workflow.New(workflow.Config{Store: h.store, Repo: h.repo, Editor: h.ed,
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: cmp.Or(tools.Mode(cfg.Mode), tools.ModeYolo),
-		StopPoll: 10 * time.Millisecond, MaxIterations: cfg.MaxIterations, PreflightTimeout: time.Duration(cfg.PreflightTimeoutMS) * time.Millisecond,
+		StopPoll: 10 * time.Millisecond, MaxIterations: cfg.MaxIterations, ResearchFanOut: fanOutFindings(t, cfg.ResearchFindings), PreflightTimeout: time.Duration(cfg.PreflightTimeoutMS) * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Events: func(ev workflow.Event) {
 			h.mu.Lock()
@@ -183,6 +187,19 @@ func newHarness(t *testing.T, ar *txtar.Archive, cfg scenarioConfig) *harness {
 		}})
 	must(t, err)
 	return h
+}
+
+// fanOutFindings is a research fan-out answering findings (nil: off).
+func fanOutFindings(t *testing.T, findings string) func(ctx context.Context, key, scope string) (string, error) {
+	if findings == "" {
+		return nil
+	}
+	return func(ctx context.Context, key, scope string) (string, error) {
+		if key == "" || !strings.Contains(scope, "Approved scope card") {
+			t.Errorf("the fan-out got key %q and task %q, want the workflow's id and its approved scope card", key, scope)
+		}
+		return findings, nil
+	}
 }
 
 func steps(ar *txtar.Archive) []txtar.File {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"sync"
 
 	"github.com/autarch-dev/autarch/agent"
@@ -13,6 +14,7 @@ import (
 	"github.com/autarch-dev/autarch/codesearch"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/index"
+	"github.com/autarch-dev/autarch/swarm/orchestrate"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -50,8 +52,35 @@ func (f *engineFlags) wire(model agent.Model, warn func(string)) func(ctx contex
 			Pricing: agent.Pricing{PromptPerMillion: f.pricePrompt, CompletionPerMillion: f.priceComplete}, JSONEnvelope: f.envelope}
 		cfg.Meter = agent.NewMeter(f.budget)
 		cfg.MaxIterations = f.maxIter
+		if p != nil {
+			if cfg.ResearchFanOut, err = researchFanOut(p, model, cfg.Settings.ModelFor(agent.Research)); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
+}
+
+// envResearchExplorers turns on Research's fan-out to explorer
+// sub-agents: how many (0 or unset: off; at least 2).
+const envResearchExplorers = "AUTARCH_RESEARCH_EXPLORERS"
+
+// researchFanOut is Research's fan-out to explorer sub-agents sharing
+// findings through a read-only swarm, when AUTARCH_RESEARCH_EXPLORERS asks
+// for it (nil: off, the default).
+func researchFanOut(p *workflow.Project, model agent.Model, modelName string) (func(ctx context.Context, key, scope string) (string, error), error) {
+	v := os.Getenv(envResearchExplorers)
+	if v == "" || v == "0" {
+		return nil, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 2 || n > 16 {
+		return nil, fmt.Errorf("%s=%q: give a number of explorer sub-agents from 2 to 16 (0 turns the fan-out off)", envResearchExplorers, v)
+	}
+	connect := func(ctx context.Context) (orchestrate.OpenEngine, func(), error) {
+		return orchestrate.ConnectNATS(ctx, p.Repo.StateDir(), p.Config.Settings.Swarm, nil)
+	}
+	return orchestrate.FanOut{Repo: p.Repo, Connect: connect, Model: model, ModelName: modelName, Explorers: n}.Research, nil
 }
 
 // embedFromEnv gives an index the embedding endpoint configured in the

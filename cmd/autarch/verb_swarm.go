@@ -112,7 +112,11 @@ func newOrchestrator(ctx context.Context, io stdio, f *swarmFlags, repo *git.Rep
 		return nil, nil, err
 	}
 	model := openai.New(modelCfg)
-	open, closeEngine, err := orchestrate.ConnectNATS(ctx, repo.StateDir(), slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	project, err := loadProject(io, "swarm", repo.Top())
+	if err != nil {
+		return nil, nil, err
+	}
+	open, closeEngine, err := orchestrate.ConnectNATS(ctx, repo.StateDir(), project.Settings.Swarm, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
 		return nil, nil, err
 	}
