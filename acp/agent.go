@@ -11,6 +11,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -19,6 +20,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -164,9 +166,10 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentInfo:       &sdk.Implementation{Name: "autarch", Title: sdk.Ptr("Autarch"), Version: a.cfg.Version},
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:        true,
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
-			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
+			LoadSession:         true,
+			PromptCapabilities:  sdk.PromptCapabilities{EmbeddedContext: true},
+			McpCapabilities:     sdk.McpCapabilities{Http: true, Sse: true},
+			SessionCapabilities: sdk.SessionCapabilities{List: &sdk.SessionListCapabilities{}},
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}
@@ -273,9 +276,33 @@ func (a *Agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sd
 	return sdk.CloseSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionClose)
 }
 
-// ListSessions is not offered: autarch status lists workflows and jobs.
+// ListSessions lists the recorded sessions of cwd (else of the folders
+// open in this process), most recently updated first.
 func (a *Agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
-	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
+	var folders []*folder
+	if p.Cwd != nil {
+		f, err := a.folder(*p.Cwd, nil)
+		if err != nil {
+			return sdk.ListSessionsResponse{}, err
+		}
+		folders = append(folders, f)
+	} else {
+		a.mu.Lock()
+		for _, f := range a.folders {
+			folders = append(folders, f)
+		}
+		a.mu.Unlock()
+	}
+	res := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
+	for _, f := range folders {
+		infos, err := f.list(ctx)
+		if err != nil {
+			return sdk.ListSessionsResponse{}, err
+		}
+		res.Sessions = append(res.Sessions, infos...)
+	}
+	slices.SortStableFunc(res.Sessions, func(x, y sdk.SessionInfo) int { return cmp.Compare(*y.UpdatedAt, *x.UpdatedAt) })
+	return res, nil
 }
 
 // ResumeSession is not offered: session/load resumes with the history.

@@ -231,7 +231,8 @@ func TestInitialize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.AgentCapabilities.LoadSession || !res.AgentCapabilities.PromptCapabilities.EmbeddedContext || res.AgentInfo.Version != "1.2.3" {
+		caps := res.AgentCapabilities
+		if !caps.LoadSession || !caps.PromptCapabilities.EmbeddedContext || caps.SessionCapabilities.List == nil || !caps.McpCapabilities.Http || res.AgentInfo.Version != "1.2.3" {
 			t.Errorf("capabilities %+v", res)
 		}
 		if len(res.AuthMethods) != c.methods {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -235,12 +236,14 @@ func dismissedAll(n int) []editor.Answer {
 // a restart: the mode, the workflow or job it drives, and the discussion
 // (which the store does not keep).
 type record struct {
-	ID         string     `json:"id"`
-	Cwd        string     `json:"cwd"`
-	Mode       Mode       `json:"mode"`
-	WorkflowID string     `json:"workflowId,omitempty"`
-	JobID      string     `json:"jobId,omitempty"`
-	Created    time.Time  `json:"created"`
+	ID         string    `json:"id"`
+	Cwd        string    `json:"cwd"`
+	Mode       Mode      `json:"mode"`
+	WorkflowID string    `json:"workflowId,omitempty"`
+	JobID      string    `json:"jobId,omitempty"`
+	Created    time.Time `json:"created"`
+	// Title is the session's first prompt (shortened).
+	Title      string     `json:"title,omitempty"`
 	Discussion []chatLine `json:"discussion,omitempty"`
 }
 
@@ -288,6 +291,38 @@ func (f *folder) save(ctx context.Context, rec record) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), filepath.Join(dir, rec.ID+".json"))
+}
+
+// list is the folder's recorded sessions; a damaged record is skipped.
+func (f *folder) list(ctx context.Context) ([]sdk.SessionInfo, error) {
+	dir, err := f.recordDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []sdk.SessionInfo
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !sessionIDPattern.MatchString(id) {
+			continue
+		}
+		rec, err := f.load(ctx, id)
+		info, ierr := e.Info()
+		if err != nil || ierr != nil {
+			f.a.log.Debug("session record skipped", "file", e.Name(), "err", errors.Join(err, ierr))
+			continue
+		}
+		title := fmt.Sprintf("%s: %s", rec.Mode, orDash(rec.Title))
+		out = append(out, sdk.SessionInfo{SessionId: sdk.SessionId(rec.ID), Cwd: rec.Cwd, Title: &title,
+			UpdatedAt: sdk.Ptr(info.ModTime().UTC().Format(time.RFC3339))})
+	}
+	return out, nil
 }
 
 // load reads a recorded session of the folder.

@@ -109,7 +109,11 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.PromptResponse, 
 	defer cancel()
 	s.mu.Lock()
 	t.cancel = cancel
+	first := s.rec.Title == ""
 	s.mu.Unlock()
+	if first {
+		s.update(ctx, func(r *record) { r.Title = shorten(text, 80) })
+	}
 	switch s.mode() {
 	case ModeWorkflow:
 		err = s.workflowTurn(ctx, text)
@@ -570,6 +574,15 @@ func (s *session) addUsage(text string) {
 		s.turn.usage.TotalTokens += in + out
 	}
 	s.mu.Unlock()
+}
+
+// shorten is the first line of s, at most n runes.
+func shorten(s string, n int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 func orDash(s string) string {

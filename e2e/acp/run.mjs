@@ -55,6 +55,7 @@ const responseDefs = {
   "session/load": "LoadSessionResponse",
   "session/prompt": "PromptResponse",
   "session/set_mode": "SetSessionModeResponse",
+  "session/list": "ListSessionsResponse",
 };
 const requestDefs = { "session/request_permission": "RequestPermissionRequest", "fs/read_text_file": "ReadTextFileRequest" };
 let validated = 0;
@@ -409,7 +410,15 @@ check(workflowID && status.includes(workflowID), "autarch status shows the sessi
 const before = updates.length;
 const second = startAgent();
 await guard("second connection", () => makeClient().connectWith(second.stream, async (ctx) => {
-  await ctx.request(acp.methods.agent.initialize, initParams);
+  const again = await ctx.request(acp.methods.agent.initialize, initParams);
+  check(again.agentCapabilities?.sessionCapabilities?.list !== undefined, "session/list is offered", again.agentCapabilities);
+  const listed = await ctx.request(acp.methods.agent.session.list, { cwd: project });
+  check(
+    listed.sessions.some((x) => x.sessionId === workflowSession && x.title === "workflow: Add a Sub function to main.go" && x.cwd === project) &&
+      listed.sessions.some((x) => x.sessionId === discussID && x.title === "discuss: What does main.go do?"),
+    "session/list lists the recorded sessions with their first prompt",
+    listed,
+  );
   const loaded = await ctx.request(acp.methods.agent.session.load, { sessionId: workflowSession, cwd: project, mcpServers: [] });
   check(loaded.modes?.currentModeId === "workflow", "the loaded session is in workflow mode", loaded);
   const replay = updates.slice(before).filter((u) => u.sessionId === workflowSession).map((u) => u.update);
