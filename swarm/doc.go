@@ -139,4 +139,15 @@
 // Options.Limits change it; 0 calls is unlimited. An empty bucket
 // answers the spec's exact shape {error:"rate_limited", code:429, tool,
 // limit, remaining, reset_sec, scope}.
+//
+// # Measured
+//
+// go test -bench . ./swarm on 2 shared cores (load average ~10, so ranges):
+// ctx_put+ctx_get p50 23 µs / p99 0.15-0.3 ms in the hosting process (it
+// talks to its server in memory, net.Pipe) and p50 50 µs / p99 0.1-3.6 ms
+// over loopback TCP; enqueue+next+complete p50 0.3-0.5 ms (1.3 ms at
+// peaks) / p99 2-7 ms either way; 4 agents × 1,000 items 1,500-1,650
+// items/s; start-up (server + streams) 37-68 ms fresh, 38-47 ms on an
+// existing store; the server adds 7.5 MB RSS idle (0.9 MB live heap),
+// 12 MB RSS with 1,000 items and 1,000 keys.
 package swarm
