@@ -55,8 +55,9 @@ type SwarmDecisionParams struct {
 }
 
 // SwarmEvent is something a swarm did. Kinds: "status", "round",
-// "tool_call", "tool_result", "text", "proposal", "decision", "applied",
-// "commit", "rate_limited", "improvement", "error".
+// "tool_call", "tool_result", "text", "proposal", "awaiting" (proposals
+// wait for the arbiter Agent names: "human" or a model), "decision",
+// "applied", "commit", "rate_limited", "improvement", "error".
 type SwarmEvent struct {
 	Kind    string `json:"kind"`
 	SwarmID string `json:"swarmId"`

@@ -91,6 +91,14 @@ func TestSwarmOverLSP(t *testing.T) {
 		t.Errorf("context %v, phase %d, agents %v", keys, snap.Phase, snap.Agents)
 	}
 	h.waitNote(editor.MethodSwarmEvent)
+	for end := time.Now().Add(10 * time.Second); ; {
+		if n := h.waitNote("window/showMessage"); strings.Contains(string(n.params), "await the arbiter (human)") && strings.Contains(string(n.params), "Swarm view") {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the user was not told that a proposal awaits them")
+		}
+	}
 
 	// Stopped while it waits for the human, then resumed: the agent's turn
 	// is not run again (the script has no more steps).

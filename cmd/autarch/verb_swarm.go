@@ -180,7 +180,7 @@ func printSwarmEvent(io stdio, ev editor.SwarmEvent) {
 	switch ev.Kind {
 	case "status":
 		fmt.Fprintf(io.err, "■ swarm %s: %s\n", ev.Status, ev.Text)
-	case "round":
+	case "round", "awaiting":
 		fmt.Fprintf(io.err, "\n◆ %s\n", ev.Text)
 	case "tool_call":
 		fmt.Fprintf(io.err, "  • %s: %s %s\n", ev.Agent, ev.Tool, clipLine(ev.Text, 120))

@@ -152,6 +152,7 @@ func (r *run) arbitrate(ctx context.Context) error {
 	if len(pending) == 0 {
 		return nil
 	}
+	r.emit(editor.SwarmEvent{Kind: "awaiting", Agent: r.st.Arbiter, Text: fmt.Sprintf("%d proposal(s) await the arbiter (%s)", len(pending), r.st.Arbiter)})
 	decisions, err := r.o.cfg.Arbiter(r.st.Arbiter).Decide(ctx, r.st.ID, r.st.Round, pending)
 	if err != nil {
 		r.emit(editor.SwarmEvent{Kind: "error", Text: "arbiter: " + err.Error(), Failed: true})

@@ -81,6 +81,12 @@ func (s *Session) notify(ev editor.SwarmEvent) {
 	if err := s.cfg.UI.Notify(ctx, editor.MethodSwarmEvent, ev); err != nil {
 		s.cfg.Log.Debug("swarm event not delivered", "err", err)
 	}
+	if ev.Kind == "awaiting" && (ev.Agent == "" || ev.Agent == "human") {
+		msg := fmt.Sprintf("Autarch: swarm %s: %s — approve or reject them in the Swarm view (or Autarch: Decide Swarm Proposal).", ev.SwarmID, ev.Text)
+		if err := s.cfg.UI.ShowMessage(ctx, editor.Info, msg); err != nil {
+			s.cfg.Log.Debug("message not delivered", "err", err)
+		}
+	}
 	if ev.Kind == "tool_call" || ev.Kind == "decision" || ev.Kind == "commit" {
 		line := fmt.Sprintf("[swarm %.8s] %s %s %s%s %s", ev.SwarmID, ev.Kind, ev.Agent, ev.Tool, ev.Path, clip(ev.Text, 200))
 		if err := s.cfg.UI.LogMessage(ctx, editor.Log, line); err != nil {
