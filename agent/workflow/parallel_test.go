@@ -583,3 +583,58 @@ func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// TestParallelWallTime measures the pulsing stage of a 6-pulse plan made
+// of 3 independent chains of 2, with a scripted model that takes a fixed
+// time per step, at parallel 1, 2 and 3, for two plan orders (chains one
+// after another; chains interleaved). Set AUTARCH_BENCH_PARALLEL=1 to run.
+func TestParallelWallTime(t *testing.T) {
+	if os.Getenv("AUTARCH_BENCH_PARALLEL") == "" {
+		t.Skip("a benchmark: set AUTARCH_BENCH_PARALLEL=1")
+	}
+	const stepMS = 500
+	pulse := func(id, dep string) string {
+		d := ""
+		if dep != "" {
+			d = `, "dependsOn": ["` + dep + `"]`
+		}
+		return `{"id": "` + id + `", "title": "` + id + `", "description": "` + id + `.go", "expectedChanges": ["` + id + `.go"], "estimatedSize": "small"` + d + `}`
+	}
+	orders := map[string][]string{
+		"chains in turn":     {pulse("a1", ""), pulse("a2", "a1"), pulse("b1", ""), pulse("b2", "b1"), pulse("c1", ""), pulse("c2", "c1")},
+		"chains interleaved": {pulse("a1", ""), pulse("b1", ""), pulse("c1", ""), pulse("a2", "a1"), pulse("b2", "b1"), pulse("c2", "c1")},
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "| plan order | parallel 1 | parallel 2 | parallel 3 |\n|---|---|---|---|\n")
+	for _, name := range []string{"chains in turn", "chains interleaved"} {
+		fmt.Fprintf(&table, "| %s |", name)
+		for n := 1; n <= 3; n++ {
+			scripts := map[string]string{}
+			for _, id := range []string{"a1", "a2", "b1", "b2", "c1", "c2"} {
+				steps := pulseSteps("feat(parts): add "+id, map[string]string{id + ".go": "package parts\n\n// V" + id + " is " + id + ".\nconst V" + id + " = 1\n"})
+				scripts[id] = strings.ReplaceAll(steps, `{"tool_calls"`, fmt.Sprintf(`{"delay_ms": %d, "tool_calls"`, stepMS))
+			}
+			router, url := newPulseRouter(t, parallelMain("["+strings.Join(orders[name], ",")+"]"), scripts)
+			w := newParallelWorld(t, url, goRepo)
+			var start, end time.Time
+			w.onEvent = func(ev workflow.Event) {
+				if ev.Kind == "stage" && ev.Stage == string(workflow.StagePulsing) {
+					start = time.Now()
+				}
+				if ev.Kind == "stage" && ev.Stage == string(workflow.StageReview) {
+					end = time.Now()
+				}
+			}
+			ctx := context.Background()
+			wf, err := w.engine.Start(ctx, workflow.Task{Text: "parts", Name: "parts", Parallel: n})
+			must(t, err)
+			if wf, err = w.engine.Run(ctx, wf.ID); err != nil || wf.Status != store.WorkflowCompleted {
+				t.Fatalf("%s, parallel %d: %v %s", name, n, err, wf.StatusReason)
+			}
+			router.check()
+			fmt.Fprintf(&table, " %.1f s |", end.Sub(start).Seconds())
+		}
+		table.WriteString("\n")
+	}
+	t.Logf("pulsing stage wall time, 6 pulses in 3 chains of 2, %d ms per model step (2 steps a pulse):\n%s", stepMS, table.String())
+}
