@@ -13,12 +13,13 @@ import (
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/swarm"
 )
 
-// Decision actions.
+// Decision actions (the engine's).
 const (
-	ActionApprove = "approve"
-	ActionReject  = "reject"
+	ActionApprove = swarm.Approve
+	ActionReject  = swarm.Reject
 )
 
 // Decision is the arbiter's answer about one proposal.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/swarm"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -45,13 +46,7 @@ type QueueLister interface {
 
 // Proposal is one fs_write an agent proposed: the full content it wants at
 // Path (relative to the swarm's worktree).
-type Proposal struct {
-	ID         string `json:"id"`
-	Agent      string `json:"agent"`
-	Path       string `json:"path"`
-	Content    string `json:"content"`
-	CreateDirs bool   `json:"create_dirs"`
-}
+type Proposal = swarm.Proposal
 
 // The spec's tools the orchestrator names.
 const (

@@ -69,15 +69,7 @@ func (e *natsEngine) Context(ctx context.Context) ([]editor.SwarmContextEntry, e
 }
 
 func (e *natsEngine) Proposals(ctx context.Context) ([]Proposal, error) {
-	pending, err := e.s.Pending(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Proposal, 0, len(pending))
-	for _, p := range pending {
-		out = append(out, Proposal{ID: p.ID, Agent: p.Agent, Path: p.Path, Content: p.Content, CreateDirs: p.CreateDirs})
-	}
-	return out, nil
+	return e.s.Pending(ctx)
 }
 
 func (e *natsEngine) Resolve(ctx context.Context, p editor.SwarmProposal, by string) error {
