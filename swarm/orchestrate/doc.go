@@ -19,5 +19,12 @@
 // run again; the engine's proposals are collapsed when identical), the
 // arbiter's recorded decisions are not asked again, and applying a round
 // is idempotent (files are rewritten with the same content, the commit is
-// made only when something changed).
+// made only when something changed). A swarm whose process died is listed
+// as stopped (its run lock, an flock, is free).
+//
+// Session serves the editor (autarch.startSwarm and the other swarm
+// methods: a background run per swarm, the human arbiter answering from
+// the side panel through an Inbox); FanOut is the workflow's Research
+// fan-out to explorer sub-agents (a read-only swarm whose findings are
+// consolidated for the Research agent).
 package orchestrate
