@@ -215,7 +215,7 @@ type parallelWorld struct {
 	onEvent func(workflow.Event)
 }
 
-func newParallelWorld(t *testing.T, url string, files map[string]string) *parallelWorld {
+func newParallelWorld(t *testing.T, url string, files map[string]string, opts ...func(*workflow.Config)) *parallelWorld {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {
@@ -224,11 +224,11 @@ func newParallelWorld(t *testing.T, url string, files map[string]string) *parall
 	gitRun(t, dir, "init", "-q", "-b", "main")
 	gitRun(t, dir, "add", "-A")
 	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
-	return openParallelWorld(t, url, dir)
+	return openParallelWorld(t, url, dir, opts...)
 }
 
 // openParallelWorld opens an engine on the repository in dir.
-func openParallelWorld(t *testing.T, url, dir string) *parallelWorld {
+func openParallelWorld(t *testing.T, url, dir string, opts ...func(*workflow.Config)) *parallelWorld {
 	t.Helper()
 	w := &parallelWorld{dir: dir}
 	ctx := context.Background()
@@ -237,7 +237,7 @@ func openParallelWorld(t *testing.T, url, dir string) *parallelWorld {
 	w.store, err = store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
 	must(t, err)
 	t.Cleanup(func() { w.store.Close() })
-	w.engine, err = workflow.New(workflow.Config{Store: w.store, Repo: repo, Editor: &scriptEditor{t: t, approvals: []string{"approve", "approve", "approve"}},
+	cfg := workflow.Config{Store: w.store, Repo: repo, Editor: &scriptEditor{t: t, approvals: []string{"approve", "approve", "approve"}},
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo, StopPoll: 10 * time.Millisecond,
 		Quality: &tools.Quality{}, PulseLease: 3 * time.Second,
@@ -249,7 +249,11 @@ func openParallelWorld(t *testing.T, url, dir string) *parallelWorld {
 				w.onEvent(ev)
 			}
 			w.mu.Unlock()
-		}})
+		}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	w.engine, err = workflow.New(cfg)
 	must(t, err)
 	return w
 }
@@ -637,4 +641,107 @@ func TestParallelWallTime(t *testing.T) {
 		table.WriteString("\n")
 	}
 	t.Logf("pulsing stage wall time, 6 pulses in 3 chains of 2, %d ms per model step (2 steps a pulse):\n%s", stepMS, table.String())
+}
+
+// TestParallelStopResume: the workflow is stopped while pulses 2 and 3 run;
+// both keep their work as recovery checkpoints, pulse 4 never starts, and
+// resume finishes from the checkpoints.
+func TestParallelStopResume(t *testing.T) {
+	main := parallelMain(diamondPlan)
+	router, url := newPulseRouter(t, main, map[string]string{
+		"pulse-1": pulseSteps("feat(parts): add A1", map[string]string{"a.go": "package parts\n\n// A is the first part.\nfunc A() int { return 1 }\n"}),
+		"pulse-2": crashPulse("b.go", bGo) + strings.ReplaceAll(resumeSteps("feat(parts): add B", "b.go"), "01-done", "03-done"),
+		"pulse-3": crashPulse("c.go", cGo) + strings.ReplaceAll(resumeSteps("feat(parts): add C", "c.go"), "01-done", "03-done"),
+		"pulse-4": pulseSteps("feat(parts): add D", map[string]string{"d.go": "package parts\n\n// D uses B and C.\nfunc D() int { return B() + C() }\n"}),
+	})
+	hold, arrived2, arrived3 := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	router.gate["pulse-2#2"], router.gate["pulse-3#2"] = hold, hold
+	router.on["pulse-2#2"], router.on["pulse-3#2"] = arrived2, arrived3
+	w := newParallelWorld(t, url, goRepo)
+	ctx := context.Background()
+	wf, err := w.engine.Start(ctx, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})
+	must(t, err)
+	go func() {
+		<-arrived2
+		<-arrived3
+		_ = w.engine.Stop(ctx, wf.ID, "stopped by the test")
+	}()
+	wf, err = w.engine.Run(ctx, wf.ID)
+	close(hold)
+	var h *workflow.Halt
+	if !errors.As(err, &h) || wf.Status != store.WorkflowStopped {
+		t.Fatalf("first run: %v, %s (%s); want stopped", err, wf.Status, wf.StatusReason)
+	}
+	pulses, err := w.store.WorkflowPulses(ctx, wf.ID)
+	must(t, err)
+	got := map[string]string{}
+	for _, p := range pulses {
+		got[p.PlannedID] = fmt.Sprintf("%s recovery=%v", p.Status, p.IsRecoveryCheckpoint)
+	}
+	want := map[string]string{"pulse-1": "Succeeded recovery=false", "pulse-2": "Stopped recovery=true", "pulse-3": "Stopped recovery=true", "pulse-4": "Proposed recovery=false"}
+	if !maps.Equal(got, want) {
+		t.Errorf("after the stop: %v, want %v", got, want)
+	}
+	if wts := strings.TrimSpace(gitOut(t, w.dir, "worktree", "list")); strings.Count(wts, "\n") != 1 {
+		t.Errorf("after the stop, worktrees other than the workflow's remain:\n%s", wts)
+	}
+	wf, err = w.engine.Resume(ctx, wf.ID)
+	if err != nil || wf.Status != store.WorkflowCompleted {
+		t.Fatalf("resume: %v, %s (%s)", err, wf.Status, wf.StatusReason)
+	}
+	router.check()
+	wantCommits := []string{"feat(parts): add A1", "feat(parts): add B", "feat(parts): add C", "feat(parts): add D"}
+	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, wantCommits) {
+		t.Errorf("workflow branch commits = %q, want %q", got, wantCommits)
+	}
+}
+
+// TestParallelHaltLetsRunningFinish: pulse 3 fails (iteration limit) while
+// pulse 2 runs; no new pulse starts, pulse 2 reaches its checkpoint and
+// lands (it is before 3 in plan order), and the workflow halts at pulse 3
+// with its work kept on its branch.
+func TestParallelHaltLetsRunningFinish(t *testing.T) {
+	write := func(f string) string {
+		b, _ := json.Marshal(map[string]any{"name": "write_file", "args": map[string]string{"path": f, "content": "package parts\n", "reason": "Write " + f}})
+		return string(b)
+	}
+	router, url := newPulseRouter(t, parallelMain(diamondPlan)[:strings.Index(parallelMain(diamondPlan), "-- 05-review")], map[string]string{
+		"pulse-1": pulseSteps("feat(parts): add A1", map[string]string{"a.go": "package parts\n\n// A is the first part.\nfunc A() int { return 1 }\n"}),
+		"pulse-2": pulseSteps("feat(parts): add B", map[string]string{"b.go": bGo}),
+		"pulse-3": "-- 01.json --\n{\"tool_calls\": [" + write("c.go") + "]}\n-- 02.json --\n{\"tool_calls\": [" + write("c2.go") + "]}\n",
+	}, "pulse-2", "pulse-3")
+	failed := make(chan struct{})
+	router.gate["pulse-2#2"] = failed // pulse 2 completes after 3 failed
+	w := newParallelWorld(t, url, goRepo, func(c *workflow.Config) { c.MaxIterations = 2 })
+	var once sync.Once
+	w.onEvent = func(ev workflow.Event) {
+		if ev.Kind == "pulse" && ev.PulseID == "pulse-3" && ev.Status == string(store.PulseFailed) {
+			once.Do(func() { close(failed) })
+		}
+	}
+	ctx := context.Background()
+	wf, err := w.engine.Start(ctx, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})
+	must(t, err)
+	wf, err = w.engine.Run(ctx, wf.ID)
+	var h *workflow.Halt
+	if !errors.As(err, &h) || h.Pulse != "pulse-3" || wf.Status != store.WorkflowHalted || !strings.Contains(wf.StatusReason, "iteration limit") {
+		t.Fatalf("run: %v, %s (%s); want a halt at pulse-3 for the iteration limit", err, wf.Status, wf.StatusReason)
+	}
+	router.check()
+	pulses, err := w.store.WorkflowPulses(ctx, wf.ID)
+	must(t, err)
+	got := map[string]string{}
+	for _, p := range pulses {
+		got[p.PlannedID] = fmt.Sprintf("%s recovery=%v", p.Status, p.IsRecoveryCheckpoint)
+	}
+	want := map[string]string{"pulse-1": "Succeeded recovery=false", "pulse-2": "Succeeded recovery=false", "pulse-3": "Failed recovery=true", "pulse-4": "Proposed recovery=false"}
+	if !maps.Equal(got, want) {
+		t.Errorf("pulses %v, want %v", got, want)
+	}
+	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, []string{"feat(parts): add A1", "feat(parts): add B"}) {
+		t.Errorf("workflow branch commits = %q", got)
+	}
+	if kept := strings.TrimSpace(gitOut(t, w.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/autarch-pulse/")); kept != "autarch-pulse/parts/pulse-3" {
+		t.Errorf("kept pulse branches %q, want pulse-3's", kept)
+	}
 }
