@@ -188,7 +188,7 @@ func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 func TestPromptWhileTurnRuns(t *testing.T) {
 	a := testAgent(t)
 	s := &session{a: a, rec: record{ID: "acp-1", Mode: ModeDiscuss}, calls: newCallTracker()}
-	first, err := s.begin(context.Background())
+	first, err := s.begin(func() {})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,15 +100,14 @@ func boundTo(rec record) string {
 // first is not cancelled); the turn runs on its own context so that only
 // session/cancel or the connection's end stops it.
 func (s *session) prompt(ctx context.Context, text string) (sdk.PromptResponse, error) {
-	t, err := s.begin(ctx)
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	t, err := s.begin(cancel)
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
 	defer s.end(t)
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
 	s.mu.Lock()
-	t.cancel = cancel
 	first := s.rec.Title == ""
 	s.mu.Unlock()
 	if first {
@@ -143,13 +142,14 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.PromptResponse, 
 	return res, nil
 }
 
-func (s *session) begin(ctx context.Context) (*turn, error) {
+// begin marks a turn running; cancel ends its context.
+func (s *session) begin(cancel context.CancelFunc) (*turn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.turn != nil {
 		return nil, invalidRequest("session %s is still running a turn: wait for its answer, or send session/cancel first", s.rec.ID)
 	}
-	s.turn = &turn{cancel: func() {}, done: make(chan struct{})}
+	s.turn = &turn{cancel: cancel, done: make(chan struct{})}
 	return s.turn, nil
 }
 
@@ -492,7 +492,7 @@ func (s *session) workflowEvent(ctx context.Context, ev editor.WorkflowEvent) {
 	}
 	var args func(callID string) []byte
 	if ev.Kind == editor.EventToolCall && ev.WorkflowID != "" {
-		args = func(callID string) []byte { return s.storedArgs(ctx, ev.WorkflowID, callID) }
+		args = func(callID string) []byte { return s.storedArgs(ctx, ev.WorkflowID, ev.PulseID, callID) }
 	}
 	for _, u := range s.calls.fromWorkflow(ev, s.f.dir, args) {
 		s.send(ctx, u)
@@ -537,21 +537,16 @@ func (s *session) sendPlan(ctx context.Context, e *workflow.Engine, workflowID s
 	s.send(ctx, sdk.UpdatePlan(planEntries(d)...))
 }
 
-// storedArgs are a workflow tool call's arguments as the store keeps them.
-func (s *session) storedArgs(ctx context.Context, workflowID, callID string) []byte {
+// storedArgs are a workflow tool call's arguments as the store keeps them
+// (the call is recorded before it is announced).
+func (s *session) storedArgs(ctx context.Context, workflowID, pulseID, callID string) []byte {
 	e, err := s.f.engine(ctx)
 	if err != nil || callID == "" {
 		return nil
 	}
-	st := e.Store()
-	calls, err := st.ToolCalls(ctx, workflowID, "")
+	calls, err := e.Store().ToolCalls(ctx, workflowID, pulseID)
 	if err != nil {
 		return nil
-	}
-	pulses, _ := st.WorkflowPulses(ctx, workflowID)
-	for _, p := range pulses {
-		more, _ := st.ToolCalls(ctx, workflowID, p.ID)
-		calls = append(calls, more...)
 	}
 	for i := len(calls) - 1; i >= 0; i-- {
 		if calls[i].CallID == callID {

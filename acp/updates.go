@@ -163,8 +163,8 @@ func (c *callTracker) forApproval(a editor.Approval) approvalCall {
 			last = c.order[n-1]
 		}
 		c.mu.Unlock()
-		if last != "" {
-			return approvalCall{update: sdk.ToolCallUpdate{ToolCallId: last, Title: sdk.Ptr(title)}}
+		if last != "" { // its title stays the call's reason
+			return approvalCall{update: sdk.ToolCallUpdate{ToolCallId: last}}
 		}
 	}
 	id := c.next(a.Kind)

@@ -332,6 +332,11 @@ await guard("first connection", () => makeClient().connectWith(first.stream, asy
   const echo = of(workflowSession, "tool_call").find((u) => u.title === "Echo through the editor's MCP server");
   check(echo !== undefined, "the MCP server's tool was called", of(workflowSession, "tool_call"));
   check(
+    permissions.some((p) => p.toolCall.toolCallId === echo?.toolCallId && p.toolCall.title === undefined && p.options.some((o) => o.kind === "allow_always")),
+    "the sensitive call is confirmed on its own tool call (keeping its reason as title)",
+    permissions.map((p) => p.toolCall),
+  );
+  check(
     of(workflowSession, "tool_call_update").some((u) => u.toolCallId === echo?.toolCallId && u.status === "completed" && JSON.stringify(u.content ?? []).includes("Echo: hi")),
     "the MCP tool's result arrives",
     of(workflowSession, "tool_call_update").filter((u) => u.toolCallId === echo?.toolCallId),
@@ -384,7 +389,7 @@ await guard("first connection", () => makeClient().connectWith(first.stream, asy
   await ctx.request(acp.methods.agent.session.setMode, { sessionId: jobSession, modeId: "job" });
   const r6 = await ctx.request(acp.methods.agent.session.prompt, { sessionId: jobSession, prompt: [{ type: "text", text: "Fix Add: it subtracts" }] });
   check(r6.stopReason === "end_turn", "the job's turn ends", r6);
-  const escalation = permissions.find((p) => p.sessionId === jobSession && p.toolCall.title.includes("asks for a human review"));
+  const escalation = permissions.find((p) => p.sessionId === jobSession && (p.toolCall.title ?? "").includes("asks for a human review"));
   const shown = of(jobSession, "tool_call").find((u) => u.toolCallId === escalation?.toolCall.toolCallId);
   check(
     escalation?.options?.some((o) => o.optionId === "approve") && JSON.stringify(shown?.content ?? []).includes("Should Add saturate"),
