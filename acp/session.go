@@ -29,6 +29,8 @@ type session struct {
 	// streamed is set while the agent's text since its last tool call
 	// was streamed: its message event then adds nothing.
 	streamed bool
+	// cost is what the session's model calls cost in this process.
+	cost float64
 }
 
 // turn is a running session/prompt.
@@ -111,7 +113,9 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.PromptResponse, 
 	first := s.rec.Title == ""
 	s.mu.Unlock()
 	if first {
-		s.update(ctx, func(r *record) { r.Title = shorten(text, 80) })
+		title := shorten(text, 80)
+		s.update(ctx, func(r *record) { r.Title = title })
+		s.send(ctx, sdk.SessionUpdate{SessionInfoUpdate: &sdk.SessionSessionInfoUpdate{Title: &title}})
 	}
 	switch s.mode() {
 	case ModeWorkflow:
@@ -499,7 +503,7 @@ func (s *session) workflowEvent(ctx context.Context, ev editor.WorkflowEvent) {
 	}
 	switch ev.Kind {
 	case editor.EventUsage:
-		s.addUsage(ev.Text)
+		s.addUsage(ctx, ev.Text)
 	case editor.EventStage, editor.EventPulse:
 		if e, err := s.f.engine(ctx); err == nil {
 			s.sendPlan(ctx, e, ev.WorkflowID)
@@ -520,7 +524,7 @@ func (s *session) jobEvent(ev editor.JobEvent) {
 		s.send(ctx, u)
 	}
 	if ev.Kind == "usage" {
-		s.addUsage(ev.Text)
+		s.addUsage(ctx, ev.Text)
 	}
 }
 
@@ -556,19 +560,27 @@ func (s *session) storedArgs(ctx context.Context, workflowID, pulseID, callID st
 	return nil
 }
 
-// addUsage adds a usage event's tokens to the turn and reports them.
-func (s *session) addUsage(text string) {
-	in, out, ok := parseUsage(text)
+// addUsage adds a usage event's tokens to the turn's and reports the
+// context the call used, out of the model's window, and the cost so far.
+func (s *session) addUsage(ctx context.Context, text string) {
+	u, ok := parseUsage(text)
 	if !ok {
 		return
 	}
 	s.mu.Lock()
 	if s.turn != nil {
-		s.turn.usage.InputTokens += in
-		s.turn.usage.OutputTokens += out
-		s.turn.usage.TotalTokens += in + out
+		s.turn.usage.InputTokens += u.in
+		s.turn.usage.OutputTokens += u.out
+		s.turn.usage.TotalTokens += u.in + u.out
 	}
+	s.cost += u.cost
+	cost := s.cost
 	s.mu.Unlock()
+	window := 0
+	if e, err := s.f.engine(ctx); err == nil {
+		window = e.Config().Settings.ContextWindow
+	}
+	s.send(ctx, usageUpdate(u, window, cost))
 }
 
 // shorten is the first line of s, at most n runes.

@@ -261,12 +261,20 @@ func TestPendingText(t *testing.T) {
 	}
 }
 
-func TestParseUsage(t *testing.T) {
-	if in, out, ok := parseUsage("120 prompt + 9 completion tokens, $0.0000"); !ok || in != 120 || out != 9 {
-		t.Errorf("parseUsage = %d %d %v", in, out, ok)
+func TestUsage(t *testing.T) {
+	u, ok := parseUsage("120 prompt + 9 completion tokens, $0.0125")
+	if !ok || u.in != 120 || u.out != 9 || u.cost != 0.0125 {
+		t.Errorf("parseUsage = %+v %v", u, ok)
 	}
-	if _, _, ok := parseUsage("budget warning"); ok {
+	if _, ok := parseUsage("budget warning"); ok {
 		t.Error("parsed a non-usage text")
+	}
+	up := usageUpdate(u, 0, 0.5).UsageUpdate
+	if up == nil || up.Used != 129 || up.Size != 128000 || up.Cost.Amount != 0.5 || up.Cost.Currency != "USD" {
+		t.Errorf("usage update %+v", up)
+	}
+	if up := usageUpdate(u, 32000, 0).UsageUpdate; up.Size != 32000 {
+		t.Errorf("window %d, want the settings' 32000", up.Size)
 	}
 }
 

@@ -305,6 +305,12 @@ await guard("first connection", () => makeClient().connectWith(first.stream, asy
   });
   check(r3.stopReason === "end_turn", "the workflow turn ends", r3);
   check(r3.usage?.totalTokens === 129, "the turn's usage is reported", r3.usage);
+  check(
+    of(workflowSession, "usage_update").some((u) => u.used === 129 && u.size === 128000 && u.cost?.currency === "USD"),
+    "the context used is reported",
+    of(workflowSession, "usage_update"),
+  );
+  check(of(workflowSession, "session_info_update").some((u) => u.title === "Add a Sub function to main.go"), "the session is titled with its first prompt", of(workflowSession, "session_info_update"));
   await expectError(
     ctx.request(acp.methods.agent.session.setMode, { sessionId: workflowSession, modeId: "discuss" }),
     "changing the mode of a session that drives a workflow",
