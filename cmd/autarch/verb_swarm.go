@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
@@ -20,7 +22,7 @@ import (
 func swarmVerb() verb {
 	return verb{
 		name:    "swarm",
-		usage:   "autarch swarm [--agents NAME=MODEL,…] [--rounds N] [--arbiter MODEL|human] [--allow-write] [--read-only] [--base REF] [--root DIR] [--model NAME] TASK | --resume ID",
+		usage:   "autarch swarm [--agents NAME=MODEL,…] [--rounds N] [--arbiter MODEL|human] [--allow-write] [--read-only] [--base REF] [--root DIR] [--model NAME] TASK | --resume ID | --list [--json]",
 		summary: "run several agents on one task in rounds, sharing findings; an arbiter approves their writes to the swarm's own branch",
 		run:     runSwarm,
 	}
@@ -30,7 +32,7 @@ func swarmVerb() verb {
 type swarmFlags struct {
 	root, baseURL, model, agents, arbiter, base, resume string
 	rounds, maxIter                                     int
-	allowWrite, readOnly, stream                        bool
+	allowWrite, readOnly, stream, list, json            bool
 }
 
 func addSwarmFlags(fs *flag.FlagSet) *swarmFlags {
@@ -47,6 +49,8 @@ func addSwarmFlags(fs *flag.FlagSet) *swarmFlags {
 	fs.StringVar(&f.resume, "resume", "", "resume the swarm with this id from where it stopped")
 	fs.IntVar(&f.maxIter, "max-iterations", 12, "model calls per agent turn")
 	fs.BoolVar(&f.stream, "stream", false, "stream the model's answers")
+	fs.BoolVar(&f.list, "list", false, "list the project's swarms (most recent first)")
+	fs.BoolVar(&f.json, "json", false, "with --list: print JSON")
 	return f
 }
 
@@ -57,7 +61,10 @@ func runSwarm(ctx context.Context, io stdio, args []string) int {
 		return code
 	}
 	task := strings.TrimSpace(strings.Join(fs.Args(), " "))
-	if (task == "") == (f.resume == "") {
+	if f.list && task == "" && f.resume == "" {
+		return listSwarms(ctx, io, f)
+	}
+	if f.list || (task == "") == (f.resume == "") {
 		fmt.Fprintln(io.err, "usage: "+swarmVerb().usage)
 		return 2
 	}
@@ -205,4 +212,45 @@ func clipLine(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// listSwarms prints the project's swarms: a table, or JSON.
+func listSwarms(ctx context.Context, io stdio, f *swarmFlags) int {
+	repo, err := git.Open(ctx, f.root, git.Config{})
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch swarm: %v\n", err)
+		return 1
+	}
+	list, err := orchestrate.List(repo.StateDir())
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch swarm: %v\n", err)
+		return 1
+	}
+	if f.json {
+		out := []editor.SwarmSnapshot{}
+		for _, st := range list {
+			out = append(out, orchestrate.Summary(st))
+		}
+		b, _ := json.MarshalIndent(out, "", "  ")
+		fmt.Fprintln(io.out, string(b))
+		return 0
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(io.out, "no swarms (start one with: autarch swarm TASK)")
+		return 0
+	}
+	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tROUND\tSTAGE\tARBITER\tPROPOSALS\tCOMMITS\tBRANCH\tTASK")
+	for _, st := range list {
+		decided := 0
+		for _, p := range st.Proposals {
+			if p.Action != "" {
+				decided++
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%d/%d decided\t%d\t%s\t%s\n", st.ID, st.Status, min(st.Round, st.Rounds), st.Rounds, st.Stage,
+			st.Arbiter, decided, len(st.Proposals), len(st.Commits), st.Branch, clipLine(st.Task, 60))
+	}
+	tw.Flush()
+	return 0
 }

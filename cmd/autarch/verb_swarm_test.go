@@ -22,6 +22,7 @@ func TestSwarmUsageErrors(t *testing.T) {
 		{[]string{"--agents", "x,x", "a task"}, "named twice"},
 		{[]string{"--read-only", "--allow-write", "a task"}, "--read-only and --allow-write exclude each other"},
 		{[]string{"--rounds", "many", "a task"}, "invalid value"},
+		{[]string{"--list", "a task"}, "usage: autarch swarm"},
 	} {
 		var out, errOut bytes.Buffer
 		code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errOut}, append([]string{"swarm"}, tc.args...))
@@ -64,6 +65,10 @@ func TestSwarmFromTheCommandLine(t *testing.T) {
 	}
 	if n := model.Remaining(); n != 0 {
 		t.Errorf("%d scripted steps unused", n)
+	}
+	listed, err := autarchCmd(ctx, bin, dir, url, "swarm", "--list").Output()
+	if err != nil || !strings.Contains(strings.Join(strings.Fields(string(listed)), " "), fields[0]+" done 1/1 done human 1/1 decided 1 autarch/swarm-"+fields[0]+" write a readme") {
+		t.Errorf("autarch swarm --list: %v\n%s", err, listed)
 	}
 	// A done swarm resumed is done at once; an unknown one is refused.
 	again, err := autarchCmd(ctx, bin, dir, url, "swarm", "--resume", fields[0]).CombinedOutput()

@@ -98,7 +98,7 @@ func Dir(stateDir string) string { return filepath.Join(stateDir, "swarms") }
 
 func openStore(root, id string) (*store, error) {
 	if !validID.MatchString(id) {
-		return nil, fmt.Errorf("swarm id %q: an id is 12 hex digits (autarch status lists the swarms)", id)
+		return nil, fmt.Errorf("swarm id %q: an id is 12 hex digits (autarch swarm --list lists the swarms)", id)
 	}
 	return &store{dir: filepath.Join(root, id)}, nil
 }
@@ -112,7 +112,7 @@ func (s *store) loadState() (*State, error) {
 	var st State
 	b, err := os.ReadFile(filepath.Join(s.dir, "state.json"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no swarm %s under %s: check the id (autarch status lists the swarms)", filepath.Base(s.dir), filepath.Dir(s.dir))
+		return nil, fmt.Errorf("no swarm %s under %s: check the id (autarch swarm --list lists the swarms)", filepath.Base(s.dir), filepath.Dir(s.dir))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the swarm's state: %w", err)
