@@ -254,6 +254,9 @@ func (s *scheduler) runLane(ctx context.Context, p PlannedPulse, lane int, tree 
 	lr.tree, lr.root, lr.note = tree, tree.Path, note
 	out, err := lr.RunPulse(ctx, p)
 	close(stop)
+	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
+		err = cause // the lease was lost
+	}
 	s.results <- laneResult{id: p.ID, lane: lane, tree: tree, out: out, err: err}
 }
 
@@ -515,7 +518,7 @@ func (s *scheduler) park(ctx context.Context, err error) error {
 // a recovery checkpoint on its branch: in the workflow's worktree, or in
 // the pulse's own (a parallel pulse), which is then removed.
 func (e *Engine) recoverPulse(ctx context.Context, gw *git.Workflow, p store.Pulse) (git.Checkpoint, error) {
-	if p.WorktreePath == "" || p.WorktreePath == gw.Worktree || p.WorktreePath != e.cfg.Repo.PulseTreePath(gw.Name, p.PlannedID) {
+	if p.WorktreePath != e.cfg.Repo.PulseTreePath(gw.Name, p.PlannedID) {
 		return gw.RecoveryCheckpoint(ctx, p.PlannedID, store.InterruptedReason)
 	}
 	pt, err := gw.PulseTreeAt(ctx, p.PlannedID)
