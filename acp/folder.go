@@ -32,13 +32,14 @@ type folder struct {
 
 	mu         sync.Mutex
 	runner     *job.Runner
-	discussing *session // the session whose discussion turn runs
+	discussing *session      // the session whose discussion turn runs
+	turnBegan  chan struct{} // closed (and replaced) when a turn begins
 }
 
 var _ editor.Client = (*folder)(nil)
 
 func newFolder(a *Agent, dir string, servers map[string]tools.MCPServer) *folder {
-	f := &folder{a: a, dir: dir}
+	f := &folder{a: a, dir: dir, turnBegan: make(chan struct{})}
 	f.ws = a.cfg.Session(dir, servers, f, f.document)
 	f.ws.SetFolders([]string{dir})
 	return f
@@ -160,13 +161,36 @@ func (f *folder) ShowMessageRequest(ctx context.Context, typ editor.MessageType,
 	return s.choose(ctx, message, actions)
 }
 
-// Approve asks the session's user through session/request_permission.
+// Approve asks the session's user through session/request_permission. A
+// question of no session's (trusting the repository's configuration, asked
+// as the folder opens) waits for the next turn in the folder: clients
+// show permission requests within a turn.
 func (f *folder) Approve(ctx context.Context, a editor.Approval) (editor.Verdict, error) {
-	s := f.route(ctx, a.WorkflowID, a.JobID)
-	if s == nil {
-		return editor.Verdict{Decision: editor.DecisionDismissed}, nil
+	for {
+		f.mu.Lock()
+		began := f.turnBegan
+		f.mu.Unlock()
+		s := f.route(ctx, a.WorkflowID, a.JobID)
+		switch {
+		case s != nil:
+			return s.approve(ctx, a)
+		case a.WorkflowID != "" || a.JobID != "" || editor.WorkflowFrom(ctx) != "":
+			return editor.Verdict{Decision: editor.DecisionDismissed}, nil
+		}
+		select {
+		case <-began:
+		case <-ctx.Done():
+			return editor.Verdict{Decision: editor.DecisionDismissed}, nil
+		}
 	}
-	return s.approve(ctx, a)
+}
+
+// began tells waiting questions that a turn began in the folder.
+func (f *folder) began() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	close(f.turnBegan)
+	f.turnBegan = make(chan struct{})
 }
 
 // Ask asks a single-choice question as permission options; any other

@@ -109,6 +109,7 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.PromptResponse, 
 		return sdk.PromptResponse{}, err
 	}
 	defer s.end(t)
+	s.f.began()
 	s.mu.Lock()
 	first := s.rec.Title == ""
 	s.mu.Unlock()
