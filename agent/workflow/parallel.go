@@ -223,7 +223,7 @@ func (s *scheduler) startReady(ctx context.Context) {
 		}
 		s.lanes[lane], s.running[p.ID] = true, lane
 		s.e.emit(Event{Kind: "pulse", WorkflowID: s.r.wf.ID, Stage: string(StagePulsing), PulseID: p.ID, Status: "Lane",
-			Text: fmt.Sprintf("lane %d: %s from %.8s in %s", lane+1, tree.Branch, tree.Base, tree.Path)})
+			Text: fmt.Sprintf("%d of %d, on %s from %.8s, worktree %s", lane+1, s.n, tree.Branch, tree.Base, tree.Path)})
 		go s.runLane(ctx, p, lane, tree, s.notes[p.ID])
 	}
 }
@@ -286,7 +286,7 @@ func (s *scheduler) collect(ctx context.Context, res laneResult) {
 		}
 		if s.next() != res.id {
 			s.e.emit(Event{Kind: "pulse", WorkflowID: s.r.wf.ID, Stage: string(StagePulsing), PulseID: res.id, Status: "WaitingToLand",
-				Text: "waiting for " + strings.Join(s.before(res.id), ", ") + " to land first (plan order)"})
+				Text: "after " + strings.Join(s.before(res.id), ", ") + " (plan order)"})
 		}
 	}
 }

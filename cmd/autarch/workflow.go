@@ -167,7 +167,9 @@ func pulseWords(status, text string) string {
 		}
 	}
 	verb := map[string]string{string(workflow.PulseRunning): "started", string(workflow.PulseSucceeded): "succeeded",
-		string(workflow.PulseFailed): "failed", string(workflow.PulseStopped): "stopped"}[status]
+		string(workflow.PulseFailed): "failed", string(workflow.PulseStopped): "stopped",
+		// parallel pulses
+		"Lane": "lane", "WaitingToLand": "waits to land", "Leased": "waits for a lease"}[status]
 	if verb == "" {
 		verb = strings.ToLower(status)
 	}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/autarch-dev/autarch/agent/workflow"
+)
+
+// autarch run --parallel refuses a count below 1 before touching anything.
+func TestRunParallelRefused(t *testing.T) {
+	for _, n := range []string{"0", "-2"} {
+		var out, errb bytes.Buffer
+		code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errb},
+			[]string{"run", "--root", t.TempDir(), "--model", "m", "--parallel", n, "a task"})
+		if code != 2 || !strings.Contains(errb.String(), "--parallel "+n+" is not accepted: use 1 (one pulse at a time) or more") {
+			t.Errorf("--parallel %s: exit %d, stderr %q", n, code, errb.String())
+		}
+	}
+}
+
+// Lines of a pulse's agent name the pulse, each written whole; the pulse's
+// own events and usage are printed as before.
+func TestPrintEventPrefixesPulseLines(t *testing.T) {
+	var errb bytes.Buffer
+	io := stdio{err: &errb}
+	printEvent(io, workflow.Event{Kind: "tool_call", PulseID: "pulse-2", Tool: "write_file", Reason: "Write b.go"})
+	printEvent(io, workflow.Event{Kind: "message", PulseID: "pulse-3", Text: "two\nlines"})
+	printEvent(io, workflow.Event{Kind: "tool_call", Tool: "read_file", Reason: "Read"})
+	printEvent(io, workflow.Event{Kind: "pulse", PulseID: "pulse-2", Status: "Lane", Text: "1 of 2, on b"})
+	printEvent(io, workflow.Event{Kind: "pulse", PulseID: "pulse-3", Status: "WaitingToLand", Text: "after pulse-2 (plan order)"})
+	got := errb.String()
+	for _, want := range []string{"[pulse-2]   • write_file: Write b.go\n", "\n[pulse-3] two\n[pulse-3] lines\n\n", "\n  • read_file: Read\n", "◆ pulse pulse-2 lane: 1 of 2, on b\n", "◆ pulse pulse-3 waits to land: after pulse-2 (plan order)\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
