@@ -170,6 +170,9 @@ func swarmResult(io stdio, stateDir string, st *orchestrate.State, err error) in
 		return 1
 	case st.Status == orchestrate.StatusDone:
 		fmt.Fprintf(io.err, "autarch: swarm %s is done: %d commit(s) on %s (worktree %s); transcript: %s\n", st.ID, len(st.Commits), st.Branch, st.Worktree, filepath.Join(orchestrate.Dir(stateDir), st.ID, "transcript.jsonl"))
+		if len(st.Commits) > 0 {
+			fmt.Fprintf(io.err, "autarch: review it with: git log -p HEAD..%s — merge it with: git merge %s\n", st.Branch, st.Branch)
+		}
 		return 0
 	case st.Status == orchestrate.StatusStopped:
 		fmt.Fprintf(io.err, "autarch: swarm %s stopped: %s\nautarch: continue with: %s\n", st.ID, st.Reason, resume)

@@ -110,7 +110,7 @@ func (o *Orchestrator) Start(ctx context.Context, opts Options) (*State, error) 
 		return nil, err
 	}
 	o.emit(s, editor.SwarmEvent{Kind: "status", SwarmID: id, Status: StatusRunning,
-		Text: fmt.Sprintf("swarm %s: %d agents, %d rounds, branch %s", id, len(st.Agents), st.Rounds, st.Branch)})
+		Text: fmt.Sprintf("%s: %d agent(s), %d round(s), arbiter %s, branch %s", id, len(st.Agents), st.Rounds, st.Arbiter, st.Branch)})
 	return st, nil
 }
 
@@ -177,7 +177,7 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 		return st, err
 	}
 	o.emit(s, editor.SwarmEvent{Kind: "status", SwarmID: id, Status: StatusDone, Round: st.Rounds,
-		Text: fmt.Sprintf("done: %d commit(s) on %s", len(st.Commits), st.Branch)})
+		Text: fmt.Sprintf("%d commit(s) on %s", len(st.Commits), st.Branch)})
 	return st, nil
 }
 
