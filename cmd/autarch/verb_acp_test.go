@@ -1,10 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestACPEndToEnd drives `autarch acp` with the official ACP TypeScript
@@ -39,5 +46,79 @@ func TestACPEndToEnd(t *testing.T) {
 	t.Logf("%s", out)
 	if err != nil {
 		t.Fatalf("e2e/acp/run.mjs: %v", err)
+	}
+}
+
+func TestACPUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"acp", "extra"}, `unexpected argument "extra" (acp takes only flags; the client sends each session's folder)`},
+		{[]string{"acp", "--log-level", "loud"}, `bad log level "loud"`},
+		{[]string{"acp", "--nope"}, "flag provided but not defined: -nope"},
+	} {
+		code, _, stderr := run(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestACPServesUntilEOF: autarch acp answers initialize on stdout (one
+// JSON-RPC line, nothing else there) and exits 0 when the client closes
+// stdin.
+func TestACPServesUntilEOF(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- runMain(context.Background(), stdio{in: inR, out: outW, err: &errb}, []string{"acp", "--log", "", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"})
+		outW.Close()
+	}()
+	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(outR).ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("no answer: %v\n%s", err, errb.String())
+	}
+	var res struct {
+		ID     int `json:"id"`
+		Result struct {
+			ProtocolVersion   int `json:"protocolVersion"`
+			AgentCapabilities struct {
+				LoadSession bool `json:"loadSession"`
+			} `json:"agentCapabilities"`
+			AuthMethods []any `json:"authMethods"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(line, &res); err != nil {
+		t.Fatalf("stdout is not a JSON-RPC response: %v\n%s", err, line)
+	}
+	if res.ID != 1 || res.Result.ProtocolVersion != 1 || !res.Result.AgentCapabilities.LoadSession || len(res.Result.AuthMethods) != 0 {
+		t.Errorf("initialize answered %+v", res)
+	}
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d after stdin closed: %s", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("autarch acp did not exit when stdin closed")
+	}
+}
+
+func TestLocalEndpoint(t *testing.T) {
+	for url, want := range map[string]bool{
+		"http://localhost:11434/v1": true, "http://127.0.0.1:8080/v1": true, "http://[::1]:8000/v1": true,
+		"https://api.openai.com/v1": false, "": false, "http://10.0.0.5/v1": false, "::bad": false,
+	} {
+		if got := localEndpoint(url); got != want {
+			t.Errorf("localEndpoint(%q) = %v, want %v", url, got, want)
+		}
 	}
 }
