@@ -82,9 +82,10 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 				Text: fmt.Sprintf("%s's turn ends: %d model calls, the limit of a turn", a.Name, iterations)})
 			return nil
 		}
-		req := agent.Request{Model: modelName, Messages: append([]agent.Message{system}, msgs...)}
+		shown := recent(msgs, r.st.Round)
+		req := agent.Request{Model: modelName, Messages: append([]agent.Message{system}, shown...)}
 		if a.Envelope {
-			req.Messages = append([]agent.Message{system}, asText(msgs)...)
+			req.Messages = append([]agent.Message{system}, asText(shown)...)
 		} else {
 			req.Tools = fns
 		}
@@ -107,6 +108,23 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 			return err
 		}
 	}
+}
+
+// recent is what the model sees of an agent's conversation in round: the
+// previous round and this one; earlier rounds live on in the shared
+// context (the conversation file keeps them all).
+func recent(msgs []agent.Message, round int) []agent.Message {
+	if round <= 2 {
+		return msgs
+	}
+	marker := roundMarker(round - 1)
+	for i, m := range msgs {
+		if m.Role == agent.RoleUser && strings.HasPrefix(m.Content, marker) {
+			note := agent.Message{Role: agent.RoleUser, Content: fmt.Sprintf("(Rounds 1 to %d are left out: what you and the others found is in the shared context — ctx_keys, ctx_get.)", round-2)}
+			return append([]agent.Message{note}, msgs[i:]...)
+		}
+	}
+	return msgs
 }
 
 // asText is a conversation for a model without native tool calling: its
