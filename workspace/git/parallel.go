@@ -162,23 +162,11 @@ func (pt *PulseTree) stage(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var spec strings.Builder
-	spec.WriteString(".\x00")
-	for _, a := range artifacts {
-		spec.WriteString(":(exclude,literal,top)" + a + "\x00")
-	}
-	if _, err := pt.w.repo.git.run(ctx, pt.Path, strings.NewReader(spec.String()), "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
-		return "", fmt.Errorf("stage changes: %w", err)
-	}
-	return pt.text(ctx, "write-tree")
+	return pt.w.repo.stageIn(ctx, pt.Path, artifacts)
 }
 
 func (pt *PulseTree) commitTree(ctx context.Context, tree, parent, message string) (string, error) {
-	out, err := pt.w.repo.git.run(ctx, pt.Path, strings.NewReader(message), "commit-tree", tree, "-p", parent, "-F", "-")
-	if err != nil {
-		return "", fmt.Errorf("commit: %w", err)
-	}
-	return strings.TrimSpace(string(out)), nil
+	return pt.w.repo.commitTreeIn(ctx, pt.Path, tree, parent, message)
 }
 
 // Commit squashes the pulse's work into one Conventional Commit on top of

@@ -363,15 +363,21 @@ func (w *Workflow) stage(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return w.repo.stageIn(ctx, w.Worktree, artifacts)
+}
+
+// stageIn writes the state of the worktree at dir, but artifacts, to its
+// index and returns the tree.
+func (r *Repo) stageIn(ctx context.Context, dir string, artifacts []string) (string, error) {
 	var spec strings.Builder
 	spec.WriteString(".\x00")
 	for _, a := range artifacts {
 		spec.WriteString(":(exclude,literal,top)" + a + "\x00")
 	}
-	if _, err := w.run(ctx, strings.NewReader(spec.String()), "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+	if _, err := r.git.run(ctx, dir, strings.NewReader(spec.String()), "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
 		return "", fmt.Errorf("stage changes: %w", err)
 	}
-	tree, err := w.text(ctx, "write-tree")
+	tree, err := r.git.text(ctx, dir, "write-tree")
 	if err != nil {
 		return "", fmt.Errorf("write tree: %w", err)
 	}
@@ -379,7 +385,12 @@ func (w *Workflow) stage(ctx context.Context) (string, error) {
 }
 
 func (w *Workflow) commitTree(ctx context.Context, tree, parent, message string) (string, error) {
-	out, err := w.run(ctx, strings.NewReader(message), "commit-tree", tree, "-p", parent, "-F", "-")
+	return w.repo.commitTreeIn(ctx, w.Worktree, tree, parent, message)
+}
+
+// commitTreeIn commits tree on parent with message (no hooks run).
+func (r *Repo) commitTreeIn(ctx context.Context, dir, tree, parent, message string) (string, error) {
+	out, err := r.git.run(ctx, dir, strings.NewReader(message), "commit-tree", tree, "-p", parent, "-F", "-")
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
