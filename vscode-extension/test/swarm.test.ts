@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MethodSwarms, type SwarmSnapshot } from '../src/lspext.gen';
-import { awaitingProposals, checkAgentList, parseAgentList, parseSwarmMessage, renderSwarms, resumableSwarms, SwarmList } from '../src/swarm';
+import { awaitingProposals, checkAgentList, parseAgentList, parseSwarmMessage, renderSwarms, resumableSwarms, SwarmList, swarmPage } from '../src/swarm';
 
 const diff = '--- a/docs/notes.md\n+++ b/docs/notes.md\n@@ -0,0 +1 @@\n+# Notes <b>\n';
 const swarm: SwarmSnapshot = {
@@ -83,4 +83,34 @@ test('the list refreshes on events and keeps the latest of each swarm', async ()
   assert.equal(list.find('012'), undefined, 'a prefix of fewer than 4 characters matches nothing');
   assert.ok(changes > 0);
   list.dispose();
+});
+
+test("the view's script posts stop, resume, start and a decision with its notes", () => {
+  const page = swarmPage('N', '<p></p>');
+  const script = /<script nonce="N">([\s\S]*)<\/script>/.exec(page)?.[1] ?? '';
+  assert.ok(page.includes("script-src 'nonce-N'"), 'scripts only by nonce');
+  const posted: unknown[] = [];
+  let onClick: ((ev: unknown) => void) | undefined;
+  const doc = { addEventListener: (_: string, fn: (ev: unknown) => void) => (onClick = fn), querySelectorAll: () => [], getElementById: () => ({}) };
+  const win = { addEventListener: () => undefined };
+  new Function('acquireVsCodeApi', 'document', 'window', script)(() => ({ postMessage: (m: unknown) => posted.push(m) }), doc, win);
+  assert.deepEqual(posted, [{ type: 'ready' }]);
+  const button = (classes: string[], dataset: Record<string, string>, notes?: string) => {
+    const li = { querySelector: () => (notes === undefined ? null : { value: notes }) };
+    const b = { dataset, disabled: false, classList: { contains: (c: string) => classes.includes(c) }, closest: (sel: string) => (sel === 'button' ? b : li) };
+    return { target: { closest: () => b } };
+  };
+  onClick?.(button(['swarm-approve'], { id: 's1', proposal: 'p1' }, 'ship it'));
+  onClick?.(button(['swarm-reject'], { id: 's1', proposal: 'p2' }, ''));
+  onClick?.(button(['swarm-stop'], { id: 's1' }));
+  onClick?.(button(['swarm-resume'], { id: 's2' }));
+  onClick?.(button([], { command: 'autarch.ui.startSwarm' }));
+  assert.deepEqual(posted.slice(1), [
+    { type: 'decide', swarmId: 's1', proposalId: 'p1', action: 'approve', notes: 'ship it' },
+    { type: 'decide', swarmId: 's1', proposalId: 'p2', action: 'reject', notes: '' },
+    { type: 'stop', swarmId: 's1' },
+    { type: 'resume', swarmId: 's2' },
+    { type: 'command', command: 'autarch.ui.startSwarm' },
+  ]);
+  for (const m of posted) assert.ok(parseSwarmMessage(m), `the host accepts ${JSON.stringify(m)}`);
 });
