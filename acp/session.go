@@ -110,14 +110,7 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.PromptResponse, 
 	}
 	defer s.end(t)
 	s.f.began()
-	s.mu.Lock()
-	first := s.rec.Title == ""
-	s.mu.Unlock()
-	if first {
-		title := shorten(text, 80)
-		s.update(ctx, func(r *record) { r.Title = title })
-		s.send(ctx, sdk.SessionUpdate{SessionInfoUpdate: &sdk.SessionSessionInfoUpdate{Title: &title}})
-	}
+	s.title(ctx, text)
 	switch s.mode() {
 	case ModeWorkflow:
 		err = s.workflowTurn(ctx, text)
@@ -126,6 +119,25 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.PromptResponse, 
 	default:
 		err = s.discussTurn(ctx, text)
 	}
+	return s.response(t, err)
+}
+
+// title names the session after its first prompt.
+func (s *session) title(ctx context.Context, text string) {
+	s.mu.Lock()
+	first := s.rec.Title == ""
+	s.mu.Unlock()
+	if !first {
+		return
+	}
+	title := shorten(text, 80)
+	s.update(ctx, func(r *record) { r.Title = title })
+	s.send(ctx, sdk.SessionUpdate{SessionInfoUpdate: &sdk.SessionSessionInfoUpdate{Title: &title}})
+}
+
+// response is how a turn ended: cancelled, an error the client can read,
+// or the end of the turn with its usage.
+func (s *session) response(t *turn, err error) (sdk.PromptResponse, error) {
 	s.mu.Lock()
 	stopped, usage := t.stopped, t.usage
 	s.mu.Unlock()
