@@ -381,6 +381,11 @@ func (e *Engine) recover(ctx context.Context, wf store.Workflow) error {
 		if err != nil {
 			return err
 		}
+		if landed, err := e.recoverLanded(ctx, gw, p); err != nil {
+			return err
+		} else if landed {
+			continue
+		}
 		cp, err := e.recoverPulse(ctx, gw, p)
 		if err != nil {
 			return err

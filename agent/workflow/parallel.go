@@ -218,6 +218,7 @@ func (s *scheduler) startReady(ctx context.Context) {
 		}
 		tree, err := s.r.gw.OpenPulseTree(ctx, p.ID)
 		if err != nil {
+			s.release(ctx, sp)
 			s.failure = err
 			return
 		}
@@ -348,6 +349,14 @@ func (s *scheduler) landOne(ctx context.Context, res laneResult) error {
 		return err
 	}
 	if rebased {
+		// Recover tells a landing that a crash cut short by this commit.
+		tip, err := tree.Tip(ctx)
+		if err != nil {
+			return err
+		}
+		if err := s.e.cfg.Store.SetWaiting(ctx, sp.ID, s.holder, tip); err != nil {
+			return err
+		}
 		s.e.emit(Event{Kind: "pulse", WorkflowID: s.r.wf.ID, Stage: string(StagePulsing), PulseID: res.id, Status: "Rebased",
 			Text: fmt.Sprintf("rebased onto the workflow head %.8s without conflicts; quality gates run again", tree.Base)})
 		if fails, err := s.gatesAfterRebase(ctx, res); err != nil {
@@ -521,6 +530,9 @@ func (e *Engine) recoverPulse(ctx context.Context, gw *git.Workflow, p store.Pul
 	if p.WorktreePath != e.cfg.Repo.PulseTreePath(gw.Name, p.PlannedID) {
 		return gw.RecoveryCheckpoint(ctx, p.PlannedID, store.InterruptedReason)
 	}
+	if kept, err := gw.HasPulseBranch(ctx, p.PlannedID); err != nil || !kept {
+		return git.Checkpoint{}, err // no branch: nothing was kept (a conflicting run's, discarded)
+	}
 	pt, err := gw.PulseTreeAt(ctx, p.PlannedID)
 	if err != nil {
 		return git.Checkpoint{}, err
@@ -591,4 +603,39 @@ func (v laneView) fill(pv *editor.PulseView, p store.Pulse) {
 			pv.WaitingOn = append(pv.WaitingOn, id)
 		}
 	}
+}
+
+// recoverLanded finishes, as Succeeded, a parallel pulse whose process died
+// after landing it and before recording it: its branch is gone and the
+// commit it waited to land with is on the workflow branch.
+func (e *Engine) recoverLanded(ctx context.Context, gw *git.Workflow, p store.Pulse) (bool, error) {
+	if p.WorktreePath != e.cfg.Repo.PulseTreePath(gw.Name, p.PlannedID) {
+		return false, nil
+	}
+	if kept, err := gw.HasPulseBranch(ctx, p.PlannedID); err != nil || kept {
+		return false, err
+	}
+	l, err := e.cfg.Store.Lease(ctx, p.ID)
+	if errors.Is(err, store.ErrNotFound) || err == nil && l.Waiting == "" {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if landed, err := gw.Landed(ctx, l.Waiting); err != nil || !landed {
+		return false, err
+	}
+	c, err := e.cfg.Repo.Commit(ctx, l.Waiting)
+	if err != nil {
+		return false, err
+	}
+	end := store.PulseEnd{Status: PulseSucceeded, Summary: c.Summary, CheckpointCommit: c.Hash}
+	if st, err := e.cfg.Repo.DiffStats(ctx, c.Hash+"^", c.Hash); err == nil {
+		end.Diff = diffStats(st)
+	}
+	if err := e.cfg.Store.FinishPulse(ctx, p.ID, end); err != nil {
+		return false, err
+	}
+	e.cfg.Log.Info("recovered a pulse that had landed", "workflow", gw.Name, "pulse", p.PlannedID, "commit", c.Hash)
+	return true, nil
 }

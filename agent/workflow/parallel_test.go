@@ -744,4 +744,38 @@ func TestParallelHaltLetsRunningFinish(t *testing.T) {
 	if kept := strings.TrimSpace(gitOut(t, w.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/autarch-pulse/")); kept != "autarch-pulse/parts/pulse-3" {
 		t.Errorf("kept pulse branches %q, want pulse-3's", kept)
 	}
+	recoverCutLanding(t, w, wf)
+}
+
+// recoverCutLanding: a process that died after landing pulse 3 and before
+// recording it (store: Running, its commit waiting; git: landed, branch
+// deleted) is recovered as Succeeded with that commit, not run again.
+func recoverCutLanding(t *testing.T, w *parallelWorld, wf store.Workflow) {
+	ctx := context.Background()
+	pulses, err := w.store.WorkflowPulses(ctx, wf.ID)
+	must(t, err)
+	var p3 store.Pulse
+	for _, p := range pulses {
+		if p.PlannedID == "pulse-3" {
+			p3 = p
+		}
+	}
+	branch := "refs/heads/" + git.WorkflowBranch(wf.Name)
+	head := strings.TrimSpace(gitOut(t, w.dir, "rev-parse", branch))
+	tree := strings.TrimSpace(gitOut(t, w.dir, "rev-parse", "autarch-pulse/parts/pulse-3^{tree}"))
+	landed := strings.TrimSpace(gitOut(t, w.dir, "commit-tree", tree, "-p", head, "-m", "feat(parts): add C"))
+	repo, err := git.Open(ctx, w.dir, git.Config{})
+	must(t, err)
+	must(t, w.store.StartPulse(ctx, p3.ID, store.PulseStart{PulseBranch: "autarch-pulse/parts/pulse-3", WorktreePath: repo.PulseTreePath("parts", "pulse-3")}))
+	_, err = w.store.AcquireLease(ctx, p3.ID, wf.ID, "a dead process", 1, time.Minute)
+	must(t, err)
+	must(t, w.store.SetWaiting(ctx, p3.ID, "a dead process", landed))
+	gitRun(t, w.dir, "update-ref", branch, landed, head)
+	gitRun(t, w.dir, "update-ref", "-d", "refs/heads/autarch-pulse/parts/pulse-3")
+	must(t, w.engine.Recover(ctx))
+	got, err := w.store.Pulse(ctx, p3.ID)
+	must(t, err)
+	if got.Status != store.PulseSucceeded || got.CheckpointCommit != landed || got.Summary != "feat(parts): add C" {
+		t.Errorf("recovered pulse-3 = %s %s %q; want Succeeded with %s", got.Status, got.CheckpointCommit, got.Summary, landed)
+	}
 }

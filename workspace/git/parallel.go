@@ -491,3 +491,30 @@ func (w *Workflow) PulseTreeAt(ctx context.Context, pulseID string) (*PulseTree,
 	}
 	return &PulseTree{w: w, ID: pulseID, Branch: PulseBranch(w.Name, pulseID), Path: w.repo.PulseTreePath(w.Name, pulseID), Base: base, Resumed: true}, nil
 }
+
+// Tip is the commit at the tip of the pulse branch.
+func (pt *PulseTree) Tip(ctx context.Context) (string, error) {
+	tip, _, ok, err := pt.w.pulseTip(ctx, pt.ID)
+	if err == nil && !ok {
+		err = fmt.Errorf("pulse %s: branch %s does not exist", pt.ID, pt.Branch)
+	}
+	return tip, err
+}
+
+// HasPulseBranch reports whether the pulse's branch exists.
+func (w *Workflow) HasPulseBranch(ctx context.Context, pulseID string) (bool, error) {
+	_, _, ok, err := w.pulseTip(ctx, pulseID)
+	return ok, err
+}
+
+// Landed reports whether commit is on the workflow branch.
+func (w *Workflow) Landed(ctx context.Context, commit string) (bool, error) {
+	_, err := w.repo.git.run(ctx, w.repo.dir, nil, "merge-base", "--is-ancestor", commit, w.ref())
+	switch exitCode(err) {
+	case -1:
+		return err == nil, err
+	case 1:
+		return false, nil
+	}
+	return false, err
+}
