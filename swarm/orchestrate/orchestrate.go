@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -58,6 +59,9 @@ type Options struct {
 // Orchestrator runs swarms of one repository.
 type Orchestrator struct {
 	cfg Config
+
+	mu    sync.Mutex
+	views map[string]Engine // Snapshot's engines, by swarm id
 }
 
 // New checks the configuration.

@@ -24,7 +24,7 @@ import (
 // that the work tree's hash shows the user's files alone), the project's
 // embedded NATS and the scripted models of a scenario.
 type world struct {
-	t      *testing.T
+	t      testing.TB
 	work   string
 	repo   *git.Repo
 	open   OpenEngine
@@ -33,7 +33,7 @@ type world struct {
 	events []editor.SwarmEvent
 }
 
-func gitRun(t *testing.T, dir string, args ...string) string {
+func gitRun(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -47,7 +47,7 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 
 // newWorld starts the scenario's scripted models (one per "NAME/" prefix
 // of its steps) on a fresh repository with main.go committed.
-func newWorld(t *testing.T, scenario string) *world {
+func newWorld(t testing.TB, scenario string) *world {
 	t.Helper()
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")

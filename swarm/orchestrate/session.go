@@ -63,6 +63,9 @@ func (s *Session) open(ctx context.Context) (*Orchestrator, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.cfg.Go(ctx, func(ctx context.Context) { <-ctx.Done(); o.Close() }); err != nil {
+		return nil, err
+	}
 	s.o = o
 	return o, nil
 }

@@ -17,11 +17,10 @@ func (o *Orchestrator) Snapshot(ctx context.Context, id string) (editor.SwarmSna
 		return editor.SwarmSnapshot{}, err
 	}
 	snap := Summary(*st)
-	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree)
+	eng, err := o.viewEngine(ctx, st)
 	if err != nil {
 		return snap, fmt.Errorf("open the swarm engine: %w", err)
 	}
-	defer eng.Close()
 	if snap.Context, err = eng.Context(ctx); err != nil {
 		return snap, err
 	}
@@ -53,4 +52,33 @@ func Summary(st State) editor.SwarmSnapshot {
 		snap.Commits = []string{}
 	}
 	return snap
+}
+
+// viewEngine is the engine Snapshot reads a swarm with, opened once per
+// swarm (the side panel refreshes often).
+func (o *Orchestrator) viewEngine(ctx context.Context, st *State) (Engine, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if eng, ok := o.views[st.ID]; ok {
+		return eng, nil
+	}
+	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree)
+	if err != nil {
+		return nil, err
+	}
+	if o.views == nil {
+		o.views = map[string]Engine{}
+	}
+	o.views[st.ID] = eng
+	return eng, nil
+}
+
+// Close releases the engines Snapshot opened.
+func (o *Orchestrator) Close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for id, eng := range o.views {
+		eng.Close()
+		delete(o.views, id)
+	}
 }
