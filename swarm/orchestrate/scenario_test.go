@@ -241,6 +241,17 @@ func TestSwarmScenario(t *testing.T) {
 			if found["phase"] != float64(1) {
 				t.Errorf("phase = %v, want 1", found["phase"])
 			}
+			snap, err := o.Snapshot(ctx, st.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer o.Close()
+			if len(snap.Queue) != 1 || snap.Queue[0].Kind != "review_main" || snap.Queue[0].Status != "claimed" || snap.Queue[0].Holder != "critic" || snap.Queue[0].LeaseUntil == "" {
+				t.Errorf("the snapshot's queue = %+v, want review_main held by critic", snap.Queue)
+			}
+			if len(snap.Context) != len(entries) || snap.Phase != 1 || len(snap.Proposals) != 2 {
+				t.Errorf("snapshot: %d context keys (want %d), phase %d, %d proposals", len(snap.Context), len(entries), snap.Phase, len(snap.Proposals))
+			}
 			if pending, err := eng.Proposals(ctx); err != nil || len(pending) != 0 {
 				t.Errorf("proposals still pending in the engine: %v %v", pending, err)
 			}
