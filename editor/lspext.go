@@ -189,6 +189,9 @@ type NewWorkflowParams struct {
 	// is made and nothing is kept; the plan is shown at the end (a message,
 	// and in full in the log).
 	DryRun bool `json:"dryRun,omitempty"`
+	// Parallel is how many independent pulses run at once, each in its own
+	// worktree, landing in plan order (0 or 1: one after another).
+	Parallel int `json:"parallel,omitempty"`
 }
 
 // WorkflowRef names one workflow.

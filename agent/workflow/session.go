@@ -343,7 +343,7 @@ func (s *Session) Start(ctx context.Context, p editor.NewWorkflowParams) (editor
 	if err != nil {
 		return editor.WorkflowRef{}, err
 	}
-	wf, err := e.Start(ctx, Task{Text: p.Task, Name: p.Name, Path: Path(p.Path)})
+	wf, err := e.Start(ctx, Task{Text: p.Task, Name: p.Name, Path: Path(p.Path), Parallel: p.Parallel})
 	if err != nil {
 		return editor.WorkflowRef{}, invalid("%w", err)
 	}

@@ -97,6 +97,8 @@ export const commands: Record<string, Command> = {
     if (name.trim()) params.name = name.trim();
     if (path.path) params.path = path.path;
     if (dryRun) params.dryRun = true;
+    const parallel = vscode.workspace.getConfiguration('autarch').get<number>('parallel', 1);
+    if (Number.isInteger(parallel) && parallel > 1) params.parallel = parallel;
     const ref = await app.ctx.executeCommand<WorkflowRef>(CommandNewWorkflow, [params]);
     if (dryRun) {
       // A dry run keeps nothing to select: its cards come to the panel, its plan to the log.

@@ -189,6 +189,7 @@ export interface NewWorkflowParams {
   name?: string;
   path?: string;
   dryRun?: boolean;
+  parallel?: number;
 }
 
 export interface WorkflowRef {
