@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -28,7 +29,32 @@ func (s *session) replay(ctx context.Context) error {
 	for _, l := range rec.Discussion {
 		s.send(ctx, chunk(l.Role, l.Text))
 	}
+	s.mu.Lock()
+	s.reloaded = len(rec.Discussion) > 0
+	s.mu.Unlock()
 	return nil
+}
+
+// Bounds of the discussion a reloaded session hands the discussion agent.
+const (
+	historyLines = 20
+	historyChars = 2000
+)
+
+// withHistory is a prompt preceded by the latest lines of an earlier
+// discussion, each clipped.
+func withHistory(lines []chatLine, prompt string) string {
+	var b strings.Builder
+	b.WriteString("Earlier in this conversation (before Autarch restarted):\n")
+	for _, l := range lines[max(0, len(lines)-historyLines):] {
+		text := l.Text
+		if r := []rune(text); len(r) > historyChars {
+			text = string(r[:historyChars]) + "…"
+		}
+		fmt.Fprintf(&b, "\n%s: %s\n", l.Role, text)
+	}
+	b.WriteString("\nNow: " + prompt)
+	return b.String()
 }
 
 func chunk(role, text string) sdk.SessionUpdate {

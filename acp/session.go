@@ -31,6 +31,9 @@ type session struct {
 	streamed bool
 	// cost is what the session's model calls cost in this process.
 	cost float64
+	// reloaded is set when a discussion was replayed after a restart: the
+	// discussion agent, which starts afresh, gets it with the next prompt.
+	reloaded bool
 }
 
 // turn is a running session/prompt.
@@ -230,7 +233,14 @@ func (s *session) discussTurn(ctx context.Context, text string) error {
 	}
 	s.f.setDiscussing(s)
 	defer s.f.setDiscussing(nil)
-	answer, err := e.Discuss(ctx, text)
+	s.mu.Lock()
+	input := text
+	if s.reloaded {
+		input = withHistory(s.rec.Discussion, text)
+		s.reloaded = false
+	}
+	s.mu.Unlock()
+	answer, err := e.Discuss(ctx, input)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"strings"
@@ -337,5 +338,23 @@ func TestStreamedMessageSentOnce(t *testing.T) {
 				t.Errorf("%s: event %d skipped=%v, want %v", c.name, i, got, c.want[i])
 			}
 		}
+	}
+}
+
+func TestWithHistory(t *testing.T) {
+	var lines []chatLine
+	for i := range 30 {
+		lines = append(lines, chatLine{Role: "user", Text: fmt.Sprintf("question %d", i)})
+	}
+	lines = append(lines, chatLine{Role: "assistant", Text: strings.Repeat("x", 3000)})
+	got := withHistory(lines, "And then?")
+	if !strings.HasPrefix(got, "Earlier in this conversation") || !strings.HasSuffix(got, "\nNow: And then?") {
+		t.Errorf("shape: %q…%q", got[:40], got[len(got)-20:])
+	}
+	if strings.Contains(got, "question 10\n") || !strings.Contains(got, "question 11\n") || !strings.Contains(got, "question 29\n") {
+		t.Error("not the latest 20 lines")
+	}
+	if strings.Contains(got, strings.Repeat("x", 2001)) || !strings.Contains(got, strings.Repeat("x", 2000)+"…") {
+		t.Error("a long line is not clipped")
 	}
 }

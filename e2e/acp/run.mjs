@@ -453,6 +453,10 @@ await guard("second connection", () => makeClient().connectWith(second.stream, a
   const chat = updates.slice(mark).filter((u) => u.sessionId === discussID).map((u) => u.update);
   check(chat.some((u) => u.sessionUpdate === "user_message_chunk" && u.content.text === "What does main.go do?"), "the discussion's question is replayed", chat);
   check(chat.some((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text.includes("empty main function")), "the discussion's answer is replayed", chat);
+  const onward = updates.length;
+  const r7 = await ctx.request(acp.methods.agent.session.prompt, { sessionId: discussID, prompt: [{ type: "text", text: "And then?" }] });
+  const more = updates.slice(onward).filter((u) => u.sessionId === discussID && u.update.sessionUpdate === "agent_message_chunk");
+  check(r7.stopReason === "end_turn" && more.map((u) => u.update.content.text).join("").includes("Then it exits."), "the reloaded discussion goes on", more);
 
   const jobMark = updates.length;
   const jobLoaded = await ctx.request(acp.methods.agent.session.load, { sessionId: jobSession, cwd: calc, mcpServers: [] });
