@@ -233,6 +233,8 @@ let discussID;
 let workflowSession;
 let workflowID;
 let jobSession;
+let killedSession;
+let killedID;
 await guard("first connection", () => makeClient().connectWith(first.stream, async (ctx) => {
   const init = await ctx.request(acp.methods.agent.initialize, initParams);
   check(init.protocolVersion === 1, "protocol version 1", init);
@@ -362,15 +364,9 @@ await guard("first connection", () => makeClient().connectWith(first.stream, asy
   // its work, and the next prompt resumes it.
   const s3 = await ctx.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
   await ctx.request(acp.methods.agent.session.setMode, { sessionId: s3.sessionId, modeId: "workflow" });
-  const edited = new Promise((ok) => {
-    const poll = setInterval(() => {
-      const mul = of(s3.sessionId, "tool_call").find((u) => u.title === "Add Mul");
-      const slow = of(s3.sessionId, "tool_call_update").some((u) => u.toolCallId === mul?.toolCallId && u.status === "completed");
-      if (slow) {
-        clearInterval(poll);
-        ok();
-      }
-    }, 50);
+  const edited = until(() => {
+    const mul = of(s3.sessionId, "tool_call").find((u) => u.title === "Add Mul");
+    return of(s3.sessionId, "tool_call_update").some((u) => u.toolCallId === mul?.toolCallId && u.status === "completed");
   });
   const turn = ctx.request(acp.methods.agent.session.prompt, { sessionId: s3.sessionId, prompt: [{ type: "text", text: "Add a Mul function" }] });
   await edited;
@@ -410,6 +406,19 @@ await guard("first connection", () => makeClient().connectWith(first.stream, asy
   );
   check(/Job \S+ is done/.test(text(jobSession, "agent_message_chunk")), "the job is done", text(jobSession, "agent_message_chunk"));
   check(readFileSync(join(calc, "calc.go"), "utf8").includes("a - b"), "the job left the user's tree alone");
+
+  // A workflow under way when the process is killed (below).
+  const s5 = await ctx.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
+  killedSession = s5.sessionId;
+  await ctx.request(acp.methods.agent.session.setMode, { sessionId: killedSession, modeId: "workflow" });
+  const divEdited = until(() => {
+    const div = of(killedSession, "tool_call").find((u) => u.title === "Add Div");
+    return of(killedSession, "tool_call_update").some((u) => u.toolCallId === div?.toolCallId && u.status === "completed");
+  });
+  ctx.request(acp.methods.agent.session.prompt, { sessionId: killedSession, prompt: [{ type: "text", text: "Add a Div function" }] }).catch(() => {});
+  await divEdited;
+  await new Promise((ok) => setTimeout(ok, 300)); // the slow model call is under way
+  killedID = text(killedSession, "agent_message_chunk").match(/\(id ([^,\s]+),/)?.[1];
 }));
 
 // 3. kill autarch acp, start it again and load the sessions.
@@ -458,6 +467,20 @@ await guard("second connection", () => makeClient().connectWith(second.stream, a
   const more = updates.slice(onward).filter((u) => u.sessionId === discussID && u.update.sessionUpdate === "agent_message_chunk");
   check(r7.stopReason === "end_turn" && more.map((u) => u.update.content.text).join("").includes("Then it exits."), "the reloaded discussion goes on", more);
 
+  // The workflow the kill interrupted: its history is replayed, it is
+  // Stopped with its pulse work kept, and the next prompt finishes it.
+  const killedMark = updates.length;
+  await ctx.request(acp.methods.agent.session.load, { sessionId: killedSession, cwd: project, mcpServers: [] });
+  const interrupted = updates.slice(killedMark).filter((u) => u.sessionId === killedSession).map((u) => u.update);
+  check(interrupted.some((u) => u.sessionUpdate === "tool_call" && u.title === "Add Div"), "the killed workflow's tool calls are replayed", interrupted);
+  const afterKill = execFileSync(bin, ["status", "--root", project], { env, encoding: "utf8" });
+  check(killedID && afterKill.split("\n").some((l) => l.includes(killedID) && l.includes("Stopped")), "the killed workflow is Stopped after the restart", afterKill);
+  const r8 = await ctx.request(acp.methods.agent.session.prompt, { sessionId: killedSession, prompt: [{ type: "text", text: "Go on" }] });
+  const finished = updates.slice(killedMark).filter((u) => u.sessionId === killedSession && u.update.sessionUpdate === "agent_message_chunk").map((u) => u.update.content.text).join("");
+  check(r8.stopReason === "end_turn" && finished.includes("completed"), "the killed workflow resumes and completes", finished);
+  const divBranch = finished.match(/branch (autarch\/[^;)\s]+)/)?.[1];
+  check(divBranch && git("show", `${divBranch}:main.go`).toString().includes("func Div"), "the work done before the kill is kept", divBranch);
+
   const jobMark = updates.length;
   const jobLoaded = await ctx.request(acp.methods.agent.session.load, { sessionId: jobSession, cwd: calc, mcpServers: [] });
   check(jobLoaded.modes?.currentModeId === "job", "the loaded job session is in job mode", jobLoaded);
@@ -476,6 +499,18 @@ await guard("second connection", () => makeClient().connectWith(second.stream, a
 second.child.kill("SIGTERM");
 await new Promise((ok) => second.child.on("exit", ok));
 finish(0);
+
+// until resolves once cond holds (polled).
+function until(cond) {
+  return new Promise((ok) => {
+    const poll = setInterval(() => {
+      if (cond()) {
+        clearInterval(poll);
+        ok();
+      }
+    }, 50);
+  });
+}
 
 // guard records an unexpected error of a connection's run as a failure.
 async function guard(what, run) {
