@@ -498,6 +498,11 @@ await guard("second connection", () => makeClient().connectWith(second.stream, a
 }));
 second.child.kill("SIGTERM");
 await new Promise((ok) => second.child.on("exit", ok));
+// The scripted model saw every step requested, each as its script expects.
+const modelExit = new Promise((ok) => model.on("exit", ok));
+model.kill("SIGTERM");
+const modelCode = await modelExit;
+check(modelCode === 0 && !/never requested|step \S+:/.test(modelLog), "the scripted model was asked exactly its script", { modelCode, modelLog });
 finish(0);
 
 // until resolves once cond holds (polled).
