@@ -30,10 +30,15 @@ type Decision struct {
 }
 
 // Arbiter decides a round's pending proposals: one decision per proposal,
-// keyed by the proposal's id.
+// keyed by the proposal's id. An arbiter deciding one proposal at a time
+// (a human) tells record each decision as it is made, so that a process
+// killed midway keeps the answers given.
 type Arbiter interface {
-	Decide(ctx context.Context, swarmID string, round int, pending []editor.SwarmProposal) (map[string]Decision, error)
+	Decide(ctx context.Context, swarmID string, round int, pending []editor.SwarmProposal, record Record) (map[string]Decision, error)
 }
+
+// Record keeps one decision at once (it fails only when it cannot be saved).
+type Record func(proposalID string, d Decision) error
 
 // ErrMalformed means the arbiter model answered twice with something that
 // is not the STRICT JSON decisions: nothing was written.
@@ -102,7 +107,7 @@ type ModelArbiter struct {
 }
 
 // Decide asks the model, re-asking once after a malformed answer.
-func (m ModelArbiter) Decide(ctx context.Context, swarmID string, round int, pending []editor.SwarmProposal) (map[string]Decision, error) {
+func (m ModelArbiter) Decide(ctx context.Context, swarmID string, round int, pending []editor.SwarmProposal, _ Record) (map[string]Decision, error) {
 	msgs := []agent.Message{{Role: agent.RoleSystem, Content: arbiterPrompt}, {Role: agent.RoleUser, Content: describeProposals(swarmID, round, pending)}}
 	var lastErr error
 	for attempt := 1; attempt <= 2; attempt++ {
@@ -143,7 +148,7 @@ type TerminalArbiter struct {
 }
 
 // Decide asks about every pending proposal in turn.
-func (t TerminalArbiter) Decide(ctx context.Context, swarmID string, round int, pending []editor.SwarmProposal) (map[string]Decision, error) {
+func (t TerminalArbiter) Decide(ctx context.Context, swarmID string, round int, pending []editor.SwarmProposal, record Record) (map[string]Decision, error) {
 	in := bufio.NewReader(t.In)
 	out := map[string]Decision{}
 	for _, p := range pending {
@@ -166,6 +171,11 @@ func (t TerminalArbiter) Decide(ctx context.Context, swarmID string, round int, 
 			default:
 				fmt.Fprintf(t.Out, "%q is not an answer: type a (approve) or r (reject), then optional notes\n", word)
 				continue
+			}
+			if record != nil {
+				if err := record(p.ID, out[p.ID]); err != nil {
+					return nil, err
+				}
 			}
 			break
 		}
@@ -198,7 +208,8 @@ func (i *Inbox) Answer(id, action, notes string) error {
 }
 
 // Decide waits for an answer about every pending proposal (or ctx's end).
-func (i *Inbox) Decide(ctx context.Context, _ string, _ int, pending []editor.SwarmProposal) (map[string]Decision, error) {
+func (i *Inbox) Decide(ctx context.Context, _ string, _ int, pending []editor.SwarmProposal, record Record) (map[string]Decision, error) {
+	recorded := map[string]bool{}
 	for {
 		i.mu.Lock()
 		out, missing := map[string]Decision{}, 0
@@ -212,6 +223,14 @@ func (i *Inbox) Decide(ctx context.Context, _ string, _ int, pending []editor.Sw
 		}
 		changed := i.changed
 		i.mu.Unlock()
+		for _, p := range pending {
+			if d, ok := out[p.ID]; ok && !recorded[p.ID] && record != nil {
+				if err := record(p.ID, d); err != nil {
+					return nil, err
+				}
+				recorded[p.ID] = true
+			}
+		}
 		if missing == 0 {
 			return out, nil
 		}

@@ -69,17 +69,22 @@ func TestParseAgents(t *testing.T) {
 
 func TestTerminalArbiter(t *testing.T) {
 	var out strings.Builder
-	d, err := TerminalArbiter{In: strings.NewReader("what\na looks good\nr  no tests\n"), Out: &out}.Decide(context.Background(), "s", 1, twoPending)
+	var recorded []string
+	record := func(id string, d Decision) error { recorded = append(recorded, id+":"+d.Action); return nil }
+	d, err := TerminalArbiter{In: strings.NewReader("what\na looks good\nr  no tests\n"), Out: &out}.Decide(context.Background(), "s", 1, twoPending, record)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d["p1"] != (Decision{Path: "docs/notes.md", Action: ActionApprove, Notes: "looks good"}) || d["p2"].Action != ActionReject || d["p2"].Notes != "no tests" {
 		t.Fatalf("decisions = %+v", d)
 	}
+	if strings.Join(recorded, " ") != "p1:approve p2:reject" {
+		t.Errorf("recorded as answered: %v", recorded)
+	}
 	if !strings.Contains(out.String(), `"what" is not an answer`) {
 		t.Errorf("a bad answer is not explained:\n%s", out.String())
 	}
-	if _, err := (TerminalArbiter{In: strings.NewReader("a\n"), Out: &out}).Decide(context.Background(), "s", 1, twoPending); err == nil || !strings.Contains(err.Error(), "no answer about main.go") {
+	if _, err := (TerminalArbiter{In: strings.NewReader("a\n"), Out: &out}).Decide(context.Background(), "s", 1, twoPending, nil); err == nil || !strings.Contains(err.Error(), "no answer about main.go") {
 		t.Fatalf("end of input: err = %v", err)
 	}
 }
@@ -90,11 +95,16 @@ func TestInbox(t *testing.T) {
 		t.Fatal("an unknown action was accepted")
 	}
 	done := make(chan map[string]Decision)
+	recorded := make(chan string, 2)
+	record := func(id string, d Decision) error { recorded <- id + ":" + d.Action; return nil }
 	go func() {
-		d, _ := in.Decide(context.Background(), "s", 1, twoPending)
+		d, _ := in.Decide(context.Background(), "s", 1, twoPending, record)
 		done <- d
 	}()
 	in.Answer("p1", ActionApprove, "")
+	if got := <-recorded; got != "p1:approve" {
+		t.Errorf("the first answer was recorded as %q before the second came", got)
+	}
 	select {
 	case <-done:
 		t.Fatal("decided with one proposal unanswered")
@@ -106,7 +116,7 @@ func TestInbox(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := NewInbox().Decide(ctx, "s", 1, twoPending); err == nil {
+	if _, err := NewInbox().Decide(ctx, "s", 1, twoPending, nil); err == nil {
 		t.Fatal("a cancelled wait returned no error")
 	}
 }

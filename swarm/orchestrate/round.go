@@ -153,18 +153,27 @@ func (r *run) arbitrate(ctx context.Context) error {
 		return nil
 	}
 	r.emit(editor.SwarmEvent{Kind: "awaiting", Agent: r.st.Arbiter, Text: fmt.Sprintf("%d proposal(s) await the arbiter (%s)", len(pending), r.st.Arbiter)})
-	decisions, err := r.o.cfg.Arbiter(r.st.Arbiter).Decide(ctx, r.st.ID, r.st.Round, pending)
+	record := func(id string, d Decision) error {
+		i := r.find(id)
+		if i < 0 || r.st.Proposals[i].Action != "" {
+			return nil
+		}
+		p := &r.st.Proposals[i]
+		p.Action, p.Notes = d.Action, d.Notes
+		r.emit(editor.SwarmEvent{Kind: "decision", Agent: p.Agent, Path: p.Path, Action: d.Action, Text: d.Notes})
+		return r.save()
+	}
+	decisions, err := r.o.cfg.Arbiter(r.st.Arbiter).Decide(ctx, r.st.ID, r.st.Round, pending, record)
 	if err != nil {
 		r.emit(editor.SwarmEvent{Kind: "error", Text: "arbiter: " + err.Error(), Failed: true})
 		return fmt.Errorf("arbiter: %w", err)
 	}
 	for _, p := range pending {
-		d := decisions[p.ID]
-		i := r.find(p.ID)
-		r.st.Proposals[i].Action, r.st.Proposals[i].Notes = d.Action, d.Notes
-		r.emit(editor.SwarmEvent{Kind: "decision", Agent: p.Agent, Path: p.Path, Action: d.Action, Text: d.Notes})
+		if err := record(p.ID, decisions[p.ID]); err != nil {
+			return err
+		}
 	}
-	return r.save()
+	return nil
 }
 
 // apply writes the round's approved proposals in the worktree (only with
