@@ -411,3 +411,67 @@ func TestRateLimitHits(t *testing.T) {
 		t.Errorf("the snapshot's rate-limit hits = %+v", snap.RateLimits)
 	}
 }
+
+// TestHumanAnswersKept: a human's answer is saved as given; a run stopped
+// before the second answer asks only for it when resumed.
+func TestHumanAnswersKept(t *testing.T) {
+	w := newWorld(t, "human-partial")
+	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}
+	ctx, cancel := context.WithCancel(context.Background())
+	first := NewInbox()
+	o, err := New(Config{Repo: w.repo, Open: w.open, Models: map[string]agent.Model{"explorer": w.model("explorer")},
+		Arbiter: func(string) Arbiter { return first },
+		Events: func(ev editor.SwarmEvent) {
+			switch {
+			case ev.Kind == "awaiting":
+				st, _ := w.state(ev.SwarmID)
+				first.Answer(st.Proposals[0].ID, ActionReject, "not a.md")
+			case ev.Kind == "decision":
+				cancel() // the process dies after the first answer
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := o.Start(ctx, Options{Task: "two files", Agents: agents, Rounds: 1, Arbiter: "human", AllowWrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err = o.Run(ctx, st.ID); st.Status != StatusStopped || st.Proposals[0].Action != ActionReject || st.Proposals[1].Action != "" {
+		t.Fatalf("first run: %v, %s, proposals %+v", err, st.Status, st.Proposals)
+	}
+	var asked []string
+	second := NewInbox()
+	o2, err := New(Config{Repo: w.repo, Open: w.open, Arbiter: func(string) Arbiter { return askedInbox{second, &asked} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second.Answer(st.Proposals[1].ID, ActionApprove, "")
+	if st, err = o2.Run(context.Background(), st.ID); err != nil || st.Status != StatusDone {
+		t.Fatalf("resume: %v (%s)", err, st.Reason)
+	}
+	if strings.Join(asked, ",") != "b.md" || st.Proposals[0].Notes != "not a.md" || !st.Proposals[1].Applied {
+		t.Errorf("asked %v; proposals %+v", asked, st.Proposals)
+	}
+}
+
+// askedInbox notes which paths an Inbox was asked about.
+type askedInbox struct {
+	*Inbox
+	asked *[]string
+}
+
+func (a askedInbox) Decide(ctx context.Context, id string, round int, pending []editor.SwarmProposal, record Record) (map[string]Decision, error) {
+	for _, p := range pending {
+		*a.asked = append(*a.asked, p.Path)
+	}
+	return a.Inbox.Decide(ctx, id, round, pending, record)
+}
+
+func (w *world) state(id string) (*State, error) {
+	s, err := openStore(Dir(w.repo.StateDir()), id)
+	if err != nil {
+		return nil, err
+	}
+	return s.loadState()
+}
