@@ -326,7 +326,11 @@ func (s *session) workflowEnded(ctx context.Context, e *workflow.Engine, wf stor
 	s.sendPlan(ctx, e, wf.ID)
 	switch wf.Status {
 	case store.WorkflowCompleted:
-		return s.say(ctx, fmt.Sprintf("\n\nWorkflow %s completed: its work is on branch %s (your tree is unchanged); merge it when you are ready.", wf.Name, wf.WorkflowBranch))
+		review := ""
+		if d, err := e.Detail(ctx, wf.ID); err == nil && d.Review != nil {
+			review = fmt.Sprintf(" Its review recommends %s%s.", strings.ReplaceAll(d.Review.Recommendation, "_", " "), suffix(firstLine(d.Review.Summary)))
+		}
+		return s.say(ctx, fmt.Sprintf("\n\nWorkflow %s completed: its work is on branch %s (your tree is unchanged); merge it when you are ready.%s", wf.Name, wf.WorkflowBranch, review))
 	case store.WorkflowStopped, store.WorkflowHalted, store.WorkflowFailed:
 		return s.say(ctx, fmt.Sprintf("\n\nWorkflow %s is %s (%s): send a prompt to resume it.", wf.Name, strings.ToLower(string(wf.Status)), wf.StatusReason))
 	}
@@ -606,9 +610,15 @@ func (s *session) addUsage(ctx context.Context, text string) {
 	s.send(ctx, usageUpdate(u, window, cost))
 }
 
+// firstLine is the first line of s, trimmed.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
 // shorten is the first line of s, at most n runes.
 func shorten(s string, n int) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	s = firstLine(s)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

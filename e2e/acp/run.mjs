@@ -357,7 +357,11 @@ await guard("first connection", () => makeClient().connectWith(first.stream, asy
     "the plan's pulse is completed",
     lastPlan,
   );
-  check(text(workflowSession, "agent_message_chunk").includes("completed"), "the workflow's end is told", text(workflowSession, "agent_message_chunk"));
+  check(
+    text(workflowSession, "agent_message_chunk").includes("completed") && text(workflowSession, "agent_message_chunk").includes("Its review recommends approve — Sub subtracts."),
+    "the workflow's end and its review's recommendation are told",
+    text(workflowSession, "agent_message_chunk"),
+  );
   check(readFileSync(join(project, "main.go"), "utf8") === "package main\n\nfunc main() {}\n", "the user's tree is untouched");
 
   // Cancel: a workflow stopped during a slow model call in its pulse keeps
