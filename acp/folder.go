@@ -54,7 +54,8 @@ func (f *folder) engine(ctx context.Context) (*workflow.Engine, error) {
 	return e, nil
 }
 
-// jobs is the folder's job runner, made over its engine on first use.
+// jobs is the folder's job runner, made over its engine on first use,
+// when the jobs a killed process left running are marked Stopped.
 func (f *folder) jobs(ctx context.Context) (*job.Runner, error) {
 	e, err := f.engine(ctx)
 	if err != nil {
@@ -66,6 +67,9 @@ func (f *folder) jobs(ctx context.Context) (*job.Runner, error) {
 		r, err := job.New(job.Config{Engine: e, Events: f.jobEvent})
 		if err != nil {
 			return nil, err
+		}
+		if err := r.Recover(ctx); err != nil {
+			f.a.log.Warn("interrupted jobs not recovered", "folder", f.dir, "err", err)
 		}
 		f.runner = r
 	}
