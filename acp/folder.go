@@ -62,18 +62,21 @@ func (f *folder) jobs(ctx context.Context) (*job.Runner, error) {
 		return nil, err
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.runner == nil {
-		r, err := job.New(job.Config{Engine: e, Events: f.jobEvent})
-		if err != nil {
+	r, made := f.runner, false
+	if r == nil {
+		if r, err = job.New(job.Config{Engine: e, Events: f.jobEvent}); err != nil {
+			f.mu.Unlock()
 			return nil, err
 		}
+		f.runner, made = r, true
+	}
+	f.mu.Unlock()
+	if made { // outside f.mu: recovering emits events, which are routed
 		if err := r.Recover(ctx); err != nil {
 			f.a.log.Warn("interrupted jobs not recovered", "folder", f.dir, "err", err)
 		}
-		f.runner = r
 	}
-	return f.runner, nil
+	return r, nil
 }
 
 // route is the session an event, approval or question belongs to: the one
