@@ -76,7 +76,8 @@ type Session struct {
 	work    sync.WaitGroup
 
 	progMu   sync.Mutex
-	progress map[string]*workProgress // by workflow id
+	progress map[string]*workProgress // by workflow id, or workflow id/pulse id
+	planned  sync.Map                 // stored pulse id → the plan's pulse id
 
 	review reviewDiagnostics
 }
@@ -633,18 +634,18 @@ func (s *Session) onEvent(ev Event) {
 		if err := ui.LogMessage(ctx, editor.Log, fmt.Sprintf("[%s] %s: %s", ev.Stage, ev.Tool, ev.Reason)); err != nil {
 			s.cfg.Log.Debug("log message not delivered", "err", err)
 		}
-		s.reportProgress(ctx, ev.WorkflowID, ev.Tool+": "+ev.Reason)
+		s.reportProgress(ctx, s.progressKey(ctx, ev), ev.Tool+": "+ev.Reason)
 	case editor.EventStage:
 		s.endProgress(ctx, ev.WorkflowID, ev.Text)
 		if ev.Stage == string(StagePreflight) && ev.Status == "running" {
-			s.beginProgress(ctx, ev.WorkflowID, "Autarch: preflight — installing and baselining in the worktree")
+			s.beginProgress(ctx, ev.WorkflowID, ev.WorkflowID, "Autarch: preflight — installing and baselining in the worktree")
 		}
 	case editor.EventPulse:
 		switch ev.Status {
 		case string(PulseRunning):
-			s.beginProgress(ctx, ev.WorkflowID, fmt.Sprintf("Autarch: pulse %s — %s", ev.PulseID, ev.Text))
+			s.beginProgress(ctx, ev.WorkflowID, s.progressKey(ctx, ev), fmt.Sprintf("Autarch: pulse %s — %s", ev.PulseID, ev.Text))
 		case string(PulseSucceeded), string(PulseFailed), string(PulseStopped):
-			s.endProgress(ctx, ev.WorkflowID, ev.Text)
+			s.endOne(ctx, s.progressKey(ctx, ev), ev.Text)
 		}
 	case editor.EventReviewComment:
 		s.review.show(ctx, ev.WorkflowID)
@@ -661,10 +662,45 @@ type workProgress struct {
 	ended chan struct{}
 }
 
-// beginProgress shows a cancellable progress for a workflow's current
-// work; cancelling it stops the workflow.
-func (s *Session) beginProgress(ctx context.Context, workflowID, title string) {
-	s.endProgress(ctx, workflowID, "")
+// progressKey is where an event's progress goes: its pulse's own item (the
+// pulses of a parallel workflow run at once, one item each), or the
+// workflow's. Pulse events name the plan's pulse id, the agents' events the
+// stored pulse's id.
+func (s *Session) progressKey(ctx context.Context, ev Event) string {
+	if ev.PulseID == "" {
+		return ev.WorkflowID
+	}
+	planned := ev.PulseID
+	if ev.Kind != editor.EventPulse {
+		planned = s.plannedID(ctx, ev.PulseID)
+	}
+	return ev.WorkflowID + "/" + planned
+}
+
+// plannedID is the plan's id of a stored pulse (remembered; "" unknown).
+func (s *Session) plannedID(ctx context.Context, pulseID string) string {
+	if id, ok := s.planned.Load(pulseID); ok {
+		return id.(string)
+	}
+	s.mu.Lock()
+	e := s.engine
+	s.mu.Unlock()
+	if e == nil {
+		return ""
+	}
+	p, err := e.Store().Pulse(ctx, pulseID)
+	if err != nil {
+		return ""
+	}
+	s.planned.Store(pulseID, p.PlannedID)
+	return p.PlannedID
+}
+
+// beginProgress shows a cancellable progress item for a workflow's current
+// work (key: the workflow's id, or a pulse's key); cancelling it stops the
+// workflow.
+func (s *Session) beginProgress(ctx context.Context, workflowID, key, title string) {
+	s.endOne(ctx, key, "")
 	p, err := s.cfg.Editor.StartProgress(ctx, title, true)
 	if err != nil {
 		s.cfg.Log.Debug("progress not shown", "err", err)
@@ -672,7 +708,7 @@ func (s *Session) beginProgress(ctx context.Context, workflowID, title string) {
 	}
 	wp := &workProgress{p: p, ended: make(chan struct{})}
 	s.progMu.Lock()
-	s.progress[workflowID] = wp
+	s.progress[key] = wp
 	s.progMu.Unlock()
 	s.mu.Lock()
 	e := s.engine
@@ -694,9 +730,12 @@ func (s *Session) beginProgress(ctx context.Context, workflowID, title string) {
 	}
 }
 
-func (s *Session) reportProgress(ctx context.Context, workflowID, message string) {
+func (s *Session) reportProgress(ctx context.Context, key, message string) {
 	s.progMu.Lock()
-	wp := s.progress[workflowID]
+	wp := s.progress[key]
+	if wp == nil {
+		wp = s.progress[strings.SplitN(key, "/", 2)[0]] // the workflow's item
+	}
 	s.progMu.Unlock()
 	if wp != nil {
 		if err := wp.p.Report(ctx, message, -1); err != nil {
@@ -705,10 +744,27 @@ func (s *Session) reportProgress(ctx context.Context, workflowID, message string
 	}
 }
 
+// endProgress ends every progress item of the workflow (its own and its
+// pulses').
 func (s *Session) endProgress(ctx context.Context, workflowID, message string) {
 	s.progMu.Lock()
-	wp := s.progress[workflowID]
-	delete(s.progress, workflowID)
+	var keys []string
+	for k := range s.progress {
+		if k == workflowID || strings.HasPrefix(k, workflowID+"/") {
+			keys = append(keys, k)
+		}
+	}
+	s.progMu.Unlock()
+	for _, k := range keys {
+		s.endOne(ctx, k, message)
+	}
+}
+
+// endOne ends one progress item.
+func (s *Session) endOne(ctx context.Context, key, message string) {
+	s.progMu.Lock()
+	wp := s.progress[key]
+	delete(s.progress, key)
 	s.progMu.Unlock()
 	if wp == nil {
 		return
