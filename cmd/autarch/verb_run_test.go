@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/editor"
 )
 
 // autarch run --parallel refuses a count below 1 before touching anything.
@@ -35,6 +38,31 @@ func TestPrintEventPrefixesPulseLines(t *testing.T) {
 	for _, want := range []string{"[pulse-2]   • write_file: Write b.go\n", "\n[pulse-3] two\n[pulse-3] lines\n\n", "\n  • read_file: Read\n", "◆ pulse pulse-2 lane: 1 of 2, on b\n", "◆ pulse pulse-3 waits to land: after pulse-2 (plan order)\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// The CLI names a pulse's agent lines by the plan's pulse id, looked up
+// once from the stored pulse.
+func TestPulseNamesFromTheStore(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	wf := store.Workflow{Name: "par", Stage: "pulsing"}
+	if err := st.CreateWorkflow(ctx, &wf); err != nil {
+		t.Fatal(err)
+	}
+	p := store.Pulse{WorkflowID: wf.ID, PlannedID: "pulse-2"}
+	if err := st.AddPulse(ctx, &p); err != nil {
+		t.Fatal(err)
+	}
+	n := pulseNames{store: st}
+	for _, c := range []struct{ in, kind, want string }{{p.ID, "tool_call", "pulse-2"}, {p.ID, "tool_call", "pulse-2"}, {"pulse-2", "pulse", "pulse-2"}, {"pulse-unknown", "message", "pulse-unknown"}, {"", "tool_call", ""}} {
+		if got := n.plan(ctx, workflow.Event{Kind: editor.EventKind(c.kind), PulseID: c.in}).PulseID; got != c.want {
+			t.Errorf("%s event of %q names %q, want %q", c.kind, c.in, got, c.want)
 		}
 	}
 }

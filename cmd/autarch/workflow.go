@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
@@ -91,7 +92,8 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 	log := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in), AutoApprove: f.yes,
 		NoTTYHint: "run it in a terminal to answer, or pass --yes to approve every card and tool call and answer questions with their first option"}
-	cfg := workflow.Config{Editor: term, Log: log, Events: func(ev workflow.Event) { printEvent(io, ev) }}
+	names := pulseNames{store: p.Store}
+	cfg := workflow.Config{Editor: term, Log: log, Events: func(ev workflow.Event) { printEvent(io, names.plan(ctx, ev)) }}
 	var search *codesearch.Search
 	if !f.dryRun { // the index is kept under .git, which a dry run leaves as it is
 		search = newCodeSearch(p.Repo.Top(), term, true, log)
@@ -248,4 +250,26 @@ func prefixLines(prefix, s string) string {
 		}
 	}
 	return strings.Join(lines, "")
+}
+
+// pulseNames gives the events of a pulse's agent, which name the stored
+// pulse, the plan's pulse id instead ("pulse-2"), for the CLI's prefixes.
+type pulseNames struct {
+	store *store.Store
+	ids   sync.Map // stored pulse id → the plan's
+}
+
+func (n *pulseNames) plan(ctx context.Context, ev workflow.Event) workflow.Event {
+	if ev.PulseID == "" || ev.Kind == "pulse" || n.store == nil {
+		return ev
+	}
+	if id, ok := n.ids.Load(ev.PulseID); ok {
+		ev.PulseID = id.(string)
+		return ev
+	}
+	if p, err := n.store.Pulse(ctx, ev.PulseID); err == nil {
+		n.ids.Store(ev.PulseID, p.PlannedID)
+		ev.PulseID = p.PlannedID
+	}
+	return ev
 }
