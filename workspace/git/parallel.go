@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,7 +112,92 @@ func (w *Workflow) OpenPulseTree(ctx context.Context, pulseID string) (*PulseTre
 	if err != nil {
 		return nil, err
 	}
+	if err := w.copyArtifacts(ctx, pt.Path); err != nil {
+		return nil, err
+	}
 	return pt, nil
+}
+
+// copyArtifacts copies the untracked files preflight left in the
+// workflow's worktree (RecordArtifacts: installed dependencies, build
+// output) into a pulse's new worktree, so that its builds, tests and gates
+// run as they would in the workflow's. Paths already there are kept.
+// Copies, not links: a pulse rebuilding them must not change the
+// workflow's.
+func (w *Workflow) copyArtifacts(ctx context.Context, dst string) error {
+	artifacts, err := w.Artifacts(ctx)
+	if err != nil {
+		return err
+	}
+	for _, a := range artifacts {
+		rel := filepath.FromSlash(strings.TrimSuffix(a, "/"))
+		to := filepath.Join(dst, rel)
+		if _, err := os.Lstat(to); err == nil {
+			continue
+		}
+		if err := copyTree(ctx, filepath.Join(w.Worktree, rel), to); err != nil {
+			return fmt.Errorf("copy preflight's %s into the pulse worktree: %w", a, err)
+		}
+	}
+	return nil
+}
+
+// copyTree copies a file, symlink or directory tree, keeping modes and
+// symlinks as they are.
+func copyTree(ctx context.Context, from, to string) error {
+	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && path == from {
+				return nil // gone since preflight
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(to, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		case d.IsDir():
+			return os.MkdirAll(target, info.Mode().Perm()|0o700)
+		case d.Type().IsRegular():
+			return copyFile(path, target, info.Mode().Perm())
+		}
+		return nil // sockets, devices: not build artifacts
+	})
+}
+
+func copyFile(from, to string, perm fs.FileMode) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // ensurePulseWorktree checks pt's branch out at pt.Path, reusing a live

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -188,5 +189,48 @@ func BenchmarkPulseTree(b *testing.B) {
 			}
 			reportMedian(b, times)
 		})
+	}
+}
+
+// A pulse worktree gets a copy of what preflight installed in the
+// workflow's worktree (recorded artifacts), symlinks kept; the pulse's
+// commit leaves them out, and changing the copy leaves the workflow's.
+func TestPulseTreeGetsPreflightArtifacts(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := userRepo(t)
+	wf, err := openRepo(t, dir).CreateWorkflow(ctx, "deps", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(wf.Worktree, "node_modules", "left", "index.js"), "module.exports = 1\n")
+	if err := os.Symlink("left", filepath.Join(wf.Worktree, "node_modules", "alias")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(wf.Worktree, "tool.bin"), "binary\n")
+	if _, err := wf.RecordArtifacts(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pt, err := wf.OpenPulseTree(ctx, "p1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(pt.Path, "node_modules", "alias", "index.js")); got != "module.exports = 1\n" {
+		t.Errorf("copied dependency through its symlink = %q", got)
+	}
+	if link, err := os.Readlink(filepath.Join(pt.Path, "node_modules", "alias")); err != nil || link != "left" {
+		t.Errorf("symlink copied as %q, %v", link, err)
+	}
+	writeFile(t, filepath.Join(pt.Path, "tool.bin"), "rebuilt\n")
+	if got := readFile(t, filepath.Join(wf.Worktree, "tool.bin")); got != "binary\n" {
+		t.Errorf("rebuilding in the pulse changed the workflow's copy: %q", got)
+	}
+	writeFile(t, filepath.Join(pt.Path, "src.go"), "package main\n")
+	cp, err := pt.Commit(ctx, "feat: src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := gitT(t, dir, "show", "--name-only", "--format=", cp.Commit)
+	if files != "src.go" {
+		t.Errorf("pulse commit files = %q, want only src.go (artifacts left out)", files)
 	}
 }
