@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
@@ -64,5 +65,39 @@ func TestPulseNamesFromTheStore(t *testing.T) {
 		if got := n.plan(ctx, workflow.Event{Kind: editor.EventKind(c.kind), PulseID: c.in}).PulseID; got != c.want {
 			t.Errorf("%s event of %q names %q, want %q", c.kind, c.in, got, c.want)
 		}
+	}
+}
+
+// autarch run --parallel 2 through the built binary: the pulse runs in a
+// lane of its own worktree, its agent's lines carry its id, it lands as
+// one commit, and no worktree is left but the user's.
+func TestRunParallelFromTheCommandLine(t *testing.T) {
+	bin := buildBinary(t)
+	dir, steps := scriptedRepo(t, "testdata/run-full.txt")
+	url, _ := scripted.Start(t, steps("", ""))
+	head := gitCmd(t, dir, "rev-parse", "HEAD")
+	var stdout, stderr bytes.Buffer
+	cmd := autarchCmd(context.Background(), bin, dir, url, "run", "--yes", "--parallel", "2", "--name", "calc-sub", "Add Sub to calc")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("autarch run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "calc-sub\tdone\tCompleted") {
+		t.Errorf("stdout = %q", stdout.String())
+	}
+	for _, want := range []string{"◆ pulse pulse-1 lane: 1 of 2, on autarch-pulse/calc-sub/pulse-1 from ", "[pulse-1]   • edit_file: Add Sub",
+		"◆ pulse pulse-1 succeeded: feat(calc): add Sub (", "landed 1 of 1)"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("the run's log lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if got := gitCmd(t, dir, "log", "--format=%s", "main..autarch/calc-sub"); got != "feat(calc): add Sub\n" {
+		t.Errorf("workflow branch commits = %q", got)
+	}
+	if got := gitCmd(t, dir, "rev-parse", "HEAD"); got != head || gitCmd(t, dir, "status", "--porcelain") != "" {
+		t.Errorf("the user's checkout changed")
+	}
+	if wts := strings.TrimSpace(gitCmd(t, dir, "worktree", "list")); strings.Count(wts, "\n") != 0 {
+		t.Errorf("worktrees left:\n%s", wts)
 	}
 }
