@@ -597,11 +597,5 @@ func (w *Workflow) HasPulseBranch(ctx context.Context, pulseID string) (bool, er
 // Landed reports whether commit is on the workflow branch.
 func (w *Workflow) Landed(ctx context.Context, commit string) (bool, error) {
 	_, err := w.repo.git.run(ctx, w.repo.dir, nil, "merge-base", "--is-ancestor", commit, w.ref())
-	switch exitCode(err) {
-	case -1:
-		return err == nil, err
-	case 1:
-		return false, nil
-	}
-	return false, err
+	return yesNo(err)
 }

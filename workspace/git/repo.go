@@ -131,6 +131,12 @@ func (r *Repo) CurrentBranch(ctx context.Context) (string, error) {
 // refExists reports whether a full ref name exists.
 func (r *Repo) refExists(ctx context.Context, ref string) (bool, error) {
 	_, err := r.git.text(ctx, r.dir, "rev-parse", "--verify", "--quiet", ref)
+	return yesNo(err)
+}
+
+// yesNo reads a git command that answers with its exit status: 0 yes, 1
+// no; anything else is an error.
+func yesNo(err error) (bool, error) {
 	switch exitCode(err) {
 	case -1:
 		return err == nil, err
