@@ -5,7 +5,7 @@ BIN     := bin/autarch
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: install bench-index bench-grep bench-load all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode e2e-acp vsix run clean
+.PHONY: install bench-index train-embedder bench-grep bench-load all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode e2e-acp vsix run clean
 
 all: build
 
@@ -38,6 +38,11 @@ bench: build
 # Code search quality (../shared/bench) and speed over $(go env GOROOT)/src.
 bench-index:
 	AUTARCH_BENCH_INDEX=1 $(GO) test -count=1 -v -run 'TestQuality' ./index
+
+# Retrains the shipped code embedder (index/embedder/code-embedder.bin) from
+# the Go and Python sources on this machine; deterministic, 2 cores.
+train-embedder:
+	$(GO) run ./cmd/autarch-train-embedder -out index/embedder/code-embedder.bin
 
 # grep against ripgrep over $(go env GOROOT)/src: prints the ratio table.
 bench-grep:

@@ -93,7 +93,7 @@ func TestFuse(t *testing.T) {
 		{"empty", 0.5, nil, nil, []float64{}, -1},
 	}
 	for _, tt := range tests {
-		got := fuse(tt.alpha, tt.a, tt.b)
+		got := fuse(mix{lex: tt.alpha, hash: 1 - tt.alpha}, tt.a, tt.b, make([]float64, len(tt.a)))
 		if len(got) != len(tt.a) {
 			t.Fatalf("%s: %d scores for %d candidates", tt.name, len(got), len(tt.a))
 		}

@@ -55,7 +55,9 @@ type Index struct {
 	live   int
 	// vectors: dim int8s per chunk (vecs) times a scale (vscale, 0 = none)
 	emb     Embedder
-	hashEmb *HashEmbedder // emb when it is the built-in one
+	hashEmb *HashEmbedder    // the built-in embedder's hashed part (nil: external)
+	trained *TrainedEmbedder // the built-in embedder's trained part, if any
+	hashDim int              // the hashed part's length; the trained part follows
 	dim     int
 	vecs    []int8
 	vscale  []float32
@@ -71,11 +73,14 @@ func New(root *workspace.Root) *Index {
 	return ix
 }
 
-// SetEmbedder chooses the embedder (nil: the default HashEmbedder); set it
-// before building or loading. Vectors of another embedder are dropped.
+// SetEmbedder chooses the embedder (nil: DefaultEmbedder); set it before
+// building or loading. Vectors of another embedder are dropped.
 func (ix *Index) SetEmbedder(e Embedder) {
-	if e == nil {
-		e = NewHashEmbedder(DefaultDim)
+	switch b := e.(type) {
+	case nil:
+		e = DefaultEmbedder()
+	case *HashEmbedder:
+		e = &BuiltinEmbedder{Hash: b}
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -83,7 +88,10 @@ func (ix *Index) SetEmbedder(e Embedder) {
 		return
 	}
 	ix.emb, ix.dim = e, e.Dim()
-	ix.hashEmb, _ = e.(*HashEmbedder)
+	ix.hashEmb, ix.trained, ix.hashDim = nil, nil, ix.dim
+	if b, ok := e.(*BuiltinEmbedder); ok {
+		ix.hashEmb, ix.trained, ix.hashDim = b.Hash, b.Trained, b.Hash.Dim()
+	}
 	ix.vecs = make([]int8, len(ix.chunks)*ix.dim)
 	ix.vscale = make([]float32, len(ix.chunks))
 	for _, f := range ix.files {

@@ -38,7 +38,8 @@ type rankMode int
 const (
 	rankFused rankMode = iota
 	rankLexical
-	rankVector
+	rankVector  // the hashed 3-gram vectors only
+	rankTrained // the trained vectors only
 )
 
 // Fusion settings, chosen on the ../shared/bench dev splits. Fusion mixes
@@ -52,6 +53,16 @@ const (
 	// minVectorOnly is the least cosine of a candidate the lexical ranking
 	// did not find (weaker ones are noise of shared 3-grams).
 	minVectorOnly = 0.2
+	// minTrainedOnly is the same floor for the trained vectors.
+	minTrainedOnly = 0.3
+	// The mixes with trained vectors: shares of the lexical ranking and of
+	// the hashed vectors (the trained vectors have the rest), for queries
+	// of at most shortQueryWords words and for longer ones.
+	shortQueryWords = 16
+	shortMixLex     = 0.4
+	shortMixHash    = 0.3
+	longMixLex      = 0.7
+	longMixHash     = 0
 	// exhaustiveLimit is the largest chunks × dim searched exhaustively by
 	// vector; above it, vectors re-rank the lexical candidates.
 	exhaustiveLimit = 8 << 20
@@ -65,6 +76,14 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 }
 
 func (ix *Index) search(ctx context.Context, q Query, mode rankMode) ([]Hit, error) {
+	ix.mu.RLock()
+	m := defaultMix(ix.trained != nil, len(strings.Fields(q.Text)))
+	ix.mu.RUnlock()
+	return ix.searchMix(ctx, q, mode, m)
+}
+
+// searchMix ranks with the given fusion weights.
+func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) ([]Hit, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, fmt.Errorf("empty query")
 	}
@@ -108,55 +127,61 @@ func (ix *Index) search(ctx context.Context, q Query, mode rankMode) ([]Hit, err
 		}
 	}
 	var cands []uint32
-	var vscores map[uint32]float32
+	var hs, ts []float64 // hashed and trained cosines of the candidates
+	lexTop := func() []uint32 {
+		return topK(s.touched, func(id uint32) float32 { return s.scores[id] }, max(lexicalDepth, q.Max))
+	}
 	switch {
 	case mode == rankLexical || qv == nil:
-		cands = topK(s.touched, func(id uint32) float32 { return s.scores[id] }, max(lexicalDepth, q.Max))
-	case mode == rankVector || ix.live*ix.dim <= exhaustiveLimit:
+		cands = lexTop()
+	case mode != rankFused || ix.live*ix.dim <= exhaustiveLimit:
 		all := make([]float32, len(ix.chunks))
 		live := make([]uint32, 0, ix.live)
 		for id := range ix.chunks {
 			if !ix.chunks[id].Dead && ix.vscale[id] != 0 {
-				all[id] = ix.vectorScore(qv, uint32(id))
+				switch mode {
+				case rankVector:
+					all[id] = ix.vectorScore(qv, uint32(id))
+				case rankTrained:
+					all[id] = ix.trainedScore(qv, uint32(id))
+				default:
+					all[id] = float32(m.hash)*ix.vectorScore(qv, uint32(id)) + float32(m.trained)*ix.trainedScore(qv, uint32(id))
+				}
 				live = append(live, uint32(id))
 			}
 		}
-		vc := topK(live, func(id uint32) float32 { return all[id] }, max(vectorDepth, q.Max))
-		if mode == rankVector {
-			cands = vc
-		} else {
-			cands = union(topK(s.touched, func(id uint32) float32 { return s.scores[id] }, max(lexicalDepth, q.Max)), vc)
-		}
-		vscores = make(map[uint32]float32, len(cands))
-		for _, id := range cands {
-			vscores[id] = all[id]
+		cands = topK(live, func(id uint32) float32 { return all[id] }, max(vectorDepth, q.Max))
+		if mode == rankFused {
+			cands = union(lexTop(), cands)
 		}
 	default:
-		cands = topK(s.touched, func(id uint32) float32 { return s.scores[id] }, max(lexicalDepth, q.Max))
-		vscores = make(map[uint32]float32, len(cands))
-		for _, id := range cands {
-			vscores[id] = ix.vectorScore(qv, id)
-		}
+		cands = lexTop()
 	}
 	lex := make([]float64, len(cands))
-	vec := make([]float64, len(cands))
+	if qv != nil && mode != rankLexical {
+		hs, ts = make([]float64, len(cands)), make([]float64, len(cands))
+	}
 	for i, id := range cands {
 		lex[i] = float64(s.scores[id])
-		vec[i] = float64(vscores[id])
+		if hs != nil {
+			hs[i], ts[i] = float64(ix.vectorScore(qv, id)), float64(ix.trainedScore(qv, id))
+		}
 	}
 	var fused []float64
 	switch {
-	case mode == rankLexical || vscores == nil:
+	case mode == rankLexical || hs == nil:
 		fused = lex
 	case mode == rankVector:
-		fused = vec
+		fused = hs
+	case mode == rankTrained:
+		fused = ts
 	default:
-		fused = fuse(fusionAlpha, lex, vec)
+		fused = fuse(m, lex, hs, ts)
 	}
 	res := make([]scored, 0, len(cands))
 	for i, id := range cands {
 		f := ix.byID[ix.chunks[id].File]
-		if mode == rankFused && lex[i] <= 0 && vec[i] < minVectorOnly {
+		if mode == rankFused && lex[i] <= 0 && hs[i] < minVectorOnly && (m.trained == 0 || ts[i] < minTrainedOnly) {
 			continue
 		}
 		// Min-max fusion puts the weakest candidate at 0; it still matched.
@@ -271,14 +296,30 @@ func union(a, b []uint32) []uint32 {
 	return a
 }
 
-// fuse combines two score lists over the same candidates into one: each
-// is rescaled to [0,1] over the candidates and they are mixed, alpha for the
-// first.
-func fuse(alpha float64, a, b []float64) []float64 {
-	out := make([]float64, len(a))
-	na, nb := minMax(a), minMax(b)
+// mix weighs the rankings fused: lexical, hashed and trained vectors.
+type mix struct{ lex, hash, trained float64 }
+
+// defaultMix is the fusion of Search for a query of so many words, chosen
+// on the dev splits (docs/code-search.md): with trained vectors, a short
+// query (a phrase) leans on the vectors, a long one (a commit message, an
+// issue) on the lexical ranking.
+func defaultMix(trained bool, words int) mix {
+	switch {
+	case !trained:
+		return mix{lex: fusionAlpha, hash: 1 - fusionAlpha}
+	case words <= shortQueryWords:
+		return mix{lex: shortMixLex, hash: shortMixHash, trained: 1 - shortMixLex - shortMixHash}
+	}
+	return mix{lex: longMixLex, hash: longMixHash, trained: 1 - longMixLex - longMixHash}
+}
+
+// fuse combines score lists over the same candidates into one: each is
+// rescaled to [0,1] over the candidates and they are mixed.
+func fuse(m mix, lex, hash, trained []float64) []float64 {
+	out := make([]float64, len(lex))
+	nl, nh, nt := minMax(lex), minMax(hash), minMax(trained)
 	for i := range out {
-		out[i] = alpha*na[i] + (1-alpha)*nb[i]
+		out[i] = m.lex*nl[i] + m.hash*nh[i] + m.trained*nt[i]
 	}
 	return out
 }

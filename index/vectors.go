@@ -32,7 +32,7 @@ func (ix *Index) embedDoc(ctx context.Context, d *doc, data []byte) {
 		return
 	}
 	ix.mu.RLock()
-	emb, h, dim := ix.emb, ix.hashEmb, ix.dim
+	emb, h, tr, hdim, dim := ix.emb, ix.hashEmb, ix.trained, ix.hashDim, ix.dim
 	ix.mu.RUnlock()
 	d.vecs = make([]int8, len(d.chunks)*dim)
 	d.scale = make([]float32, len(d.chunks))
@@ -41,7 +41,10 @@ func (ix *Index) embedDoc(ctx context.Context, d *doc, data []byte) {
 		// its text only (the corpus's IDF weighs the query's terms).
 		v := make([]float32, dim)
 		for i := range d.chunks {
-			h.embedCounts(d.terms[i], nil, v)
+			h.embedCounts(d.terms[i], nil, v[:hdim])
+			if tr != nil {
+				tr.embedCounts(d.terms[i], v[hdim:])
+			}
 			d.scale[i] = quantize(v, d.vecs[i*dim:(i+1)*dim])
 		}
 		return
@@ -77,7 +80,10 @@ func (ix *Index) queryVector(ctx context.Context, text string) []float32 {
 			terms = append(terms, termCount{Term: t, N: [numFields]uint16{fieldBody: uint16(min(n, 1<<16-1))}})
 		}
 		v := make([]float32, ix.dim)
-		ix.hashEmb.embedCounts(terms, ix.idf, v)
+		ix.hashEmb.embedCounts(terms, ix.idf, v[:ix.hashDim])
+		if ix.trained != nil {
+			ix.trained.EmbedText(text, true, v[ix.hashDim:])
+		}
 		return v
 	}
 	vs, err := ix.emb.Embed(ctx, []string{text})
@@ -89,13 +95,23 @@ func (ix *Index) queryVector(ctx context.Context, text string) []float32 {
 	return v
 }
 
-// vectorScore is the cosine of a chunk's vector and a unit query vector.
+// vectorScore is the cosine of a chunk's vector and a unit query vector
+// (of the hashed part only when the built-in embedder has a trained part).
 func (ix *Index) vectorScore(q []float32, id uint32) float32 {
 	s := ix.vscale[id]
 	if s == 0 {
 		return 0
 	}
-	return s * dotQ(q, ix.vecs[int(id)*ix.dim:int(id+1)*ix.dim])
+	return s * dotQ(q[:ix.hashDim], ix.vecs[int(id)*ix.dim:int(id)*ix.dim+ix.hashDim])
+}
+
+// trainedScore is the cosine of the trained parts (0 without one).
+func (ix *Index) trainedScore(q []float32, id uint32) float32 {
+	s := ix.vscale[id]
+	if s == 0 || ix.trained == nil {
+		return 0
+	}
+	return s * dotQ(q[ix.hashDim:], ix.vecs[int(id)*ix.dim+ix.hashDim:int(id+1)*ix.dim])
 }
 
 // termWeight is 1+ln of a term's field-weighted frequency (0 if absent).

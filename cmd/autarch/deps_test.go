@@ -59,6 +59,11 @@ var allowed = map[string][]string{
 	// swarm/orchestrate runs a swarm's rounds: agents over the engine's
 	// tools, the arbiter, writes in the swarm's worktree, the transcript.
 	"swarm/orchestrate": {"agent", "editor", "swarm", "tools", "workspace", "workspace/git"},
+
+	// index/embedtrain trains the index's shipped code embedder (through
+	// cmd/autarch-train-embedder, make train-embedder).
+	"index/embedtrain":           {"index"},
+	"cmd/autarch-train-embedder": {"index/embedtrain"},
 }
 
 // TestDependencyAllowList enforces the allow-list on every package's

@@ -1,0 +1,127 @@
+package index
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// tinyWeights embeds in 2 dimensions: queries put "cache" on x and
+// "dial" on y; code does the same, or the swap when swapped.
+func tinyWeights(version string, swapped bool) *EmbedderWeights {
+	w := &EmbedderWeights{Version: version, Dim: 2, Vocab: []string{stemString("cache"), stemString("dial")}, IDF: []float32{1, 1}, Adjusted: 2,
+		Rows:  []int8{50, 50, 50, 50, 127, 0, 0, 127, 127, 0, 0, 127},
+		Scale: []float32{0.01, 0.01, 0.01, 0.01, 0.01, 0.01}}
+	if swapped {
+		copy(w.Rows[8:], []int8{0, 127, 127, 0})
+	}
+	return w
+}
+
+func TestWeightsRoundTripAndRefusals(t *testing.T) {
+	w := tinyWeights("t1", false)
+	data, err := w.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got EmbedderWeights
+	if err := got.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if got.Version != "t1" || got.Dim != 2 || strings.Join(got.Vocab, ",") != stemString("cache")+","+stemString("dial") || got.Adjusted != 2 || len(got.Rows) != 12 || got.Rows[4] != 127 || got.Scale[5] != 0.01 {
+		t.Errorf("round trip: %+v", got)
+	}
+	bad := &EmbedderWeights{Version: "x", Dim: 2, Vocab: []string{"a"}, IDF: []float32{1}, Rows: []int8{1}, Scale: []float32{1}}
+	if _, err := bad.MarshalBinary(); err == nil {
+		t.Error("rows shorter than the vocabulary encoded")
+	}
+	tests := []struct {
+		name, data, want string
+	}{
+		{"empty", "", "bad magic"},
+		{"other file", "PK\x03\x04 a zip file, not weights", "bad magic"},
+		{"truncated rows", string(data[:len(data)-3]), "rows"},
+		{"truncated header", string(data[:len(weightsMagic)+3]), "embedder weights"},
+		{"huge dimension", weightsMagic + "\x01v\xff\xff\x03\x01\x00", "implausible sizes"},
+	}
+	for _, tt := range tests {
+		var w EmbedderWeights
+		if err := w.UnmarshalBinary([]byte(tt.data)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestTrainedEmbedderSides(t *testing.T) {
+	e := NewTrainedEmbedder(tinyWeights("t1", true))
+	q, c := make([]float32, 2), make([]float32, 2)
+	e.EmbedText("cache", true, q)
+	e.EmbedText("cache", false, c)
+	if q[0] < 0.99 || c[1] < 0.99 {
+		t.Errorf("query row %v, code row %v: want the side's own rows", q, c)
+	}
+	e.EmbedText("unknown words only", true, q)
+	if q[0] != 0 || q[1] != 0 {
+		t.Errorf("out-of-vocabulary text = %v, want the zero vector", q)
+	}
+	if e.Name() != "trained-t1" || e.Dim() != 2 {
+		t.Errorf("name %q dim %d", e.Name(), e.Dim())
+	}
+}
+
+func TestShippedEmbedderDecodes(t *testing.T) {
+	e, err := ShippedEmbedder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Dim() != DefaultDim || e.Vocab() < 10000 {
+		t.Errorf("shipped embedder: dim %d, %d terms", e.Dim(), e.Vocab())
+	}
+	want := NewHashEmbedder(DefaultDim).Name()
+	if trainedByDefault {
+		want += "+" + e.Name()
+	}
+	if got := New(nil).emb.Name(); got != want {
+		t.Errorf("default embedder %q, want %q", got, want)
+	}
+}
+
+// A saved index of other trained weights is re-embedded with the new ones:
+// their version is part of the embedder's key.
+func TestTrainedVersionReembeds(t *testing.T) {
+	r, _ := repo(t, map[string]string{
+		"cache/lru.go": "package cache\n\n// evictOldest drops the least recently used entry.\nfunc evictOldest(c *LRUCache) {}\n",
+		"net/dial.go":  "package net\n\n// DialTimeout connects with a deadline.\nfunc DialTimeout(addr string) {}\n",
+	})
+	top := func(ix *Index) string {
+		hits, err := ix.search(t.Context(), Query{Text: "cache", Max: 2}, rankTrained)
+		if err != nil || len(hits) == 0 {
+			t.Fatalf("trained hits = %+v, %v", hits, err)
+		}
+		return hits[0].Path
+	}
+	old := New(r)
+	old.SetEmbedder(&BuiltinEmbedder{Hash: NewHashEmbedder(DefaultDim), Trained: NewTrainedEmbedder(tinyWeights("v1", true))})
+	if err := old.Build(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := top(old); got != "net/dial.go" {
+		t.Fatalf("swapped weights rank %s first", got)
+	}
+	state := t.TempDir()
+	if err := old.Save(state); err != nil {
+		t.Fatal(err)
+	}
+	ix := New(r)
+	ix.SetEmbedder(&BuiltinEmbedder{Hash: NewHashEmbedder(DefaultDim), Trained: NewTrainedEmbedder(tinyWeights("v2", false))})
+	if err := Open(context.Background(), ix, state, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := top(ix); got != "cache/lru.go" {
+		t.Errorf("after new weights, %s first: the old vectors were kept", got)
+	}
+	// Fused search over both vector parts still finds by name.
+	if hits := search(t, ix, "DialTimeout"); len(hits) == 0 || hits[0].Path != "net/dial.go" {
+		t.Errorf("fused hits = %+v", hits)
+	}
+}
