@@ -109,8 +109,12 @@ func New(cfg Config) *Agent {
 // disconnects or ctx ends, then stops the running turns (a workflow keeps
 // its work as a recovery checkpoint) and closes the folders.
 func (a *Agent) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	conn := sdk.NewAgentSideConnection(a, out, in)
+	// The SDK starts reading in NewAgentSideConnection, and its reader
+	// uses the logger: hold the first read until the logger is set.
+	gate := &gatedReader{r: in, open: make(chan struct{})}
+	conn := sdk.NewAgentSideConnection(a, out, gate)
 	conn.SetLogger(a.log)
+	close(gate.open)
 	a.connect(conn)
 	select {
 	case <-conn.Done():
@@ -429,4 +433,15 @@ func invalidParams(format string, args ...any) *sdk.RequestError {
 // invalidRequest is a request that cannot be served now.
 func invalidRequest(format string, args ...any) *sdk.RequestError {
 	return &sdk.RequestError{Code: -32600, Message: fmt.Sprintf(format, args...)}
+}
+
+// gatedReader blocks reads until open is closed.
+type gatedReader struct {
+	r    io.Reader
+	open chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
