@@ -31,7 +31,7 @@ func swarmVerb() verb {
 // swarmFlags are the swarm verb's choices.
 type swarmFlags struct {
 	root, baseURL, model, agents, arbiter, base, resume string
-	rounds, maxIter                                     int
+	rounds, maxIter, tokenBudget                        int
 	allowWrite, readOnly, stream, list, json            bool
 }
 
@@ -48,6 +48,7 @@ func addSwarmFlags(fs *flag.FlagSet) *swarmFlags {
 	fs.StringVar(&f.base, "base", "", "ref the swarm's branch starts from (default HEAD)")
 	fs.StringVar(&f.resume, "resume", "", "resume the swarm with this id from where it stopped")
 	fs.IntVar(&f.maxIter, "max-iterations", 12, "model calls per agent turn")
+	fs.IntVar(&f.tokenBudget, "token-budget", orchestrate.DefaultTokenBudget, "tokens a run may spend (all agents); a spent budget stops the swarm, --resume continues with a new one")
 	fs.BoolVar(&f.stream, "stream", false, "stream the model's answers")
 	fs.BoolVar(&f.list, "list", false, "list the project's swarms (most recent first)")
 	fs.BoolVar(&f.json, "json", false, "with --list: print JSON")
@@ -129,7 +130,7 @@ func newOrchestrator(ctx context.Context, io stdio, f *swarmFlags, repo *git.Rep
 	}
 	arbiter := func(name string) orchestrate.Arbiter { return swarmArbiter(io, name, model) }
 	o, err := orchestrate.New(orchestrate.Config{Repo: repo, Open: open, Model: model, DefaultModel: f.model,
-		Arbiter: arbiter, MaxIterations: f.maxIter, Events: func(ev editor.SwarmEvent) { printSwarmEvent(io, ev) }})
+		Arbiter: arbiter, MaxIterations: f.maxIter, TokenBudget: f.tokenBudget, Events: func(ev editor.SwarmEvent) { printSwarmEvent(io, ev) }})
 	if err != nil {
 		closeEngine()
 		return nil, nil, err

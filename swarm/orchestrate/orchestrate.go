@@ -38,7 +38,18 @@ type Config struct {
 	Events func(editor.SwarmEvent)
 	// MaxIterations caps model calls per agent turn (default 12).
 	MaxIterations int
+	// TokenBudget caps the tokens (prompt + completion, all agents and the
+	// arbiter's model calls made by agents) one Run may spend (default
+	// DefaultTokenBudget); a spent budget stops the swarm, resumable with
+	// a fresh budget.
+	TokenBudget int
 }
+
+// DefaultTokenBudget is a Run's token budget when Config names none.
+const DefaultTokenBudget = 1_000_000
+
+// errBudget is a Run's spent token budget.
+var errBudget = errors.New("token budget spent")
 
 // Options are what a new swarm does.
 type Options struct {
@@ -71,6 +82,9 @@ func New(cfg Config) (*Orchestrator, error) {
 	}
 	if cfg.MaxIterations <= 0 {
 		cfg.MaxIterations = 12
+	}
+	if cfg.TokenBudget <= 0 {
+		cfg.TokenBudget = DefaultTokenBudget
 	}
 	return &Orchestrator{cfg: cfg}, nil
 }
@@ -168,6 +182,12 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 	r := &run{o: o, s: s, st: st, eng: eng}
 	for st.Round <= st.Rounds {
 		if err := r.round(ctx); err != nil {
+			if errors.Is(err, errBudget) {
+				st.Status = StatusStopped
+				st.Reason = fmt.Sprintf("token budget spent: %d tokens this run (budget %d) at round %d (%s); autarch swarm --resume %s continues with a new budget", r.spent, o.cfg.TokenBudget, st.Round, st.Stage, st.ID)
+				o.emit(s, editor.SwarmEvent{Kind: "status", SwarmID: id, Status: StatusStopped, Round: st.Round, Text: st.Reason, Failed: true})
+				return st, s.saveState(st)
+			}
 			if ctx.Err() != nil {
 				st.Status, st.Reason = StatusStopped, "stopped at round "+fmt.Sprint(st.Round)+" ("+st.Stage+")"
 				o.emit(s, editor.SwarmEvent{Kind: "status", SwarmID: id, Status: StatusStopped, Round: st.Round, Text: st.Reason})

@@ -15,6 +15,9 @@ type run struct {
 	s   *store
 	st  *State
 	eng Engine
+	// spent counts the tokens of this run's model calls (the budget is
+	// per run: a resume starts a new one).
+	spent int
 }
 
 func (r *run) emit(ev editor.SwarmEvent) {

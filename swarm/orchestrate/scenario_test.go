@@ -475,3 +475,33 @@ func (w *world) state(id string) (*State, error) {
 	}
 	return s.loadState()
 }
+
+// TestTokenBudget: a run that spends its token budget stops the swarm
+// (resumable, saying how); the resumed run gets a new budget, runs the
+// saved tool call without asking the model again, and finishes.
+func TestTokenBudget(t *testing.T) {
+	w := newWorld(t, "budget")
+	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}
+	ctx := context.Background()
+	o := w.orchestrator(agents, "explorer")
+	o.cfg.TokenBudget = 500
+	st, err := o.Start(ctx, Options{Task: "read main.go", Agents: agents, Rounds: 1, Arbiter: "human"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err = o.Run(ctx, st.ID)
+	if err != nil || st.Status != StatusStopped || !strings.Contains(st.Reason, "token budget spent: 600 tokens this run (budget 500)") || !strings.Contains(st.Reason, "--resume "+st.ID) {
+		t.Fatalf("run: %v; state %s: %s; want Stopped on the spent budget, saying how to resume", err, st.Status, st.Reason)
+	}
+	o2 := w.orchestrator(agents, "explorer")
+	o2.cfg.TokenBudget = 500
+	if st, err = o2.Run(ctx, st.ID); err != nil || st.Status != StatusDone {
+		t.Fatalf("resume: %v (%s: %s)", err, st.Status, st.Reason)
+	}
+	if st.Tokens != 610 {
+		t.Errorf("tokens over both runs = %d, want 610", st.Tokens)
+	}
+	if n := w.models["explorer"].Remaining(); n != 0 {
+		t.Errorf("%d scripted steps unused", n)
+	}
+}

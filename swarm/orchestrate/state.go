@@ -61,7 +61,9 @@ type State struct {
 	Improvements []Improvement              `json:"improvements,omitempty"`
 	RateLimits   []editor.SwarmRateLimitHit `json:"rate_limits,omitempty"`
 	Commits      []string                   `json:"commits,omitempty"`
-	UpdatedAt    time.Time                  `json:"updated_at"`
+	// Tokens counts every model call's tokens over all runs.
+	Tokens    int       `json:"tokens,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Improvement is spec/swarm-tools.md's improvement proposal of one agent.

@@ -107,6 +107,9 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 		if err := add(msg); err != nil {
 			return err
 		}
+		if err := r.spend(resp.Usage); err != nil {
+			return err
+		}
 	}
 }
 
@@ -269,4 +272,19 @@ func (r *run) endTurn(ctx context.Context, a editor.SwarmAgent, text string) err
 	b, _ := json.Marshal(imp.Items)
 	r.emit(editor.SwarmEvent{Kind: "improvement", Agent: a.Name, Text: string(b)})
 	return r.save()
+}
+
+// spend counts a model call's tokens; over the run's budget it ends the
+// run (the answer is saved: a resumed turn runs its tool calls).
+func (r *run) spend(u agent.Usage) error {
+	n := u.PromptTokens + u.CompletionTokens
+	r.spent += n
+	r.st.Tokens += n
+	if err := r.save(); err != nil {
+		return err
+	}
+	if r.spent >= r.o.cfg.TokenBudget {
+		return fmt.Errorf("agent turn: %w", errBudget)
+	}
+	return nil
 }
