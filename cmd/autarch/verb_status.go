@@ -16,7 +16,7 @@ func statusVerb() verb {
 	return verb{
 		name:    "status",
 		usage:   "autarch status [--root DIR] [--json] [--jobs]",
-		summary: "list the project's workflows (stage, status, pulses, cost) and jobs (branch, commits, tests, lint, escalations, tokens, cost)",
+		summary: "list the project's workflows (stage, status, pulses, cost), jobs (branch, commits, tests, lint, escalations, tokens, cost) and swarms (round, proposals, commits, tokens)",
 		run:     runStatus,
 	}
 }
@@ -65,7 +65,10 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 		tw.Flush()
 	}
 	fmt.Fprintln(io.out)
-	return printJobs(ctx, io, w, false)
+	if code := printJobs(ctx, io, w, false); code != 0 {
+		return code
+	}
+	return printSwarms(io, w.engine.Config().Repo.StateDir(), false, true)
 }
 
 // statusRow is a workflow of status --json with its pulses, each with its

@@ -225,12 +225,18 @@ func listSwarms(ctx context.Context, io stdio, f *swarmFlags) int {
 		fmt.Fprintf(io.err, "autarch swarm: %v\n", err)
 		return 1
 	}
-	list, err := orchestrate.List(repo.StateDir())
+	return printSwarms(io, repo.StateDir(), f.json, false)
+}
+
+// printSwarms prints the swarms recorded under stateDir: a table, or JSON;
+// with quiet, nothing at all when there are none.
+func printSwarms(io stdio, stateDir string, asJSON, quiet bool) int {
+	list, err := orchestrate.List(stateDir)
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch swarm: %v\n", err)
 		return 1
 	}
-	if f.json {
+	if asJSON {
 		out := []editor.SwarmSnapshot{}
 		for _, st := range list {
 			out = append(out, orchestrate.Summary(st))
@@ -240,11 +246,13 @@ func listSwarms(ctx context.Context, io stdio, f *swarmFlags) int {
 		return 0
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(io.out, "no swarms (start one with: autarch swarm TASK)")
+		if !quiet {
+			fmt.Fprintln(io.out, "no swarms (start one with: autarch swarm TASK)")
+		}
 		return 0
 	}
 	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tROUND\tSTAGE\tARBITER\tPROPOSALS\tCOMMITS\tBRANCH\tTASK")
+	fmt.Fprintln(tw, "ID\tSTATUS\tROUND\tSTAGE\tARBITER\tPROPOSALS\tCOMMITS\tTOKENS\tBRANCH\tTASK")
 	for _, st := range list {
 		decided := 0
 		for _, p := range st.Proposals {
@@ -252,8 +260,8 @@ func listSwarms(ctx context.Context, io stdio, f *swarmFlags) int {
 				decided++
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%d/%d decided\t%d\t%s\t%s\n", st.ID, st.Status, min(st.Round, st.Rounds), st.Rounds, st.Stage,
-			st.Arbiter, decided, len(st.Proposals), len(st.Commits), st.Branch, clipLine(st.Task, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\t%d/%d decided\t%d\t%d\t%s\t%s\n", st.ID, st.Status, min(st.Round, st.Rounds), st.Rounds, st.Stage,
+			st.Arbiter, decided, len(st.Proposals), len(st.Commits), st.Tokens, st.Branch, clipLine(st.Task, 60))
 	}
 	tw.Flush()
 	return 0

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -66,9 +67,13 @@ func TestSwarmFromTheCommandLine(t *testing.T) {
 	if n := model.Remaining(); n != 0 {
 		t.Errorf("%d scripted steps unused", n)
 	}
+	row := regexp.MustCompile(regexp.QuoteMeta(fields[0]+" done 1/1 done human 1/1 decided 1 ") + `\d+` + regexp.QuoteMeta(" autarch/swarm-"+fields[0]+" write a readme"))
 	listed, err := autarchCmd(ctx, bin, dir, url, "swarm", "--list").Output()
-	if err != nil || !strings.Contains(strings.Join(strings.Fields(string(listed)), " "), fields[0]+" done 1/1 done human 1/1 decided 1 autarch/swarm-"+fields[0]+" write a readme") {
+	if err != nil || !row.MatchString(strings.Join(strings.Fields(string(listed)), " ")) {
 		t.Errorf("autarch swarm --list: %v\n%s", err, listed)
+	}
+	if status, err := autarchCmd(ctx, bin, dir, url, "status").Output(); err != nil || !row.MatchString(strings.Join(strings.Fields(string(status)), " ")) {
+		t.Errorf("autarch status does not list the swarm: %v\n%s", err, status)
 	}
 	// A done swarm resumed is done at once; an unknown one is refused.
 	again, err := autarchCmd(ctx, bin, dir, url, "swarm", "--resume", fields[0]).CombinedOutput()
