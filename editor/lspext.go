@@ -315,6 +315,9 @@ const (
 	EventWaiting EventKind = "waiting"
 	// EventUsage: tokens and cost of a model call (Text).
 	EventUsage EventKind = "usage"
+	// EventDryRunPlan: a dry run's plan so far (DryRun), after each
+	// recorded call and once more when the dry run ends (DryRun.Ended).
+	EventDryRunPlan EventKind = "dry_run_plan"
 )
 
 // CardKind names a card.
@@ -370,6 +373,41 @@ type WorkflowEvent struct {
 	Card   *CardEvent `json:"card,omitempty"`
 	Text   string     `json:"text,omitempty"`
 	Failed bool       `json:"failed,omitempty"`
+	// DryRun is the plan of an EventDryRunPlan.
+	DryRun *DryRunPlanView `json:"dryRun,omitempty"`
+}
+
+// DryRunPlanView is what a dry run planned: the writes and commands its
+// agents asked for, none executed, and the files they would change.
+type DryRunPlanView struct {
+	// Entries are the recorded calls in order.
+	Entries []DryRunEntryView `json:"entries"`
+	// Files are the files the plan would change, in the order it first
+	// touches them, each with what would happen to it.
+	Files []DryRunFileView `json:"files"`
+	// Ended says the dry run is over and its state removed: nothing of it
+	// waits for an answer any more; Outcome says how it ended and what to
+	// do next.
+	Ended   bool   `json:"ended,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+}
+
+// DryRunEntryView is one recorded call of a dry run: where it was made
+// ("scoping", "pulse pulse-1"), the tool, what it would have done ("would
+// edit a.go: replace 1 line with 2"), why, and the file it would change.
+type DryRunEntryView struct {
+	Stage  string `json:"stage,omitempty"`
+	Tool   string `json:"tool"`
+	Action string `json:"action"`
+	Reason string `json:"reason,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Change string `json:"change,omitempty"`
+}
+
+// DryRunFileView is one file a dry run would change and how.
+type DryRunFileView struct {
+	Path    string   `json:"path"`
+	Changes []string `json:"changes"`
 }
 
 // WorkflowSummary is one row of the workflows list.

@@ -240,25 +240,27 @@ func (p Plan) Summary() string {
 		}
 		b.WriteString("\n")
 	}
-	files := p.files()
+	files := p.Files()
 	if len(files) > 0 {
 		b.WriteString("Files that would change:\n")
 		for _, f := range files {
-			fmt.Fprintf(&b, "  %s: %s\n", f.path, strings.Join(f.changes, "; "))
+			fmt.Fprintf(&b, "  %s: %s\n", f.Path, strings.Join(f.Changes, "; "))
 		}
 	}
 	return b.String()
 }
 
-type planFile struct {
-	path    string
-	changes []string
+// PlanFile is a file a plan would change and what would happen to it,
+// change by change.
+type PlanFile struct {
+	Path    string
+	Changes []string
 }
 
-// files groups the plan's changes per file, files in the order the plan
+// Files groups the plan's changes per file, files in the order the plan
 // first touches them.
-func (p Plan) files() []planFile {
-	var out []planFile
+func (p Plan) Files() []PlanFile {
+	var out []PlanFile
 	at := map[string]int{}
 	for _, e := range p {
 		if e.Path == "" {
@@ -268,9 +270,9 @@ func (p Plan) files() []planFile {
 		if !ok {
 			i = len(out)
 			at[e.Path] = i
-			out = append(out, planFile{path: e.Path})
+			out = append(out, PlanFile{Path: e.Path})
 		}
-		out[i].changes = append(out[i].changes, e.Change)
+		out[i].Changes = append(out[i].Changes, e.Change)
 	}
 	return out
 }

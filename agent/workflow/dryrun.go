@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/autarch-dev/autarch/agent/workflow/store"
@@ -72,7 +73,20 @@ func (e *Engine) planFor(ctx context.Context, workflowID string, stage Stage, pu
 	return func(entry tools.DryRunEntry) {
 		entry.Stage = label
 		e.plans.add(workflowID, entry)
+		e.emit(Event{Kind: editor.EventDryRunPlan, WorkflowID: workflowID, Stage: string(stage), DryRun: planView(e.Plan(workflowID))})
 	}
+}
+
+// planView is a dry run's plan as the side panel shows it.
+func planView(plan tools.Plan) *editor.DryRunPlanView {
+	v := &editor.DryRunPlanView{Entries: make([]editor.DryRunEntryView, len(plan)), Files: []editor.DryRunFileView{}}
+	for i, e := range plan {
+		v.Entries[i] = editor.DryRunEntryView{Stage: e.Stage, Tool: e.Tool, Action: e.Action, Reason: e.Reason, Path: e.Path, Change: e.Change}
+	}
+	for _, f := range plan.Files() {
+		v.Files = append(v.Files, editor.DryRunFileView{Path: f.Path, Changes: f.Changes})
+	}
+	return v
 }
 
 // stateDir holds the run locks.
@@ -211,23 +225,38 @@ func (s *Session) dryRunEngine(ctx context.Context, proj *Project, cfg Config) (
 	return proj.Engine(ctx, cfg)
 }
 
-// reportDryRun shows how a dry run ended and its plan: a message, and the
-// whole plan in the log.
+// reportDryRun shows how a dry run ended and its plan: a message, the
+// whole plan in the log, and the side panel's last plan event, which says
+// the dry run ended (its pending cards and questions can no longer be
+// answered: the panel drops them).
 func (s *Session) reportDryRun(ctx context.Context, wf store.Workflow, err error, plan tools.Plan) {
 	summary := plan.Summary()
 	if lerr := s.cfg.Editor.LogMessage(ctx, editor.Info, fmt.Sprintf("Autarch: dry run of workflow %s:\n%s", wf.Name, summary)); lerr != nil {
 		s.cfg.Log.Debug("dry-run plan not logged", "err", lerr)
 	}
+	typ, msg := dryRunOutcome(wf, err, len(plan))
+	if ctx.Err() != nil {
+		s.cfg.Log.Info("dry run ended with the session", "workflow", wf.Name, "err", err)
+	} else {
+		s.tell(ctx, typ, msg)
+	}
+	view := planView(plan)
+	view.Ended, view.Outcome = true, strings.TrimPrefix(msg, "Autarch: ")
+	s.onEvent(Event{Kind: editor.EventDryRunPlan, WorkflowID: wf.ID, Stage: string(wf.Stage), DryRun: view})
+}
+
+// dryRunOutcome says how a dry run ended and what to do next.
+func dryRunOutcome(wf store.Workflow, err error, planned int) (editor.MessageType, string) {
 	var h *Halt
 	switch {
 	case err == nil && wf.Status == store.WorkflowCompleted:
-		s.tell(ctx, editor.Info, fmt.Sprintf("Autarch: dry run of %s done: %s planned, nothing was changed. The plan is in the Autarch log (Autarch: Show Log).", wf.Name, plural(len(plan), "action")))
-	case ctx.Err() != nil:
-		s.cfg.Log.Info("dry run ended with the session", "workflow", wf.Name, "err", err)
-	case err == nil, errors.Is(err, ErrWaiting), errors.As(err, &h):
-		s.tell(ctx, editor.Warning, fmt.Sprintf("Autarch: the dry run of %s stopped in %s before its pulses were done (%s); nothing was changed, and a dry run keeps nothing to resume: start it again to go further. What it planned so far is in the Autarch log.", wf.Name, wf.Stage, stopReason(wf, err)))
+		return editor.Info, fmt.Sprintf("Autarch: dry run of %s done: %s planned, nothing was changed. The plan is in the Autarch panel (Dry run plan) and the Autarch log (Autarch: Show Log).", wf.Name, plural(planned, "action"))
+	case errors.Is(err, ErrWaiting):
+		return editor.Warning, fmt.Sprintf("Autarch: the dry run of %s ended in %s: what it asked was dismissed, and a dry run keeps nothing to answer later; nothing was changed. Start it again to go further; what it planned so far is in the Autarch panel and log.", wf.Name, wf.Stage)
+	case err == nil, errors.As(err, &h):
+		return editor.Warning, fmt.Sprintf("Autarch: the dry run of %s stopped in %s before its pulses were done (%s); nothing was changed, and a dry run keeps nothing to resume: start it again to go further. What it planned so far is in the Autarch panel and log.", wf.Name, wf.Stage, stopReason(wf, err))
 	default:
-		s.tell(ctx, editor.Error, fmt.Sprintf("Autarch: the dry run of %s failed: %v; nothing was changed.", wf.Name, err))
+		return editor.Error, fmt.Sprintf("Autarch: the dry run of %s failed: %v; nothing was changed.", wf.Name, err)
 	}
 }
 

@@ -48,8 +48,8 @@ func repoFingerprint(t *testing.T, dir string) (string, []string) {
 }
 
 // dryRunRepo makes the quick dry-run scenario's repository and starts its
-// scripted model.
-func dryRunRepo(t *testing.T) (dir string, cfg scenarioConfig, url string, model *scripted.Server) {
+// scripted model (its first steps only when steps > 0).
+func dryRunRepo(t *testing.T, first ...int) (dir string, cfg scenarioConfig, url string, model *scripted.Server) {
 	t.Helper()
 	ar, err := txtar.ParseFile("testdata/dryrun/quick-path.txt")
 	must(t, err)
@@ -67,7 +67,11 @@ func dryRunRepo(t *testing.T) (dir string, cfg scenarioConfig, url string, model
 	gitRun(t, dir, "init", "-q", "-b", "main")
 	gitRun(t, dir, "add", "-A")
 	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
-	script, err := scripted.Parse(txtar.Format(&txtar.Archive{Comment: ar.Comment, Files: steps(ar)}))
+	files := steps(ar)
+	if len(first) > 0 {
+		files = files[:first[0]]
+	}
+	script, err := scripted.Parse(txtar.Format(&txtar.Archive{Comment: ar.Comment, Files: files}))
 	must(t, err)
 	url, model = scripted.Start(t, script)
 	return dir, cfg, url, model
@@ -142,9 +146,31 @@ func TestDryRunQuickWorkflow(t *testing.T) {
 // shown.
 type msgEditor struct {
 	*scriptEditor
-	mu   sync.Mutex
-	msgs []string
-	logs []string
+	mu    sync.Mutex
+	msgs  []string
+	logs  []string
+	plans []editor.DryRunPlanView // the side panel's dry-run plan events
+}
+
+func (m *msgEditor) Notify(_ context.Context, method string, params any) error {
+	ev, ok := params.(editor.WorkflowEvent)
+	if method != editor.MethodWorkflowEvent || !ok || ev.Kind != editor.EventDryRunPlan {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ev.DryRun == nil {
+		m.scriptEditor.t.Errorf("a dry_run_plan event without its plan: %+v", ev)
+		return nil
+	}
+	m.plans = append(m.plans, *ev.DryRun)
+	return nil
+}
+
+func (m *msgEditor) planEvents() []editor.DryRunPlanView {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.plans)
 }
 
 func (m *msgEditor) ShowMessage(_ context.Context, _ editor.MessageType, msg string) error {
@@ -210,5 +236,75 @@ func TestSessionStartsADryRun(t *testing.T) {
 	}
 	if n := model.Remaining(); n != 0 {
 		t.Errorf("%d scripted steps unused", n)
+	}
+	checkPlanEvents(t, ed.planEvents(), ref.WorkflowID)
+}
+
+// checkPlanEvents checks the side panel's view of the quick dry run: one
+// event per recorded call as it is made, then the whole plan, ended.
+func checkPlanEvents(t *testing.T, plans []editor.DryRunPlanView, workflowID string) {
+	t.Helper()
+	if len(plans) != 6 {
+		t.Fatalf("%d dry_run_plan events, want 5 as the calls are recorded and 1 at the end: %+v", len(plans), plans)
+	}
+	for i, p := range plans[:5] {
+		if len(p.Entries) != i+1 || p.Ended {
+			t.Errorf("event %d: %d entries, ended %v; want %d, not ended", i, len(p.Entries), p.Ended, i+1)
+		}
+	}
+	last := plans[5]
+	if !last.Ended || !strings.Contains(last.Outcome, "dry run of saturate-dry done: 5 actions planned") {
+		t.Errorf("last event: ended %v, outcome %q", last.Ended, last.Outcome)
+	}
+	wantEntries := []editor.DryRunEntryView{
+		{Stage: "preflight", Tool: "shell", Action: "would run `go mod download && touch preflight-ran` (dangerous)", Reason: "Fetch dependencies"},
+		{Stage: "pulse pulse-1", Tool: "edit_file", Action: "would edit calc.go: replace 2 lines with 11", Reason: "Saturate Add", Path: "calc.go", Change: "replace 2 lines with 11"},
+		{Stage: "pulse pulse-1", Tool: "edit_file", Action: "would edit calc.go: replace 1 line with 3", Reason: "Import math", Path: "calc.go", Change: "replace 1 line with 3"},
+		{Stage: "pulse pulse-1", Tool: "write_file", Action: "would write saturate_test.go (12 lines, new file)", Reason: "Test the saturation", Path: "saturate_test.go", Change: "new file (12 lines)"},
+		{Stage: "pulse pulse-1", Tool: "shell", Action: "would run `go test ./...` (dev)", Reason: "Run the tests"},
+	}
+	if !slices.Equal(last.Entries, wantEntries) {
+		t.Errorf("entries:\n got %+v\nwant %+v", last.Entries, wantEntries)
+	}
+	wantFiles := []editor.DryRunFileView{{Path: "calc.go", Changes: []string{"replace 2 lines with 11", "replace 1 line with 3"}}, {Path: "saturate_test.go", Changes: []string{"new file (12 lines)"}}}
+	if !slices.EqualFunc(last.Files, wantFiles, func(a, b editor.DryRunFileView) bool { return a.Path == b.Path && slices.Equal(a.Changes, b.Changes) }) {
+		t.Errorf("files:\n got %+v\nwant %+v", last.Files, wantFiles)
+	}
+}
+
+// A card dismissed during an editor's dry run ends it (its state lived in
+// a temporary store, so nothing could answer the card later): the user is
+// told, and the panel's last plan event says it ended, so the panel drops
+// the card.
+func TestSessionDryRunEndsWhenACardIsDismissed(t *testing.T) {
+	dir, cfg, url, _ := dryRunRepo(t, 1) // scoping only
+	ed := &msgEditor{scriptEditor: &scriptEditor{t: t, approvals: []string{"dismiss"}}}
+	s := workflow.NewSession(workflow.SessionConfig{Editor: ed,
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Wire: func(ctx context.Context, p *workflow.Project, c *workflow.Config) error {
+			c.Model = openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1})
+			c.Settings = agent.Settings{Model: "scripted", ContextWindow: 128000}
+			c.Mode, c.StopPoll = tools.ModeConfirmSensitive, 10*time.Millisecond
+			return nil
+		}})
+	s.SetFolders([]string{dir})
+	ref, err := s.Start(context.Background(), editor.NewWorkflowParams{Task: cfg.Task, Name: cfg.Name, DryRun: true})
+	must(t, err)
+	deadline := time.Now().Add(30 * time.Second)
+	var msgs []string
+	for len(msgs) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		msgs, _ = ed.shown()
+	}
+	s.Close(5 * time.Second)
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "the dry run of saturate-dry ended in scoping: what it asked was dismissed") || !strings.Contains(msgs[0], "Start it again") {
+		t.Errorf("messages = %q", msgs)
+	}
+	plans := ed.planEvents()
+	if len(plans) == 0 || !plans[len(plans)-1].Ended || !strings.Contains(plans[len(plans)-1].Outcome, "was dismissed") {
+		t.Fatalf("the panel was not told that the dry run %s ended: %+v", ref.WorkflowID, plans)
+	}
+	if got := ed.kinds(); !slices.Equal(got, []string{"scope"}) {
+		t.Errorf("asked %q, want the scope card only", got)
 	}
 }

@@ -69,6 +69,8 @@ export const EventHalt = "halt";
 export const EventWaiting = "waiting";
 /** EventUsage: tokens and cost of a model call (Text). */
 export const EventUsage = "usage";
+/** EventDryRunPlan: a dry run's plan so far (DryRun), after each recorded call and once more when the dry run ends (DryRun.Ended). */
+export const EventDryRunPlan = "dry_run_plan";
 export const CardScope = "scope";
 export const CardResearch = "research";
 export const CardPlan = "plan";
@@ -281,12 +283,34 @@ export interface WorkflowEvent {
   card?: CardEvent | null;
   text?: string;
   failed?: boolean;
+  dryRun?: DryRunPlanView | null;
 }
 
 export interface CardEvent {
   kind: string;
   status: string;
   recommendation?: string;
+}
+
+export interface DryRunPlanView {
+  entries: DryRunEntryView[];
+  files: DryRunFileView[];
+  ended?: boolean;
+  outcome?: string;
+}
+
+export interface DryRunEntryView {
+  stage?: string;
+  tool: string;
+  action: string;
+  reason?: string;
+  path?: string;
+  change?: string;
+}
+
+export interface DryRunFileView {
+  path: string;
+  changes: string[];
 }
 
 export interface SetAPIKeyParams {
