@@ -17,6 +17,7 @@ import {
   MethodFileAt,
   MethodJobEvent,
   MethodSwarmEvent,
+  EventDryRunPlan,
   MethodWorkflow,
   MethodWorkflowEvent,
   type AnswerParams,
@@ -97,6 +98,8 @@ export class App implements vscode.Disposable, PanelHost {
     ctx.handleRequest<DiagnosticsParams, DiagnosticsResult>(MethodDiagnostics, (p) => collectDiagnostics(p));
     ctx.handleNotification<WorkflowEvent>(MethodWorkflowEvent, (ev) => {
       if (ev && typeof ev === 'object') this.state.onEvent(ev);
+      // A dry run that ended keeps nothing to answer later (its workflow lived in a temporary store).
+      if (ev?.kind === EventDryRunPlan && ev.dryRun?.ended && ev.workflowId) this.pending.dropWorkflow(ev.workflowId, 'the dry run ended');
     });
     ctx.handleNotification<JobEvent>(MethodJobEvent, (ev) => this.jobs.onEvent(ev));
     ctx.handleNotification<SwarmEvent>(MethodSwarmEvent, (ev) => this.swarms.onEvent(ev));
@@ -188,6 +191,7 @@ export class App implements vscode.Disposable, PanelHost {
       detailError: sel ? this.state.detailError : undefined,
       pending: live,
       stored,
+      dryRuns: this.state.dryRunPlans(),
       activity: this.state.activity(sel),
       messages: sel ? (detail?.messages ?? []) : this.state.discussion,
       review: sel ? (detail?.review ?? undefined) : this.state.branchReview,

@@ -4,7 +4,10 @@
 // from panelHtml.ts; this file connects them to VS Code.
 //
 // DOM contract (stable; the end-to-end tests assert on it):
-//   [data-section=pending|workflows|jobs|workflow|activity|conversation|server]  the re-rendered sections
+//   [data-section=pending|dryrun|workflows|jobs|workflow|activity|conversation|server]  the re-rendered sections
+//   #dry-run-plans > .dryrun[data-workflow][data-ended]   a dry run's plan ("Dry run plan"): .dryrun-count .dryrun-outcome
+//                    .dryrun-stage[data-stage] > ol.dryrun-entries > li.dryrun-entry[data-tool][data-path?] .dryrun-action .dryrun-reason
+//                    ul.dryrun-files > li.dryrun-file[data-path]
 //   #jobs > li.job-item[data-id][data-status]  (jobs.ts lists its classes)
 //   #workflows > li.workflow-item[data-id][data-status][data-stage]   one per workflow; .selected;
 //                li.workflow-item.discussion[data-id=""]               the discussion (always first)

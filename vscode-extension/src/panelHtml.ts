@@ -68,6 +68,7 @@ export function panelPage(nonce: string, sections: Record<SectionId, string>, hi
 <style nonce="${nonce}">${css}</style>
 </head><body>
 ${s('pending')}
+${s('dryrun')}
 ${s('workflows')}
 ${s('jobs')}
 ${s('workflow')}
@@ -112,6 +113,9 @@ textarea{width:100%;box-sizing:border-box;font-family:inherit;color:var(--vscode
 .stage[data-state=todo]{opacity:.5}
 .card{border:1px solid var(--vscode-panel-border);padding:4px 8px;margin:6px 0}
 .card summary{cursor:pointer}
+.dryrun{border:1px dashed var(--vscode-panel-border);padding:4px 8px;margin:6px 0}
+.dryrun h4{margin:6px 0 2px}
+.dryrun-outcome,.dryrun-count,.dryrun-reason{color:var(--vscode-descriptionForeground)}
 #pulses{padding-left:1.4em}
 #lanes{padding-left:1.4em;margin:0 0 .4em}.lane-idle{opacity:.6}.pulse-lane{font-size:.9em;opacity:.85}
 .pulse-item{margin:4px 0}

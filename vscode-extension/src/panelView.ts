@@ -1,13 +1,14 @@
 // Pure rendering of the side panel's sections (HTML strings) from a model.
 // Everything from the server is escaped (escapeHtml) or rendered by the safe
 // Markdown renderer; the DOM ids and classes are listed in panel.ts.
-import type { ActivityView, JobSummary, Answer, Approval, CardView, CommentView, MessageView, PulseView, Question, ReviewView, ProjectState, ServerStatus, WorkflowDetail, WorkflowSummary } from './lspext.gen';
+import type { ActivityView, DryRunPlanView, JobSummary, Answer, Approval, CardView, CommentView, MessageView, PulseView, Question, ReviewView, ProjectState, ServerStatus, WorkflowDetail, WorkflowSummary } from './lspext.gen';
 import { isUnifiedDiff, renderDiff } from './diff';
 import { renderJobs } from './jobs';
 import { renderMarkdown } from './markdown';
 import type { PendingItem } from './pending';
 import type { StoredPending } from './questions';
 import { commentPlace, severityOf, threadLabel } from './review';
+import type { DryRunPlan } from './state';
 import { escapeHtml, renderProject, renderStatus, type ServerState } from './status';
 
 /** A stored pending item of a workflow that no live request covers. */
@@ -31,6 +32,8 @@ export interface PanelModel {
   pending: PendingItem[];
   /** Stored pending items of the selected workflow without a live request. */
   stored: StoredItem[];
+  /** The dry runs' plans (editor dry runs are never listed), the latest first. */
+  dryRuns?: DryRunPlan[];
   activity: ActivityView[];
   /** The conversation: the selected workflow's messages, or the discussion. */
   messages: MessageView[];
@@ -41,8 +44,8 @@ export interface PanelModel {
   jobsError?: string;
 }
 
-export type SectionId = 'pending' | 'workflows' | 'jobs' | 'workflow' | 'activity' | 'conversation' | 'server';
-export const sectionIds: readonly SectionId[] = ['pending', 'workflows', 'jobs', 'workflow', 'activity', 'conversation', 'server'];
+export type SectionId = 'pending' | 'dryrun' | 'workflows' | 'jobs' | 'workflow' | 'activity' | 'conversation' | 'server';
+export const sectionIds: readonly SectionId[] = ['pending', 'dryrun', 'workflows', 'jobs', 'workflow', 'activity', 'conversation', 'server'];
 
 const e = escapeHtml;
 const attr = (s: string | number | boolean | undefined): string => e(String(s ?? ''));
@@ -52,6 +55,7 @@ const slug = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').
 export function renderPanel(m: PanelModel): Record<SectionId, string> {
   return {
     pending: renderPending(m),
+    dryrun: renderDryRuns(m.dryRuns ?? []),
     workflows: renderWorkflows(m),
     jobs: renderJobs(m.jobs ?? [], m.jobsError),
     workflow: renderWorkflow(m),
@@ -64,6 +68,42 @@ export function renderPanel(m: PanelModel): Record<SectionId, string> {
 function workflowName(m: PanelModel, id: string | undefined): string {
   if (!id) return '';
   return m.workflows.find((w) => w.id === id)?.name ?? id;
+}
+
+// ---- dry runs ----
+
+/** The "Dry run plan" section: each dry run's recorded calls by stage and the files they would change ("" when there are none). */
+function renderDryRuns(runs: DryRunPlan[]): string {
+  if (!runs.length) return '';
+  return `<section id="dry-run-plans"><h3>Dry run plan</h3>${runs.map((r) => renderDryRun(r.workflowId, r.plan)).join('')}</section>`;
+}
+
+function renderDryRun(workflowId: string, p: DryRunPlanView): string {
+  const entries = p.entries ?? [];
+  const files = p.files ?? [];
+  const status = p.ended
+    ? `<div class="dryrun-outcome">${e(p.outcome || 'The dry run ended; nothing was changed.')}</div>`
+    : `<div class="dryrun-outcome">Running: reads run, writes and commands are recorded here, not executed.</div>`;
+  const stages: { stage: string; rows: string[] }[] = [];
+  entries.forEach((x, i) => {
+    const stage = x.stage ?? '';
+    if (!stages.length || stages[stages.length - 1].stage !== stage) stages.push({ stage, rows: [] });
+    stages[stages.length - 1].rows.push(
+      `<li class="dryrun-entry" value="${i + 1}" data-tool="${attr(x.tool)}"${x.path ? ` data-path="${attr(x.path)}"` : ''}>` +
+        `<span class="dryrun-action">${e(x.action)}</span>${x.reason?.trim() ? ` <span class="dryrun-reason">— ${e(x.reason.trim())}</span>` : ''}</li>`,
+    );
+  });
+  const list = entries.length
+    ? stages.map((s) => `<div class="dryrun-stage" data-stage="${attr(s.stage)}">${s.stage ? `<h4>${e(s.stage)}</h4>` : ''}<ol class="dryrun-entries">${s.rows.join('')}</ol></div>`).join('')
+    : `<p class="empty">No write or command planned${p.ended ? '' : ' yet'}.</p>`;
+  const changed = files.length
+    ? `<h4>Files that would change</h4><ul class="dryrun-files">${files.map((f) => `<li class="dryrun-file" data-path="${attr(f.path)}"><code>${e(f.path)}</code>: ${e((f.changes ?? []).join('; '))}</li>`).join('')}</ul>`
+    : '';
+  return (
+    `<div class="dryrun" data-workflow="${attr(workflowId)}" data-ended="${p.ended ? 'true' : 'false'}">` +
+    `<div class="dryrun-count">${entries.length} action${entries.length === 1 ? '' : 's'} planned, none executed</div>` +
+    status + list + changed + `</div>`
+  );
 }
 
 // ---- pending questions and approvals ----

@@ -154,6 +154,13 @@ export class PendingStore {
     this.changed();
   }
 
+  /** Drops a workflow's items (a dry run ended: nothing can answer them any more); returns how many. */
+  dropWorkflow(workflowId: string, reason: string): number {
+    const ids = [...this.entries.values()].filter((e) => e.item.workflowId === workflowId).map((e) => e.item.id);
+    for (const id of ids) this.drop(id, reason);
+    return ids.length;
+  }
+
   /** Drops every item (the server connection ended). */
   clear(reason = 'the server connection ended'): void {
     if (!this.entries.size) return;

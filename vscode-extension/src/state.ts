@@ -4,7 +4,9 @@
 import {
   MethodWorkflow,
   MethodWorkflows,
+  EventDryRunPlan,
   type ActivityView,
+  type DryRunPlanView,
   type MessageView,
   type ReviewView,
   type WorkflowDetail,
@@ -25,6 +27,14 @@ interface LiveActivity {
 }
 
 const maxFeed = 300;
+/** The dry runs' plans the panel keeps (the latest ones). */
+const maxDryRuns = 3;
+
+/** A dry run's plan as the side panel shows it (a dry run is never listed: its workflow lives in a temporary store). */
+export interface DryRunPlan {
+  workflowId: string;
+  plan: DryRunPlanView;
+}
 
 /** The key of a call in the feed: a sub-agent's call ids are its own, so they are qualified by the dispatch call's. */
 function callKey(ev: WorkflowEvent): string | undefined {
@@ -50,6 +60,8 @@ export class WorkflowState {
   /** The stage of the last event per workflow. */
   readonly lastStage = new Map<string, string>();
   private readonly live = new Map<string, LiveActivity[]>();
+  /** Dry runs' plans by workflow id, oldest first. */
+  private readonly dryRuns = new Map<string, DryRunPlanView>();
   private seq = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly listeners = new Set<() => void>();
@@ -158,6 +170,10 @@ export class WorkflowState {
         ? list.find((a) => a.callId === key)
         : [...list].reverse().find((a) => a.item.tool === (ev.tool ?? '') && !a.item.failed);
       if (match) match.item.failed = true;
+    } else if (ev.kind === EventDryRunPlan && id && ev.dryRun) {
+      this.dryRuns.delete(id);
+      this.dryRuns.set(id, ev.dryRun);
+      for (const old of [...this.dryRuns.keys()].slice(0, Math.max(0, this.dryRuns.size - maxDryRuns))) this.dryRuns.delete(old);
     } else if (ev.kind === 'message' && !id) {
       // The server echoes the user's own messages (status "user"): the local copy is confirmed, not repeated.
       const role = ev.status || 'assistant';
@@ -192,6 +208,11 @@ export class WorkflowState {
       else feed.push(entry);
     }
     return feed.map((f) => f.item);
+  }
+
+  /** The dry runs' plans, the latest first. */
+  dryRunPlans(): DryRunPlan[] {
+    return [...this.dryRuns].map(([workflowId, plan]) => ({ workflowId, plan })).reverse();
   }
 
   /** Records a message the user sent to the discussion. */

@@ -194,3 +194,29 @@ test('renderPanel shows the lanes of parallel pulses: where each runs, what it w
   assert.match(s.workflow, /data-id="p&lt;4&gt;"[\s\S]*?<div class="pulse-lane">merge #4 · waiting on p2, p3<\/div>/);
   assert.doesNotMatch(renderPanel(model()).workflow, /id="lanes"|pulse-lane/);
 });
+
+test('renderPanel shows a dry run\'s plan: its actions by stage, escaped, and the files that would change', () => {
+  const plan = {
+    entries: [
+      { stage: 'preflight', tool: 'shell', action: 'would run `go mod download` (dangerous)', reason: 'Fetch <deps>' },
+      { stage: 'pulse pulse-1', tool: 'edit_file', action: 'would edit calc.go: replace 2 lines with 11', reason: 'Saturate', path: 'calc.go', change: 'replace 2 lines with 11' },
+      { stage: 'pulse pulse-1', tool: 'write_file', action: 'would write <x>.go (3 lines, new file)', path: '<x>.go', change: 'new file (3 lines)' },
+    ],
+    files: [{ path: 'calc.go', changes: ['replace 2 lines with 11'] }, { path: '<x>.go', changes: ['new file (3 lines)'] }],
+  };
+  const running = renderPanel(model({ dryRuns: [{ workflowId: 'd1', plan }] })).dryrun;
+  assert.match(running, /<section id="dry-run-plans"><h3>Dry run plan<\/h3><div class="dryrun" data-workflow="d1" data-ended="false">/);
+  assert.match(running, /3 actions planned, none executed/);
+  assert.match(running, /Running: reads run, writes and commands are recorded here, not executed\./);
+  assert.match(running, /<div class="dryrun-stage" data-stage="preflight"><h4>preflight<\/h4><ol class="dryrun-entries"><li class="dryrun-entry" value="1" data-tool="shell"><span class="dryrun-action">would run `go mod download` \(dangerous\)<\/span> <span class="dryrun-reason">— Fetch &lt;deps&gt;<\/span><\/li><\/ol><\/div>/);
+  assert.match(running, /data-stage="pulse pulse-1"><h4>pulse pulse-1<\/h4><ol class="dryrun-entries"><li class="dryrun-entry" value="2" data-tool="edit_file" data-path="calc.go">[\s\S]*value="3" data-tool="write_file" data-path="&lt;x&gt;.go"><span class="dryrun-action">would write &lt;x&gt;.go/);
+  assert.match(running, /<h4>Files that would change<\/h4><ul class="dryrun-files"><li class="dryrun-file" data-path="calc.go"><code>calc.go<\/code>: replace 2 lines with 11<\/li><li class="dryrun-file" data-path="&lt;x&gt;.go">/);
+  assert.doesNotMatch(running, /<x>/);
+  const ended = renderPanel(model({ dryRuns: [{ workflowId: 'd2', plan: { entries: [], files: [], ended: true, outcome: 'the dry run of x ended in scoping: what it asked was dismissed' } }] })).dryrun;
+  assert.match(ended, /data-ended="true"/);
+  assert.match(ended, /<div class="dryrun-outcome">the dry run of x ended in scoping: what it asked was dismissed<\/div>/);
+  assert.match(ended, /No write or command planned\./);
+  assert.doesNotMatch(ended, /Files that would change/);
+  assert.equal(renderPanel(model()).dryrun, '', 'no dry run, no section');
+  assert.match(panelPage('n', renderPanel(model({ dryRuns: [{ workflowId: 'd1', plan }] })), ''), /<div class="section" data-section="dryrun"><section id="dry-run-plans">/);
+});

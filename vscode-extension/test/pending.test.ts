@@ -49,3 +49,13 @@ test('drop and clear reject the open requests', async () => {
   await assert.rejects(q.result, /connection ended/);
   assert.equal(s.size, 0);
 });
+
+test("an ended dry run's items are dropped: nothing can answer them any more", async () => {
+  const s = new PendingStore();
+  const dry = s.addApproval({ kind: 'scope', title: 'Approve the scope', workflowId: 'dry' });
+  const other = s.addApproval({ kind: 'plan', title: 'Approve the plan', workflowId: 'wf' });
+  assert.equal(s.dropWorkflow('dry', 'the dry run ended'), 1);
+  await assert.rejects(dry.result, /the dry run ended/);
+  assert.deepEqual(s.list().map((i) => i.id), [other.id]);
+  assert.equal(s.dropWorkflow('dry', 'again'), 0);
+});

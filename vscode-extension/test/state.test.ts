@@ -118,3 +118,17 @@ test('the discussion shows the user message once, even when the server echoes it
   assert.deepEqual(s.discussion.map((m) => `${m.role}: ${m.text}`), ['user: What does X do?', 'assistant: It does Y.', 'user: From elsewhere']);
   s.dispose();
 });
+
+test("a dry run's plan events keep its latest plan (ended or not), the latest dry run first", () => {
+  const s = new WorkflowState(fakeServer().request, 1000);
+  const entry = { stage: 'pulse pulse-1', tool: 'edit_file', action: 'would edit a.go: replace 1 line with 2', path: 'a.go', change: 'replace 1 line with 2' };
+  s.onEvent({ kind: 'dry_run_plan', workflowId: 'd1', dryRun: { entries: [entry], files: [{ path: 'a.go', changes: [entry.change] }] } });
+  s.onEvent({ kind: 'dry_run_plan', workflowId: 'd1', dryRun: { entries: [entry, { tool: 'shell', action: 'would run `make` (dev)' }], files: [], ended: true, outcome: 'done' } });
+  s.onEvent({ kind: 'dry_run_plan', workflowId: 'd2', dryRun: { entries: [], files: [] } });
+  s.onEvent({ kind: 'dry_run_plan', workflowId: 'd3' }); // no plan: ignored
+  const plans = s.dryRunPlans();
+  assert.deepEqual(plans.map((p) => `${p.workflowId}:${p.plan.entries.length}:${!!p.plan.ended}`), ['d2:0:false', 'd1:2:true']);
+  for (const id of ['d3', 'd4', 'd5', 'd6']) s.onEvent({ kind: 'dry_run_plan', workflowId: id, dryRun: { entries: [], files: [] } });
+  assert.deepEqual(s.dryRunPlans().map((p) => p.workflowId), ['d6', 'd5', 'd4'], 'only the latest three are kept');
+  s.dispose();
+});
