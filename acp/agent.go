@@ -39,13 +39,39 @@ const (
 	ModeDiscuss  Mode = "discuss"
 	ModeWorkflow Mode = "workflow"
 	ModeJob      Mode = "job"
+	// ModeJobGenius runs the job in genius mode: no patch limits and a
+	// larger budget, for open-ended or cross-cutting work.
+	ModeJobGenius Mode = "job-genius"
 )
+
+// jobMode is the job mode (job.Task.Mode) a session mode's jobs run in;
+// ok is false for the modes that run no job.
+func (m Mode) jobMode() (mode string, ok bool) {
+	switch m {
+	case ModeJob:
+		return "mechanic", true
+	case ModeJobGenius:
+		return "genius", true
+	}
+	return "", false
+}
+
+// known reports whether m is one of the modes offered.
+func (m Mode) known() bool {
+	for _, o := range modes {
+		if string(o.Id) == string(m) {
+			return true
+		}
+	}
+	return false
+}
 
 // modes are the modes offered to clients, the default first.
 var modes = []sdk.SessionMode{
 	{Id: sdk.SessionModeId(ModeDiscuss), Name: "Discuss", Description: sdk.Ptr("Read-only chat about the code: the discussion agent reads and searches, never writes.")},
 	{Id: sdk.SessionModeId(ModeWorkflow), Name: "Workflow", Description: sdk.Ptr("The phased workflow: scope, research and plan cards to approve, pulses in a git worktree, a review; your tree is untouched until you apply it.")},
-	{Id: sdk.SessionModeId(ModeJob), Name: "Job", Description: sdk.Ptr("One coding-team agent on its own ai/… branch in its own worktree, ending in a commit with green tests and lint.")},
+	{Id: sdk.SessionModeId(ModeJob), Name: "Job", Description: sdk.Ptr("One coding-team agent on its own ai/… branch in its own worktree, ending in a commit with green tests and lint; mechanic mode: small patches and a smaller budget.")},
+	{Id: sdk.SessionModeId(ModeJobGenius), Name: "Job (genius)", Description: sdk.Ptr("A job in genius mode: no per-patch file and line limits and a larger budget (2M tokens, 200 model calls), for open-ended or cross-cutting work.")},
 }
 
 // Config configures an Agent.

@@ -42,6 +42,13 @@ func gitRepo(t *testing.T) string {
 // model: nothing here runs an agent).
 func testAgent(t *testing.T) *Agent {
 	t.Helper()
+	return testAgentWith(t, noModel{})
+}
+
+// testAgentWith is an Agent whose folders' agents call model, their text
+// streamed to the client as verb_acp wires it.
+func testAgentWith(t *testing.T, model agent.Model) *Agent {
+	t.Helper()
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
@@ -51,7 +58,8 @@ func testAgent(t *testing.T) *Agent {
 		Session: func(folder string, servers map[string]tools.MCPServer, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
 			return workflow.NewSession(workflow.SessionConfig{Editor: ui, Document: document, Log: log,
 				Wire: func(ctx context.Context, p *workflow.Project, cfg *workflow.Config) error {
-					cfg.Model = noModel{}
+					cfg.Model = model
+					cfg.Deltas = Deltas(ui)
 					return nil
 				},
 				Search: func(folder string) workflow.CodeSearch {
@@ -112,20 +120,38 @@ type rpcReply struct {
 // in between are skipped).
 func (p *rawPeer) call(id int, line string) rpcReply {
 	p.t.Helper()
+	r, _ := p.exchange(id, line)
+	return r
+}
+
+// exchange sends one line and returns the reply with its id and the
+// session/update notifications' params that came before it.
+func (p *rawPeer) exchange(id int, line string) (rpcReply, []json.RawMessage) {
+	p.t.Helper()
 	if _, err := io.WriteString(p.w, line+"\n"); err != nil {
 		p.t.Fatal(err)
 	}
+	var updates []json.RawMessage
 	for p.r.Scan() {
-		var m rpcReply
+		var m struct {
+			rpcReply
+			Params json.RawMessage `json:"params"`
+		}
 		if err := json.Unmarshal(p.r.Bytes(), &m); err != nil {
 			p.t.Fatalf("autarch wrote a line that is not JSON: %s", p.r.Bytes())
 		}
+		switch m.Method {
+		case "session/update":
+			updates = append(updates, m.Params)
+		case "session/request_permission": // cancelled: the tests decide nothing
+			io.WriteString(p.w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"outcome":{"outcome":"cancelled"}}}`+"\n")
+		}
 		if m.Method == "" && string(m.ID) == jsonInt(id) {
-			return m
+			return m.rpcReply, updates
 		}
 	}
 	p.t.Fatalf("no reply to %s: %v", line, p.r.Err())
-	return rpcReply{}
+	return rpcReply{}, nil
 }
 
 func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }
@@ -157,7 +183,7 @@ func TestBadInput(t *testing.T) {
 		{"cwd not a git repository", `{"method":"session/new","params":{"cwd":` + quote(notRepo) + `,"mcpServers":[]}}`, -32602, "git repository"},
 		{"hostile session id", `{"method":"session/load","params":{"sessionId":"../../../etc/passwd","cwd":` + quote(repo) + `,"mcpServers":[]}}`, -32602, "unknown session"},
 		{"unrecorded session id", `{"method":"session/load","params":{"sessionId":"acp-0123","cwd":` + quote(repo) + `,"mcpServers":[]}}`, -32602, "no session with that id was recorded"},
-		{"unknown mode", `{"method":"session/set_mode","params":{"sessionId":"` + string(created.SessionId) + `","modeId":"yolo"}}`, -32602, "use discuss, workflow or job"},
+		{"unknown mode", `{"method":"session/set_mode","params":{"sessionId":"` + string(created.SessionId) + `","modeId":"yolo"}}`, -32602, "use discuss, workflow, job or job-genius"},
 		{"image-only prompt", `{"method":"session/prompt","params":{"sessionId":"` + string(created.SessionId) + `","prompt":[{"type":"image","data":"AAAA","mimeType":"image/png"}]}}`, -32602, "no text"},
 		{"unknown method", `{"method":"session/fly","params":{}}`, -32601, "Method not found"},
 		{"set_mode on an unknown session", `{"method":"session/set_mode","params":{"sessionId":"acp-11","modeId":"workflow"}}`, -32602, "unknown session"},

@@ -64,7 +64,7 @@ func (f *folder) jobs(ctx context.Context) (*job.Runner, error) {
 	f.mu.Lock()
 	r, made := f.runner, false
 	if r == nil {
-		if r, err = job.New(job.Config{Engine: e, Events: f.jobEvent}); err != nil {
+		if r, err = job.New(job.Config{Engine: e, Events: f.jobEvent, Deltas: f.jobDelta}); err != nil {
 			f.mu.Unlock()
 			return nil, err
 		}

@@ -26,9 +26,10 @@ type session struct {
 	mu   sync.Mutex
 	rec  record
 	turn *turn
-	// streamed is set while the agent's text since its last tool call
-	// was streamed: its message event then adds nothing.
-	streamed bool
+	// streamed holds, per agent (streamKey), that its text since its last
+	// tool call was streamed: its message event then adds nothing.
+	// Parallel pulses' agents stream at once, each under its own key.
+	streamed map[string]bool
 	// cost is what the session's model calls cost in this process.
 	cost float64
 	// reloaded is set when a discussion was replayed after a restart: the
@@ -77,8 +78,8 @@ func (s *session) save(ctx context.Context) error {
 // setMode switches the mode; a session bound to a workflow or a job keeps
 // its mode (a new session starts other work).
 func (s *session) setMode(ctx context.Context, m Mode) error {
-	if m != ModeDiscuss && m != ModeWorkflow && m != ModeJob {
-		return invalidParams("unknown mode %q: use discuss, workflow or job", m)
+	if !m.known() {
+		return invalidParams("unknown mode %q: use discuss, workflow, job or job-genius", m)
 	}
 	rec := s.record()
 	if rec.Mode == m {
@@ -114,11 +115,13 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.PromptResponse, 
 	defer s.end(t)
 	s.f.began()
 	s.title(ctx, text)
-	switch s.mode() {
-	case ModeWorkflow:
+	mode := s.mode()
+	jobMode, isJob := mode.jobMode()
+	switch {
+	case mode == ModeWorkflow:
 		err = s.workflowTurn(ctx, text)
-	case ModeJob:
-		err = s.jobTurn(ctx, text)
+	case isJob:
+		err = s.jobTurn(ctx, text, jobMode)
 	default:
 		err = s.discussTurn(ctx, text)
 	}
@@ -200,7 +203,7 @@ func (s *session) stop(ctx context.Context, reason string) {
 				s.a.log.Warn("stop workflow", "workflow", rec.WorkflowID, "err", err)
 			}
 		}
-	case rec.Mode == ModeJob && rec.JobID != "":
+	case rec.JobID != "":
 		if r, err := s.f.jobs(ctx); err == nil {
 			if err := r.Stop(ctx, rec.JobID, reason); err != nil {
 				s.a.log.Warn("stop job", "job", rec.JobID, "err", err)
@@ -344,7 +347,13 @@ func (s *session) sayPending(ctx context.Context, e *workflow.Engine, id string)
 		return err
 	}
 	for _, p := range d.Pending {
-		if err := s.say(ctx, "\n\n"+pendingText(p)); err != nil {
+		text := pendingText(p)
+		if p.Kind == "reply" {
+			// The agent's message reached the user in this turn, as it was
+			// written, just before the workflow began to wait for a reply.
+			text = "Reply to the agent's message above in your next message."
+		}
+		if err := s.say(ctx, "\n\n"+text); err != nil {
 			return err
 		}
 	}
@@ -352,15 +361,16 @@ func (s *session) sayPending(ctx context.Context, e *workflow.Engine, id string)
 }
 
 // jobTurn starts the session's job with the prompt as its task, or
-// answers its escalation and resumes it.
-func (s *session) jobTurn(ctx context.Context, text string) error {
+// answers its escalation and resumes it; a new job runs in mode
+// (mechanic or genius).
+func (s *session) jobTurn(ctx context.Context, text, mode string) error {
 	r, err := s.f.jobs(ctx)
 	if err != nil {
 		return err
 	}
 	id := s.record().JobID
 	if id == "" {
-		j, err := r.Start(ctx, job.Task{Text: text})
+		j, err := r.Start(ctx, job.Task{Text: text, Mode: mode})
 		if err != nil {
 			return invalidParams("%v", err)
 		}
@@ -489,30 +499,87 @@ func (s *session) choose(ctx context.Context, prompt string, choices []string) (
 	return choice, nil
 }
 
-// stream sends a piece of the agent's text as it arrives.
-func (s *session) stream(ctx context.Context, text string) {
+// The keys of streamed: one per agent whose text streams.
+const jobStream = "job"
+
+// streamKey names a workflow agent: its stage and pulse.
+func streamKey(stage, pulseID string) string { return stage + "/" + pulseID }
+
+// stream sends a piece of an agent's text as it arrives; key names the
+// agent (streamKey, jobStream).
+func (s *session) stream(ctx context.Context, key, text string) {
 	if text == "" {
 		return
 	}
 	s.mu.Lock()
-	s.streamed = true
+	if s.streamed == nil {
+		s.streamed = map[string]bool{}
+	}
+	s.streamed[key] = true
 	s.mu.Unlock()
 	s.say(ctx, text)
 }
 
-// wasStreamed reports whether an agent message event was already streamed
-// (and forgets it); a tool call starts a new message.
-func (s *session) wasStreamed(ev editor.WorkflowEvent) bool {
+// workflowDelta streams a piece of a workflow agent's message.
+//
+// A message that ends the agent's turn with a question asked in prose goes
+// back to the agent (the engine's question rule: questions reach the user
+// only through ask_questions) and never arrives as a message event. Its
+// text was streamed by then: holding text back until the engine decides
+// would mean holding each message's last paragraph, and models write a
+// paragraph as one line, so most messages would arrive whole at their end,
+// which is what streaming is meant to end. The text streams as it is
+// written; a withheld message is then marked so that the user knows not to
+// answer it (the agent asks again through ask_questions, or decides).
+func (s *session) workflowDelta(ctx context.Context, d workflow.Delta) {
+	key := streamKey(d.Stage, d.PulseID)
+	if !d.Withheld {
+		s.stream(ctx, key, d.Text)
+		return
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	streamed := s.streamed[key]
+	delete(s.streamed, key)
+	s.mu.Unlock()
+	if streamed {
+		s.say(ctx, "\n\n"+withheldNote+"\n\n")
+	}
+}
+
+// withheldNote marks a streamed message the engine sent back to its agent.
+const withheldNote = "_(Autarch sent this question back to the agent: questions come through ask_questions, so there is nothing to answer here.)_"
+
+// wasStreamed reports whether an agent message event was already streamed
+// (and forgets it); the agent's own tool call starts a new message.
+func (s *session) wasStreamed(ev editor.WorkflowEvent) bool {
+	key := streamKey(ev.Stage, ev.PulseID)
 	switch {
 	case ev.Kind == editor.EventToolCall && ev.ParentToolCallID == "":
-		s.streamed = false
-	case ev.Kind == editor.EventMessage && ev.Status != "user" && s.streamed:
-		s.streamed = false
-		return true
+		s.taken(key)
+	case ev.Kind == editor.EventMessage && ev.Status != "user":
+		return s.taken(key)
 	}
 	return false
+}
+
+// jobWasStreamed is wasStreamed for a job's events.
+func (s *session) jobWasStreamed(ev editor.JobEvent) bool {
+	switch ev.Kind {
+	case "tool_call":
+		s.taken(jobStream)
+	case "message":
+		return s.taken(jobStream)
+	}
+	return false
+}
+
+// taken reports whether the agent's text streamed, and forgets it.
+func (s *session) taken(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	was := s.streamed[key]
+	delete(s.streamed, key)
+	return was
 }
 
 // workflowEvent maps a workflow event to session updates.
@@ -547,6 +614,10 @@ func (s *session) workflowEvent(ctx context.Context, ev editor.WorkflowEvent) {
 // jobEvent maps a job event to session updates.
 func (s *session) jobEvent(ev editor.JobEvent) {
 	ctx := context.Background()
+	if s.jobWasStreamed(ev) {
+		s.say(ctx, "\n\n")
+		return
+	}
 	for _, u := range s.calls.fromJob(ev) {
 		s.send(ctx, u)
 	}

@@ -320,6 +320,8 @@ func TestStreamedMessageSentOnce(t *testing.T) {
 	msg := editor.WorkflowEvent{Kind: editor.EventMessage, Status: "assistant", Text: "Answer."}
 	call := editor.WorkflowEvent{Kind: editor.EventToolCall, Tool: "read_file"}
 	sub := editor.WorkflowEvent{Kind: editor.EventToolCall, Tool: "grep", ParentToolCallID: "call_9"}
+	otherCall := editor.WorkflowEvent{Kind: editor.EventToolCall, Tool: "read_file", Stage: "execution", PulseID: "p2"}
+	otherMsg := editor.WorkflowEvent{Kind: editor.EventMessage, Status: "assistant", Text: "Other.", Stage: "execution", PulseID: "p2"}
 	for _, c := range []struct {
 		name     string
 		streamed bool
@@ -331,8 +333,10 @@ func TestStreamedMessageSentOnce(t *testing.T) {
 		{"a tool call after streamed text starts a new message", true, []editor.WorkflowEvent{call, msg}, []bool{false, false}},
 		{"a sub-agent's call does not", true, []editor.WorkflowEvent{sub, msg}, []bool{false, true}},
 		{"the user's message is never skipped", true, []editor.WorkflowEvent{{Kind: editor.EventMessage, Status: "user"}}, []bool{false}},
+		{"another pulse's call does not", true, []editor.WorkflowEvent{otherCall, msg}, []bool{false, true}},
+		{"another pulse's message is sent", true, []editor.WorkflowEvent{otherMsg, msg}, []bool{false, true}},
 	} {
-		s.streamed = c.streamed
+		s.streamed = map[string]bool{streamKey("", ""): c.streamed}
 		for i, ev := range c.events {
 			if got := s.wasStreamed(ev); got != c.want[i] {
 				t.Errorf("%s: event %d skipped=%v, want %v", c.name, i, got, c.want[i])

@@ -150,6 +150,9 @@ func (h *handle) observe(ctx context.Context, ev agent.Event) {
 			h.r.log.Warn("record job tool result", "err", err)
 		}
 	case "text":
+		if d := h.r.cfg.Deltas; d != nil && ev.Parent == "" {
+			d(editor.JobEvent{Kind: ev.Kind, JobID: h.job.ID, Text: ev.Text})
+		}
 		return
 	}
 	h.r.emit(editor.JobEvent{Kind: ev.Kind, JobID: h.job.ID, Tool: ev.Tool, Reason: ev.Reason, Text: ev.Text, Failed: ev.Failed})

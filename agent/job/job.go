@@ -53,6 +53,10 @@ type Config struct {
 	Engine *workflow.Engine
 	// Events receives what jobs do (nil: dropped).
 	Events func(editor.JobEvent)
+	// Deltas receives the agent's messages in pieces as the model streams
+	// them (Kind "text"), for clients that show text as it is written
+	// (ACP); Events never carries them (nil: dropped).
+	Deltas func(editor.JobEvent)
 	// Budget overrides DefaultBudget (nil: the defaults).
 	Budget func(team.Mode) Budget
 	// StopPoll is how often a running job checks whether it was stopped

@@ -171,7 +171,10 @@ func (c *conversation) observe(ctx context.Context, ev agent.Event) {
 			}
 		}
 	case "text":
-		return // streamed deltas; the whole message is recorded at the end of the turn
+		// Streamed pieces go to Deltas only; the whole message is recorded
+		// (and emitted) at the end of the turn.
+		c.e.delta(Delta{WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Text: ev.Text})
+		return
 	}
 	c.e.emit(out)
 }
@@ -373,6 +376,7 @@ func (c *conversation) talk(ctx context.Context, input string, handle handler) e
 			if asksInProse(out.Text) && proseQuestions < maxProseQuestions {
 				proseQuestions++
 				input = c.questionRule()
+				c.e.delta(Delta{WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Withheld: true})
 				continue
 			}
 			c.e.emit(Event{Kind: "message", WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, Text: out.Text})

@@ -62,6 +62,10 @@ type Config struct {
 	Log   *slog.Logger
 	// Events receives what happens, for the CLI and the side panel (nil: dropped).
 	Events func(Event)
+	// Deltas receives the agents' messages in pieces as the model streams
+	// them, for clients that show text as it is written (ACP); Events,
+	// which editors receive, never carries them (nil: dropped).
+	Deltas func(Delta)
 	// MaxIterations caps model calls per agent turn (default 40).
 	MaxIterations int
 	// ResearchFanOut, when not nil, runs explorer sub-agents on the
@@ -153,6 +157,27 @@ func (e *Engine) Config() Config { return e.cfg }
 func (e *Engine) emit(ev Event) {
 	if e.cfg.Events != nil {
 		e.cfg.Events(ev)
+	}
+}
+
+// Delta is a piece of an agent's message as the model streams it (not a
+// sub-agent's), or the note that the message which ended the agent's turn
+// was withheld.
+type Delta struct {
+	WorkflowID string
+	Stage      string
+	PulseID    string
+	// Text is the piece; empty when Withheld.
+	Text string
+	// Withheld: the message that ended the turn asked the user a question
+	// in prose and went back to the agent with the question rule (see
+	// talk): it is not for the user to answer.
+	Withheld bool
+}
+
+func (e *Engine) delta(d Delta) {
+	if e.cfg.Deltas != nil {
+		e.cfg.Deltas(d)
 	}
 }
 

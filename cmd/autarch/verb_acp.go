@@ -94,13 +94,13 @@ func defaultACPLogPath() string {
 	return ""
 }
 
-// streamTo makes the wired model's discussion text stream to the client.
+// streamTo makes the agents' text stream to the client as it is written.
 func streamTo(ui editor.Client, wire func(context.Context, *workflow.Project, *workflow.Config) error) func(context.Context, *workflow.Project, *workflow.Config) error {
 	return func(ctx context.Context, p *workflow.Project, cfg *workflow.Config) error {
 		if err := wire(ctx, p, cfg); err != nil {
 			return err
 		}
-		cfg.Model = acp.StreamTo(ui, cfg.Model)
+		cfg.Deltas = acp.Deltas(ui)
 		return nil
 	}
 }

@@ -249,8 +249,8 @@ await guard("first connection", () => makeClient().connectWith(first.stream, asy
   discussID = s1.sessionId;
   check(s1.modes?.currentModeId === "discuss", "a new session is in discuss mode", s1.modes);
   check(
-    ["discuss", "workflow", "job"].every((m) => s1.modes?.availableModes?.some((x) => x.id === m)),
-    "modes discuss, workflow and job are offered",
+    ["discuss", "workflow", "job", "job-genius"].every((m) => s1.modes?.availableModes?.some((x) => x.id === m)),
+    "modes discuss, workflow, job and job-genius are offered",
     s1.modes,
   );
   const r1 = await ctx.request(acp.methods.agent.session.prompt, { sessionId: discussID, prompt: [{ type: "text", text: "What does main.go do?" }] });
@@ -278,7 +278,7 @@ await guard("first connection", () => makeClient().connectWith(first.stream, asy
     -32602,
     "unknown session",
   );
-  await expectError(ctx.request(acp.methods.agent.session.setMode, { sessionId: discussID, modeId: "yolo" }), "an unknown mode", -32602, "discuss, workflow or job");
+  await expectError(ctx.request(acp.methods.agent.session.setMode, { sessionId: discussID, modeId: "yolo" }), "an unknown mode", -32602, "discuss, workflow, job or job-genius");
   await expectError(ctx.request(acp.methods.agent.session.new, { cwd: "relative/dir", mcpServers: [] }), "a relative cwd", -32602, "absolute");
 
   // 2. workflow mode: a quick workflow, its scope card approved.
