@@ -31,6 +31,10 @@ type Event struct {
 	// this ("" for the agent's own activity); Subagent is its type.
 	Parent   string `json:"parent,omitempty"`
 	Subagent string `json:"subagent,omitempty"`
+	// Args are a tool_call's arguments as the model gave them, for the
+	// workflow's record of a sub-agent's calls (research provenance);
+	// not part of the event stream's JSON.
+	Args json.RawMessage `json:"-"`
 }
 
 // Config configures an Agent.
@@ -389,7 +393,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, after string, ac
 		return p.Wait()
 	}
 	for i, c := range calls {
-		a.emit(Event{Kind: "tool_call", Tool: c.Name, Reason: reasonOf(c.Args), CallID: c.ID})
+		a.emit(Event{Kind: "tool_call", Tool: c.Name, Reason: reasonOf(c.Args), CallID: c.ID, Args: c.Args})
 		t, known := a.cfg.Engine.Registry().Get(c.Name)
 		if a.spec.Name == Research && !a.isTerminal(c.Name) {
 			*actions++

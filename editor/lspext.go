@@ -501,11 +501,14 @@ type ActivityView struct {
 	Reason  string `json:"reason"`
 	Failed  bool   `json:"failed"`
 	// Subagent is set on a sub-agent's call (its type): the feed shows it
-	// nested under the dispatch_subagent call before it.
+	// nested under its dispatch_subagent call, ParentCallID.
 	Subagent string `json:"subagent,omitempty"`
-	// CallID is the model's id of the call (sub-agents' calls, which are
-	// not stored, are placed under their dispatch call by it).
+	// CallID is the model's id of the call (a sub-agent's is unique only
+	// under its ParentCallID).
 	CallID string `json:"callId,omitempty"`
+	// ParentCallID is the CallID of the dispatch_subagent call that ran a
+	// sub-agent's call ("" for an agent's own calls).
+	ParentCallID string `json:"parentCallId,omitempty"`
 }
 
 // MessageView is one message of the conversation.

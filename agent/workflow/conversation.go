@@ -22,18 +22,19 @@ import (
 // does recorded. Outside a workflow (a review of any range, wf.ID "")
 // nothing but the events is recorded.
 type conversation struct {
-	e       *Engine
-	wf      store.Workflow
-	stage   Stage
-	pulse   string // the store id of the pulse, "" outside pulses
-	sess    *tools.Session
-	agent   *agent.Agent
-	role    string
-	model   string
-	saved   int // notes already in the store
-	mu      sync.Mutex
-	running map[string][]int64 // open tool-call records by tool name
-	onCall  func(ctx context.Context, tool, reason string)
+	e        *Engine
+	wf       store.Workflow
+	stage    Stage
+	pulse    string // the store id of the pulse, "" outside pulses
+	sess     *tools.Session
+	agent    *agent.Agent
+	role     string
+	model    string
+	saved    int // notes already in the store
+	mu       sync.Mutex
+	running  map[string][]int64 // open tool-call records by tool name
+	children map[string]int64   // open sub-agent call records by "parent/call id"
+	onCall   func(ctx context.Context, tool, reason string)
 	// announced is the first call of the message whose calls tool_call
 	// events are announcing, next the index of the next one to match.
 	announced *agent.ToolCall
@@ -103,7 +104,7 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 		return nil, err
 	}
 	c := &conversation{e: e, wf: wf, stage: stage, pulse: pulseID, sess: sess, role: role, model: e.cfg.Settings.ModelFor(role),
-		saved: len(notes), running: map[string][]int64{}, onCall: o.OnToolCall}
+		saved: len(notes), running: map[string][]int64{}, children: map[string]int64{}, onCall: o.OnToolCall}
 	pinned := o.Pinned
 	a, err := agent.New(agent.Config{Role: role, Model: e.cfg.Model, ModelName: c.model,
 		Engine: tools.NewEngine(reg, e.cfg.Hooks, e.cfg.Log).WithGuardrails(e.cfg.Guardrails), Session: sess,
@@ -135,6 +136,7 @@ func (c *conversation) observe(ctx context.Context, ev agent.Event) {
 		// call, never matched with the agent's own calls.
 		if ev.Kind != "text" {
 			out.ParentToolCallID, out.Subagent = ev.Parent, ev.Subagent
+			c.recordSubagent(ctx, ev)
 			c.e.emit(out)
 		}
 		return
@@ -177,6 +179,39 @@ func (c *conversation) observe(ctx context.Context, ev agent.Event) {
 		return
 	}
 	c.e.emit(out)
+}
+
+// recordSubagent stores a sub-agent's tool call as a child of the
+// dispatch_subagent call that runs it (ev.Parent), and its outcome when it
+// ends: the stored activity (the side panel after a refresh, ACP replays)
+// and research provenance hold what sub-agents did.
+func (c *conversation) recordSubagent(ctx context.Context, ev agent.Event) {
+	if c.wf.ID == "" {
+		return
+	}
+	key := ev.Parent + "/" + ev.CallID
+	switch ev.Kind {
+	case "tool_call":
+		tc := store.ToolCall{WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse, CallID: ev.CallID, ParentCallID: ev.Parent,
+			Subagent: ev.Subagent, Name: ev.Tool, Reason: ev.Reason, Args: storedArgs(ev.Args)}
+		if err := c.e.cfg.Store.AddToolCall(ctx, &tc); err != nil {
+			c.e.cfg.Log.Warn("record a sub-agent's tool call", "err", err)
+			return
+		}
+		c.mu.Lock()
+		c.children[key] = tc.ID
+		c.mu.Unlock()
+	case "tool_result":
+		c.mu.Lock()
+		id := c.children[key]
+		delete(c.children, key)
+		c.mu.Unlock()
+		if id != 0 {
+			if err := c.e.cfg.Store.FinishToolCall(ctx, id, ev.Text, ev.Failed); err != nil {
+				c.e.cfg.Log.Warn("record a sub-agent's tool result", "err", err)
+			}
+		}
+	}
 }
 
 // announcedCall is the call a tool_call event announces (zero when it

@@ -382,10 +382,54 @@ func (h *harness) check(wf store.Workflow, runErr error, want scenarioWant) {
 	if len(calls) == 0 && len(reasons) > 0 {
 		t.Errorf("no tool calls recorded in the store")
 	}
-	for _, c := range calls {
-		if slices.Contains(want.Nested, c.Reason) {
-			t.Errorf("the sub-agent's call %q was recorded as the agent's own (%s)", c.Reason, c.Name)
+	h.checkStoredNesting(wf, calls, want.Nested)
+}
+
+// checkStoredNesting checks that the sub-agents' calls are stored as the
+// children of their dispatch_subagent call (in the same stage and pulse,
+// after it, with their arguments and outcome), that no other call has a
+// parent, and that the workflow's detail shows them nested.
+func (h *harness) checkStoredNesting(wf store.Workflow, calls []store.ToolCall, nested []string) {
+	t, ctx := h.t, context.Background()
+	pulses, err := h.store.WorkflowPulses(ctx, wf.ID)
+	must(t, err)
+	for _, p := range pulses {
+		more, err := h.store.ToolCalls(ctx, wf.ID, p.ID)
+		must(t, err)
+		calls = append(calls, more...)
+	}
+	var got []string
+	for i, c := range calls {
+		if c.ParentCallID == "" {
+			if slices.Contains(nested, c.Reason) {
+				t.Errorf("the sub-agent's call %q was recorded as the agent's own (%s)", c.Reason, c.Name)
+			}
+			continue
 		}
+		got = append(got, c.Reason)
+		parent := slices.IndexFunc(calls, func(p store.ToolCall) bool {
+			return p.Name == "dispatch_subagent" && p.ParentCallID == "" && p.CallID == c.ParentCallID && p.PulseID == c.PulseID && p.Stage == c.Stage
+		})
+		if parent < 0 || parent > i || calls[parent].ID > c.ID {
+			t.Errorf("stored sub-agent call %q names parent %q, which is no earlier dispatch_subagent call of its stage and pulse", c.Reason, c.ParentCallID)
+		}
+		if c.Subagent == "" || c.CallID == "" || c.EndedAt.IsZero() || c.ResultSummary == "" || !strings.Contains(string(c.Args), `"reason"`) {
+			t.Errorf("stored sub-agent call %+v lacks its type, id, outcome or arguments", c)
+		}
+	}
+	if strings.Join(got, "|") != strings.Join(nested, "|") {
+		t.Errorf("stored sub-agent calls = %q, want %q", got, nested)
+	}
+	d, err := h.engine.Detail(ctx, wf.ID)
+	must(t, err)
+	var shown []string
+	for _, a := range d.Activity {
+		if a.ParentCallID != "" && a.Subagent != "" && a.CallID != "" {
+			shown = append(shown, a.Reason)
+		}
+	}
+	if strings.Join(shown, "|") != strings.Join(nested, "|") {
+		t.Errorf("the detail's activity shows sub-agent calls %q, want %q", shown, nested)
 	}
 }
 

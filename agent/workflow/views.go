@@ -190,7 +190,7 @@ func (e *Engine) activityViews(ctx context.Context, wf store.Workflow, d *editor
 	}
 	for _, c := range calls {
 		d.Activity = append(d.Activity, editor.ActivityView{Time: c.StartedAt.UTC().Format(time.RFC3339), Stage: c.Stage, PulseID: planned[c.PulseID],
-			Tool: c.Name, Reason: c.Reason, Failed: c.Failed, CallID: c.CallID})
+			Tool: c.Name, Reason: c.Reason, Failed: c.Failed, CallID: c.CallID, Subagent: c.Subagent, ParentCallID: c.ParentCallID})
 	}
 	return nil
 }

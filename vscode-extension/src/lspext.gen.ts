@@ -403,6 +403,7 @@ export interface ActivityView {
   failed: boolean;
   subagent?: string;
   callId?: string;
+  parentCallId?: string;
 }
 
 export interface MessageView {

@@ -142,7 +142,7 @@ export class WorkflowState {
       if (detail.status === 'fulfilled') {
         this.detail = detail.value ?? undefined;
         this.detailError = undefined;
-        // The detail's activity now holds what arrived before the request (but sub-agents' calls, which are not stored).
+        // The detail's activity now holds what arrived before the request (sub-agents' calls too, which older servers did not store).
         if (id) this.live.set(id, (this.live.get(id) ?? []).filter((a) => a.seq > seqAtStart || a.parent));
       } else {
         this.detailError = String(detail.reason instanceof Error ? detail.reason.message : detail.reason);
@@ -194,13 +194,20 @@ export class WorkflowState {
   }
 
   /**
-   * The activity feed of a workflow ("" for work outside workflows): stored, then live. A sub-agent's
-   * calls (never stored) go under their dispatch call, after its earlier ones (parallel calls interleave).
+   * The activity feed of a workflow ("" for work outside workflows): stored, then live (a call both stored
+   * and live shows once). A sub-agent's calls go under their dispatch call, after its earlier ones (parallel
+   * calls interleave); stored ones come in that order already.
    */
   activity(id: string): ActivityView[] {
     const stored = id && this.detail?.summary.id === id ? (this.detail.activity ?? []) : [];
-    const feed: { item: ActivityView; key?: string; parent?: string }[] = stored.map((item) => ({ item, key: item.callId }));
+    const feed: { item: ActivityView; key?: string; parent?: string }[] = stored.map((item) => ({
+      item,
+      key: item.callId && item.parentCallId ? `${item.parentCallId}/${item.callId}` : item.callId,
+      parent: item.parentCallId || undefined,
+    }));
+    const storedKeys = new Set(feed.map((f) => f.key).filter((k) => k));
     for (const a of this.live.get(id) ?? []) {
+      if (a.callId && storedKeys.has(a.callId)) continue;
       let at = -1;
       if (a.parent) for (let i = feed.length - 1; i >= 0 && at < 0; i--) if (feed[i].key === a.parent || feed[i].parent === a.parent) at = i;
       const entry = { item: a.item, key: a.callId, parent: a.parent };

@@ -132,3 +132,20 @@ test("a dry run's plan events keep its latest plan (ended or not), the latest dr
   assert.deepEqual(s.dryRunPlans().map((p) => p.workflowId), ['d6', 'd5', 'd4'], 'only the latest three are kept');
   s.dispose();
 });
+
+test("stored sub-agent calls show once, nested under their dispatch call, with the live ones after a refresh", async () => {
+  const srv = fakeServer();
+  const s = new WorkflowState(srv.request, 1000, () => new Date('2025-01-01T00:00:00Z'));
+  await s.select('a');
+  s.onEvent({ kind: 'tool_call', workflowId: 'a', tool: 'dispatch_subagent', reason: 'delegate', toolCallId: 'c1' });
+  s.onEvent({ kind: 'tool_call', workflowId: 'a', tool: 'read_file', reason: 'sub one', toolCallId: 'c1', parentToolCallId: 'c1', subagent: 'explore' });
+  s.onEvent({ kind: 'tool_call', workflowId: 'a', tool: 'grep', reason: 'sub two', toolCallId: 'c2', parentToolCallId: 'c1', subagent: 'explore' });
+  // The server stored the dispatch call and the sub-agent's first call (its own id c1 is unique only under its parent).
+  srv.setActivity([
+    { time: 't1', stage: 'pulsing', tool: 'dispatch_subagent', reason: 'delegate', failed: false, callId: 'c1' },
+    { time: 't2', stage: 'pulsing', tool: 'read_file', reason: 'sub one', failed: false, callId: 'c1', parentCallId: 'c1', subagent: 'explore' },
+  ]);
+  await s.refresh();
+  assert.deepEqual(s.activity('a').map((x) => `${x.subagent ?? '-'}:${x.reason}`), ['-:delegate', 'explore:sub one', 'explore:sub two']);
+  s.dispose();
+});

@@ -108,11 +108,16 @@ func (o ops) Messages(ctx context.Context, workflowID, stage, pulseID string) ([
 
 // ToolCall is one tool call with its reason and outcome.
 type ToolCall struct {
-	ID            int64
-	WorkflowID    string
-	Stage         string
-	PulseID       string
-	CallID        string // the model's id for the call
+	ID         int64
+	WorkflowID string
+	Stage      string
+	PulseID    string
+	CallID     string // the model's id for the call
+	// ParentCallID is set on a sub-agent's call: the CallID of the
+	// dispatch_subagent call that ran it (its parent); Subagent is the
+	// sub-agent's type. A sub-agent's CallID is unique only under its parent.
+	ParentCallID  string
+	Subagent      string
 	Name          string
 	Args          json.RawMessage
 	Reason        string
@@ -134,9 +139,12 @@ func (o ops) AddToolCall(ctx context.Context, c *ToolCall) error {
 	if c.StartedAt.IsZero() {
 		c.StartedAt = o.clock()
 	}
-	err := o.q.QueryRowContext(ctx, `INSERT INTO tool_calls (workflow_id, stage, pulse_id, call_id, name, args, reason, result_summary,
-		failed, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) RETURNING id`, c.WorkflowID, c.Stage, c.PulseID, c.CallID, c.Name,
-		rawJSON(c.Args), c.Reason, c.ResultSummary, c.Failed, stamp(c.StartedAt), stamp(c.EndedAt)).Scan(&c.ID)
+	if c.ParentCallID != "" && c.Subagent == "" {
+		return fmt.Errorf("tool call %s: a sub-agent's call (parent %s) needs its sub-agent type", c.Name, c.ParentCallID)
+	}
+	err := o.q.QueryRowContext(ctx, `INSERT INTO tool_calls (workflow_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason,
+		result_summary, failed, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`, c.WorkflowID, c.Stage, c.PulseID, c.CallID,
+		c.ParentCallID, c.Subagent, c.Name, rawJSON(c.Args), c.Reason, c.ResultSummary, c.Failed, stamp(c.StartedAt), stamp(c.EndedAt)).Scan(&c.ID)
 	if err != nil {
 		return fmt.Errorf("add tool call %s: %w", c.Name, err)
 	}
@@ -154,21 +162,22 @@ func (o ops) FinishToolCall(ctx context.Context, id int64, resultSummary string,
 }
 
 // ToolCalls lists the tool calls of a workflow's pulse ("" for calls outside
-// pulses), in order.
+// pulses), in order: a sub-agent's calls (ParentCallID set) come after
+// their dispatch call, as they were made.
 func (o ops) ToolCalls(ctx context.Context, workflowID, pulseID string) ([]ToolCall, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (ToolCall, error) {
 		var c ToolCall
 		var args sql.NullString
 		var started, ended sql.NullInt64
-		err := row.Scan(&c.ID, &c.WorkflowID, &c.Stage, &c.PulseID, &c.CallID, &c.Name, &args, &c.Reason, &c.ResultSummary, &c.Failed,
-			&started, &ended)
+		err := row.Scan(&c.ID, &c.WorkflowID, &c.Stage, &c.PulseID, &c.CallID, &c.ParentCallID, &c.Subagent, &c.Name, &args, &c.Reason,
+			&c.ResultSummary, &c.Failed, &started, &ended)
 		if args.Valid {
 			c.Args = json.RawMessage(args.String)
 		}
 		c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
 		return c, err
-	}, "tool calls", `SELECT id, workflow_id, stage, pulse_id, call_id, name, args, reason, result_summary, failed, started_at, ended_at
-		FROM tool_calls WHERE workflow_id=? AND pulse_id=? ORDER BY id`, workflowID, pulseID)
+	}, "tool calls", `SELECT id, workflow_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason, result_summary, failed,
+		started_at, ended_at FROM tool_calls WHERE workflow_id=? AND pulse_id=? ORDER BY id`, workflowID, pulseID)
 }
 
 // Usage is the token use and cost of one model call.

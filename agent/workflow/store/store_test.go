@@ -606,6 +606,21 @@ func TestConversationRecords(t *testing.T) {
 	if err := s.FinishToolCall(ctx, 9999, "", false); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("finish a missing call: %v", err)
 	}
+	// A sub-agent's call is stored as a child of its dispatch call; one
+	// that names a parent without its sub-agent type is refused.
+	child := ToolCall{WorkflowID: w.ID, Stage: "pulsing", PulseID: "p1", CallID: "c1", ParentCallID: "c1", Subagent: "explore", Name: "read_file",
+		Args: json.RawMessage(`{"path":"a.go"}`), Reason: "read a.go"}
+	if err := s.AddToolCall(ctx, &child); err != nil {
+		t.Fatal(err)
+	}
+	calls, err = s.ToolCalls(ctx, w.ID, "p1")
+	if err != nil || len(calls) != 2 || !reflect.DeepEqual(calls[1], child) {
+		t.Fatalf("tool calls with a sub-agent's:\n got %+v\nwant %+v after the dispatch call (%v)", calls, child, err)
+	}
+	orphan := ToolCall{WorkflowID: w.ID, Stage: "pulsing", CallID: "c2", ParentCallID: "c1", Name: "grep"}
+	if err := s.AddToolCall(ctx, &orphan); err == nil || !strings.Contains(err.Error(), "needs its sub-agent type") {
+		t.Fatalf("a sub-agent's call without its type: %v", err)
+	}
 
 	for _, u := range []Usage{
 		{WorkflowID: w.ID, Stage: "scoping", Model: "m", PromptTokens: 100, CompletionTokens: 10, Cost: 0.001},
