@@ -15,7 +15,8 @@ import (
 // TestToolCallArgsStored: every tool call is stored with the model's
 // arguments and call id, research's reads among them (research
 // provenance: which files, which lines), also for calls run in one
-// parallel batch.
+// parallel batch and for a sub-agent's calls (children of its dispatch
+// call).
 func TestToolCallArgsStored(t *testing.T) {
 	h, cfg := openScenario(t, filepath.Join("testdata", "other", "provenance.txt"))
 	ctx := context.Background()
@@ -33,14 +34,17 @@ func TestToolCallArgsStored(t *testing.T) {
 	type stored struct {
 		stage, id, name string
 		args            map[string]any
+		parent          string // a sub-agent's call: its dispatch call's id
 	}
 	// The scripted model numbers the calls of each message.
 	want := []stored{
-		{"scoping", "call_1", "submit_scope", map[string]any{"title": "Add Sub", "recommended_path": "full"}},
-		{"research", "call_1", "read_file", map[string]any{"path": "calc.go", "startLine": 3.0, "endLine": 4.0}},
-		{"research", "call_2", "read_file", map[string]any{"path": "doc/notes.md"}},
-		{"research", "call_3", "grep", map[string]any{"pattern": "func Add"}},
-		{"research", "call_1", "submit_research", map[string]any{"summary": "calc has Add in calc.go."}},
+		{"scoping", "call_1", "submit_scope", map[string]any{"title": "Add Sub", "recommended_path": "full"}, ""},
+		{"research", "call_1", "read_file", map[string]any{"path": "calc.go", "startLine": 3.0, "endLine": 4.0}, ""},
+		{"research", "call_2", "read_file", map[string]any{"path": "doc/notes.md"}, ""},
+		{"research", "call_3", "grep", map[string]any{"pattern": "func Add"}, ""},
+		{"research", "call_1", "dispatch_subagent", map[string]any{"agent_type": "explore"}, ""},
+		{"research", "call_1", "read_file", map[string]any{"path": "calc.go", "startLine": 1.0, "endLine": 3.0}, "call_1"},
+		{"research", "call_1", "submit_research", map[string]any{"summary": "calc has Add in calc.go."}, ""},
 	}
 	if len(calls) != len(want) {
 		t.Fatalf("%d tool calls stored, want %d: %+v", len(calls), len(want), calls)
@@ -51,8 +55,11 @@ func TestToolCallArgsStored(t *testing.T) {
 		if err := json.Unmarshal(c.Args, &args); err != nil {
 			t.Fatalf("call %d (%s): args %s: %v", i, c.Name, c.Args, err)
 		}
-		if c.Stage != w.stage || c.Name != w.name || c.CallID != w.id {
-			t.Errorf("call %d = %s %s %s, want %s %s %s", i, c.Stage, c.CallID, c.Name, w.stage, w.id, w.name)
+		if c.Stage != w.stage || c.Name != w.name || c.CallID != w.id || c.ParentCallID != w.parent {
+			t.Errorf("call %d = %s %s %s (parent %q), want %s %s %s (parent %q)", i, c.Stage, c.CallID, c.Name, c.ParentCallID, w.stage, w.id, w.name, w.parent)
+		}
+		if (c.Subagent != "") != (w.parent != "") {
+			t.Errorf("call %d (%s): sub-agent type %q with parent %q", i, c.Name, c.Subagent, w.parent)
 		}
 		for k, v := range w.args {
 			if args[k] != v {
