@@ -201,15 +201,7 @@ func TestSessionStartsADryRun(t *testing.T) {
 	dir, cfg, url, model := dryRunRepo(t)
 	before, _ := repoFingerprint(t, dir)
 	ed := &msgEditor{scriptEditor: &scriptEditor{t: t, approvals: cfg.Approvals}}
-	s := workflow.NewSession(workflow.SessionConfig{Editor: ed,
-		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Wire: func(ctx context.Context, p *workflow.Project, c *workflow.Config) error {
-			c.Model = openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1})
-			c.Settings = agent.Settings{Model: "scripted", ContextWindow: 128000}
-			c.Mode, c.StopPoll = tools.ModeConfirmSensitive, 10*time.Millisecond
-			return nil
-		}})
-	s.SetFolders([]string{dir})
+	s := dryRunSession(ed, dir, url)
 	ctx := context.Background()
 	ref, err := s.Start(ctx, editor.NewWorkflowParams{Task: cfg.Task, Name: cfg.Name, DryRun: true})
 	must(t, err)
@@ -238,6 +230,21 @@ func TestSessionStartsADryRun(t *testing.T) {
 		t.Errorf("%d scripted steps unused", n)
 	}
 	checkPlanEvents(t, ed.planEvents(), ref.WorkflowID)
+}
+
+// dryRunSession is an editor session over dir whose engines use the
+// scripted model at url.
+func dryRunSession(ed editor.Client, dir, url string) *workflow.Session {
+	s := workflow.NewSession(workflow.SessionConfig{Editor: ed,
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Wire: func(ctx context.Context, p *workflow.Project, c *workflow.Config) error {
+			c.Model = openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1})
+			c.Settings = agent.Settings{Model: "scripted", ContextWindow: 128000}
+			c.Mode, c.StopPoll = tools.ModeConfirmSensitive, 10*time.Millisecond
+			return nil
+		}})
+	s.SetFolders([]string{dir})
+	return s
 }
 
 // checkPlanEvents checks the side panel's view of the quick dry run: one
@@ -279,15 +286,7 @@ func checkPlanEvents(t *testing.T, plans []editor.DryRunPlanView, workflowID str
 func TestSessionDryRunEndsWhenACardIsDismissed(t *testing.T) {
 	dir, cfg, url, _ := dryRunRepo(t, 1) // scoping only
 	ed := &msgEditor{scriptEditor: &scriptEditor{t: t, approvals: []string{"dismiss"}}}
-	s := workflow.NewSession(workflow.SessionConfig{Editor: ed,
-		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Wire: func(ctx context.Context, p *workflow.Project, c *workflow.Config) error {
-			c.Model = openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1})
-			c.Settings = agent.Settings{Model: "scripted", ContextWindow: 128000}
-			c.Mode, c.StopPoll = tools.ModeConfirmSensitive, 10*time.Millisecond
-			return nil
-		}})
-	s.SetFolders([]string{dir})
+	s := dryRunSession(ed, dir, url)
 	ref, err := s.Start(context.Background(), editor.NewWorkflowParams{Task: cfg.Task, Name: cfg.Name, DryRun: true})
 	must(t, err)
 	deadline := time.Now().Add(30 * time.Second)
