@@ -306,6 +306,13 @@ await guard("first connection", () => makeClient().connectWith(first.stream, asy
     prompt: [{ type: "text", text: "1. The negative number\n2. vet, 2" }],
   });
   check(r3.stopReason === "end_turn", "the workflow turn ends", r3);
+  const said = "First I read main.go, then I add Sub below main.";
+  const pieces = of(workflowSession, "agent_message_chunk").filter((u) => u.content?.text && u.content.text.length < said.length && said.includes(u.content.text));
+  check(
+    pieces.length >= 3 && text(workflowSession, "agent_message_chunk").split(said).length === 2,
+    "the pulse agent's text streams as several agent message chunks, once",
+    text(workflowSession, "agent_message_chunk"),
+  );
   check(r3.usage?.totalTokens === 129, "the turn's usage is reported", r3.usage);
   check(
     of(workflowSession, "usage_update").some((u) => u.used === 129 && u.size === 128000 && u.cost?.currency === "USD"),
