@@ -155,7 +155,7 @@ func (s *session) replayStage(ctx context.Context, msgs []store.Message, calls [
 			continue
 		}
 		items = append(items, item{c.StartedAt, func() {
-			for _, u := range s.replayCall(c.Name, c.CallID, c.Reason, c.Args, c.ResultSummary, c.Failed, !c.EndedAt.IsZero()) {
+			for _, u := range s.replayCall(c.Name, subagentCallKey(c.ParentCallID, c.CallID), c.Reason, c.Args, c.ResultSummary, c.Failed, !c.EndedAt.IsZero()) {
 				s.send(ctx, u)
 			}
 		}})

@@ -590,8 +590,10 @@ func (s *session) workflowEvent(ctx context.Context, ev editor.WorkflowEvent) {
 	}
 	var args func(callID string) []byte
 	if ev.Kind == editor.EventToolCall && ev.WorkflowID != "" {
-		args = func(callID string) []byte { return s.storedArgs(ctx, ev.WorkflowID, ev.PulseID, callID) }
+		parent, own := ev.ParentToolCallID, ev.ToolCallID
+		args = func(string) []byte { return s.storedArgs(ctx, ev.WorkflowID, ev.PulseID, parent, own) }
 	}
+	ev.ToolCallID = subagentCallKey(ev.ParentToolCallID, ev.ToolCallID)
 	for _, u := range s.calls.fromWorkflow(ev, s.f.dir, args) {
 		s.send(ctx, u)
 	}
@@ -639,9 +641,20 @@ func (s *session) sendPlan(ctx context.Context, e *workflow.Engine, workflowID s
 	s.send(ctx, sdk.UpdatePlan(planEntries(d)...))
 }
 
+// subagentCallKey names a sub-agent's call apart from its parent's own
+// calls: a sub-agent numbers its calls afresh, so its call id can repeat
+// one of the parent agent's.
+func subagentCallKey(parent, callID string) string {
+	if parent == "" || callID == "" {
+		return callID
+	}
+	return parent + "/" + callID
+}
+
 // storedArgs are a workflow tool call's arguments as the store keeps them
-// (the call is recorded before it is announced).
-func (s *session) storedArgs(ctx context.Context, workflowID, pulseID, callID string) []byte {
+// (the call is recorded before it is announced); parent is the dispatch
+// call of a sub-agent's call ("" for the agent's own).
+func (s *session) storedArgs(ctx context.Context, workflowID, pulseID, parent, callID string) []byte {
 	e, err := s.f.engine(ctx)
 	if err != nil || callID == "" {
 		return nil
@@ -651,7 +664,7 @@ func (s *session) storedArgs(ctx context.Context, workflowID, pulseID, callID st
 		return nil
 	}
 	for i := len(calls) - 1; i >= 0; i-- {
-		if calls[i].CallID == callID {
+		if calls[i].CallID == callID && calls[i].ParentCallID == parent {
 			return calls[i].Args
 		}
 	}

@@ -362,3 +362,31 @@ func TestWithHistory(t *testing.T) {
 		t.Error("a long line is not clipped")
 	}
 }
+
+// TestSubagentCallsApart: a sub-agent numbers its calls afresh, so its
+// call_1 must not be taken for the parent agent's call_1: keyed under its
+// dispatch call, each start and result pairs with its own ACP tool call.
+func TestSubagentCallsApart(t *testing.T) {
+	c := newCallTracker()
+	start := func(ev editor.WorkflowEvent) sdk.ToolCallId {
+		ev.ToolCallID = subagentCallKey(ev.ParentToolCallID, ev.ToolCallID)
+		ups := c.fromWorkflow(ev, t.TempDir(), nil)
+		if len(ups) != 1 || ups[0].ToolCall == nil {
+			t.Fatalf("start %+v = %+v", ev, ups)
+		}
+		return ups[0].ToolCall.ToolCallId
+	}
+	own := start(editor.WorkflowEvent{Kind: editor.EventToolCall, Tool: "read_file", ToolCallID: "call_1"})
+	sub := start(editor.WorkflowEvent{Kind: editor.EventToolCall, Tool: "read_file", ToolCallID: "call_1", ParentToolCallID: "call_0"})
+	if own == sub {
+		t.Fatalf("the sub-agent's call_1 and the agent's call_1 share ACP tool call %s", own)
+	}
+	ev := editor.WorkflowEvent{Kind: editor.EventToolResult, Tool: "read_file", ToolCallID: subagentCallKey("call_0", "call_1"), Text: "sub"}
+	ups := c.fromWorkflow(ev, "", nil)
+	if len(ups) != 1 || ups[0].ToolCallUpdate == nil || ups[0].ToolCallUpdate.ToolCallId != sub {
+		t.Errorf("the sub-agent's result updates %+v, want tool call %s", ups, sub)
+	}
+	if subagentCallKey("", "call_1") != "call_1" || subagentCallKey("call_0", "") != "" {
+		t.Error("the agent's own calls (and calls without an id) keep their id")
+	}
+}
