@@ -198,10 +198,10 @@ func asksInProse(text string) bool {
 func (c *conversation) questionRule() string {
 	spec, _ := agent.Spec(c.role)
 	if slices.Contains(spec.Terminal, terminal.AskQuestions) {
-		return "Your message ended with a question and was not shown to the user: questions go to the user only through ask_questions, never in prose. " +
+		return "Your message ended with a question, which was not put to the user: questions go to the user only through ask_questions, never in prose. " +
 			"Call ask_questions with the question (with options where you can), or, if you can decide yourself, say what you assumed and end your turn with one of " + c.terminals() + "."
 	}
-	return "Your message ended with a question and was not shown to the user: the " + c.role + " agent cannot ask the user questions (questions go only through ask_questions, which this stage does not have). " +
+	return "Your message ended with a question, which was not put to the user: the " + c.role + " agent cannot ask the user questions (questions go only through ask_questions, which this stage does not have). " +
 		"Decide yourself, say what you assumed, and end your turn with one of " + c.terminals() + "."
 }
 
