@@ -62,7 +62,7 @@ const (
 	shortMixLex     = 0.4
 	shortMixHash    = 0.3
 	longMixLex      = 0.7
-	longMixHash     = 0
+	longMixHash     = 0.1
 	// exhaustiveLimit is the largest chunks × dim searched exhaustively by
 	// vector; above it, vectors re-rank the lexical candidates.
 	exhaustiveLimit = 8 << 20

@@ -31,7 +31,7 @@ func main() {
 func run() error {
 	cfg := embedtrain.DefaultConfig()
 	out := flag.String("out", "index/embedder/code-embedder.bin", "where the int8 weights are written")
-	use := flag.String("sources", "goroot,pystd,pydist,gomod", "comma-separated sources: goroot, pystd, pydist, gomod")
+	use := flag.String("sources", "goroot,pystd,pydist,gomod,pyenv", "comma-separated sources: goroot, pystd, pydist, gomod, pyenv, gcloud")
 	kinds := flag.String("kinds", "doc,name,comment", "comma-separated pair kinds kept: doc, name, comment")
 	maxPairs := flag.Int("max-pairs", 0, "cap on the pairs of each source (0: the defaults)")
 	flag.Float64Var(&cfg.Epochs, "epochs", cfg.Epochs, "passes over the pairs")
@@ -42,6 +42,7 @@ func run() error {
 	flag.IntVar(&cfg.HardBits, "hard-bits", cfg.HardBits, "group batches by a hash of this many bits (0: random batches)")
 	pyRepeat := flag.Int("python-repeat", 1, "times each Python pair is trained on per epoch")
 	gomodPairs := flag.Int("gomod-pairs", 60000, "cap on the Go module cache's pairs")
+	pyenvPairs := flag.Int("pyenv-pairs", 200000, "cap on the pyenv trees' pairs (0: all)")
 	flag.Float64Var(&cfg.LR, "lr", cfg.LR, "Adam's initial learning rate")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -49,7 +50,7 @@ func run() error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	cfg.Log = func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
 
-	sources, err := sourceList(*use, *maxPairs, *gomodPairs)
+	sources, err := sourceList(*use, *maxPairs, *gomodPairs, *pyenvPairs)
 	if err != nil {
 		return err
 	}
@@ -101,11 +102,15 @@ func run() error {
 
 // sourceList resolves the named sources on this machine; default caps keep
 // make train-embedder under 30 minutes on 2 cores.
-func sourceList(names string, maxPairs, gomodPairs int) ([]embedtrain.Source, error) {
+func sourceList(names string, maxPairs, gomodPairs, pyenvPairs int) ([]embedtrain.Source, error) {
 	known := map[string]embedtrain.Source{
 		"goroot": {Name: "goroot", Dir: filepath.Join(runtime.GOROOT(), "src"), Lang: "go"},
 		"pydist": {Name: "pydist", Dir: "/usr/lib/python3/dist-packages", Lang: "python"},
 		"gomod":  {Name: "gomod", Dir: goEnv("GOMODCACHE"), Lang: "go", MaxPairs: gomodPairs},
+		"gcloud": {Name: "gcloud", Dir: "/usr/lib/google-cloud-sdk/lib", Lang: "python"},
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		known["pyenv"] = embedtrain.Source{Name: "pyenv", Dir: filepath.Join(home, ".pyenv", "versions"), Lang: "python", MaxPairs: pyenvPairs}
 	}
 	if std, _ := filepath.Glob("/usr/lib/python3.[0-9]*"); len(std) > 0 {
 		sort.Strings(std)
@@ -115,13 +120,13 @@ func sourceList(names string, maxPairs, gomodPairs int) ([]embedtrain.Source, er
 	for _, n := range strings.Split(names, ",") {
 		s, ok := known[strings.TrimSpace(n)]
 		if !ok {
-			return nil, fmt.Errorf("unknown or absent source %q: use goroot, pystd, pydist or gomod", n)
+			return nil, fmt.Errorf("unknown or absent source %q: use goroot, pystd, pydist, gomod, pyenv or gcloud", n)
 		}
 		if strings.Contains(s.Dir, "bench") {
 			return nil, fmt.Errorf("source %s at %s looks like a benchmark set: never trained on", s.Name, s.Dir)
 		}
 		if _, err := os.Stat(s.Dir); err != nil {
-			return nil, fmt.Errorf("source %s: %w", s.Name, err)
+			return nil, fmt.Errorf("source %s is not on this machine (%w): leave it out of -sources (the shipped weights differ then)", s.Name, err)
 		}
 		if maxPairs > 0 {
 			s.MaxPairs = maxPairs
