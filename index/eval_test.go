@@ -112,16 +112,16 @@ type perQuery struct {
 
 // evaluate runs the queries (chunks collapsed to files) and returns the
 // metrics of each.
-func evaluate(t *testing.T, ix *Index, qs []evalQuery, mode rankMode, m *mix, max int) perQuery {
+func evaluate(t *testing.T, ix *Index, qs []evalQuery, mode rankMode, m *mix, depth int) perQuery {
 	var p perQuery
 	start := time.Now()
 	for _, q := range qs {
 		t0 := time.Now()
 		var hits []Hit
 		if m != nil {
-			hits, _ = ix.searchMix(t.Context(), Query{Text: q.text, Max: max}, mode, *m)
+			hits, _ = ix.searchMix(t.Context(), Query{Text: q.text, Max: depth}, mode, *m)
 		} else {
-			hits, _ = ix.search(t.Context(), Query{Text: q.text, Max: max}, mode)
+			hits, _ = ix.search(t.Context(), Query{Text: q.text, Max: depth}, mode)
 		}
 		p.lat = append(p.lat, time.Since(t0))
 		var files []string

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"log/slog"
 	"math"
 	"sync"
 )
@@ -34,7 +35,9 @@ var shippedWeights []byte
 var ShippedEmbedder = sync.OnceValues(func() (*TrainedEmbedder, error) {
 	var w EmbedderWeights
 	if err := w.UnmarshalBinary(shippedWeights); err != nil {
-		return nil, fmt.Errorf("shipped embedder: %w", err)
+		err = fmt.Errorf("shipped embedder: %w", err)
+		slog.Warn("code search falls back to hashed vectors only", "err", err)
+		return nil, err
 	}
 	return NewTrainedEmbedder(&w), nil
 })

@@ -255,10 +255,6 @@ func groupBatches(order []int, bucket []uint32, b int, rng *rand.Rand) {
 // softmaxInto writes w·(softmax(x) − onehot(target)) into out (both
 // strided) and returns the cross-entropy.
 func softmaxInto(x []float32, stride int, out []float32, ostride, target int, w float32) float64 {
-	n := (len(x) + stride - 1) / stride
-	if ostride == 1 {
-		n = min(n, len(out))
-	}
 	mx := float32(math.Inf(-1))
 	for j := 0; j*stride < len(x); j++ {
 		mx = max(mx, x[j*stride])
@@ -274,7 +270,6 @@ func softmaxInto(x []float32, stride int, out []float32, ostride, target int, w 
 		}
 		out[j*ostride] += w * p
 	}
-	_ = n
 	return -(float64(x[target*stride]-mx) - math.Log(z))
 }
 
