@@ -181,7 +181,7 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 	res := make([]scored, 0, len(cands))
 	for i, id := range cands {
 		f := ix.byID[ix.chunks[id].File]
-		if mode == rankFused && lex[i] <= 0 && hs[i] < minVectorOnly && (m.trained == 0 || ts[i] < minTrainedOnly) {
+		if mode == rankFused && hs != nil && lex[i] <= 0 && hs[i] < minVectorOnly && (m.trained == 0 || ts[i] < minTrainedOnly) {
 			continue
 		}
 		// Min-max fusion puts the weakest candidate at 0; it still matched.

@@ -125,3 +125,29 @@ func TestTrainedVersionReembeds(t *testing.T) {
 		t.Errorf("fused hits = %+v", hits)
 	}
 }
+
+func TestFuseThreeWayAndMixByLength(t *testing.T) {
+	got := fuse(mix{lex: 0.4, hash: 0.3, trained: 0.3}, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.9, 0.1, 0.5})
+	want := []float64{0.7, 0.35, 0.45}
+	for i := range want {
+		if d := got[i] - want[i]; d > 1e-9 || d < -1e-9 {
+			t.Fatalf("fuse = %v, want %v", got, want)
+		}
+	}
+	tests := []struct {
+		trained bool
+		words   int
+		want    mix
+	}{
+		{false, 3, mix{lex: fusionAlpha, hash: 1 - fusionAlpha}},
+		{false, 80, mix{lex: fusionAlpha, hash: 1 - fusionAlpha}},
+		{true, 3, mix{lex: shortMixLex, hash: shortMixHash, trained: 1 - shortMixLex - shortMixHash}},
+		{true, shortQueryWords, mix{lex: shortMixLex, hash: shortMixHash, trained: 1 - shortMixLex - shortMixHash}},
+		{true, shortQueryWords + 1, mix{lex: longMixLex, hash: longMixHash, trained: 1 - longMixLex - longMixHash}},
+	}
+	for _, tt := range tests {
+		if got := defaultMix(tt.trained, tt.words); got != tt.want {
+			t.Errorf("defaultMix(%v, %d) = %+v, want %+v", tt.trained, tt.words, got, tt.want)
+		}
+	}
+}
