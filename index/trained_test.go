@@ -128,7 +128,8 @@ func TestTrainedVersionReembeds(t *testing.T) {
 
 func TestFuseThreeWayAndMixByLength(t *testing.T) {
 	got := fuse(mix{lex: 0.4, hash: 0.3, trained: 0.3}, []float64{10, 5, 0}, []float64{0.1, 0.3, 0.5}, []float64{0.9, 0.1, 0.5})
-	want := []float64{0.7, 0.35, 0.45}
+	// Fewer than minMaxPopulation candidates: each list scales from 0.
+	want := []float64{0.4 + 0.3*0.2 + 0.3, 0.4*0.5 + 0.3*0.6 + 0.3*0.1/0.9, 0.3 + 0.3*0.5/0.9}
 	for i := range want {
 		if d := got[i] - want[i]; d > 1e-9 || d < -1e-9 {
 			t.Fatalf("fuse = %v, want %v", got, want)
