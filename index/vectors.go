@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"strings"
 )
 
 // vecFieldWeights weigh a term's fields in the default embedder's vectors.
@@ -82,6 +83,9 @@ func (ix *Index) queryVector(ctx context.Context, text string) []float32 {
 		v := make([]float32, ix.dim)
 		ix.hashEmb.embedCounts(terms, ix.idf, v[:ix.hashDim])
 		if ix.trained != nil {
+			if first, _, multi := strings.Cut(strings.TrimSpace(text), "\n"); multi {
+				text = first + "\n" + text // the subject line counts twice (a third time scored the same)
+			}
 			ix.trained.EmbedText(text, true, v[ix.hashDim:])
 		}
 		return v
