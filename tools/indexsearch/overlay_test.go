@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/autarch-dev/autarch/index"
@@ -84,8 +85,16 @@ func TestOverlayWorktreeScope(t *testing.T) {
 	if got := search("hardware token"); !slices.Contains(got, "auth/login.go") || !slices.Contains(got, "auth/totp.go") {
 		t.Errorf("worktree search for its new content = %v", got)
 	}
-	if got := search("checks a password"); slices.Contains(got, "auth/login.go") {
-		t.Errorf("worktree search still finds the main copy of a changed file: %v", got)
+	// The changed file may still match by meaning (the trained vectors
+	// relate "password" to Login), but never with the main copy's text.
+	hits, _, err := o.Search(ctx, tools.SearchRequest{Query: "checks a password", MaxResults: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if strings.Contains(h.Snippet, "checks a password") {
+			t.Errorf("worktree search still finds the main copy of a changed file: %+v", h)
+		}
 	}
 	if got := search("charges a card"); slices.Contains(got, "billing/bill.go") {
 		t.Errorf("worktree search finds a file the worktree deleted: %v", got)
