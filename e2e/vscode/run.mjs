@@ -454,19 +454,21 @@ async function runWorkflow(page, ws) {
   await page.waitForTimeout(500);
   await page.reload({ waitUntil: 'domcontentloaded' });
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-  // The workbench restores its panels as it comes up: focus Problems until it shows the entry.
+  // The workbench restores its panels as it comes up (and may switch the
+  // panel to the Comments view it had before, hiding Problems again after
+  // the entry showed): focus Problems and click the entry until a click lands.
   const restored = page.locator('.markers-panel .monaco-list-row', { hasText: 'Mul adds its arguments' }).first();
   for (let end = Date.now() + 90_000; ; ) {
     await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
     try {
       await restored.waitFor({ state: 'visible', timeout: 5_000 });
+      await snap('problems-after-reload');
+      await restored.click({ timeout: 5_000 });
       break;
     } catch (err) {
-      if (Date.now() > end) throw new Error(`after the reload Problems never showed the review's entry: ${err.message}`);
+      if (Date.now() > end) throw new Error(`after the reload Problems never showed (or kept) the review's entry: ${err.message}`);
     }
   }
-  await snap('problems-after-reload');
-  await restored.click();
   await page.waitForTimeout(500);
   await page.keyboard.press('Control+.');
   const fixAgain = page.locator('.action-widget .monaco-list-row, .context-view .action-item', { hasText: 'Apply Autarch' }).first();
