@@ -372,7 +372,7 @@ func TestTuneMix(t *testing.T) {
 			} else { // the long mix; short queries keep Search's
 				var short, long []evalQuery
 				for _, q := range qs {
-					if len(strings.Fields(q.text)) <= shortQueryWords {
+					if queryWords(q.text) <= shortQueryWords {
 						short = append(short, q)
 					} else {
 						long = append(long, q)

@@ -55,6 +55,9 @@ const (
 	minVectorOnly = 0.2
 	// minTrainedOnly is the same floor for the trained vectors.
 	minTrainedOnly = 0.3
+	// secondChunkShare is the share of a file's second best candidate's
+	// score added to each of its candidates (file-level aggregation).
+	secondChunkShare = 0.2
 	// The mixes with trained vectors: shares of the lexical ranking and of
 	// the hashed vectors (the trained vectors have the rest), for queries
 	// of at most shortQueryWords words and for longer ones.
@@ -77,7 +80,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 
 func (ix *Index) search(ctx context.Context, q Query, mode rankMode) ([]Hit, error) {
 	ix.mu.RLock()
-	m := defaultMix(ix.trained != nil, len(strings.Fields(q.Text)))
+	m := defaultMix(ix.trained != nil, queryWords(q.Text))
 	ix.mu.RUnlock()
 	return ix.searchMix(ctx, q, mode, m)
 }
@@ -197,6 +200,9 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 		}
 		res = append(res, scored{id: id, score: score, adjusted: score * weight})
 	}
+	if mode == rankFused {
+		ix.addSecondChunk(res)
+	}
 	sort.Slice(res, func(i, j int) bool {
 		if res[i].adjusted != res[j].adjusted {
 			return res[i].adjusted > res[j].adjusted
@@ -217,6 +223,32 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 		hits = append(hits, Hit{Path: f.Path, Start: int(c.Start), End: int(c.End), Score: round(r.score / top), AdjustedScore: round(r.adjusted / top)})
 	}
 	return hits, nil
+}
+
+// addSecondChunk lifts every candidate by secondChunkShare of the score of
+// its file's second best candidate: a file that matches in two places is
+// likelier to be the one sought than a file with one equal match.
+func (ix *Index) addSecondChunk(res []scored) {
+	type top2 struct{ a, b float64 }
+	best := make(map[uint32]top2)
+	for _, r := range res {
+		f := ix.chunks[r.id].File
+		t := best[f]
+		switch {
+		case r.score > t.a:
+			t.a, t.b = r.score, t.a
+		case r.score > t.b:
+			t.b = r.score
+		}
+		best[f] = t
+	}
+	for i := range res {
+		if b := best[ix.chunks[res[i].id].File].b; b > 0 {
+			lift := secondChunkShare * b
+			res[i].adjusted *= (res[i].score + lift) / res[i].score
+			res[i].score += lift
+		}
+	}
 }
 
 func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
@@ -298,6 +330,17 @@ func union(a, b []uint32) []uint32 {
 
 // mix weighs the rankings fused: lexical, hashed and trained vectors.
 type mix struct{ lex, hash, trained float64 }
+
+// queryWords is the length of a query for defaultMix: its words, or more
+// than shortQueryWords if it has several lines (a commit message or an
+// issue with a body, however short).
+func queryWords(text string) int {
+	n := len(strings.Fields(text))
+	if strings.Contains(strings.TrimSpace(text), "\n") {
+		n = max(n, shortQueryWords+1)
+	}
+	return n
+}
 
 // defaultMix is the fusion of Search for a query of so many words, chosen
 // on the dev splits (docs/code-search.md): with trained vectors, a short

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 )
@@ -150,5 +151,53 @@ func TestFuseThreeWayAndMixByLength(t *testing.T) {
 		if got := defaultMix(tt.trained, tt.words); got != tt.want {
 			t.Errorf("defaultMix(%v, %d) = %+v, want %+v", tt.trained, tt.words, got, tt.want)
 		}
+	}
+}
+
+func TestQueryWords(t *testing.T) {
+	tests := []struct {
+		text string
+		want int
+	}{
+		{"read a file line by line", 6},
+		{"  trailing newline only\n", 3},
+		{"add fp3fp1 register shape.\n\nThis is for dot products.", shortQueryWords + 1},
+		{strings.Repeat("word ", shortQueryWords+4), shortQueryWords + 4},
+		{"a\nb", shortQueryWords + 1},
+		{"", 0},
+	}
+	for _, tt := range tests {
+		if got := queryWords(tt.text); got != tt.want {
+			t.Errorf("queryWords(%q) = %d, want %d", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestAddSecondChunk(t *testing.T) {
+	ix := &Index{chunks: []chunkInfo{{File: 0}, {File: 0}, {File: 1}, {File: 2}, {File: 2}, {File: 2}}}
+	res := []scored{
+		{id: 0, score: 1, adjusted: 2},     // file 0, best
+		{id: 1, score: 0.5, adjusted: 0.5}, // file 0, second
+		{id: 2, score: 1.05, adjusted: 1.05},
+		{id: 3, score: 0.2, adjusted: 0.2},
+		{id: 4, score: 0.4, adjusted: 0.4},
+		{id: 5, score: 0.1, adjusted: 0.1}, // file 2's third: not counted
+	}
+	ix.addSecondChunk(res)
+	want := []scored{
+		{id: 0, score: 1.1, adjusted: 2.2}, // the pattern weight (×2) is kept
+		{id: 1, score: 0.6, adjusted: 0.6},
+		{id: 2, score: 1.05, adjusted: 1.05}, // one candidate: unchanged
+		{id: 3, score: 0.24, adjusted: 0.24},
+		{id: 4, score: 0.44, adjusted: 0.44},
+		{id: 5, score: 0.14, adjusted: 0.14},
+	}
+	for i := range want {
+		if d, e := res[i].score-want[i].score, res[i].adjusted-want[i].adjusted; math.Abs(d) > 1e-9 || math.Abs(e) > 1e-9 {
+			t.Errorf("candidate %d = %+v, want %+v", i, res[i], want[i])
+		}
+	}
+	if !(res[0].score > res[2].score) {
+		t.Errorf("a file matching in two places (%v) should now outrank a single slightly better match (%v)", res[0].score, res[2].score)
 	}
 }
