@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
@@ -100,20 +100,10 @@ func (r *Runner) stopped(ctx context.Context, j store.Job, reason string) store.
 // watchStop cancels a run when the job is marked Stopped (by this process
 // or another).
 func (r *Runner) watchStop(ctx context.Context, id string, cancel context.CancelCauseFunc) {
-	t := time.NewTicker(r.cfg.StopPoll)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			j, err := r.store.Job(ctx, id)
-			if err == nil && j.Status == store.JobStopped {
-				cancel(errStopped)
-				return
-			}
-		}
-	}
+	workflow.WatchStop(ctx, r.cfg.StopPoll, func(ctx context.Context) bool {
+		j, err := r.store.Job(ctx, id)
+		return err == nil && j.Status == store.JobStopped
+	}, func() { cancel(errStopped) })
 }
 
 // run works the job's agent through its turns.

@@ -89,16 +89,25 @@ func (e *Engine) runErr(ctx context.Context, err error) error {
 // watchStop cancels a run when the workflow is marked Stopped (by this
 // process or another).
 func (e *Engine) watchStop(ctx context.Context, id string, cancel context.CancelCauseFunc) {
-	t := time.NewTicker(e.cfg.StopPoll)
+	WatchStop(ctx, e.cfg.StopPoll, func(ctx context.Context) bool {
+		wf, err := e.cfg.Store.Workflow(ctx, id)
+		return err == nil && wf.Status == store.WorkflowStopped
+	}, func() { cancel(errStopped) })
+}
+
+// WatchStop polls stopped every poll until it reports true, then calls
+// cancel once; it returns then or when ctx ends. A run marked Stopped in
+// the store (by this process or another) is cancelled this way.
+func WatchStop(ctx context.Context, poll time.Duration, stopped func(context.Context) bool, cancel func()) {
+	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			wf, err := e.cfg.Store.Workflow(ctx, id)
-			if err == nil && wf.Status == store.WorkflowStopped {
-				cancel(errStopped)
+			if stopped(ctx) {
+				cancel()
 				return
 			}
 		}
