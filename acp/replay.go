@@ -86,6 +86,7 @@ func (s *session) replayWorkflow(ctx context.Context, id string) error {
 		return err
 	}
 	s.send(ctx, sdk.UpdateUserMessageText(wf.Task))
+	said := map[string]bool{} // the agents' messages replayed
 	cards := map[string]*editor.CardView{"scoping": d.Scope, "research": d.Research, "plan": d.Plan}
 	for _, stage := range []workflow.Stage{workflow.StageScoping, workflow.StageResearch, workflow.StagePlan, workflow.StagePreflight, workflow.StagePulsing, workflow.StageReview} {
 		msgs, err := st.Messages(ctx, id, string(stage), "")
@@ -101,7 +102,7 @@ func (s *session) replayWorkflow(ctx context.Context, id string) error {
 				msgs = append(msgs, more...)
 			}
 		}
-		s.replayStage(ctx, msgs, calls, string(stage))
+		s.replayStage(ctx, msgs, calls, string(stage), said)
 		if c := cards[string(stage)]; c != nil {
 			s.send(ctx, sdk.UpdateAgentMessageText(fmt.Sprintf("**%s** (%s)\n\n%s\n\n", c.Title, c.Status, c.Markdown)))
 		}
@@ -111,7 +112,13 @@ func (s *session) replayWorkflow(ctx context.Context, id string) error {
 	}
 	s.send(ctx, sdk.UpdatePlan(planEntries(d)...))
 	for _, p := range d.Pending {
-		s.send(ctx, sdk.UpdateAgentMessageText(pendingText(p)))
+		text := pendingText(p)
+		if m := replyMessage(p); m != "" && said[m] {
+			// The message to reply to was replayed with its stage's
+			// conversation: it is not shown a second time.
+			text = replyNote
+		}
+		s.send(ctx, sdk.UpdateAgentMessageText(text))
 	}
 	return nil
 }
@@ -137,8 +144,9 @@ func workflowCalls(ctx context.Context, st *store.Store, id string) ([]store.Too
 	return calls, pulses, nil
 }
 
-// replayStage sends a stage's messages and tool calls in time order.
-func (s *session) replayStage(ctx context.Context, msgs []store.Message, calls []store.ToolCall, stage string) {
+// replayStage sends a stage's messages and tool calls in time order,
+// noting the agents' messages in said.
+func (s *session) replayStage(ctx context.Context, msgs []store.Message, calls []store.ToolCall, stage string, said map[string]bool) {
 	type item struct {
 		at   time.Time
 		send func()
@@ -147,6 +155,9 @@ func (s *session) replayStage(ctx context.Context, msgs []store.Message, calls [
 	for _, m := range msgs {
 		if m.Content == "" || m.Role == "tool" {
 			continue
+		}
+		if m.Role != "user" {
+			said[strings.TrimSpace(m.Content)] = true
 		}
 		items = append(items, item{m.CreatedAt, func() { s.send(ctx, chunk(m.Role, m.Content+"\n\n")) }})
 	}

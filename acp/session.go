@@ -351,7 +351,7 @@ func (s *session) sayPending(ctx context.Context, e *workflow.Engine, id string)
 		if p.Kind == "reply" {
 			// The agent's message reached the user in this turn, as it was
 			// written, just before the workflow began to wait for a reply.
-			text = "Reply to the agent's message above in your next message."
+			text = replyNote
 		}
 		if err := s.say(ctx, "\n\n"+text); err != nil {
 			return err

@@ -445,15 +445,28 @@ func pendingText(p editor.PendingView) string {
 		}
 		return b.String()
 	case "reply":
-		var m struct {
-			Message string `json:"message"`
-		}
-		json.Unmarshal([]byte(p.Payload), &m)
-		return strings.TrimSpace(m.Message) + "\n\nReply in your next message."
+		return replyMessage(p) + "\n\nReply in your next message."
 	}
 	var a editor.Approval
 	json.Unmarshal([]byte(p.Payload), &a)
 	return fmt.Sprintf("The %s waits for your decision: reply \"approve\", or say what to change.", orKind(a.Title, p.Kind))
+}
+
+// replyNote is what a workflow waiting for a reply to its agent's message
+// says when the message was just shown.
+const replyNote = "Reply to the agent's message above in your next message."
+
+// replyMessage is the agent's message a "reply" pending item waits on
+// ("" for other kinds), trimmed.
+func replyMessage(p editor.PendingView) string {
+	if p.Kind != "reply" {
+		return ""
+	}
+	var m struct {
+		Message string `json:"message"`
+	}
+	json.Unmarshal([]byte(p.Payload), &m)
+	return strings.TrimSpace(m.Message)
 }
 
 func orKind(title, kind string) string {
