@@ -165,19 +165,24 @@ func (o ops) FinishToolCall(ctx context.Context, id int64, resultSummary string,
 // pulses), in order: a sub-agent's calls (ParentCallID set) come after
 // their dispatch call, as they were made.
 func (o ops) ToolCalls(ctx context.Context, workflowID, pulseID string) ([]ToolCall, error) {
-	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (ToolCall, error) {
-		var c ToolCall
-		var args sql.NullString
-		var started, ended sql.NullInt64
-		err := row.Scan(&c.ID, &c.WorkflowID, &c.Stage, &c.PulseID, &c.CallID, &c.ParentCallID, &c.Subagent, &c.Name, &args, &c.Reason,
-			&c.ResultSummary, &c.Failed, &started, &ended)
-		if args.Valid {
-			c.Args = json.RawMessage(args.String)
-		}
-		c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
-		return c, err
-	}, "tool calls", `SELECT id, workflow_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason, result_summary, failed,
-		started_at, ended_at FROM tool_calls WHERE workflow_id=? AND pulse_id=? ORDER BY id`, workflowID, pulseID)
+	return queryAll(ctx, o, scanToolCall, "tool calls", `SELECT `+toolCallColumns+` FROM tool_calls WHERE workflow_id=? AND pulse_id=? ORDER BY id`,
+		workflowID, pulseID)
+}
+
+const toolCallColumns = `id, workflow_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason, result_summary, failed,
+	started_at, ended_at`
+
+func scanToolCall(row interface{ Scan(...any) error }) (ToolCall, error) {
+	var c ToolCall
+	var args sql.NullString
+	var started, ended sql.NullInt64
+	err := row.Scan(&c.ID, &c.WorkflowID, &c.Stage, &c.PulseID, &c.CallID, &c.ParentCallID, &c.Subagent, &c.Name, &args, &c.Reason,
+		&c.ResultSummary, &c.Failed, &started, &ended)
+	if args.Valid {
+		c.Args = json.RawMessage(args.String)
+	}
+	c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
+	return c, err
 }
 
 // Usage is the token use and cost of one model call.
