@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -118,6 +119,10 @@ type Agent struct {
 var (
 	_ sdk.Agent       = (*Agent)(nil)
 	_ sdk.AgentLoader = (*Agent)(nil)
+	// session/fork is routed to agents with this method.
+	_ interface {
+		UnstableForkSession(context.Context, sdk.UnstableForkSessionRequest) (sdk.UnstableForkSessionResponse, error)
+	} = (*Agent)(nil)
 )
 
 // New makes an Agent; Serve connects it.
@@ -196,10 +201,11 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentInfo:       &sdk.Implementation{Name: "autarch", Title: sdk.Ptr("Autarch"), Version: a.cfg.Version},
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:         true,
-			PromptCapabilities:  sdk.PromptCapabilities{EmbeddedContext: true},
-			McpCapabilities:     sdk.McpCapabilities{Http: true, Sse: true},
-			SessionCapabilities: sdk.SessionCapabilities{List: &sdk.SessionListCapabilities{}},
+			LoadSession:        true,
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
+			SessionCapabilities: sdk.SessionCapabilities{List: &sdk.SessionListCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
+				Resume: &sdk.SessionResumeCapabilities{}, Fork: &sdk.SessionForkCapabilities{}},
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}
@@ -246,24 +252,95 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 // discussion, or the workflow's or job's conversation, cards, tool calls
 // and results from the store.
 func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
-	f, err := a.folder(p.Cwd, p.McpServers)
+	s, err := a.reopen(ctx, p.Cwd, p.McpServers, p.SessionId)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
-	}
-	a.mu.Lock()
-	s := a.sessions[p.SessionId]
-	a.mu.Unlock()
-	if s == nil {
-		rec, err := f.load(ctx, string(p.SessionId))
-		if err != nil {
-			return sdk.LoadSessionResponse{}, err
-		}
-		s = a.addSession(f, rec)
 	}
 	if err := s.replay(ctx); err != nil {
 		return sdk.LoadSessionResponse{}, fmt.Errorf("replay session %s: %w", p.SessionId, err)
 	}
 	return sdk.LoadSessionResponse{Modes: modeState(s.mode())}, nil
+}
+
+// ResumeSession reopens a recorded session without replaying its history
+// (the client kept it); a discussion's next prompt still carries it to the
+// discussion agent.
+func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	s, err := a.reopen(ctx, p.Cwd, p.McpServers, p.SessionId)
+	if err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	return sdk.ResumeSessionResponse{Modes: modeState(s.mode())}, nil
+}
+
+// reopen is a session of cwd: the open one, else the recorded one made
+// open again.
+func (a *Agent) reopen(ctx context.Context, cwd string, servers []sdk.McpServer, id sdk.SessionId) (*session, error) {
+	f, err := a.folder(cwd, servers)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	s := a.sessions[id]
+	a.mu.Unlock()
+	if s != nil {
+		if rec := s.record(); rec.Cwd != f.dir {
+			return nil, invalidParams("session %s belongs to %s, not %s: send its own cwd", id, rec.Cwd, f.dir)
+		}
+		s.rejoin()
+		return s, nil
+	}
+	rec, err := f.load(ctx, string(id))
+	if err != nil {
+		return nil, err
+	}
+	s = a.addSession(f, rec)
+	s.rejoin()
+	return s, nil
+}
+
+// UnstableForkSession makes a new session of cwd holding a copy of a
+// discussion's history (the original's goes on apart), in its mode. A
+// session that drives a workflow or a job is not forked: that work has
+// one session.
+func (a *Agent) UnstableForkSession(ctx context.Context, p sdk.UnstableForkSessionRequest) (sdk.UnstableForkSessionResponse, error) {
+	servers, err := stableServers(p.McpServers)
+	if err != nil {
+		return sdk.UnstableForkSessionResponse{}, err
+	}
+	src, err := a.reopen(ctx, p.Cwd, servers, p.SessionId)
+	if err != nil {
+		return sdk.UnstableForkSessionResponse{}, err
+	}
+	from := src.record()
+	if from.WorkflowID != "" || from.JobID != "" {
+		return sdk.UnstableForkSessionResponse{}, invalidRequest("session %s drives %s, which only it continues: fork a discussion, or start a new session with session/new", from.ID, boundTo(from))
+	}
+	rec := record{ID: newSessionID(), Cwd: from.Cwd, Mode: from.Mode, Created: time.Now().UTC(), Title: from.Title,
+		Discussion: slices.Clone(from.Discussion)}
+	s := a.addSession(src.f, rec)
+	s.rejoin()
+	if err := s.save(ctx); err != nil {
+		a.log.Warn("acp session not recorded: it cannot be loaded after a restart", "session", rec.ID, "err", err)
+	}
+	return sdk.UnstableForkSessionResponse{SessionId: sdk.SessionId(rec.ID), Modes: modeState(rec.Mode)}, nil
+}
+
+// stableServers reads the MCP servers of an unstable request (the same
+// wire shape) as session/new's.
+func stableServers(list []sdk.UnstableMcpServer) ([]sdk.McpServer, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return nil, invalidParams("mcpServers: %v", err)
+	}
+	var out []sdk.McpServer
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, invalidParams("mcpServers: %v: pass stdio, http or sse servers", err)
+	}
+	return out, nil
 }
 
 // SetSessionMode switches a session's mode; a session that already drives
@@ -301,9 +378,21 @@ func (a *Agent) Cancel(ctx context.Context, p sdk.CancelNotification) error {
 	return nil
 }
 
-// CloseSession is not offered (no sessionCapabilities.close).
+// CloseSession ends a session in this process: its running turn stops as
+// session/cancel stops it, and it is forgotten until session/load or
+// session/resume reopens it (its record and its work's history stay).
 func (a *Agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
-	return sdk.CloseSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionClose)
+	s, err := a.session(p.SessionId)
+	if err != nil {
+		return sdk.CloseSessionResponse{}, err
+	}
+	s.close(ctx, a.cfg.CloseWait)
+	a.mu.Lock()
+	if a.sessions[p.SessionId] == s {
+		delete(a.sessions, p.SessionId)
+	}
+	a.mu.Unlock()
+	return sdk.CloseSessionResponse{}, nil
 }
 
 // ListSessions lists the recorded sessions of cwd (else of the folders
@@ -333,11 +422,6 @@ func (a *Agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sd
 	}
 	slices.SortStableFunc(res.Sessions, func(x, y sdk.SessionInfo) int { return cmp.Compare(*y.UpdatedAt, *x.UpdatedAt) })
 	return res, nil
-}
-
-// ResumeSession is not offered: session/load resumes with the history.
-func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
 }
 
 // SetSessionConfigOption is not offered: modes are set with session/set_mode.

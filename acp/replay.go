@@ -29,10 +29,16 @@ func (s *session) replay(ctx context.Context) error {
 	for _, l := range rec.Discussion {
 		s.send(ctx, chunk(l.Role, l.Text))
 	}
-	s.mu.Lock()
-	s.reloaded = len(rec.Discussion) > 0
-	s.mu.Unlock()
 	return nil
+}
+
+// rejoin marks a session that was reopened (loaded, resumed or forked):
+// the discussion agent, which starts afresh, gets the discussion with the
+// next prompt.
+func (s *session) rejoin() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reloaded = len(s.rec.Discussion) > 0
 }
 
 // Bounds of the discussion a reloaded session hands the discussion agent.

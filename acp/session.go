@@ -35,6 +35,8 @@ type session struct {
 	// reloaded is set when a discussion was replayed after a restart: the
 	// discussion agent, which starts afresh, gets it with the next prompt.
 	reloaded bool
+	// closed is set by session/close: no turn begins any more.
+	closed bool
 }
 
 // turn is a running session/prompt.
@@ -169,6 +171,9 @@ func (s *session) response(t *turn, err error) (sdk.PromptResponse, error) {
 func (s *session) begin(cancel context.CancelFunc) (*turn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return nil, invalidRequest("session %s was closed: reopen it with session/load or session/resume", s.rec.ID)
+	}
 	if s.turn != nil {
 		return nil, invalidRequest("session %s is still running a turn: wait for its answer, or send session/cancel first", s.rec.ID)
 	}
@@ -211,6 +216,16 @@ func (s *session) stop(ctx context.Context, reason string) {
 		}
 	}
 	t.cancel()
+}
+
+// close stops the running turn as session/cancel does, lets no other
+// begin and waits at most wait for it to end.
+func (s *session) close(ctx context.Context, wait time.Duration) {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.stop(ctx, "the session was closed from the editor (session/close)")
+	s.waitTurn(wait)
 }
 
 // waitTurn waits at most d for the running turn to end.

@@ -43,6 +43,13 @@ func TestWorkflowTextStreams(t *testing.T) {
 // startScript serves the scripted model's script at path.
 func startScript(t *testing.T, path string) string {
 	t.Helper()
+	url, _ := scripted.Start(t, readScript(t, path))
+	return url
+}
+
+// readScript reads the scripted model's script at path.
+func readScript(t *testing.T, path string) *scripted.Script {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -51,8 +58,7 @@ func startScript(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url, _ := scripted.Start(t, script)
-	return url
+	return script
 }
 
 // newSession initializes p and opens a session over repo in mode.
