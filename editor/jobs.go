@@ -13,6 +13,9 @@ const (
 	// CommandResumeJob (JobRef) resumes a stopped, failed or waiting job
 	// in the background and returns its JobRef.
 	CommandResumeJob = "autarch.resumeJob"
+	// CommandStopJob (JobRef) stops a running or waiting job; it can be
+	// resumed later.
+	CommandStopJob = "autarch.stopJob"
 	// CommandAnswerEscalation (AnswerEscalationParams) answers a job's
 	// pending request_human_review and resumes the job.
 	CommandAnswerEscalation = "autarch.answerEscalation"
@@ -70,6 +73,9 @@ type JobEvent struct {
 	Status string `json:"status,omitempty"`
 	Text   string `json:"text,omitempty"`
 	Failed bool   `json:"failed,omitempty"`
+	// ToolCallID is the model's id of the call (kinds "tool_call" and
+	// "tool_result"): a result names the call it ends.
+	ToolCallID string `json:"toolCallId,omitempty"`
 }
 
 // JobSummary is one job as the side panel and autarch status show it.
@@ -95,7 +101,14 @@ type JobSummary struct {
 	Iterations  int              `json:"iterations"`
 	Cost        float64          `json:"cost"`
 	UpdatedAt   string           `json:"updatedAt"`
+	// Activity is the job's latest tool calls (at most MaxJobActivity),
+	// oldest first, for the side panel's activity feed.
+	Activity []ActivityView `json:"activity"`
 }
+
+// MaxJobActivity is how many of a job's latest tool calls JobSummary
+// carries.
+const MaxJobActivity = 50
 
 // JobCommitView is a commit a job made.
 type JobCommitView struct {
@@ -123,4 +136,8 @@ type EscalationView struct {
 	Status   string `json:"status"`
 	Approved bool   `json:"approved"`
 	Feedback string `json:"feedback,omitempty"`
+	// CreatedAt and ResolvedAt (RFC 3339; "" while pending) place the
+	// escalation in the activity feed.
+	CreatedAt  string `json:"createdAt,omitempty"`
+	ResolvedAt string `json:"resolvedAt,omitempty"`
 }

@@ -46,6 +46,12 @@ func (s *Server) resumeJob(ctx context.Context, params json.RawMessage) (any, er
 	return jobCall(s, ctx, params, (*job.Session).Resume)
 }
 
+func (s *Server) stopJob(ctx context.Context, params json.RawMessage) (any, error) {
+	return jobCall(s, ctx, params, func(j *job.Session, ctx context.Context, ref editor.JobRef) (struct{}, error) {
+		return struct{}{}, j.Stop(ctx, ref)
+	})
+}
+
 func (s *Server) answerEscalation(ctx context.Context, params json.RawMessage) (any, error) {
 	return jobCall(s, ctx, params, func(j *job.Session, ctx context.Context, p editor.AnswerEscalationParams) (struct{}, error) {
 		return struct{}{}, j.AnswerEscalation(ctx, p)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -33,21 +34,7 @@ const jobScript = `
 // the agent gets the answer), the commit in autarch/jobs, and
 // autarch.applyJob as a workspace edit.
 func TestJobOverLSP(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return a + b }\n"), 0o644)
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	script, err := scripted.Parse([]byte(jobScript))
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, model := scripted.Start(t, script)
-	h := newHarness(t, wired)
+	h, url, model, dir := jobServer(t, jobScript)
 	var mu sync.Mutex
 	var escalations []editor.Approval
 	var edits []json.RawMessage
@@ -69,22 +56,8 @@ func TestJobOverLSP(t *testing.T) {
 		}
 		return nil, nil
 	}
-	uri := pathURI(dir)
-	if err := h.call("initialize", map[string]any{
-		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "calc"}},
-		"capabilities":          map[string]any{"workspace": map[string]any{"applyEdit": true}, "experimental": map[string]any{"autarch": map[string]any{"approvals": true}}},
-		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}},
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	h.client.Notify(context.Background(), "initialized", map[string]any{})
-
-	exec := func(command string, arg, result any) error {
-		return h.call("workspace/executeCommand", map[string]any{"command": command, "arguments": []any{arg}}, result)
-	}
+	initJobServer(t, h, url, dir)
+	exec := h.executeCommand
 	if err := exec(editor.CommandStartJob, editor.StartJobParams{Task: "Add Sub", Mode: "wizard"}, nil); err == nil || !strings.Contains(err.Error(), "use mechanic") {
 		t.Errorf("a bad mode was accepted: %v", err)
 	}
@@ -92,20 +65,7 @@ func TestJobOverLSP(t *testing.T) {
 	if err := exec(editor.CommandStartJob, editor.StartJobParams{Task: "Add Sub"}, &ref); err != nil || ref.JobID == "" {
 		t.Fatalf("startJob = %+v, %v", ref, err)
 	}
-	waitJob := func(status string) editor.JobSummary {
-		t.Helper()
-		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-			var list []editor.JobSummary
-			if err := h.call(editor.MethodJobs, map[string]any{}, &list); err != nil {
-				t.Fatal(err)
-			}
-			if len(list) == 1 && list[0].Status == status {
-				return list[0]
-			}
-		}
-		t.Fatalf("the job never became %s", status)
-		return editor.JobSummary{}
-	}
+	waitJob := func(status string) editor.JobSummary { return h.waitJob(status) }
 	waiting := waitJob("Waiting")
 	if len(waiting.Escalations) != 1 || waiting.Escalations[0].Status != "Pending" || waiting.Escalations[0].Severity != "high" || !strings.HasPrefix(waiting.Branch, "ai/"+ref.JobID[:8]+"/add-sub") {
 		t.Fatalf("waiting job = %+v", waiting)
@@ -125,6 +85,7 @@ func TestJobOverLSP(t *testing.T) {
 	if len(done.Commits) != 1 || strings.TrimSpace(done.Commits[0].Message) != "feat(calc): add Sub" || !done.Escalations[0].Approved || done.Iterations != 4 {
 		t.Errorf("done job = %+v", done)
 	}
+	checkJobActivity(t, h, done)
 	if n := model.Remaining(); n != 0 {
 		t.Errorf("%d scripted steps unused", n)
 	}
@@ -144,4 +105,157 @@ func TestJobOverLSP(t *testing.T) {
 		t.Errorf("exit code %d after shutdown", code)
 	}
 	h.client.Close()
+}
+
+// jobServer makes a git repository with calc.go, a scripted model
+// answering script and a server harness (not yet initialized).
+func jobServer(t *testing.T, script string) (h *harness, url string, model *scripted.Server, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return a + b }\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	parsed, err := scripted.Parse([]byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, model = scripted.Start(t, parsed)
+	return newHarness(t, wired), url, model, dir
+}
+
+// initJobServer initializes the harness on dir with the scripted model
+// at url and an API key.
+func initJobServer(t *testing.T, h *harness, url, dir string) {
+	t.Helper()
+	uri := pathURI(dir)
+	if err := h.call("initialize", map[string]any{
+		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "calc"}},
+		"capabilities":          map[string]any{"workspace": map[string]any{"applyEdit": true}, "experimental": map[string]any{"autarch": map[string]any{"approvals": true}}},
+		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.client.Notify(context.Background(), "initialized", map[string]any{})
+}
+
+func (h *harness) executeCommand(command string, arg, result any) error {
+	return h.call("workspace/executeCommand", map[string]any{"command": command, "arguments": []any{arg}}, result)
+}
+
+// waitJob polls autarch/jobs until the only job has the status.
+func (h *harness) waitJob(status string) editor.JobSummary {
+	h.t.Helper()
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		var list []editor.JobSummary
+		if err := h.call(editor.MethodJobs, map[string]any{}, &list); err != nil {
+			h.t.Fatal(err)
+		}
+		if len(list) == 1 && list[0].Status == status {
+			return list[0]
+		}
+	}
+	h.t.Fatalf("the job never became %s", status)
+	return editor.JobSummary{}
+}
+
+// checkJobActivity checks a done job's stored activity (its tool calls in
+// order, with call ids and times; escalations placed in time) and that the
+// live tool_call events named the same calls.
+func checkJobActivity(t *testing.T, h *harness, done editor.JobSummary) {
+	t.Helper()
+	var tools, ids []string
+	for _, a := range done.Activity {
+		tools = append(tools, a.Tool)
+		ids = append(ids, a.CallID)
+		if a.Stage != "job" || a.Time == "" || a.CallID == "" || a.Failed {
+			t.Errorf("activity entry %+v: want stage job, a time and a call id, not failed", a)
+		}
+	}
+	if want := []string{"create_branch", "request_human_review", "apply_patch", "commit_changes"}; !slices.Equal(tools, want) {
+		t.Errorf("activity tools = %v, want %v", tools, want)
+	}
+	if len(done.Escalations) == 1 {
+		e := done.Escalations[0]
+		if _, err := time.Parse(time.RFC3339, e.CreatedAt); err != nil || e.ResolvedAt < e.CreatedAt {
+			t.Errorf("escalation times created %q resolved %q", e.CreatedAt, e.ResolvedAt)
+		}
+	}
+	var live []string
+	for {
+		select {
+		case n := <-h.noteCh:
+			var ev editor.JobEvent
+			if n.method == editor.MethodJobEvent && json.Unmarshal(n.params, &ev) == nil && ev.Kind == "tool_call" {
+				live = append(live, ev.ToolCallID)
+			}
+			continue
+		default:
+		}
+		break
+	}
+	if !slices.Equal(live, ids) {
+		t.Errorf("live tool_call events named calls %q, stored %q", live, ids)
+	}
+}
+
+// TestStopJobOverLSP stops a job while its model is answering
+// (autarch.stopJob): it becomes Stopped, the user is told to resume it,
+// and bad references are refused in words.
+func TestStopJobOverLSP(t *testing.T) {
+	h, url, model, dir := jobServer(t, `
+-- 01-slow.json --
+{"delay_ms": 30000, "text": "too late"}
+`)
+	h.onCall = func(method string, params json.RawMessage) (any, error) { return nil, nil }
+	initJobServer(t, h, url, dir)
+	for _, tc := range []struct {
+		ref  editor.JobRef
+		want string
+	}{
+		{editor.JobRef{}, "jobId is required"},
+		{editor.JobRef{JobID: "nope-nope"}, "no job with id or name"},
+	} {
+		if err := h.executeCommand(editor.CommandStopJob, tc.ref, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("stopJob(%+v) = %v, want %q", tc.ref, err, tc.want)
+		}
+	}
+	var ref editor.JobRef
+	if err := h.executeCommand(editor.CommandStartJob, editor.StartJobParams{Task: "Add Sub"}, &ref); err != nil {
+		t.Fatal(err)
+	}
+	h.waitJob("Running")
+	for end := time.Now().Add(10 * time.Second); model.Remaining() > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the job never asked the model")
+		}
+	}
+	if err := h.executeCommand(editor.CommandStopJob, editor.JobRef{JobID: ref.JobID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	stopped := h.waitJob("Stopped")
+	if stopped.StatusReason != "stopped by the user" {
+		t.Errorf("stopped job reason %q", stopped.StatusReason)
+	}
+	for end := time.Now().Add(10 * time.Second); ; {
+		n := h.waitNote("window/showMessage")
+		var m struct{ Message string }
+		json.Unmarshal(n.params, &m)
+		if strings.Contains(m.Message, "stopped") {
+			if !strings.Contains(m.Message, "resume it from the side panel") {
+				t.Errorf("stop message %q does not say what to do next", m.Message)
+			}
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("no message said the job stopped")
+		}
+	}
 }

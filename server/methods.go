@@ -75,6 +75,7 @@ func methodTable() map[string]method {
 		editor.MethodJobs:              req((*Server).listJobs),
 		editor.CommandStartJob:         cmd((*Server).startJob),
 		editor.CommandResumeJob:        cmd((*Server).resumeJob),
+		editor.CommandStopJob:          cmd((*Server).stopJob),
 		editor.CommandAnswerEscalation: cmd((*Server).answerEscalation),
 		editor.CommandApplyJob:         cmd((*Server).applyJob),
 

@@ -155,7 +155,7 @@ func (h *handle) observe(ctx context.Context, ev agent.Event) {
 		}
 		return
 	}
-	h.r.emit(editor.JobEvent{Kind: ev.Kind, JobID: h.job.ID, Tool: ev.Tool, Reason: ev.Reason, Text: ev.Text, Failed: ev.Failed})
+	h.r.emit(editor.JobEvent{Kind: ev.Kind, JobID: h.job.ID, Tool: ev.Tool, Reason: ev.Reason, Text: ev.Text, Failed: ev.Failed, ToolCallID: ev.CallID})
 }
 
 // messageData is a stored message's structured part.

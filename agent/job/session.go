@@ -103,6 +103,22 @@ func (s *Session) Resume(ctx context.Context, ref editor.JobRef) (editor.JobRef,
 	return editor.JobRef{JobID: j.ID, Name: j.Name}, s.background(ctx, j, func(ctx context.Context) (store.Job, error) { return r.Resume(ctx, j.ID) })
 }
 
+// Stop stops a running or waiting job; its run ends within the stop poll
+// and the user is told it can be resumed.
+func (s *Session) Stop(ctx context.Context, ref editor.JobRef) error {
+	r, err := s.open(ctx)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(ref.JobID) == "" {
+		return invalid(errors.New("jobId is required: the id, an id prefix of at least 4 characters, or the name of a job (autarch/jobs lists them)"))
+	}
+	if err := r.Stop(ctx, ref.JobID, ""); err != nil {
+		return invalid(err)
+	}
+	return nil
+}
+
 // AnswerEscalation answers a waiting job's escalation and resumes it in
 // the background.
 func (s *Session) AnswerEscalation(ctx context.Context, p editor.AnswerEscalationParams) error {

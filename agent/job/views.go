@@ -71,7 +71,10 @@ func (r *Runner) summary(ctx context.Context, j store.Job) (editor.JobSummary, e
 	}
 	for _, e := range escalations {
 		s.Escalations = append(s.Escalations, editor.EscalationView{ID: e.ID, Reason: e.Reason, Severity: e.Severity, Context: string(e.Context),
-			Status: e.Status, Approved: e.Approved, Feedback: e.Feedback})
+			Status: e.Status, Approved: e.Approved, Feedback: e.Feedback, CreatedAt: rfc3339(e.CreatedAt), ResolvedAt: rfc3339(e.ResolvedAt)})
+	}
+	if s.Activity, err = r.activity(ctx, j.ID); err != nil {
+		return s, err
 	}
 	analyses, err := r.store.JobAnalyses(ctx, j.ID)
 	if err != nil {
@@ -89,6 +92,29 @@ func (r *Runner) summary(ctx context.Context, j store.Job) (editor.JobSummary, e
 		}
 	}
 	return s, nil
+}
+
+// activity is a job's latest tool calls, oldest first, as the activity
+// feed shows them.
+func (r *Runner) activity(ctx context.Context, id string) ([]editor.ActivityView, error) {
+	calls, err := r.store.JobToolCalls(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	calls = calls[max(0, len(calls)-editor.MaxJobActivity):]
+	out := make([]editor.ActivityView, 0, len(calls))
+	for _, c := range calls {
+		out = append(out, editor.ActivityView{Time: rfc3339(c.StartedAt), Stage: "job", Tool: c.Name, Reason: c.Reason, Failed: c.Failed, CallID: c.CallID})
+	}
+	return out, nil
+}
+
+// rfc3339 formats a stored time in UTC ("" for none).
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // Apply brings a job's commits into the user's folder the way a

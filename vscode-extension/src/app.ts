@@ -36,7 +36,7 @@ import {
   type WorkflowEvent,
   type WorkflowRef,
 } from './lspext.gen';
-import { JobList } from './jobs';
+import { JobList, jobOpCommands, mergeActivity } from './jobs';
 import { SwarmList } from './swarm';
 import { SwarmView } from './swarmView';
 import { Panel, type PanelHost } from './panel';
@@ -192,7 +192,7 @@ export class App implements vscode.Disposable, PanelHost {
       pending: live,
       stored,
       dryRuns: this.state.dryRunPlans(),
-      activity: this.state.activity(sel),
+      activity: mergeActivity(this.state.activity(sel), this.jobs.activity()),
       messages: sel ? (detail?.messages ?? []) : this.state.discussion,
       review: sel ? (detail?.review ?? undefined) : this.state.branchReview,
       jobs: this.jobs.jobs,
@@ -236,6 +236,10 @@ export class App implements vscode.Disposable, PanelHost {
         return;
       case 'workflow':
         return this.workflowOp(msg.op, msg.workflowId, msg.pulseId);
+      case 'job':
+        // The palette command, with the job preselected.
+        await vscode.commands.executeCommand(jobOpCommands[msg.op], msg.jobId);
+        return;
       case 'open':
         await openWorkspaceFile(msg.file, msg.start, msg.end);
         return;

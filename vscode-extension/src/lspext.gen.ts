@@ -94,6 +94,8 @@ export const FreeText = "free_text";
 export const CommandStartJob = "autarch.startJob";
 /** CommandResumeJob (JobRef) resumes a stopped, failed or waiting job in the background and returns its JobRef. */
 export const CommandResumeJob = "autarch.resumeJob";
+/** CommandStopJob (JobRef) stops a running or waiting job; it can be resumed later. */
+export const CommandStopJob = "autarch.stopJob";
 /** CommandAnswerEscalation (AnswerEscalationParams) answers a job's pending request_human_review and resumes the job. */
 export const CommandAnswerEscalation = "autarch.answerEscalation";
 /** CommandApplyJob (ApplyJobParams) brings a job's commits into the user's folder and returns ApplyWorkflowResult. */
@@ -484,6 +486,7 @@ export interface JobEvent {
   status?: string;
   text?: string;
   failed?: boolean;
+  toolCallId?: string;
 }
 
 export interface JobSummary {
@@ -507,6 +510,7 @@ export interface JobSummary {
   iterations: number;
   cost: number;
   updatedAt: string;
+  activity: ActivityView[];
 }
 
 export interface JobCommitView {
@@ -531,6 +535,8 @@ export interface EscalationView {
   status: string;
   approved: boolean;
   feedback?: string;
+  createdAt?: string;
+  resolvedAt?: string;
 }
 
 export interface ProjectState {

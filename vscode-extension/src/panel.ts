@@ -8,7 +8,7 @@
 //   #dry-run-plans > .dryrun[data-workflow][data-ended]   a dry run's plan ("Dry run plan"): .dryrun-count .dryrun-outcome
 //                    .dryrun-stage[data-stage] > ol.dryrun-entries > li.dryrun-entry[data-tool][data-path?] .dryrun-action .dryrun-reason
 //                    ul.dryrun-files > li.dryrun-file[data-path]
-//   #jobs > li.job-item[data-id][data-status]  (jobs.ts lists its classes)
+//   #jobs > li.job-item[data-id][data-status]  .job-actions > button[data-action=job][data-op]  (jobs.ts lists its classes)
 //   #workflows > li.workflow-item[data-id][data-status][data-stage]   one per workflow; .selected;
 //                li.workflow-item.discussion[data-id=""]               the discussion (always first)
 //   #new-workflow                                                     button: Autarch: New Workflow
@@ -30,6 +30,7 @@
 //                        free_text: textarea.pending-text;  button.pending-submit (absent for a lone single_select)
 //     stored items (asked before a restart): [data-stored="1"], .pending-resume
 //   #activity > li.activity-item[data-tool][data-failed][data-stage]  .activity-tool .activity-reason .activity-meta
+//               a job's entries: .job-activity[data-job] .activity-job ("job <name>"); its escalations: .escalation[data-tool=escalation]
 //   #messages > .message[data-role][data-stage] .message-text
 //   #message-box (textarea; Ctrl+Enter sends), #send, #composer-hint (what Send will do)
 //   [data-testid=server-state|model|status-message|workspace]  server status (inside #server-status)

@@ -1,6 +1,7 @@
 // The side panel's page: a fixed shell (sections filled by render messages,
 // a message box that is never re-rendered), its style and its script. Pure
 // strings; the script runs in the webview under a nonce-only CSP.
+import { jobOpCommands, type JobOp } from './jobs';
 import { sectionIds, type SectionId } from './panelView';
 
 /** Messages the webview posts to the extension. */
@@ -9,6 +10,7 @@ export type FromWebview =
   | { type: 'select'; workflowId: string }
   | { type: 'command'; command: string }
   | { type: 'workflow'; op: 'stop' | 'resume' | 'apply' | 'diff'; workflowId: string; pulseId?: string }
+  | { type: 'job'; op: JobOp; jobId: string }
   | { type: 'open'; file: string; start: number; end: number }
   | { type: 'answer'; pendingId: string; workflowId?: string; stored?: boolean; answers: { values: string[] }[] }
   | { type: 'draft'; pendingId: string; index: number; values: string[] }
@@ -34,6 +36,8 @@ export function parseWebviewMessage(m: unknown): FromWebview | undefined {
       return str(o.op) && ops.has(o.op) && str(o.workflowId) && o.workflowId
         ? { type: 'workflow', op: o.op as 'stop', workflowId: o.workflowId, pulseId: str(o.pulseId) && o.pulseId ? o.pulseId : undefined }
         : undefined;
+    case 'job':
+      return str(o.op) && Object.hasOwn(jobOpCommands, o.op) && str(o.jobId) && o.jobId ? { type: 'job', op: o.op as JobOp, jobId: o.jobId } : undefined;
     case 'open': {
       const start = Number(o.start);
       const end = Number(o.end);
@@ -101,6 +105,8 @@ textarea{width:100%;box-sizing:border-box;font-family:inherit;color:var(--vscode
 .section-head{display:flex;align-items:center;justify-content:space-between}
 #workflows,#jobs{list-style:none;padding:0;margin:0}
 .job-item{margin:.3em 0 .6em}
+.activity-job{color:var(--vscode-descriptionForeground);font-size:.9em}
+.activity-item.escalation .activity-tool{color:var(--vscode-editorWarning-foreground)}
 .workflow-item{padding:4px 6px;cursor:pointer;border-left:2px solid transparent}
 .workflow-item:hover{background:var(--vscode-list-hoverBackground)}
 .workflow-item.selected{background:var(--vscode-list-activeSelectionBackground);color:var(--vscode-list-activeSelectionForeground);border-left-color:var(--vscode-focusBorder)}
@@ -248,6 +254,7 @@ const script = `(function () {
     if (a === 'select') { save({ selected: el.dataset.id }); post({ type: 'select', workflowId: el.dataset.id || '' }); }
     else if (a === 'command') post({ type: 'command', command: el.dataset.command });
     else if (a === 'workflow') post({ type: 'workflow', op: el.dataset.op, workflowId: el.dataset.id, pulseId: el.dataset.pulse });
+    else if (a === 'job') post({ type: 'job', op: el.dataset.op, jobId: el.dataset.id });
     else if (a === 'open') { ev.preventDefault(); post({ type: 'open', file: el.dataset.file, start: Number(el.dataset.start), end: Number(el.dataset.end) }); }
     else if (a === 'option') {
       const q = el.closest('.question');

@@ -1,9 +1,9 @@
 // Pure rendering of the side panel's sections (HTML strings) from a model.
 // Everything from the server is escaped (escapeHtml) or rendered by the safe
 // Markdown renderer; the DOM ids and classes are listed in panel.ts.
-import type { ActivityView, DryRunPlanView, JobSummary, Answer, Approval, CardView, CommentView, MessageView, PulseView, Question, ReviewView, ProjectState, ServerStatus, WorkflowDetail, WorkflowSummary } from './lspext.gen';
+import type { DryRunPlanView, JobSummary, Answer, Approval, CardView, CommentView, MessageView, PulseView, Question, ReviewView, ProjectState, ServerStatus, WorkflowDetail, WorkflowSummary } from './lspext.gen';
 import { isUnifiedDiff, renderDiff } from './diff';
-import { renderJobs } from './jobs';
+import { renderJobs, type FeedItem } from './jobs';
 import { renderMarkdown } from './markdown';
 import type { PendingItem } from './pending';
 import type { StoredPending } from './questions';
@@ -34,7 +34,8 @@ export interface PanelModel {
   stored: StoredItem[];
   /** The dry runs' plans (editor dry runs are never listed), the latest first. */
   dryRuns?: DryRunPlan[];
-  activity: ActivityView[];
+  /** The activity feed: the selected workflow's calls merged by time with the jobs' calls and escalations. */
+  activity: FeedItem[];
   /** The conversation: the selected workflow's messages, or the discussion. */
   messages: MessageView[];
   /** The review to show: the selected workflow's, or the last branch review in the discussion. */
@@ -360,14 +361,14 @@ function renderReview(r: ReviewView): string {
 
 // ---- activity and conversation ----
 
-function renderActivity(items: ActivityView[]): string {
+function renderActivity(items: FeedItem[]): string {
   const shown = items.slice(-200);
   const rows = shown
     .map(
       (a) =>
-        `<li class="activity-item${a.failed ? ' failed' : ''}${a.subagent ? ' nested' : ''}" data-tool="${attr(a.tool)}" data-failed="${a.failed ? 'true' : 'false'}" data-stage="${attr(a.stage)}"${a.subagent ? ` data-subagent="${attr(a.subagent)}"` : ''}>` +
-        `${a.subagent ? `<span class="activity-subagent">↳ ${e(a.subagent)}</span> ` : ''}<span class="activity-tool">${e(a.tool)}</span> <span class="activity-reason">${e(a.reason)}</span>` +
-        `<span class="activity-meta">${e(a.stage)}${a.pulseId ? ` · ${e(a.pulseId)}` : ''}${a.time ? ` · ${e(shortTime(a.time))}` : ''}</span></li>`,
+        `<li class="activity-item${a.failed ? ' failed' : ''}${a.subagent ? ' nested' : ''}${a.jobId ? ' job-activity' : ''}${a.kind ? ` ${a.kind}` : ''}" data-tool="${attr(a.tool)}" data-failed="${a.failed ? 'true' : 'false'}" data-stage="${attr(a.stage)}"${a.subagent ? ` data-subagent="${attr(a.subagent)}"` : ''}${a.jobId ? ` data-job="${attr(a.jobId)}"` : ''}>` +
+        `${a.jobId ? `<span class="activity-job">job ${e(a.job ?? a.jobId)}</span> ` : ''}${a.subagent ? `<span class="activity-subagent">↳ ${e(a.subagent)}</span> ` : ''}<span class="activity-tool">${e(a.tool)}</span> <span class="activity-reason">${e(a.reason)}</span>` +
+        `<span class="activity-meta">${a.jobId ? `job ${e(a.job ?? a.jobId)}` : e(a.stage)}${a.pulseId ? ` · ${e(a.pulseId)}` : ''}${a.time ? ` · ${e(shortTime(a.time))}` : ''}</span></li>`,
     )
     .join('');
   return `<h3>Activity</h3>` + (rows ? `<ul id="activity">${rows}</ul>` : `<ul id="activity"></ul><p class="empty">No tool calls yet.</p>`);
