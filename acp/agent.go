@@ -29,7 +29,6 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
-	"github.com/autarch-dev/autarch/tools"
 )
 
 // Mode is what an ACP session's prompts drive.
@@ -81,9 +80,10 @@ type Config struct {
 	Version string
 	// Session makes the workflow session of a folder (cmd/autarch wires it
 	// like the LSP server's); ui reaches the ACP client, document reads
-	// the client's open buffers, servers are the MCP servers the client
-	// passed (they join the agents' tools like the user's own servers).
-	Session func(folder string, servers map[string]tools.MCPServer, ui editor.Client, document func(path string) (string, bool)) *workflow.Session
+	// the client's open buffers, servers are the MCP servers the clients
+	// pass for the folder's sessions (they join the agents' tools like the
+	// user's own servers; the set grows as later sessions pass more).
+	Session func(folder string, servers *MCPServers, ui editor.Client, document func(path string) (string, bool)) *workflow.Session
 	// APIKeyMissing reports whether the model endpoint needs an API key
 	// the environment does not give (nil: none is needed).
 	APIKeyMissing func() bool
@@ -429,26 +429,30 @@ func (a *Agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConf
 	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
 }
 
-// folder is the open folder of cwd, made on first use with the MCP
-// servers the client passed (one engine per folder: a later session's
-// different servers are not added to it).
+// folder is the open folder of cwd, made on first use; the MCP servers
+// the client passed join the folder's (refused, with nothing added, when
+// one names a server the folder has with another definition).
 func (a *Agent) folder(cwd string, servers []sdk.McpServer) (*folder, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, invalidParams("cwd %q is not an absolute path: send the project's absolute directory", cwd)
 	}
 	dir := filepath.Clean(cwd)
+	passed, err := mcpServers(servers, a.log)
+	if err != nil {
+		return nil, err
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
 		return nil, errors.New("autarch acp is closing")
 	}
 	if f := a.folders[dir]; f != nil {
-		if len(servers) > 0 {
-			a.log.Info("MCP servers of a later session in an open folder are not added: its agents keep the first session's", "folder", dir)
+		if err := f.mcp.add(passed); err != nil {
+			return nil, invalidParams("%v", err)
 		}
 		return f, nil
 	}
-	f := newFolder(a, dir, mcpServers(servers, a.log))
+	f := newFolder(a, dir, &MCPServers{byName: passed})
 	a.folders[dir] = f
 	return f, nil
 }
@@ -491,36 +495,6 @@ func (a *Agent) capabilities() sdk.ClientCapabilities {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.caps
-}
-
-// mcpServers is the configuration of the MCP servers a client passed
-// (an "acp" transport, which tools/mcp cannot reach, is left out).
-func mcpServers(list []sdk.McpServer, log *slog.Logger) map[string]tools.MCPServer {
-	out := map[string]tools.MCPServer{}
-	headers := func(hs []sdk.HttpHeader) map[string]string {
-		m := map[string]string{}
-		for _, h := range hs {
-			m[h.Name] = h.Value
-		}
-		return m
-	}
-	for _, s := range list {
-		switch {
-		case s.Stdio != nil:
-			env := map[string]string{}
-			for _, e := range s.Stdio.Env {
-				env[e.Name] = e.Value
-			}
-			out[s.Stdio.Name] = tools.MCPServer{Type: "stdio", Command: s.Stdio.Command, Args: s.Stdio.Args, Env: env}
-		case s.Http != nil:
-			out[s.Http.Name] = tools.MCPServer{Type: "http", URL: s.Http.Url, Headers: headers(s.Http.Headers)}
-		case s.Sse != nil:
-			out[s.Sse.Name] = tools.MCPServer{Type: "sse", URL: s.Sse.Url, Headers: headers(s.Sse.Headers)}
-		default:
-			log.Warn("an MCP server the client passed is left out: only stdio, http and sse servers are supported")
-		}
-	}
-	return out
 }
 
 func modeState(current Mode) *sdk.SessionModeState {

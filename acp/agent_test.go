@@ -20,7 +20,6 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/codesearch"
 	"github.com/autarch-dev/autarch/editor"
-	"github.com/autarch-dev/autarch/tools"
 )
 
 // gitRepo makes a real git repository with one commit.
@@ -55,7 +54,7 @@ func testAgentWith(t *testing.T, model agent.Model) *Agent {
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	return New(Config{Version: "test", Log: log, CloseWait: time.Second,
-		Session: func(folder string, servers map[string]tools.MCPServer, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
+		Session: func(folder string, servers *MCPServers, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
 			return workflow.NewSession(workflow.SessionConfig{Editor: ui, Document: document, Log: log,
 				Wire: func(ctx context.Context, p *workflow.Project, cfg *workflow.Config) error {
 					cfg.Model = model

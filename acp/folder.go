@@ -18,7 +18,6 @@ import (
 	"github.com/autarch-dev/autarch/agent/job"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
-	"github.com/autarch-dev/autarch/tools"
 )
 
 // folder is one project directory: its workflow session (one engine and
@@ -29,6 +28,7 @@ type folder struct {
 	a   *Agent
 	dir string
 	ws  *workflow.Session
+	mcp *MCPServers
 
 	mu         sync.Mutex
 	runner     *job.Runner
@@ -38,8 +38,8 @@ type folder struct {
 
 var _ editor.Client = (*folder)(nil)
 
-func newFolder(a *Agent, dir string, servers map[string]tools.MCPServer) *folder {
-	f := &folder{a: a, dir: dir, turnBegan: make(chan struct{})}
+func newFolder(a *Agent, dir string, servers *MCPServers) *folder {
+	f := &folder{a: a, dir: dir, mcp: servers, turnBegan: make(chan struct{})}
 	f.ws = a.cfg.Session(dir, servers, f, f.document)
 	f.ws.SetFolders([]string{dir})
 	return f

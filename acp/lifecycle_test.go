@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +53,10 @@ func connectSDK(t *testing.T, a *Agent) (*sdk.ClientSideConnection, *sdkClient) 
 		close(done)
 	}()
 	c := &sdkClient{}
-	conn := sdk.NewClientSideConnection(c, inW, outR)
+	gate := &gatedReader{r: outR, open: make(chan struct{})} // as Serve does
+	conn := sdk.NewClientSideConnection(c, inW, gate)
+	conn.SetLogger(slog.New(slog.DiscardHandler))
+	close(gate.open)
 	t.Cleanup(func() {
 		cancel()
 		inW.Close()
@@ -84,6 +88,18 @@ func (c *fakeClient) count() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.received)
+}
+
+// errText is the message of a JSON-RPC error, unquoted ("" for nil).
+func errText(err error) string {
+	var re *sdk.RequestError
+	if errors.As(err, &re) {
+		return re.Message
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 func prompt(id sdk.SessionId, text string) sdk.PromptRequest {
@@ -236,7 +252,7 @@ func TestCloseResumeFork(t *testing.T) {
 			return err
 		}, "unknown session"},
 	} {
-		if err := r.call(); err == nil || !strings.Contains(err.Error(), r.want) {
+		if err := r.call(); err == nil || !strings.Contains(errText(err), r.want) {
 			t.Errorf("%s: %v, want an error saying %q", r.name, err, r.want)
 		}
 	}

@@ -304,7 +304,10 @@ func TestMCPServers(t *testing.T) {
 		{Sse: &sdk.McpServerSseInline{Name: "old", Type: "sse", Url: "https://example.com/sse"}},
 		{}, // an unknown transport is left out
 	}
-	got := mcpServers(list, slog.New(slog.DiscardHandler))
+	got, err := mcpServers(list, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]tools.MCPServer{
 		"fs":  {Type: "stdio", Command: "npx", Args: []string{"-y", "server-filesystem"}, Env: map[string]string{"ROOT": "/r"}},
 		"gh":  {Type: "http", URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer x"}},
@@ -312,6 +315,10 @@ func TestMCPServers(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("mcpServers\n got %+v\nwant %+v", got, want)
+	}
+	twice := append(list[:1:1], sdk.McpServer{Http: &sdk.McpServerHttpInline{Name: "fs", Type: "http", Url: "https://example.com/fs"}})
+	if _, err := mcpServers(twice, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(errText(err), `mcpServers names "fs" twice`) {
+		t.Errorf("a name given twice: %v", err)
 	}
 }
 

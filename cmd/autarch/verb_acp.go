@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/autarch-dev/autarch/acp"
 	"github.com/autarch-dev/autarch/agent/workflow"
@@ -54,10 +58,10 @@ func runACP(ctx context.Context, io stdio, args []string) int {
 	f.live = &liveServers{}
 	a := acp.New(acp.Config{Version: version, Log: logger,
 		APIKeyMissing: func() bool { return apiKey == "" && !localEndpoint(f.baseURL) },
-		Session: func(folder string, servers map[string]tools.MCPServer, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
+		Session: func(folder string, servers *acp.MCPServers, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
 			warn := func(msg string) { logger.Warn(msg) }
 			return workflow.NewSession(workflow.SessionConfig{Editor: ui, Document: document, Log: logger,
-				Wire:   streamTo(ui, withClientMCP(f.wire(model, warn), servers, warn)),
+				Wire:   streamTo(ui, withClientMCP(f.wire(model, warn), servers.All, warn)),
 				Search: func(folder string) workflow.CodeSearch { return newCodeSearch(folder, ui, false, logger) }})
 		}})
 	logger.Info("serving ACP on stdio", "version", version, "pid", os.Getpid())
@@ -105,31 +109,66 @@ func streamTo(ui editor.Client, wire func(context.Context, *workflow.Project, *w
 	}
 }
 
-// withClientMCP adds the MCP servers an ACP client passed to a wiring:
-// they join the agents' tools as the user's own servers do (the user's
-// editor configuration names them), through the same adapter and engine.
-func withClientMCP(wire func(context.Context, *workflow.Project, *workflow.Config) error, servers map[string]tools.MCPServer, warn func(string)) func(context.Context, *workflow.Project, *workflow.Config) error {
-	if len(servers) == 0 {
-		return wire
-	}
+// withClientMCP adds the MCP servers ACP clients passed to a wiring: they
+// join the agents' tools as the user's own servers do (the user's editor
+// configuration names them), through the same adapter and engine. servers
+// is read each time an agent's tools are listed: the set grows as later
+// sessions in the folder pass more.
+func withClientMCP(wire func(context.Context, *workflow.Project, *workflow.Config) error, servers func() map[string]tools.MCPServer, warn func(string)) func(context.Context, *workflow.Project, *workflow.Config) error {
 	return func(ctx context.Context, p *workflow.Project, cfg *workflow.Config) error {
 		if err := wire(ctx, p, cfg); err != nil || p == nil {
 			return err
 		}
-		client, err := clientMCPTools(servers, p.Repo.Top(), warn)
-		if err != nil {
-			warn(fmt.Sprintf("the editor's MCP servers are left out: %v", err))
-			return nil
-		}
-		if own := cfg.Tools; own != nil && client != nil {
+		client := (&clientMCP{servers: servers, dir: p.Repo.Top(), warn: warn, started: map[string]bool{}}).tools
+		if own := cfg.Tools; own != nil {
 			cfg.Tools = func(ctx context.Context, role string) []tools.Tool {
 				return append(own(ctx, role), client(ctx, role)...)
 			}
-		} else if client != nil {
+		} else {
 			cfg.Tools = client
 		}
 		return nil
 	}
+}
+
+// clientMCP starts the client's servers as they are first seen, each
+// batch in a manager of its own (servers already running are kept).
+type clientMCP struct {
+	servers func() map[string]tools.MCPServer
+	dir     string
+	warn    func(string)
+
+	mu      sync.Mutex
+	started map[string]bool
+	batches []func(context.Context, string) []tools.Tool
+}
+
+// tools are a role's tools of every server the client passed so far.
+func (c *clientMCP) tools(ctx context.Context, role string) []tools.Tool {
+	c.mu.Lock()
+	fresh := map[string]tools.MCPServer{}
+	for name, s := range c.servers() {
+		if !c.started[name] {
+			c.started[name] = true
+			fresh[name] = s
+		}
+	}
+	if len(fresh) > 0 {
+		batch, err := clientMCPTools(fresh, c.dir, c.warn)
+		switch {
+		case err != nil:
+			c.warn(fmt.Sprintf("the editor's MCP servers %s are left out: %v", strings.Join(slices.Sorted(maps.Keys(fresh)), ", "), err))
+		case batch != nil:
+			c.batches = append(c.batches, batch)
+		}
+	}
+	batches := slices.Clone(c.batches)
+	c.mu.Unlock()
+	var out []tools.Tool
+	for _, b := range batches {
+		out = append(out, b(ctx, role)...)
+	}
+	return out
 }
 
 // clientMCPTools reads the servers as an mcp.json (a private file, removed

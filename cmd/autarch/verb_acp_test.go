@@ -6,12 +6,17 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/autarch-dev/autarch/tools"
 )
 
 // TestACPEndToEnd drives `autarch acp` with the official ACP TypeScript
@@ -120,5 +125,39 @@ func TestLocalEndpoint(t *testing.T) {
 		if got := localEndpoint(url); got != want {
 			t.Errorf("localEndpoint(%q) = %v, want %v", url, got, want)
 		}
+	}
+}
+
+// TestClientMCPServersJoinLater: servers a later ACP session adds to the
+// folder's set join the agents' tools the next time they are listed,
+// without restarting the servers already running.
+func TestClientMCPServersJoinLater(t *testing.T) {
+	bin := everythingBin(t)
+	var mu sync.Mutex
+	set := map[string]tools.MCPServer{"first": {Type: "stdio", Command: bin}}
+	servers := func() map[string]tools.MCPServer {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(set)
+	}
+	c := &clientMCP{servers: servers, dir: t.TempDir(), warn: func(m string) { t.Log(m) }, started: map[string]bool{}}
+	names := func() []string {
+		var out []string
+		for _, tool := range c.tools(context.Background(), "discussion") {
+			out = append(out, tool.Name())
+		}
+		return out
+	}
+	if got := names(); !slices.Contains(got, "mcp_first_echo") || slices.Contains(got, "mcp_second_echo") {
+		t.Fatalf("tools with the first session's server: %v", got)
+	}
+	mu.Lock()
+	set["second"] = tools.MCPServer{Type: "stdio", Command: bin}
+	mu.Unlock()
+	if got := names(); !slices.Contains(got, "mcp_first_echo") || !slices.Contains(got, "mcp_second_echo") {
+		t.Errorf("tools once a later session added a server: %v", got)
+	}
+	if n := len(c.batches); n != 2 {
+		t.Errorf("%d server managers started, want 2 (the first server kept running)", n)
 	}
 }

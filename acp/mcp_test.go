@@ -1,0 +1,97 @@
+package acp
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/editor"
+)
+
+// TestFolderMCPServers: the MCP servers later sessions of a folder pass
+// join the folder's set (one engine serves the folder), keyed by name; a
+// different definition under a known name is refused with nothing added.
+func TestFolderMCPServers(t *testing.T) {
+	a := testAgent(t)
+	var mu sync.Mutex
+	made := map[string]*MCPServers{}
+	open := a.cfg.Session
+	a.cfg.Session = func(folder string, servers *MCPServers, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
+		mu.Lock()
+		made[folder] = servers
+		mu.Unlock()
+		return open(folder, servers, ui, document)
+	}
+	conn, _ := connectSDK(t, a)
+	ctx := context.Background()
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	repo := gitRepo(t)
+	stdio := func(name, command string, args ...string) sdk.McpServer {
+		return sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: name, Command: command, Args: args, Env: []sdk.EnvVariable{}}}
+	}
+	http := func(name, url string) sdk.McpServer {
+		return sdk.McpServer{Http: &sdk.McpServerHttpInline{Name: name, Type: "http", Url: url, Headers: []sdk.HttpHeader{}}}
+	}
+	first, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: repo, McpServers: []sdk.McpServer{stdio("fs", "mcp-fs", "--root", "/r")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(made) != 1 {
+			t.Fatalf("%d folders opened, want 1", len(made))
+		}
+		return strings.Join(slices.Sorted(maps.Keys(made[repo].All())), ",")
+	}
+	for _, c := range []struct {
+		name    string
+		call    func() error
+		refused string // "" when accepted
+		want    string // the folder's servers after
+	}{
+		{"a second session adds its servers", func() error {
+			_, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: repo, McpServers: []sdk.McpServer{http("gh", "https://example.com/mcp")}})
+			return err
+		}, "", "fs,gh"},
+		{"the same definition again", func() error {
+			_, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: repo, McpServers: []sdk.McpServer{stdio("fs", "mcp-fs", "--root", "/r"), http("docs", "https://example.com/docs")}})
+			return err
+		}, "", "docs,fs,gh"},
+		{"session/load adds its servers", func() error {
+			_, err := conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: first.SessionId, Cwd: repo, McpServers: []sdk.McpServer{stdio("lint", "mcp-lint")}})
+			return err
+		}, "", "docs,fs,gh,lint"},
+		{"another definition of a known name, nothing added", func() error {
+			_, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: repo, McpServers: []sdk.McpServer{stdio("new", "mcp-new"), stdio("fs", "mcp-fs", "--root", "/elsewhere")}})
+			return err
+		}, `MCP server "fs" is already defined for this folder as stdio "mcp-fs --root /r", and this session passes stdio "mcp-fs --root /elsewhere"`, "docs,fs,gh,lint"},
+		{"another transport under a known name", func() error {
+			_, err := conn.ResumeSession(ctx, sdk.ResumeSessionRequest{SessionId: first.SessionId, Cwd: repo, McpServers: []sdk.McpServer{http("lint", "https://example.com/lint")}})
+			return err
+		}, `and this session passes http https://example.com/lint`, "docs,fs,gh,lint"},
+		{"a name twice in one request", func() error {
+			_, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: repo, McpServers: []sdk.McpServer{stdio("x", "a"), stdio("x", "b")}})
+			return err
+		}, `mcpServers names "x" twice`, "docs,fs,gh,lint"},
+	} {
+		err := c.call()
+		switch {
+		case c.refused == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.refused != "" && (err == nil || !strings.Contains(errText(err), c.refused)):
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.refused)
+		}
+		if got := names(); got != c.want {
+			t.Errorf("%s: the folder's servers are %s, want %s", c.name, got, c.want)
+		}
+	}
+}
