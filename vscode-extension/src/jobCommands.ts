@@ -6,13 +6,15 @@
 import * as vscode from 'vscode';
 import type { App } from './app';
 import type { Command } from './commands';
-import { applicableJobs, jobModes, resumableJobs, stoppableJobs, waitingEscalations } from './jobs';
+import { applicableJobs, jobModes, liveEscalation, resumableJobs, stoppableJobs, waitingEscalations } from './jobs';
 import {
   CommandAnswerEscalation,
   CommandApplyJob,
   CommandResumeJob,
   CommandStartJob,
   CommandStopJob,
+  DecisionApprove,
+  DecisionReject,
   type AnswerEscalationParams,
   type ApplyJobParams,
   type ApplyWorkflowResult,
@@ -112,8 +114,14 @@ export const jobCommands: Record<string, Command> = {
     if (!answer) return;
     const feedback = await vscode.window.showInputBox({ title: 'Autarch: feedback for the job (optional)', prompt: 'The agent gets this with your answer.', ignoreFocusOut: true });
     if (feedback === undefined) return;
-    const params: AnswerEscalationParams = { jobId: pick.w.job.id, escalationId: pick.w.escalation.id, approved: answer.approved, feedback };
-    await app.ctx.executeCommand(CommandAnswerEscalation, [params]);
+    const live = liveEscalation(app.pending.list(), pick.w.escalation.id);
+    if (live) {
+      // The running job is asking right now: this answers its request, and it continues.
+      await app.decide(live, answer.approved ? DecisionApprove : DecisionReject, feedback, false);
+    } else {
+      const params: AnswerEscalationParams = { jobId: pick.w.job.id, escalationId: pick.w.escalation.id, approved: answer.approved, feedback };
+      await app.ctx.executeCommand(CommandAnswerEscalation, [params]);
+    }
     await app.jobs.refresh();
   },
   'autarch.ui.resumeJob': async (app, id) => {

@@ -11,6 +11,7 @@
 //     .job-actions > button[data-action=job][data-op=resume|stop|apply|answer][data-id]
 //       .job-resume .job-stop .job-apply .job-answer  (the buttons a job's state offers; see jobActions)
 import { MethodJobs, type ActivityView, type EscalationView, type JobCheckView, type JobEvent, type JobSummary } from './lspext.gen';
+import type { PendingItem } from './pending';
 import { RefreshedList, type Request } from './refreshList';
 import { escapeHtml } from './status';
 
@@ -256,6 +257,15 @@ export function resumableJobs(jobs: JobSummary[]): JobSummary[] {
 /** The jobs that can be stopped: running. */
 export function stoppableJobs(jobs: JobSummary[]): JobSummary[] {
   return jobs.filter((j) => j.status === 'Running');
+}
+
+/**
+ * The live approval (its pending id) through which the server is asking for an escalation right now,
+ * if any: answering the escalation answers that request; without one the job waits stored
+ * (autarch.answerEscalation records the answer and resumes it).
+ */
+export function liveEscalation(pending: PendingItem[], escalationId: string): string | undefined {
+  return pending.find((p) => p.kind === 'approval' && p.approval.kind === 'escalation' && p.approval.escalationId === escalationId)?.id;
 }
 
 /** The escalations that wait for an answer, with their job. */

@@ -2,9 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { applicableJobs, budgetExhausted, jobActions, JobList, jobModes, jobOpCommands, mergeActivity, renderJobs, resumableJobs, stoppableJobs, waitingEscalations, type FeedItem, type JobOp } from '../src/jobs';
+import { applicableJobs, budgetExhausted, liveEscalation, jobActions, JobList, jobModes, jobOpCommands, mergeActivity, renderJobs, resumableJobs, stoppableJobs, waitingEscalations, type FeedItem, type JobOp } from '../src/jobs';
 import { MethodJobs, type ActivityView, type JobSummary } from '../src/lspext.gen';
 import { parseWebviewMessage } from '../src/panelHtml';
+import { PendingStore } from '../src/pending';
 import { renderPanel, type PanelModel } from '../src/panelView';
 
 const job: JobSummary = {
@@ -183,4 +184,15 @@ test('the feed merges the workflow\'s activity with the jobs\' by time, keeping 
   assert.match(html, /<li class="activity-item job-activity" data-tool="create_branch" data-failed="false" data-stage="job" data-job="j1"><span class="activity-job">job fix-&lt;add&gt;<\/span> <span class="activity-tool">create_branch<\/span>/);
   assert.match(html, /<span class="activity-meta">job fix-&lt;add&gt; · 00:00:00<\/span>/);
   assert.match(html, /<li class="activity-item job-activity escalation" data-tool="escalation"[^>]*>.*asks &lt;you&gt;/);
+});
+
+test('Answer review answers the live request when the running job is asking now, else the stored escalation', () => {
+  const store = new PendingStore();
+  store.addApproval({ kind: 'edit', title: 'Edit calc.go?', detail: '', escalationId: 'esc-2' }).result.catch(() => undefined);
+  assert.equal(liveEscalation(store.list(), 'esc-2'), undefined, 'only an escalation approval counts');
+  const { id, result } = store.addApproval({ kind: 'escalation', title: 'Job fix-add asks for a human review', detail: '', jobId: job.id, escalationId: 'esc-2' });
+  result.catch(() => undefined);
+  assert.equal(liveEscalation(store.list(), 'esc-2'), id);
+  assert.equal(liveEscalation(store.list(), 'esc-1'), undefined);
+  store.clear();
 });
