@@ -40,6 +40,7 @@ func run() error {
 	flag.IntVar(&cfg.Vocab, "vocab", cfg.Vocab, "most terms kept")
 	flag.IntVar(&cfg.Adjusted, "adjusted", cfg.Adjusted, "terms with separate query and code rows")
 	flag.IntVar(&cfg.HardBits, "hard-bits", cfg.HardBits, "group batches by a hash of this many bits (0: random batches)")
+	flag.BoolVar(&cfg.HardNegatives, "hard-negatives", cfg.HardNegatives, "add one lexically mined hard negative per pair to each batch")
 	pyRepeat := flag.Int("python-repeat", 1, "times each Python pair is trained on per epoch")
 	gomodPairs := flag.Int("gomod-pairs", 60000, "cap on the Go module cache's pairs")
 	pyenvPairs := flag.Int("pyenv-pairs", 200000, "cap on the pyenv trees' pairs (0: all)")

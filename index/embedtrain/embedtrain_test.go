@@ -110,3 +110,55 @@ func TestTrainDeterministicAndLearns(t *testing.T) {
 		t.Errorf("10 pairs: err = %v", err)
 	}
 }
+
+func TestMineNegatives(t *testing.T) {
+	enc := func(ids ...int32) []termW {
+		out := make([]termW, len(ids))
+		for i, id := range ids {
+			out[i] = termW{id, 1}
+		}
+		return out
+	}
+	ex := []example{
+		{q: enc(1, 2, 3), c: enc(10, 11, 12, 13)},           // 0
+		{q: enc(1, 2, 3), c: enc(2, 10, 11, 12, 14)},        // 1: matches by term 2 but is a near duplicate of 0 (same query)
+		{q: enc(1, 4, 5), c: enc(1, 2, 20, 21, 22, 23, 24)}, // 2: matches 0's query by term 2
+		{q: enc(6, 7), c: enc(30, 31)},                      // 3: nothing shares a rare term
+		{q: enc(8, 9), c: enc(2, 40, 41, 42, 43)},           // 4
+	}
+	for seed := range uint64(20) { // each seed draws among the best matches
+		if n := mineNegatives(ex, seed, 2)[0]; n != 2 && n != 4 {
+			t.Fatalf("seed %d: pair 0's negative = %d: want 2 or 4 (1 is a near duplicate)", seed, n)
+		}
+	}
+	neg := mineNegatives(ex, 1, 2)
+	if neg[3] != -1 {
+		t.Errorf("pair 3's negative = %d: want none", neg[3])
+	}
+	for i, j := range neg {
+		if int(j) == i {
+			t.Errorf("pair %d is its own negative", i)
+		}
+	}
+	if again := mineNegatives(ex, 1, 1); fmt.Sprint(again) != fmt.Sprint(neg) {
+		t.Errorf("mining depends on the workers: %v vs %v", again, neg)
+	}
+}
+
+func TestTrainWithHardNegatives(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Dim, cfg.Batch, cfg.Epochs, cfg.Heldout, cfg.MinDF, cfg.Adjusted, cfg.EvalEvery = 16, 32, 3, 36, 1, 4, 1000
+	cfg.HardNegatives = true
+	pairs := synthetic(400)
+	w1, err := Train(context.Background(), pairs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.HardNegatives = false
+	w2, _ := Train(context.Background(), pairs, cfg)
+	b1, _ := w1.MarshalBinary()
+	b2, _ := w2.MarshalBinary()
+	if bytes.Equal(b1, b2) {
+		t.Error("hard negatives changed nothing")
+	}
+}

@@ -30,10 +30,13 @@ type Config struct {
 	// HardBits > 0 groups each epoch's batches by a HardBits-bit random
 	// hyperplane hash of the code's initial vector, so that a batch's
 	// negatives are about the same things (cheap mined hard negatives).
-	HardBits  int
-	Heldout   int
-	EvalEvery int
-	Log       func(format string, args ...any)
+	HardBits int
+	// HardNegatives adds to each batch one lexically mined hard negative
+	// code per pair (negatives.go).
+	HardNegatives bool
+	Heldout       int
+	EvalEvery     int
+	Log           func(format string, args ...any)
 }
 
 // DefaultConfig is the shipped model's configuration.
@@ -110,10 +113,32 @@ func (m *model) train(ctx context.Context, ex, held []example, cfg Config, rng *
 	}
 	grad := [3]map[int32][]float32{}
 	d, b := m.dim, cfg.Batch
-	u, v := make([]float32, b*d), make([]float32, b*d)
-	un, vn := make([]float32, b), make([]float32, b)
-	s := make([]float32, b*b)
-	du, dv := make([]float32, b*d), make([]float32, b*d)
+	var neg []int32
+	nc := b // codes per batch: the positives, then any hard negatives
+	if cfg.HardNegatives {
+		neg = mineNegatives(ex, cfg.Seed, cfg.Workers)
+		nc = 2 * b
+		found := 0
+		for _, j := range neg {
+			if j >= 0 {
+				found++
+			}
+		}
+		cfg.Log("hard negatives mined for %d of %d pairs", found, len(ex))
+	}
+	u, v := make([]float32, b*d), make([]float32, nc*d)
+	un, vn := make([]float32, b), make([]float32, nc)
+	s := make([]float32, b*nc)
+	du, dv := make([]float32, b*d), make([]float32, nc*d)
+	codeOf := func(batch []int, j int) []termW { // the j-th code of a batch
+		if j < b {
+			return ex[batch[j]].c
+		}
+		if k := neg[batch[j-b]]; k >= 0 {
+			return ex[k].c
+		}
+		return nil
+	}
 	order := make([]int, len(ex))
 	for i := range order {
 		order[i] = i
@@ -140,48 +165,65 @@ func (m *model) train(ctx context.Context, ex, held []example, cfg Config, rng *
 		parallel(b, cfg.Workers, func(lo, hi int) {
 			tmp := make([]float32, d)
 			for i := lo; i < hi; i++ {
-				e := ex[batch[i]]
-				m.pool(e.q, true, u[i*d:(i+1)*d], tmp)
-				m.pool(e.c, false, v[i*d:(i+1)*d], tmp)
-				un[i], vn[i] = max(norm(u[i*d:(i+1)*d]), 1e-6), max(norm(v[i*d:(i+1)*d]), 1e-6)
+				m.pool(ex[batch[i]].q, true, u[i*d:(i+1)*d], tmp)
+				un[i] = max(norm(u[i*d:(i+1)*d]), 1e-6)
 				scale(u[i*d:(i+1)*d], 1/un[i])
-				scale(v[i*d:(i+1)*d], 1/vn[i])
+			}
+		})
+		parallel(nc, cfg.Workers, func(lo, hi int) {
+			tmp := make([]float32, d)
+			for j := lo; j < hi; j++ {
+				m.pool(codeOf(batch, j), false, v[j*d:(j+1)*d], tmp)
+				vn[j] = max(norm(v[j*d:(j+1)*d]), 1e-6)
+				scale(v[j*d:(j+1)*d], 1/vn[j])
 			}
 		})
 		parallel(b, cfg.Workers, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				for j := range b {
-					s[i*b+j] = dot(u[i*d:(i+1)*d], v[j*d:(j+1)*d]) / cfg.Tau
+				for j := range nc {
+					s[i*nc+j] = dot(u[i*d:(i+1)*d], v[j*d:(j+1)*d]) / cfg.Tau
+					if j >= b && neg[batch[j-b]] < 0 {
+						s[i*nc+j] = -1e4 // no negative: masked out
+					}
 				}
 			}
 		})
 		// Symmetric InfoNCE: dS = (softmax over rows + softmax over
-		// columns − 2I) / 2b.
-		ds := make([]float32, b*b)
+		// columns − 2I) / 2b; rows span every code of the batch, columns
+		// the positives' queries.
+		ds := make([]float32, b*nc)
 		var loss float64
 		for i := range b {
-			loss += softmaxInto(s[i*b:(i+1)*b], 1, ds[i*b:], 1, i, float32(0.5/float64(b)))
-			loss += softmaxInto(s[i:], b, ds[i:], b, i, float32(0.5/float64(b)))
+			loss += softmaxInto(s[i*nc:(i+1)*nc], 1, ds[i*nc:], 1, i, float32(0.5/float64(b)))
+			loss += softmaxInto(s[i:b*nc], nc, ds[i:], nc, i, float32(0.5/float64(b)))
 		}
 		// Backward to the unit vectors, then through the normalisation.
 		parallel(b, cfg.Workers, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				dui, dvi := du[i*d:(i+1)*d], dv[i*d:(i+1)*d]
+				dui := du[i*d : (i+1)*d]
 				clear(dui)
-				clear(dvi)
-				for j := range b {
-					if g := ds[i*b+j] / cfg.Tau; g != 0 {
+				for j := range nc {
+					if g := ds[i*nc+j] / cfg.Tau; g != 0 {
 						axpy(dui, v[j*d:(j+1)*d], g)
 					}
-					if g := ds[j*b+i] / cfg.Tau; g != 0 {
-						axpy(dvi, u[j*d:(j+1)*d], g)
-					}
 				}
-				ui, vi := u[i*d:(i+1)*d], v[i*d:(i+1)*d]
+				ui := u[i*d : (i+1)*d]
 				axpy(dui, ui, -dot(ui, dui))
 				scale(dui, 1/un[i])
-				axpy(dvi, vi, -dot(vi, dvi))
-				scale(dvi, 1/vn[i])
+			}
+		})
+		parallel(nc, cfg.Workers, func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				dvj := dv[j*d : (j+1)*d]
+				clear(dvj)
+				for i := range b {
+					if g := ds[i*nc+j] / cfg.Tau; g != 0 {
+						axpy(dvj, u[i*d:(i+1)*d], g)
+					}
+				}
+				vj := v[j*d : (j+1)*d]
+				axpy(dvj, vj, -dot(vj, dvj))
+				scale(dvj, 1/vn[j])
 			}
 		})
 		for t := range grad {
@@ -195,6 +237,14 @@ func (m *model) train(ctx context.Context, ex, held []example, cfg Config, rng *
 			}
 			axpy(r, g, w)
 		}
+		accCode := func(j int) {
+			for _, t := range codeOf(batch, j) {
+				acc(0, t.id, dv[j*d:(j+1)*d], t.w)
+				if int(t.id) < m.k {
+					acc(2, t.id, dv[j*d:(j+1)*d], t.w)
+				}
+			}
+		}
 		for i, k := range batch {
 			for _, t := range ex[k].q {
 				acc(0, t.id, du[i*d:(i+1)*d], t.w)
@@ -202,12 +252,10 @@ func (m *model) train(ctx context.Context, ex, held []example, cfg Config, rng *
 					acc(1, t.id, du[i*d:(i+1)*d], t.w)
 				}
 			}
-			for _, t := range ex[k].c {
-				acc(0, t.id, dv[i*d:(i+1)*d], t.w)
-				if int(t.id) < m.k {
-					acc(2, t.id, dv[i*d:(i+1)*d], t.w)
-				}
-			}
+			accCode(i)
+		}
+		for j := b; j < nc; j++ {
+			accCode(j)
 		}
 		lr := cfg.LR * (1 - float64(step)/float64(steps))
 		for t, tab := range [3][]float32{m.e, m.aq, m.ac} {
