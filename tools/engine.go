@@ -110,7 +110,7 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 	}
 	pre := e.hooks.Fire(ctx, EventPreToolUse, name, s.hookPath(ca.Path), json.RawMessage(args))
 	if pre.Blocked {
-		return opError("Blocked by hook: " + pre.Reason), nil
+		return opError(pre.BlockedMessage()), nil
 	}
 	if len(pre.UpdatedInput) > 0 {
 		// A hook's rewrite is checked like the model's call: schema, then guardrails.

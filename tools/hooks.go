@@ -182,9 +182,11 @@ func (h *Hooks) Commands() []string {
 
 // HookOutcome is what the hooks of one event decided.
 type HookOutcome struct {
-	// Blocked is set when a hook exited 2; Reason is its stderr.
+	// Blocked is set when a hook exited 2; Reason is its stderr and Hook
+	// names the hook.
 	Blocked bool
 	Reason  string
+	Hook    string
 	// Context is additionalContext (pre) or output (post) to give the model.
 	Context []string
 	// UpdatedInput replaces the call's arguments (pre hooks only).
@@ -204,6 +206,9 @@ func (h *Hooks) Fire(ctx context.Context, event, tool, path string, payload any)
 	hc := HookContextFrom(ctx)
 	env := []string{"AUTARCH_EVENT=" + event, "AUTARCH_TOOL=" + tool, "AUTARCH_FILE=" + path,
 		"AUTARCH_AGENT=" + hc.Agent, "AUTARCH_WORKFLOW=" + hc.Workflow, "AUTARCH_SESSION=" + hc.Session}
+	if hc.Swarm != "" {
+		env = append(env, "AUTARCH_SWARM="+hc.Swarm)
+	}
 	env = append(env, ToolContextFrom(ctx).hookEnv()...)
 	for _, hk := range h.active() {
 		if hk.Event != event || (hk.re != nil && !hk.re.MatchString(tool)) || !hookMatchesFiles(hk.Files, path) {
@@ -236,7 +241,7 @@ func (h *Hooks) Fire(ctx context.Context, event, tool, path string, payload any)
 				out.Context = append(out.Context, trimmed)
 			}
 		case code == 2:
-			out.Blocked = true
+			out.Blocked, out.Hook = true, hk.label()
 			out.Reason = strings.TrimSpace(stderr)
 			if out.Reason == "" {
 				out.Reason = fmt.Sprintf("blocked by hook %q", hk.label())
@@ -254,6 +259,17 @@ func (h *Hooks) Fire(ctx context.Context, event, tool, path string, payload any)
 	return out
 }
 
+// BlockedMessage is what the model reads of a call a hook blocked:
+// spec/tool-engine.md's "Blocked by hook: {reason}", naming the hook when
+// the reason does not.
+func (o HookOutcome) BlockedMessage() string {
+	msg := "Blocked by hook: " + o.Reason
+	if o.Hook != "" && !strings.Contains(o.Reason, o.Hook) {
+		msg += fmt.Sprintf(" (hook %q)", o.Hook)
+	}
+	return msg
+}
+
 // hookMatchesFiles is matchesFiles where a pattern without a slash (the
 // spec's "*.py") also matches the base name.
 func hookMatchesFiles(globs []string, path string) bool {
@@ -269,9 +285,11 @@ func hookMatchesFiles(globs []string, path string) bool {
 }
 
 // HookContext is who fires hooks: given to them as AUTARCH_AGENT,
-// AUTARCH_WORKFLOW and AUTARCH_SESSION.
+// AUTARCH_WORKFLOW and AUTARCH_SESSION, and for a swarm's calls
+// AUTARCH_SWARM (the swarm's id; Agent is then the swarm agent's name).
 type HookContext struct {
 	Agent, Workflow, Session string
+	Swarm                    string
 }
 
 type hookContextKey struct{}

@@ -59,3 +59,14 @@ func (f *swarmToolFlags) registry(ctx context.Context, root string, cfg tools.Sw
 	}
 	return reg, func() { c.Close() }, nil
 }
+
+// hookContext gives the hooks of the calls made --as an agent its name
+// and the swarm's (AUTARCH_AGENT, AUTARCH_SWARM); ctx as it is otherwise.
+func (f *swarmToolFlags) hookContext(ctx context.Context) context.Context {
+	if f.as == "" {
+		return ctx
+	}
+	hc := tools.HookContextFrom(ctx)
+	hc.Agent, hc.Swarm = f.as, f.name
+	return tools.WithHookContext(ctx, hc)
+}

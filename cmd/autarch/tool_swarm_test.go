@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
 // TestToolAs: `autarch tool --as AGENT NAME JSON` runs the swarm tools
@@ -85,5 +87,75 @@ func TestToolAs(t *testing.T) {
 	t.Setenv("AUTARCH_SWARM_RATE", "")
 	if code, _, out := tool("--as", "Gemini", "--nats", "nats://127.0.0.1:1", "ctx_keys", `{}`); code != 1 || !strings.Contains(out, "AUTARCH_NATS_URL") {
 		t.Fatalf("unreachable external NATS: %d %s", code, out)
+	}
+}
+
+// TestToolAsHooks: `autarch tool --as AGENT` runs the project's hooks
+// around the swarm tools when the user trusts them: a pre_tool_use hook
+// blocks fs_read and fs_write under private/ (the answer names the hook
+// and its message), the other calls pass, and the hooks know the agent
+// and the swarm; an untrusted configuration's hooks never run.
+func TestToolAsHooks(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	os.MkdirAll(filepath.Join(dir, ".autarch"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "private"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a.py"), []byte("print(1)\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "private", "key.txt"), []byte("the key\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".autarch", "config.yaml"), []byte(`hooks:
+  pre_tool_use:
+    - name: no-private
+      matcher: "^fs_(read|write)$"
+      file_patterns: ["private/**"]
+      command: "echo 'private/ is off limits' >&2; exit 2"
+  post_tool_use:
+    - command: 'echo "$AUTARCH_TOOL agent=$AUTARCH_AGENT swarm=$AUTARCH_SWARM file=$AUTARCH_FILE" >> "$SWARM_HOOK_LOG"'
+`), 0o644)
+	log := filepath.Join(t.TempDir(), "hooks.log")
+	t.Setenv("SWARM_HOOK_LOG", log)
+	t.Setenv("AUTARCH_NATS_URL", "")
+	t.Setenv("AUTARCH_SWARM_RATE", "")
+	t.Setenv("AUTARCH_SWARM", "")
+	store := filepath.Join(t.TempDir(), "trusted.json")
+	t.Setenv("AUTARCH_TRUST_FILE", store)
+	tool := func(args ...string) (int, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errb}, append([]string{"tool", "--root", dir}, args...))
+		return code, out.String() + errb.String()
+	}
+
+	// Untrusted: the hooks are reported as ignored and do not run.
+	if code, out := tool("--as", "Gemini", "fs_read", `{"path": "private/key.txt"}`); code != 0 || !strings.Contains(out, "the key") || !strings.Contains(out, "not trusted") {
+		t.Fatalf("untrusted fs_read: %d %s", code, out)
+	}
+	if _, err := os.Stat(log); !os.IsNotExist(err) {
+		t.Fatalf("an untrusted hook ran: %v", err)
+	}
+
+	cfg, err := trust.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trust.At(store).Trust(cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range [][2]string{{"fs_read", `{"path": "private/key.txt"}`}, {"fs_write", `{"path": "private/key.txt", "content": "x"}`}} {
+		code, out := tool("--as", "Gemini", call[0], call[1])
+		if code != 1 || !strings.Contains(out, `Blocked by hook: private/ is off limits (hook \"no-private\")`) || strings.Contains(out, "the key") {
+			t.Errorf("trusted %s of private/: %d %s", call[0], code, out)
+		}
+	}
+	if code, out := tool("--as", "Gemini", "--swarm", "s1", "fs_read", `{"path": "a.py"}`); code != 0 || !strings.Contains(out, "print(1)") {
+		t.Errorf("trusted fs_read of a.py: %d %s", code, out)
+	}
+	if code, out := tool("--as", "Claude", "--swarm", "s1", "fs_write", `{"path": "b.py", "content": "x"}`); code != 0 || !strings.Contains(out, "queued") {
+		t.Errorf("trusted fs_write of b.py: %d %s", code, out)
+	}
+	b, _ := os.ReadFile(log)
+	if want := "fs_read agent=Gemini swarm=s1 file=a.py\nfs_write agent=Claude swarm=s1 file=b.py\n"; string(b) != want {
+		t.Errorf("post_tool_use hook log:\n%s\nwant:\n%s", b, want)
 	}
 }

@@ -22,7 +22,7 @@ import (
 func swarmVerb() verb {
 	return verb{
 		name:    "swarm",
-		usage:   "autarch swarm [--agents NAME=MODEL,…] [--rounds N] [--arbiter MODEL|human] [--allow-write] [--read-only] [--base REF] [--root DIR] [--model NAME] TASK | --resume ID | --list [--json]",
+		usage:   "autarch swarm [--agents NAME=MODEL,…] [--rounds N] [--arbiter MODEL|human] [--allow-write] [--read-only] [--concurrency N] [--base REF] [--root DIR] [--model NAME] TASK | --resume ID | --list [--json]",
 		summary: "run several agents on one task in rounds, sharing findings; an arbiter approves their writes to the swarm's own branch",
 		run:     runSwarm,
 	}
@@ -31,7 +31,7 @@ func swarmVerb() verb {
 // swarmFlags are the swarm verb's choices.
 type swarmFlags struct {
 	root, baseURL, model, agents, arbiter, base, resume string
-	rounds, maxIter, tokenBudget                        int
+	rounds, maxIter, tokenBudget, concurrency           int
 	allowWrite, readOnly, stream, list, json            bool
 }
 
@@ -49,6 +49,7 @@ func addSwarmFlags(fs *flag.FlagSet) *swarmFlags {
 	fs.StringVar(&f.resume, "resume", "", "resume the swarm with this id from where it stopped")
 	fs.IntVar(&f.maxIter, "max-iterations", 12, "model calls per agent turn")
 	fs.IntVar(&f.tokenBudget, "token-budget", orchestrate.DefaultTokenBudget, "tokens a run may spend (all agents); a spent budget stops the swarm, --resume continues with a new one")
+	fs.IntVar(&f.concurrency, "concurrency", 0, fmt.Sprintf("agents of a round taking their turns at once (default min(agents, %d)); 1: one after another, each seeing the round's earlier findings", orchestrate.DefaultConcurrency))
 	fs.BoolVar(&f.stream, "stream", false, "stream the model's answers")
 	fs.BoolVar(&f.list, "list", false, "list the project's swarms (most recent first)")
 	fs.BoolVar(&f.json, "json", false, "with --list: print JSON")
@@ -67,6 +68,10 @@ func runSwarm(ctx context.Context, io stdio, args []string) int {
 	}
 	if f.list || (task == "") == (f.resume == "") {
 		fmt.Fprintln(io.err, "usage: "+swarmVerb().usage)
+		return 2
+	}
+	if f.concurrency < 0 || f.concurrency > 64 {
+		fmt.Fprintf(io.err, "autarch swarm: --concurrency %d: give 1 to 64 agents at once (0: the default, min(agents, %d))\n", f.concurrency, orchestrate.DefaultConcurrency)
 		return 2
 	}
 	var agents []editor.SwarmAgent
@@ -130,7 +135,8 @@ func newOrchestrator(ctx context.Context, io stdio, f *swarmFlags, repo *git.Rep
 	}
 	arbiter := func(name string) orchestrate.Arbiter { return swarmArbiter(io, name, model) }
 	o, err := orchestrate.New(orchestrate.Config{Repo: repo, Open: open, Model: model, DefaultModel: f.model,
-		Arbiter: arbiter, MaxIterations: f.maxIter, TokenBudget: f.tokenBudget, Events: func(ev editor.SwarmEvent) { printSwarmEvent(io, ev) }})
+		Arbiter: arbiter, MaxIterations: f.maxIter, TokenBudget: f.tokenBudget, Concurrency: f.concurrency, Hooks: project.Hooks,
+		Events: func(ev editor.SwarmEvent) { printSwarmEvent(io, ev) }})
 	if err != nil {
 		closeEngine()
 		return nil, nil, err

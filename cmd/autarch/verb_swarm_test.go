@@ -24,6 +24,8 @@ func TestSwarmUsageErrors(t *testing.T) {
 		{[]string{"--read-only", "--allow-write", "a task"}, "--read-only and --allow-write exclude each other"},
 		{[]string{"--rounds", "many", "a task"}, "invalid value"},
 		{[]string{"--list", "a task"}, "usage: autarch swarm"},
+		{[]string{"--concurrency", "-1", "a task"}, "--concurrency -1: give 1 to 64"},
+		{[]string{"--concurrency", "65", "a task"}, "--concurrency 65: give 1 to 64"},
 	} {
 		var out, errOut bytes.Buffer
 		code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errOut}, append([]string{"swarm"}, tc.args...))

@@ -128,6 +128,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	defer sess.Close()
 	engine := tools.NewEngine(reg, project.Hooks, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))).WithGuardrails(project.Guardrails)
 	failed := false
+	ctx = sw.hookContext(ctx)
 	for _, r := range rows {
 		res, err := engine.Call(ctx, sess, r.Name, r.Args)
 		if err != nil {

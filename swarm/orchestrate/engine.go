@@ -13,8 +13,8 @@ import (
 // its tools, run as a named agent, and the stream of fs_write proposals.
 type Engine interface {
 	// Call runs a swarm tool (spec/swarm-tools.md) as agent and returns its
-	// JSON result, mistakes of the model included ({"error": …}); an
-	// error only when the engine itself is broken.
+	// JSON result, mistakes of the model included ({"error": …}, a call a
+	// hook blocked too); an error only when the engine itself is broken.
 	Call(ctx context.Context, agent, tool string, args json.RawMessage) (json.RawMessage, error)
 	// Schemas are the tools' functions offered to models (without
 	// fs_write when readOnly).
@@ -35,8 +35,10 @@ type Engine interface {
 }
 
 // OpenEngine opens the engine of the swarm id, whose file tools read
-// worktree.
-type OpenEngine func(ctx context.Context, id, worktree string) (Engine, error)
+// worktree; every tool call goes through the project's hooks (nil: none),
+// as the agent loop's calls do (pre_tool_use may block a call, post_tool_use
+// sees its result), with the HookContext of the ctx given to Call.
+type OpenEngine func(ctx context.Context, id, worktree string, hooks *tools.Hooks) (Engine, error)
 
 // QueueLister is an Engine that lists its queue's items with their leases
 // and holders (the side panel's queue view).

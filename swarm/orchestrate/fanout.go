@@ -15,6 +15,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
@@ -33,6 +34,9 @@ type FanOut struct {
 	// Rounds (default 1).
 	Rounds int
 	Events func(editor.SwarmEvent)
+	// Hooks are the project's hooks (trusted configuration only; nil:
+	// none), run around the explorers' tool calls (Config.Hooks).
+	Hooks *tools.Hooks
 }
 
 // maxFindings bounds the consolidated findings given to the Research agent.
@@ -52,7 +56,7 @@ func (f FanOut) Research(ctx context.Context, key, task string) (string, error) 
 	}
 	defer closeEngine()
 	o, err := New(Config{Repo: f.Repo, Open: open, Model: f.Model, DefaultModel: f.ModelName,
-		Arbiter: func(string) Arbiter { return NewInbox() }, Events: f.Events})
+		Arbiter: func(string) Arbiter { return NewInbox() }, Events: f.Events, Hooks: f.Hooks})
 	if err != nil {
 		return "", err
 	}
@@ -79,7 +83,7 @@ func (f FanOut) Research(ctx context.Context, key, task string) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("research fan-out (swarm %s): %w", id, err)
 	}
-	eng, err := open(ctx, st.ID, st.Worktree)
+	eng, err := open(ctx, st.ID, st.Worktree, nil) // reads the context: no tool call
 	if err != nil {
 		return "", err
 	}

@@ -46,7 +46,7 @@ func TestKillHelper(t *testing.T) {
 		name, url, _ := strings.Cut(kv, "=")
 		models[name] = openai.New(openai.Config{BaseURL: url})
 	}
-	o, err := New(Config{Repo: repo, Open: open, Models: models, Arbiter: func(string) Arbiter { return NewInbox() }})
+	o, err := New(Config{Repo: repo, Open: open, Models: models, Concurrency: 1, Arbiter: func(string) Arbiter { return NewInbox() }})
 	if err != nil {
 		t.Fatal(err)
 	}

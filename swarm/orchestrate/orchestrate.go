@@ -14,6 +14,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
@@ -33,8 +34,9 @@ type Config struct {
 	Models       map[string]agent.Model
 	// Arbiter is the arbiter a swarm names ("human" or a model name).
 	Arbiter func(name string) Arbiter
-	// Events hears of everything the swarm does (nil: dropped); the
-	// transcript records it too.
+	// Events hears of everything the swarm does (nil: dropped), one event
+	// at a time; the transcript records it too, in the order it happened
+	// (the turns of a round's agents interleave when they run at once).
 	Events func(editor.SwarmEvent)
 	// MaxIterations caps model calls per agent turn (default 12).
 	MaxIterations int
@@ -43,7 +45,22 @@ type Config struct {
 	// DefaultTokenBudget); a spent budget stops the swarm, resumable with
 	// a fresh budget.
 	TokenBudget int
+	// Concurrency is how many agents of a round take their turns at once
+	// (default min(agents, DefaultConcurrency)). 1 runs them one after
+	// another in the swarm's order, each seeing in its round input the
+	// findings the agents before it shared that round.
+	Concurrency int
+	// Hooks are the project's hooks (from trusted configuration only; nil:
+	// none): every agent tool call goes through pre_tool_use (which may
+	// block it) and post_tool_use with AUTARCH_AGENT (the agent's name) and
+	// AUTARCH_SWARM (the swarm's id); a run fires session_start and
+	// session_end.
+	Hooks *tools.Hooks
 }
+
+// DefaultConcurrency bounds the agents of a round running at once when
+// Config names no Concurrency.
+const DefaultConcurrency = 4
 
 // DefaultTokenBudget is a Run's token budget when Config names none.
 const DefaultTokenBudget = 1_000_000
@@ -73,6 +90,8 @@ type Orchestrator struct {
 
 	mu    sync.Mutex
 	views map[string]Engine // Snapshot's engines, by swarm id
+
+	emitMu sync.Mutex // one event at a time: transcript, then Events
 }
 
 // New checks the configuration.
@@ -174,12 +193,16 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 	if err := ensureWorktree(ctx, o.cfg.Repo, st); err != nil {
 		return st, o.fail(s, st, err)
 	}
-	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree)
+	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree, o.cfg.Hooks)
 	if err != nil {
 		return st, o.fail(s, st, fmt.Errorf("open the swarm engine: %w", err))
 	}
 	defer eng.Close()
 	r := &run{o: o, s: s, st: st, eng: eng}
+	r.fire(ctx, tools.EventSessionStart, map[string]any{"task": st.Task, "round": st.Round, "rounds": st.Rounds, "agents": agentNames(st.Agents)})
+	defer func() {
+		r.fire(context.WithoutCancel(ctx), tools.EventSessionEnd, map[string]any{"round": st.Round, "status": st.Status, "reason": st.Reason})
+	}()
 	for st.Round <= st.Rounds {
 		if err := r.round(ctx); err != nil {
 			if errors.Is(err, errBudget) {
@@ -214,6 +237,8 @@ func (o *Orchestrator) fail(s *store, st *State, err error) error {
 
 // emit records an event in the transcript and tells Events.
 func (o *Orchestrator) emit(s *store, ev editor.SwarmEvent) {
+	o.emitMu.Lock()
+	defer o.emitMu.Unlock()
 	if err := s.record(ev); err != nil && o.cfg.Events != nil {
 		o.cfg.Events(editor.SwarmEvent{Kind: "error", SwarmID: ev.SwarmID, Text: err.Error(), Failed: true})
 	}

@@ -2,19 +2,27 @@ package orchestrate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace"
 )
 
-// run is one process's run of a swarm.
+// run is one process's run of a swarm. During a round's agents stage
+// several turns run at once: they change st only through change (under
+// mu), and read only what that stage leaves alone (the task, the round,
+// the proposals).
 type run struct {
 	o   *Orchestrator
 	s   *store
 	st  *State
 	eng Engine
+
+	mu sync.Mutex
 	// spent counts the tokens of this run's model calls (the budget is
 	// per run: a resume starts a new one).
 	spent int
@@ -28,28 +36,40 @@ func (r *run) emit(ev editor.SwarmEvent) {
 	r.o.emit(r.s, ev)
 }
 
-func (r *run) save() error { return r.s.saveState(r.st) }
+func (r *run) save() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.s.saveState(r.st)
+}
+
+// change applies fn to the state and saves it, one turn at a time.
+func (r *run) change(fn func(st *State)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fn(r.st)
+	return r.s.saveState(r.st)
+}
+
+// fire runs the hooks of a lifecycle event of the run (AUTARCH_SWARM is
+// the swarm's id); a failing hook is reported and changes nothing.
+func (r *run) fire(ctx context.Context, event string, payload map[string]any) {
+	hc := tools.HookContextFrom(ctx)
+	hc.Swarm = r.st.ID
+	payload["swarm"] = r.st.ID
+	out := r.o.cfg.Hooks.Fire(tools.WithHookContext(ctx, hc), event, "", "", payload)
+	for _, w := range out.Warnings {
+		r.emit(editor.SwarmEvent{Kind: "error", Failed: true, Text: event + " hook: " + w})
+	}
+}
 
 // round runs the current round's remaining stages, then moves to the next.
 func (r *run) round(ctx context.Context) error {
 	st := r.st
 	if st.Stage == stageAgents {
-		if st.Turn == 0 {
-			if err := r.eng.SetPhase(ctx, st.Round); err != nil {
-				return fmt.Errorf("set phase %d: %w", st.Round, err)
-			}
-			r.emit(editor.SwarmEvent{Kind: "round", Text: fmt.Sprintf("round %d of %d (phase %d)", st.Round, st.Rounds, st.Round)})
+		if err := r.agents(ctx); err != nil {
+			return err
 		}
-		for st.Turn < len(st.Agents) {
-			if err := r.turn(ctx, st.Agents[st.Turn]); err != nil {
-				return err
-			}
-			st.Turn++
-			if err := r.save(); err != nil {
-				return err
-			}
-		}
-		st.Stage = stageArbiter
+		st.Stage, st.Done = stageArbiter, nil
 		if err := r.save(); err != nil {
 			return err
 		}
@@ -67,11 +87,131 @@ func (r *run) round(ctx context.Context) error {
 		return err
 	}
 	st.Round++
-	st.Stage, st.Turn = stageAgents, 0
+	st.Stage, st.Turn, st.Done = stageAgents, 0, nil
 	if st.Round > st.Rounds {
 		st.Round = st.Rounds + 1
 	}
 	return r.save()
+}
+
+// agents runs the turns of the round's agents that have not ended yet,
+// up to Concurrency at once, started in the swarm's order. The first
+// failure stops the others (their work so far is saved; a resume runs
+// the rest); a spent budget lets the model calls in flight finish and
+// starts no other.
+func (r *run) agents(ctx context.Context) error {
+	st := r.st
+	done := r.ended()
+	if len(done) == 0 {
+		if err := r.eng.SetPhase(ctx, st.Round); err != nil {
+			return fmt.Errorf("set phase %d: %w", st.Round, err)
+		}
+		r.emit(editor.SwarmEvent{Kind: "round", Text: fmt.Sprintf("round %d of %d (phase %d)", st.Round, st.Rounds, st.Round)})
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, r.o.concurrency(len(st.Agents)))
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	failed := func() bool { mu.Lock(); defer mu.Unlock(); return len(errs) > 0 }
+	for _, a := range st.Agents {
+		if done[a.Name] {
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-rctx.Done():
+		}
+		if rctx.Err() != nil || failed() {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			err := r.turn(r.agentContext(rctx, a), a)
+			if err == nil {
+				err = r.change(func(st *State) { st.Done = append(st.Done, a.Name); st.Turn = len(st.Done) })
+			}
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+				if !errors.Is(err, errBudget) {
+					cancel()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := firstCause(errs); err != nil {
+		return err
+	}
+	return ctx.Err() // stopped before every turn started
+}
+
+// firstCause is the error a round's turns end with: a failure before a
+// spent budget, before the cancellations it caused.
+func firstCause(errs []error) error {
+	var budget, cancelled error
+	for _, err := range errs {
+		switch {
+		case errors.Is(err, errBudget):
+			budget = err
+		case errors.Is(err, context.Canceled):
+			cancelled = err
+		default:
+			return err
+		}
+	}
+	if budget != nil {
+		return budget
+	}
+	return cancelled
+}
+
+// ended are the agents whose turn of the round ended (a state written
+// before turns ran at once counts the first Turn agents).
+func (r *run) ended() map[string]bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]bool{}
+	for _, n := range r.st.Done {
+		out[n] = true
+	}
+	if len(r.st.Done) == 0 {
+		for _, a := range r.st.Agents[:min(r.st.Turn, len(r.st.Agents))] {
+			out[a.Name] = true
+		}
+	}
+	return out
+}
+
+// agentContext gives the hooks of an agent's tool calls its name and the
+// swarm's id (AUTARCH_AGENT, AUTARCH_SWARM).
+func (r *run) agentContext(ctx context.Context, a editor.SwarmAgent) context.Context {
+	hc := tools.HookContextFrom(ctx)
+	hc.Agent, hc.Swarm = a.Name, r.st.ID
+	return tools.WithHookContext(ctx, hc)
+}
+
+// concurrency is how many of n agents take their turns at once.
+func (o *Orchestrator) concurrency(n int) int {
+	c := o.cfg.Concurrency
+	if c <= 0 {
+		c = DefaultConcurrency
+	}
+	return max(1, min(c, n))
+}
+
+func agentNames(agents []editor.SwarmAgent) []string {
+	out := make([]string, len(agents))
+	for i, a := range agents {
+		out[i] = a.Name
+	}
+	return out
 }
 
 // collect takes the engine's queued proposals into the state: ones already

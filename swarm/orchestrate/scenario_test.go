@@ -101,15 +101,16 @@ func (w *world) model(name string) agent.Model {
 	return openai.New(openai.Config{BaseURL: url})
 }
 
-// orchestrator runs the agents on their scripted models and the arbiter
-// model scripted as arbiterScript.
+// orchestrator runs the agents on their scripted models, one after
+// another (the scenarios script what each agent sees of the ones before
+// it), and the arbiter model scripted as arbiterScript.
 func (w *world) orchestrator(agents []editor.SwarmAgent, arbiterScript string) *Orchestrator {
 	models := map[string]agent.Model{}
 	for _, a := range agents {
 		models[a.Name] = w.model(a.Name)
 	}
 	arb := ModelArbiter{Model: w.model(arbiterScript), ModelName: "arbiter-model"}
-	o, err := New(Config{Repo: w.repo, Open: w.open, Models: models, DefaultModel: "scripted",
+	o, err := New(Config{Repo: w.repo, Open: w.open, Models: models, DefaultModel: "scripted", Concurrency: 1,
 		Arbiter: func(string) Arbiter { return arb }, Events: func(ev editor.SwarmEvent) { w.events = append(w.events, ev) }})
 	if err != nil {
 		w.t.Fatal(err)
@@ -121,7 +122,7 @@ func (w *world) orchestrator(agents []editor.SwarmAgent, arbiterScript string) *
 // reads its shared context.
 func (w *world) sharedContext(st *State) (Engine, []editor.SwarmContextEntry) {
 	w.t.Helper()
-	eng, err := w.open(context.Background(), st.ID, st.Worktree)
+	eng, err := w.open(context.Background(), st.ID, st.Worktree, nil)
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
@@ -25,6 +26,9 @@ type SessionConfig struct {
 	// Go runs a swarm in the background for the session's lifetime.
 	Go  func(ctx context.Context, fn func(ctx context.Context)) error
 	Log *slog.Logger
+	// Hooks are the project's hooks (trusted configuration only; nil:
+	// none), run around the agents' tool calls (Config.Hooks).
+	Hooks *tools.Hooks
 }
 
 // Session is the swarms of one editor session: runs in the background,
@@ -59,7 +63,7 @@ func (s *Session) open(ctx context.Context) (*Orchestrator, error) {
 		return nil, fmt.Errorf("the swarm engine (NATS): %w", err)
 	}
 	o, err := New(Config{Repo: s.cfg.Repo, Open: open, Model: s.cfg.Model, DefaultModel: s.cfg.DefaultModel,
-		Arbiter: s.arbiter, Events: s.notify})
+		Arbiter: s.arbiter, Events: s.notify, Hooks: s.cfg.Hooks})
 	if err != nil {
 		return nil, err
 	}

@@ -49,11 +49,13 @@ type State struct {
 	Worktree   string              `json:"worktree"`
 	Status     string              `json:"status"`
 	Reason     string              `json:"reason,omitempty"`
-	// Round is the round under way (1-based); Stage its step; Turn the
-	// index of the agent whose turn it is (stage agents).
-	Round int    `json:"round"`
-	Stage string `json:"stage"`
-	Turn  int    `json:"turn"`
+	// Round is the round under way (1-based); Stage its step; Done the
+	// agents whose turn of the round ended (stage agents; turns run at
+	// once, so in the order they ended) and Turn how many.
+	Round int      `json:"round"`
+	Stage string   `json:"stage"`
+	Turn  int      `json:"turn"`
+	Done  []string `json:"done,omitempty"`
 	// Proposals are every proposal taken from the engine, with its
 	// decision once decided (history of all rounds).
 	Proposals []editor.SwarmProposal `json:"proposals"`

@@ -13,9 +13,11 @@ import (
 
 // agentTools runs the swarm's tools (swarm.Registry) bound to each agent,
 // in one session rooted at the swarm's worktree (the file tools read it;
-// fs_write only proposes).
+// fs_write only proposes), through the tool engine's pipeline with the
+// project's hooks.
 type agentTools struct {
 	worktree string
+	hooks    *tools.Hooks
 	log      *slog.Logger
 
 	mu      sync.Mutex
@@ -23,8 +25,8 @@ type agentTools struct {
 	engines map[string]*tools.Engine
 }
 
-func newAgentTools(worktree string, log *slog.Logger) *agentTools {
-	return &agentTools{worktree: worktree, log: log, engines: map[string]*tools.Engine{}}
+func newAgentTools(worktree string, hooks *tools.Hooks, log *slog.Logger) *agentTools {
+	return &agentTools{worktree: worktree, hooks: hooks, log: log, engines: map[string]*tools.Engine{}}
 }
 
 // engine is the tool engine of agent (made once) and the session.
@@ -45,7 +47,7 @@ func (t *agentTools) engine(s *swarm.Swarm, agent string) (*tools.Engine, *tools
 	if err != nil {
 		return nil, nil, err
 	}
-	e := tools.NewEngine(reg, nil, t.log)
+	e := tools.NewEngine(reg, t.hooks, t.log)
 	t.engines[agent] = e
 	return e, t.sess, nil
 }

@@ -82,6 +82,9 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 				Text: fmt.Sprintf("%s's turn ends: %d model calls, the limit of a turn", a.Name, iterations)})
 			return nil
 		}
+		if r.budgetSpent() {
+			return fmt.Errorf("agent %s: %w", a.Name, errBudget) // spent by the others' calls
+		}
 		shown := recent(msgs, r.st.Round)
 		req := agent.Request{Model: modelName, Messages: append([]agent.Message{system}, shown...)}
 		if a.Envelope {
@@ -205,7 +208,9 @@ func (r *run) callTool(ctx context.Context, a editor.SwarmAgent, c agent.ToolCal
 	json.Unmarshal(res, &limited)
 	switch {
 	case limited.Error == "rate_limited":
+		r.mu.Lock()
 		r.st.RateLimits = append(r.st.RateLimits, editor.SwarmRateLimitHit{Agent: a.Name, Tool: c.Name, Round: r.st.Round, ResetSec: limited.ResetSec})
+		r.mu.Unlock()
 		r.emit(editor.SwarmEvent{Kind: "rate_limited", Agent: a.Name, Tool: c.Name, Failed: true, Text: string(res)})
 	default:
 		r.emit(editor.SwarmEvent{Kind: "tool_result", Agent: a.Name, Tool: c.Name, Failed: limited.Error != "", Text: clip(string(res), 300)})
@@ -258,12 +263,9 @@ func (r *run) endTurn(ctx context.Context, a editor.SwarmAgent, text string) err
 	if json.Unmarshal(trimJSON(text), &imp) != nil || imp.Type != "proposal" || len(imp.Items) == 0 {
 		return nil
 	}
-	for _, p := range r.st.Improvements {
-		if p.Agent == a.Name && p.Round == r.st.Round {
-			return nil // recorded before a crash
-		}
+	if r.improved(a.Name) {
+		return nil // recorded before a crash
 	}
-	r.st.Improvements = append(r.st.Improvements, Improvement{Agent: a.Name, Round: r.st.Round, Items: imp.Items})
 	finding, _ := json.Marshal(map[string]any{"key": a.Name + ".proposal", "reason": "share my improvement proposal", "value": map[string]any{
 		"ok": true, "task": "proposal", "data": imp.Items, "ts": now(), "agent": a.Name}})
 	if _, err := r.eng.Call(ctx, a.Name, toolCtxPut, finding); err != nil {
@@ -271,20 +273,47 @@ func (r *run) endTurn(ctx context.Context, a editor.SwarmAgent, text string) err
 	}
 	b, _ := json.Marshal(imp.Items)
 	r.emit(editor.SwarmEvent{Kind: "improvement", Agent: a.Name, Text: string(b)})
-	return r.save()
+	return r.change(func(st *State) {
+		st.Improvements = append(st.Improvements, Improvement{Agent: a.Name, Round: st.Round, Items: imp.Items})
+	})
+}
+
+// improved reports whether agent's improvement proposal of the round is
+// recorded.
+func (r *run) improved(agentName string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range r.st.Improvements {
+		if p.Agent == agentName && p.Round == r.st.Round {
+			return true
+		}
+	}
+	return false
 }
 
 // spend counts a model call's tokens; over the run's budget it ends the
-// run (the answer is saved: a resumed turn runs its tool calls).
+// turn (the answer is saved: a resumed turn runs its tool calls). Turns
+// running at once check the budget before each model call, so a run
+// overshoots its budget by at most the calls in flight when it was spent.
 func (r *run) spend(u agent.Usage) error {
 	n := u.PromptTokens + u.CompletionTokens
-	r.spent += n
-	r.st.Tokens += n
-	if err := r.save(); err != nil {
+	over := false
+	if err := r.change(func(st *State) {
+		r.spent += n
+		st.Tokens += n
+		over = r.spent >= r.o.cfg.TokenBudget
+	}); err != nil {
 		return err
 	}
-	if r.spent >= r.o.cfg.TokenBudget {
+	if over {
 		return fmt.Errorf("agent turn: %w", errBudget)
 	}
 	return nil
+}
+
+// budgetSpent reports whether the run's token budget is spent.
+func (r *run) budgetSpent() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.spent >= r.o.cfg.TokenBudget
 }

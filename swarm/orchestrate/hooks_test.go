@@ -1,0 +1,156 @@
+package orchestrate
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace/trust"
+)
+
+// swarmHooks is a project configuration whose hooks block the swarm's
+// file tools under private/ and log every event with the swarm's identity
+// to $SWARM_HOOK_LOG.
+const swarmHooks = `hooks:
+  pre_tool_use:
+    - name: no-private
+      matcher: "^fs_(read|write)$"
+      file_patterns: ["private/**"]
+      command: "echo 'private/ is off limits to the swarm' >&2; exit 2"
+    - name: log-pre
+      command: 'echo "pre $AUTARCH_TOOL agent=$AUTARCH_AGENT swarm=$AUTARCH_SWARM file=$AUTARCH_FILE" >> "$SWARM_HOOK_LOG"'
+  post_tool_use:
+    - name: log-post
+      command: 'echo "post $AUTARCH_TOOL agent=$AUTARCH_AGENT swarm=$AUTARCH_SWARM" >> "$SWARM_HOOK_LOG"; echo "checked by log-post"'
+  session_start:
+    - command: 'echo "start agent=$AUTARCH_AGENT swarm=$AUTARCH_SWARM" >> "$SWARM_HOOK_LOG"'
+  session_end:
+    - command: 'echo "end swarm=$AUTARCH_SWARM" >> "$SWARM_HOOK_LOG"'
+`
+
+// hookedWorld is the hooks scenario's world: the configuration and a
+// private file committed, the hooks' log outside the repository, and the
+// project loaded as trust (a store in which the test trusts it, or not).
+func hookedWorld(t *testing.T, scenario string, trusted bool) (*world, tools.Project, string) {
+	t.Helper()
+	w := newWorld(t, scenario)
+	os.MkdirAll(filepath.Join(w.work, ".autarch"), 0o755)
+	os.MkdirAll(filepath.Join(w.work, "private"), 0o755)
+	if err := os.WriteFile(filepath.Join(w.work, ".autarch", "config.yaml"), []byte(swarmHooks), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.work, "private", "key.txt"), []byte("the key\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, w.work, "add", ".")
+	gitRun(t, w.work, "commit", "-q", "-m", "hooks")
+	log := filepath.Join(t.TempDir(), "hooks.log")
+	t.Setenv("SWARM_HOOK_LOG", log)
+	store := trust.At(filepath.Join(t.TempDir(), "trusted.json"))
+	if trusted {
+		cfg, err := trust.Read(w.work)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Trust(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := tools.LoadProject(w.work, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Trust == trust.Trusted; got != trusted {
+		t.Fatalf("trusted = %v (%s), want %v", got, p.Trust, trusted)
+	}
+	return w, p, log
+}
+
+// runHooked runs one round of the agent "explorer" with the project's
+// hooks.
+func runHooked(t *testing.T, w *world, p tools.Project) *State {
+	t.Helper()
+	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}
+	o, err := New(Config{Repo: w.repo, Open: w.open, Models: map[string]agent.Model{"explorer": w.model("explorer")}, Hooks: p.Hooks,
+		Arbiter: func(string) Arbiter { return ModelArbiter{Model: w.model("arbiter"), ModelName: "arbiter-model"} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := o.Start(ctx, Options{Task: "read the code", Agents: agents, Rounds: 1, Arbiter: "arbiter-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err = o.Run(ctx, st.ID); err != nil || st.Status != StatusDone {
+		t.Fatalf("run: %v (%s: %s)", err, st.Status, st.Reason)
+	}
+	if n := w.models["explorer"].Remaining(); n != 0 {
+		t.Errorf("%d scripted steps unused", n)
+	}
+	return st
+}
+
+// TestSwarmHooks: a trusted project's hooks run around every swarm tool
+// call as they do around the agent loop's: pre_tool_use blocks fs_read
+// and fs_write under private/ (the model reads the hook and its message;
+// nothing is proposed), lets the rest through, post_tool_use runs after
+// the call and its output reaches the model, session_start and
+// session_end frame the run, and every hook knows the agent and the
+// swarm (AUTARCH_AGENT, AUTARCH_SWARM).
+func TestSwarmHooks(t *testing.T) {
+	w, p, log := hookedWorld(t, "hooks", true)
+	st := runHooked(t, w, p)
+	if len(st.Proposals) != 1 || st.Proposals[0].Path != "docs/a.md" || st.Proposals[0].Action != ActionApprove {
+		t.Errorf("proposals = %+v, want docs/a.md alone (the blocked private/ write is not proposed)", st.Proposals)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := st.ID
+	want := []string{
+		"start agent= swarm=" + id,
+		"pre fs_read agent=explorer swarm=" + id + " file=main.go",
+		"post fs_read agent=explorer swarm=" + id,
+		"pre fs_write agent=explorer swarm=" + id + " file=docs/a.md",
+		"post fs_write agent=explorer swarm=" + id,
+		"end swarm=" + id,
+	}
+	if got := strings.Split(strings.TrimSpace(string(b)), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("hook log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	tr, err := Transcript(w.repo.StateDir(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked := 0
+	for _, ev := range tr {
+		if ev.Kind == "tool_result" && ev.Failed && strings.Contains(ev.Text, `Blocked by hook: private/ is off limits to the swarm (hook \"no-private\")`) {
+			blocked++
+		}
+	}
+	if blocked != 2 {
+		t.Errorf("%d blocked calls in the transcript, want 2 (fs_read and fs_write of private/key.txt)", blocked)
+	}
+}
+
+// TestSwarmHooksUntrusted: an untrusted project's hooks never run for the
+// swarm: private/ is read, nothing is logged.
+func TestSwarmHooksUntrusted(t *testing.T) {
+	w, p, log := hookedWorld(t, "hooks-untrusted", false)
+	if len(p.Ignored) == 0 {
+		t.Fatalf("the untrusted hooks are not reported as ignored: %+v", p)
+	}
+	st := runHooked(t, w, p)
+	if len(st.Proposals) != 0 {
+		t.Errorf("proposals = %+v", st.Proposals)
+	}
+	if b, err := os.ReadFile(log); !os.IsNotExist(err) {
+		t.Errorf("an untrusted hook ran: %v\n%s", err, b)
+	}
+}
