@@ -1,8 +1,28 @@
 // Package orchestrate runs a swarm (issue 21, spec/swarm-tools.md): several
 // agents on one task, in rounds. Each round the orchestrator sets `phase`
-// in the shared context, then runs every agent's turn in order (a model ⇄
-// swarm tools loop: native function calling, or the JSON envelope for
-// models without it); read-only tools run at once through the engine.
+// in the shared context, then runs the agents' turns (a model ⇄ swarm
+// tools loop: native function calling, or the JSON envelope for models
+// without it); read-only tools run at once through the engine.
+//
+// Turns run at once: up to Config.Concurrency (default min(agents, 4))
+// goroutines, started in the swarm's order (so 1 is the agents one after
+// another, each seeing the findings shared before its turn). They share
+// the run's state under one mutex (tokens, rate-limit hits, improvements,
+// the turns ended: State.Done); everything else they touch is their own
+// (their conversation file) or the engine's. The first failure cancels the
+// other turns (what they did is saved; a resume runs the turns not ended).
+// The token budget is checked before every model call and counted after
+// it: once spent, the calls in flight finish and count (the overshoot is
+// at most those), no turn calls again and none starts. Events are
+// recorded and told one at a time, in the order they happen: the turns'
+// events interleave, each naming its agent, each agent's in its order.
+//
+// Every tool call goes through the tool engine with the project's hooks
+// (Config.Hooks, trusted configuration only): pre_tool_use may block it
+// (the model reads "Blocked by hook: … (hook NAME)"), post_tool_use sees
+// the result; the hooks get AUTARCH_AGENT (the agent) and AUTARCH_SWARM
+// (the swarm's id). Each Run fires session_start and session_end.
+//
 // After the agents, the fs_write proposals the engine queued go to the
 // arbiter — a model answering the spec's STRICT JSON decisions, or a human
 // — and, only with AllowWrite, the approved contents are written in the
@@ -11,7 +31,7 @@
 //
 // Durability: everything the swarm decides lives under the state dir
 // (<git-common-dir>/autarch/swarms/ID): state.json (round, stage, the
-// agent whose turn it is, the round's decisions before they are applied)
+// agents whose turn ended, the round's decisions before they are applied)
 // and one conversation file per agent are replaced atomically after every
 // step, and transcript.jsonl appends every event (decisions included). A
 // process killed at any point resumes (Resume) from the last step written:
