@@ -111,15 +111,7 @@ func TestJobOverLSP(t *testing.T) {
 // answering script and a server harness (not yet initialized).
 func jobServer(t *testing.T, script string) (h *harness, url string, model *scripted.Server, dir string) {
 	t.Helper()
-	dir = t.TempDir()
-	os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return a + b }\n"), 0o644)
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	dir = calcRepo(t)
 	parsed, err := scripted.Parse([]byte(script))
 	if err != nil {
 		t.Fatal(err)
@@ -258,4 +250,20 @@ func TestStopJobOverLSP(t *testing.T) {
 			t.Fatal("no message said the job stopped")
 		}
 	}
+}
+
+// calcRepo makes a git repository on main with one commit of calc.go
+// (func Add).
+func calcRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return a + b }\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -44,15 +43,7 @@ const workflowScript = `
 // progress, review diagnostics, a quick fix, the detail view, a diff and
 // apply as a workspace edit.
 func TestWorkflowOverLSP(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return a + b }\n"), 0o644)
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	dir := calcRepo(t)
 	script, err := scripted.Parse([]byte(workflowScript))
 	if err != nil {
 		t.Fatal(err)

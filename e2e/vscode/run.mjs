@@ -12,7 +12,8 @@
 // approvals show a diff; after a window reload the review's Problems, quick
 // fix and threads come back without the panel being opened. Before the
 // workflow, a job: Start Job from the palette, its request_human_review
-// approved, its commit on its ai/… branch in the side panel.
+// approved through the job row's Answer review button, its commit on its
+// ai/… branch, its Apply button and its calls in the Activity feed.
 // Screenshots of every step go to e2e/artifacts/vscode/; assertions are on
 // the DOM. The code-server process group and the model are killed at the
 // end, pass or fail.
@@ -482,9 +483,10 @@ async function runWorkflow(page, ws) {
 
 /**
  * A job from the palette: Start Job (task, then mechanic); its tool calls
- * approved ("Always allow") and its request_human_review approved in the
- * side panel (the approval shows the reason, severity and context); the
- * job's commit on its ai/… branch in the side panel.
+ * approved ("Always allow") in the side panel; its request_human_review
+ * shown there (reason, severity and context) and approved through the job
+ * row's "Answer review…" button; the job's commit on its ai/… branch, its
+ * Apply button, and its calls and escalation in the Activity feed.
  */
 async function runJob(page) {
   log('Start Job from the palette');
@@ -516,7 +518,13 @@ async function runJob(page) {
       if ((await toast.count()) > 0) log(`and as a notification: ${(await toast.first().innerText()).replace(/\s+/g, ' ').slice(0, 120)}`);
       await page.waitForTimeout(400);
       await page.screenshot({ path: join(artifacts, 'job-1-escalation.png') });
-      await item.locator('.pending-approve').click();
+      // Answered through the job row's button (the palette command with the job preselected), not the card.
+      const answer = await inFrames(page, '#jobs .job-item .job-actions .job-answer', 10_000);
+      await answer.first().scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(artifacts, 'job-1-answer-button.png') });
+      await answer.first().click();
+      await quickInput(page, 'Approve');
+      await quickInput(page, 'yes, from the job button');
       escalated = true;
     } else {
       log(`job tool approval: ${title}`);
@@ -535,7 +543,19 @@ async function runJob(page) {
   log(`job: ${branch?.trim()} | ${commitText?.trim()} | ${escalation?.trim()}`);
   if (!commitText?.includes('feat(calc): add Neg')) throw new Error(`the job's commit in the panel is "${commitText}"`);
   if (!/ai\/[0-9a-f]{8}\/add-neg/.test(branch ?? '')) throw new Error(`the job's branch in the panel is "${branch}"`);
-  if (!escalation?.includes('approved')) throw new Error(`the job's escalation in the panel is "${escalation}"`);
+  if (!escalation?.includes('approved: yes, from the job button')) throw new Error(`the job's escalation in the panel is "${escalation}"`);
+  await (await inFrames(page, '#jobs .job-item[data-status="Done"] .job-actions .job-apply', 5_000)).first().scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(artifacts, 'job-2-apply-button.png') });
+  const apply = await textInFrames(page, '#jobs .job-item[data-status="Done"] .job-actions .job-apply', 5_000);
+  if (!apply?.includes('Apply')) throw new Error(`the done job's Apply button reads "${apply}"`);
+  // The job's calls and its escalation in the Activity feed, labelled with the job.
+  const call = await textInFrames(page, '#activity .activity-item.job-activity[data-tool="commit_changes"]', 10_000);
+  const asked = await textInFrames(page, '#activity .activity-item.job-activity.escalation', 5_000);
+  await (await inFrames(page, '#activity .activity-item.job-activity', 5_000)).last().scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(artifacts, 'job-3-activity.png') });
+  log(`activity: ${call?.trim()} | ${asked?.trim()}`);
+  if (!call?.includes('job ') || !call.includes('Commit Neg')) throw new Error(`the job's commit_changes in the activity feed reads "${call}"`);
+  if (!asked?.includes('Neg widens the public API')) throw new Error(`the job's escalation in the activity feed reads "${asked}"`);
 }
 
 main().then(

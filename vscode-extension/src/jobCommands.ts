@@ -49,6 +49,13 @@ async function pickJob(app: App, id: string | undefined, candidates: (jobs: JobS
   return pick?.job;
 }
 
+/** Sends a server command that takes a JobRef, then refreshes the list. */
+async function sendRef(app: App, command: string, job: JobSummary): Promise<void> {
+  const ref: JobRef = { jobId: job.id, name: job.name };
+  await app.ctx.executeCommand(command, [ref]);
+  await app.jobs.refresh();
+}
+
 export const jobCommands: Record<string, Command> = {
   'autarch.ui.startJob': async (app) => {
     const task = await vscode.window.showInputBox({
@@ -131,9 +138,7 @@ export const jobCommands: Record<string, Command> = {
       not: 'only a stopped, failed or waiting job can be resumed.',
     });
     if (!job) return;
-    const ref: JobRef = { jobId: job.id, name: job.name };
-    await app.ctx.executeCommand(CommandResumeJob, [ref]);
-    await app.jobs.refresh();
+    await sendRef(app, CommandResumeJob, job);
     void vscode.window.showInformationMessage(`Autarch: job ${job.name} resumed; follow it in the side panel.`);
   },
   'autarch.ui.stopJob': async (app, id) => {
@@ -143,9 +148,7 @@ export const jobCommands: Record<string, Command> = {
       not: 'only a running job can be stopped.',
     });
     if (!job) return;
-    const ref: JobRef = { jobId: job.id, name: job.name };
     // The server says when the run has ended ("stopped … resume it from the side panel").
-    await app.ctx.executeCommand(CommandStopJob, [ref]);
-    await app.jobs.refresh();
+    await sendRef(app, CommandStopJob, job);
   },
 };

@@ -368,10 +368,17 @@ function renderActivity(items: FeedItem[]): string {
       (a) =>
         `<li class="activity-item${a.failed ? ' failed' : ''}${a.subagent ? ' nested' : ''}${a.jobId ? ' job-activity' : ''}${a.kind ? ` ${a.kind}` : ''}" data-tool="${attr(a.tool)}" data-failed="${a.failed ? 'true' : 'false'}" data-stage="${attr(a.stage)}"${a.subagent ? ` data-subagent="${attr(a.subagent)}"` : ''}${a.jobId ? ` data-job="${attr(a.jobId)}"` : ''}>` +
         `${a.jobId ? `<span class="activity-job">job ${e(a.job ?? a.jobId)}</span> ` : ''}${a.subagent ? `<span class="activity-subagent">↳ ${e(a.subagent)}</span> ` : ''}<span class="activity-tool">${e(a.tool)}</span> <span class="activity-reason">${e(a.reason)}</span>` +
-        `<span class="activity-meta">${a.jobId ? `job ${e(a.job ?? a.jobId)}` : e(a.stage)}${a.pulseId ? ` · ${e(a.pulseId)}` : ''}${a.time ? ` · ${e(shortTime(a.time))}` : ''}</span></li>`,
+        `<span class="activity-meta">${activityMeta(a)}</span></li>`,
     )
     .join('');
   return `<h3>Activity</h3>` + (rows ? `<ul id="activity">${rows}</ul>` : `<ul id="activity"></ul><p class="empty">No tool calls yet.</p>`);
+}
+
+/** Where an entry ran and when: a workflow's stage and pulse (a job's entry is labelled with the job already). */
+function activityMeta(a: FeedItem): string {
+  const parts = a.jobId ? [] : [a.stage, a.pulseId ?? ''];
+  if (a.time) parts.push(shortTime(a.time));
+  return parts.filter((p) => p).map(e).join(' · ');
 }
 
 function shortTime(t: string): string {

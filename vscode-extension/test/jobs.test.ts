@@ -182,7 +182,7 @@ test('the feed merges the workflow\'s activity with the jobs\' by time, keeping 
   const m: PanelModel = { serverState: 'running', workflows: [], selected: '', pending: [], stored: [], messages: [], activity: mergeActivity([], [...jobs, { ...jobs[0], tool: 'escalation', kind: 'escalation', reason: 'asks <you>' }]) };
   const html = renderPanel(m).activity;
   assert.match(html, /<li class="activity-item job-activity" data-tool="create_branch" data-failed="false" data-stage="job" data-job="j1"><span class="activity-job">job fix-&lt;add&gt;<\/span> <span class="activity-tool">create_branch<\/span>/);
-  assert.match(html, /<span class="activity-meta">job fix-&lt;add&gt; · 00:00:00<\/span>/);
+  assert.match(html, /create_branch<\/span> <span class="activity-reason">first<\/span><span class="activity-meta">00:00:00<\/span>/);
   assert.match(html, /<li class="activity-item job-activity escalation" data-tool="escalation"[^>]*>.*asks &lt;you&gt;/);
 });
 
