@@ -272,8 +272,9 @@ func TestStatusVerbShowsToolActivity(t *testing.T) {
 	}{
 		{[]string{"--calls", "-1"}, 2, []string{"--calls -1 is negative", "0 for none"}, nil},
 		{[]string{"--calls", "many"}, 2, []string{`invalid value "many" for flag -calls`}, nil},
-		{nil, 0, []string{"fix-login: running shell `[blocked] env={1 keys}` for 12s\n", "job fix-add: running run_tests `package=./...` for "},
+		{nil, 0, []string{"fix-login: running shell `[blocked] env={1 keys}` for 1", "job fix-add: running run_tests `package=./...` for "},
 			[]string{leakedToken, "old-task:"}},
+		{[]string{"--jobs"}, 0, []string{"job fix-add: running run_tests `package=./...` for "}, []string{"fix-login"}},
 		{[]string{"--calls", "0"}, 0, []string{"fix-login"}, []string{"running shell"}},
 		{[]string{"--json"}, 0, []string{`"toolActivity"`, `"pulseRecords"`, `"parentCallId": "call_2"`, `"status": "interrupted"`, `"status": "running"`},
 			[]string{leakedToken, "hunter2"}},

@@ -46,7 +46,8 @@ func (o ops) RecentJobToolCalls(ctx context.Context, jobID string, n int) ([]Job
 		return nil, nil
 	}
 	// A call's arguments are in the latest assistant message made before
-	// it started that carries its id (ids may repeat across resumes).
+	// it started that carries its id (ids may repeat across resumes). The
+	// n calls are picked first, so only their messages are looked up.
 	calls, err := queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobCall, error) {
 		var c JobCall
 		var args sql.NullString
@@ -57,12 +58,13 @@ func (o ops) RecentJobToolCalls(ctx context.Context, jobID string, n int) ([]Job
 		}
 		c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
 		return c, err
-	}, "recent job tool calls", `SELECT c.job_id, c.call_id, c.name, c.reason, c.summary, c.failed, c.started_at, c.ended_at,
+	}, "recent job tool calls", `WITH c AS MATERIALIZED (SELECT * FROM job_tool_calls WHERE job_id=? ORDER BY id DESC LIMIT ?)
+		SELECT c.job_id, c.call_id, c.name, c.reason, c.summary, c.failed, c.started_at, c.ended_at,
 		(SELECT t.value -> '$.args' FROM job_messages m, json_each(m.data, '$.tool_calls') t
 			WHERE m.job_id=c.job_id AND m.role='assistant' AND m.data IS NOT NULL AND m.created_at<=c.started_at
 				AND c.call_id<>'' AND t.value ->> '$.id' = c.call_id
 			ORDER BY m.id DESC LIMIT 1)
-		FROM job_tool_calls c WHERE c.job_id=? ORDER BY c.id DESC LIMIT ?`, jobID, n)
+		FROM c ORDER BY c.id DESC`, jobID, n)
 	slices.Reverse(calls)
 	return calls, err
 }
