@@ -10,6 +10,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
 const swarmScript = `
@@ -129,6 +130,82 @@ func TestSwarmOverLSP(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "NOTES.md")); err == nil {
 		t.Error("NOTES.md was written in the user's folder")
+	}
+	if n := model.Remaining(); n != 0 {
+		t.Errorf("%d scripted steps unused", n)
+	}
+}
+
+const swarmHookScript = `
+-- 01-propose.json --
+{"expect": {"messagesContain": ["Task: Add notes"]}, "tool_calls": [{"name": "fs_write", "args": {"path": "NOTES.md", "content": "notes\n"}}]}
+-- 02-blocked.json --
+{"expect": {"lastToolResultContains": "Blocked by hook: notes are written by people (hook"}, "text": "The hook refused NOTES.md."}
+`
+
+// TestSwarmOverLSPRunsHooks: a swarm started from the editor runs its
+// tool calls through the trusted project's hooks; a pre_tool_use hook
+// refuses the fs_write, so nothing reaches the arbiter.
+func TestSwarmOverLSPRunsHooks(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".autarch"), 0o755)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".autarch", "config.yaml"), []byte(`hooks:
+  pre_tool_use:
+    - name: no-notes
+      matcher: "^fs_write$"
+      command: "echo 'notes are written by people' >&2; exit 2"
+`), 0o644)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	trustFile := filepath.Join(t.TempDir(), "trusted.json")
+	t.Setenv("AUTARCH_TRUST_FILE", trustFile)
+	cfg, err := trust.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trust.At(trustFile).Trust(cfg); err != nil {
+		t.Fatal(err)
+	}
+	script, err := scripted.Parse([]byte(swarmHookScript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, model := scripted.Start(t, script)
+	h := newHarness(t, wired)
+	uri := pathURI(dir)
+	if err := h.call("initialize", map[string]any{
+		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "notes"}},
+		"capabilities":          map[string]any{},
+		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var ref editor.SwarmRef
+	if err := h.call("workspace/executeCommand", map[string]any{"command": editor.CommandStartSwarm,
+		"arguments": []any{editor.StartSwarmParams{Task: "Add notes", Agents: []string{"explorer"}, Rounds: 1, AllowWrite: true}}}, &ref); err != nil {
+		t.Fatal(err)
+	}
+	var last editor.SwarmSnapshot
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end) && last.Status != "done" && last.Status != "failed"; time.Sleep(50 * time.Millisecond) {
+		var list []editor.SwarmSnapshot
+		if err := h.call(editor.MethodSwarms, map[string]any{}, &list); err != nil {
+			t.Fatal(err)
+		}
+		if len(list) == 1 {
+			last = list[0]
+		}
+	}
+	if last.Status != "done" || len(last.Proposals) != 0 {
+		t.Fatalf("swarm = %+v: want done with the write refused by the hook", last)
 	}
 	if n := model.Remaining(); n != 0 {
 		t.Errorf("%d scripted steps unused", n)
