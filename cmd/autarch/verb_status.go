@@ -364,6 +364,10 @@ func activityLine(name string, a *toolActivity) string {
 // statusJob is a job of status --jobs --json with its tool activity.
 type statusJob struct {
 	editor.JobSummary
+	// Activity hides the panel's list of the job's calls (always nil):
+	// ToolActivity is status's one account of them, redacted and bounded
+	// by --calls.
+	Activity []editor.ActivityView `json:"activity,omitempty"`
 	// ToolActivity is the job's latest tool calls (nil with --calls 0).
 	ToolActivity *toolActivity `json:"toolActivity,omitempty"`
 }

@@ -279,7 +279,7 @@ func TestStatusVerbShowsToolActivity(t *testing.T) {
 		{[]string{"--json"}, 0, []string{`"toolActivity"`, `"pulseRecords"`, `"parentCallId": "call_2"`, `"status": "interrupted"`, `"status": "running"`},
 			[]string{leakedToken, "hunter2"}},
 		{[]string{"--json", "--calls", "0"}, 0, []string{`"pulseRecords"`}, []string{"toolActivity"}},
-		{[]string{"--jobs", "--json", "--calls", "1"}, 0, []string{`"toolActivity"`, `"total": 2`, `"tool": "run_tests"`, `"branch"`}, nil},
+		{[]string{"--jobs", "--json", "--calls", "1"}, 0, []string{`"toolActivity"`, `"total": 2`, `"tool": "run_tests"`, `"branch"`}, []string{`"activity"`}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errb bytes.Buffer
