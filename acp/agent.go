@@ -386,12 +386,13 @@ func (a *Agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sd
 	if err != nil {
 		return sdk.CloseSessionResponse{}, err
 	}
-	s.close(ctx, a.cfg.CloseWait)
+	// Forgotten first: a load from now on reopens it from its record.
 	a.mu.Lock()
 	if a.sessions[p.SessionId] == s {
 		delete(a.sessions, p.SessionId)
 	}
 	a.mu.Unlock()
+	s.close(ctx, a.cfg.CloseWait)
 	return sdk.CloseSessionResponse{}, nil
 }
 

@@ -8,6 +8,8 @@
 //      approving the scope card through session/request_permission;
 //   3. kills `autarch acp` (SIGKILL), starts it again and session/loads the
 //      workflow and the discussion: their history is replayed;
+//   4. forks the discussion (session/fork), closes it during a turn
+//      (session/close) and resumes it without a replay (session/resume);
 // and validates every message autarch sends against the SDK's JSON schema
 // (schema/v1/schema.json). Bad input is answered with clear JSON-RPC errors.
 //
@@ -20,6 +22,8 @@ import { dirname, join, resolve } from "node:path";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
+// session/fork is an unstable method: its name comes from the unstable entry.
+import { methods as unstableMethods } from "@agentclientprotocol/sdk/unstable";
 import Ajv2020 from "ajv/dist/2020.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -43,8 +47,11 @@ for (const [name, [lo, hi]] of Object.entries(ranges)) ajv.addFormat(name, { typ
 ajv.addFormat("uri", { type: "string", validate: (u) => URL.canParse(u) });
 ajv.addFormat("double", { type: "number", validate: (n) => Number.isFinite(n) });
 ajv.addSchema(schema, "acp.json");
+// session/fork is unstable: its messages are defined in the unstable schema.
+ajv.addSchema(JSON.parse(readFileSync(require.resolve("@agentclientprotocol/sdk/schema/v1/schema.unstable.json"), "utf8")), "acp-unstable.json");
+const unstable = new Set(["ForkSessionResponse"]);
 const def = (name) => {
-  const v = ajv.getSchema(`acp.json#/$defs/${name}`);
+  const v = ajv.getSchema(`${unstable.has(name) ? "acp-unstable.json" : "acp.json"}#/$defs/${name}`);
   if (!v) throw new Error(`schema has no $defs/${name}`);
   return v;
 };
@@ -56,6 +63,9 @@ const responseDefs = {
   "session/prompt": "PromptResponse",
   "session/set_mode": "SetSessionModeResponse",
   "session/list": "ListSessionsResponse",
+  "session/close": "CloseSessionResponse",
+  "session/resume": "ResumeSessionResponse",
+  "session/fork": "ForkSessionResponse",
 };
 const requestDefs = { "session/request_permission": "RequestPermissionRequest", "fs/read_text_file": "ReadTextFileRequest" };
 let validated = 0;
@@ -241,6 +251,8 @@ await guard("first connection", () => makeClient().connectWith(first.stream, asy
   check(init.agentCapabilities?.loadSession === true, "loadSession capability", init.agentCapabilities);
   check(init.agentInfo?.name === "autarch", "agentInfo names autarch", init.agentInfo);
   check(Array.isArray(init.authMethods) && init.authMethods.length === 0, "a local model needs no authentication", init.authMethods);
+  const sc = init.agentCapabilities?.sessionCapabilities ?? {};
+  check(sc.close && sc.resume && sc.fork, "session/close, session/resume and session/fork are offered", sc);
 
   // 1. discuss mode.
   // The editor's MCP server (stdio) joins the agents' tools.
@@ -477,6 +489,52 @@ await guard("second connection", () => makeClient().connectWith(second.stream, a
   const r7 = await ctx.request(acp.methods.agent.session.prompt, { sessionId: discussID, prompt: [{ type: "text", text: "And then?" }] });
   const more = updates.slice(onward).filter((u) => u.sessionId === discussID && u.update.sessionUpdate === "agent_message_chunk");
   check(r7.stopReason === "end_turn" && more.map((u) => u.update.content.text).join("").includes("Then it exits."), "the reloaded discussion goes on", more);
+
+  // 4. Fork the discussion: the fork's turn carries the copied history,
+  // and the original hears nothing of it.
+  const forked = await ctx.request(unstableMethods.agent.session.fork, { sessionId: discussID, cwd: project, mcpServers: [] });
+  check(forked.sessionId && forked.sessionId !== discussID && forked.modes?.currentModeId === "discuss", "session/fork makes a new discussion", forked);
+  const forkMark = updates.length;
+  const rf = await ctx.request(acp.methods.agent.session.prompt, { sessionId: forked.sessionId, prompt: [{ type: "text", text: "Summarize" }] });
+  const forkSaid = updates.slice(forkMark).filter((u) => u.update.sessionUpdate === "agent_message_chunk");
+  check(
+    rf.stopReason === "end_turn" && forkSaid.filter((u) => u.sessionId === forked.sessionId).map((u) => u.update.content.text).join("").includes("We talked about main.go."),
+    "the fork answers with the copied history",
+    forkSaid,
+  );
+  check(!forkSaid.some((u) => u.sessionId === discussID), "the original session hears nothing of the fork's turn", forkSaid);
+
+  // Close the discussion during a turn: the turn ends cancelled at once.
+  const slowMark = updates.length;
+  const slowText = () =>
+    updates
+      .slice(slowMark)
+      .filter((u) => u.sessionId === discussID && u.update.sessionUpdate === "agent_message_chunk")
+      .map((u) => u.update.content.text)
+      .join("");
+  const slowStarted = until(() => slowText().includes("Slowly"));
+  const slowTurn = ctx.request(acp.methods.agent.session.prompt, { sessionId: discussID, prompt: [{ type: "text", text: "Explain it slowly" }] });
+  await slowStarted;
+  const closedAt = Date.now();
+  await ctx.request(acp.methods.agent.session.close, { sessionId: discussID });
+  const rs = await slowTurn;
+  check(rs.stopReason === "cancelled", "the closed session's turn ends cancelled", rs);
+  check(Date.now() - closedAt < 5_000, "closing does not wait for the model", Date.now() - closedAt);
+  await expectError(
+    ctx.request(acp.methods.agent.session.prompt, { sessionId: discussID, prompt: [{ type: "text", text: "still there?" }] }),
+    "a prompt to a closed session",
+    -32602,
+    "unknown session",
+  );
+
+  // Resume it: no replay, and the discussion goes on with its history.
+  const resumeMark = updates.length;
+  const resumed = await ctx.request(acp.methods.agent.session.resume, { sessionId: discussID, cwd: project, mcpServers: [] });
+  check(resumed.modes?.currentModeId === "discuss", "the resumed session is in discuss mode", resumed);
+  check(!updates.slice(resumeMark).some((u) => u.sessionId === discussID), "session/resume replays nothing", updates.slice(resumeMark));
+  const rr = await ctx.request(acp.methods.agent.session.prompt, { sessionId: discussID, prompt: [{ type: "text", text: "Anything else?" }] });
+  const resumedSaid = updates.slice(resumeMark).filter((u) => u.sessionId === discussID && u.update.sessionUpdate === "agent_message_chunk");
+  check(rr.stopReason === "end_turn" && resumedSaid.map((u) => u.update.content.text).join("").includes("Nothing else."), "the resumed discussion goes on", resumedSaid);
 
   // The workflow the kill interrupted: its history is replayed, it is
   // Stopped with its pulse work kept, and the next prompt finishes it.
