@@ -287,8 +287,7 @@ func (a *Agent) reopen(ctx context.Context, cwd string, servers []sdk.McpServer,
 		if rec := s.record(); rec.Cwd != f.dir {
 			return nil, invalidParams("session %s belongs to %s, not %s: send its own cwd", id, rec.Cwd, f.dir)
 		}
-		s.rejoin()
-		return s, nil
+		return s, nil // open: its discussion thread still holds its conversation
 	}
 	rec, err := f.load(ctx, string(id))
 	if err != nil {

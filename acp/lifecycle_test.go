@@ -257,3 +257,45 @@ func TestCloseResumeFork(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscussionThreadsApart: two discussion sessions in one folder talk to
+// the discussion agent in their own threads (the scripted model refuses a
+// request that mixes them); closing one ends its thread only.
+func TestDiscussionThreadsApart(t *testing.T) {
+	url, model := scripted.Start(t, readScript(t, "testdata/threads.txt"))
+	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
+	conn, _ := connectSDK(t, a)
+	ctx := context.Background()
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	repo := gitRepo(t)
+	var ids []sdk.SessionId
+	for range 2 {
+		s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: repo, McpServers: []sdk.McpServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.SessionId)
+	}
+	for _, p := range []struct {
+		id   sdk.SessionId
+		text string
+	}{{ids[0], "Remember: the secret word is marmalade"}, {ids[1], "What is the secret word?"}} {
+		if res, err := conn.Prompt(ctx, prompt(p.id, p.text)); err != nil || res.StopReason != sdk.StopReasonEndTurn {
+			t.Fatalf("prompt %q: %+v %v", p.text, res, err)
+		}
+	}
+	if _, err := conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: ids[1]}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := conn.Prompt(ctx, prompt(ids[0], "Which word was it?")); err != nil || res.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("the first session's next turn: %+v %v", res, err)
+	}
+	if errs := model.Errors(); len(errs) != 0 {
+		t.Errorf("the threads mixed: %q", errs)
+	}
+	if n := model.Remaining(); n != 0 {
+		t.Errorf("%d scripted steps unused", n)
+	}
+}

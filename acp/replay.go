@@ -32,9 +32,9 @@ func (s *session) replay(ctx context.Context) error {
 	return nil
 }
 
-// rejoin marks a session that was reopened (loaded, resumed or forked):
-// the discussion agent, which starts afresh, gets the discussion with the
-// next prompt.
+// rejoin marks a session reopened from its record (loaded or resumed after
+// a close or a restart) or forked: its discussion thread starts afresh and
+// gets the discussion with the next prompt.
 func (s *session) rejoin() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -37,6 +37,9 @@ type session struct {
 	reloaded bool
 	// closed is set by session/close: no turn begins any more.
 	closed bool
+	// threaded is set once the session talked to the discussion agent,
+	// in its own thread (its id): close ends the thread.
+	threaded bool
 }
 
 // turn is a running session/prompt.
@@ -226,6 +229,14 @@ func (s *session) close(ctx context.Context, wait time.Duration) {
 	s.mu.Unlock()
 	s.stop(ctx, "the session was closed from the editor (session/close)")
 	s.waitTurn(wait)
+	s.mu.Lock()
+	threaded, id := s.threaded, s.rec.ID
+	s.mu.Unlock()
+	if threaded {
+		if e, err := s.f.engine(ctx); err == nil {
+			e.EndThread(id)
+		}
+	}
 }
 
 // waitTurn waits at most d for the running turn to end.
@@ -252,13 +263,14 @@ func (s *session) discussTurn(ctx context.Context, text string) error {
 	s.f.setDiscussing(s)
 	defer s.f.setDiscussing(nil)
 	s.mu.Lock()
-	input := text
+	input, thread := text, s.rec.ID
 	if s.reloaded {
 		input = withHistory(s.rec.Discussion, text)
 		s.reloaded = false
 	}
+	s.threaded = true
 	s.mu.Unlock()
-	answer, err := e.Discuss(ctx, input)
+	answer, err := e.DiscussIn(ctx, thread, input)
 	if err != nil {
 		return err
 	}

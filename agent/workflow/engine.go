@@ -106,7 +106,7 @@ type Engine struct {
 	running map[string]context.CancelCauseFunc // runs in this process, by workflow id
 
 	chatMu sync.Mutex
-	chat   *conversation // the discussion agent, once someone talks to it
+	chats  map[string]*conversation // the discussion agent's threads, once someone talks in them
 
 	plans planBook // what dry runs recorded, by workflow id
 }
