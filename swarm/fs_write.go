@@ -3,6 +3,7 @@ package swarm
 import (
 	"context"
 	_ "embed"
+	"fmt"
 	"path"
 
 	"github.com/autarch-dev/autarch/tools"
@@ -30,7 +31,7 @@ func newFSWrite(b binding) tools.Tool {
 		if rel == "." {
 			return nil, badInput("path is the project root: give a file's path")
 		}
-		if msg := sess.WriteRefused(rel); msg != "" {
+		if msg := WriteRefused(sess, rel); msg != "" {
 			return nil, &Refusal{Err: "write_refused", Code: 403, Message: msg}
 		}
 		if len(p.Content) > MaxProposal {
@@ -52,4 +53,21 @@ func newFSWrite(b binding) tools.Tool {
 		return map[string]any{"queued": true, "id": prop.ID, "path": rel, "bytes": len(p.Content),
 			"message": "proposal queued for the arbiter; nothing is written until it is approved (and writes are allowed)"}, nil
 	})
+}
+
+// WriteRefused says why rel may not be written ("" when it may):
+// Session.WriteRefused of the path as written and of where its symlinks
+// lead (the secret gate judges names: a link notes.txt leading to .env is
+// judged as .env). fs_write asks it of a proposal, and the orchestrator
+// again when it applies one.
+func WriteRefused(sess *tools.Session, rel string) string {
+	if msg := sess.WriteRefused(rel); msg != "" {
+		return msg
+	}
+	if real, err := sess.Root().Resolve(rel); err == nil && real != rel {
+		if msg := sess.WriteRefused(real); msg != "" {
+			return fmt.Sprintf("%s leads to %s: %s", rel, real, msg)
+		}
+	}
+	return ""
 }

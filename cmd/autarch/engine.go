@@ -80,7 +80,7 @@ func researchFanOut(p *workflow.Project, model agent.Model, modelName string) (f
 	connect := func(ctx context.Context) (orchestrate.OpenEngine, func(), error) {
 		return orchestrate.ConnectNATS(ctx, p.Repo.StateDir(), p.Config.Settings.Swarm, nil)
 	}
-	return orchestrate.FanOut{Repo: p.Repo, Connect: connect, Model: model, ModelName: modelName, Explorers: n, Hooks: p.Hooks}.Research, nil
+	return orchestrate.FanOut{Repo: p.Repo, Connect: connect, Model: model, ModelName: modelName, Explorers: n, Hooks: p.Hooks, Guardrails: p.Guardrails}.Research, nil
 }
 
 // embedFromEnv gives an index the embedding endpoint configured in the

@@ -135,7 +135,7 @@ func newOrchestrator(ctx context.Context, io stdio, f *swarmFlags, repo *git.Rep
 	}
 	arbiter := func(name string) orchestrate.Arbiter { return swarmArbiter(io, name, model) }
 	o, err := orchestrate.New(orchestrate.Config{Repo: repo, Open: open, Model: model, DefaultModel: f.model,
-		Arbiter: arbiter, MaxIterations: f.maxIter, TokenBudget: f.tokenBudget, Concurrency: f.concurrency, Hooks: project.Hooks,
+		Arbiter: arbiter, MaxIterations: f.maxIter, TokenBudget: f.tokenBudget, Concurrency: f.concurrency, Hooks: project.Hooks, Guardrails: project.Guardrails,
 		Events: func(ev editor.SwarmEvent) { printSwarmEvent(io, ev) }})
 	if err != nil {
 		closeEngine()

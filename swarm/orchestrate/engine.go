@@ -35,10 +35,21 @@ type Engine interface {
 }
 
 // OpenEngine opens the engine of the swarm id, whose file tools read
-// worktree; every tool call goes through the project's hooks (nil: none),
-// as the agent loop's calls do (pre_tool_use may block a call, post_tool_use
-// sees its result), with the HookContext of the ctx given to Call.
-type OpenEngine func(ctx context.Context, id, worktree string, hooks *tools.Hooks) (Engine, error)
+// worktree; every tool call goes through p: the project's hooks, as the
+// agent loop's calls do (pre_tool_use may block a call, post_tool_use sees
+// its result), with the HookContext of the ctx given to Call, and its
+// guardrails, as the workflow's agents' calls do (protected paths, the
+// lines and files a call may change, code rules).
+type OpenEngine func(ctx context.Context, id, worktree string, p Policy) (Engine, error)
+
+// Policy is what the agents' tool calls go through (zero: no hooks, only
+// the built-in protections: .git, .autarch, the secret gate).
+type Policy struct {
+	// Hooks are the project's hooks (trusted configuration only).
+	Hooks *tools.Hooks
+	// Guardrails are the project's guardrails (config.yaml guardrails:).
+	Guardrails *tools.Guardrails
+}
 
 // QueueLister is an Engine that lists its queue's items with their leases
 // and holders (the side panel's queue view).

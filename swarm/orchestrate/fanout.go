@@ -37,6 +37,8 @@ type FanOut struct {
 	// Hooks are the project's hooks (trusted configuration only; nil:
 	// none), run around the explorers' tool calls (Config.Hooks).
 	Hooks *tools.Hooks
+	// Guardrails are the project's guardrails (Config.Guardrails).
+	Guardrails *tools.Guardrails
 }
 
 // maxFindings bounds the consolidated findings given to the Research agent.
@@ -56,7 +58,7 @@ func (f FanOut) Research(ctx context.Context, key, task string) (string, error) 
 	}
 	defer closeEngine()
 	o, err := New(Config{Repo: f.Repo, Open: open, Model: f.Model, DefaultModel: f.ModelName,
-		Arbiter: func(string) Arbiter { return NewInbox() }, Events: f.Events, Hooks: f.Hooks})
+		Arbiter: func(string) Arbiter { return NewInbox() }, Events: f.Events, Hooks: f.Hooks, Guardrails: f.Guardrails})
 	if err != nil {
 		return "", err
 	}
@@ -83,7 +85,7 @@ func (f FanOut) Research(ctx context.Context, key, task string) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("research fan-out (swarm %s): %w", id, err)
 	}
-	eng, err := open(ctx, st.ID, st.Worktree, nil) // reads the context: no tool call
+	eng, err := open(ctx, st.ID, st.Worktree, Policy{}) // reads the context: no tool call
 	if err != nil {
 		return "", err
 	}

@@ -22,14 +22,14 @@ type natsEngine struct {
 }
 
 // NATS opens swarms on the project's NATS connection c; their file
-// tools read the swarm's worktree, and every call goes through hooks.
+// tools read the swarm's worktree, and every call goes through the policy.
 func NATS(c *swarm.Conn, opts swarm.Options, log *slog.Logger) OpenEngine {
-	return func(ctx context.Context, id, worktree string, hooks *tools.Hooks) (Engine, error) {
+	return func(ctx context.Context, id, worktree string, p Policy) (Engine, error) {
 		s, err := swarm.Open(ctx, c, id, opts)
 		if err != nil {
 			return nil, err
 		}
-		return &natsEngine{s: s, tools: newAgentTools(worktree, hooks, log)}, nil
+		return &natsEngine{s: s, tools: newAgentTools(worktree, p, log)}, nil
 	}
 }
 

@@ -56,6 +56,11 @@ type Config struct {
 	// AUTARCH_SWARM (the swarm's id); a run fires session_start and
 	// session_end.
 	Hooks *tools.Hooks
+	// Guardrails are the project's guardrails (nil: only the built-in
+	// protections): they judge every fs_write as the workflow's writes,
+	// and an approved proposal again when it is applied, together with
+	// the project's configuration as it is then.
+	Guardrails *tools.Guardrails
 }
 
 // DefaultConcurrency bounds the agents of a round running at once when
@@ -193,7 +198,7 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 	if err := ensureWorktree(ctx, o.cfg.Repo, st); err != nil {
 		return st, o.fail(s, st, err)
 	}
-	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree, o.cfg.Hooks)
+	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree, Policy{Hooks: o.cfg.Hooks, Guardrails: o.cfg.Guardrails})
 	if err != nil {
 		return st, o.fail(s, st, fmt.Errorf("open the swarm engine: %w", err))
 	}

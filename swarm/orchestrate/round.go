@@ -9,7 +9,6 @@ import (
 
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
-	"github.com/autarch-dev/autarch/workspace"
 )
 
 // run is one process's run of a swarm. During a round's agents stage
@@ -218,7 +217,7 @@ func agentNames(agents []editor.SwarmAgent) []string {
 // decided (a crash before Resolve) are resolved again, identical ones
 // collapse, and a later proposal of a path supersedes an undecided earlier
 // one.
-func (r *run) collect(ctx context.Context, root *workspace.Root) error {
+func (r *run) collect(ctx context.Context, sess *tools.Session) error {
 	queued, err := r.eng.Proposals(ctx)
 	if err != nil {
 		return fmt.Errorf("read the proposals: %w", err)
@@ -253,7 +252,7 @@ func (r *run) collect(ctx context.Context, root *workspace.Root) error {
 			}
 			continue
 		}
-		sp := editor.SwarmProposal{ID: p.ID, Agent: p.Agent, Round: r.st.Round, Path: p.Path, Content: p.Content, Diff: diffOf(root, p)}
+		sp := editor.SwarmProposal{ID: p.ID, Agent: p.Agent, Round: r.st.Round, Path: p.Path, Content: p.Content, Diff: diffOf(sess, p)}
 		if !p.CreateDirs {
 			sp.Notes = "create_dirs: false"
 		}
@@ -275,12 +274,12 @@ func (r *run) find(id string) int {
 // arbitrate asks the arbiter about the undecided proposals and records
 // every decision before anything is applied.
 func (r *run) arbitrate(ctx context.Context) error {
-	root, err := workspace.Open(r.st.Worktree)
+	sess, err := r.worktreeSession()
 	if err != nil {
 		return err
 	}
-	defer root.Close()
-	if err := r.collect(ctx, root); err != nil {
+	defer sess.Close()
+	if err := r.collect(ctx, sess); err != nil {
 		return err
 	}
 	var pending []editor.SwarmProposal
@@ -319,15 +318,26 @@ func (r *run) arbitrate(ctx context.Context) error {
 	return nil
 }
 
+// worktreeSession is a session on the swarm's worktree judging paths by
+// the protected paths as they are now (Orchestrator.protectedNow).
+func (r *run) worktreeSession() (*tools.Session, error) {
+	protected, err := r.o.protectedNow()
+	if err != nil {
+		return nil, err
+	}
+	return worktreeSession(r.st.Worktree, protected)
+}
+
 // apply writes the round's approved proposals in the worktree (only with
-// AllowWrite), commits them once, and takes the decided proposals off the
-// engine's queue.
+// AllowWrite), each judged again (applyProposal; a refused one is recorded
+// as rejected, with why), commits them once, and takes the decided
+// proposals off the engine's queue.
 func (r *run) apply(ctx context.Context) error {
-	root, err := workspace.Open(r.st.Worktree)
+	sess, err := r.worktreeSession()
 	if err != nil {
 		return err
 	}
-	defer root.Close()
+	defer sess.Close()
 	var written []string
 	for i := range r.st.Proposals {
 		p := &r.st.Proposals[i]
@@ -339,12 +349,12 @@ func (r *run) apply(ctx context.Context) error {
 				Text: "approved but not applied: the swarm runs without --allow-write"})
 			continue
 		}
-		if err := applyProposal(root, *p, !strings.Contains(p.Notes, "create_dirs: false")); err != nil {
+		rel, err := applyProposal(sess, *p, !strings.Contains(p.Notes, "create_dirs: false"))
+		if err != nil {
 			p.Action, p.Notes = ActionReject, "approved but refused when applied: "+err.Error()
 			r.emit(editor.SwarmEvent{Kind: "applied", Agent: p.Agent, Path: p.Path, Failed: true, Text: p.Notes})
 			continue
 		}
-		rel, _ := cleanProposalPath(root, p.Path)
 		written = append(written, rel)
 		if !p.Applied {
 			p.Applied = true

@@ -122,7 +122,7 @@ func (w *world) orchestrator(agents []editor.SwarmAgent, arbiterScript string) *
 // reads its shared context.
 func (w *world) sharedContext(st *State) (Engine, []editor.SwarmContextEntry) {
 	w.t.Helper()
-	eng, err := w.open(context.Background(), st.ID, st.Worktree, nil)
+	eng, err := w.open(context.Background(), st.ID, st.Worktree, Policy{})
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -29,6 +29,8 @@ type SessionConfig struct {
 	// Hooks are the project's hooks (trusted configuration only; nil:
 	// none), run around the agents' tool calls (Config.Hooks).
 	Hooks *tools.Hooks
+	// Guardrails are the project's guardrails (Config.Guardrails).
+	Guardrails *tools.Guardrails
 }
 
 // Session is the swarms of one editor session: runs in the background,
@@ -63,7 +65,7 @@ func (s *Session) open(ctx context.Context) (*Orchestrator, error) {
 		return nil, fmt.Errorf("the swarm engine (NATS): %w", err)
 	}
 	o, err := New(Config{Repo: s.cfg.Repo, Open: open, Model: s.cfg.Model, DefaultModel: s.cfg.DefaultModel,
-		Arbiter: s.arbiter, Events: s.notify, Hooks: s.cfg.Hooks})
+		Arbiter: s.arbiter, Events: s.notify, Hooks: s.cfg.Hooks, Guardrails: s.cfg.Guardrails})
 	if err != nil {
 		return nil, err
 	}

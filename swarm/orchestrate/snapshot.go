@@ -62,7 +62,7 @@ func (o *Orchestrator) viewEngine(ctx context.Context, st *State) (Engine, error
 	if eng, ok := o.views[st.ID]; ok {
 		return eng, nil
 	}
-	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree, nil) // a view: no tool call
+	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree, Policy{}) // a view: no tool call
 	if err != nil {
 		return nil, err
 	}

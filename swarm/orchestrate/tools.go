@@ -14,10 +14,10 @@ import (
 // agentTools runs the swarm's tools (swarm.Registry) bound to each agent,
 // in one session rooted at the swarm's worktree (the file tools read it;
 // fs_write only proposes), through the tool engine's pipeline with the
-// project's hooks.
+// project's hooks and guardrails.
 type agentTools struct {
 	worktree string
-	hooks    *tools.Hooks
+	policy   Policy
 	log      *slog.Logger
 
 	mu      sync.Mutex
@@ -25,8 +25,20 @@ type agentTools struct {
 	engines map[string]*tools.Engine
 }
 
-func newAgentTools(worktree string, hooks *tools.Hooks, log *slog.Logger) *agentTools {
-	return &agentTools{worktree: worktree, hooks: hooks, log: log, engines: map[string]*tools.Engine{}}
+func newAgentTools(worktree string, p Policy, log *slog.Logger) *agentTools {
+	return &agentTools{worktree: worktree, policy: p, log: log, engines: map[string]*tools.Engine{}}
+}
+
+// worktreeSession is a session on the swarm's worktree that knows the
+// protected paths (the guardrails'), as the workflow's sessions do: the agents'
+// calls and the check of an approved proposal (applyProposal) judge a
+// path alike (Session.WriteRefused).
+func worktreeSession(worktree string, protected []string) (*tools.Session, error) {
+	sess, err := tools.NewSession(tools.SessionConfig{Root: worktree, Mode: tools.ModeYolo, Protected: protected})
+	if err != nil {
+		return nil, fmt.Errorf("swarm tools' session in %s: %w", worktree, err)
+	}
+	return sess, nil
 }
 
 // engine is the tool engine of agent (made once) and the session.
@@ -34,22 +46,55 @@ func (t *agentTools) engine(s *swarm.Swarm, agent string) (*tools.Engine, *tools
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.sess == nil {
-		sess, err := tools.NewSession(tools.SessionConfig{Root: t.worktree, Mode: tools.ModeYolo})
+		sess, err := worktreeSession(t.worktree, t.policy.Guardrails.ProtectedPaths())
 		if err != nil {
-			return nil, nil, fmt.Errorf("swarm tools' session in %s: %w", t.worktree, err)
+			return nil, nil, err
 		}
 		t.sess = sess
 	}
 	if e, ok := t.engines[agent]; ok {
 		return e, t.sess, nil
 	}
-	reg, err := swarm.Registry(s, agent)
+	reg, err := guardedRegistry(s, agent)
 	if err != nil {
 		return nil, nil, err
 	}
-	e := tools.NewEngine(reg, t.hooks, t.log)
+	e := tools.NewEngine(reg, t.policy.Hooks, t.log).WithGuardrails(t.policy.Guardrails)
 	t.engines[agent] = e
 	return e, t.sess, nil
+}
+
+// guardedRegistry is the swarm's tools bound to agent, fs_write a write
+// for the engine (proposing) so that the guardrails judge each proposal
+// as they judge the workflow's write_file.
+func guardedRegistry(s *swarm.Swarm, agent string) (*tools.Registry, error) {
+	ts, err := swarm.Tools(s, agent)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range ts {
+		if t.Name() == toolFsWrite {
+			ts[i] = proposing{t}
+		}
+	}
+	return tools.NewRegistry(ts...)
+}
+
+// proposing is fs_write as the orchestrator's engine sees it: a write
+// (the guardrails check its path, where the path leads, the lines and
+// files it changes and the code rules on its content), yet never asked
+// about: it only proposes, and the arbiter decides.
+type proposing struct{ tools.Tool }
+
+func (proposing) Kind() tools.Kind               { return tools.Write }
+func (proposing) Sensitive(json.RawMessage) bool { return false }
+
+// Validate checks the arguments against fs_write's schema.
+func (p proposing) Validate(args json.RawMessage) error {
+	if v, ok := p.Tool.(interface{ Validate(json.RawMessage) error }); ok {
+		return v.Validate(args)
+	}
+	return nil
 }
 
 // call runs tool as agent; args without a reason (the spec's envelope has

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/swarm"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -62,29 +63,64 @@ func cleanProposalPath(root *workspace.Root, p string) (string, error) {
 	return rel, nil
 }
 
+// proposalPath checks a proposed path as fs_write does: clean, inside the
+// worktree, and writable by the session's rules (swarm.WriteRefused:
+// .git, .autarch, the protected paths, the secret gate's paths, judged
+// also where a symlink leads).
+func proposalPath(sess *tools.Session, p string) (string, error) {
+	rel, err := cleanProposalPath(sess.Root(), p)
+	if err != nil {
+		return "", err
+	}
+	if msg := swarm.WriteRefused(sess, rel); msg != "" {
+		return "", errors.New(msg)
+	}
+	return rel, nil
+}
+
 // diffOf is the unified diff of the worktree's file to a proposal's
-// content (or why the path is refused).
-func diffOf(root *workspace.Root, p Proposal) string {
-	rel, err := cleanProposalPath(root, p.Path)
+// content (or why the path is refused: the arbiter sees it, and applying
+// refuses it).
+func diffOf(sess *tools.Session, p Proposal) string {
+	rel, err := proposalPath(sess, p.Path)
 	if err != nil {
 		return "refused path: " + err.Error() + "\n"
 	}
-	before, err := root.ReadFile(rel)
+	before, err := sess.Root().ReadFile(rel)
 	return tools.UnifiedDiff(rel, string(before), p.Content, err == nil)
 }
 
-// applyProposal writes an approved proposal's content in the worktree.
-func applyProposal(root *workspace.Root, p editor.SwarmProposal, createDirs bool) error {
-	rel, err := cleanProposalPath(root, p.Path)
+// applyProposal writes an approved proposal's content in the worktree,
+// judged again as fs_write judged it: the proposal need not come from
+// fs_write (whoever holds the project's NATS credentials can publish
+// one), and the configuration may have changed since. A path proposalPath
+// refuses and content over swarm.MaxProposal are refused.
+func applyProposal(sess *tools.Session, p editor.SwarmProposal, createDirs bool) (string, error) {
+	rel, err := proposalPath(sess, p.Path)
 	if err != nil {
-		return err
+		return "", err
+	}
+	if len(p.Content) > swarm.MaxProposal {
+		return "", fmt.Errorf("the content is %d bytes, over the %d a proposal may hold", len(p.Content), swarm.MaxProposal)
 	}
 	if dir := path.Dir(rel); !createDirs && dir != "." {
-		if fi, err := root.Stat(dir); err != nil || !fi.IsDir() {
-			return fmt.Errorf("folder %s does not exist and create_dirs is false", dir)
+		if fi, err := sess.Root().Stat(dir); err != nil || !fi.IsDir() {
+			return "", fmt.Errorf("folder %s does not exist and create_dirs is false", dir)
 		}
 	}
-	return root.WriteFile(rel, []byte(p.Content))
+	return rel, sess.Root().WriteFile(rel, []byte(p.Content))
+}
+
+// protectedNow are the protected paths an approved proposal is judged by
+// when applied: the run's guardrails' and those of the project's
+// configuration as it is now (the user may have protected more since the
+// proposal was made).
+func (o *Orchestrator) protectedNow() ([]string, error) {
+	p, err := tools.LoadProject(o.cfg.Repo.Top(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("read the project's configuration again to check the approved writes: %w; fix it, then resume the swarm", err)
+	}
+	return append(o.cfg.Guardrails.ProtectedPaths(), p.Guardrails.ProtectedPaths()...), nil
 }
 
 // commitRound commits what the round's approved writes changed: nothing

@@ -7,37 +7,56 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/editor"
-	"github.com/autarch-dev/autarch/workspace"
+	"github.com/autarch-dev/autarch/swarm"
 )
 
 // TestApplyRefusesHostilePaths: an approved proposal is still written only
-// inside the worktree, never in .git, never through a symlink out of it.
+// inside the worktree, never in .git or .autarch, never to a protected
+// path or one the secret gate blocks, never through a symlink out of the
+// worktree or to any of those, never over the size limit.
 func TestApplyRefusesHostilePaths(t *testing.T) {
 	dir := t.TempDir()
 	wt, outside := filepath.Join(dir, "wt"), filepath.Join(dir, "outside")
-	for _, d := range []string{filepath.Join(wt, ".git"), outside} {
+	for _, d := range []string{filepath.Join(wt, ".git"), filepath.Join(wt, "secrets"), outside} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink(outside, filepath.Join(wt, "link")); err != nil {
+	if err := os.WriteFile(filepath.Join(wt, "secrets", "token.txt"), []byte("t0ken\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	root, err := workspace.Open(wt)
+	for link, target := range map[string]string{"link": outside, "token-link": "secrets/token.txt", "env-link": ".env", "gitdir": ".git"} {
+		if err := os.Symlink(target, filepath.Join(wt, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sess, err := worktreeSession(wt, []string{"secrets/**"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer root.Close()
-	for _, tc := range []struct{ path, want string }{
-		{"../outside/x", "escapes"},
-		{filepath.Join(outside, "x"), "not under"},
-		{"a/../../outside/x", "escapes"},
-		{".git/config", "inside .git"},
-		{".GIT/hooks/pre-commit", "inside .git"},
-		{".", "the worktree itself"},
-		{"link/x", ""},
+	defer sess.Close()
+	for _, tc := range []struct{ path, content, want string }{
+		{"../outside/x", "pwned", "escapes"},
+		{filepath.Join(outside, "x"), "pwned", "not under"},
+		{"a/../../outside/x", "pwned", "escapes"},
+		{".git/config", "pwned", "inside .git"},
+		{".GIT/hooks/pre-commit", "pwned", "inside .git"},
+		{"sub/.git/config", "pwned", "is protected (**/.git/**)"},
+		{".autarch/config.yaml", "pwned", "is protected (.autarch/**)"},
+		{".mcp.json", "pwned", "is protected (.mcp.json)"},
+		{".", "pwned", "the worktree itself"},
+		{"link/x", "pwned", ""},
+		{"secrets/token.txt", "pwned", "secrets/token.txt is protected (secrets/**)"},
+		{"secrets/new.txt", "pwned", "is protected (secrets/**)"},
+		{"token-link", "pwned", "token-link leads to secrets/token.txt, which is protected (secrets/**)"},
+		{"gitdir/config", "pwned", "leads to .git/config, which is protected"},
+		{".env", "pwned", ".env"},
+		{"config/.env.production", "pwned", ".env"},
+		{"deploy/id_rsa", "pwned", "id_rsa"},
+		{"env-link", "pwned", ".env"},
+		{"big.txt", strings.Repeat("x", swarm.MaxProposal+1), "over the 921600 a proposal may hold"},
 	} {
-		err := applyProposal(root, editor.SwarmProposal{Path: tc.path, Content: "pwned"}, true)
+		_, err := applyProposal(sess, editor.SwarmProposal{Path: tc.path, Content: tc.content}, true)
 		if err == nil || tc.want != "" && !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want a refusal mentioning %q", tc.path, err, tc.want)
 		}
@@ -45,10 +64,21 @@ func TestApplyRefusesHostilePaths(t *testing.T) {
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("written outside the worktree: %v", entries)
 	}
-	if err := applyProposal(root, editor.SwarmProposal{Path: "new/dir/f.txt", Content: "x"}, false); err == nil || !strings.Contains(err.Error(), "create_dirs is false") {
+	for _, f := range []string{".env", "big.txt", "secrets/new.txt", ".mcp.json", "config", "deploy"} {
+		if _, err := os.Lstat(filepath.Join(wt, f)); !os.IsNotExist(err) {
+			t.Errorf("%s exists after its refusal: %v", f, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(wt, "secrets", "token.txt")); string(b) != "t0ken\n" {
+		t.Errorf("secrets/token.txt = %q", b)
+	}
+	if _, err := applyProposal(sess, editor.SwarmProposal{Path: "new/dir/f.txt", Content: "x"}, false); err == nil || !strings.Contains(err.Error(), "create_dirs is false") {
 		t.Errorf("create_dirs false: %v", err)
 	}
-	if err := applyProposal(root, editor.SwarmProposal{Path: "new/dir/f.txt", Content: "x"}, true); err != nil {
-		t.Errorf("a plain write: %v", err)
+	if rel, err := applyProposal(sess, editor.SwarmProposal{Path: "./new/dir/f.txt", Content: "x"}, true); err != nil || rel != "new/dir/f.txt" {
+		t.Errorf("a plain write: %q, %v", rel, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(wt, "new", "dir", "f.txt")); string(b) != "x" {
+		t.Errorf("new/dir/f.txt = %q", b)
 	}
 }
