@@ -147,15 +147,50 @@ const swarmHookScript = `
 // tool calls through the trusted project's hooks; a pre_tool_use hook
 // refuses the fs_write, so nothing reaches the arbiter.
 func TestSwarmOverLSPRunsHooks(t *testing.T) {
-	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, ".autarch"), 0o755)
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, ".autarch", "config.yaml"), []byte(`hooks:
+	last, model := runSwarmOverLSP(t, `hooks:
   pre_tool_use:
     - name: no-notes
       matcher: "^fs_write$"
       command: "echo 'notes are written by people' >&2; exit 2"
-`), 0o644)
+`, true, swarmHookScript)
+	if last.Status != "done" || len(last.Proposals) != 0 {
+		t.Fatalf("swarm = %+v: want done with the write refused by the hook", last)
+	}
+	if n := model.Remaining(); n != 0 {
+		t.Errorf("%d scripted steps unused", n)
+	}
+}
+
+const swarmGuardrailScript = `
+-- 01-propose.json --
+{"expect": {"messagesContain": ["Task: Add notes"]}, "tool_calls": [{"name": "fs_write", "args": {"path": "NOTES.md", "content": "notes\n"}}]}
+-- 02-refused.json --
+{"expect": {"lastToolResultContains": "Guardrail: NOTES.md is protected (NOTES.md)"}, "text": "NOTES.md is protected."}
+`
+
+// TestSwarmOverLSPGuardrails: a swarm started from the editor works under
+// the project's guardrails (no trust needed: they only restrict); the
+// fs_write of a protected path is refused, so nothing reaches the arbiter.
+func TestSwarmOverLSPGuardrails(t *testing.T) {
+	last, model := runSwarmOverLSP(t, "guardrails:\n  protected: [\"NOTES.md\"]\n", false, swarmGuardrailScript)
+	if last.Status != "done" || len(last.Proposals) != 0 {
+		t.Fatalf("swarm = %+v: want done with the write refused by the guardrails", last)
+	}
+	if n := model.Remaining(); n != 0 {
+		t.Errorf("%d scripted steps unused", n)
+	}
+}
+
+// runSwarmOverLSP starts a one-round swarm (agent explorer, scripted as
+// script, writes allowed) from the editor in a repository whose
+// .autarch/config.yaml is config (trusted or not) and returns its
+// snapshot once it ended.
+func runSwarmOverLSP(t *testing.T, config string, trusted bool, script string) (editor.SwarmSnapshot, *scripted.Server) {
+	t.Helper()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".autarch"), 0o755)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".autarch", "config.yaml"), []byte(config), 0o644)
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
@@ -165,18 +200,20 @@ func TestSwarmOverLSPRunsHooks(t *testing.T) {
 	}
 	trustFile := filepath.Join(t.TempDir(), "trusted.json")
 	t.Setenv("AUTARCH_TRUST_FILE", trustFile)
-	cfg, err := trust.Read(dir)
+	if trusted {
+		cfg, err := trust.Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := trust.At(trustFile).Trust(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parsed, err := scripted.Parse([]byte(script))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := trust.At(trustFile).Trust(cfg); err != nil {
-		t.Fatal(err)
-	}
-	script, err := scripted.Parse([]byte(swarmHookScript))
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, model := scripted.Start(t, script)
+	url, model := scripted.Start(t, parsed)
 	h := newHarness(t, wired)
 	uri := pathURI(dir)
 	if err := h.call("initialize", map[string]any{
@@ -204,10 +241,5 @@ func TestSwarmOverLSPRunsHooks(t *testing.T) {
 			last = list[0]
 		}
 	}
-	if last.Status != "done" || len(last.Proposals) != 0 {
-		t.Fatalf("swarm = %+v: want done with the write refused by the hook", last)
-	}
-	if n := model.Remaining(); n != 0 {
-		t.Errorf("%d scripted steps unused", n)
-	}
+	return last, model
 }
