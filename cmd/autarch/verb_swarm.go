@@ -16,6 +16,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/swarm/orchestrate"
+	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
@@ -133,7 +134,7 @@ func newOrchestrator(ctx context.Context, io stdio, f *swarmFlags, repo *git.Rep
 	if err != nil {
 		return nil, nil, err
 	}
-	arbiter := func(name string) orchestrate.Arbiter { return swarmArbiter(io, name, model) }
+	arbiter := func(name string) orchestrate.Arbiter { return swarmArbiter(io, name, model, project.Hooks) }
 	o, err := orchestrate.New(orchestrate.Config{Repo: repo, Open: open, Model: model, DefaultModel: f.model,
 		Arbiter: arbiter, MaxIterations: f.maxIter, TokenBudget: f.tokenBudget, Concurrency: f.concurrency, Hooks: project.Hooks, Guardrails: project.Guardrails,
 		Events: func(ev editor.SwarmEvent) { printSwarmEvent(io, ev) }})
@@ -144,12 +145,13 @@ func newOrchestrator(ctx context.Context, io stdio, f *swarmFlags, repo *git.Rep
 	return o, closeEngine, nil
 }
 
-// swarmArbiter is the human at this terminal, or an arbiter model.
-func swarmArbiter(io stdio, name string, model agent.Model) orchestrate.Arbiter {
+// swarmArbiter is the human at this terminal, or an arbiter model whose
+// calls go through hooks.
+func swarmArbiter(io stdio, name string, model agent.Model, hooks *tools.Hooks) orchestrate.Arbiter {
 	if name == "" || name == "human" {
 		return orchestrate.TerminalArbiter{In: io.in, Out: io.err}
 	}
-	return orchestrate.ModelArbiter{Model: model, ModelName: name, Log: func(s string) { fmt.Fprintf(io.err, "  ✗ %s\n", s) }}
+	return orchestrate.ModelArbiter{Model: model, ModelName: name, Hooks: hooks, Log: func(s string) { fmt.Fprintf(io.err, "  ✗ %s\n", s) }}
 }
 
 func splitList(s string) []string {

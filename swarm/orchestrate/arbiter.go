@@ -14,6 +14,7 @@ import (
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/swarm"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 // Decision actions (the engine's).
@@ -102,8 +103,12 @@ One decision per proposed path.`
 type ModelArbiter struct {
 	Model     agent.Model
 	ModelName string
-	// Log hears of a malformed answer (nil: dropped).
+	// Log hears of a malformed answer and of failing hooks (nil: dropped).
 	Log func(string)
+	// Hooks are the project's hooks (trusted configuration only; nil:
+	// none): each model call goes through pre_llm_call (which may block
+	// it) and post_llm_call, as the agent loop's do.
+	Hooks *tools.Hooks
 }
 
 // Decide asks the model, re-asking once after a malformed answer.
@@ -111,7 +116,7 @@ func (m ModelArbiter) Decide(ctx context.Context, swarmID string, round int, pen
 	msgs := []agent.Message{{Role: agent.RoleSystem, Content: arbiterPrompt}, {Role: agent.RoleUser, Content: describeProposals(swarmID, round, pending)}}
 	var lastErr error
 	for attempt := 1; attempt <= 2; attempt++ {
-		resp, err := m.Model.Complete(ctx, agent.Request{Model: m.ModelName, Messages: msgs}, nil)
+		resp, err := complete(ctx, m.Hooks, m.Model, agent.Request{Model: m.ModelName, Messages: msgs}, "arbiter", attempt, m.Log)
 		if err != nil {
 			return nil, fmt.Errorf("arbiter model call: %w", err)
 		}

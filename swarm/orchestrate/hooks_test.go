@@ -2,6 +2,7 @@ package orchestrate
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,15 +34,15 @@ const swarmHooks = `hooks:
     - command: 'echo "end swarm=$AUTARCH_SWARM" >> "$SWARM_HOOK_LOG"'
 `
 
-// hookedWorld is the hooks scenario's world: the configuration and a
+// hookedWorld is a hooks scenario's world: the configuration and a
 // private file committed, the hooks' log outside the repository, and the
 // project loaded as trust (a store in which the test trusts it, or not).
-func hookedWorld(t *testing.T, scenario string, trusted bool) (*world, tools.Project, string) {
+func hookedWorld(t *testing.T, scenario, config string, trusted bool) (*world, tools.Project, string) {
 	t.Helper()
 	w := newWorld(t, scenario)
 	os.MkdirAll(filepath.Join(w.work, ".autarch"), 0o755)
 	os.MkdirAll(filepath.Join(w.work, "private"), 0o755)
-	if err := os.WriteFile(filepath.Join(w.work, ".autarch", "config.yaml"), []byte(swarmHooks), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(w.work, ".autarch", "config.yaml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(w.work, "private", "key.txt"), []byte("the key\n"), 0o644); err != nil {
@@ -103,7 +104,7 @@ func runHooked(t *testing.T, w *world, p tools.Project) *State {
 // session_end frame the run, and every hook knows the agent and the
 // swarm (AUTARCH_AGENT, AUTARCH_SWARM).
 func TestSwarmHooks(t *testing.T) {
-	w, p, log := hookedWorld(t, "hooks", true)
+	w, p, log := hookedWorld(t, "hooks", swarmHooks, true)
 	st := runHooked(t, w, p)
 	if len(st.Proposals) != 1 || st.Proposals[0].Path != "docs/a.md" || st.Proposals[0].Action != ActionApprove {
 		t.Errorf("proposals = %+v, want docs/a.md alone (the blocked private/ write is not proposed)", st.Proposals)
@@ -142,7 +143,7 @@ func TestSwarmHooks(t *testing.T) {
 // TestSwarmHooksUntrusted: an untrusted project's hooks never run for the
 // swarm: private/ is read, nothing is logged.
 func TestSwarmHooksUntrusted(t *testing.T) {
-	w, p, log := hookedWorld(t, "hooks-untrusted", false)
+	w, p, log := hookedWorld(t, "hooks-untrusted", swarmHooks, false)
 	if len(p.Ignored) == 0 {
 		t.Fatalf("the untrusted hooks are not reported as ignored: %+v", p)
 	}
@@ -152,5 +153,76 @@ func TestSwarmHooksUntrusted(t *testing.T) {
 	}
 	if b, err := os.ReadFile(log); !os.IsNotExist(err) {
 		t.Errorf("an untrusted hook ran: %v\n%s", err, b)
+	}
+}
+
+// llmHooks log every model call with the caller's role, agent and swarm
+// to $SWARM_HOOK_LOG, give the model a house style, and block the
+// arbiter's calls while $BLOCK_ARBITER is set.
+const llmHooks = `hooks:
+  pre_llm_call:
+    - name: log-llm
+      command: |
+        role=$(grep -o '"role":"[a-z]*"' | cut -d'"' -f4)
+        echo "pre role=$role agent=$AUTARCH_AGENT swarm=$AUTARCH_SWARM" >> "$SWARM_HOOK_LOG"
+        echo '{"additionalContext": "house style: short lines"}'
+    - name: no-arbiter
+      command: |
+        if [ -n "$BLOCK_ARBITER" ] && [ "$AUTARCH_AGENT" = arbiter ]; then echo "arbiter models are off today" >&2; exit 2; fi
+  post_llm_call:
+    - command: 'echo "post agent=$AUTARCH_AGENT swarm=$AUTARCH_SWARM" >> "$SWARM_HOOK_LOG"'
+`
+
+// TestSwarmModelCallHooks: the swarm's agents' and arbiter model's calls
+// go through pre_llm_call and post_llm_call as the agent loop's do, with
+// the caller's role, AUTARCH_AGENT and AUTARCH_SWARM; pre_llm_call's
+// additionalContext reaches the model; a blocked arbiter call fails the
+// run with the hook's reason and writes nothing, and the resumed run
+// asks the arbiter again.
+func TestSwarmModelCallHooks(t *testing.T) {
+	w, p, log := hookedWorld(t, "llm-hooks", llmHooks, true)
+	t.Setenv("BLOCK_ARBITER", "1")
+	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}
+	o, err := New(Config{Repo: w.repo, Open: w.open, Models: map[string]agent.Model{"explorer": w.model("explorer")}, Hooks: p.Hooks,
+		Arbiter: func(string) Arbiter {
+			return ModelArbiter{Model: w.model("arbiter"), ModelName: "arbiter-model", Hooks: p.Hooks}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, err := o.Start(ctx, Options{Task: "document", Agents: agents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err = o.Run(ctx, st.ID)
+	if !errors.Is(err, agent.ErrBlocked) || !strings.Contains(err.Error(), `arbiter models are off today (hook "no-arbiter")`) || st.Status != StatusFailed {
+		t.Fatalf("run = %v (%s), want failed: the arbiter's call blocked by no-arbiter", err, st.Status)
+	}
+	if len(st.Commits) != 0 || len(st.Proposals) != 1 || st.Proposals[0].Action != "" {
+		t.Errorf("after the blocked arbiter: commits %v, proposals %+v", st.Commits, st.Proposals)
+	}
+	t.Setenv("BLOCK_ARBITER", "")
+	if st, err = o.Run(ctx, st.ID); err != nil || st.Status != StatusDone || len(st.Commits) != 1 {
+		t.Fatalf("resumed run: %v (%s: %s), commits %v", err, st.Status, st.Reason, st.Commits)
+	}
+	for name, m := range w.models {
+		if n := m.Remaining(); n != 0 {
+			t.Errorf("%s: %d scripted steps unused", name, n)
+		}
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := st.ID
+	want := []string{
+		"pre role=explorer agent=explorer swarm=" + id, "post agent=explorer swarm=" + id,
+		"pre role=explorer agent=explorer swarm=" + id, "post agent=explorer swarm=" + id,
+		"pre role=arbiter agent=arbiter swarm=" + id, // blocked: no post
+		"pre role=arbiter agent=arbiter swarm=" + id, "post agent=arbiter swarm=" + id,
+	}
+	if got := strings.Split(strings.TrimSpace(string(b)), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("hook log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

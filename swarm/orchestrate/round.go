@@ -57,8 +57,13 @@ func (r *run) fire(ctx context.Context, event string, payload map[string]any) {
 	payload["swarm"] = r.st.ID
 	out := r.o.cfg.Hooks.Fire(tools.WithHookContext(ctx, hc), event, "", "", payload)
 	for _, w := range out.Warnings {
-		r.emit(editor.SwarmEvent{Kind: "error", Failed: true, Text: event + " hook: " + w})
+		r.warn(event + " hook: " + w)
 	}
+}
+
+// warn shows a failing hook (it changed nothing).
+func (r *run) warn(msg string) {
+	r.emit(editor.SwarmEvent{Kind: "error", Failed: true, Text: msg})
 }
 
 // round runs the current round's remaining stages, then moves to the next.
@@ -305,7 +310,8 @@ func (r *run) arbitrate(ctx context.Context) error {
 		r.emit(editor.SwarmEvent{Kind: "decision", Agent: p.Agent, Path: p.Path, Action: d.Action, Text: d.Notes})
 		return r.save()
 	}
-	decisions, err := r.o.cfg.Arbiter(r.st.Arbiter).Decide(ctx, r.st.ID, r.st.Round, pending, record)
+	actx := r.agentContext(ctx, editor.SwarmAgent{Name: "arbiter"}) // AUTARCH_AGENT of an arbiter model's hooks
+	decisions, err := r.o.cfg.Arbiter(r.st.Arbiter).Decide(actx, r.st.ID, r.st.Round, pending, record)
 	if err != nil {
 		r.emit(editor.SwarmEvent{Kind: "error", Text: "arbiter: " + err.Error(), Failed: true})
 		return fmt.Errorf("arbiter: %w", err)

@@ -81,7 +81,7 @@ func (s *Session) arbiter(name string) Arbiter {
 	if name == "" || name == "human" {
 		return s.inbox
 	}
-	return ModelArbiter{Model: s.cfg.Model, ModelName: name, Log: func(msg string) { s.cfg.Log.Warn("swarm arbiter", "msg", msg) }}
+	return ModelArbiter{Model: s.cfg.Model, ModelName: name, Hooks: s.cfg.Hooks, Log: func(msg string) { s.cfg.Log.Warn("swarm arbiter", "msg", msg) }}
 }
 
 // notify forwards a swarm event to the editor (and tool calls as log lines).

@@ -92,7 +92,7 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 		} else {
 			req.Tools = fns
 		}
-		resp, err := model.Complete(ctx, req, nil)
+		resp, err := complete(ctx, r.o.cfg.Hooks, model, req, agentRole(a), iterations+1, r.warn)
 		if err != nil {
 			return fmt.Errorf("agent %s: model call: %w", a.Name, err)
 		}
@@ -316,4 +316,12 @@ func (r *run) budgetSpent() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.spent >= r.o.cfg.TokenBudget
+}
+
+// agentRole is an agent's role as the model call hooks hear it.
+func agentRole(a editor.SwarmAgent) string {
+	if a.Role == "" {
+		return "swarm"
+	}
+	return a.Role
 }
