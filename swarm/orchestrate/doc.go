@@ -21,13 +21,29 @@
 // (Config.Hooks, trusted configuration only): pre_tool_use may block it
 // (the model reads "Blocked by hook: … (hook NAME)"), post_tool_use sees
 // the result; the hooks get AUTARCH_AGENT (the agent) and AUTARCH_SWARM
-// (the swarm's id). Each Run fires session_start and session_end.
+// (the swarm's id). Each Run fires session_start and session_end. The
+// agents' and the arbiter model's model calls go through pre_llm_call
+// (which may block one) and post_llm_call, as the agent loop's do.
+//
+// The calls also go through the project's guardrails (Config.Guardrails),
+// as the workflow's do: fs_write is a write for the engine (never asked
+// about: it only proposes), so a protected path, a path leading to one
+// through a symlink, a file the secret gate blocks, content a code rule
+// forbids and the lines/files caps refuse it with "Guardrail: …".
 //
 // After the agents, the fs_write proposals the engine queued go to the
 // arbiter — a model answering the spec's STRICT JSON decisions, or a human
 // — and, only with AllowWrite, the approved contents are written in the
 // swarm's own worktree on its own branch (autarch/swarm-ID, never the
-// user's folder) and committed: one commit per round.
+// user's folder) and committed: one commit per round. A proposal is
+// judged again when applied (applyProposal): it need not come from
+// fs_write (anyone holding the project's NATS credentials can publish
+// one), and the configuration may have changed since (it is read again).
+// One whose path is in .git or .autarch, protected, blocked by the secret
+// gate or leading through a symlink to any of those, or whose content is
+// over swarm.MaxProposal, is recorded as rejected ("approved but refused
+// when applied: …", in the state and the transcript) and nothing of it is
+// written or committed.
 //
 // Durability: everything the swarm decides lives under the state dir
 // (<git-common-dir>/autarch/swarms/ID): state.json (round, stage, the

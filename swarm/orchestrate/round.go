@@ -324,6 +324,10 @@ func (r *run) arbitrate(ctx context.Context) error {
 	return nil
 }
 
+// refusedPrefix starts the notes of an approved proposal refused when
+// applied.
+const refusedPrefix = "approved but refused when applied: "
+
 // worktreeSession is a session on the swarm's worktree judging paths by
 // the protected paths as they are now (Orchestrator.protectedNow).
 func (r *run) worktreeSession() (*tools.Session, error) {
@@ -357,7 +361,7 @@ func (r *run) apply(ctx context.Context) error {
 		}
 		rel, err := applyProposal(sess, *p, !strings.Contains(p.Notes, "create_dirs: false"))
 		if err != nil {
-			p.Action, p.Notes = ActionReject, "approved but refused when applied: "+err.Error()
+			p.Action, p.Notes = ActionReject, refusedPrefix+err.Error()
 			r.emit(editor.SwarmEvent{Kind: "applied", Agent: p.Agent, Path: p.Path, Failed: true, Text: p.Notes})
 			continue
 		}

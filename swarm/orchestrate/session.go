@@ -96,7 +96,13 @@ func (s *Session) notify(ev editor.SwarmEvent) {
 			s.cfg.Log.Debug("message not delivered", "err", err)
 		}
 	}
-	if ev.Kind == "tool_call" || ev.Kind == "decision" || ev.Kind == "commit" {
+	if ev.Kind == "applied" && ev.Failed && strings.HasPrefix(ev.Text, refusedPrefix) {
+		msg := fmt.Sprintf("Autarch: swarm %s: the approved write of %s was refused: %s", ev.SwarmID, ev.Path, strings.TrimPrefix(ev.Text, refusedPrefix))
+		if err := s.cfg.UI.ShowMessage(ctx, editor.Warning, msg); err != nil {
+			s.cfg.Log.Debug("message not delivered", "err", err)
+		}
+	}
+	if ev.Kind == "tool_call" || ev.Kind == "decision" || ev.Kind == "commit" || ev.Kind == "applied" {
 		line := fmt.Sprintf("[swarm %.8s] %s %s %s%s %s", ev.SwarmID, ev.Kind, ev.Agent, ev.Tool, ev.Path, clip(ev.Text, 200))
 		if err := s.cfg.UI.LogMessage(ctx, editor.Log, line); err != nil {
 			s.cfg.Log.Debug("log message not delivered", "err", err)
