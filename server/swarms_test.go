@@ -26,32 +26,7 @@ const swarmScript = `
 // autarch.resumeSwarm (the agent is not run again), a refused and an
 // accepted autarch.decideSwarmProposal, events as autarch/swarmEvent.
 func TestSwarmOverLSP(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	script, err := scripted.Parse([]byte(swarmScript))
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, model := scripted.Start(t, script)
-	h := newHarness(t, wired)
-	uri := pathURI(dir)
-	if err := h.call("initialize", map[string]any{
-		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "notes"}},
-		"capabilities":          map[string]any{},
-		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}},
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	h, dir, model := swarmServer(t, "", false, swarmScript)
 	exec := func(command string, arg, result any) error {
 		return h.call("workspace/executeCommand", map[string]any{"command": command, "arguments": []any{arg}}, result)
 	}
@@ -182,15 +157,40 @@ func TestSwarmOverLSPGuardrails(t *testing.T) {
 }
 
 // runSwarmOverLSP starts a one-round swarm (agent explorer, scripted as
-// script, writes allowed) from the editor in a repository whose
-// .autarch/config.yaml is config (trusted or not) and returns its
+// script, writes allowed) from the editor (swarmServer) and returns its
 // snapshot once it ended.
 func runSwarmOverLSP(t *testing.T, config string, trusted bool, script string) (editor.SwarmSnapshot, *scripted.Server) {
 	t.Helper()
+	h, _, model := swarmServer(t, config, trusted, script)
+	var ref editor.SwarmRef
+	if err := h.call("workspace/executeCommand", map[string]any{"command": editor.CommandStartSwarm,
+		"arguments": []any{editor.StartSwarmParams{Task: "Add notes", Agents: []string{"explorer"}, Rounds: 1, AllowWrite: true}}}, &ref); err != nil {
+		t.Fatal(err)
+	}
+	var last editor.SwarmSnapshot
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end) && last.Status != "done" && last.Status != "failed"; time.Sleep(50 * time.Millisecond) {
+		var list []editor.SwarmSnapshot
+		if err := h.call(editor.MethodSwarms, map[string]any{}, &list); err != nil {
+			t.Fatal(err)
+		}
+		if len(list) == 1 {
+			last = list[0]
+		}
+	}
+	return last, model
+}
+
+// swarmServer is a server initialized on a fresh repository (main.go, and
+// .autarch/config.yaml when config is given, trusted or not), its model
+// scripted as script.
+func swarmServer(t *testing.T, config string, trusted bool, script string) (*harness, string, *scripted.Server) {
+	t.Helper()
 	dir := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, ".autarch"), 0o755)
 	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, ".autarch", "config.yaml"), []byte(config), 0o644)
+	if config != "" {
+		os.MkdirAll(filepath.Join(dir, ".autarch"), 0o755)
+		os.WriteFile(filepath.Join(dir, ".autarch", "config.yaml"), []byte(config), 0o644)
+	}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
@@ -226,20 +226,5 @@ func runSwarmOverLSP(t *testing.T, config string, trusted bool, script string) (
 	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	var ref editor.SwarmRef
-	if err := h.call("workspace/executeCommand", map[string]any{"command": editor.CommandStartSwarm,
-		"arguments": []any{editor.StartSwarmParams{Task: "Add notes", Agents: []string{"explorer"}, Rounds: 1, AllowWrite: true}}}, &ref); err != nil {
-		t.Fatal(err)
-	}
-	var last editor.SwarmSnapshot
-	for end := time.Now().Add(60 * time.Second); time.Now().Before(end) && last.Status != "done" && last.Status != "failed"; time.Sleep(50 * time.Millisecond) {
-		var list []editor.SwarmSnapshot
-		if err := h.call(editor.MethodSwarms, map[string]any{}, &list); err != nil {
-			t.Fatal(err)
-		}
-		if len(list) == 1 {
-			last = list[0]
-		}
-	}
-	return last, model
+	return h, dir, model
 }
