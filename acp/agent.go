@@ -187,9 +187,14 @@ func (a *Agent) Close() {
 	for _, s := range sessions {
 		s.waitTurn(a.cfg.CloseWait)
 	}
+	var wg sync.WaitGroup
 	for _, f := range folders {
-		f.ws.Close(a.cfg.CloseWait)
+		wg.Go(func() {
+			f.ws.Close(a.cfg.CloseWait)
+			f.mcp.close() // after the runs that used the servers ended
+		})
 	}
+	wg.Wait()
 }
 
 // Initialize answers the client's capabilities with Autarch's.
@@ -233,14 +238,16 @@ func (a *Agent) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sd
 
 // NewSession opens a session over cwd (a git repository), in discuss mode.
 func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
-	f, err := a.folder(p.Cwd, p.McpServers)
+	id := newSessionID()
+	f, err := a.folder(p.Cwd, id, p.McpServers)
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
 	if _, err := f.engine(ctx); err != nil {
+		f.mcp.release(f.mcp.drop(id))
 		return sdk.NewSessionResponse{}, err
 	}
-	rec := record{ID: newSessionID(), Cwd: f.dir, Mode: ModeDiscuss, Created: time.Now().UTC()}
+	rec := record{ID: id, Cwd: f.dir, Mode: ModeDiscuss, Created: time.Now().UTC()}
 	s := a.addSession(f, rec)
 	if err := s.save(ctx); err != nil {
 		a.log.Warn("acp session not recorded: it cannot be loaded after a restart", "session", rec.ID, "err", err)
@@ -274,9 +281,9 @@ func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (
 }
 
 // reopen is a session of cwd: the open one, else the recorded one made
-// open again.
+// open again; the servers passed are the session's from now on.
 func (a *Agent) reopen(ctx context.Context, cwd string, servers []sdk.McpServer, id sdk.SessionId) (*session, error) {
-	f, err := a.folder(cwd, servers)
+	f, err := a.folder(cwd, string(id), servers)
 	if err != nil {
 		return nil, err
 	}
@@ -285,12 +292,14 @@ func (a *Agent) reopen(ctx context.Context, cwd string, servers []sdk.McpServer,
 	a.mu.Unlock()
 	if s != nil {
 		if rec := s.record(); rec.Cwd != f.dir {
+			f.mcp.release(f.mcp.drop(string(id)))
 			return nil, invalidParams("session %s belongs to %s, not %s: send its own cwd", id, rec.Cwd, f.dir)
 		}
 		return s, nil // open: its discussion thread still holds its conversation
 	}
 	rec, err := f.load(ctx, string(id))
 	if err != nil {
+		f.mcp.release(f.mcp.drop(string(id)))
 		return nil, err
 	}
 	s = a.addSession(f, rec)
@@ -307,7 +316,7 @@ func (a *Agent) UnstableForkSession(ctx context.Context, p sdk.UnstableForkSessi
 	if err != nil {
 		return sdk.UnstableForkSessionResponse{}, err
 	}
-	src, err := a.reopen(ctx, p.Cwd, servers, p.SessionId)
+	src, err := a.reopen(ctx, p.Cwd, nil, p.SessionId)
 	if err != nil {
 		return sdk.UnstableForkSessionResponse{}, err
 	}
@@ -315,7 +324,11 @@ func (a *Agent) UnstableForkSession(ctx context.Context, p sdk.UnstableForkSessi
 	if from.WorkflowID != "" || from.JobID != "" {
 		return sdk.UnstableForkSessionResponse{}, invalidRequest("session %s drives %s, which only it continues: fork a discussion, or start a new session with session/new", from.ID, boundTo(from))
 	}
-	rec := record{ID: newSessionID(), Cwd: from.Cwd, Mode: from.Mode, Created: time.Now().UTC(), Title: from.Title,
+	id := newSessionID()
+	if _, err := a.folder(p.Cwd, id, servers); err != nil { // the fork's servers are its own
+		return sdk.UnstableForkSessionResponse{}, err
+	}
+	rec := record{ID: id, Cwd: from.Cwd, Mode: from.Mode, Created: time.Now().UTC(), Title: from.Title,
 		Discussion: slices.Clone(from.Discussion)}
 	s := a.addSession(src.f, rec)
 	s.rejoin()
@@ -385,13 +398,17 @@ func (a *Agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sd
 	if err != nil {
 		return sdk.CloseSessionResponse{}, err
 	}
-	// Forgotten first: a load from now on reopens it from its record.
+	// Forgotten first: a load from now on reopens it from its record (and
+	// counts among the users of the servers it passes).
+	var unused []string
 	a.mu.Lock()
 	if a.sessions[p.SessionId] == s {
 		delete(a.sessions, p.SessionId)
+		unused = s.f.mcp.drop(string(p.SessionId))
 	}
 	a.mu.Unlock()
 	s.close(ctx, a.cfg.CloseWait)
+	s.f.mcp.release(unused) // once its turn, which may call them, ended
 	return sdk.CloseSessionResponse{}, nil
 }
 
@@ -400,7 +417,7 @@ func (a *Agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sd
 func (a *Agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
 	var folders []*folder
 	if p.Cwd != nil {
-		f, err := a.folder(*p.Cwd, nil)
+		f, err := a.folder(*p.Cwd, "", nil)
 		if err != nil {
 			return sdk.ListSessionsResponse{}, err
 		}
@@ -430,9 +447,9 @@ func (a *Agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConf
 }
 
 // folder is the open folder of cwd, made on first use; the MCP servers
-// the client passed join the folder's (refused, with nothing added, when
-// one names a server the folder has with another definition).
-func (a *Agent) folder(cwd string, servers []sdk.McpServer) (*folder, error) {
+// the client passed for session join the folder's (refused, with nothing
+// added, when one names a server the folder has with another definition).
+func (a *Agent) folder(cwd, session string, servers []sdk.McpServer) (*folder, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, invalidParams("cwd %q is not an absolute path: send the project's absolute directory", cwd)
 	}
@@ -446,14 +463,16 @@ func (a *Agent) folder(cwd string, servers []sdk.McpServer) (*folder, error) {
 	if a.closed {
 		return nil, errors.New("autarch acp is closing")
 	}
-	if f := a.folders[dir]; f != nil {
-		if err := f.mcp.add(passed); err != nil {
+	f := a.folders[dir]
+	if f == nil {
+		f = newFolder(a, dir, &MCPServers{})
+		a.folders[dir] = f
+	}
+	if len(passed) > 0 {
+		if err := f.mcp.use(session, passed); err != nil {
 			return nil, invalidParams("%v", err)
 		}
-		return f, nil
 	}
-	f := newFolder(a, dir, &MCPServers{byName: passed})
-	a.folders[dir] = f
 	return f, nil
 }
 

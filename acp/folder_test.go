@@ -51,7 +51,7 @@ func TestTrustQuestionWaitsForATurn(t *testing.T) {
 	a := testAgent(t)
 	c := &fakeClient{answer: optApprove}
 	a.connect(c)
-	f, err := a.folder(gitRepo(t), nil)
+	f, err := a.folder(gitRepo(t), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestAsk(t *testing.T) {
 	a := testAgent(t)
 	c := &fakeClient{answer: "choice-1"}
 	a.connect(c)
-	f, err := a.folder(gitRepo(t), nil)
+	f, err := a.folder(gitRepo(t), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

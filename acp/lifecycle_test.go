@@ -190,7 +190,7 @@ func TestCloseResumeFork(t *testing.T) {
 	if _, err := conn.Prompt(ctx, prompt(forked.SessionId, "Summarize")); err != nil {
 		t.Fatal(err)
 	}
-	f, _ := a.folder(repo, nil)
+	f, _ := a.folder(repo, "", nil)
 	for _, want := range []struct {
 		id    sdk.SessionId
 		lines string

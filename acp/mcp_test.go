@@ -95,3 +95,98 @@ func TestFolderMCPServers(t *testing.T) {
 		}
 	}
 }
+
+// TestFolderMCPServersCountSessions: a server stays in the folder's set
+// while an open session that passed it does; when the last one closes it
+// leaves the set and the wiring is told to stop it (a session that failed
+// to open counts for nothing), and closing the agent has every server
+// started for the folder stopped.
+func TestFolderMCPServersCountSessions(t *testing.T) {
+	a := testAgent(t)
+	var mu sync.Mutex
+	var servers *MCPServers
+	var released []string
+	closed := 0
+	open := a.cfg.Session
+	a.cfg.Session = func(folder string, m *MCPServers, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
+		mu.Lock()
+		servers = m
+		mu.Unlock()
+		m.OnRelease(func(names []string) {
+			mu.Lock()
+			defer mu.Unlock()
+			released = append(released, names...)
+		})
+		m.OnClose(func() {
+			mu.Lock()
+			defer mu.Unlock()
+			closed++
+		})
+		return open(folder, m, ui, document)
+	}
+	conn, _ := connectSDK(t, a)
+	ctx := context.Background()
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	repo := gitRepo(t)
+	stdio := func(name string) sdk.McpServer {
+		return sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: name, Command: "mcp-" + name, Args: []string{}, Env: []sdk.EnvVariable{}}}
+	}
+	group := []sdk.McpServer{stdio("fs"), stdio("lint")}
+	newSession := func(list ...sdk.McpServer) sdk.SessionId {
+		t.Helper()
+		res, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: repo, McpServers: list})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.SessionId
+	}
+	closeSession := func(id sdk.SessionId) {
+		t.Helper()
+		if _, err := conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	state := func() (set, gone string) {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(slices.Sorted(maps.Keys(servers.All())), ","), strings.Join(released, ",")
+	}
+	first, second := newSession(group...), newSession(group...)
+	newSession(stdio("docs"))
+	if _, err := conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: "acp-0badc0de", Cwd: repo, McpServers: []sdk.McpServer{stdio("ghost")}}); err == nil {
+		t.Fatal("session/load of an unknown session succeeded")
+	}
+	for _, c := range []struct {
+		name      string
+		act       func()
+		set, gone string
+	}{
+		{"three sessions open (a load that failed counts for nothing)", func() {}, "docs,fs,lint", "ghost"},
+		{"one of two sessions passing the group closed", func() { closeSession(first) }, "docs,fs,lint", "ghost"},
+		{"the other closed", func() { closeSession(second) }, "docs", "ghost,fs,lint"},
+		{"a new session passes the group again", func() { second = newSession(group...) }, "docs,fs,lint", "ghost,fs,lint"},
+		{"session/resume of the closed first passes the group", func() {
+			if _, err := conn.ResumeSession(ctx, sdk.ResumeSessionRequest{SessionId: first, Cwd: repo, McpServers: group}); err != nil {
+				t.Fatal(err)
+			}
+		}, "docs,fs,lint", "ghost,fs,lint"},
+		{"the new one closed, the resumed one keeps them", func() { closeSession(second) }, "docs,fs,lint", "ghost,fs,lint"},
+		{"the resumed one closed", func() { closeSession(first) }, "docs", "ghost,fs,lint,fs,lint"},
+	} {
+		c.act()
+		if set, gone := state(); set != c.set || gone != c.gone {
+			t.Errorf("%s: the folder's servers are %q and %q were released, want %q and %q", c.name, set, gone, c.set, c.gone)
+		}
+	}
+	a.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if closed != 1 {
+		t.Errorf("the folder's servers were closed %d times when the agent closed, want once", closed)
+	}
+	if n := len(servers.All()); n != 0 {
+		t.Errorf("%d servers left in the set after the agent closed", n)
+	}
+}
