@@ -276,6 +276,10 @@ type record struct {
 	// Title is the session's first prompt (shortened).
 	Title      string     `json:"title,omitempty"`
 	Discussion []chatLine `json:"discussion,omitempty"`
+	// Prompts are what the user wrote to a workflow or a job, in order:
+	// session/load replays a stored user-role message as the user's only
+	// when it is one of them (the engine writes the others).
+	Prompts []string `json:"prompts,omitempty"`
 }
 
 // chatLine is one message of a discussion.

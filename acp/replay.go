@@ -70,6 +70,58 @@ func chunk(role, text string) sdk.SessionUpdate {
 	return sdk.UpdateAgentMessageText(text)
 }
 
+// storedChunk is how a workflow's stored message replays, if at all (ok
+// false); prev is the message before it in its agent's conversation and
+// shown the prompts replayed so far. The store's user-role messages are
+// the agents' inputs, which the engine writes (stage instructions, answers
+// and verdicts formatted for the agent, the question rule, nudges), so
+// none replays as the user's. What follows an agent's message is either
+// the user's reply to it, which replays as the prompt the user wrote, or
+// the engine sending the message back (a question asked in prose), which
+// is marked as the live session marks it; the other inputs are not shown,
+// as they are not live. A session recorded without its prompts cannot
+// tell the two apart: neither is shown.
+func (s *session) storedChunk(m store.Message, prev *store.Message, shown map[string]bool) (u sdk.SessionUpdate, ok bool) {
+	switch {
+	case m.Content == "" || m.Role == "tool":
+		return u, false
+	case m.Role != "user":
+		return chunk(m.Role, m.Content+"\n\n"), true
+	case prev == nil || prev.Role != "assistant" || prev.Content == "" || len(s.record().Prompts) == 0:
+		return u, false
+	}
+	if p, ok := s.replyIn(m.Content, shown); ok {
+		return sdk.UpdateUserMessageText(p + "\n\n"), true
+	}
+	return sdk.UpdateAgentMessageText(withheldNote + "\n\n"), true
+}
+
+// replyIn is the prompt (after the task) an engine input passes on — the
+// whole input, or its last lines — and not replayed yet.
+func (s *session) replyIn(input string, shown map[string]bool) (string, bool) {
+	input = strings.TrimSpace(input)
+	prompts := s.record().Prompts
+	for _, p := range prompts[min(1, len(prompts)):] {
+		p = strings.TrimSpace(p)
+		if p != "" && !shown[p] && (input == p || strings.HasSuffix(input, "\n"+p)) {
+			shown[p] = true
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// wrote reports whether text is one of the prompts the user sent.
+func (s *session) wrote(text string) bool {
+	text = strings.TrimSpace(text)
+	for _, p := range s.record().Prompts {
+		if strings.TrimSpace(p) == text {
+			return true
+		}
+	}
+	return false
+}
+
 // replayWorkflow sends the task, then stage by stage the conversation,
 // the tool calls with their results and the card; then the plan and what
 // the workflow waits for.
@@ -92,7 +144,8 @@ func (s *session) replayWorkflow(ctx context.Context, id string) error {
 		return err
 	}
 	s.send(ctx, sdk.UpdateUserMessageText(wf.Task))
-	said := map[string]bool{} // the agents' messages replayed
+	said := map[string]bool{}  // the agents' messages replayed
+	shown := map[string]bool{} // the user's prompts replayed
 	cards := map[string]*editor.CardView{"scoping": d.Scope, "research": d.Research, "plan": d.Plan}
 	for _, stage := range []workflow.Stage{workflow.StageScoping, workflow.StageResearch, workflow.StagePlan, workflow.StagePreflight, workflow.StagePulsing, workflow.StageReview} {
 		msgs, err := st.Messages(ctx, id, string(stage), "")
@@ -108,7 +161,7 @@ func (s *session) replayWorkflow(ctx context.Context, id string) error {
 				msgs = append(msgs, more...)
 			}
 		}
-		s.replayStage(ctx, msgs, calls, string(stage), said)
+		s.replayStage(ctx, msgs, calls, string(stage), said, shown)
 		if c := cards[string(stage)]; c != nil {
 			s.send(ctx, sdk.UpdateAgentMessageText(fmt.Sprintf("**%s** (%s)\n\n%s\n\n", c.Title, c.Status, c.Markdown)))
 		}
@@ -151,21 +204,24 @@ func workflowCalls(ctx context.Context, st *store.Store, id string) ([]store.Too
 }
 
 // replayStage sends a stage's messages and tool calls in time order,
-// noting the agents' messages in said.
-func (s *session) replayStage(ctx context.Context, msgs []store.Message, calls []store.ToolCall, stage string, said map[string]bool) {
+// noting the agents' messages in said and the user's prompts in shown.
+func (s *session) replayStage(ctx context.Context, msgs []store.Message, calls []store.ToolCall, stage string, said, shown map[string]bool) {
 	type item struct {
 		at   time.Time
 		send func()
 	}
 	var items []item
-	for _, m := range msgs {
-		if m.Content == "" || m.Role == "tool" {
+	last := map[string]*store.Message{} // by pulse: each agent's conversation
+	for i, m := range msgs {
+		u, ok := s.storedChunk(m, last[m.PulseID], shown)
+		last[m.PulseID] = &msgs[i]
+		if !ok {
 			continue
 		}
 		if m.Role != "user" {
 			said[strings.TrimSpace(m.Content)] = true
 		}
-		items = append(items, item{m.CreatedAt, func() { s.send(ctx, chunk(m.Role, m.Content+"\n\n")) }})
+		items = append(items, item{m.CreatedAt, func() { s.send(ctx, u) }})
 	}
 	for _, c := range calls {
 		if c.Stage != stage {
@@ -225,7 +281,10 @@ func (s *session) replayJob(ctx context.Context, id string) error {
 	}
 	var items []item
 	for i, m := range msgs {
-		if m.Content == "" || m.Role == "tool" || i == 0 && m.Role == "user" {
+		switch {
+		case m.Content == "" || m.Role == "tool" || i == 0 && m.Role == "user": // the task is sent above
+			continue
+		case m.Role == "user" && !s.wrote(m.Content): // the engine's (see storedChunk)
 			continue
 		}
 		items = append(items, item{m.CreatedAt, func() { s.send(ctx, chunk(m.Role, m.Content+"\n\n")) }})

@@ -1,6 +1,9 @@
 package acp
 
 import (
+	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,4 +43,60 @@ func TestReloadedReplyShownOnce(t *testing.T) {
 	second := serve(t, testAgentWith(t, model))
 	second.call(1, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 	check("after a restart", second)
+}
+
+// TestReplayEngineNotes: session/load replays as the user's only what the
+// user wrote (the task, a reply); the engine's inputs to its agent (stage
+// instructions, the rule sent back when the agent asked in prose) never
+// arrive as user messages: the sent-back question is marked as live, the
+// rest is not shown.
+func TestReplayEngineNotes(t *testing.T) {
+	url := startScript(t, "testdata/replay-notes.txt")
+	model := openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true})
+	repo := gitRepo(t)
+	p := serve(t, testAgentWith(t, model))
+	id := newSession(t, p, repo, ModeWorkflow)
+	const task, reply = "Add a Sub function", "Yes, main.go is right."
+	for i, text := range []string{task, reply} {
+		n := 4 + i
+		if r := p.call(n, `{"jsonrpc":"2.0","id":`+strconv.Itoa(n)+`,"method":"session/prompt","params":{"sessionId":`+quote(id)+`,"prompt":[{"type":"text","text":`+quote(text)+`}]}}`); r.Error != nil {
+			t.Fatalf("session/prompt %q: %+v", text, r.Error)
+		}
+	}
+	r, updates := p.exchange(6, `{"jsonrpc":"2.0","id":6,"method":"session/load","params":{"sessionId":`+quote(id)+`,"cwd":`+quote(repo)+`,"mcpServers":[]}}`)
+	if r.Error != nil {
+		t.Fatalf("session/load: %+v", r.Error)
+	}
+	var user []string
+	var agent strings.Builder
+	for _, raw := range updates {
+		var n struct {
+			Update struct {
+				SessionUpdate string `json:"sessionUpdate"`
+				Content       struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"update"`
+		}
+		if err := json.Unmarshal(raw, &n); err != nil {
+			t.Fatal(err)
+		}
+		switch n.Update.SessionUpdate {
+		case "user_message_chunk":
+			user = append(user, strings.TrimSpace(n.Update.Content.Text))
+		case "agent_message_chunk":
+			agent.WriteString(n.Update.Content.Text)
+		}
+	}
+	if want := []string{task, reply}; !slices.Equal(user, want) {
+		t.Errorf("replayed as the user's: %q, want only what the user wrote: %q", user, want)
+	}
+	got := agent.String()
+	q, note, answer := strings.Index(got, "Should Sub live in main.go?"), strings.Index(got, withheldNote), strings.Index(got, "Noted: Sub goes in main.go.")
+	if q < 0 || note < q || answer < note {
+		t.Errorf("the question asked in prose is not replayed and then marked as sent back, before the later messages (question at %d, note at %d, answer at %d):\n%s", q, note, answer, got)
+	}
+	if strings.Count(got, withheldNote) != 1 || strings.Contains(got, "never in prose") {
+		t.Errorf("the engine's rule is replayed (or the mark more than once):\n%s", got)
+	}
 }

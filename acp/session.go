@@ -122,6 +122,9 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.PromptResponse, 
 	s.title(ctx, text)
 	mode := s.mode()
 	jobMode, isJob := mode.jobMode()
+	if mode == ModeWorkflow || isJob {
+		s.update(ctx, func(r *record) { r.Prompts = append(r.Prompts, text) })
+	}
 	switch {
 	case mode == ModeWorkflow:
 		err = s.workflowTurn(ctx, text)
