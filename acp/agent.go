@@ -82,7 +82,9 @@ type Config struct {
 	// like the LSP server's); ui reaches the ACP client, document reads
 	// the client's open buffers, servers are the MCP servers the clients
 	// pass for the folder's sessions (they join the agents' tools like the
-	// user's own servers; the set grows as later sessions pass more).
+	// user's own servers; the set grows as later sessions pass more, and
+	// shrinks as the last session that passed a server closes). The wiring
+	// stops the servers it starts through servers.OnRelease and OnClose.
 	Session func(folder string, servers *MCPServers, ui editor.Client, document func(path string) (string, bool)) *workflow.Session
 	// APIKeyMissing reports whether the model endpoint needs an API key
 	// the environment does not give (nil: none is needed).
