@@ -411,3 +411,58 @@ func TestToolName(t *testing.T) {
 		}
 	}
 }
+
+// alive reports a process that exists and is not a zombie.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(stat), ") ")
+	return !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
+}
+
+// TestWrapperChildrenStopped: a server started through a wrapper (sh -c
+// here, npx in practice) leaves no process behind when it is closed or
+// crashes: the wrapper's children go with it.
+func TestWrapperChildrenStopped(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, end := range []string{"close", "crash"} {
+		t.Run(end, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "child.pid")
+			srv := tools.MCPServer{Command: "/bin/sh", Args: []string{"-c", `sleep 300 </dev/null >/dev/null 2>&1 & echo $! > "$PID_FILE"; exec "$SERVER"`},
+				Env: map[string]string{"AUTARCH_MCP_TEST_SERVER": "1", "PID_FILE": pidFile, "SERVER": exe}, Timeout: 10}
+			m := userServers(t, map[string]tools.MCPServer{"wrapped": srv})
+			h := newHarness(t, m, "pulsing", tools.ModeYolo)
+			if res := h.call("mcp_wrapped_pid", `{"reason": "r"}`); res.Failed {
+				t.Fatalf("pid = %s", res.Output)
+			}
+			data, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var child int
+			fmt.Sscan(string(data), &child)
+			if !alive(child) {
+				t.Fatalf("the wrapper's child %d is not running", child)
+			}
+			if end == "close" {
+				m.Close()
+			} else {
+				h.call("mcp_wrapped_crash", `{"reason": "r"}`)
+				waitState(t, m.servers["wrapped"], StateExited)
+			}
+			for deadline := time.Now().Add(10 * time.Second); alive(child); time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("after %s the wrapper's child %d still runs", end, child)
+				}
+			}
+		})
+	}
+}

@@ -44,6 +44,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	session  *sdk.ClientSession
+	proc     *exec.Cmd // the session's process (stdio servers)
 	tools    []*Tool
 	state    string
 	err      error
@@ -125,25 +126,28 @@ func (s *Server) sessionLocked(ctx context.Context) (*sdk.ClientSession, error) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
-	cs, err := s.connect(ctx)
+	cs, proc, err := s.connect(ctx)
 	if err != nil {
+		killGroup(proc)
 		s.state, s.err = StateFailed, fmt.Errorf("starting: %w", err)
 		return nil, s.err
 	}
-	s.session, s.state, s.err = cs, StateRunning, nil
-	go s.watch(cs)
+	s.session, s.proc, s.state, s.err = cs, proc, StateRunning, nil
+	go s.watch(cs, proc)
 	return cs, nil
 }
 
-// watch notices the connection's end (a crash, a closed stream).
-func (s *Server) watch(cs *sdk.ClientSession) {
+// watch notices the connection's end (a crash, a closed stream); what the
+// server started goes with it.
+func (s *Server) watch(cs *sdk.ClientSession, proc *exec.Cmd) {
 	err := cs.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.session != cs {
 		return
 	}
-	s.session = nil
+	killGroup(proc)
+	s.session, s.proc = nil, nil
 	if s.state == StateRunning {
 		if err == nil {
 			err = errors.New("connection closed")
@@ -153,24 +157,29 @@ func (s *Server) watch(cs *sdk.ClientSession) {
 	}
 }
 
-func (s *Server) connect(ctx context.Context) (*sdk.ClientSession, error) {
+// connect starts the session (and, for a stdio server, its process,
+// returned too: nil for HTTP).
+func (s *Server) connect(ctx context.Context) (*sdk.ClientSession, *exec.Cmd, error) {
 	cfg, err := expanded(s.cfg, os.Getenv)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "autarch", Version: "1"}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.stale.Store(true) },
 	})
 	var t sdk.Transport
+	var proc *exec.Cmd
 	switch cfg.Transport() {
 	case "http":
 		t = &sdk.StreamableClientTransport{Endpoint: cfg.URL, MaxRetries: 1, HTTPClient: httpClient(cfg)}
 	case "sse":
 		t = &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg)}
 	default:
-		t = &sdk.CommandTransport{Command: s.command(cfg), TerminateDuration: 2 * time.Second}
+		proc = s.command(cfg)
+		t = &sdk.CommandTransport{Command: proc, TerminateDuration: 2 * time.Second}
 	}
-	return client.Connect(ctx, t, nil)
+	cs, err := client.Connect(ctx, t, nil)
+	return cs, proc, err
 }
 
 // httpClient sends the configured headers with every request. OAuth is
@@ -195,6 +204,7 @@ func (s *Server) command(cfg tools.MCPServer) *exec.Cmd {
 	}
 	cmd.Env = env
 	cmd.Stderr = &lineLog{log: s.log}
+	ownGroup(cmd)
 	return cmd
 }
 
@@ -225,13 +235,15 @@ func (s *Server) call(ctx context.Context, name string, args map[string]any) (*s
 // Close stops the server.
 func (s *Server) Close() error {
 	s.mu.Lock()
-	cs := s.session
-	s.session, s.state = nil, StateStopped
+	cs, proc := s.session, s.proc
+	s.session, s.proc, s.state = nil, nil, StateStopped
 	s.mu.Unlock()
 	if cs == nil {
 		return nil
 	}
-	return cs.Close()
+	err := cs.Close()
+	killGroup(proc)
+	return err
 }
 
 // lineLog writes a server's stderr to the log, line by line.
