@@ -82,8 +82,9 @@ type rawPeer struct {
 	end func()
 }
 
-func serve(t *testing.T, a *Agent) *rawPeer {
-	t.Helper()
+// servePipes serves a over pipes: the client writes to in and reads out;
+// end stops the agent and waits for it.
+func servePipes(a *Agent) (in io.WriteCloser, out io.Reader, end func()) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -93,13 +94,19 @@ func serve(t *testing.T, a *Agent) *rawPeer {
 		outW.Close()
 		close(done)
 	}()
-	sc := bufio.NewScanner(outR)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	p := &rawPeer{t: t, w: inW, r: sc, end: func() {
+	return inW, outR, func() {
 		cancel()
 		inW.Close()
 		<-done
-	}}
+	}
+}
+
+func serve(t *testing.T, a *Agent) *rawPeer {
+	t.Helper()
+	in, out, end := servePipes(a)
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	p := &rawPeer{t: t, w: in, r: sc, end: end}
 	t.Cleanup(p.end)
 	return p
 }

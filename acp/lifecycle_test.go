@@ -3,7 +3,6 @@ package acp
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -43,25 +42,13 @@ func (*sdkClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRe
 // connectSDK serves a over pipes to the Go SDK's client side.
 func connectSDK(t *testing.T, a *Agent) (*sdk.ClientSideConnection, *sdkClient) {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		a.Serve(ctx, inR, outW)
-		outW.Close()
-		close(done)
-	}()
+	in, out, end := servePipes(a)
 	c := &sdkClient{}
-	gate := &gatedReader{r: outR, open: make(chan struct{})} // as Serve does
-	conn := sdk.NewClientSideConnection(c, inW, gate)
+	gate := &gatedReader{r: out, open: make(chan struct{})} // as Serve does
+	conn := sdk.NewClientSideConnection(c, in, gate)
 	conn.SetLogger(slog.New(slog.DiscardHandler))
 	close(gate.open)
-	t.Cleanup(func() {
-		cancel()
-		inW.Close()
-		<-done
-	})
+	t.Cleanup(end)
 	return conn, c
 }
 
