@@ -200,30 +200,12 @@ func (m *model) train(ctx context.Context, ex, held []example, cfg Config, rng *
 		// Backward to the unit vectors, then through the normalisation.
 		parallel(b, cfg.Workers, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				dui := du[i*d : (i+1)*d]
-				clear(dui)
-				for j := range nc {
-					if g := ds[i*nc+j] / cfg.Tau; g != 0 {
-						axpy(dui, v[j*d:(j+1)*d], g)
-					}
-				}
-				ui := u[i*d : (i+1)*d]
-				axpy(dui, ui, -dot(ui, dui))
-				scale(dui, 1/un[i])
+				unitGrad(du[i*d:(i+1)*d], u[i*d:(i+1)*d], un[i], v, nc, func(j int) float32 { return ds[i*nc+j] / cfg.Tau })
 			}
 		})
 		parallel(nc, cfg.Workers, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
-				dvj := dv[j*d : (j+1)*d]
-				clear(dvj)
-				for i := range b {
-					if g := ds[i*nc+j] / cfg.Tau; g != 0 {
-						axpy(dvj, u[i*d:(i+1)*d], g)
-					}
-				}
-				vj := v[j*d : (j+1)*d]
-				axpy(dvj, vj, -dot(vj, dvj))
-				scale(dvj, 1/vn[j])
+				unitGrad(dv[j*d:(j+1)*d], v[j*d:(j+1)*d], vn[j], u, b, func(i int) float32 { return ds[i*nc+j] / cfg.Tau })
 			}
 		})
 		for t := range grad {
@@ -266,6 +248,22 @@ func (m *model) train(ctx context.Context, ex, held []example, cfg Config, rng *
 		}
 	}
 	return nil
+}
+
+// unitGrad writes into dx the gradient of the loss with respect to x's
+// unnormalised vector (x is its unit vector, n its norm): the sum of the
+// count unit vectors of the other side weighted by g, projected off x and
+// divided by n.
+func unitGrad(dx, x []float32, n float32, other []float32, count int, g func(k int) float32) {
+	d := len(x)
+	clear(dx)
+	for k := range count {
+		if w := g(k); w != 0 {
+			axpy(dx, other[k*d:(k+1)*d], w)
+		}
+	}
+	axpy(dx, x, -dot(x, dx))
+	scale(dx, 1/n)
 }
 
 // buckets hashes each example's code vector by the signs of its
