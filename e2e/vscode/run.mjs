@@ -13,7 +13,11 @@
 // fix and threads come back without the panel being opened. Before the
 // workflow, a job: Start Job from the palette, its request_human_review
 // approved through the job row's Answer review button, its commit on its
-// ai/… branch, its Apply button and its calls in the Activity feed.
+// ai/… branch, its Apply button and its calls in the Activity feed. After
+// the workflow, a swarm: Start Swarm from the palette (one agent, the human
+// arbiter, writes allowed), the agent's fs_write proposal shown as a diff in
+// the Swarm view and approved there, the swarm done with its commit on
+// autarch/swarm-<id> and the user's checkout untouched.
 // Screenshots of every step go to e2e/artifacts/vscode/; assertions are on
 // the DOM. The code-server process group and the model are killed at the
 // end, pass or fail.
@@ -34,6 +38,8 @@ const modelName = 'e2e-model';
 const script = join(root, 'e2e/vscode/workflow.txt');
 // The job's model steps (00-job-…) come before the workflow's in one script (steps run in name order).
 const jobScript = join(root, 'e2e/vscode/job.txt');
+// The swarm's steps (90-swarm-…) come after the workflow's: the swarm runs last.
+const swarmScript = join(root, 'e2e/vscode/swarm.txt');
 
 function log(msg) {
   process.stdout.write(`[e2e-vscode] ${msg}\n`);
@@ -104,7 +110,7 @@ async function startModel(tmp) {
   const bin = join(tmp, 'autarch-scripted');
   execFileSync('go', ['build', '-o', bin, './cmd/autarch-scripted'], { cwd: root, stdio: 'inherit' });
   const combined = join(tmp, 'script.txt');
-  writeFileSync(combined, readFileSync(script, 'utf8') + readFileSync(jobScript, 'utf8'));
+  writeFileSync(combined, [script, jobScript, swarmScript].map((f) => readFileSync(f, 'utf8')).join(''));
   const proc = spawn(bin, ['--script', combined], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((res, rej) => {
     let out = '';
@@ -119,7 +125,7 @@ async function startModel(tmp) {
 }
 
 function git(cwd, ...args) {
-  execFileSync('git', args, { cwd, stdio: 'pipe' });
+  return execFileSync('git', args, { cwd, stdio: 'pipe', encoding: 'utf8' });
 }
 
 /** Waits for a locator in any frame and returns it. */
@@ -260,6 +266,7 @@ async function main() {
 
     await runJob(page);
     await runWorkflow(page, ws);
+    await runSwarm(page, ws);
     log('PASS');
   } catch (err) {
     if (browser) {
@@ -556,6 +563,105 @@ async function runJob(page) {
   log(`activity: ${call?.trim()} | ${asked?.trim()}`);
   if (!call?.includes('job ') || !call.includes('Commit Neg')) throw new Error(`the job's commit_changes in the activity feed reads "${call}"`);
   if (!asked?.includes('Neg widens the public API')) throw new Error(`the job's escalation in the activity feed reads "${asked}"`);
+}
+
+/** Answers the quick input titled `title` (waits for it: the previous one stays up until replaced). */
+async function answerInput(page, title, text) {
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: 20_000 });
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(text);
+  await page.keyboard.press('Enter');
+}
+
+/** The user's checkout: HEAD, its branch, git status and the files' contents. */
+function checkout(ws) {
+  return {
+    head: git(ws, 'rev-parse', 'HEAD').trim(),
+    branch: git(ws, 'symbolic-ref', '--short', 'HEAD').trim(),
+    status: git(ws, 'status', '--porcelain', '--untracked-files=all'),
+    calc: readFileSync(join(ws, 'calc.go'), 'utf8'),
+  };
+}
+
+/**
+ * A swarm from the palette: Start Swarm (task, one agent, one round, "You
+ * decide each write, writes applied"); the agent's fs_write proposal shown
+ * in the Swarm view as a diff and approved with the view's Approve button;
+ * the swarm done, its round's commit on autarch/swarm-<id> with the
+ * proposed calc.go, and the user's checkout (HEAD, branch, status, calc.go
+ * as the workflow's Apply left it) untouched.
+ */
+async function runSwarm(page, ws) {
+  const started = Date.now();
+  const before = checkout(ws);
+  const proposed = 'package calc\n\n// Add returns the sum of a and b.\nfunc Add(a, b int) int { return a + b }\n';
+  log('Start Swarm from the palette');
+  await runCommand(page, 'Autarch: Start Swarm');
+  await answerInput(page, 'Start Swarm (1/4)', 'Document Add in calc');
+  await answerInput(page, 'Start Swarm (2/4)', 'explorer');
+  await answerInput(page, 'Start Swarm (3/4)', '1');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Start Swarm (4/4)' }).waitFor({ state: 'visible', timeout: 20_000 });
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'You decide each write, writes applied' }).first().click({ timeout: 10_000 });
+
+  // The swarm waits for the human arbiter: the proposal in the Swarm view, its diff open.
+  const item = '#swarms .swarm-item';
+  const awaiting = `${item}[data-status="running"][data-stage="arbiter"] .swarm-proposal[data-action=""]`;
+  for (const end = Date.now() + 120_000; !(await inFrames(page, `${awaiting} .swarm-approve`, 1).catch(() => null)); ) {
+    const failed = await inFrames(page, `${item}[data-status="failed"], ${item}[data-status="stopped"]`, 1).catch(() => null);
+    if (failed) throw new Error(`the swarm ended before its proposal reached the arbiter: ${(await failed.first().innerText()).replace(/\s+/g, ' ')}`);
+    if (Date.now() > end) throw new Error('no swarm proposal awaited the arbiter in the Swarm view within 120s');
+    await page.waitForTimeout(300);
+  }
+  const id = await (await inFrames(page, item, 1)).first().getAttribute('data-id');
+  const head = await textInFrames(page, `${awaiting} > div`, 5_000);
+  const diff = await textInFrames(page, `${awaiting} details[open] .swarm-diff`, 5_000);
+  const round = await textInFrames(page, `${item} .swarm-round`, 5_000);
+  const agents = await textInFrames(page, `${item} .swarm-agents`, 5_000);
+  log(`swarm ${id}: ${head?.trim()} | ${round?.trim()}`);
+  if (!head?.includes('calc.go') || !head.includes('by explorer, round 1') || !head.includes('awaits the arbiter')) throw new Error(`the proposal's heading is "${head}"`);
+  if (!diff?.includes('-// Add adds two numbers.') || !diff.includes('+// Add returns the sum of a and b.')) throw new Error(`the proposal's diff is "${diff}"`);
+  if (!round?.includes('Round 1/1') || !round.includes('arbiter human') || !round.includes('writes allowed')) throw new Error(`the swarm's round line is "${round}"`);
+  if (!agents?.includes('explorer')) throw new Error(`the swarm's agents are "${agents}"`);
+  // The Autarch view collapsed, the Swarm view gets the side bar's height: the swarm, its diff and the buttons in one shot.
+  const autarchView = (expanded) => page.locator(`.pane-header[aria-expanded="${expanded}"]`, { has: page.locator('h3.title', { hasText: /^Autarch$/ }) }).first();
+  if ((await autarchView(true).count()) > 0) await autarchView(true).click();
+  await autarchView(false).waitFor({ state: 'visible', timeout: 10_000 });
+  const approve = (await inFrames(page, `${awaiting} .swarm-approve`, 1)).first();
+  await approve.scrollIntoViewIfNeeded();
+  await page.waitForTimeout(400); // let the notifications finish fading in
+  await page.screenshot({ path: join(artifacts, 'swarm-1-proposal.png') });
+
+  log('approving the proposal in the Swarm view');
+  await approve.click();
+  const done = `${item}[data-id="${id}"][data-status="done"]`;
+  for (const end = Date.now() + 60_000; !(await inFrames(page, done, 1).catch(() => null)); ) {
+    const failed = await inFrames(page, `${item}[data-status="failed"]`, 1).catch(() => null);
+    if (failed) throw new Error(`the swarm failed after the approval: ${(await failed.first().innerText()).replace(/\s+/g, ' ')}`);
+    if (Date.now() > end) throw new Error('the swarm was not done within 60s of the approval');
+    await page.waitForTimeout(300);
+  }
+  const decided = await textInFrames(page, `${done} .swarm-proposal[data-action="approve"] > div`, 10_000);
+  const branchLine = await textInFrames(page, `${done} .swarm-branch`, 5_000);
+  await (await inFrames(page, `${done} .swarm-branch`, 5_000)).first().scrollIntoViewIfNeeded();
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: join(artifacts, 'swarm-2-done.png') });
+  log(`swarm done: ${decided?.trim()} | ${branchLine?.trim()}`);
+  if (!decided?.includes('approved, applied')) throw new Error(`the approved proposal reads "${decided}"`);
+  const branch = `autarch/swarm-${id}`;
+  if (!branchLine?.includes(branch) || !branchLine.includes('1 commit')) throw new Error(`the done swarm's branch line is "${branchLine}"`);
+
+  // The commit in git: one on the swarm's branch, over the user's HEAD, with the proposed calc.go.
+  const commits = git(ws, 'rev-list', `${before.head}..${branch}`).trim().split('\n').filter(Boolean);
+  if (commits.length !== 1) throw new Error(`${branch} has ${commits.length} commits over main, want 1`);
+  const message = git(ws, 'log', '-1', '--format=%B', branch);
+  if (!message.includes(`swarm ${id} round 1: calc.go`) || !message.includes('Approved by the arbiter (human)')) throw new Error(`the swarm's commit message is "${message}"`);
+  const committed = git(ws, 'show', `${branch}:calc.go`);
+  if (committed !== proposed) throw new Error(`calc.go on ${branch} is "${committed}"`);
+  const after = checkout(ws);
+  for (const k of Object.keys(before)) {
+    if (after[k] !== before[k]) throw new Error(`the swarm changed the user's checkout (${k}): "${before[k]}" → "${after[k]}"`);
+  }
+  log(`commit ${commits[0].slice(0, 8)} on ${branch}; the checkout is untouched (${before.branch} at ${before.head.slice(0, 8)}); the swarm step took ${((Date.now() - started) / 1000).toFixed(1)}s`);
 }
 
 main().then(
