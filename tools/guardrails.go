@@ -153,11 +153,17 @@ func (g *Guardrails) check(s *Session, t Tool, args json.RawMessage) string {
 	if !ok {
 		return "" // the edit does not apply; the tool says why
 	}
+	return g.CodeRuleBroken(rel, result)
+}
+
+// CodeRuleBroken is the message of the first code rule that content, the
+// whole of file rel as it would be written, breaks ("" when none does).
+func (g *Guardrails) CodeRuleBroken(rel, content string) string {
+	if g == nil {
+		return ""
+	}
 	for _, r := range g.CodeRules {
-		if !matchesFiles(r.Files, rel) {
-			continue
-		}
-		if r.re.MatchString(result) {
+		if matchesFiles(r.Files, rel) && r.re.MatchString(content) {
 			return r.Message
 		}
 	}

@@ -166,6 +166,7 @@ func TestSwarmApplyRechecks(t *testing.T) {
 		"docs/link.txt":        "docs/link.txt leads to secrets/token.txt, which is protected (secrets/**)",
 		".autarch/config.yaml": ".autarch/config.yaml is protected (.autarch/**)",
 		"big.txt":              "over the 921600 a proposal may hold",
+		"docs/panic.go":        "docs/panic.go breaks a code rule: no panic( here: return an error",
 		"docs/ok.md":           "",
 	}
 	for rel := range want {
@@ -175,6 +176,8 @@ func TestSwarmApplyRechecks(t *testing.T) {
 			content = strings.Repeat("x", swarm.MaxProposal+1)
 		case "docs/ok.md":
 			content = "ok\n"
+		case "docs/panic.go":
+			content = "package docs\n\nfunc f() { panic(1) }\n"
 		}
 		if _, err := s.Propose(ctx, swarm.Proposal{Agent: "mallory", Path: rel, Content: content, CreateDirs: true}); err != nil {
 			t.Fatalf("publish %s: %v", rel, err)
@@ -192,7 +195,7 @@ func TestSwarmApplyRechecks(t *testing.T) {
 		t.Fatalf("the arbiter was shown %d proposals, want %d", len(shown), len(want))
 	}
 	for _, p := range shown {
-		if refused := strings.HasPrefix(p.Diff, "refused path: "); refused != (want[p.Path] != "" && p.Path != "big.txt") {
+		if refused := strings.HasPrefix(p.Diff, "refused path: "); refused != (want[p.Path] != "" && p.Path != "big.txt" && p.Path != "docs/panic.go") {
 			t.Errorf("%s: the arbiter saw the diff %q", p.Path, clip(p.Diff, 120))
 		}
 	}

@@ -279,7 +279,7 @@ func (r *run) find(id string) int {
 // arbitrate asks the arbiter about the undecided proposals and records
 // every decision before anything is applied.
 func (r *run) arbitrate(ctx context.Context) error {
-	sess, err := r.worktreeSession()
+	sess, _, err := r.worktreeSession()
 	if err != nil {
 		return err
 	}
@@ -329,13 +329,19 @@ func (r *run) arbitrate(ctx context.Context) error {
 const refusedPrefix = "approved but refused when applied: "
 
 // worktreeSession is a session on the swarm's worktree judging paths by
-// the protected paths as they are now (Orchestrator.protectedNow).
-func (r *run) worktreeSession() (*tools.Session, error) {
-	protected, err := r.o.protectedNow()
+// the guardrails as they are now (Orchestrator.guardrailsNow), which it
+// returns too.
+func (r *run) worktreeSession() (*tools.Session, []*tools.Guardrails, error) {
+	rules, err := r.o.guardrailsNow()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return worktreeSession(r.st.Worktree, protected)
+	var protected []string
+	for _, g := range rules {
+		protected = append(protected, g.ProtectedPaths()...)
+	}
+	sess, err := worktreeSession(r.st.Worktree, protected)
+	return sess, rules, err
 }
 
 // apply writes the round's approved proposals in the worktree (only with
@@ -343,7 +349,7 @@ func (r *run) worktreeSession() (*tools.Session, error) {
 // as rejected, with why), commits them once, and takes the decided
 // proposals off the engine's queue.
 func (r *run) apply(ctx context.Context) error {
-	sess, err := r.worktreeSession()
+	sess, rules, err := r.worktreeSession()
 	if err != nil {
 		return err
 	}
@@ -359,7 +365,7 @@ func (r *run) apply(ctx context.Context) error {
 				Text: "approved but not applied: the swarm runs without --allow-write"})
 			continue
 		}
-		rel, err := applyProposal(sess, *p, !strings.Contains(p.Notes, "create_dirs: false"))
+		rel, err := applyProposal(sess, rules, *p, !strings.Contains(p.Notes, "create_dirs: false"))
 		if err != nil {
 			p.Action, p.Notes = ActionReject, refusedPrefix+err.Error()
 			r.emit(editor.SwarmEvent{Kind: "applied", Agent: p.Agent, Path: p.Path, Failed: true, Text: p.Notes})

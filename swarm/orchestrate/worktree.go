@@ -94,14 +94,20 @@ func diffOf(sess *tools.Session, p Proposal) string {
 // judged again as fs_write judged it: the proposal need not come from
 // fs_write (whoever holds the project's NATS credentials can publish
 // one), and the configuration may have changed since. A path proposalPath
-// refuses and content over swarm.MaxProposal are refused.
-func applyProposal(sess *tools.Session, p editor.SwarmProposal, createDirs bool) (string, error) {
+// refuses, content over swarm.MaxProposal and content breaking a code rule
+// of rules are refused.
+func applyProposal(sess *tools.Session, rules []*tools.Guardrails, p editor.SwarmProposal, createDirs bool) (string, error) {
 	rel, err := proposalPath(sess, p.Path)
 	if err != nil {
 		return "", err
 	}
 	if len(p.Content) > swarm.MaxProposal {
 		return "", fmt.Errorf("the content is %d bytes, over the %d a proposal may hold", len(p.Content), swarm.MaxProposal)
+	}
+	for _, g := range rules {
+		if msg := g.CodeRuleBroken(rel, p.Content); msg != "" {
+			return "", fmt.Errorf("%s breaks a code rule: %s", rel, msg)
+		}
 	}
 	if dir := path.Dir(rel); !createDirs && dir != "." {
 		if fi, err := sess.Root().Stat(dir); err != nil || !fi.IsDir() {
@@ -111,16 +117,15 @@ func applyProposal(sess *tools.Session, p editor.SwarmProposal, createDirs bool)
 	return rel, sess.Root().WriteFile(rel, []byte(p.Content))
 }
 
-// protectedNow are the protected paths an approved proposal is judged by
-// when applied: the run's guardrails' and those of the project's
-// configuration as it is now (the user may have protected more since the
-// proposal was made).
-func (o *Orchestrator) protectedNow() ([]string, error) {
+// guardrailsNow are the guardrails an approved proposal is judged by when
+// applied: the run's and those of the project's configuration as it is
+// now (the user may have protected more since the proposal was made).
+func (o *Orchestrator) guardrailsNow() ([]*tools.Guardrails, error) {
 	p, err := tools.LoadProject(o.cfg.Repo.Top(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("read the project's configuration again to check the approved writes: %w; fix it, then resume the swarm", err)
 	}
-	return append(o.cfg.Guardrails.ProtectedPaths(), p.Guardrails.ProtectedPaths()...), nil
+	return []*tools.Guardrails{o.cfg.Guardrails, p.Guardrails}, nil
 }
 
 // commitRound commits what the round's approved writes changed: nothing

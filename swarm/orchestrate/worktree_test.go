@@ -56,7 +56,7 @@ func TestApplyRefusesHostilePaths(t *testing.T) {
 		{"env-link", "pwned", ".env"},
 		{"big.txt", strings.Repeat("x", swarm.MaxProposal+1), "over the 921600 a proposal may hold"},
 	} {
-		_, err := applyProposal(sess, editor.SwarmProposal{Path: tc.path, Content: tc.content}, true)
+		_, err := applyProposal(sess, nil, editor.SwarmProposal{Path: tc.path, Content: tc.content}, true)
 		if err == nil || tc.want != "" && !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want a refusal mentioning %q", tc.path, err, tc.want)
 		}
@@ -72,10 +72,10 @@ func TestApplyRefusesHostilePaths(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(wt, "secrets", "token.txt")); string(b) != "t0ken\n" {
 		t.Errorf("secrets/token.txt = %q", b)
 	}
-	if _, err := applyProposal(sess, editor.SwarmProposal{Path: "new/dir/f.txt", Content: "x"}, false); err == nil || !strings.Contains(err.Error(), "create_dirs is false") {
+	if _, err := applyProposal(sess, nil, editor.SwarmProposal{Path: "new/dir/f.txt", Content: "x"}, false); err == nil || !strings.Contains(err.Error(), "create_dirs is false") {
 		t.Errorf("create_dirs false: %v", err)
 	}
-	if rel, err := applyProposal(sess, editor.SwarmProposal{Path: "./new/dir/f.txt", Content: "x"}, true); err != nil || rel != "new/dir/f.txt" {
+	if rel, err := applyProposal(sess, nil, editor.SwarmProposal{Path: "./new/dir/f.txt", Content: "x"}, true); err != nil || rel != "new/dir/f.txt" {
 		t.Errorf("a plain write: %q, %v", rel, err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(wt, "new", "dir", "f.txt")); string(b) != "x" {
