@@ -6,7 +6,7 @@
 //
 // DOM contract (the end-to-end test asserts on it):
 //   #swarms > li.swarm-item[data-id][data-status][data-stage]
-//     .swarm-task .swarm-status .swarm-round ("Round 1/3 · phase 1 · agents") .swarm-branch
+//     .swarm-task .swarm-status .swarm-round ("Round 1/3 · phase 1 · agents' turns") .swarm-branch
 //     .swarm-stop / .swarm-resume (buttons, data-id)
 //     .swarm-agents > li.swarm-agent[data-name][data-role]
 //     .swarm-context > li.swarm-ctx[data-key][data-version] (key, value as JSON)
@@ -96,8 +96,22 @@ export function renderSwarms(swarms: SwarmSnapshot[], events: Map<string, SwarmE
   return `${head}${error ? `<div class="error">${e(error)}</div>` : ''}<ul id="swarms">${swarms.map((s) => renderSwarm(s, events.get(s.id) ?? [])).join('\n')}</ul>`;
 }
 
+// stageLabel says what a round is doing now.
+function stageLabel(stage: string): string {
+  switch (stage) {
+    case 'agents':
+      return "agents' turns";
+    case 'arbiter':
+      return 'awaiting the arbiter';
+    case 'apply':
+      return 'applying approved writes';
+    default:
+      return stage;
+  }
+}
+
 function renderSwarm(s: SwarmSnapshot, events: SwarmEvent[]): string {
-  const round = `Round ${Math.min(s.round, s.rounds)}/${s.rounds} · phase ${s.phase} · ${s.stage}`;
+  const round = `Round ${Math.min(s.round, s.rounds)}/${s.rounds} · phase ${s.phase} · ${stageLabel(s.stage)}`;
   const buttons =
     s.status === 'running'
       ? `<button class="swarm-stop secondary" data-id="${attr(s.id)}">Stop</button>`

@@ -22,7 +22,7 @@ const swarm: SwarmSnapshot = {
 test('the swarm view shows agents, round and phase, context, queue with holders, proposals with approve/reject and notes, rate-limit hits, escaped', () => {
   const html = renderSwarms([swarm], new Map([[swarm.id, [{ kind: 'decision', swarmId: swarm.id, path: 'main.go', action: 'reject', text: 'no <thanks>' }]]]));
   assert.match(html, /<li class="swarm-item" data-id="0123456789ab" data-status="running" data-stage="arbiter">/);
-  assert.match(html, /class="swarm-round wf-meta">Round 2\/3 · phase 2 · arbiter · arbiter human · writes allowed/);
+  assert.match(html, /class="swarm-round wf-meta">Round 2\/3 · phase 2 · awaiting the arbiter · arbiter human · writes allowed/);
   assert.match(html, /<li class="swarm-agent" data-name="critic" data-role="critic">critic <span class="wf-meta">critic · default model · JSON envelope/);
   assert.match(html, /<li class="swarm-ctx" data-key="explorer.list_code_files" data-version="3">/);
   assert.match(html, /<li class="swarm-queue-item" data-id="q1" data-status="claimed"><code>scan_docs<\/code> claimed · held by critic until 2026-01-01T00:03:00Z/);
