@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -19,7 +21,9 @@ import (
 const GuardrailsFile = ".autarch/guardrails"
 
 // Guardrails are deterministic rules checked before hooks; the model cannot
-// turn them off.
+// turn them off. The exported fields are the configuration as decoded; once
+// the guardrails are shared, Replace swaps them (every holder of the
+// pointer sees the new rules) and the checks read them under a lock.
 type Guardrails struct {
 	// Protected are globs of files no tool may write, edit or delete
 	// (.git/**, .autarch/hooks and .autarch/guardrails always are).
@@ -36,7 +40,80 @@ type Guardrails struct {
 	// (config.yaml only; see QualityGates).
 	QualityGates *QualityGates `json:"-" yaml:"quality_gates"`
 
+	mu         sync.RWMutex
 	blockedREs []*regexp.Regexp
+	// quality is the gates' configuration as resolved with the project's
+	// trust (nil: none was, as for guardrails read alone).
+	quality *Quality
+}
+
+// rules is one consistent view of the guardrails' rules, taken under the
+// lock: a check judges a call by one version of the configuration.
+type rules struct {
+	protected []string
+	blocked   []*regexp.Regexp
+	maxLines  int
+	maxFiles  int
+	codeRules []CodeRule
+}
+
+// rules is the current view (none for nil guardrails).
+func (g *Guardrails) rules() rules {
+	if g == nil {
+		return rules{}
+	}
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return rules{protected: g.Protected, blocked: g.blockedREs, maxLines: g.MaxLinesChanged, maxFiles: g.MaxFilesChanged, codeRules: g.CodeRules}
+}
+
+// Replace puts now's restrictive rules (protected paths, blocked commands,
+// the caps, code rules) in force for every holder of g (the configuration
+// changed while sessions run; nil now: only the built-in protections).
+// The quality gates are left alone: their commands switch with SetQuality,
+// from trusted content only.
+func (g *Guardrails) Replace(now *Guardrails) {
+	if g == nil {
+		return
+	}
+	r := now.rules()
+	var blocked []string
+	if now != nil {
+		now.mu.RLock()
+		blocked = now.BlockedCommands
+		now.mu.RUnlock()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.Protected, g.BlockedCommands, g.blockedREs = r.protected, blocked, r.blocked
+	g.MaxLinesChanged, g.MaxFilesChanged, g.CodeRules = r.maxLines, r.maxFiles, r.codeRules
+}
+
+// Quality is the quality gates' configuration resolved with the guardrails
+// (LoadProject: commands only from trusted content); ok is false when none
+// was.
+func (g *Guardrails) Quality() (q Quality, ok bool) {
+	if g == nil {
+		return Quality{}, false
+	}
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if g.quality == nil {
+		return Quality{}, false
+	}
+	return *g.quality, true
+}
+
+// SetQuality puts q in force as the quality gates' configuration for every
+// holder of g. Its commands must come from trusted content (LoadProject's
+// Quality drops the others).
+func (g *Guardrails) SetQuality(q Quality) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.quality = &q
 }
 
 // CodeRule forbids a pattern in written content (optionally only in some files).
@@ -121,14 +198,19 @@ type writeArgs struct {
 // check returns a reason to refuse the call, or "". Paths are judged by
 // where they lead (symlinks followed), contents by the file as it would be
 // after the call, commands by every simple command of their syntax tree.
+// The call is judged by the rules in force when it is made.
 func (g *Guardrails) check(s *Session, t Tool, args json.RawMessage) string {
+	return g.rules().check(s, t, args)
+}
+
+func (r rules) check(s *Session, t Tool, args json.RawMessage) string {
 	var a writeArgs
 	json.Unmarshal(args, &a)
 	if t.Name() == "shell" {
-		return g.checkCommand(a.Command)
+		return r.checkCommand(a.Command)
 	}
 	if t.Kind() == Write && a.Path == "" && a.Patch != "" {
-		return g.checkPatch(s, a.Patch)
+		return r.checkPatch(s, a.Patch)
 	}
 	if t.Kind() != Write || a.Path == "" {
 		return ""
@@ -137,34 +219,32 @@ func (g *Guardrails) check(s *Session, t Tool, args json.RawMessage) string {
 	if err != nil {
 		return "" // the tool reports the path error itself
 	}
-	if msg := g.checkProtected(s, rel); msg != "" {
+	if msg := r.checkProtected(s, rel); msg != "" {
 		return msg
 	}
-	if g == nil {
-		return ""
-	}
 	added, removed, result, ok := changeOf(s, t.Name(), rel, a)
-	if g.MaxLinesChanged > 0 && added+removed > g.MaxLinesChanged {
-		return fmt.Sprintf("this change adds %d and removes %d lines, over the limit of %d per call; split it into smaller edits", added, removed, g.MaxLinesChanged)
+	if r.maxLines > 0 && added+removed > r.maxLines {
+		return fmt.Sprintf("this change adds %d and removes %d lines, over the limit of %d per call; split it into smaller edits", added, removed, r.maxLines)
 	}
-	if g.MaxFilesChanged > 0 && !s.wrote(rel) && s.filesWritten() >= g.MaxFilesChanged {
-		return fmt.Sprintf("this session already changed %d files, the limit", g.MaxFilesChanged)
+	if r.maxFiles > 0 && !s.wrote(rel) && s.filesWritten() >= r.maxFiles {
+		return fmt.Sprintf("this session already changed %d files, the limit", r.maxFiles)
 	}
 	if !ok {
 		return "" // the edit does not apply; the tool says why
 	}
-	return g.CodeRuleBroken(rel, result)
+	return r.codeRuleBroken(rel, result)
 }
 
 // CodeRuleBroken is the message of the first code rule that content, the
 // whole of file rel as it would be written, breaks ("" when none does).
 func (g *Guardrails) CodeRuleBroken(rel, content string) string {
-	if g == nil {
-		return ""
-	}
-	for _, r := range g.CodeRules {
-		if matchesFiles(r.Files, rel) && r.re.MatchString(content) {
-			return r.Message
+	return g.rules().codeRuleBroken(rel, content)
+}
+
+func (r rules) codeRuleBroken(rel, content string) string {
+	for _, c := range r.codeRules {
+		if matchesFiles(c.Files, rel) && c.re.MatchString(content) {
+			return c.Message
 		}
 	}
 	return ""
@@ -174,7 +254,7 @@ func (g *Guardrails) CodeRuleBroken(rel, content string) string {
 // which names its files in the patch) file by file: protected paths, the
 // lines changed per file and the code rules on each file as patched. A
 // patch that does not parse or apply is left to the tool to report.
-func (g *Guardrails) checkPatch(s *Session, patch string) string {
+func (r rules) checkPatch(s *Session, patch string) string {
 	files, err := unidiff.ParsePatch(patch)
 	if err != nil {
 		return ""
@@ -182,17 +262,17 @@ func (g *Guardrails) checkPatch(s *Session, patch string) string {
 	for _, f := range files {
 		for _, p := range []string{f.OldPath, f.NewPath} {
 			if rel, err := s.root.Clean(p); err == nil && p != "" {
-				if msg := g.checkProtected(s, rel); msg != "" {
+				if msg := r.checkProtected(s, rel); msg != "" {
 					return msg
 				}
 			}
 		}
 		rel, err := s.root.Clean(f.NewPath)
-		if g == nil || f.NewPath == "" || err != nil {
+		if f.NewPath == "" || err != nil {
 			continue
 		}
-		if g.MaxLinesChanged > 0 && f.LinesChanged() > g.MaxLinesChanged {
-			return fmt.Sprintf("this patch changes %d lines of %s, over the limit of %d per call; split it into smaller patches", f.LinesChanged(), f.NewPath, g.MaxLinesChanged)
+		if r.maxLines > 0 && f.LinesChanged() > r.maxLines {
+			return fmt.Sprintf("this patch changes %d lines of %s, over the limit of %d per call; split it into smaller patches", f.LinesChanged(), f.NewPath, r.maxLines)
 		}
 		var old []byte
 		if src, err := s.root.Clean(f.OldPath); err == nil && !f.Created {
@@ -202,22 +282,20 @@ func (g *Guardrails) checkPatch(s *Session, patch string) string {
 		if err != nil {
 			continue
 		}
-		for _, r := range g.CodeRules {
-			if matchesFiles(r.Files, rel) && r.re.MatchString(result) {
-				return r.Message
-			}
+		if msg := r.codeRuleBroken(rel, result); msg != "" {
+			return msg
 		}
 	}
 	return ""
 }
 
 // checkProtected refuses a write to a protected path, written or resolved.
-func (g *Guardrails) checkProtected(s *Session, rel string) string {
+func (r rules) checkProtected(s *Session, rel string) string {
 	paths := []string{rel}
 	if real, err := s.root.Resolve(rel); err == nil && real != rel {
 		paths = append(paths, real)
 	}
-	for _, p := range append(alwaysProtected(), g.protected()...) {
+	for _, p := range append(alwaysProtected(), r.protected...) {
 		for _, x := range paths {
 			if m, _ := doublestar.Match(p, x); m {
 				if x != rel {
@@ -232,12 +310,11 @@ func (g *Guardrails) checkProtected(s *Session, rel string) string {
 
 // checkCommand refuses a command any of whose simple commands, normalised,
 // matches a blocked pattern.
-func (g *Guardrails) checkCommand(command string) string {
-	res := g.blockedCommands()
-	if len(res) == 0 {
+func (r rules) checkCommand(command string) string {
+	if len(r.blocked) == 0 {
 		return ""
 	}
-	if re := shellcmd.FirstMatch(command, res); re != nil {
+	if re := shellcmd.FirstMatch(command, r.blocked); re != nil {
 		return "command matches the blocked pattern " + re.String()
 	}
 	return ""
@@ -246,21 +323,7 @@ func (g *Guardrails) checkCommand(command string) string {
 // ProtectedPaths are the configured protected globs: sessions give them to
 // SessionConfig.Protected so that commands see what they match read-only
 // (.git and .autarch always are).
-func (g *Guardrails) ProtectedPaths() []string { return g.protected() }
-
-func (g *Guardrails) blockedCommands() []*regexp.Regexp {
-	if g == nil {
-		return nil
-	}
-	return g.blockedREs
-}
-
-func (g *Guardrails) protected() []string {
-	if g == nil {
-		return nil
-	}
-	return g.Protected
-}
+func (g *Guardrails) ProtectedPaths() []string { return slices.Clone(g.rules().protected) }
 
 // changeOf computes what a write call does to its file: the lines it adds
 // and removes, and the whole file as it would be after the call (code rules

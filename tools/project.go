@@ -13,7 +13,8 @@ import (
 // guardrails always (they can only restrict), hooks and MCP servers only
 // when the user trusts the repository's executable configuration.
 type Project struct {
-	Hooks      *Hooks
+	Hooks *Hooks
+	// Guardrails also carry Quality, the quality gates (Guardrails.Quality).
 	Guardrails *Guardrails
 	// Settings is ConfigFile's content (hooks and guardrails also as above).
 	Settings Config
@@ -61,12 +62,14 @@ func LoadProject(dir string, store *trust.Store) (p Project, err error) {
 	}
 	p = Project{Guardrails: guard, Settings: settings, Warnings: warnings, Config: cfg, Trust: trust.None, Hooks: &Hooks{dir: cfg.Repo}}
 	if cfg.Empty() {
+		p.Guardrails.SetQuality(p.Quality)
 		return p, nil
 	}
 	defer func() {
 		if err == nil {
 			if p.Quality, err = p.quality(); err == nil {
 				p.Ignored = append(p.Ignored, p.Quality.Ignored...)
+				p.Guardrails.SetQuality(p.Quality)
 			}
 		}
 	}()

@@ -174,7 +174,7 @@ func (s *Session) ReadText(p string) (rel string, data []byte, res Result, ok bo
 // the path as written and where it leads) or the secret gate's sensitive
 // paths; "" when it may be written.
 func (s *Session) WriteRefused(rel string) string {
-	if msg := (&Guardrails{Protected: s.cfg.Protected}).checkProtected(s, rel); msg != "" {
+	if msg := (rules{protected: s.cfg.Protected}).checkProtected(s, rel); msg != "" {
 		return msg
 	}
 	if reason, blocked := s.gate.PathBlocked(rel); blocked {

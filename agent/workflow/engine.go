@@ -35,8 +35,8 @@ type Config struct {
 	// Commands confines the agents' shell commands (sandbox, network).
 	Commands tools.CommandPolicy
 	// Quality configures the quality gates run when a pulse completes
-	// (nil: read from the repository's .autarch/quality.json, untrusted:
-	// its commands are ignored).
+	// (nil: Guardrails.Quality, else read from the repository's
+	// configuration untrusted: its commands are ignored).
 	Quality *tools.Quality
 	// Search returns the semantic search scope of a directory (the user's
 	// folder or a worktree); nil means nothing is indexed.

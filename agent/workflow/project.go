@@ -68,7 +68,8 @@ func openProject(ctx context.Context, dir string, trusted *trust.Store, dryDir s
 }
 
 // Trust records the user's trust in the configuration the project was
-// opened with and enables its hooks for the running engine. A file that
+// opened with and enables its hooks and quality gate commands for the
+// running engine. A file that
 // changed since it was shown is not trusted: the user is asked again.
 func (p *Project) Trust() error {
 	now, err := tools.LoadProject(p.Repo.Top(), nil)
@@ -87,6 +88,13 @@ func (p *Project) Trust() error {
 	}
 	p.Hooks.Enable(hooks)
 	p.Config.Trust, p.Config.Ignored = trust.Trusted, nil
+	trusted, err := tools.LoadProject(p.Repo.Top(), p.trust)
+	if err != nil {
+		return err
+	}
+	if trusted.Trust == trust.Trusted { // not if the file changed meanwhile
+		p.Guardrails.SetQuality(trusted.Quality)
+	}
 	return nil
 }
 
@@ -100,14 +108,13 @@ func (p *Project) Close() error {
 }
 
 // Engine makes an engine over the project (cfg's Store, Repo, Hooks and
-// Guardrails are the project's) and recovers what a killed process left.
+// Guardrails are the project's; the quality gates, unless cfg.Quality sets
+// them, are the guardrails', so a reload reaches the running engine) and
+// recovers what a killed process left.
 func (p *Project) Engine(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.Store, cfg.Repo, cfg.Hooks, cfg.Guardrails, cfg.Repository = p.Store, p.Repo, p.Hooks, p.Guardrails, p.Config.Settings
 	if p.dryRun != "" {
 		cfg.DryRun, cfg.StateDir = true, p.dryRun
-	}
-	if cfg.Quality == nil {
-		cfg.Quality = &p.Config.Quality
 	}
 	e, err := New(cfg)
 	if err != nil {

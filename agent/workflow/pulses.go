@@ -337,11 +337,15 @@ func (r *pulseRunner) completePulseTool(pulse store.Pulse) tools.Tool {
 	}}
 }
 
-// quality is the gates' configuration: the engine's, or the repository's
-// file read untrusted (commands ignored).
+// quality is the gates' configuration: the engine's, the guardrails' (a
+// project's, as last reloaded), or the repository's file read untrusted
+// (commands ignored).
 func (e *Engine) quality() (tools.Quality, error) {
 	if e.cfg.Quality != nil {
 		return *e.cfg.Quality, nil
+	}
+	if q, ok := e.cfg.Guardrails.Quality(); ok {
+		return q, nil
 	}
 	p, err := tools.LoadProject(e.cfg.Repo.Top(), nil)
 	if err != nil {

@@ -14,15 +14,21 @@ import (
 // Reload re-reads the repository configuration after one of its files
 // changed. A file that no longer parses changes nothing: the last good
 // configuration stays in force and the warning names the line and the key.
-// Unknown keys are warnings. The hooks of a good file replace the running
-// ones when the user trusts that exact content, and stop when the user
-// does not (changed content runs only once approved again); its other
-// settings take effect when the project is next opened.
+// Unknown keys are warnings. The guardrails of a good file (protected
+// paths, blocked commands, caps, code rules) replace the running ones at
+// once, trusted or not, as they do at open: they can only restrict. Its
+// hooks and quality gates replace the running ones when the user trusts
+// that exact content; otherwise the hooks stop and the gates run without
+// the file's commands, the detected checks instead (changed content runs
+// only once approved again). Its other settings take effect when the
+// project is next opened.
 func (p *Project) Reload() []string {
 	now, err := tools.LoadProject(p.Repo.Top(), p.trust)
 	if err != nil {
 		return []string{fmt.Sprintf("%v: the last good configuration stays in force until the file is fixed", err)}
 	}
+	p.Guardrails.Replace(now.Guardrails)
+	p.Guardrails.SetQuality(now.Quality) // commands only from trusted content
 	warnings := now.Warnings
 	if now.Trust == trust.Trusted {
 		p.Hooks.Enable(now.Hooks)
@@ -36,10 +42,11 @@ func (p *Project) Reload() []string {
 }
 
 // isConfigFile reports whether path (absolute) is one of the repository
-// configuration files of the project at top.
+// configuration files of the project at top (the legacy guardrails file
+// too).
 func isConfigFile(top, path string) bool {
 	rel, err := filepath.Rel(top, path)
-	return err == nil && slices.Contains(trust.ExecutableFiles(), filepath.ToSlash(rel))
+	return err == nil && slices.Contains(append(trust.ExecutableFiles(), tools.GuardrailsFile), filepath.ToSlash(rel))
 }
 
 // configChanged reloads the open project's configuration when one of
