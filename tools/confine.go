@@ -164,7 +164,7 @@ func (s *Session) gitCommonDir() string {
 func (s *Session) protectedFiles() ([]string, error) {
 	var out []string
 	fsys := os.DirFS(s.root.Dir())
-	for _, p := range s.cfg.Protected {
+	for _, p := range s.protectedGlobs() {
 		matches, err := doublestar.Glob(fsys, p, doublestar.WithNoFollow())
 		if err != nil {
 			return nil, fmt.Errorf("protected pattern %q: %w", p, err)

@@ -92,6 +92,9 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 		}
 		e.log.Info("tool call", append([]any{"tool", name, "reason", ca.Reason, "path", ca.Path, "failed", res.Failed, "dur", time.Since(start), "err", err}, tc.attrs()...)...)
 	}()
+	if e.guardrails != nil {
+		s.guardrails.Store(e.guardrails)
+	}
 	t, ok := e.reg.Get(name)
 	if ok {
 		kind = t.Kind()

@@ -325,6 +325,13 @@ func (r rules) checkCommand(command string) string {
 // (.git and .autarch always are).
 func (g *Guardrails) ProtectedPaths() []string { return slices.Clone(g.rules().protected) }
 
+// protectedGlobs are the session's Protected globs and those of the
+// guardrails of the engine calling its tools, as they are now (a
+// configuration reloaded while the session runs protects at once).
+func (s *Session) protectedGlobs() []string {
+	return append(slices.Clone(s.cfg.Protected), s.guardrails.Load().ProtectedPaths()...)
+}
+
 // changeOf computes what a write call does to its file: the lines it adds
 // and removes, and the whole file as it would be after the call (code rules
 // judge the result, not the inserted text: a rule against "panic(" must

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/workspace"
@@ -138,6 +139,9 @@ type Session struct {
 	planned    map[string]string // files the dry run wrote or deleted
 	always     map[string]bool
 	written    map[string]bool
+	// guardrails are those of the engine that last called a tool of the
+	// session: their protected globs, as reloaded, join cfg.Protected.
+	guardrails atomic.Pointer[Guardrails]
 
 	confine confinement
 }

@@ -170,11 +170,12 @@ func (s *Session) ReadText(p string) (rel string, data []byte, res Result, ok bo
 }
 
 // WriteRefused says why a write to rel is refused by the protected paths
-// (.git, .autarch, .mcp.json and the session's Protected globs, judged on
-// the path as written and where it leads) or the secret gate's sensitive
-// paths; "" when it may be written.
+// (.git, .autarch, .mcp.json, the session's Protected globs and those of
+// its engine's guardrails as they are now, judged on the path as written
+// and where it leads) or the secret gate's sensitive paths; "" when it may
+// be written.
 func (s *Session) WriteRefused(rel string) string {
-	if msg := (rules{protected: s.cfg.Protected}).checkProtected(s, rel); msg != "" {
+	if msg := (rules{protected: s.protectedGlobs()}).checkProtected(s, rel); msg != "" {
 		return msg
 	}
 	if reason, blocked := s.gate.PathBlocked(rel); blocked {
