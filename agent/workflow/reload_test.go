@@ -15,24 +15,31 @@ import (
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
+// configRepo is a committed repository whose .autarch/config.yaml is
+// content, write to change that file, and an empty trust store.
+func configRepo(t *testing.T, content string) (dir string, write func(string), store *trust.Store) {
+	t.Helper()
+	dir = t.TempDir()
+	cfgPath := filepath.Join(dir, ".autarch", "config.yaml")
+	write = func(content string) {
+		t.Helper()
+		must(t, os.MkdirAll(filepath.Dir(cfgPath), 0o755))
+		must(t, os.WriteFile(cfgPath, []byte(content), 0o644))
+	}
+	write(content)
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
+	return dir, write, trust.At(filepath.Join(t.TempDir(), "trusted.json"))
+}
+
 // A configuration file edited while the project is open: a broken one
 // keeps the last good configuration in force (the warning names the line
 // and the key), unknown keys are warnings, and changed content runs only
 // once trusted again.
 func TestProjectReloadKeepsLastGoodConfig(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, ".autarch", "config.yaml")
-	write := func(content string) {
-		t.Helper()
-		must(t, os.MkdirAll(filepath.Dir(cfgPath), 0o755))
-		must(t, os.WriteFile(cfgPath, []byte(content), 0o644))
-	}
-	write("hooks:\n  post_tool_use:\n    - name: lint\n      command: echo first\nguardrails:\n  protected: [\"secret/**\"]\n")
-	gitRun(t, dir, "init", "-q", "-b", "main")
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
-	store := trust.At(filepath.Join(t.TempDir(), "trusted.json"))
+	dir, write, store := configRepo(t, "hooks:\n  post_tool_use:\n    - name: lint\n      command: echo first\nguardrails:\n  protected: [\"secret/**\"]\n")
 	cfg, err := trust.Read(dir)
 	must(t, err)
 	must(t, store.Trust(cfg))
@@ -86,18 +93,7 @@ func TestProjectReloadKeepsLastGoodConfig(t *testing.T) {
 // the content is trusted, they do.
 func TestProjectReloadGuardrailsLive(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, ".autarch", "config.yaml")
-	write := func(content string) {
-		t.Helper()
-		must(t, os.MkdirAll(filepath.Dir(cfgPath), 0o755))
-		must(t, os.WriteFile(cfgPath, []byte(content), 0o644))
-	}
-	write("guardrails:\n  max_lines_changed: 100\n")
-	gitRun(t, dir, "init", "-q", "-b", "main")
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
-	store := trust.At(filepath.Join(t.TempDir(), "trusted.json"))
+	dir, write, store := configRepo(t, "guardrails:\n  max_lines_changed: 100\n")
 	p, err := workflow.OpenProject(ctx, dir, store)
 	must(t, err)
 	defer p.Close()
