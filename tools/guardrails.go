@@ -52,9 +52,11 @@ type Guardrails struct {
 type rules struct {
 	protected []string
 	blocked   []*regexp.Regexp
-	maxLines  int
-	maxFiles  int
-	codeRules []CodeRule
+	// blockedSrc are the blocked patterns as configured.
+	blockedSrc []string
+	maxLines   int
+	maxFiles   int
+	codeRules  []CodeRule
 }
 
 // rules is the current view (none for nil guardrails).
@@ -64,7 +66,8 @@ func (g *Guardrails) rules() rules {
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	return rules{protected: g.Protected, blocked: g.blockedREs, maxLines: g.MaxLinesChanged, maxFiles: g.MaxFilesChanged, codeRules: g.CodeRules}
+	return rules{protected: g.Protected, blocked: g.blockedREs, blockedSrc: g.BlockedCommands,
+		maxLines: g.MaxLinesChanged, maxFiles: g.MaxFilesChanged, codeRules: g.CodeRules}
 }
 
 // Replace puts now's restrictive rules (protected paths, blocked commands,
@@ -77,15 +80,9 @@ func (g *Guardrails) Replace(now *Guardrails) {
 		return
 	}
 	r := now.rules()
-	var blocked []string
-	if now != nil {
-		now.mu.RLock()
-		blocked = now.BlockedCommands
-		now.mu.RUnlock()
-	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.Protected, g.BlockedCommands, g.blockedREs = r.protected, blocked, r.blocked
+	g.Protected, g.BlockedCommands, g.blockedREs = r.protected, r.blockedSrc, r.blocked
 	g.MaxLinesChanged, g.MaxFilesChanged, g.CodeRules = r.maxLines, r.maxFiles, r.codeRules
 }
 
