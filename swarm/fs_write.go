@@ -34,6 +34,9 @@ func newFSWrite(b binding) tools.Tool {
 		if msg := WriteRefused(sess, rel); msg != "" {
 			return nil, &Refusal{Err: "write_refused", Code: 403, Message: msg}
 		}
+		if msg := sess.CodeRuleBroken(rel, p.Content); msg != "" {
+			return nil, &Refusal{Err: "write_refused", Code: 403, Message: "Guardrail: " + msg}
+		}
 		if len(p.Content) > MaxProposal {
 			return nil, badInput("content is %d bytes; a proposal holds at most %d", len(p.Content), MaxProposal)
 		}

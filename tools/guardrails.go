@@ -329,6 +329,15 @@ func (s *Session) protectedGlobs() []string {
 	return append(slices.Clone(s.cfg.Protected), s.guardrails.Load().ProtectedPaths()...)
 }
 
+// CodeRuleBroken is the message of the first code rule of the guardrails
+// the session's calls run under that content, the whole of file rel as it
+// would be written, breaks ("" when none does, or no guardrails apply):
+// for tools that propose writes rather than make them (the swarm's
+// fs_write), which the engine's write checks do not judge.
+func (s *Session) CodeRuleBroken(rel, content string) string {
+	return s.guardrails.Load().CodeRuleBroken(rel, content)
+}
+
 // changeOf computes what a write call does to its file: the lines it adds
 // and removes, and the whole file as it would be after the call (code rules
 // judge the result, not the inserted text: a rule against "panic(" must

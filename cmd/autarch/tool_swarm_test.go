@@ -112,6 +112,10 @@ func TestToolAsHooks(t *testing.T) {
       command: "echo 'private/ is off limits' >&2; exit 2"
   post_tool_use:
     - command: 'echo "$AUTARCH_TOOL agent=$AUTARCH_AGENT swarm=$AUTARCH_SWARM file=$AUTARCH_FILE" >> "$SWARM_HOOK_LOG"'
+guardrails:
+  code_rules:
+    - pattern: 'eval\('
+      message: "no eval( here"
 `), 0o644)
 	log := filepath.Join(t.TempDir(), "hooks.log")
 	t.Setenv("SWARM_HOOK_LOG", log)
@@ -157,5 +161,9 @@ func TestToolAsHooks(t *testing.T) {
 	b, _ := os.ReadFile(log)
 	if want := "fs_read agent=Gemini swarm=s1 file=a.py\nfs_write agent=Claude swarm=s1 file=b.py\n"; string(b) != want {
 		t.Errorf("post_tool_use hook log:\n%s\nwant:\n%s", b, want)
+	}
+	// The code rules judge a proposal's content too.
+	if code, out := tool("--as", "Claude", "--swarm", "s1", "fs_write", `{"path": "c.py", "content": "eval(input())\n"}`); code != 1 || !strings.Contains(out, "Guardrail: no eval( here") || strings.Contains(out, "queued") {
+		t.Errorf("fs_write breaking a code rule: %d %s", code, out)
 	}
 }
