@@ -57,7 +57,8 @@ type SwarmDecisionParams struct {
 // SwarmEvent is something a swarm did. Kinds: "status", "round",
 // "tool_call", "tool_result", "text", "proposal", "awaiting" (proposals
 // wait for the arbiter Agent names: "human" or a model), "decision",
-// "applied", "commit", "rate_limited", "improvement", "error".
+// "applied", "commit", "gates" (the quality gates' run on the swarm's
+// branch; Failed when they fail), "rate_limited", "improvement", "error".
 type SwarmEvent struct {
 	Kind    string `json:"kind"`
 	SwarmID string `json:"swarmId"`

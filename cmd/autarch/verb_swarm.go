@@ -134,10 +134,15 @@ func newOrchestrator(ctx context.Context, io stdio, f *swarmFlags, repo *git.Rep
 	if err != nil {
 		return nil, nil, err
 	}
+	policy, err := commandPolicy(ctx, stderrWarn(io, "swarm"))
+	if err != nil {
+		closeEngine()
+		return nil, nil, err
+	}
 	arbiter := func(name string) orchestrate.Arbiter { return swarmArbiter(io, name, model, project.Hooks) }
 	o, err := orchestrate.New(orchestrate.Config{Repo: repo, Open: open, Model: model, DefaultModel: f.model,
 		Arbiter: arbiter, MaxIterations: f.maxIter, TokenBudget: f.tokenBudget, Concurrency: f.concurrency, Hooks: project.Hooks, Guardrails: project.Guardrails,
-		Events: func(ev editor.SwarmEvent) { printSwarmEvent(io, ev) }})
+		Commands: withNetwork(policy, project.Settings), Events: func(ev editor.SwarmEvent) { printSwarmEvent(io, ev) }})
 	if err != nil {
 		closeEngine()
 		return nil, nil, err
@@ -165,7 +170,8 @@ func splitList(s string) []string {
 }
 
 // swarmResult prints how a swarm's run ended and returns the exit code: 0
-// done, 3 stopped (resumable), 1 failed (resumable once fixed).
+// done, 3 stopped (resumable), 1 failed (resumable once fixed) or done
+// with a branch failing its quality gates.
 func swarmResult(io stdio, stateDir string, st *orchestrate.State, err error) int {
 	if st == nil {
 		fmt.Fprintf(io.err, "autarch swarm: %v\n", err)
@@ -179,6 +185,11 @@ func swarmResult(io stdio, stateDir string, st *orchestrate.State, err error) in
 		return 1
 	case st.Status == orchestrate.StatusDone:
 		fmt.Fprintf(io.err, "autarch: swarm %s is done: %d commit(s) on %s (worktree %s); transcript: %s\n", st.ID, len(st.Commits), st.Branch, st.Worktree, filepath.Join(orchestrate.Dir(stateDir), st.ID, "transcript.jsonl"))
+		if failing := st.FailingGates(); len(failing) > 0 {
+			fmt.Fprintf(io.err, "autarch: do not merge %s: after round %d it fails its quality gates: %s (the transcript's \"gates\" events show what broke).\n", st.Branch, st.GatesRound, strings.Join(failing, ", "))
+			fmt.Fprintf(io.err, "autarch: fix it on the branch in %s, or let a swarm fix it with more rounds: autarch swarm --base %s --allow-write TASK\n", st.Worktree, st.Branch)
+			return 1
+		}
 		if len(st.Commits) > 0 {
 			fmt.Fprintf(io.err, "autarch: review it with: git log -p HEAD..%s — merge it with: git merge %s\n", st.Branch, st.Branch)
 		}
@@ -213,6 +224,12 @@ func printSwarmEvent(io stdio, ev editor.SwarmEvent) {
 		fmt.Fprintf(io.err, "  ✎ %s proposes %s\n", ev.Agent, ev.Path)
 	case "decision":
 		fmt.Fprintf(io.err, "  ⚖ %s %s (%s): %s\n", ev.Action, ev.Path, ev.Agent, ev.Text)
+	case "gates":
+		mark := "✓"
+		if ev.Failed {
+			mark = "✗"
+		}
+		fmt.Fprintf(io.err, "  %s %s\n", mark, strings.TrimSpace(ev.Text))
 	case "applied", "commit", "improvement", "error":
 		fmt.Fprintf(io.err, "  ◇ %s %s %s\n", ev.Kind, ev.Path, clipLine(ev.Text, 400))
 	}

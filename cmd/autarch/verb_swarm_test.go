@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/swarm/orchestrate"
+	"github.com/autarch-dev/autarch/tools/verify"
 )
 
 func TestSwarmUsageErrors(t *testing.T) {
@@ -85,5 +88,46 @@ func TestSwarmFromTheCommandLine(t *testing.T) {
 	unknown, err := autarchCmd(ctx, bin, dir, url, "swarm", "--resume", "../../etc").CombinedOutput()
 	if err == nil || !strings.Contains(string(unknown), "an id is 12 hex digits") {
 		t.Errorf("resume of a bad id: %v\n%s", err, unknown)
+	}
+}
+
+func TestSwarmResultFailingGates(t *testing.T) {
+	gates := &verify.GateRun{Reports: []verify.Report{
+		{Kind: verify.Build, Check: "go build", Dir: ".", Status: verify.StatusFail},
+		{Kind: verify.Test, Check: "go test", Dir: ".", Status: verify.StatusPass},
+	}}
+	for _, tc := range []struct {
+		name  string
+		gates *verify.GateRun
+		code  int
+		want  []string
+	}{
+		{"failing", gates, 1, []string{"do not merge autarch/swarm-0123456789ab", "after round 2 it fails its quality gates: build (go build in .: fail)",
+			"fix it on the branch in /wt", "autarch swarm --base autarch/swarm-0123456789ab --allow-write TASK"}},
+		{"passing", &verify.GateRun{Reports: gates.Reports[1:]}, 0, []string{"git merge autarch/swarm-0123456789ab"}},
+		{"none ran", nil, 0, []string{"git merge autarch/swarm-0123456789ab"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &orchestrate.State{ID: "0123456789ab", Status: orchestrate.StatusDone, Round: 2, Rounds: 2, Branch: "autarch/swarm-0123456789ab",
+				Worktree: "/wt", Commits: []string{"abc"}, Gates: tc.gates, GatesRound: 2}
+			var out, errOut bytes.Buffer
+			code := swarmResult(stdio{out: &out, err: &errOut}, t.TempDir(), st, nil)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s", code, tc.code, errOut.String())
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(errOut.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, errOut.String())
+				}
+			}
+			if tc.code != 0 && strings.Contains(errOut.String(), "git merge") {
+				t.Errorf("a failing branch is offered for merging:\n%s", errOut.String())
+			}
+		})
+	}
+	var errOut bytes.Buffer
+	printSwarmEvent(stdio{err: &errOut}, editor.SwarmEvent{Kind: "gates", Failed: true, Text: "the round's writes fail the quality gates: build go build: fail"})
+	if !strings.Contains(errOut.String(), "✗ the round's writes fail the quality gates") {
+		t.Errorf("gates event printed as %q", errOut.String())
 	}
 }

@@ -61,6 +61,14 @@ type Config struct {
 	// and an approved proposal again when it is applied, together with
 	// the project's configuration as it is then.
 	Guardrails *tools.Guardrails
+	// Commands confines the quality gates' commands, run on the swarm's
+	// worktree after each round that wrote something (zero: the sandbox
+	// selected at first use).
+	Commands tools.CommandPolicy
+	// Quality overrides the quality gates' configuration (nil: the
+	// guardrails', else the repository's read untrusted: detected gates
+	// only).
+	Quality *tools.Quality
 }
 
 // DefaultConcurrency bounds the agents of a round running at once when
@@ -224,12 +232,15 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 			return st, o.fail(s, st, err)
 		}
 	}
-	st.Status, st.Stage, st.Round = StatusDone, stageDone, st.Rounds
+	st.Status, st.Stage, st.Round, st.Reason = StatusDone, stageDone, st.Rounds, gatesReason(st)
 	if err := s.saveState(st); err != nil {
 		return st, err
 	}
-	o.emit(s, editor.SwarmEvent{Kind: "status", SwarmID: id, Status: StatusDone, Round: st.Rounds,
-		Text: fmt.Sprintf("%d commit(s) on %s", len(st.Commits), st.Branch)})
+	text := fmt.Sprintf("%d commit(s) on %s", len(st.Commits), st.Branch)
+	if st.Reason != "" {
+		text += "; " + st.Reason
+	}
+	o.emit(s, editor.SwarmEvent{Kind: "status", SwarmID: id, Status: StatusDone, Round: st.Rounds, Text: text, Failed: st.Reason != ""})
 	return st, nil
 }
 

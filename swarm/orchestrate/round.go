@@ -344,16 +344,33 @@ func (r *run) worktreeSession() (*tools.Session, []*tools.Guardrails, error) {
 	return sess, rules, err
 }
 
+// approvedPaths are the paths of the round's approved proposals.
+func (r *run) approvedPaths() []string {
+	var out []string
+	for _, p := range r.st.Proposals {
+		if p.Round == r.st.Round && p.Action == ActionApprove {
+			out = append(out, p.Path)
+		}
+	}
+	return out
+}
+
 // apply writes the round's approved proposals in the worktree (only with
 // AllowWrite), each judged again (applyProposal; a refused one is recorded
-// as rejected, with why), commits them once, and takes the decided
-// proposals off the engine's queue.
+// as rejected, with why), commits them once, runs the quality gates over
+// them (the first write of the swarm after a baseline run), and takes the
+// decided proposals off the engine's queue.
 func (r *run) apply(ctx context.Context) error {
 	sess, rules, err := r.worktreeSession()
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
+	if r.st.AllowWrite {
+		if err := r.baseline(ctx, r.approvedPaths()); err != nil {
+			return fmt.Errorf("quality gates before the first write: %w", err)
+		}
+	}
 	var written []string
 	for i := range r.st.Proposals {
 		p := &r.st.Proposals[i]
@@ -387,6 +404,9 @@ func (r *run) apply(ctx context.Context) error {
 	}
 	if err := r.save(); err != nil {
 		return err
+	}
+	if err := r.gate(ctx, written); err != nil {
+		return fmt.Errorf("quality gates after round %d: %w", r.st.Round, err)
 	}
 	for _, p := range r.st.Proposals {
 		if p.Round == r.st.Round && p.Action != "" {

@@ -219,6 +219,8 @@ func (s *Session) background(ctx context.Context, o *Orchestrator, id string) er
 		msgCtx := context.WithoutCancel(ctx)
 		typ, msg := editor.Info, ""
 		switch {
+		case st != nil && st.Status == StatusDone && st.Reason != "":
+			typ, msg = editor.Warning, fmt.Sprintf("Autarch: swarm %s is done, but %s.", id, st.Reason)
 		case st != nil && st.Status == StatusDone:
 			msg = fmt.Sprintf("Autarch: swarm %s is done: %d commit(s) on %s.", id, len(st.Commits), st.Branch)
 		case st != nil && st.Status == StatusStopped:

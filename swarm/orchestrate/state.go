@@ -17,6 +17,8 @@ import (
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/verify"
 )
 
 // Swarm statuses.
@@ -63,6 +65,16 @@ type State struct {
 	Improvements []Improvement              `json:"improvements,omitempty"`
 	RateLimits   []editor.SwarmRateLimitHit `json:"rate_limits,omitempty"`
 	Commits      []string                   `json:"commits,omitempty"`
+	// Baselines are what the quality gates found failing on the branch
+	// before the swarm's first write (Baselined: they were looked for):
+	// pre-existing, they do not count against the swarm.
+	Baselines []tools.Baseline `json:"baselines,omitempty"`
+	Baselined bool             `json:"baselined,omitempty"`
+	// Gates is the last quality gate run on the branch: after round
+	// GatesRound's writes, committed as GatesCommit.
+	Gates       *verify.GateRun `json:"gates,omitempty"`
+	GatesCommit string          `json:"gates_commit,omitempty"`
+	GatesRound  int             `json:"gates_round,omitempty"`
 	// Tokens counts every model call's tokens over all runs.
 	Tokens    int       `json:"tokens,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`

@@ -243,6 +243,7 @@ func (r *run) roundInput(ctx context.Context, a editor.SwarmAgent) (string, erro
 			fmt.Fprintf(&b, "The arbiter decided your proposal for %s: %s, %s. Notes: %s\n", p.Path, p.Action, state, orNone(p.Notes))
 		}
 	}
+	b.WriteString(r.gatesInput())
 	return b.String(), nil
 }
 
