@@ -148,3 +148,18 @@ func (p Project) Untrusted() string {
 	fmt.Fprintf(&b, " If you wrote it or reviewed it, trust it with `autarch trust --root %s` (or approve it when the editor asks).", p.Config.Repo)
 	return b.String()
 }
+
+// ProjectQuality is the quality gates' configuration in force for the
+// project at dir: the guardrails' (resolved with the project's trust, as
+// last reloaded), else the repository's configuration read untrusted (its
+// gate commands ignored).
+func ProjectQuality(g *Guardrails, dir string) (Quality, error) {
+	if q, ok := g.Quality(); ok {
+		return q, nil
+	}
+	p, err := LoadProject(dir, nil)
+	if err != nil {
+		return Quality{}, err
+	}
+	return p.Quality, nil
+}

@@ -3,7 +3,6 @@ package workflow
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/tools/verify"
@@ -74,76 +73,12 @@ func listFailures(failures []Failure) string {
 	return b.String()
 }
 
-// maxGateFindings caps the findings of one check listed in a rejection;
-// the gate run stored with the pulse keeps them all.
-const maxGateFindings = 10
-
-// GateFailures turns a gate run's failing checks into completion
-// failures: one per failing test, compiler error or lint error (warnings
-// do not block), one for a check that could not run.
+// GateFailures turns a gate run's blocking findings (verify.GateRun
+// Findings) into completion failures.
 func GateFailures(run verify.GateRun) []Failure {
 	var out []Failure
-	for _, r := range run.Reports {
-		if r.Status == verify.StatusPass {
-			continue
-		}
-		tool := fmt.Sprintf("quality gate %s (%s in %s)", r.Kind, r.Check, r.Dir)
-		if r.Status == verify.StatusError {
-			out = append(out, Failure{Tool: tool, Summary: "could not run: " + r.Error})
-			continue
-		}
-		n := 0
-		for _, f := range r.Failures {
-			if n++; n > maxGateFindings {
-				break
-			}
-			out = append(out, Failure{Tool: tool, Summary: f.Name + ": " + indent(f.Message)})
-		}
-		for _, is := range r.Issues {
-			if is.Severity != "error" {
-				continue
-			}
-			if n++; n > maxGateFindings {
-				break
-			}
-			pos := fmt.Sprintf("%s:%d", is.File, is.Line)
-			if is.Column > 0 {
-				pos += fmt.Sprintf(":%d", is.Column)
-			}
-			out = append(out, Failure{Tool: tool, Summary: fmt.Sprintf("%s: %s [%s]", pos, is.Message, is.Rule)})
-		}
-		if n > maxGateFindings {
-			out = append(out, Failure{Tool: tool, Summary: "and more: run the check to see them all"})
-		}
+	for _, f := range run.Findings() {
+		out = append(out, Failure{Tool: f.Check, Summary: f.Summary})
 	}
 	return out
-}
-
-// indent keeps a multi-line message readable inside a list item.
-func indent(msg string) string {
-	const maxLines = 30
-	lines := strings.Split(strings.TrimSpace(msg), "\n")
-	if len(lines) > maxLines {
-		lines = append(lines[:maxLines], "…")
-	}
-	return strings.Join(lines, "\n    ")
-}
-
-// GateSummary is one line per check of a gate run, for events and status.
-func GateSummary(run verify.GateRun) string {
-	if run.Skipped != "" {
-		return "quality gates skipped: " + run.Skipped
-	}
-	var parts []string
-	for _, r := range run.Reports {
-		p := fmt.Sprintf("%s %s: %s", r.Kind, r.Check, r.Status)
-		switch {
-		case r.Kind == verify.Test:
-			p += fmt.Sprintf(" (%d passed, %d failed, %d skipped)", r.Passed, r.Failed, r.Skipped)
-		case len(r.Issues) > 0:
-			p += fmt.Sprintf(" (%d issues)", len(r.Issues))
-		}
-		parts = append(parts, p)
-	}
-	return fmt.Sprintf("quality gates in %s: %s", run.Duration.Round(time.Millisecond), strings.Join(parts, "; "))
 }

@@ -344,14 +344,7 @@ func (e *Engine) quality() (tools.Quality, error) {
 	if e.cfg.Quality != nil {
 		return *e.cfg.Quality, nil
 	}
-	if q, ok := e.cfg.Guardrails.Quality(); ok {
-		return q, nil
-	}
-	p, err := tools.LoadProject(e.cfg.Repo.Top(), nil)
-	if err != nil {
-		return tools.Quality{}, err
-	}
-	return p.Quality, nil
+	return tools.ProjectQuality(e.cfg.Guardrails, e.cfg.Repo.Top())
 }
 
 // runGates runs the quality gates on what the pulse changed since it
@@ -376,7 +369,7 @@ func (r *pulseRunner) runGates(ctx context.Context, s *tools.Session, sp store.P
 	if err := r.e.cfg.Store.SetPulseGates(ctx, sp.ID, run); err != nil {
 		return run, err
 	}
-	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: sp.PlannedID, Status: "QualityGates", Text: GateSummary(run)})
+	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: sp.PlannedID, Status: "QualityGates", Text: run.Summary()})
 	return run, nil
 }
 

@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools/verify"
@@ -118,7 +117,7 @@ func withPulses(ctx context.Context, st *store.Store, rows []editor.WorkflowSumm
 			sp := statusPulse{ID: p.PlannedID, Title: p.Title, Status: p.Status, Rejections: p.RejectionCount, Failures: p.Failures,
 				UnresolvedIssues: p.UnresolvedIssues, Gates: p.Gates}
 			if p.Gates != nil {
-				sp.GateSummary = workflow.GateSummary(*p.Gates)
+				sp.GateSummary = p.Gates.Summary()
 			}
 			row.PulseRecords = append(row.PulseRecords, sp)
 		}

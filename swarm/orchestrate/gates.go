@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/verify"
@@ -18,14 +17,11 @@ func (o *Orchestrator) quality() (tools.Quality, error) {
 	if o.cfg.Quality != nil {
 		return *o.cfg.Quality, nil
 	}
-	if q, ok := o.cfg.Guardrails.Quality(); ok {
-		return q, nil
-	}
-	p, err := tools.LoadProject(o.cfg.Repo.Top(), nil)
+	q, err := tools.ProjectQuality(o.cfg.Guardrails, o.cfg.Repo.Top())
 	if err != nil {
 		return tools.Quality{}, fmt.Errorf("read the quality gates' configuration: %w; fix it, then resume the swarm", err)
 	}
-	return p.Quality, nil
+	return q, nil
 }
 
 // gateSession is a session on the swarm's worktree whose commands run
@@ -88,7 +84,7 @@ func (r *run) baseline(ctx context.Context, paths []string) error {
 		}
 	}
 	r.st.Baselines, r.st.Baselined = found, true
-	text := "baseline before the first write: " + workflow.GateSummary(run)
+	text := "baseline before the first write: " + run.Summary()
 	if len(found) > 0 {
 		text += fmt.Sprintf("; %d pre-existing failure(s) recorded (they do not count against the swarm)", len(found))
 	}
@@ -111,7 +107,7 @@ func (r *run) gate(ctx context.Context, written []string) error {
 		return err
 	}
 	r.st.Gates, r.st.GatesCommit, r.st.GatesRound = &run, head, r.st.Round
-	text := workflow.GateSummary(run)
+	text := run.Summary()
 	if run.Failed() {
 		text = "the round's writes fail the quality gates: " + text + "\n" + gateFailures(run)
 	}
@@ -122,8 +118,8 @@ func (r *run) gate(ctx context.Context, written []string) error {
 // gateFailures lists a gate run's failures, one a line.
 func gateFailures(run verify.GateRun) string {
 	var b strings.Builder
-	for _, f := range workflow.GateFailures(run) {
-		fmt.Fprintf(&b, "- %s: %s\n", f.Tool, f.Summary)
+	for _, f := range run.Findings() {
+		fmt.Fprintf(&b, "- %s: %s\n", f.Check, f.Summary)
 	}
 	return b.String()
 }
