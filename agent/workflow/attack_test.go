@@ -107,20 +107,11 @@ func TestWholeRunAttack(t *testing.T) {
 		}
 	}
 
-	bodies := h.model.Bodies()
-	if len(bodies) < 10 {
-		t.Fatalf("the model received %d requests; the script has 13 steps", len(bodies))
+	if n := len(h.model.Bodies()); n < 10 {
+		t.Fatalf("the model received %d requests; the script has 13 steps", n)
 	}
-	for i, body := range bodies {
-		text := requestText(t, body)
-		flat := strings.Join(strings.Fields(text), "")
-		for name, v := range secrets {
-			for _, needle := range []string{v, reverse(v)} {
-				if strings.Contains(text, needle) || strings.Contains(flat, needle) || strings.Contains(string(body), needle) {
-					t.Errorf("model request %d carries the %s (%s)", i+1, name, excerpt(text, needle))
-				}
-			}
-		}
+	for _, leak := range h.model.Leaks(secrets) {
+		t.Error(leak)
 	}
 }
 
@@ -153,55 +144,4 @@ func snapshotUserRepo(t *testing.T, dir string) map[string]string {
 		"HEAD/index/wt": userTreeHash(t, dir),
 		"main's log":    gitOut(t, dir, "log", "--format=%H %s", "main"),
 	}
-}
-
-// requestText is every string of a chat request, decoded from its JSON
-// (so that escapes cannot hide a value), joined by newlines.
-func requestText(t *testing.T, body []byte) string {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		t.Fatalf("a model request is not JSON: %v", err)
-	}
-	var b strings.Builder
-	var walk func(any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			b.WriteString(x)
-			b.WriteByte('\n')
-			// Tool arguments are JSON inside a string.
-			var inner any
-			if json.Unmarshal([]byte(x), &inner) == nil {
-				if _, ok := inner.(string); !ok {
-					walk(inner)
-				}
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
-	walk(v)
-	return b.String()
-}
-
-func reverse(s string) string {
-	r := []rune(s)
-	slices.Reverse(r)
-	return string(r)
-}
-
-// excerpt shows where needle (or its whitespace-free form) sits in text.
-func excerpt(text, needle string) string {
-	i := strings.Index(text, needle)
-	if i < 0 {
-		return "in its whitespace-free form or raw body"
-	}
-	return "…" + text[max(0, i-60):min(len(text), i+len(needle)+20)] + "…"
 }
