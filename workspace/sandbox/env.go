@@ -191,12 +191,13 @@ func EnvNames(env []string) []string {
 }
 
 // environ is the environment of every command of b before Spec.Env: the
-// scrubbed process environment, the go settings, and the sandbox's own
-// GOTOOLCHAIN, TMPDIR and HOME (the private home directory, or /tmp).
+// scrubbed process environment, the go settings (scrubbed too: go env
+// reports a GOPROXY token from the user's go env file), and the sandbox's
+// own GOTOOLCHAIN, TMPDIR and HOME (the private home directory, or /tmp).
 // GOCACHE depends on the spec.
 func (b *Bwrap) environ() []string {
 	env := scrubEnv(os.Environ(), b.log)
-	env = mergeEnv(env, b.goEnv)
+	env = mergeEnv(env, scrubEnv(b.goEnv, b.log))
 	env = setEnv(env, "GOTOOLCHAIN", "local")
 	env = setEnv(env, "TMPDIR", "/tmp")
 	if b.home != "" {

@@ -208,3 +208,14 @@ func TestReportListsEnvironmentNames(t *testing.T) {
 		t.Errorf("report's environment line: %q", line)
 	}
 }
+
+// A GOPROXY token (from the environment or the user's go env file, which
+// go env reports) never reaches the command; the proxy does.
+func TestGoProxyTokenStripped(t *testing.T) {
+	t.Setenv("GOPROXY", "https://s3cr3ttok@goproxy.corp.example,direct")
+	f := newFixture(t)
+	res := f.run(t, Spec{Command: `echo "GOPROXY=$GOPROXY"; go env GOPROXY`})
+	if strings.Contains(res.Stdout, "s3cr3t") || !strings.Contains(res.Stdout, "GOPROXY=https://goproxy.corp.example,direct\n") {
+		t.Errorf("GOPROXY in the sandbox: %s%s", res.Stdout, res.Stderr)
+	}
+}
