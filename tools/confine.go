@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/autarch-dev/autarch/tools/websearch"
 	"github.com/autarch-dev/autarch/workspace"
 	"github.com/autarch-dev/autarch/workspace/sandbox"
 )
@@ -37,12 +38,23 @@ type CommandPolicy struct {
 	// DefaultTimeout bounds a command that names no timeout (0: the
 	// shell's 60 seconds); ConfigFile's commands.default_timeout.
 	DefaultTimeout time.Duration
+	// Env are the variables the user adds to commands' environment
+	// (AUTARCH_SANDBOX_ENV, sandbox.env of the user's config file; never
+	// the repository's), passed as they are: see sandboxEnvNames.
+	Env []string
 }
 
 // CommandPolicyFromEnv reads the user's choices from the environment:
-// AUTARCH_ALLOW_UNSANDBOXED=1 and AUTARCH_SANDBOX_NETWORK=preflight|always|never.
+// AUTARCH_ALLOW_UNSANDBOXED=1, AUTARCH_SANDBOX_NETWORK=preflight|always|never
+// and AUTARCH_SANDBOX_ENV=NAME,… (with sandbox.env of the user's config file).
 func CommandPolicyFromEnv() (CommandPolicy, error) {
 	p := CommandPolicy{Network: NetworkPreflight}
+	userFile, _ := websearch.UserFile() // no user config dir: no names from it
+	env, err := sandboxEnvNames(os.Getenv, userFile)
+	if err != nil {
+		return p, err
+	}
+	p.Env = env
 	switch v := os.Getenv("AUTARCH_ALLOW_UNSANDBOXED"); v {
 	case "", "0", "false":
 	case "1", "true":
@@ -133,6 +145,7 @@ func (s *Session) commandSpec(command string, timeout time.Duration) (sandbox.Sp
 		Dir: dir, Command: command, Timeout: timeout,
 		Writable: writable, ReadOnly: append(append(readOnly, filepath.Join(dir, ".mcp.json")), protected...), Masked: masked,
 		Network: network, CachesWritable: preflight, BuildCache: buildCache(),
+		Env: sandbox.PassEnv(os.Environ(), s.cfg.Commands.Env),
 	}
 	if b, ok := s.confine.policy.Sandbox.(*sandbox.Bwrap); ok {
 		spec.Caches = b.DefaultCaches()

@@ -403,15 +403,7 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
 		binds = append(binds, bind{p, bindWritable})
 		writableRoots = append(writableRoots, p)
 	}
-	env := ScrubEnv(os.Environ())
-	env = mergeEnv(env, b.goEnv)
-	env = setEnv(env, "GOTOOLCHAIN", "local")
-	env = setEnv(env, "TMPDIR", "/tmp")
-	if b.home != "" {
-		env = setEnv(env, "HOME", b.home)
-	} else {
-		env = setEnv(env, "HOME", "/tmp")
-	}
+	env := b.environ()
 	for _, c := range spec.Caches {
 		p := abs(c)
 		if spec.CachesWritable {
