@@ -104,6 +104,8 @@ type confinement struct {
 
 	mu    sync.Mutex
 	scans map[string]maskScan // by relative path
+
+	objects objectsConfinement
 }
 
 // maskScan remembers whether a file's content was secret at one version.
@@ -125,7 +127,7 @@ func (s *Session) commandSandbox(ctx context.Context) (sandbox.Sandbox, error) {
 // commandSpec is the confinement of one command of this session: the root
 // writable, git and Autarch configuration and protected files read-only,
 // secret files masked, the network and writable caches by stage.
-func (s *Session) commandSpec(command string, timeout time.Duration) (sandbox.Spec, error) {
+func (s *Session) commandSpec(ctx context.Context, command string, timeout time.Duration) (sandbox.Spec, error) {
 	dir := s.root.Dir()
 	writable, readOnly, err := sandbox.RepoPaths(dir, s.gitCommonDir())
 	if err != nil {
@@ -150,6 +152,9 @@ func (s *Session) commandSpec(command string, timeout time.Duration) (sandbox.Sp
 	if b, ok := s.confine.policy.Sandbox.(*sandbox.Bwrap); ok {
 		spec.Caches = b.DefaultCaches()
 	}
+	// Git objects holding secret files' content are withheld.
+	binds, objMasks := s.objectBinds(ctx)
+	spec.Binds, spec.Masked = append(spec.Binds, binds...), append(spec.Masked, objMasks...)
 	return spec, nil
 }
 
