@@ -50,9 +50,9 @@ func (s *Session) objectBinds(ctx context.Context) (binds []sandbox.Bind, masked
 		for _, d := range gitContentDirs {
 			masked = append(masked, filepath.Join(common, d))
 		}
-		dir, err := o.store.Update(ctx)
+		v, err := o.store.Update(ctx)
 		if err == nil {
-			return []sandbox.Bind{{Source: dir, Dest: o.dest}}, masked
+			return []sandbox.Bind{{Source: v.Objects, Dest: o.dest}, {Source: v.ReplaceRefs, Dest: o.store.ReplaceRefsDir()}}, masked
 		}
 		slog.Warn("sandbox: the filtered git object store cannot be updated; commands see no git objects", "err", err)
 		return nil, append(masked, o.dest)

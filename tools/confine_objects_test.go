@@ -91,31 +91,33 @@ var objectAttacks = []string{
 	"git show HEAD~3:settings.conf | fold -w 8",
 	"git log -p --all | fold -w 8",
 	"git log -p --all --reverse | rev",
-	"git cat-file --batch-all-objects --batch | rev",
-	"git cat-file --batch-all-objects --batch-check | cut -d' ' -f1 | git cat-file --batch | fold -w 4",
+	"git cat-file --batch-all-objects --batch | strings | grep API | rev",
+	"git cat-file --batch-all-objects --batch-check | cut -d' ' -f1 | git cat-file --batch | strings | grep -A1 API | fold -w 4",
 	"for r in $(git rev-list --all); do git grep -h API $r; done | rev",
 	"git fast-export --all | rev",
-	"git bundle create - --all | strings | rev",
-	"git bundle create /tmp/b.bundle --all; git clone -q /tmp/b.bundle /tmp/c && cat /tmp/c/.env /tmp/c/config/prod.env | rev",
+	"git bundle create - --all | strings | grep API | rev",
+	"git bundle create /tmp/b.bundle --all; git clone -q /tmp/b.bundle /tmp/c && git -C /tmp/c log -p --all | rev",
 	"git archive HEAD~4 | tar xO | rev",
 	"git archive HEAD~2 | tar xO secrets.tgz | tar xzO | rev",
 	"git stash show -p --include-untracked | rev; git show 'stash^3:.env.local' | rev",
-	"find .git -type f | xargs cat | strings | rev",
-	"find .git -type f | xargs cat | gzip -dc 2>/dev/null | rev",
+	"find .git -type f | xargs cat | strings | grep API | rev",
 	`python3 -c '
 import os, zlib
+seen = set()
 for d, _, fs in os.walk(".git"):
     for f in fs:
-        p = os.path.join(d, f)
-        try: data = open(p, "rb").read()
+        try: data = open(os.path.join(d, f), "rb").read()
         except Exception: continue
         for i in range(len(data)):
             if data[i] != 0x78: continue
-            try: print(zlib.decompressobj().decompress(data[i:])[::-1])
-            except Exception: pass
+            try: out = zlib.decompressobj().decompress(data[i:i+65536])
+            except Exception: continue
+            if b"API" in out and out not in seen:
+                seen.add(out)
+                print(out[::-1])
 '`,
-	"git verify-pack -v .git/objects/pack/*.idx; cat .git/objects/pack/*.pack | rev",
-	"mkdir /tmp/u && cd /tmp/u && git init -q && for p in $OLDPWD/.git/objects/pack/*.pack; do git unpack-objects < $p; done; git cat-file --batch-all-objects --batch | rev",
+	"git verify-pack -v .git/objects/pack/*.idx | grep blob; cat .git/objects/pack/*.pack | strings | grep API | rev",
+	"mkdir /tmp/u && cd /tmp/u && git init -q && for p in $OLDPWD/.git/objects/pack/*.pack; do git unpack-objects < $p; done; git cat-file --batch-all-objects --batch | strings | grep API | rev",
 	"tar xOzf secrets.tgz | rev; cat secrets.tgz | gzip -dc | rev",
 	"git -c core.alternateRefsCommand=true --no-replace-objects log -p --all -m | rev",
 }
@@ -138,18 +140,17 @@ func TestCommittedSecretsNeverComeOut(t *testing.T) {
 			h := newHarness(t, "pulsing", cfg)
 			for _, c := range objectAttacks {
 				res := h.call("shell", map[string]any{"command": c, "timeoutSeconds": 60})
-				for _, leak := range []string{secretValue, reverse(secretValue), "9d8c7b6a5f4e3d2c1b0a", "a0b1c2d3e4f5a6b7c8d9"} {
-					if strings.Contains(res.Output, leak) {
-						t.Errorf("%q leaked %q:\n%.2000s", c, leak, res.Output)
-						break
-					}
+				if leak := leaked(res.Output); leak != "" {
+					t.Errorf("%q leaked %q:\n%.2000s", c, leak, res.Output)
 				}
 			}
 			reads := []struct{ command, want string }{
 				{"git status --short", "secrets.tgz"},
 				{"git log --oneline", "five: remove it"},
 				{"git log --name-status --format=%s", "settings.conf"},
-				{"git diff HEAD~2 -- main.go", "println(1)"},
+				{"git diff HEAD~4 HEAD -- main.go", "+func main() { println(1) }"},
+				{"git show HEAD~4:.env", "withheld from commands"},
+				{"git log -p --format=%s | grep withheld", "+[Autarch: this file's content is withheld"},
 				{"git log -p --format=%s -- main.go", "+func main() { println(1) }"},
 				{"git blame main.go", "println"},
 				{"git show HEAD:main.go", "println(1)"},
@@ -164,12 +165,29 @@ func TestCommittedSecretsNeverComeOut(t *testing.T) {
 					t.Errorf("%q: exit %d, want %q in stdout:\n%s\n%s", r.command, out.ExitCode, r.want, out.Stdout, out.Stderr)
 				}
 			}
-			out := shellOutput(t, h, "git show HEAD~4:.env")
+			out := shellOutput(t, h, "git --no-replace-objects show HEAD~4:.env")
 			if out.ExitCode == 0 || !strings.Contains(out.Stderr, "withheld from commands") || !strings.Contains(out.Stderr, ".env") {
 				t.Errorf("reading a withheld blob: exit %d, stderr lacks the explanation:\n%s", out.ExitCode, out.Stderr)
 			}
 		})
 	}
+}
+
+// leaked names the form of the secret a shell result holds ("" for
+// none), whatever the line breaks: the streams are decoded and every
+// white space removed, so folded output counts.
+func leaked(output string) string {
+	var out shellOut
+	if json.Unmarshal([]byte(output), &out) == nil {
+		output += out.Stdout + out.Stderr
+	}
+	flat := strings.Join(strings.Fields(output), "")
+	for _, leak := range []string{secretValue, reverse(secretValue), "9d8c7b6a5f4e3d2c1b0a", "a0b1c2d3e4f5a6b7c8d9"} {
+		if strings.Contains(flat, leak) {
+			return leak
+		}
+	}
+	return ""
 }
 
 type shellOut struct {
@@ -196,7 +214,7 @@ func TestSecretArchiveMasked(t *testing.T) {
 	h := newHarness(t, "pulsing", SessionConfig{Root: dir})
 	for _, c := range []string{"tar xOzf dist/bundle.tgz | rev", "gzip -dc < dist/bundle.tgz | strings | rev", "python3 -c 'import tarfile; t=tarfile.open(\"dist/bundle.tgz\"); print(t.extractfile(\"app/.env\").read()[::-1])'"} {
 		res := h.call("shell", map[string]any{"command": c})
-		if strings.Contains(res.Output, secretValue) || strings.Contains(res.Output, reverse(secretValue)) {
+		if leaked(res.Output) != "" {
 			t.Errorf("%q leaked the secret: %s", c, res.Output)
 		}
 	}

@@ -3,8 +3,11 @@ package git
 import (
 	"bufio"
 	"bytes"
+	"compress/zlib"
 	"context"
 	"crypto/rand"
+	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -98,49 +101,77 @@ type storeState struct {
 	Tips    []string `json:"tips"`
 	Index   []string `json:"index"`
 	Packs   int      `json:"packs"`
+	// Replace is the directory of replace refs for the withheld blobs.
+	Replace string `json:"replace"`
 	// Withheld maps a withheld blob to why.
 	Withheld map[string]string `json:"withheld"`
 }
 
-// Update brings the store up to date with the repository and returns the
-// object directory commands see. It costs one for-each-ref when nothing
-// changed.
-func (s *SandboxObjects) Update(ctx context.Context) (string, error) {
+// View is what commands see of the repository's objects.
+type View struct {
+	// Objects is the filtered object directory, shown in place of
+	// RealObjects.
+	Objects string
+	// ReplaceRefs holds a replace ref for every withheld blob, pointing at
+	// a placeholder that says it is withheld; shown in place of
+	// ReplaceRefsDir. Diffs, stats, blame and rename detection over a
+	// withheld blob then work with the placeholder's text instead of
+	// failing; git --no-replace-objects finds the blob missing.
+	ReplaceRefs string
+}
+
+// ReplaceRefsDir is the repository's refs/replace directory, which the
+// store's ReplaceRefs stand in for. Update creates it (empty) when
+// missing, so that it can be bound over.
+func (s *SandboxObjects) ReplaceRefsDir() string {
+	return filepath.Join(s.repo.commonDir, "refs", "replace")
+}
+
+// Update brings the store up to date with the repository and returns what
+// commands see. It costs one for-each-ref when nothing changed.
+func (s *SandboxObjects) Update(ctx context.Context) (View, error) {
 	dir := s.Dir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("sandbox objects: %w", err)
+		return View{}, fmt.Errorf("sandbox objects: %w", err)
+	}
+	if err := os.MkdirAll(s.ReplaceRefsDir(), 0o755); err != nil {
+		return View{}, fmt.Errorf("sandbox objects: %w", err)
 	}
 	unlock, err := lockFile(filepath.Join(dir, "lock"))
 	if err != nil {
-		return "", fmt.Errorf("sandbox objects: %w", err)
+		return View{}, fmt.Errorf("sandbox objects: %w", err)
 	}
 	defer unlock()
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return View{}, err
 	}
 	st := s.load()
 	tips, err := s.tips(ctx)
 	if err != nil {
-		return "", err
+		return View{}, err
 	}
 	index := s.indexStamps()
 	if st.Gen != "" && slices.Equal(tips, st.Tips) && slices.Equal(index, st.Index) {
-		return filepath.Join(dir, st.Gen), nil
+		return s.view(st), nil
 	}
 	if st.Gen != "" && st.Packs < maxStorePacks {
 		next, full, err := s.add(ctx, st, tips, index)
 		if err != nil {
-			return "", err
+			return View{}, err
 		}
 		if !full {
-			return filepath.Join(dir, next.Gen), nil
+			return s.view(next), nil
 		}
 	}
 	next, err := s.rebuild(ctx, tips, index)
 	if err != nil {
-		return "", err
+		return View{}, err
 	}
-	return filepath.Join(dir, next.Gen), nil
+	return s.view(next), nil
+}
+
+func (s *SandboxObjects) view(st storeState) View {
+	return View{Objects: filepath.Join(s.Dir(), st.Gen), ReplaceRefs: filepath.Join(s.Dir(), st.Replace)}
 }
 
 // Withheld returns why the store withholds a blob; false when it does not
@@ -157,7 +188,8 @@ func (s *SandboxObjects) load() storeState {
 	var st storeState
 	data, err := os.ReadFile(filepath.Join(s.Dir(), "state.json"))
 	if err != nil || json.Unmarshal(data, &st) != nil || st.Version != sandboxObjectsVersion || st.Rules != s.rules ||
-		!validGen(st.Gen) || !isDir(filepath.Join(s.Dir(), st.Gen, "pack")) {
+		!validGen(st.Gen) || !isDir(filepath.Join(s.Dir(), st.Gen, "pack")) ||
+		!strings.HasPrefix(st.Replace, "replace-") || !isDir(filepath.Join(s.Dir(), st.Replace)) {
 		return storeState{}
 	}
 	return st
@@ -250,6 +282,13 @@ func (s *SandboxObjects) add(ctx context.Context, st storeState, tips, index []s
 	if err != nil {
 		return st, false, err
 	}
+	if len(sel.withheld) != len(st.Withheld) {
+		prev := st.Replace
+		if st.Replace, err = s.writeReplaceRefs(filepath.Join(s.Dir(), st.Gen), sel.withheld); err != nil {
+			return st, false, err
+		}
+		defer s.removeOld(st.Gen, "", st.Replace, prev)
+	}
 	st.Tips, st.Index, st.Withheld = tips, index, sel.withheld
 	if packed {
 		st.Packs++
@@ -280,22 +319,107 @@ func (s *SandboxObjects) rebuild(ctx context.Context, tips, index []string) (sto
 	if err := os.Rename(tmp, filepath.Join(s.Dir(), gen)); err != nil {
 		return storeState{}, fmt.Errorf("sandbox objects: %w", err)
 	}
-	prev := s.load().Gen
-	st := storeState{Gen: gen, Tips: tips, Index: index, Withheld: sel.withheld}
+	replace, err := s.writeReplaceRefs(filepath.Join(s.Dir(), gen), sel.withheld)
+	if err != nil {
+		return storeState{}, err
+	}
+	prev := s.load()
+	st := storeState{Gen: gen, Tips: tips, Index: index, Withheld: sel.withheld, Replace: replace}
 	if packed {
 		st.Packs = 1
 	}
 	if err := s.save(st); err != nil {
 		return storeState{}, err
 	}
+	s.removeOld(gen, prev.Gen, replace, prev.Replace)
+	return st, nil
+}
+
+// removeOld removes the generations, replace-ref directories and
+// temporary directories other than those named (the current ones and the
+// previous, which a running command may still read).
+func (s *SandboxObjects) removeOld(keep ...string) {
 	entries, _ := os.ReadDir(s.Dir())
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() && name != gen && name != prev && (strings.HasPrefix(name, "gen-") || strings.HasPrefix(name, "tmp-")) {
+		if !e.IsDir() || slices.Contains(keep, name) {
+			continue
+		}
+		if strings.HasPrefix(name, "gen-") || strings.HasPrefix(name, "tmp-") || strings.HasPrefix(name, "replace-") {
 			_ = os.RemoveAll(filepath.Join(s.Dir(), name))
 		}
 	}
-	return st, nil
+}
+
+// placeholder is what commands read in place of a withheld blob.
+const placeholder = "[Autarch: this file's content is withheld from commands: it is a secret file (the secret gate blocks it by name or content). No command can read it, in any commit; ask the user if the task needs it.]\n"
+
+// writeReplaceRefs writes the placeholder blob into the object directory
+// gen and a new directory of replace refs, one per withheld blob (plus
+// the repository's own loose replace refs), and returns its name.
+func (s *SandboxObjects) writeReplaceRefs(gen string, withheld map[string]string) (string, error) {
+	name := "replace-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	dir := filepath.Join(s.Dir(), name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("sandbox objects: %w", err)
+	}
+	own, _ := os.ReadDir(s.ReplaceRefsDir())
+	for _, e := range own {
+		if _, secret := withheld[e.Name()]; secret || !e.Type().IsRegular() || !isOID(e.Name()) {
+			continue
+		}
+		if data, err := os.ReadFile(filepath.Join(s.ReplaceRefsDir(), e.Name())); err == nil {
+			if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+				return "", fmt.Errorf("sandbox objects: %w", err)
+			}
+		}
+	}
+	placeholders := map[int]string{} // by object id length
+	for oid := range withheld {
+		ph, ok := placeholders[len(oid)]
+		if !ok {
+			var err error
+			if ph, err = writeLooseBlob(gen, []byte(placeholder), len(oid) == 64); err != nil {
+				return "", err
+			}
+			placeholders[len(oid)] = ph
+		}
+		if err := os.WriteFile(filepath.Join(dir, oid), []byte(ph+"\n"), 0o644); err != nil {
+			return "", fmt.Errorf("sandbox objects: %w", err)
+		}
+	}
+	return name, nil
+}
+
+// writeLooseBlob writes data as a loose blob into the object directory
+// dir and returns its id (SHA-256 in a repository of that format).
+func writeLooseBlob(dir string, data []byte, sha256Format bool) (string, error) {
+	obj := append([]byte(fmt.Sprintf("blob %d\x00", len(data))), data...)
+	var oid string
+	if sha256Format {
+		sum := sha256.Sum256(obj)
+		oid = hex.EncodeToString(sum[:])
+	} else {
+		sum := sha1.Sum(obj)
+		oid = hex.EncodeToString(sum[:])
+	}
+	path := filepath.Join(dir, oid[:2], oid[2:])
+	if _, err := os.Stat(path); err == nil {
+		return oid, nil
+	}
+	var buf bytes.Buffer
+	zw := zlib.NewWriter(&buf)
+	zw.Write(obj)
+	if err := zw.Close(); err != nil {
+		return "", fmt.Errorf("sandbox objects: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", fmt.Errorf("sandbox objects: %w", err)
+	}
+	if err := writeAtomic(path, buf.Bytes()); err != nil {
+		return "", err
+	}
+	return oid, nil
 }
 
 // selection is what an update packs.
