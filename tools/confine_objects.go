@@ -41,7 +41,12 @@ var gitContentDirs = []string{"lfs", "modules", "rr-cache", "sequencer"}
 // read any object then) and the failure is logged.
 func (s *Session) objectBinds(ctx context.Context) (binds []sandbox.Bind, masked []string) {
 	o := &s.confine.objects
-	o.once.Do(func() { o.store, o.dest, o.err = s.openSandboxObjects(ctx) })
+	o.once.Do(func() {
+		o.store, o.dest, o.err = s.openSandboxObjects(ctx)
+		if o.err != nil {
+			slog.Warn("sandbox: the filtered git object store cannot be opened; commands of this session see no git objects", "err", o.err)
+		}
+	})
 	if o.store == nil && o.err == nil {
 		return nil, nil
 	}
@@ -57,7 +62,6 @@ func (s *Session) objectBinds(ctx context.Context) (binds []sandbox.Bind, masked
 		slog.Warn("sandbox: the filtered git object store cannot be updated; commands see no git objects", "err", err)
 		return nil, append(masked, o.dest)
 	}
-	slog.Warn("sandbox: the filtered git object store cannot be opened; commands see no git objects", "err", o.err)
 	if o.dest == "" {
 		return nil, []string{filepath.Join(s.root.Dir(), ".git", "objects")}
 	}
