@@ -52,7 +52,7 @@ func TestMeasureCommandOverhead(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				spec.Binds, spec.Masked = nil, spec.Masked[:len(spec.Masked)-len(gitContentDirs)]
+				spec.Binds, spec.Masked = nil, spec.Masked[:len(spec.Masked)-len(gitContentDirs)-1]
 				if res, err := sb.Run(ctx, spec); err != nil || res.ExitCode != 0 {
 					t.Fatalf("%s: %v %+v", c, err, res)
 				}

@@ -444,7 +444,7 @@ func (s *SandboxObjects) selectObjects(ctx context.Context, tips, not []string, 
 		revs.WriteString("^" + t + "\n")
 	}
 	stdin := revs.Bytes()
-	out, err := s.repo.Git(ctx, s.repo.commonDir, bytes.NewReader(stdin), "rev-list", "--objects", "--indexed-objects", "--stdin")
+	out, err := s.repo.Git(ctx, s.repo.commonDir, bytes.NewReader(stdin), "rev-list", "--objects", "--indexed-objects", "--missing=allow-promisor", "--stdin")
 	if err != nil {
 		return sel, fmt.Errorf("sandbox objects: listing objects: %w", err)
 	}
