@@ -57,7 +57,7 @@ func (s *Session) objectBinds(ctx context.Context) (binds []sandbox.Bind, masked
 		}
 		// The store itself: an older generation may hold a blob withheld
 		// since (a clean file renamed to a secret name).
-		masked = append(masked, o.store.Dir())
+		masked = append(masked, o.store.StoresDir())
 		v, err := o.store.Update(ctx)
 		if err == nil {
 			return []sandbox.Bind{{Source: v.Objects, Dest: o.dest}, {Source: v.ReplaceRefs, Dest: o.store.ReplaceRefsDir()}}, masked

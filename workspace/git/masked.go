@@ -31,7 +31,8 @@ import (
 // index, and by content. Blocked blobs are simply missing, so no command
 // can print them, however it transforms the output.
 //
-// Layout, under <common>/autarch/sandbox-objects:
+// Layout, under <common>/autarch/sandbox-objects/rules-<hash of the
+// filter's rules>:
 //
 //   - lock: an flock held while the store is checked or updated, by every
 //     session and process of the repository;
@@ -88,7 +89,38 @@ func (r *Repo) SandboxObjects(filter BlobFilter, rules string, maxScan int64) *S
 }
 
 // Dir is the store's directory.
-func (s *SandboxObjects) Dir() string { return filepath.Join(s.repo.StateDir(), "sandbox-objects") }
+func (s *SandboxObjects) Dir() string { return filepath.Join(s.StoresDir(), rulesDir(s.rules)) }
+
+// StoresDir holds the stores of every set of rules: sessions with other
+// rules (another sensitive_paths, another build of Autarch) keep their
+// own store instead of rebuilding one in turn.
+func (s *SandboxObjects) StoresDir() string { return filepath.Join(s.repo.StateDir(), "sandbox-objects") }
+
+// rulesDir names the store of a set of rules.
+func rulesDir(rules string) string {
+	sum := sha256.Sum256([]byte(rules))
+	return "rules-" + hex.EncodeToString(sum[:8])
+}
+
+// staleStore is how long a store of other rules is kept unused.
+const staleStore = 7 * 24 * time.Hour
+
+// removeStaleStores removes the stores of other rules that no update
+// touched for staleStore (their lock file's time).
+func (s *SandboxObjects) removeStaleStores() {
+	entries, _ := os.ReadDir(s.StoresDir())
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || !strings.HasPrefix(name, "rules-") || name == rulesDir(s.rules) {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(s.StoresDir(), name, "lock"))
+		if err == nil && time.Since(fi.ModTime()) < staleStore {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(s.StoresDir(), name))
+	}
+}
 
 // RealObjects is the object directory the store stands in for.
 func (s *SandboxObjects) RealObjects() string { return filepath.Join(s.repo.commonDir, "objects") }
@@ -131,7 +163,7 @@ func (s *SandboxObjects) ReplaceRefsDir() string {
 // commands see. It costs one for-each-ref when nothing changed.
 func (s *SandboxObjects) Update(ctx context.Context) (View, error) {
 	dir := s.Dir()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return View{}, fmt.Errorf("sandbox objects: %w", err)
 	}
 	if err := os.MkdirAll(s.ReplaceRefsDir(), 0o755); err != nil {
@@ -142,6 +174,8 @@ func (s *SandboxObjects) Update(ctx context.Context) (View, error) {
 		return View{}, fmt.Errorf("sandbox objects: %w", err)
 	}
 	defer unlock()
+	now := time.Now()
+	_ = os.Chtimes(filepath.Join(dir, "lock"), now, now) // in use: not stale
 	if err := ctx.Err(); err != nil {
 		return View{}, err
 	}
@@ -332,6 +366,7 @@ func (s *SandboxObjects) rebuild(ctx context.Context, tips, index []string) (sto
 		return storeState{}, err
 	}
 	s.removeOld(gen, prev.Gen, replace, prev.Replace)
+	s.removeStaleStores()
 	return st, nil
 }
 

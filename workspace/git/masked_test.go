@@ -133,10 +133,13 @@ func TestSandboxObjectsUnchangedIsCheap(t *testing.T) {
 	if v1 != v2 || string(st1) != string(st2) {
 		t.Errorf("an update without changes rewrote the store: %v → %v", v1, v2)
 	}
-	// Other rules: rebuilt.
+	// Other rules: a store of their own; the first one stays.
 	v3 := updateStore(t, r.SandboxObjects(workspace.DefaultGate(), "other rules", 4<<20))
 	if v3.Objects == v1.Objects {
 		t.Error("a store built with other rules was reused")
+	}
+	if v4 := updateStore(t, s); v4 != v1 {
+		t.Errorf("the first rules' store was rebuilt after another's: %v → %v", v1, v4)
 	}
 }
 
