@@ -94,7 +94,9 @@ func (s *SandboxObjects) Dir() string { return filepath.Join(s.StoresDir(), rule
 // StoresDir holds the stores of every set of rules: sessions with other
 // rules (another sensitive_paths, another build of Autarch) keep their
 // own store instead of rebuilding one in turn.
-func (s *SandboxObjects) StoresDir() string { return filepath.Join(s.repo.StateDir(), "sandbox-objects") }
+func (s *SandboxObjects) StoresDir() string {
+	return filepath.Join(s.repo.StateDir(), "sandbox-objects")
+}
 
 // rulesDir names the store of a set of rules.
 func rulesDir(rules string) string {
