@@ -43,11 +43,11 @@ func benchWorktree(tb testing.TB, command string, caches []string) Spec {
 		}
 	}
 	spec := benchSpec(wt, command, caches)
-	w, ro, err := RepoPaths(wt, common)
+	c, err := RepoPaths(wt, common)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	spec.Writable, spec.ReadOnly = w, ro
+	spec.ReadOnly, spec.Masked = c.ReadOnly, c.Masked
 	return spec
 }
 

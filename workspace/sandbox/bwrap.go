@@ -353,10 +353,19 @@ func etcMasks() []string {
 // device is refused, and the mask should read as empty; what is written
 // to it is discarded, and the file underneath is never touched.
 func appendMask(a []string, p string) []string {
+	mount, seal := maskArgs(p)
+	return append(append(a, mount...), seal...)
+}
+
+// maskArgs returns the arguments that mount p's mask and those that then
+// make it read-only (none for a file). Binds deeper inside a directory's
+// mask must come between the two: bwrap creates their mount points in the
+// empty directory.
+func maskArgs(p string) (mount, seal []string) {
 	if isDir(p) {
-		return append(a, "--tmpfs", p, "--remount-ro", p)
+		return []string{"--tmpfs", p}, []string{"--remount-ro", p}
 	}
-	return append(a, "--dev-bind", "/dev/null", p)
+	return []string{"--dev-bind", "/dev/null", p}, nil
 }
 
 type bindKind int
@@ -477,6 +486,7 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
 	if !spec.Network {
 		a = append(a, "--unshare-net")
 	}
+	var seals []string // masks made read-only once everything inside them is bound
 	for _, bd := range binds {
 		switch bd.kind {
 		case bindWritable:
@@ -486,9 +496,12 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
 		case bindOnto:
 			a = append(a, "--ro-bind", onto[bd.path], bd.path)
 		case bindMask:
-			a = appendMask(a, bd.path)
+			mount, seal := maskArgs(bd.path)
+			a = append(a, mount...)
+			seals = append(seals, seal...)
 		}
 	}
+	a = append(a, seals...)
 	a = append(a, "--chdir", dir, "--", "bash", "-c", spec.Command)
 	return a, mergeEnv(env, spec.Env), nil
 }
