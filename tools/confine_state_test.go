@@ -32,10 +32,10 @@ func TestAutarchStateInvisible(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", "")
 	files := map[string]string{
 		"main.go": "package main\n",
-		filepath.Join(".xdg", "autarch", "trusted.json"):  `{"trusted": "xdg-config-secret-0001"}`,
-		filepath.Join(".xdg", "autarch", "mcp.json"):      `{"token": "xdg-config-secret-0002"}`,
-		filepath.Join(".gitignore"):                        ".xdg/\n",
-		filepath.Join("..", "home-marker"):                 "",
+		filepath.Join(".xdg", "autarch", "trusted.json"): `{"trusted": "xdg-config-secret-0001"}`,
+		filepath.Join(".xdg", "autarch", "mcp.json"):     `{"token": "xdg-config-secret-0002"}`,
+		filepath.Join(".gitignore"):                      ".xdg/\n",
+		filepath.Join("..", "home-marker"):               "",
 	}
 	for name, content := range files {
 		writeFile(t, filepath.Join(top, name), content)
