@@ -64,9 +64,9 @@ type Spec struct {
 	Dir string
 	// Command is run by bash -c.
 	Command string
-	// Writable are extra directories the command may write (a linked
-	// worktree's own gitdir, the common dir's objects, refs and logs).
-	// Missing ones are skipped.
+	// Writable are extra directories the command may write. Missing ones
+	// are skipped. Nothing of a repository belongs here (RepoPaths): its
+	// git directory is read-only to every command.
 	Writable []string
 	// ReadOnly are paths bound read-only over the writable trees (.git of
 	// a normal repository, .autarch, protected files); relative paths are
@@ -77,6 +77,8 @@ type Spec struct {
 	// Masked are files (or directories) replaced by /dev/null (or an empty
 	// read-only directory): they read as empty by any means, what is
 	// written to them is discarded, and the file underneath is untouched.
+	// A directory bound deeper inside a masked one (a worktree under
+	// Autarch's state directory) stays visible.
 	// Relative paths are relative to Dir. Missing ones are skipped; a
 	// symlink is masked at its target only when that is inside a visible
 	// tree.
