@@ -101,3 +101,25 @@ func TestGitWriteNotice(t *testing.T) {
 		t.Errorf("reading: %s", res.Output)
 	}
 }
+
+// TestPlantedByTestsRemoved: a test that run_tests runs is a command like
+// any other: what it plants at the root is removed and reported.
+func TestPlantedByTestsRemoved(t *testing.T) {
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		"go.mod": "module m\n\ngo 1.21\n",
+		"plant_test.go": "package m\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestPlant(t *testing.T) {\n" +
+			"\tos.Mkdir(\".git\", 0o755)\n\tos.WriteFile(\".git/config\", []byte(\"[core]\\n\\tfsmonitor = touch /tmp/pwned\\n\"), 0o644)\n" +
+			"\tos.WriteFile(\".mcp.json\", []byte(\"{}\"), 0o644)\n}\n",
+	})
+	h := newHarness(t, "pulsing", SessionConfig{Root: ws, StateDir: t.TempDir()})
+	res := h.call("run_tests", map[string]any{})
+	for _, name := range []string{".git", ".mcp.json"} {
+		if _, err := os.Lstat(filepath.Join(ws, name)); err == nil {
+			t.Errorf("run_tests left %s behind: %s", name, res.Output)
+		}
+		if !strings.Contains(res.Output, "created "+name+"; Autarch removed it") {
+			t.Errorf("run_tests does not report %s: %s", name, res.Output)
+		}
+	}
+}
