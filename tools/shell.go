@@ -166,7 +166,7 @@ func (s *Session) runCommand(ctx context.Context, command string, timeout time.D
 }
 
 // gitReadOnlyNotice explains a git write refused by the sandbox.
-const gitReadOnlyNotice = "git cannot write the repository from a command (commits, branches, tags, stash, config and the index are read-only): Autarch commits the worktree itself at the end of the pulse (commit_changes in a job). Read with git (status, diff, log, show) and leave committing to Autarch."
+const gitReadOnlyNotice = "git cannot write the repository from a command (commits, branches, tags, stash, config and the index are read-only): Autarch commits the worktree itself at the end of the pulse (commit_changes in a job). Read with git (status, diff, log, show) and leave committing to Autarch; to undo your changes to a file, write it from git instead of checkout or restore: git show HEAD:path/to/file > path/to/file."
 
 // gitWriteRefused reports whether stderr shows git failing to write the
 // read-only repository.
