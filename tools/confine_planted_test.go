@@ -90,6 +90,7 @@ func TestGitWriteNotice(t *testing.T) {
 		"git checkout -qb feature",
 		"git config user.name x",
 		"git tag v1",
+		"echo y >> main.go && git restore main.go",
 	} {
 		res := h.call("shell", map[string]any{"command": c})
 		if !res.Failed || !strings.Contains(res.Output, "Autarch commits the worktree itself") {
