@@ -208,3 +208,37 @@ func diffLines(a, b string) string {
 	}
 	return out.String()
 }
+
+// TestMaskOverWorktree: a masked directory hides everything in it but a
+// directory bound deeper (the command's own worktree under Autarch's state
+// directory), which stays writable; the mask itself stays read-only.
+func TestMaskOverWorktree(t *testing.T) {
+	f := newFixture(t)
+	state := filepath.Join(t.TempDir(), "autarch")
+	own := filepath.Join(state, "worktrees", "own")
+	mustWrite(t, filepath.Join(state, "nats", "auth.json"), `{"password": "state-secret-0009"}`)
+	mustWrite(t, filepath.Join(state, "worktrees", "other", "x.go"), "other-worktree-0010")
+	mustWrite(t, filepath.Join(own, "main.go"), "package main\n")
+	for _, tt := range []struct {
+		command  string
+		wantFail bool
+	}{
+		{"cat main.go && echo y > y.txt && cat y.txt", false},
+		{"cat " + filepath.Join(state, "nats", "auth.json"), true},
+		{"cat " + filepath.Join(state, "worktrees", "other", "x.go"), true},
+		{"ls -A " + state + " " + filepath.Join(state, "worktrees") + " | grep -v -e '^worktrees$' -e '^own$' -e ':$' -e '^$'", true},
+		{"touch " + filepath.Join(state, "planted"), true},
+		{"mkdir " + filepath.Join(state, "worktrees", "other2"), true},
+	} {
+		res := f.run(t, Spec{Dir: own, Masked: []string{state}, Command: tt.command})
+		if (res.ExitCode != 0) != tt.wantFail {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", tt.command, res.ExitCode, res.Stdout, res.Stderr)
+		}
+		if strings.Contains(res.Stdout, "0009") || strings.Contains(res.Stdout, "0010") {
+			t.Errorf("%q revealed the state: %q", tt.command, res.Stdout)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(own, "y.txt")); err != nil || string(b) != "y\n" {
+		t.Errorf("the worktree under the mask was not written: %q %v", b, err)
+	}
+}
