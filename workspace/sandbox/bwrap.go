@@ -72,6 +72,9 @@ type Options struct {
 	Path string
 	// Logger receives debug records; nil is slog.Default().
 	Logger *slog.Logger
+	// Limits are the user's limits of every command (LimitsEnv); zero
+	// fields are DefaultLimits.
+	Limits Limits
 }
 
 // Bwrap confines commands with bubblewrap. The host layout (system
@@ -86,13 +89,15 @@ type Bwrap struct {
 	exposed []string // toolchains exposed read-only
 	goEnv   []string // go settings, KEY=VALUE
 	goCache string   // the user's GOCACHE
+	lim     Limits   // defaults filled in
+	cgs     cgroups
 	log     *slog.Logger
 }
 
 // NewBwrap finds bwrap and reads the host layout. It does not check that
 // bwrap works here: Probe does.
 func NewBwrap(ctx context.Context, opts Options) (*Bwrap, error) {
-	b := &Bwrap{path: opts.Path, log: opts.Logger}
+	b := &Bwrap{path: opts.Path, log: opts.Logger, lim: opts.Limits.withDefaults(DefaultLimits()), cgs: detectCgroups()}
 	if b.log == nil {
 		b.log = slog.Default()
 	}
@@ -136,10 +141,13 @@ func (b *Bwrap) Command(ctx context.Context, spec Spec) (*exec.Cmd, error) {
 		return nil, err
 	}
 	b.log.Debug("sandbox command", "dir", spec.Dir, "network", spec.Network, "args", len(args))
-	cmd := exec.CommandContext(ctx, b.path, args...)
+	argv := wrap(append([]string{b.path}, args...), b.lim.lower(spec.Limits), spec.cgroup)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	groupCommand(cmd, env)
 	return cmd, nil
 }
+
+func (b *Bwrap) limits() (Limits, cgroups, *slog.Logger) { return b.lim, b.cgs, b.log }
 
 // Args returns bwrap's arguments for spec, for inspection (autarch
 // doctor, tests).

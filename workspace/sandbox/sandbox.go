@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -112,6 +113,14 @@ type Spec struct {
 	// MaxOutput bounds each captured stream of Run; zero means
 	// DefaultMaxOutput.
 	MaxOutput int
+	// Limits can only lower the sandbox's own limits (Options.Limits, the
+	// user's): a positive field below the sandbox's wins, anything else
+	// is ignored.
+	Limits Limits
+
+	// cgroup is the command's cgroup while Run runs it; Command alone
+	// applies the rlimits only.
+	cgroup *cgroup
 }
 
 // Bind is one of Spec.Binds: Source shown read-only at Dest. Both are
@@ -132,6 +141,17 @@ type Result struct {
 	TimedOut bool
 	// Duration is the wall time from start to exit.
 	Duration time.Duration
+	// Limit names the resource limit the command hit (LimitProcs,
+	// LimitMemory, LimitFileSize, LimitCPU), "" for none. Stderr then ends
+	// with a line that says which limit, its value and what to do.
+	Limit string
+}
+
+// limiter is a mechanism that applies Limits.
+type limiter interface {
+	// limits returns the sandbox's limits, defaults filled in, and where
+	// the commands' cgroups can be created.
+	limits() (Limits, cgroups, *slog.Logger)
 }
 
 // validate checks the parts of spec every mechanism needs and returns its
@@ -172,19 +192,42 @@ func run(ctx context.Context, sb Sandbox, spec Spec) (Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd, err := sb.Command(ctx, spec)
+	var lims Limits
+	if lm, ok := sb.(limiter); ok {
+		l, cgs, log := lm.limits()
+		lims = l.lower(spec.Limits)
+		g, err := cgs.create(lims, log)
+		if err != nil {
+			return Result{ExitCode: -1}, err
+		}
+		defer g.remove(context.WithoutCancel(ctx))
+		spec.cgroup = g
+	}
+	// A command stopped at a limit is cancelled through cmdCtx only, so
+	// that it is not mistaken for a timeout or the caller's cancellation.
+	cmdCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	cmd, err := sb.Command(cmdCtx, spec)
 	if err != nil {
 		return Result{ExitCode: -1}, err
 	}
 	stdout, stderr := newCapped(limit), newCapped(limit)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
-	runErr := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return Result{ExitCode: -1}, fmt.Errorf("sandbox: starting the command: %w", err)
+	}
+	procsHit := spec.cgroup.watch(cmdCtx, stop)
+	runErr := cmd.Wait()
+	stop()
 	if cmd.Process != nil {
 		// Children that outlived the shell in its group.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(start)}
+	if res.Limit = limitHit(res, exitCode(runErr), spec.cgroup, procsHit(), lims); res.Limit != "" {
+		res.Stderr += "\n" + limitMessage(res.Limit, lims) + "\n"
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		res.ExitCode, res.TimedOut = -1, true
 		return res, nil
@@ -195,6 +238,12 @@ func run(ctx context.Context, sb Sandbox, spec Spec) (Result, error) {
 	}
 	var ee *exec.ExitError
 	switch {
+	case res.Limit == LimitProcs:
+		res.ExitCode = -1 // killed, though the shell may have exited first
+		return res, nil
+	case res.Limit != "":
+		res.ExitCode = exitCode(runErr)
+		return res, nil
 	case runErr == nil:
 		return res, nil
 	case errors.As(runErr, &ee):
@@ -205,6 +254,20 @@ func run(ctx context.Context, sb Sandbox, spec Spec) (Result, error) {
 	}
 	res.ExitCode = -1
 	return res, fmt.Errorf("sandbox: running command: %w", runErr)
+}
+
+// exitCode is the exit status of a command that ended with err, -1 when
+// a signal killed it. bash and bwrap report a command killed by signal N
+// as 128+N.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	return -1
 }
 
 // groupCommand makes cmd a process group of its own, with no stdin, whose
