@@ -46,11 +46,16 @@ type CommandPolicy struct {
 	// (AUTARCH_SANDBOX_ENV, sandbox.env of the user's config file; never
 	// the repository's), passed as they are: see sandboxEnvNames.
 	Env []string
+	// Limits bound each command's processes, memory, file size and CPU
+	// time (zero fields: sandbox.DefaultLimits); the user's
+	// AUTARCH_SANDBOX_LIMITS only.
+	Limits sandbox.Limits
 }
 
 // CommandPolicyFromEnv reads the user's choices from the environment:
-// AUTARCH_ALLOW_UNSANDBOXED=1, AUTARCH_SANDBOX_NETWORK=preflight|always|never
-// and AUTARCH_SANDBOX_ENV=NAME,… (with sandbox.env of the user's config file).
+// AUTARCH_ALLOW_UNSANDBOXED=1, AUTARCH_SANDBOX_NETWORK=preflight|always|never,
+// AUTARCH_SANDBOX_ENV=NAME,… (with sandbox.env of the user's config file)
+// and AUTARCH_SANDBOX_LIMITS=procs=…,mem=…,fsize=…,cpu=….
 func CommandPolicyFromEnv() (CommandPolicy, error) {
 	p := CommandPolicy{Network: NetworkPreflight}
 	userFile, _ := websearch.UserFile() // no user config dir: no names from it
@@ -73,7 +78,9 @@ func CommandPolicyFromEnv() (CommandPolicy, error) {
 	default:
 		return p, fmt.Errorf("AUTARCH_SANDBOX_NETWORK=%q: use preflight (network for dependency installs only), always or never", v)
 	}
-	return p, nil
+	l, err := sandbox.ParseLimits(os.Getenv(sandbox.LimitsEnv))
+	p.Limits = l
+	return p, err
 }
 
 // SelectSandbox picks the sandbox of a policy once for a process: bubblewrap
@@ -83,7 +90,7 @@ func SelectSandbox(ctx context.Context, p CommandPolicy) (CommandPolicy, sandbox
 	if p.Sandbox != nil {
 		return p, sandbox.Status{Available: p.Sandbox.Confined(), Mechanism: p.Sandbox.Name()}, nil
 	}
-	sb, st, err := sandbox.Select(ctx, sandbox.Options{}, p.AllowUnsandboxed)
+	sb, st, err := sandbox.Select(ctx, sandbox.Options{Limits: p.Limits}, p.AllowUnsandboxed)
 	if err != nil {
 		return p, st, fmt.Errorf("%w; install bubblewrap (apt-get install bubblewrap) or opt in to unsandboxed commands with AUTARCH_ALLOW_UNSANDBOXED=1", err)
 	}

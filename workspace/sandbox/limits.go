@@ -60,7 +60,7 @@ type Limits struct {
 //   - 128 tasks per CPU, at least 4096: go test -p runs one binary per
 //     CPU, each with a thread per CPU and a few more; a JVM has 50-200
 //     threads. The kernel's default pid_max is 1024 per CPU.
-//   - half of the physical memory, at least 1 GiB: a JVM's default heap
+//   - half of the physical memory (whole GiB), at least 1 GiB: a JVM's default heap
 //     is a quarter; the host keeps the other half.
 //   - 8 GiB per file: more than any binary, archive or fixture a build
 //     writes; a runaway write stops before filling a disk.
@@ -75,7 +75,7 @@ func DefaultLimits() Limits {
 	}
 	return Limits{
 		Procs:    max(4096, 128*cpus),
-		Memory:   max(1<<30, mem/2),
+		Memory:   max(1<<30, mem/2&^(1<<30-1)),
 		FileSize: 8 << 30,
 		CPU:      max(time.Hour, time.Duration(cpus)*10*time.Minute),
 	}
@@ -123,10 +123,9 @@ func ParseLimits(s string) (Limits, error) {
 				l.Procs = Unlimited
 				break
 			}
-			var n int
-			n, err = strconv.Atoi(val)
-			if err == nil && n < 1 {
-				err = errors.New("must be at least 1")
+			n, perr := strconv.Atoi(val)
+			if perr != nil || n < 1 {
+				err = errors.New("not a number of processes: use a whole number of at least 1 (e.g. 8192) or off")
 			}
 			l.Procs = n
 		case "mem", "memory":

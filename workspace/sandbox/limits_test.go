@@ -177,6 +177,7 @@ func TestParseLimits(t *testing.T) {
 		{"mem=off,fsize=unlimited", Limits{Memory: Unlimited, FileSize: Unlimited}, ""},
 		{"mem=1GiB,fsize=1024", Limits{Memory: 1 << 30, FileSize: 1024}, ""},
 		{"procs=0", Limits{}, "at least 1"},
+		{"procs=lots", Limits{}, "not a number of processes"},
 		{"mem=-1G", Limits{}, "not a size"},
 		{"mem=1X", Limits{}, "not a size"},
 		{"cpu=1ms", Limits{}, "at least 1s"},
@@ -251,4 +252,26 @@ func tail(s string) string {
 		return strings.TrimSpace(s[i+1:])
 	}
 	return strings.TrimSpace(s)
+}
+
+// TestReportLimits checks that autarch doctor's report names the limits
+// and the mechanism of each.
+func TestReportLimits(t *testing.T) {
+	newFixture(t)
+	b, err := NewBwrap(context.Background(), Options{Limits: Limits{Procs: 300, CPU: Unlimited}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := b.Report(context.Background())
+	for _, want := range []string{"limits per command:", "procs: 300 (a pids cgroup v1 per command", "mem: ", "memory cgroup v1", "fsize: 8G per file (RLIMIT_FSIZE)", "cpu: off", LimitsEnv + "="} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report lacks %q:\n%s", want, rep)
+		}
+	}
+	none := cgroups{why: "no writable cgroup"}.mechanism(DefaultLimits())
+	for _, want := range []string{"mem: NOT LIMITED (no writable cgroup", "cpu: 1h0m0s per process"} {
+		if !strings.Contains(none, want) {
+			t.Errorf("mechanism without cgroups lacks %q: %s", want, none)
+		}
+	}
 }
