@@ -147,6 +147,7 @@ func (b *Bwrap) Command(ctx context.Context, spec Spec) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
+// limits are the user's limits and the cgroups found by NewBwrap.
 func (b *Bwrap) limits() (Limits, cgroups, *slog.Logger) { return b.lim, b.cgs, b.log }
 
 // Args returns bwrap's arguments for spec, for inspection (autarch

@@ -468,7 +468,7 @@ func (c cgroups) create(l Limits, log *slog.Logger) (*cgroup, error) {
 		}
 		dir := filepath.Join(base, name)
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("sandbox: creating the command's cgroup: %w", err)
+			return nil, cgroupError(err)
 		}
 		if wantPids {
 			g.pids = dir
@@ -488,7 +488,7 @@ func (c cgroups) create(l Limits, log *slog.Logger) (*cgroup, error) {
 			dir := filepath.Join(x.base, name)
 			if err := os.Mkdir(dir, 0o755); err != nil {
 				g.remove(context.Background())
-				return nil, fmt.Errorf("sandbox: creating the command's cgroup: %w", err)
+				return nil, cgroupError(err)
 			}
 			*x.dst = dir
 		}
@@ -500,12 +500,17 @@ func (c cgroups) create(l Limits, log *slog.Logger) (*cgroup, error) {
 	return g, nil
 }
 
+// cgroupError says that a command cannot get its cgroup, and the way out.
+func cgroupError(err error) error {
+	return fmt.Errorf("sandbox: creating the command's cgroup: %w (autarch doctor shows the limits in force; %s=procs=off,mem=off runs commands without a cgroup)", err, LimitsEnv)
+}
+
 // set writes the limits into the cgroup.
 func (g *cgroup) set(l Limits) error {
 	write := func(dir, file, val string, optional bool) error {
 		err := os.WriteFile(filepath.Join(dir, file), []byte(val), 0)
 		if err != nil && !(optional && errors.Is(err, os.ErrNotExist)) {
-			return fmt.Errorf("sandbox: setting the command's cgroup limit %s: %w", file, err)
+			return cgroupError(fmt.Errorf("setting %s: %w", file, err))
 		}
 		return nil
 	}
@@ -648,14 +653,18 @@ func (g *cgroup) killAll(dir string) {
 
 // wrap returns argv run by a host bash that first joins the command's
 // cgroup and sets its rlimits (soft and hard, so that nothing the command
-// starts can raise them), then execs argv. Only numbers and our own cgroup
-// paths reach the script; argv is passed as arguments, never parsed.
+// starts can raise them), then execs argv: the only way to have both in
+// force before bwrap forks, as Go sets neither on a child. Only numbers
+// and our own cgroup paths reach the script; argv is passed as
+// arguments, never parsed. bash -p ignores BASH_ENV, ENV, SHELLOPTS and
+// exported functions: nothing from the environment runs on the host.
 func wrap(argv []string, l Limits, g *cgroup) []string {
+	const fail = `{ echo "autarch sandbox: could not apply the command's limits" >&2; exit 125; }`
 	var s strings.Builder
 	s.WriteString("set +o posix; ")
 	files := g.procsFiles()
 	for i := range files {
-		fmt.Fprintf(&s, `echo $$ > "$%d" || exit 125; `, i+1)
+		fmt.Fprintf(&s, `echo $$ > "$%d" || %s; `, i+1, fail)
 	}
 	if len(files) > 0 {
 		fmt.Fprintf(&s, "shift %d; ", len(files))
@@ -673,11 +682,11 @@ func wrap(argv []string, l Limits, g *cgroup) []string {
 	}
 	for _, x := range lims {
 		if x != "" {
-			s.WriteString(x + " || exit 125; ")
+			s.WriteString(x + " || " + fail + "; ")
 		}
 	}
 	s.WriteString(`exec "$@"`)
-	out := []string{"bash", "-c", s.String(), "autarch-limits"}
+	out := []string{"bash", "-p", "-c", s.String(), "autarch-limits"}
 	out = append(out, files...)
 	return append(out, argv...)
 }

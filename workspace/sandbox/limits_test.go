@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -157,7 +158,7 @@ func TestUnconfinedLimits(t *testing.T) {
 	dir := t.TempDir()
 	marker := fmt.Sprintf("%d", 800000+time.Now().UnixNano()%99999)
 	u := Unconfined{Limits: Limits{Procs: 100}}
-	res, err := u.Run(context.Background(), Spec{Dir: dir, Command: "setsid sleep " + marker + " & perl -e 'fork while 1'"})
+	res, err := u.Run(context.Background(), Spec{Dir: dir, Command: "setsid sleep " + marker + " & perl -e 'fork while 1'", Timeout: time.Minute})
 	if err != nil || res.Limit != LimitProcs || !strings.Contains(res.Stderr, "100 processes") {
 		t.Fatalf("want the procs limit, got %v %+v", err, res)
 	}
@@ -273,5 +274,24 @@ func TestReportLimits(t *testing.T) {
 		if !strings.Contains(none, want) {
 			t.Errorf("mechanism without cgroups lacks %q: %s", want, none)
 		}
+	}
+}
+
+// TestWrapperRunsNothingFromTheEnvironment checks that the host-side
+// wrapper does not source BASH_ENV nor import functions: it runs outside
+// the sandbox.
+func TestWrapperRunsNothingFromTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	mustWrite(t, filepath.Join(dir, "env.sh"), "touch "+marker+"\n")
+	t.Setenv("BASH_ENV", filepath.Join(dir, "env.sh"))
+	t.Setenv("BASH_FUNC_exec%%", "() { touch "+marker+"; }")
+	argv := wrap([]string{"/bin/true"}, DefaultLimits(), nil)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the wrapper ran code from its environment")
 	}
 }

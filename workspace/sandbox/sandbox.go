@@ -8,7 +8,9 @@
 // secret files are masked by an empty read-only file, /tmp and the home
 // directory are private and empty, the command lives in its own PID, IPC
 // and UTS namespace (and network namespace when the stage has no network),
-// and its environment is scrubbed of credentials (ScrubEnv).
+// and its environment is scrubbed of credentials (ScrubEnv). Each command
+// runs within Limits (processes, memory, file size, CPU time): in a cgroup
+// of its own where one can be created, with hard rlimits always.
 //
 // Unconfined runs the same Spec without confinement; callers use it only
 // when the user opted in to unsandboxed commands. Another operating
@@ -49,7 +51,8 @@ type Sandbox interface {
 	// Command returns the process for spec, not started: it runs in its own
 	// process group, with no stdin, and cancelling ctx kills the group (and
 	// for a confined mechanism everything the command started). The
-	// caller sets Stdout/Stderr and runs it; Spec.Timeout is not applied.
+	// caller sets Stdout/Stderr and runs it; Spec.Timeout is not applied,
+	// and of the limits only the rlimits (Run adds the cgroup).
 	Command(ctx context.Context, spec Spec) (*exec.Cmd, error)
 	// Run runs spec to completion within Spec.Timeout and captures its
 	// output. A command that fails or times out is a Result, not an error;

@@ -10,8 +10,8 @@ import (
 
 // Unconfined runs commands without confinement: bash -c in Dir, in a
 // process group of its own that is killed on timeout, with the scrubbed
-// environment (ScrubEnv) plus Spec.Env. Only Dir, Command, Env, Timeout
-// and MaxOutput apply: the command can read and write whatever the user
+// environment (ScrubEnv) plus Spec.Env. Only Dir, Command, Env, Timeout,
+// MaxOutput and Limits apply: the command can read and write whatever the user
 // can and reach the network. Limits apply as in Bwrap: where a cgroup
 // holds the command, a child that left the process group (setsid) is
 // killed with it; elsewhere it survives the timeout. Callers use it only
@@ -54,6 +54,8 @@ func (u Unconfined) Run(ctx context.Context, spec Spec) (Result, error) {
 	return run(ctx, u, spec)
 }
 
+// limits are u's limits; the cgroups are looked up for every command, as
+// an Unconfined value holds no state.
 func (u Unconfined) limits() (Limits, cgroups, *slog.Logger) {
 	return u.Limits.withDefaults(DefaultLimits()), detectCgroups(), slog.Default()
 }
