@@ -619,7 +619,9 @@ func (g *cgroup) remove(ctx context.Context) {
 		if dir == "" {
 			continue
 		}
-		for {
+		// The processes of a PID namespace leave their cgroup a moment
+		// after bwrap exits: retry soon, then less often.
+		for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
 			g.killAll(dir)
 			err := os.Remove(dir)
 			if err == nil || errors.Is(err, os.ErrNotExist) {
@@ -629,7 +631,7 @@ func (g *cgroup) remove(ctx context.Context) {
 				g.log.Warn("sandbox: a command's cgroup could not be removed", "dir", dir, "err", err)
 				break
 			}
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(wait)
 		}
 	}
 }
