@@ -91,6 +91,7 @@ type Bwrap struct {
 	goCache string   // the user's GOCACHE
 	lim     Limits   // defaults filled in
 	cgs     cgroups
+	setuid  bool // the bwrap binary is setuid
 	log     *slog.Logger
 }
 
@@ -107,6 +108,9 @@ func NewBwrap(ctx context.Context, opts Options) (*Bwrap, error) {
 			return nil, fmt.Errorf("%w (%w)", ErrNotInstalled, err)
 		}
 		b.path = p
+	}
+	if fi, err := os.Stat(b.path); err == nil {
+		b.setuid = fi.Mode()&fs.ModeSetuid != 0
 	}
 	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -141,8 +145,19 @@ func (b *Bwrap) Command(ctx context.Context, spec Spec) (*exec.Cmd, error) {
 		return nil, err
 	}
 	b.log.Debug("sandbox command", "dir", spec.Dir, "network", spec.Network, "args", len(args))
-	argv := wrap(append([]string{b.path}, args...), b.lim.lower(spec.Limits), spec.cgroup)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if spec.gate == nil || b.setuid {
+		// A setuid bwrap's child cannot be limited from outside.
+		argv := wrap(append([]string{b.path}, args...), b.lim.lower(spec.Limits), spec.gate.cgroupOf())
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		groupCommand(cmd, env)
+		return cmd, nil
+	}
+	gateArgs, files, err := spec.gate.bwrapArgs()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, b.path, append(gateArgs, args...)...)
+	cmd.ExtraFiles = files
 	groupCommand(cmd, env)
 	return cmd, nil
 }

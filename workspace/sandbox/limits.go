@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -653,13 +654,55 @@ func (g *cgroup) killAll(dir string) {
 	}
 }
 
+// rlim is one resource limit to set, in bytes, seconds or tasks.
+type rlim struct {
+	res        int
+	flag       string // bash ulimit's flag
+	unit       uint64 // bash ulimit's unit in non-POSIX mode
+	soft, hard uint64
+}
+
+// rlimits returns the resource limits l needs on top of the cgroup g:
+// soft and hard (CPU: SIGXCPU at the limit, SIGKILL a second later),
+// never above the current hard limit, which unprivileged users cannot
+// raise; none for a resource whose hard limit is already lower.
+func rlimits(l Limits, g *cgroup) []rlim {
+	var want []rlim
+	if l.FileSize > 0 {
+		want = append(want, rlim{res: unix.RLIMIT_FSIZE, flag: "f", unit: 1024, soft: uint64(max(1024, l.FileSize))})
+	}
+	if l.CPU > 0 {
+		secs := uint64(max(1, l.CPU/time.Second))
+		want = append(want, rlim{res: unix.RLIMIT_CPU, flag: "t", unit: 1, soft: secs, hard: secs + 1})
+	}
+	if l.Procs > 0 && (g == nil || g.pids == "") && os.Getuid() != 0 {
+		want = append(want, rlim{res: unix.RLIMIT_NPROC, flag: "u", unit: 1, soft: uint64(l.Procs + userTasks())})
+	}
+	var out []rlim
+	for _, r := range want {
+		var cur unix.Rlimit
+		if err := unix.Getrlimit(r.res, &cur); err != nil {
+			continue
+		}
+		r.hard = min(max(r.hard, r.soft), cur.Max)
+		r.soft = min(r.soft, r.hard)
+		if r.hard/r.unit == 0 {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // wrap returns argv run by a host bash that first joins the command's
 // cgroup and sets its rlimits (soft and hard, so that nothing the command
-// starts can raise them), then execs argv: the only way to have both in
-// force before bwrap forks, as Go sets neither on a child. Only numbers
-// and our own cgroup paths reach the script; argv is passed as
-// arguments, never parsed. bash -p ignores BASH_ENV, ENV, SHELLOPTS and
-// exported functions: nothing from the environment runs on the host.
+// starts can raise them), then execs argv: both in force before argv
+// forks, as Go sets neither on a child. Run holds bwrap at its
+// --block-fd instead (gate), which saves this exec; wrap serves Command
+// alone, Unconfined and a setuid bwrap. Only numbers and our own cgroup
+// paths reach the script; argv is passed as arguments, never parsed.
+// bash -p ignores BASH_ENV, ENV, SHELLOPTS and exported functions:
+// nothing from the environment runs on the host.
 func wrap(argv []string, l Limits, g *cgroup) []string {
 	const fail = `{ echo "autarch sandbox: could not apply the command's limits" >&2; exit 125; }`
 	var s strings.Builder
@@ -671,21 +714,8 @@ func wrap(argv []string, l Limits, g *cgroup) []string {
 	if len(files) > 0 {
 		fmt.Fprintf(&s, "shift %d; ", len(files))
 	}
-	var lims []string
-	if l.FileSize > 0 {
-		lims = append(lims, rlimit("f", uint64(max(1, l.FileSize>>10)), 0, syscall.RLIMIT_FSIZE))
-	}
-	if l.CPU > 0 {
-		secs := uint64(max(1, l.CPU/time.Second))
-		lims = append(lims, rlimit("t", secs, 1, syscall.RLIMIT_CPU))
-	}
-	if l.Procs > 0 && (g == nil || g.pids == "") && os.Getuid() != 0 {
-		lims = append(lims, rlimit("u", uint64(l.Procs+userTasks()), 0, unix.RLIMIT_NPROC))
-	}
-	for _, x := range lims {
-		if x != "" {
-			s.WriteString(x + " || " + fail + "; ")
-		}
+	for _, r := range rlimits(l, g) {
+		fmt.Fprintf(&s, "ulimit -S%s %d && ulimit -H%s %d || %s; ", r.flag, r.soft/r.unit, r.flag, r.hard/r.unit, fail)
 	}
 	s.WriteString(`exec "$@"`)
 	out := []string{"bash", "-p", "-c", s.String(), "autarch-limits"}
@@ -693,27 +723,94 @@ func wrap(argv []string, l Limits, g *cgroup) []string {
 	return append(out, argv...)
 }
 
-// rlimit returns the bash ulimit commands setting resource res to soft
-// and soft+extra hard (units of the ulimit flag), never above the current
-// hard limit: "" when that is lower already.
-func rlimit(flag string, soft, extra uint64, res int) string {
-	var cur syscall.Rlimit
-	if err := syscall.Getrlimit(res, &cur); err != nil {
-		return ""
+// gate holds bwrap's sandboxed child before it runs anything of the
+// command (bwrap's --block-fd) while Run reads the child's pid (bwrap's
+// --info-fd), puts it in the command's cgroup and sets its rlimits
+// (prlimit); everything the command starts inherits both.
+type gate struct {
+	limits Limits
+	cgroup *cgroup
+	info   *os.File   // our end of --info-fd
+	block  *os.File   // our end of --block-fd
+	theirs []*os.File // bwrap's ends, closed once it started
+}
+
+// bwrapArgs opens the pipes and returns bwrap's options for them, the
+// pipes being cmd.ExtraFiles (fds 3 and 4).
+func (g *gate) bwrapArgs() ([]string, []*os.File, error) {
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
-	unit := uint64(1)
-	if res == syscall.RLIMIT_FSIZE {
-		unit = 1024
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		infoR.Close()
+		infoW.Close()
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
-	hard := soft + extra
-	if cur.Max != ^uint64(0) {
-		hard = min(hard, cur.Max/unit)
+	g.info, g.block, g.theirs = infoR, blockW, []*os.File{infoW, blockR}
+	return []string{"--info-fd", "3", "--block-fd", "4"}, g.theirs, nil
+}
+
+// release applies the limits to the held child and lets it run. When
+// bwrap ended before reporting a child (its setup failed), there is
+// nothing to limit and its exit says why; any other failure kills it, so
+// that the command never runs unlimited.
+func (g *gate) release(p *os.Process) error {
+	if g == nil || g.info == nil {
+		return nil
 	}
-	if hard == 0 {
-		return ""
+	for _, f := range g.theirs {
+		f.Close()
 	}
-	soft = min(soft, hard)
-	return fmt.Sprintf("ulimit -S%s %d && ulimit -H%s %d", flag, soft, flag, hard)
+	defer g.info.Close()
+	defer g.block.Close()
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(g.info).Decode(&info); err != nil || info.ChildPid <= 0 {
+		// Usually bwrap failed before it made a child; its exit says why.
+		// A child held anyway must not run unlimited.
+		_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
+		return nil
+	}
+	err := g.apply(info.ChildPid)
+	if err == nil {
+		_, err = g.block.Write([]byte{1})
+	}
+	if err != nil {
+		_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
+		_ = syscall.Kill(info.ChildPid, syscall.SIGKILL)
+		return fmt.Errorf("sandbox: applying the command's limits: %w", err)
+	}
+	return nil
+}
+
+// apply puts pid in the cgroup and sets its rlimits.
+func (g *gate) apply(pid int) error {
+	for _, f := range g.cgroup.procsFiles() {
+		if err := os.WriteFile(f, []byte(strconv.Itoa(pid)), 0); err != nil {
+			return cgroupError(err)
+		}
+	}
+	for _, r := range rlimits(g.limits, g.cgroup) {
+		if err := unix.Prlimit(pid, r.res, &unix.Rlimit{Cur: r.soft, Max: r.hard}, nil); err != nil {
+			return fmt.Errorf("prlimit %s: %w", r.flag, err)
+		}
+	}
+	return nil
+}
+
+// close releases the pipes of a gate whose bwrap never started.
+func (g *gate) close() {
+	if g == nil {
+		return
+	}
+	for _, f := range append(g.theirs, g.info, g.block) {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 // userTasks counts the tasks (threads) of the real user now: without
@@ -739,4 +836,12 @@ func userTasks() int {
 		n += int(counter(filepath.Join("/proc", e.Name()), "status", "Threads:"))
 	}
 	return n
+}
+
+// cgroupOf is the gate's cgroup, nil without one.
+func (g *gate) cgroupOf() *cgroup {
+	if g == nil {
+		return nil
+	}
+	return g.cgroup
 }

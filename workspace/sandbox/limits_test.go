@@ -295,3 +295,35 @@ func TestWrapperRunsNothingFromTheEnvironment(t *testing.T) {
 		t.Errorf("the wrapper ran code from its environment")
 	}
 }
+
+// TestGateBwrapFailsEarly checks that a bwrap that fails before it makes
+// a child (here a stand-in saying what a kernel without user namespaces
+// makes bwrap say) still explains itself through Run.
+func TestGateBwrapFailsEarly(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "bwrap")
+	mustWrite(t, fake, "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'bubblewrap 0.8.0'; exit 0; }\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+	if err := os.Chmod(fake, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, st := Detect(context.Background(), Options{Path: fake})
+	if st.Available || !strings.Contains(st.Reason, "user namespaces are refused") || !strings.Contains(st.Stderr, "uid map") {
+		t.Errorf("status %s", st)
+	}
+	leftovers(t)
+}
+
+// TestCommandAloneAppliesRlimits checks that a caller running Command
+// itself (without Run, so without a cgroup) still gets the rlimits.
+func TestCommandAloneAppliesRlimits(t *testing.T) {
+	f := newFixture(t)
+	for _, sb := range []Sandbox{f.sb, Unconfined{}} {
+		cmd, err := sb.Command(context.Background(), Spec{Dir: f.dir, Command: "ulimit -Hf", Limits: Limits{FileSize: 1 << 20}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.Output()
+		if err != nil || strings.TrimSpace(string(out)) != "1024" {
+			t.Errorf("%s: ulimit -Hf = %q, %v; want 1024", sb.Name(), out, err)
+		}
+	}
+}

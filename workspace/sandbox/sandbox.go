@@ -121,9 +121,9 @@ type Spec struct {
 	// is ignored.
 	Limits Limits
 
-	// cgroup is the command's cgroup while Run runs it; Command alone
-	// applies the rlimits only.
-	cgroup *cgroup
+	// gate is the command's cgroup and limits while Run runs it; Command
+	// alone applies the rlimits only.
+	gate *gate
 }
 
 // Bind is one of Spec.Binds: Source shown read-only at Dest. Both are
@@ -204,7 +204,7 @@ func run(ctx context.Context, sb Sandbox, spec Spec) (Result, error) {
 			return Result{ExitCode: -1}, err
 		}
 		defer g.remove(context.WithoutCancel(ctx))
-		spec.cgroup = g
+		spec.gate = &gate{limits: lims, cgroup: g}
 	}
 	// A command stopped at a limit is cancelled through cmdCtx only, so
 	// that it is not mistaken for a timeout or the caller's cancellation.
@@ -218,9 +218,15 @@ func run(ctx context.Context, sb Sandbox, spec Spec) (Result, error) {
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
+		spec.gate.close()
 		return Result{ExitCode: -1}, fmt.Errorf("sandbox: starting the command: %w", err)
 	}
-	procsHit := spec.cgroup.watch(cmdCtx, stop)
+	if err := spec.gate.release(cmd.Process); err != nil {
+		_ = cmd.Wait()
+		return Result{ExitCode: -1}, err
+	}
+	g := spec.gate.cgroupOf()
+	procsHit := g.watch(cmdCtx, stop)
 	runErr := cmd.Wait()
 	stop()
 	if cmd.Process != nil {
@@ -228,7 +234,7 @@ func run(ctx context.Context, sb Sandbox, spec Spec) (Result, error) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(start)}
-	if res.Limit = limitHit(res, exitCode(runErr), spec.cgroup, procsHit(), lims); res.Limit != "" {
+	if res.Limit = limitHit(res, exitCode(runErr), g, procsHit(), lims); res.Limit != "" {
 		res.Stderr += "\n" + limitMessage(res.Limit, lims) + "\n"
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {

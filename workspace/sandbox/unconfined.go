@@ -42,7 +42,7 @@ func (u Unconfined) Command(ctx context.Context, spec Spec) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("sandbox: %s is not a directory", dir)
 	}
 	l, _, _ := u.limits()
-	argv := wrap([]string{"bash", "-c", spec.Command}, l.lower(spec.Limits), spec.cgroup)
+	argv := wrap([]string{"bash", "-c", spec.Command}, l.lower(spec.Limits), spec.gate.cgroupOf())
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	groupCommand(cmd, mergeEnv(ScrubEnv(os.Environ()), spec.Env))
