@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -349,10 +350,10 @@ func detectCgroups() cgroups {
 		// delegated cgroup without processes of its own.
 		ctl, _ := os.ReadFile(filepath.Join(v2, "cgroup.subtree_control"))
 		fields := strings.Fields(string(ctl))
-		if contains(fields, "pids") {
+		if slices.Contains(fields, "pids") {
 			g.pids, g.v2 = v2, true
 		}
-		if contains(fields, "memory") {
+		if slices.Contains(fields, "memory") {
 			g.memory, g.v2 = v2, true
 		}
 	}
@@ -367,15 +368,6 @@ func detectCgroups() cgroups {
 	return g
 }
 
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // cgroupDir returns where the cgroup path of a hierarchy (fstype cgroup
 // with controller, or cgroup2) is mounted; "" when it is not visible.
 func cgroupDir(mountinfo []byte, fstype, controller, path string) string {
@@ -387,7 +379,7 @@ func cgroupDir(mountinfo []byte, fstype, controller, path string) string {
 		if !ok || len(f) < 5 || len(p) < 3 || p[0] != fstype {
 			continue
 		}
-		if controller != "" && !contains(strings.Split(p[2], ","), controller) {
+		if controller != "" && !slices.Contains(strings.Split(p[2], ","), controller) {
 			continue
 		}
 		root, mnt := f[3], f[4]
@@ -537,7 +529,7 @@ func (g *cgroup) procsFiles() []string {
 	}
 	var out []string
 	for _, d := range []string{g.pids, g.memory} {
-		if d != "" && !contains(out, filepath.Join(d, "cgroup.procs")) {
+		if d != "" && !slices.Contains(out, filepath.Join(d, "cgroup.procs")) {
 			out = append(out, filepath.Join(d, "cgroup.procs"))
 		}
 	}
