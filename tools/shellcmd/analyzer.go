@@ -121,6 +121,10 @@ func (a *analyzer) file(f *syntax.File, depth int) {
 			sc.calls[n] = [2]int{start, len(a.res.Commands)}
 		case *syntax.DeclClause:
 			a.decl(n)
+		case *syntax.WhileClause, *syntax.ForClause:
+			if endlessSpawn(n) {
+				a.block(FamilyForkBomb, "a fork bomb: an endless loop starts a background job each time round", show(n))
+			}
 		}
 		return true
 	})
@@ -138,6 +142,50 @@ func (a *analyzer) file(f *syntax.File, depth int) {
 			}
 		}
 	}
+	a.heredocPrograms(f, sc)
+}
+
+// heredocPrograms analyses the program a shell or interpreter reads from a
+// here-document or here-string (bash <<< 'rm -rf /', python3 <<EOF ...),
+// as if it were given with -c.
+func (a *analyzer) heredocPrograms(f *syntax.File, sc *scope) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok {
+			return true
+		}
+		c, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok {
+			return true
+		}
+		r, ok := sc.calls[c]
+		if !ok {
+			return true
+		}
+		for _, rd := range st.Redirs {
+			var body *syntax.Word
+			switch rd.Op {
+			case syntax.Hdoc, syntax.DashHdoc:
+				body = rd.Hdoc
+			case syntax.WordHdoc:
+				body = rd.Word
+			}
+			if body == nil {
+				continue
+			}
+			text := literal(body).text
+			for _, cmd := range a.res.Commands[r[0]:r[1]] {
+				switch {
+				case !cmd.readsProgram:
+				case shellName(cmd.Name()):
+					a.script(text, sc.depth+1)
+				case forksInLoop(text):
+					a.block(FamilyForkBomb, "a fork bomb: "+cmd.Name()+"'s program forks in a loop", cmd.String())
+				}
+			}
+		}
+		return true
+	})
 }
 
 // call analyses one simple command.
@@ -184,6 +232,12 @@ func (a *analyzer) run(ws []word, depth int, env verdict) verdict {
 		a.res.Commands[idx].Argv[0] = name
 	}
 	a.blocklist(name, ws[1:], idx)
+	if ws[0].pattern != "" {
+		a.res.Commands[idx].Expands = globCommands(ws[0].pattern)
+		for _, n := range a.res.Commands[idx].Expands {
+			a.blocklist(n, ws[1:], idx)
+		}
+	}
 	v := a.classify(name, ws, depth, idx)
 	if env.class == Dangerous || env.class == Dev && v.class == Safe {
 		v = v.worst(dangerous("%s", env.reason))
@@ -269,7 +323,7 @@ func isFD(s string) bool {
 
 // harmlessSink reports whether writing to p changes nothing.
 func harmlessSink(p string) bool {
-	switch p {
+	switch cleanPath(p) {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2", "/dev/zero":
 		return true
 	}
@@ -477,6 +531,13 @@ func (a *analyzer) fallback(src string, depth int) {
 		for i := range ws {
 			name := commandName(ws[i])
 			a.blocklist(name, ws[i+1:], save)
+			a.res.rough = append(a.res.rough, strings.Join(append([]string{name}, f[i+1:]...), " "))
+			if hasGlob(f[i]) {
+				for _, n := range globCommands(f[i]) {
+					a.blocklist(n, ws[i+1:], save)
+					a.res.rough = append(a.res.rough, strings.Join(append([]string{n}, f[i+1:]...), " "))
+				}
+			}
 			if downloaded && (shellName(name) || interpreterName(name)) {
 				a.block(FamilyDownloadRun, "running downloaded code: a download is piped into "+name, src)
 			}

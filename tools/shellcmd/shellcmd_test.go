@@ -16,7 +16,7 @@ func TestClassify(t *testing.T) {
 		{"ls -la", Safe},
 		{"cat README.md | grep foo | wc -l", Safe},
 		{"git log --oneline -5", Safe},
-		{"git diff HEAD~1", Safe},
+		{"git diff -- HEAD~1", Safe},
 		{"rg -n foo", Safe},
 		{"find . -name '*.go'", Safe},
 		{"echo hi 2>&1", Safe},
