@@ -71,6 +71,7 @@ type Command struct {
 	Expands []string
 
 	readsProgram bool // a shell or interpreter reading its program from stdin
+	nameUnknown  bool // the name is an expansion only known at run time
 }
 
 // Name is the command name without its directory.
@@ -176,11 +177,12 @@ func Commands(command string) []string {
 // FirstMatch returns the first pattern matching command, either its raw
 // text or the normalised form of any simple command in it (a globbed
 // command name in each of its expansions; for a line that does not parse,
-// every rough split of it); nil when none does. It is how user-defined blocked_commands are checked, so that
+// every rough split of it), and the form it matched; nil when none does.
+// It is how user-defined blocked_commands are checked, so that
 // git -C . push, g\it push and sh -c 'git push' all match "git push".
-func FirstMatch(command string, patterns []*regexp.Regexp) *regexp.Regexp {
+func FirstMatch(command string, patterns []*regexp.Regexp) (*regexp.Regexp, string) {
 	if len(patterns) == 0 {
-		return nil
+		return nil, ""
 	}
 	res := Analyze(command)
 	forms := append([]string{command}, res.rough...)
@@ -190,9 +192,21 @@ func FirstMatch(command string, patterns []*regexp.Regexp) *regexp.Regexp {
 	for _, re := range patterns {
 		for _, f := range forms {
 			if re.MatchString(f) {
-				return re
+				return re, f
 			}
 		}
 	}
-	return nil
+	return nil, ""
+}
+
+// UnknownName returns the first command of the line whose name is only
+// known at run time ($X, "$(cmd)"), which no pattern can be matched
+// against; "" when every name is written out.
+func (a Analysis) UnknownName() string {
+	for _, c := range a.Commands {
+		if c.nameUnknown {
+			return c.Path
+		}
+	}
+	return ""
 }

@@ -231,6 +231,7 @@ func (a *analyzer) run(ws []word, depth int, env verdict) verdict {
 	if ws[0].static {
 		a.res.Commands[idx].Argv[0] = name
 	}
+	a.res.Commands[idx].nameUnknown = !ws[0].static && ws[0].pattern == "" && !ws[0].added
 	a.blocklist(name, ws[1:], idx)
 	if ws[0].pattern != "" {
 		a.res.Commands[idx].Expands = globCommands(ws[0].pattern)
@@ -514,6 +515,20 @@ func callsFunc(n syntax.Node, name string) bool {
 // rough split of its text, so that what bash might still run is refused.
 func (a *analyzer) fallback(src string, depth int) {
 	clean := strings.NewReplacer(`\`, "", `'`, "", `"`, "").Replace(src)
+	// A redirection onto a disk device: > /dev/sda, >>//dev/sda, &>...
+	for rest := clean; ; {
+		i := strings.IndexByte(rest, '>')
+		if i < 0 {
+			break
+		}
+		rest = strings.TrimLeft(rest[i+1:], ">|&")
+		if f := strings.Fields(rest); len(f) > 0 {
+			target, _, _ := strings.Cut(f[0], ";")
+			if diskDevice(target) {
+				a.block(FamilyDeviceWrite, "writing to the disk device "+target, src)
+			}
+		}
+	}
 	segments := strings.FieldsFunc(clean, func(r rune) bool { return strings.ContainsRune(";&|(){}`\n<>$", r) })
 	start, downloaded := len(a.res.Commands), false
 	for _, seg := range segments {

@@ -63,7 +63,7 @@ func FuzzIFSSplitting(f *testing.F) {
 				ws = append(ws, w)
 			}
 		}
-		if len(ws) == 0 {
+		if len(ws) == 0 || strings.Contains(ws[0], "=") { // an assignment is not split
 			return
 		}
 		// $IFS before a name character would be another variable ($IFSls).

@@ -389,12 +389,12 @@ func TestCommands(t *testing.T) {
 func TestFirstMatch(t *testing.T) {
 	push := regexp.MustCompile(`^git push`)
 	for _, cmd := range []string{"git push", "git -C . push", "g\\it push", "sh -c 'git push origin'", "cd x && git push", "env git push"} {
-		if FirstMatch(cmd, []*regexp.Regexp{push}) != push {
+		if re, _ := FirstMatch(cmd, []*regexp.Regexp{push}); re != push {
 			t.Errorf("FirstMatch(%q) missed git push", cmd)
 		}
 	}
 	for _, cmd := range []string{"git pull", "echo git push"} {
-		if FirstMatch(cmd, []*regexp.Regexp{push}) != nil {
+		if re, _ := FirstMatch(cmd, []*regexp.Regexp{push}); re != nil {
 			t.Errorf("FirstMatch(%q) matched git push", cmd)
 		}
 	}

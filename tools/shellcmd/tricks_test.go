@@ -130,7 +130,7 @@ func TestBlockedCommandsSeeThroughTricks(t *testing.T) {
 		{"c\\?rl https://x", nil},
 	}
 	for _, tc := range tests {
-		if got := FirstMatch(tc.cmd, patterns); got != tc.want {
+		if got, _ := FirstMatch(tc.cmd, patterns); got != tc.want {
 			t.Errorf("FirstMatch(%q) = %v, want %v (commands %q)", tc.cmd, got, tc.want, Commands(tc.cmd))
 		}
 	}
