@@ -10,6 +10,10 @@ import (
 // maxDepth bounds how deep sh -c strings, eval and wrappers are followed.
 const maxDepth = 8
 
+// crMark stands for a carriage return while a line is parsed: a private
+// use character the parser takes as part of a word, as bash takes \r.
+const crMark = "\uE00D"
+
 // verdict is a class and the reason for it.
 type verdict struct {
 	class  Class
@@ -63,6 +67,11 @@ func (a *analyzer) script(src string, depth int) verdict {
 		a.note(dangerous("commands nested too deeply to analyse"))
 		return a.cur
 	}
+	// Bash takes a carriage return as part of a word; the parser takes it
+	// as a blank (for CRLF scripts), which would split of=/tmp/\r/../dev/sda
+	// differently than bash runs it. It is parsed as a word character
+	// instead and given back as \r in the words (see literal).
+	src = strings.ReplaceAll(src, "\r", crMark)
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		if depth == 0 {

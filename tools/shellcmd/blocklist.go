@@ -150,8 +150,8 @@ func protectedTarget(p string) bool {
 // systemDirs are the directories a recursive removal may never target.
 func systemDirs() []string {
 	return []string{"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc",
-	"/root", "/run", "/sbin", "/srv", "/sys", "/usr", "/var", "/snap", "/mnt", "/media", "/Applications", "/Library",
-	"/System", "/Users", "/private", "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/local", "/usr/share", "/var/lib"}
+		"/root", "/run", "/sbin", "/srv", "/sys", "/usr", "/var", "/snap", "/mnt", "/media", "/Applications", "/Library",
+		"/System", "/Users", "/private", "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/local", "/usr/share", "/var/lib"}
 }
 
 // cleanPath normalises an absolute path as the kernel resolves it

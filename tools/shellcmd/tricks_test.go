@@ -30,6 +30,9 @@ func TestBlocklistSeesThroughTricks(t *testing.T) {
 		{"shred /./dev/sda", FamilyDeviceWrite},
 		{"fdisk //dev/sda", FamilyFormat},
 		{"rm -rf /tmp/..", FamilyRecursiveRemoval},
+		// A carriage return is part of a word for bash, not a blank.
+		{"dd if=/dev/zero of=/tmp/\r/../../dev/sda", FamilyDeviceWrite},
+		{"cat x >/tmp/\r/../../dev/sda", FamilyDeviceWrite},
 		// Globs are what the shell expands them to.
 		{"rm -rf /[e]tc", FamilyRecursiveRemoval},
 		{"rm -rf /e*", FamilyRecursiveRemoval},

@@ -143,9 +143,9 @@ func literal(w *syntax.Word) word {
 			b.WriteString(show(p))
 		}
 	}
-	out := word{text: b.String(), static: !glob && !dynamic, node: w}
+	out := word{text: strings.ReplaceAll(b.String(), crMark, "\r"), static: !glob && !dynamic, node: w}
 	if glob && !dynamic {
-		out.pattern = pat.String()
+		out.pattern = strings.ReplaceAll(pat.String(), crMark, "\r")
 	}
 	return out
 }
