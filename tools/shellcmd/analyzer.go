@@ -531,7 +531,7 @@ func (a *analyzer) fallback(src string, depth int) {
 			break
 		}
 		rest = strings.TrimLeft(rest[i+1:], ">|&")
-		if f := strings.Fields(rest); len(f) > 0 {
+		if f := strings.FieldsFunc(rest, bashBlank); len(f) > 0 {
 			target, _, _ := strings.Cut(f[0], ";")
 			if diskDevice(target) {
 				a.block(FamilyDeviceWrite, "writing to the disk device "+target, src)
@@ -541,7 +541,7 @@ func (a *analyzer) fallback(src string, depth int) {
 	segments := strings.FieldsFunc(clean, func(r rune) bool { return strings.ContainsRune(";&|(){}`\n<>$", r) })
 	start, downloaded := len(a.res.Commands), false
 	for _, seg := range segments {
-		f := strings.Fields(seg)
+		f := strings.FieldsFunc(seg, bashBlank)
 		if len(f) == 0 {
 			continue
 		}
@@ -572,3 +572,7 @@ func (a *analyzer) fallback(src string, depth int) {
 	}
 	a.res.Commands = a.res.Commands[:start]
 }
+
+// bashBlank reports the characters bash separates words with: space and
+// tab (and newline, which ends a command); not \v, \f or \r.
+func bashBlank(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }
