@@ -92,3 +92,48 @@ func TestLineLimiter(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
 	}
 }
+
+// FuzzLineLimiter checks, for any input and limit, that every line out is
+// either a line in (up to the limit, unchanged and in order) or a valid
+// JSON-RPC request for tooLongMethod: an input line over the limit never
+// comes out.
+func FuzzLineLimiter(f *testing.F) {
+	f.Add("{\"a\":1}\n{\"id\":1,\"params\":\"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\"}\n", 16)
+	f.Add(`{"jsonrpc":"2.0","id":"x","method":"m","params":{"p":"`+strings.Repeat("q", 90)+`"}}`, 40)
+	f.Add("\n\n\r\n{\"id\":9e999}\n", 3)
+	f.Fuzz(func(t *testing.T, in string, max int) {
+		if max < 1 || max > 1<<16 {
+			return
+		}
+		var out bytes.Buffer
+		if _, err := io.Copy(&out, newLineLimiter(strings.NewReader(in), max, slog.New(slog.DiscardHandler))); err != nil {
+			t.Fatal(err)
+		}
+		var short []string // the input lines that must come out
+		for _, l := range strings.SplitAfter(in, "\n") {
+			if l != "" && len(l) <= max {
+				short = append(short, l)
+			}
+		}
+		for _, l := range strings.SplitAfter(out.String(), "\n") {
+			if l == "" {
+				continue
+			}
+			if len(short) > 0 && l == short[0] {
+				short = short[1:]
+				continue
+			}
+			var m struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Method  string          `json:"method"`
+			}
+			if err := json.Unmarshal([]byte(l), &m); err != nil || m.Method != tooLongMethod || m.JSONRPC != "2.0" || len(m.ID) == 0 {
+				t.Fatalf("line %q is neither an input line nor a valid replacement", l)
+			}
+		}
+		if len(short) > 0 {
+			t.Fatalf("input lines missing from the output: %q", short)
+		}
+	})
+}
