@@ -68,17 +68,7 @@ func TestBlocklistSeesThroughTricks(t *testing.T) {
 		{"for f in *.go; do gofmt -l \"$f\" & done; wait", ""},
 	}
 	for _, tc := range tests {
-		got := Analyze(tc.cmd)
-		switch {
-		case tc.want == "" && got.Blocked != nil:
-			t.Errorf("Analyze(%q) blocked (%s), want allowed", tc.cmd, got.Blocked.Reason)
-		case tc.want != "" && got.Blocked == nil:
-			t.Errorf("Analyze(%q) not blocked (class %s: %s), want %s", tc.cmd, got.Class, got.Reason, tc.want)
-		case tc.want != "" && got.Blocked.Family != tc.want:
-			t.Errorf("Analyze(%q) blocked as %s (%s), want %s", tc.cmd, got.Blocked.Family, got.Blocked.Reason, tc.want)
-		case got.Blocked != nil && (got.Blocked.Reason == "" || got.Class != Dangerous):
-			t.Errorf("Analyze(%q) blocked with reason %q and class %s", tc.cmd, got.Blocked.Reason, got.Class)
-		}
+		checkBlocked(t, tc.cmd, tc.want)
 	}
 }
 
