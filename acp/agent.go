@@ -119,8 +119,9 @@ type Agent struct {
 }
 
 var (
-	_ sdk.Agent       = (*Agent)(nil)
-	_ sdk.AgentLoader = (*Agent)(nil)
+	_ sdk.Agent                  = (*Agent)(nil)
+	_ sdk.AgentLoader            = (*Agent)(nil)
+	_ sdk.ExtensionMethodHandler = (*Agent)(nil)
 	// session/fork is routed to agents with this method.
 	_ interface {
 		UnstableForkSession(context.Context, sdk.UnstableForkSessionRequest) (sdk.UnstableForkSessionResponse, error)
@@ -144,7 +145,9 @@ func New(cfg Config) *Agent {
 func (a *Agent) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	// The SDK starts reading in NewAgentSideConnection, and its reader
 	// uses the logger: hold the first read until the logger is set.
-	gate := &gatedReader{r: in, open: make(chan struct{})}
+	// An over-long line would end the connection in the SDK's reader:
+	// lineLimiter answers it with an error instead.
+	gate := &gatedReader{r: newLineLimiter(in, maxMessageBytes, a.log), open: make(chan struct{})}
 	conn := sdk.NewAgentSideConnection(a, out, gate)
 	conn.SetLogger(a.log)
 	close(gate.open)

@@ -39,6 +39,10 @@ func newSearchText(b binding) tools.Tool {
 		if p.Pattern == "" {
 			return nil, badInput("pattern is empty: give a regular expression, e.g. def main")
 		}
+		if len(p.Pattern) > textsearch.MaxPatternBytes { // before regexp.Compile, which is slow on it
+			return nil, badInput("pattern is %d bytes, more than the %d allowed: search for a shorter, distinctive part of it",
+				len(p.Pattern), textsearch.MaxPatternBytes)
+		}
 		if _, err := regexp.Compile(p.Pattern); err != nil {
 			return nil, badInput("pattern %q is not a regular expression: %v", p.Pattern, err)
 		}
@@ -79,6 +83,10 @@ func newSearchText(b binding) tools.Tool {
 		out := map[string]any{"matches": matches, "count": len(matches)}
 		if total > len(matches) {
 			out["truncated"], out["total"] = true, total
+		}
+		if sc.Exhausted() {
+			out["incomplete"] = "the search stopped early: this regular expression costs too much on these files " +
+				"(a long repetition such as [a-z]{500}), so matches may be missing; search for a literal part instead"
 		}
 		return out, nil
 	})

@@ -25,6 +25,9 @@ func newFindFiles() Tool {
 }
 
 func runFindFiles(ctx context.Context, s *Session, p findFilesParams) (Result, error) {
+	if msg := globTooLong(p.Pattern); msg != "" {
+		return errorResult(msg), nil
+	}
 	if _, err := path.Match(p.Pattern, ""); err != nil || p.Pattern == "" {
 		return errorResult("Invalid file name pattern: " + p.Pattern), nil
 	}

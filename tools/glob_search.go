@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 
@@ -16,6 +17,21 @@ var globSearchDesc string
 
 // globMax caps the paths one call returns.
 const globMax = 1000
+
+// maxGlobPattern caps a glob pattern's size (glob_search, find_files,
+// grep's glob): matching costs the pattern's length times the path's for
+// every file walked, and no real glob comes near it.
+const maxGlobPattern = 1 << 10
+
+// globTooLong is the refusal of an over-long glob pattern; "" when p is
+// short enough.
+func globTooLong(p string) string {
+	if len(p) <= maxGlobPattern {
+		return ""
+	}
+	return fmt.Sprintf("The glob pattern is %d bytes, more than the %d allowed: use a shorter pattern (e.g. '**/*.go' or 'src/**/test_*')",
+		len(p), maxGlobPattern)
+}
 
 type globSearchParams struct {
 	Reason  string `json:"reason"`
@@ -30,6 +46,9 @@ func runGlobSearch(ctx context.Context, s *Session, p globSearchParams) (Result,
 	pattern := strings.TrimPrefix(strings.TrimSpace(p.Pattern), "./")
 	if pattern == "" {
 		return errorResult("Pattern cannot be empty: give a glob such as '**/*.go'"), nil
+	}
+	if msg := globTooLong(pattern); msg != "" {
+		return errorResult(msg), nil
 	}
 	if !doublestar.ValidatePattern(pattern) {
 		return errorResult("Invalid glob pattern: " + p.Pattern), nil

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -53,8 +54,15 @@ func runGrep(ctx context.Context, s *Session, p grepParams) (Result, error) {
 	if p.Skip < 0 {
 		return errorResult("skip must be 0 or more"), nil
 	}
+	if msg := globTooLong(p.Glob); msg != "" {
+		return errorResult(msg), nil
+	}
 	if p.Glob != "" && !doublestar.ValidatePattern(p.Glob) {
 		return errorResult("Invalid glob pattern: " + p.Glob), nil
+	}
+	if len(p.Pattern) > textsearch.MaxPatternBytes {
+		return errorResult(fmt.Sprintf("The pattern is %d bytes, more than the %d grep takes: search for a shorter, distinctive part of it",
+			len(p.Pattern), textsearch.MaxPatternBytes)), nil
 	}
 	m, err := newMatcher(p.Pattern, p.CaseSensitive)
 	if err != nil {
@@ -73,8 +81,16 @@ func runGrep(ctx context.Context, s *Session, p grepParams) (Result, error) {
 	if len(all) > workspace.MaxGrepResults {
 		res.Warning = fmt.Sprintf("Only showing %d matches out of %d. Use skip parameter to paginate through more results.", len(res.Results), len(all))
 	}
+	if m.Incomplete() {
+		res.Warning = strings.TrimSpace(res.Warning + " " + incompleteWarning)
+	}
 	return jsonResult(res, false), nil
 }
+
+// incompleteWarning tells the model a search gave up on its pattern.
+const incompleteWarning = "The search stopped early: this regular expression costs too much on these files " +
+	"(it needs a new matcher state at nearly every character, e.g. a long repetition like [a-z]{500}), so matches may be missing. " +
+	"Search for a literal part of what you want, or a shorter pattern."
 
 // Matcher finds matching lines in file content (see textsearch: literal
 // windows from the syntax tree, a SIMD multi-literal scanner, a lazy DFA
@@ -83,19 +99,32 @@ func runGrep(ctx context.Context, s *Session, p grepParams) (Result, error) {
 type Matcher struct {
 	pattern  *textsearch.Pattern
 	searcher *textsearch.Searcher
+	// incomplete is set, for the matcher and its clones, when a search
+	// gave up on a pattern too costly for the text (see
+	// textsearch.Searcher.Exhausted).
+	incomplete *atomic.Bool
 }
 
 // clone copies a matcher for another goroutine (the DFA cache is per
 // goroutine).
 func (m *Matcher) clone() *Matcher {
-	return &Matcher{pattern: m.pattern, searcher: m.pattern.NewSearcher()}
+	return &Matcher{pattern: m.pattern, searcher: m.pattern.NewSearcher(), incomplete: m.incomplete}
 }
+
+// Incomplete reports whether a search with the matcher gave up on some
+// text because the pattern cost too much there: its results may miss
+// matches.
+func (m *Matcher) Incomplete() bool { return m.incomplete.Load() }
 
 // newMatcher compiles a pattern: plain text matches literally, anything
 // else as a regular expression, line by line (^ and $ at line boundaries).
 func newMatcher(pattern string, caseSensitive bool) (*Matcher, error) {
 	if pattern == "" {
 		return nil, fmt.Errorf("empty pattern")
+	}
+	if len(pattern) > textsearch.MaxPatternBytes { // before regexp.Compile, which is slow on it
+		return nil, fmt.Errorf("%w: it is %d bytes, the limit is %d; search for a shorter, distinctive part of it",
+			textsearch.ErrPatternTooLong, len(pattern), textsearch.MaxPatternBytes)
 	}
 	literal := regexp.QuoteMeta(pattern) == pattern
 	if !literal {
@@ -107,7 +136,7 @@ func newMatcher(pattern string, caseSensitive bool) (*Matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
 	}
-	return &Matcher{pattern: p, searcher: p.NewSearcher()}, nil
+	return &Matcher{pattern: p, searcher: p.NewSearcher(), incomplete: &atomic.Bool{}}, nil
 }
 
 // scanner holds one worker's reusable buffers and open file.
@@ -164,6 +193,9 @@ func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 			wm := m.clone()
 			for rel := range files {
 				results[w] = grepFile(sc, root, gate, rel, wm, results[w])
+			}
+			if wm.searcher.Exhausted() {
+				wm.incomplete.Store(true)
 			}
 		}()
 	}

@@ -305,14 +305,21 @@ func (r rules) checkProtected(s *Session, rel string) string {
 	return ""
 }
 
-// checkCommand refuses a command any of whose simple commands, normalised,
-// matches a blocked pattern.
+// checkCommand refuses a command any of whose simple commands, normalised
+// (quotes, escapes, $IFS, wrappers and globbed names seen through),
+// matches a blocked pattern, and, when there are blocked patterns, a
+// command whose name is only known at run time, which no pattern can judge.
 func (r rules) checkCommand(command string) string {
 	if len(r.blocked) == 0 {
 		return ""
 	}
-	if re := shellcmd.FirstMatch(command, r.blocked); re != nil {
-		return "command matches the blocked pattern " + re.String()
+	if re, form := shellcmd.FirstMatch(command, r.blocked); re != nil {
+		return fmt.Sprintf("command matches the blocked pattern %s (as %q): the project's blocked_commands refuse it in every mode; "+
+			"do not retry it spelled another way, do the task without it or ask the user", re, form)
+	}
+	if name := shellcmd.Analyze(command).UnknownName(); name != "" {
+		return fmt.Sprintf("the command name %s is only known at run time, so it cannot be checked against the project's "+
+			"blocked_commands: write the command name out", name)
 	}
 	return ""
 }

@@ -66,8 +66,12 @@ type Command struct {
 	// Wrapper is set when the command runs another one (env, timeout,
 	// xargs, sh -c ...), listed after it.
 	Wrapper bool
+	// Expands lists, for a command name that is a glob (/usr/bin/cur[l],
+	// c?rl), the programs on the system it can expand to (curl).
+	Expands []string
 
 	readsProgram bool // a shell or interpreter reading its program from stdin
+	nameUnknown  bool // the name is an expansion only known at run time
 }
 
 // Name is the command name without its directory.
@@ -97,6 +101,10 @@ type Analysis struct {
 	// followed by the command it runs.
 	Commands []Command
 	Err      error // the parse error when the line is not valid bash
+	// rough are, for a line that does not parse, the commands it might
+	// run once split roughly: every suffix of every segment, globbed
+	// names expanded (see fallback).
+	rough []string
 }
 
 // Single returns the command a line runs when it runs exactly one (its
@@ -141,33 +149,64 @@ func Analyze(command string) (res Analysis) {
 	return a.res
 }
 
+// Forms returns the command's normalised form and, for a globbed command
+// name, the form for each program the glob can expand to.
+func (c Command) Forms() []string {
+	out := []string{c.String()}
+	for _, name := range c.Expands {
+		e := c
+		e.Argv = append([]string{name}, c.Argv[1:]...)
+		e.Expands = nil
+		out = append(out, e.String())
+	}
+	return out
+}
+
 // Commands returns the normalised form of every simple command in command
-// (Command.String), wrappers and the commands they run alike; nil when it
+// (Command.Forms), wrappers and the commands they run alike; nil when it
 // does not parse.
 func Commands(command string) []string {
 	res := Analyze(command)
 	out := make([]string, 0, len(res.Commands))
 	for _, c := range res.Commands {
-		out = append(out, c.String())
+		out = append(out, c.Forms()...)
 	}
 	return out
 }
 
 // FirstMatch returns the first pattern matching command, either its raw
-// text or the normalised form of any simple command in it; nil when none
-// does. It is how user-defined blocked_commands are checked, so that
+// text or the normalised form of any simple command in it (a globbed
+// command name in each of its expansions; for a line that does not parse,
+// every rough split of it), and the form it matched; nil when none does.
+// It is how user-defined blocked_commands are checked, so that
 // git -C . push, g\it push and sh -c 'git push' all match "git push".
-func FirstMatch(command string, patterns []*regexp.Regexp) *regexp.Regexp {
+func FirstMatch(command string, patterns []*regexp.Regexp) (*regexp.Regexp, string) {
 	if len(patterns) == 0 {
-		return nil
+		return nil, ""
 	}
-	forms := append([]string{command}, Commands(command)...)
+	res := Analyze(command)
+	forms := append([]string{command}, res.rough...)
+	for _, c := range res.Commands {
+		forms = append(forms, c.Forms()...)
+	}
 	for _, re := range patterns {
 		for _, f := range forms {
 			if re.MatchString(f) {
-				return re
+				return re, f
 			}
 		}
 	}
-	return nil
+	return nil, ""
+}
+
+// UnknownName returns the first command of the line whose name is only
+// known at run time ($X, "$(cmd)"), which no pattern can be matched
+// against; "" when every name is written out.
+func (a Analysis) UnknownName() string {
+	for _, c := range a.Commands {
+		if c.nameUnknown {
+			return c.Path
+		}
+	}
+	return ""
 }

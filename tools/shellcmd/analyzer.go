@@ -10,6 +10,10 @@ import (
 // maxDepth bounds how deep sh -c strings, eval and wrappers are followed.
 const maxDepth = 8
 
+// crMark stands for a carriage return while a line is parsed: a private
+// use character the parser takes as part of a word, as bash takes \r.
+const crMark = "\uE00D"
+
 // verdict is a class and the reason for it.
 type verdict struct {
 	class  Class
@@ -63,6 +67,11 @@ func (a *analyzer) script(src string, depth int) verdict {
 		a.note(dangerous("commands nested too deeply to analyse"))
 		return a.cur
 	}
+	// Bash takes a carriage return as part of a word; the parser takes it
+	// as a blank (for CRLF scripts), which would split of=/tmp/\r/../dev/sda
+	// differently than bash runs it. It is parsed as a word character
+	// instead and given back as \r in the words (see literal).
+	src = strings.ReplaceAll(src, "\r", crMark)
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		if depth == 0 {
@@ -121,6 +130,10 @@ func (a *analyzer) file(f *syntax.File, depth int) {
 			sc.calls[n] = [2]int{start, len(a.res.Commands)}
 		case *syntax.DeclClause:
 			a.decl(n)
+		case *syntax.WhileClause, *syntax.ForClause:
+			if endlessSpawn(n) {
+				a.block(FamilyForkBomb, "a fork bomb: an endless loop starts a background job each time round", show(n))
+			}
 		}
 		return true
 	})
@@ -138,6 +151,50 @@ func (a *analyzer) file(f *syntax.File, depth int) {
 			}
 		}
 	}
+	a.heredocPrograms(f, sc)
+}
+
+// heredocPrograms analyses the program a shell or interpreter reads from a
+// here-document or here-string (bash <<< 'rm -rf /', python3 <<EOF ...),
+// as if it were given with -c.
+func (a *analyzer) heredocPrograms(f *syntax.File, sc *scope) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok {
+			return true
+		}
+		c, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok {
+			return true
+		}
+		r, ok := sc.calls[c]
+		if !ok {
+			return true
+		}
+		for _, rd := range st.Redirs {
+			var body *syntax.Word
+			switch rd.Op {
+			case syntax.Hdoc, syntax.DashHdoc:
+				body = rd.Hdoc
+			case syntax.WordHdoc:
+				body = rd.Word
+			}
+			if body == nil {
+				continue
+			}
+			text := literal(body).text
+			for _, cmd := range a.res.Commands[r[0]:r[1]] {
+				switch {
+				case !cmd.readsProgram:
+				case shellName(cmd.Name()):
+					a.script(text, sc.depth+1)
+				case forksInLoop(text):
+					a.block(FamilyForkBomb, "a fork bomb: "+cmd.Name()+"'s program forks in a loop", cmd.String())
+				}
+			}
+		}
+		return true
+	})
 }
 
 // call analyses one simple command.
@@ -183,7 +240,14 @@ func (a *analyzer) run(ws []word, depth int, env verdict) verdict {
 	if ws[0].static {
 		a.res.Commands[idx].Argv[0] = name
 	}
+	a.res.Commands[idx].nameUnknown = !ws[0].static && ws[0].pattern == "" && !ws[0].added
 	a.blocklist(name, ws[1:], idx)
+	if ws[0].pattern != "" {
+		a.res.Commands[idx].Expands = globCommands(ws[0].pattern)
+		for _, n := range a.res.Commands[idx].Expands {
+			a.blocklist(n, ws[1:], idx)
+		}
+	}
 	v := a.classify(name, ws, depth, idx)
 	if env.class == Dangerous || env.class == Dev && v.class == Safe {
 		v = v.worst(dangerous("%s", env.reason))
@@ -269,7 +333,7 @@ func isFD(s string) bool {
 
 // harmlessSink reports whether writing to p changes nothing.
 func harmlessSink(p string) bool {
-	switch p {
+	switch cleanPath(p) {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2", "/dev/zero":
 		return true
 	}
@@ -460,10 +524,24 @@ func callsFunc(n syntax.Node, name string) bool {
 // rough split of its text, so that what bash might still run is refused.
 func (a *analyzer) fallback(src string, depth int) {
 	clean := strings.NewReplacer(`\`, "", `'`, "", `"`, "").Replace(src)
+	// A redirection onto a disk device: > /dev/sda, >>//dev/sda, &>...
+	for rest := clean; ; {
+		i := strings.IndexByte(rest, '>')
+		if i < 0 {
+			break
+		}
+		rest = strings.TrimLeft(rest[i+1:], ">|&")
+		if f := strings.FieldsFunc(rest, bashBlank); len(f) > 0 {
+			target, _, _ := strings.Cut(f[0], ";")
+			if diskDevice(target) {
+				a.block(FamilyDeviceWrite, "writing to the disk device "+target, src)
+			}
+		}
+	}
 	segments := strings.FieldsFunc(clean, func(r rune) bool { return strings.ContainsRune(";&|(){}`\n<>$", r) })
 	start, downloaded := len(a.res.Commands), false
 	for _, seg := range segments {
-		f := strings.Fields(seg)
+		f := strings.FieldsFunc(seg, bashBlank)
 		if len(f) == 0 {
 			continue
 		}
@@ -477,6 +555,13 @@ func (a *analyzer) fallback(src string, depth int) {
 		for i := range ws {
 			name := commandName(ws[i])
 			a.blocklist(name, ws[i+1:], save)
+			a.res.rough = append(a.res.rough, strings.Join(append([]string{name}, f[i+1:]...), " "))
+			if hasGlob(f[i]) {
+				for _, n := range globCommands(f[i]) {
+					a.blocklist(n, ws[i+1:], save)
+					a.res.rough = append(a.res.rough, strings.Join(append([]string{n}, f[i+1:]...), " "))
+				}
+			}
 			if downloaded && (shellName(name) || interpreterName(name)) {
 				a.block(FamilyDownloadRun, "running downloaded code: a download is piped into "+name, src)
 			}
@@ -487,3 +572,7 @@ func (a *analyzer) fallback(src string, depth int) {
 	}
 	a.res.Commands = a.res.Commands[:start]
 }
+
+// bashBlank reports the characters bash separates words with: space and
+// tab (and newline, which ends a command); not \v, \f or \r.
+func bashBlank(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }

@@ -3,6 +3,8 @@ package shellcmd
 import (
 	"path"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // blocklist checks one normalised command against the families refused in
@@ -25,13 +27,13 @@ func (a *analyzer) blocklist(name string, args []word, idx int) {
 		}
 	case "dd":
 		for _, w := range args {
-			if dev, ok := strings.CutPrefix(w.text, "of="); ok && strings.HasPrefix(dev, "/dev/") && !harmlessSink(dev) {
+			if dev, ok := strings.CutPrefix(w.text, "of="); ok && strings.HasPrefix(cleanPath(dev), "/dev/") && !harmlessSink(dev) {
 				a.block(FamilyDeviceWrite, "dd onto the device "+dev, cmd())
 			}
 		}
 	case "tee", "cp", "mv", "shred", "install", "truncate":
 		for _, w := range args {
-			if diskDevice(w.text) || name == "shred" && strings.HasPrefix(w.text, "/dev/") {
+			if diskDevice(w.text) || name == "shred" && strings.HasPrefix(cleanPath(w.text), "/dev/") {
 				a.block(FamilyDeviceWrite, name+" onto the disk device "+w.text, cmd())
 			}
 		}
@@ -42,7 +44,7 @@ func (a *analyzer) blocklist(name string, args []word, idx int) {
 		device := false
 		for _, w := range args {
 			listing = listing || w.text == "-l" || w.text == "--list"
-			device = device || strings.HasPrefix(w.text, "/dev/")
+			device = device || strings.HasPrefix(cleanPath(w.text), "/dev/")
 		}
 		if device && !listing {
 			a.block(FamilyFormat, name+": partitions a disk", cmd())
@@ -132,13 +134,34 @@ func protectedTarget(p string) bool {
 	if rootish(p) {
 		return true
 	}
-	switch path.Clean(stripGlobs(p)) {
-	case "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc", "/root",
-		"/run", "/sbin", "/srv", "/sys", "/usr", "/var", "/snap", "/mnt", "/media", "/Applications", "/Library",
-		"/System", "/Users", "/private", "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/local", "/usr/share", "/var/lib":
-		return true
+	target := path.Clean(stripGlobs(p))
+	for _, dir := range systemDirs() {
+		if target == dir {
+			return true
+		}
+		// A glob is what the shell expands it to: /[e]tc and /e* are /etc.
+		if ok, _ := path.Match(target, dir); ok {
+			return true
+		}
 	}
 	return false
+}
+
+// systemDirs are the directories a recursive removal may never target.
+func systemDirs() []string {
+	return []string{"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc",
+		"/root", "/run", "/sbin", "/srv", "/sys", "/usr", "/var", "/snap", "/mnt", "/media", "/Applications", "/Library",
+		"/System", "/Users", "/private", "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/local", "/usr/share", "/var/lib"}
+}
+
+// cleanPath normalises an absolute path as the kernel resolves it
+// (//dev/sda and /dev/../dev/sda are /dev/sda); other words are returned
+// unchanged.
+func cleanPath(p string) string {
+	if !strings.HasPrefix(p, "/") {
+		return p
+	}
+	return path.Clean(p)
 }
 
 // rootish reports whether an absolute path names / or everything in it.
@@ -256,4 +279,81 @@ func fullMatch(args []word) bool {
 		}
 	}
 	return false
+}
+
+// endlessSpawn reports a loop that never ends on its own and starts a
+// background job each time round (while :; do sh & done, for ((;;)) ...):
+// a fork bomb without a function.
+func endlessSpawn(n syntax.Node) bool {
+	var body []*syntax.Stmt
+	switch n := n.(type) {
+	case *syntax.WhileClause:
+		if !alwaysTrue(n.Cond, n.Until) {
+			return false
+		}
+		body = n.Do
+	case *syntax.ForClause:
+		c, ok := n.Loop.(*syntax.CStyleLoop)
+		if !ok || c.Cond != nil {
+			return false
+		}
+		body = n.Do
+	default:
+		return false
+	}
+	spawns := false
+	for _, st := range body {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if s, ok := n.(*syntax.Stmt); ok && s.Background {
+				spawns = true
+			}
+			return !spawns
+		})
+	}
+	return spawns
+}
+
+// alwaysTrue reports a loop condition that never changes: while :,
+// while true, while ((1)), until false.
+func alwaysTrue(cond []*syntax.Stmt, until bool) bool {
+	if len(cond) != 1 || cond[0].Negated {
+		return false
+	}
+	switch c := cond[0].Cmd.(type) {
+	case *syntax.CallExpr:
+		if len(c.Args) == 0 {
+			return false
+		}
+		name := literal(c.Args[0]).text
+		if until {
+			return name == "false" && len(c.Args) == 1
+		}
+		return (name == ":" || name == "true") && (len(c.Args) == 1 || name == ":")
+	case *syntax.ArithmCmd:
+		w, ok := c.X.(*syntax.Word)
+		if !ok {
+			return false
+		}
+		v := literal(w)
+		return v.static && digits(v.text) && strings.Trim(v.text, "0") != "" != until
+	}
+	return false
+}
+
+// forksInLoop reports a program text (perl -e, python -c, ruby -e, node
+// -e ...) that calls fork inside a loop: fork while 1, while True:
+// os.fork(), loop { fork }.
+func forksInLoop(code string) bool {
+	fork, loop := false, false
+	for _, tok := range strings.FieldsFunc(code, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		switch tok {
+		case "fork", "forkpty":
+			fork = true
+		case "while", "until", "for", "foreach", "loop", "repeat", "redo", "goto", "setInterval":
+			loop = true
+		}
+	}
+	return fork && loop
 }

@@ -8,6 +8,9 @@ import (
 // name, ws its words (ws[0] the name as written).
 func (a *analyzer) classify(name string, ws []word, depth, idx int) verdict {
 	w0, args := ws[0], ws[1:]
+	if w0.pattern != "" {
+		return dangerous("the command name %s is a pattern the shell expands at run time", w0.text)
+	}
 	if !w0.static {
 		return dangerous("the command name %s is only known at run time", w0.text)
 	}
@@ -472,6 +475,11 @@ options:
 func (a *analyzer) interpreter(name string, args []word, idx int) verdict {
 	operands := 0
 	for _, w := range args {
+		if forksInLoop(w.text) {
+			a.block(FamilyForkBomb, "a fork bomb: "+name+"'s program forks in a loop", a.res.Commands[idx].String())
+		}
+	}
+	for _, w := range args {
 		switch {
 		case w.text == "-" || w.text == "/dev/stdin":
 			a.res.Commands[idx].readsProgram = true
@@ -601,8 +609,12 @@ func gitVerdict(args []word) verdict {
 			return dangerous("git --ext-diff runs an external diff program")
 		}
 	}
+	if why := gitPrintsObjects(sub, subArgs); why != "" {
+		return dangerous("git %s %s, which the secret masks do not cover: it needs confirmation "+
+			"(git status, git log without -p and git diff -- PATH do not)", sub, why)
+	}
 	switch sub {
-	case "status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "version", "--version", "help", "--help":
+	case "status", "log", "diff", "grep", "rev-parse", "ls-files", "version", "--version", "help", "--help":
 		return safe()
 	case "branch":
 		return gitBranch(subArgs)
@@ -690,4 +702,128 @@ func gitConfig(args []word) verdict {
 		return safe()
 	}
 	return dangerous("git config with a value changes configuration")
+}
+
+// gitPrintsObjects says how a git command can print the contents of
+// files from the object store (any commit, the index, a blob by name)
+// rather than the worktree, where secret files are masked; "" when it
+// cannot. Reading history that way is not "read-only safe" (issue 29,
+// class 3): the command asks in confirm-sensitive mode, as writes do.
+func gitPrintsObjects(sub string, args []word) string {
+	switch sub {
+	case "show", "cat-file", "archive", "format-patch", "bundle", "fast-export", "verify-pack", "unpack-objects",
+		"difftool", "whatchanged", "blame", "annotate", "pack-objects", "get-tar-commit-id", "unpack-file", "merge-file",
+		"cherry", "range-diff", "show-branch", "request-pull", "send-email":
+		return "prints file contents from the repository's objects"
+	case "log", "reflog":
+		if o := gitPatchOption(args); o != "" {
+			return "with " + o + " prints file contents from the repository's history"
+		}
+	case "diff":
+		if o := gitPatchOption(args); o != "" && (o == "-S" || o == "-G" || strings.HasPrefix(o, "--pickaxe")) {
+			return "with " + o + " searches file contents in the repository's objects"
+		}
+		for _, w := range args {
+			if w.text == "--" {
+				break
+			}
+			switch {
+			case w.text == "--cached" || w.text == "--staged" || strings.HasPrefix(w.text, "--merge-base"):
+				return "with " + w.text + " prints file contents from the index or a commit"
+			case !strings.HasPrefix(w.text, "-"):
+				return "with a revision or path before -- (" + w.text + ") can print file contents from a commit"
+			}
+		}
+	case "grep":
+		return gitGrepObjects(args)
+	case "stash":
+		if len(args) > 0 && args[0].text == "show" {
+			return "show prints file contents from a stash"
+		}
+	case "notes":
+		for _, w := range args {
+			if w.text == "show" || w.text == "list" {
+				return "prints notes from the repository's objects"
+			}
+		}
+		return "changes notes"
+	case "config":
+		for _, w := range args {
+			if w.text == "--blob" || strings.HasPrefix(w.text, "--blob=") {
+				return "--blob reads a blob from the repository's objects"
+			}
+		}
+	}
+	return ""
+}
+
+// gitPatchOption returns the first option of git log, show or diff that
+// makes it print patches (file contents) or search file contents: -p,
+// --patch, -U, -L, -S, -G, --cc, --word-diff and the like; "" when none.
+func gitPatchOption(args []word) string {
+	for _, w := range args {
+		t := w.text
+		if t == "--" {
+			break
+		}
+		if strings.HasPrefix(t, "--") {
+			name, _, _ := strings.Cut(t, "=")
+			switch name {
+			case "--patch", "--unified", "--cc", "--dd", "--remerge-diff", "--diff-merges", "--patch-with-stat",
+				"--patch-with-raw", "--binary", "--function-context", "--word-diff", "--word-diff-regex",
+				"--color-words", "--full-diff", "--textconv", "--find-object", "--pickaxe-all", "--pickaxe-regex",
+				"--line-range", "--stat-with-patch":
+				return name
+			}
+			continue
+		}
+		if len(t) < 2 || t[0] != '-' || digits(t[1:]) {
+			continue
+		}
+		// A short option: clustered flags and attached values alike.
+		switch t[1] {
+		case 'p', 'u', 'U', 'L', 'S', 'G', 'W', 'c', 'm':
+			return t[:2]
+		}
+	}
+	return ""
+}
+
+// gitGrepObjects says how git grep searches the object store: --cached,
+// or a tree-ish after the pattern; "" when it searches the worktree only.
+func gitGrepObjects(args []word) string {
+	patterns, operands := 0, 0
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			break
+		}
+		switch {
+		case t == "--cached" || t == "--recurse-submodules":
+			return "with " + t + " searches file contents in the index or the repository's objects"
+		case t == "--textconv":
+			return "with --textconv runs the repository's text conversion programs"
+		case t == "-O" || strings.HasPrefix(t, "--open-files-in-pager") || strings.HasPrefix(t, "-O"):
+			return "with " + t + " runs a pager program"
+		case t == "-e" || t == "-f" || t == "--and" || t == "--or" || t == "--not":
+			if t == "-e" || t == "-f" {
+				patterns++
+				i++
+			}
+		case t == "-A" || t == "-B" || t == "-C" || t == "-m" || t == "--max-depth" || t == "--threads" ||
+			t == "--max-count" || t == "--context" || t == "--after-context" || t == "--before-context":
+			i++
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+		default:
+			operands++
+		}
+	}
+	if patterns == 0 {
+		operands-- // the first operand is the pattern
+	}
+	if operands > 0 {
+		return "with a tree-ish or path before -- searches file contents in the repository's objects " +
+			"(put paths after --: git grep PATTERN -- PATH)"
+	}
+	return ""
 }

@@ -16,7 +16,7 @@ func TestClassify(t *testing.T) {
 		{"ls -la", Safe},
 		{"cat README.md | grep foo | wc -l", Safe},
 		{"git log --oneline -5", Safe},
-		{"git diff HEAD~1", Safe},
+		{"git diff -- HEAD~1", Safe},
 		{"rg -n foo", Safe},
 		{"find . -name '*.go'", Safe},
 		{"echo hi 2>&1", Safe},
@@ -345,17 +345,24 @@ func TestBlocklist(t *testing.T) {
 		{"echo 'sudo", FamilyPrivilege},
 	}
 	for _, tc := range tests {
-		got := Analyze(tc.cmd)
-		switch {
-		case tc.want == "" && got.Blocked != nil:
-			t.Errorf("Analyze(%q) blocked: %+v", tc.cmd, *got.Blocked)
-		case tc.want != "" && got.Blocked == nil:
-			t.Errorf("Analyze(%q) not blocked (class %s: %s), want %s", tc.cmd, got.Class, got.Reason, tc.want)
-		case tc.want != "" && got.Blocked.Family != tc.want:
-			t.Errorf("Analyze(%q) blocked as %s (%s), want %s", tc.cmd, got.Blocked.Family, got.Blocked.Reason, tc.want)
-		case got.Blocked != nil && (got.Blocked.Reason == "" || got.Class != Dangerous):
-			t.Errorf("Analyze(%q) blocked with reason %q and class %s", tc.cmd, got.Blocked.Reason, got.Class)
-		}
+		checkBlocked(t, tc.cmd, tc.want)
+	}
+}
+
+// checkBlocked checks that cmd is blocked as family want, with a reason
+// and the dangerous class, or not blocked when want is "".
+func checkBlocked(t *testing.T, cmd string, want Family) {
+	t.Helper()
+	got := Analyze(cmd)
+	switch {
+	case want == "" && got.Blocked != nil:
+		t.Errorf("Analyze(%q) blocked (%s), want allowed", cmd, got.Blocked.Reason)
+	case want != "" && got.Blocked == nil:
+		t.Errorf("Analyze(%q) not blocked (class %s: %s), want %s", cmd, got.Class, got.Reason, want)
+	case want != "" && got.Blocked.Family != want:
+		t.Errorf("Analyze(%q) blocked as %s (%s), want %s", cmd, got.Blocked.Family, got.Blocked.Reason, want)
+	case got.Blocked != nil && (got.Blocked.Reason == "" || got.Class != Dangerous):
+		t.Errorf("Analyze(%q) blocked with reason %q and class %s", cmd, got.Blocked.Reason, got.Class)
 	}
 }
 
@@ -389,12 +396,12 @@ func TestCommands(t *testing.T) {
 func TestFirstMatch(t *testing.T) {
 	push := regexp.MustCompile(`^git push`)
 	for _, cmd := range []string{"git push", "git -C . push", "g\\it push", "sh -c 'git push origin'", "cd x && git push", "env git push"} {
-		if FirstMatch(cmd, []*regexp.Regexp{push}) != push {
+		if re, _ := FirstMatch(cmd, []*regexp.Regexp{push}); re != push {
 			t.Errorf("FirstMatch(%q) missed git push", cmd)
 		}
 	}
 	for _, cmd := range []string{"git pull", "echo git push"} {
-		if FirstMatch(cmd, []*regexp.Regexp{push}) != nil {
+		if re, _ := FirstMatch(cmd, []*regexp.Regexp{push}); re != nil {
 			t.Errorf("FirstMatch(%q) matched git push", cmd)
 		}
 	}

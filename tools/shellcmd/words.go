@@ -19,6 +19,10 @@ type word struct {
 	// added stands for words a wrapper adds at run time (xargs's input):
 	// classified, never shown.
 	added bool
+	// pattern is set when the word's only run-time part is a glob: the
+	// pattern the shell would expand (filepath.Match syntax, quoted and
+	// escaped characters escaped).
+	pattern string
 }
 
 // lit is a static word.
@@ -28,13 +32,62 @@ func lit(s string) word { return word{text: s, static: true} }
 // treated as unknown.
 const maxBraceWords = 64
 
-// words normalises a command's words, expanding braces.
+// words normalises a command's words, splitting them at unquoted $IFS
+// and expanding braces.
 func words(ws []*syntax.Word) []word {
 	var out []word
 	for _, w := range ws {
-		out = append(out, braceWords(w)...)
+		for _, f := range splitIFS(w) {
+			out = append(out, braceWords(f)...)
+		}
 	}
 	return out
+}
+
+// splitIFS splits a word where it expands IFS unquoted: IFS is whitespace
+// (unless the line sets it, which is dangerous in itself), so the shell's
+// field splitting makes rm$IFS-rf$IFS/ three words. Empty fields are
+// dropped, as the shell drops them.
+func splitIFS(w *syntax.Word) []*syntax.Word {
+	var out []*syntax.Word
+	cur := &syntax.Word{}
+	split := false
+	for _, p := range w.Parts {
+		if expandsIFS(p) {
+			split = true
+			if len(cur.Parts) > 0 {
+				out = append(out, cur)
+				cur = &syntax.Word{}
+			}
+			continue
+		}
+		cur.Parts = append(cur.Parts, p)
+	}
+	if !split {
+		return []*syntax.Word{w}
+	}
+	if len(cur.Parts) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// expandsIFS reports an unquoted expansion of IFS that yields whitespace
+// only: $IFS, ${IFS}, ${IFS:0:1}, ${IFS%?}, ${IFS:-x} and the like (not
+// ${#IFS}, ${!IFS}, ${IFS/ /x} or ${IFS:+x}).
+func expandsIFS(p syntax.WordPart) bool {
+	pe, ok := p.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Param.Value != "IFS" || pe.Length || pe.Width || pe.Excl || pe.Index != nil ||
+		pe.Repl != nil || pe.NestedParam != nil {
+		return false
+	}
+	if pe.Exp != nil {
+		switch pe.Exp.Op {
+		case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+			return false
+		}
+	}
+	return true
 }
 
 func braceWords(w *syntax.Word) []word {
@@ -56,42 +109,51 @@ func braceWords(w *syntax.Word) []word {
 
 // literal normalises one word.
 func literal(w *syntax.Word) word {
-	var b strings.Builder
-	static := true
+	var b, pat strings.Builder
+	glob, dynamic := false, false
 	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
-			s, glob := unescape(p.Value)
-			static = static && !glob
+			s, g := unescape(p.Value, &pat)
+			glob = glob || g
 			b.WriteString(s)
 		case *syntax.SglQuoted:
+			s := p.Value
 			if p.Dollar {
-				b.WriteString(ansiC(p.Value))
-			} else {
-				b.WriteString(p.Value)
+				s = ansiC(p.Value)
 			}
+			b.WriteString(s)
+			pat.WriteString(quoteGlob(s))
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {
 				if l, ok := q.(*syntax.Lit); ok {
-					b.WriteString(unescapeDouble(l.Value))
+					s := unescapeDouble(l.Value)
+					b.WriteString(s)
+					pat.WriteString(quoteGlob(s))
 					continue
 				}
-				static = false
+				dynamic = true
 				b.WriteString(show(q))
 			}
 		case *syntax.ProcSubst:
 			b.WriteString(show(p)) // a /dev/fd path: never an option
+			dynamic = true
 		default:
-			static = false
+			dynamic = true
 			b.WriteString(show(p))
 		}
 	}
-	return word{text: b.String(), static: static, node: w}
+	out := word{text: strings.ReplaceAll(b.String(), crMark, "\r"), static: !glob && !dynamic, node: w}
+	if glob && !dynamic {
+		out.pattern = strings.ReplaceAll(pat.String(), crMark, "\r")
+	}
+	return out
 }
 
 // unescape removes backslash escapes from an unquoted literal and reports
-// whether it holds an unescaped glob.
-func unescape(s string) (string, bool) {
+// whether it holds an unescaped glob. It writes the literal as a glob
+// pattern (escapes kept) to pat.
+func unescape(s string, pat *strings.Builder) (string, bool) {
 	var b strings.Builder
 	glob := false
 	for i := 0; i < len(s); i++ {
@@ -101,6 +163,7 @@ func unescape(s string) (string, bool) {
 			i++
 			if s[i] != '\n' {
 				b.WriteByte(s[i])
+				pat.WriteString(quoteGlob(s[i : i+1]))
 			}
 			continue
 		case c == '*' || c == '?':
@@ -109,8 +172,24 @@ func unescape(s string) (string, bool) {
 			glob = true
 		}
 		b.WriteByte(c)
+		pat.WriteByte(c)
 	}
 	return b.String(), glob
+}
+
+// quoteGlob escapes the glob characters of a quoted string.
+func quoteGlob(s string) string {
+	if !strings.ContainsAny(s, `*?[]\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(`*?[]\`, s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // unescapeDouble removes the escapes bash honours inside double quotes.

@@ -29,6 +29,11 @@ type dfa struct {
 	expanded []uint32
 	next     []uint32
 	key      []byte
+	// work counts the cost of the states built (what a pattern that
+	// defeats the cache costs: a state per byte); past maxWork every step
+	// leads to dead, which matches nothing.
+	work int
+	dead *dstate
 }
 
 // dstate is one DFA state. next[b] is the state after ASCII byte b, nil
@@ -49,16 +54,35 @@ type dstate struct {
 // maxStates bounds one cache; it is emptied when full.
 const maxStates = 2000
 
+// maxWork bounds the work one DFA spends building states over its life,
+// counted as the state's instructions plus stateCost each. A pattern the
+// cache serves (nearly every real one) builds a few hundred states and
+// stays far below it (the benchmark's queries over $(go env GOROOT)/src
+// use under 0.1%); one that builds a new state at nearly every byte
+// (a[a-j]{800}$ over random text) would otherwise take minutes on a 10 MB
+// line, and gives up in well under a second.
+const (
+	maxWork   = 4 << 20
+	stateCost = 64
+)
+
 const (
 	beginFlags = syntax.EmptyBeginLine | syntax.EmptyBeginText
 	endFlags   = syntax.EmptyEndLine | syntax.EmptyEndText
 )
 
 func newDFA(prog *syntax.Prog) *dfa {
-	d := &dfa{prog: prog, seen: make([]bool, len(prog.Inst)), matched: &dstate{matchEnd: true}}
+	d := &dfa{prog: prog, seen: make([]bool, len(prog.Inst)), matched: &dstate{matchEnd: true}, dead: &dstate{}}
+	for b := range d.dead.next {
+		d.dead.next[b] = d.dead
+	}
 	d.reset()
 	return d
 }
+
+// exhausted reports whether the DFA spent its work budget: since then it
+// has matched nothing.
+func (d *dfa) exhausted() bool { return d.work > maxWork }
 
 // clone gives another goroutine its own cache.
 func (d *dfa) clone() *dfa { return newDFA(d.prog) }
@@ -151,6 +175,7 @@ func (d *dfa) intern(set []uint32, atStart, prevWord bool) *dstate {
 	}
 	s := &dstate{insts: slices.Clone(set), atStart: atStart, prevWord: prevWord}
 	s.matchEnd = d.hasMatch(d.expand(s, flagsAt(s, false)|endFlags))
+	d.work += 2*len(set) + stateCost
 	d.states[string(d.key)] = s
 	return s
 }
@@ -165,6 +190,9 @@ func b2u(b bool) byte {
 // step returns the state after rune r, or d.matched when a match ends
 // before r.
 func (d *dfa) step(s *dstate, r rune) *dstate {
+	if d.exhausted() {
+		return d.dead
+	}
 	word := r < utf8.RuneSelf && syntax.IsWordChar(r)
 	next := d.next[:0]
 	for _, pc := range d.expand(s, flagsAt(s, word)) {

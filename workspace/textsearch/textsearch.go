@@ -10,6 +10,7 @@ package textsearch
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -31,11 +32,24 @@ type Pattern struct {
 	dfa *dfa
 }
 
+// MaxPatternBytes caps a pattern's size: compiling and analysing a
+// larger one costs seconds to minutes (a 1 MB pattern took 30 s), and no
+// search needs it.
+const MaxPatternBytes = 4 << 10
+
+// ErrPatternTooLong is returned by Compile for a pattern over
+// MaxPatternBytes.
+var ErrPatternTooLong = errors.New("the search pattern is too long")
+
 // Compile compiles expr (regexp syntax; with literal, plain text) for
 // line-by-line search, case-insensitively unless caseSensitive. A line
 // matches when the regexp matches the line's text without its '\n': ^ and
 // \A match at the line's start, $ and \z at its end.
 func Compile(expr string, caseSensitive, literal bool) (*Pattern, error) {
+	if len(expr) > MaxPatternBytes {
+		return nil, fmt.Errorf("%w: it is %d bytes, the limit is %d; search for a shorter, distinctive part of it",
+			ErrPatternTooLong, len(expr), MaxPatternBytes)
+	}
 	if literal {
 		if caseSensitive {
 			return &Pattern{literal: []byte(expr)}, nil
@@ -85,6 +99,12 @@ func (p *Pattern) NewSearcher() *Searcher {
 	}
 	return s
 }
+
+// Exhausted reports whether the Searcher has spent its work budget on a
+// pattern that defeats its DFA cache (one that builds a new state at
+// nearly every byte): since then regular expression lines have not
+// matched, so results are incomplete. Literal patterns never exhaust it.
+func (s *Searcher) Exhausted() bool { return s.dfa != nil && s.dfa.exhausted() }
 
 // matchLine decides one candidate line.
 func (s *Searcher) matchLine(line []byte) bool {
