@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode"
+	"unicode/utf16"
 
 	"go.yaml.in/yaml/v3"
 
@@ -191,6 +193,11 @@ func (e *Egress) JSON(raw string) string {
 	if !json.Valid([]byte(raw)) {
 		return e.Text(raw)
 	}
+	return e.validJSON(raw)
+}
+
+// validJSON is JSON on text known to be valid JSON.
+func (e *Egress) validJSON(raw string) string {
 	// One pass over all strings decides whether any needs filtering.
 	var all strings.Builder
 	eachString(raw, func(_, _ int, s string) {
@@ -222,8 +229,8 @@ func (e *Egress) JSON(raw string) string {
 // Auto filters s as JSON when it is a JSON object or array, else as text.
 func (e *Egress) Auto(s string) string {
 	t := strings.TrimSpace(s)
-	if t != "" && (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
-		return e.JSON(s)
+	if e != nil && t != "" && (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
+		return e.validJSON(s)
 	}
 	return e.Text(s)
 }
@@ -280,13 +287,62 @@ func eachString(raw string, fn func(i, j int, s string)) {
 		lit := raw[i : j+1]
 		s := lit[1 : len(lit)-1]
 		if strings.IndexByte(s, '\\') >= 0 {
-			if json.Unmarshal([]byte(lit), &s) != nil {
-				s = lit[1 : len(lit)-1]
-			}
+			s = unescape(s)
 		}
 		fn(i, j+1, s)
 		i = j
 	}
+}
+
+// unescape decodes the body of a valid JSON string literal.
+func unescape(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u':
+			if i+4 >= len(s) {
+				b.WriteString(s[i-1:])
+				return b.String()
+			}
+			r, err := strconv.ParseUint(s[i+1:i+5], 16, 32)
+			if err != nil {
+				b.WriteString(s[i-1 : i+5])
+				i += 4
+				continue
+			}
+			i += 4
+			if utf16.IsSurrogate(rune(r)) && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+				if r2, err := strconv.ParseUint(s[i+3:i+7], 16, 32); err == nil {
+					if d := utf16.DecodeRune(rune(r), rune(r2)); d != unicode.ReplacementChar {
+						b.WriteRune(d)
+						i += 6
+						continue
+					}
+				}
+			}
+			b.WriteRune(rune(r))
+		default: // " \ /
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 // valueSet holds the needles (each value's forms) in an open-addressing
@@ -388,12 +444,23 @@ func (s *valueSet) mask(text string) string {
 	var cut []int // for each removed byte, the number of bytes kept before it
 	if strings.ContainsAny(text, "\r\n") {
 		kept := make([]byte, 0, len(hay))
-		for _, c := range hay {
-			if c == '\n' || c == '\r' {
-				cut = append(cut, len(kept))
-				continue
+		for rest := text; ; {
+			i := strings.IndexByte(rest, '\n')
+			line := rest
+			if i >= 0 {
+				line = rest[:i]
 			}
-			kept = append(kept, c)
+			for j := strings.IndexByte(line, '\r'); j >= 0; j = strings.IndexByte(line, '\r') {
+				kept = append(kept, line[:j]...)
+				cut = append(cut, len(kept))
+				line = line[j+1:]
+			}
+			kept = append(kept, line...)
+			if i < 0 {
+				break
+			}
+			cut = append(cut, len(kept))
+			rest = rest[i+1:]
 		}
 		hay = kept
 	}

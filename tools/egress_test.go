@@ -186,3 +186,16 @@ func leakTool() Tool {
 		return textResult(p.Out), nil
 	})
 }
+
+// TestUnescape: the JSON string decoder agrees with encoding/json.
+func TestUnescape(t *testing.T) {
+	for _, lit := range []string{`"a\nb\tc\r\"d\\e\/f\b\f"`, `"\u00e9\u4e2d"`, `"\ud83d\ude00 x"`, `"\ud83d x"`, `"\ude00\ud83d"`, `"end\\"`, `"\u0041KIA"`} {
+		var want string
+		if err := json.Unmarshal([]byte(lit), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := unescape(lit[1 : len(lit)-1]); got != want {
+			t.Errorf("unescape(%s) = %q, want %q", lit, got, want)
+		}
+	}
+}
