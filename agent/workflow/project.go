@@ -117,6 +117,9 @@ func (p *Project) Close() error {
 // recovers what a killed process left.
 func (p *Project) Engine(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.Store, cfg.Repo, cfg.Hooks, cfg.Guardrails, cfg.Repository = p.Store, p.Repo, p.Hooks, p.Guardrails, p.Config.Settings
+	if cfg.Egress == nil {
+		cfg.Egress = p.Egress
+	}
 	if p.dryRun != "" {
 		cfg.DryRun, cfg.StateDir = true, p.dryRun
 	}
