@@ -44,15 +44,20 @@ func (f *filteredModel) Complete(ctx context.Context, req Request, onText func(s
 	return f.inner.Complete(ctx, req, onText)
 }
 
+// maxFiltered bounds the texts remembered as filtered: past it, the
+// memory starts again (the next request is filtered whole).
+const maxFiltered = 8192
+
 // filter returns the filtered copy of msgs (msgs itself is not changed).
+// Texts are remembered across requests, so that the agent, its
+// sub-agents (which share its model) and their growing conversations
+// only filter what is new.
 func (f *filteredModel) filter(msgs []Message) []Message {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	prev := f.done
-	if v := f.egress.Version(); v != f.version || prev == nil {
-		f.version, prev = v, map[uint64]string{}
+	if v := f.egress.Version(); v != f.version || f.done == nil || len(f.done) > maxFiltered {
+		f.version, f.done = v, map[uint64]string{}
 	}
-	next := make(map[uint64]string, len(prev)+4)
 	clean := func(s string, json bool) string {
 		if s == "" {
 			return s
@@ -66,15 +71,16 @@ func (f *filteredModel) filter(msgs []Message) []Message {
 		}
 		h.WriteString(s)
 		k := h.Sum64()
-		out, ok := prev[k]
-		if !ok {
-			if json {
-				out = string(f.egress.Args([]byte(s)))
-			} else {
-				out = f.egress.Auto(s)
-			}
+		if out, ok := f.done[k]; ok {
+			return out
 		}
-		next[k] = out
+		var out string
+		if json {
+			out = string(f.egress.Args([]byte(s)))
+		} else {
+			out = f.egress.Auto(s)
+		}
+		f.done[k] = out
 		return out
 	}
 	out := make([]Message, len(msgs))
@@ -90,6 +96,5 @@ func (f *filteredModel) filter(msgs []Message) []Message {
 		}
 		out[i] = m
 	}
-	f.done = next
 	return out
 }
