@@ -615,7 +615,8 @@ func harvestFile(name string, data []byte) []string {
 		if i := strings.IndexAny(line, "=:"); i > 0 {
 			key := strings.TrimSpace(strings.TrimPrefix(line[:i], "export "))
 			val := unquote(strings.TrimSpace(line[i+1:]))
-			if secretKey.MatchString(key) || !ordinary(val) {
+			named := secretKey.MatchString(key) && !harmlessKey.MatchString(key) && !pathLike(val)
+			if named || !ordinary(val) {
 				vals = append(vals, val)
 			}
 			continue
