@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/autarch-dev/autarch/tools/websearch"
 	"github.com/autarch-dev/autarch/workspace"
 	"github.com/autarch-dev/autarch/workspace/sandbox"
 )
@@ -37,12 +38,23 @@ type CommandPolicy struct {
 	// DefaultTimeout bounds a command that names no timeout (0: the
 	// shell's 60 seconds); ConfigFile's commands.default_timeout.
 	DefaultTimeout time.Duration
+	// Env are the variables the user adds to commands' environment
+	// (AUTARCH_SANDBOX_ENV, sandbox.env of the user's config file; never
+	// the repository's), passed as they are: see sandboxEnvNames.
+	Env []string
 }
 
 // CommandPolicyFromEnv reads the user's choices from the environment:
-// AUTARCH_ALLOW_UNSANDBOXED=1 and AUTARCH_SANDBOX_NETWORK=preflight|always|never.
+// AUTARCH_ALLOW_UNSANDBOXED=1, AUTARCH_SANDBOX_NETWORK=preflight|always|never
+// and AUTARCH_SANDBOX_ENV=NAME,… (with sandbox.env of the user's config file).
 func CommandPolicyFromEnv() (CommandPolicy, error) {
 	p := CommandPolicy{Network: NetworkPreflight}
+	userFile, _ := websearch.UserFile() // no user config dir: no names from it
+	env, err := sandboxEnvNames(os.Getenv, userFile)
+	if err != nil {
+		return p, err
+	}
+	p.Env = env
 	switch v := os.Getenv("AUTARCH_ALLOW_UNSANDBOXED"); v {
 	case "", "0", "false":
 	case "1", "true":
@@ -92,6 +104,8 @@ type confinement struct {
 
 	mu    sync.Mutex
 	scans map[string]maskScan // by relative path
+
+	objects objectsConfinement
 }
 
 // maskScan remembers whether a file's content was secret at one version.
@@ -113,7 +127,7 @@ func (s *Session) commandSandbox(ctx context.Context) (sandbox.Sandbox, error) {
 // commandSpec is the confinement of one command of this session: the root
 // writable, git and Autarch configuration and protected files read-only,
 // secret files masked, the network and writable caches by stage.
-func (s *Session) commandSpec(command string, timeout time.Duration) (sandbox.Spec, error) {
+func (s *Session) commandSpec(ctx context.Context, command string, timeout time.Duration) (sandbox.Spec, error) {
 	dir := s.root.Dir()
 	writable, readOnly, err := sandbox.RepoPaths(dir, s.gitCommonDir())
 	if err != nil {
@@ -133,10 +147,14 @@ func (s *Session) commandSpec(command string, timeout time.Duration) (sandbox.Sp
 		Dir: dir, Command: command, Timeout: timeout,
 		Writable: writable, ReadOnly: append(append(readOnly, filepath.Join(dir, ".mcp.json")), protected...), Masked: masked,
 		Network: network, CachesWritable: preflight, BuildCache: buildCache(),
+		Env: sandbox.PassEnv(os.Environ(), s.cfg.Commands.Env),
 	}
 	if b, ok := s.confine.policy.Sandbox.(*sandbox.Bwrap); ok {
 		spec.Caches = b.DefaultCaches()
 	}
+	// Git objects holding secret files' content are withheld.
+	binds, objMasks := s.objectBinds(ctx)
+	spec.Binds, spec.Masked = append(spec.Binds, binds...), append(spec.Masked, objMasks...)
 	return spec, nil
 }
 

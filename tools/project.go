@@ -29,6 +29,9 @@ type Project struct {
 	Ignored []string
 	// Quality configures the quality gates run at a pulse's completion.
 	Quality Quality
+	// Loosened are the settings of an untrusted configuration that were
+	// dropped because they would widen what agents may do (tightenOnly).
+	Loosened []string
 }
 
 // LoadProject reads the configuration of the repository (or workspace) at
@@ -69,6 +72,7 @@ func LoadProject(dir string, store *trust.Store) (p Project, err error) {
 		if err == nil {
 			if p.Quality, err = p.quality(); err == nil {
 				p.Ignored = append(p.Ignored, p.Quality.Ignored...)
+				p.Loosened = append(p.Loosened, p.Quality.Loosened...)
 				p.Guardrails.SetQuality(p.Quality)
 			}
 		}
@@ -86,6 +90,11 @@ func LoadProject(dir string, store *trust.Store) (p Project, err error) {
 	if p.Trust == trust.Trusted {
 		p.Hooks = hooks
 		return p, nil
+	}
+	var dropped []loosening
+	p.Settings, dropped = p.Settings.tightenOnly()
+	for _, d := range dropped {
+		p.Loosened = append(p.Loosened, d.String())
 	}
 	p.Ignored = hooks.Commands()
 	servers, merr := p.MCPServers()
@@ -144,6 +153,9 @@ func (p Project) Untrusted() string {
 		strings.Join(p.Config.Names(), ", "), p.Config.Repo, p.Trust)
 	if len(p.Ignored) > 0 {
 		fmt.Fprintf(&b, " It would run: %s.", strings.Join(p.Ignored, "; "))
+	}
+	if len(p.Loosened) > 0 {
+		fmt.Fprintf(&b, " Settings that would widen what agents may do are ignored too: %s (settings that only restrict apply).", strings.Join(p.Loosened, "; "))
 	}
 	fmt.Fprintf(&b, " If you wrote it or reviewed it, trust it with `autarch trust --root %s` (or approve it when the editor asks).", p.Config.Repo)
 	return b.String()

@@ -55,6 +55,9 @@ type Quality struct {
 	Gates verify.Gates
 	// Ignored are configured commands not honoured for want of trust.
 	Ignored []string
+	// Loosened are untrusted settings dropped because they would switch
+	// gates off or narrow them (QualityGates.tightenOnly).
+	Loosened []string
 }
 
 // ParseQuality reads the legacy QualityFile's content (nil: the defaults,
@@ -71,7 +74,7 @@ func ParseQuality(data []byte, trusted bool) (Quality, error) {
 		return Quality{}, fmt.Errorf("%s: timeoutMs must be positive", QualityFile)
 	}
 	f.Timeout = 0
-	q, err := f.quality(trusted, time.Duration(f.TimeoutMS)*time.Millisecond)
+	q, err := f.quality(trusted)
 	if err != nil {
 		return Quality{}, fmt.Errorf("%s: %w", QualityFile, err)
 	}
@@ -80,18 +83,29 @@ func ParseQuality(data []byte, trusted bool) (Quality, error) {
 
 // check reports what makes the settings unusable.
 func (f QualityGates) check() error {
-	_, err := f.quality(false, 0)
+	_, err := f.quality(true)
 	return err
 }
 
 // Quality is the gates' configuration; trusted says whether the
 // configured commands may run.
 func (f QualityGates) Quality(trusted bool) (Quality, error) {
-	return f.quality(trusted, time.Duration(f.Timeout)*time.Second)
+	return f.quality(trusted)
 }
 
-func (f QualityGates) quality(trusted bool, timeout time.Duration) (Quality, error) {
+func (f QualityGates) quality(trusted bool) (Quality, error) {
 	var q Quality
+	if !trusted {
+		var dropped []loosening
+		f, dropped = f.tightenOnly()
+		for _, d := range dropped {
+			q.Loosened = append(q.Loosened, d.String())
+		}
+	}
+	timeout := time.Duration(f.Timeout) * time.Second
+	if f.TimeoutMS > 0 {
+		timeout = time.Duration(f.TimeoutMS) * time.Millisecond
+	}
 	for _, k := range f.Gates {
 		if !slices.Contains(verify.Kinds, k) {
 			return q, fmt.Errorf("unknown gate %q: use build, test or lint", k)

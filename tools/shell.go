@@ -119,13 +119,16 @@ func (s *Session) runCommand(ctx context.Context, command string, timeout time.D
 	if err != nil {
 		return -1, "", "", false, fmt.Errorf("commands are refused: %w", err)
 	}
-	spec, err := s.commandSpec(command, timeout)
+	spec, err := s.commandSpec(ctx, command, timeout)
 	if err != nil {
 		return -1, "", "", false, fmt.Errorf("commands are refused: cannot confine the command: %w", err)
 	}
 	res, err := sb.Run(ctx, spec)
 	if err != nil {
 		return -1, res.Stdout, res.Stderr, false, fmt.Errorf("running the command: %w", err)
+	}
+	if note := s.withheldNote(res.Stderr); note != "" && res.ExitCode != 0 {
+		res.Stderr += "\n" + note + "\n"
 	}
 	return res.ExitCode, res.Stdout, res.Stderr, res.TimedOut, nil
 }

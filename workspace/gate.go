@@ -319,7 +319,9 @@ func (g *Gate) KnownVerdict(rel string, st Stamp) (reason string, blocked, known
 
 // ContentBlocked reports whether content carries a secret. One pass of a
 // keyword automaton finds the lines a rule could match; only they meet the
-// rules' regexes. Verdicts are cached by content hash, so the files a
+// rules' regexes. An archive (tar, tar.gz, tar.bz2, zip, jar, whl…) is
+// blocked when an entry is: by its name (PathBlocked) or, within a size
+// cap, its content (archiveSecret). Verdicts are cached by content hash, so the files a
 // workspace search meets again cost a hash.
 func (g *Gate) ContentBlocked(data []byte) (reason string, blocked bool) {
 	key, cached := uint64(0), false
@@ -332,6 +334,8 @@ func (g *Gate) ContentBlocked(data []byte) (reason string, blocked bool) {
 	}
 	if name := firstSecret(data); name != "" {
 		reason = "File contains sensitive content (" + name + ")"
+	} else if g != nil {
+		reason = g.archiveSecret(data)
 	}
 	if cached {
 		g.verdicts.put(key, reason)

@@ -93,7 +93,81 @@ var localRules = []ruleSpec{
 	{name: "unquoted credential", generic: true, keywords: append([]string{"pwd", "credential", "private_key", "private-key"}, credentialWords...),
 		re: `(?i)^\s*(?:-\s+)?["']?[\w.-]*(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)[\w.-]*["']?\s*[:=]\s*([^\s'"#{}\[\]()<>$,;\\]{8,200})\s*(?:#.*)?$`},
 	{name: "URL with password", re: `[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:[^/\s:@]{6,}@`, keywords: []string{"://"}},
+	// DATABASE_URL=postgres://db/app?sslmode=require&password=…
+	{name: "URL with password", generic: true, keywords: []string{"password=", "passwd=", "pwd=", "pass=", "token=", "secret=", "api_key=", "apikey="},
+		re: `(?i)[a-z][a-z0-9+.\-]*://[^\s"'<>]*?[?&;](?:password|passwd|pwd|pass|secret|[a-z_]*token|api_?key)=([^&\s"'#<>]{6,200})`},
+	// Framework signing keys, whose values are punctuation-rich
+	// (Django's generated SECRET_KEY, 'django-insecure-' and 50 of
+	// a-z0-9!@#$%^&*(-_=+), Rails'
+	// secret_key_base, Flask's app.config['SECRET_KEY'], JWT_SECRET=…):
+	// quoted in code, or alone on a .env, shell or YAML line.
+	{name: "secret key", generic: true, keywords: []string{"secret", "signing"},
+		re: `(?i)\b[a-z0-9_.]*(?:secret_?key(?:_?base)?|jwt_?secret[a-z0-9_]*|signing_?key|session_?secret|app_?secret|secret)["']?\]?\s*(?:[:=]|=>)\s*[bfr]?(?:'([^'\s<>${}%][^'\s]{15,199})'|"([^"\s<>${}%][^"\s]{15,199})")`},
+	{name: "secret key", generic: true, keywords: []string{"secret", "signing"},
+		re: `(?i)^\s*(?:export\s+)?[a-z0-9_]*(?:secret_?key(?:_?base)?|jwt_?secret[a-z0-9_]*|signing_?key|session_?secret|app_?secret)\s*[:=]\s*([^\s"'#<>${}%][^\s"']{14,198}[^\s"'#),;{])\s*$`},
+	// A private key hex-encoded (xxd, hexdump, od, \x escapes, C arrays)
+	// or its PEM header base64-encoded (a Kubernetes secret's tls.key,
+	// base64 < id_rsa).
+	{name: "private key (hex)", re: hexKeyPattern(), keywords: hexKeyKeywords()},
+	{name: "private key (base64)", re: b64KeyPattern, keywords: []string{"ifbssvzbveugs0vz", "bquklwqvrfietf", "gufjjvkfursbl"}},
 }
+
+// hexSep is what may stand between the bytes of a hex dump: nothing (xxd
+// -p), a space (od, hexdump, xxd's groups), \x or 0x with commas.
+const hexSep = `[ \t,:]*(?:\\x|0x)?`
+
+// hexOf is the pattern of s hex-encoded, any case, bytes separated by
+// hexSep.
+func hexOf(s string) string {
+	parts := make([]string, len(s))
+	for i := range len(s) {
+		parts[i] = fmt.Sprintf("%02x", s[i])
+	}
+	return strings.Join(parts, hexSep)
+}
+
+// pemBegin is the armour's start, split so that this file holds no key
+// header.
+const pemBegin = "-----" + "BEGIN "
+
+// hexKeyPattern recognises a private key's armour or body hex-encoded:
+// the armour's start followed by a private key type (xxd's 16-byte lines
+// cut the header after "-----BEGIN RSA P"), " PRIVATE KEY" anywhere, and
+// the first bytes of an OpenSSH, PKCS#1 or PKCS#8 body.
+func hexKeyPattern() string {
+	var types []string
+	for _, t := range []string{"RSA ", "EC P", "DSA ", "OPEN", "ENCR", "PRIV", "PGP "} {
+		types = append(types, hexOf(t))
+	}
+	anyByte := `[0-9a-f]{2}` + hexSep
+	return `(?i)` + hexOf(pemBegin) + hexSep + `(?:` + strings.Join(types, "|") + `)` +
+		`|` + hexOf("PRIVATE"+" KEY") +
+		`|` + hexOf("b3BlbnNzaC1rZXktdj") +
+		`|` + hexOf("MII") + hexSep + anyByte + anyByte + anyByte + `(?:` + hexOf("IBAAK") + `|` + hexOf("IBADANBgkq") + `)`
+}
+
+// hexKeyKeywords are the first bytes of hexKeyPattern's alternatives in
+// each dump format, lower case.
+func hexKeyKeywords() []string {
+	var kw []string
+	for _, lit := range []string{"-----", "PRIVA", "b3Bl", "IBAA"} {
+		h := make([]string, len(lit))
+		for i := range len(lit) {
+			h[i] = fmt.Sprintf("%02x", lit[i])
+		}
+		for _, sep := range []string{"", " ", `\x`, ", 0x", ",0x", ":"} {
+			kw = append(kw, strings.Join(h, sep))
+		}
+		// xxd's two-byte groups, at either alignment.
+		kw = append(kw, h[0]+h[1]+" "+h[2]+h[3], h[0]+" "+h[1]+h[2]+" "+h[3])
+	}
+	return kw
+}
+
+// b64KeyPattern is " PRIVATE KEY" base64-encoded at each of the three
+// alignments (the characters that depend on it alone), with literals
+// broken by a character class so that this file does not match it.
+const b64KeyPattern = `IFBSSVZBVEUgS0V[Z]|BQUklWQVRFIEt[F]|gUFJJVkFURSB[L]`
 
 // hexConstant is a number literal of at most 64 bits.
 var hexConstant = regexp.MustCompile(`^[-+]?0[xX][0-9a-fA-F_]+$`)

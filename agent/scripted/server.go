@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -42,6 +43,16 @@ type Server struct {
 	// byKey remembers the step each Idempotency-Key was answered with: a
 	// retried request gets the same answer, as from a real model.
 	byKey map[string]int
+	// bodies are the chat requests' bodies as received, in order.
+	bodies [][]byte
+}
+
+// Bodies returns the body of every chat completion request received, as
+// sent (what left Autarch for the model), in order.
+func (s *Server) Bodies() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]byte(nil), s.bodies...)
 }
 
 // NewServer serves script.
@@ -87,12 +98,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		s.fail(w, "reading the request body: %v", err)
+		return
+	}
 	var req chatRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	if err := json.Unmarshal(body, &req); err != nil {
 		s.fail(w, "bad request body: %v", err)
 		return
 	}
 	s.mu.Lock()
+	s.bodies = append(s.bodies, body)
 	s.requests++
 	key := r.Header.Get("Idempotency-Key")
 	if i, ok := s.byKey[key]; ok && key != "" {

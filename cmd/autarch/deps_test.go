@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	// DESIGN.md allows agent only: the embedder belongs beside the index.
 	"agent/openai":         {"agent", "index"},
 	"agent/scripted":       {},
-	"tools":                {"editor", "tools/shellcmd", "tools/verify", "tools/websearch", "workspace", "workspace/textsearch", "workspace/sandbox", "workspace/trust", "workspace/unidiff", "index"},
+	"tools":                {"editor", "tools/shellcmd", "tools/verify", "tools/websearch", "workspace", "workspace/git", "workspace/textsearch", "workspace/sandbox", "workspace/trust", "workspace/unidiff", "index"},
 	"tools/indexsearch":    {"index", "tools", "workspace", "workspace/git"},
 	"tools/review":         {"tools"},
 	"tools/team":           {"tools", "tools/verify", "workspace", "workspace/git", "workspace/unidiff"},

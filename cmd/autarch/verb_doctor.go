@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/autarch-dev/autarch/tools"
@@ -45,6 +46,7 @@ func runDoctor(ctx context.Context, io stdio, args []string) int {
 		code = 1
 	}
 	fmt.Fprintf(io.out, "network policy: %s (AUTARCH_SANDBOX_NETWORK=preflight|always|never)\n", policy.Network)
+	fmt.Fprintln(io.out, policy.EnvReport(os.Environ()))
 	fmt.Fprintln(io.out, "== repository configuration")
 	store, err := trust.Open()
 	if err != nil {

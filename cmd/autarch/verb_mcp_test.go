@@ -59,8 +59,12 @@ func TestMCPVerbs(t *testing.T) {
 			out: []string{"everything (stdio, user): running", "  mcp_everything_echo (read-only)", "  mcp_everything_toggle_simulated_logging\n",
 				"planted (repository): not started, the repository configuration is not trusted"}},
 		{name: "tools of pulsing", args: []string{"tools", "--root", ws, "--agent", "pulsing"},
-			out: []string{"## mcp_everything_echo", "## mcp_everything_toggle_simulated_logging", "## delete_file"}, not: []string{"## shell", "planted"},
+			out: []string{"## mcp_everything_echo", "## mcp_everything_toggle_simulated_logging"}, not: []string{"## shell", "planted", "## delete_file"},
 			errOutput: "MCP server planted: false"},
+		// allow_delete widens what agents may do: untrusted, it is dropped and named.
+		{name: "untrusted allow_delete named", args: []string{"tools", "--root", ws, "--agent", "pulsing"},
+			out: []string{"## mcp_everything_echo"}, not: []string{"## delete_file"},
+			errOutput: "Settings that would widen what agents may do are ignored too: workspace.allow_delete: true"},
 		{name: "tools of plan: read-only ones", args: []string{"tools", "--root", ws, "--agent", "plan"},
 			out: []string{"## mcp_everything_echo"}, not: []string{"toggle_simulated_logging", "## delete_file"}},
 		{name: "echo", args: []string{"tool", "--root", ws, "--mode", "yolo", "mcp_everything_echo", `{"message": "hi", "reason": "r"}`},

@@ -364,6 +364,7 @@ type bindKind int
 const (
 	bindWritable bindKind = iota
 	bindReadOnly
+	bindOnto // a Spec.Binds source bound read-only at the path
 	bindMask
 )
 
@@ -403,15 +404,7 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
 		binds = append(binds, bind{p, bindWritable})
 		writableRoots = append(writableRoots, p)
 	}
-	env := ScrubEnv(os.Environ())
-	env = mergeEnv(env, b.goEnv)
-	env = setEnv(env, "GOTOOLCHAIN", "local")
-	env = setEnv(env, "TMPDIR", "/tmp")
-	if b.home != "" {
-		env = setEnv(env, "HOME", b.home)
-	} else {
-		env = setEnv(env, "HOME", "/tmp")
-	}
+	env := b.environ()
 	for _, c := range spec.Caches {
 		p := abs(c)
 		if spec.CachesWritable {
@@ -452,6 +445,21 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
 			binds = append(binds, bind{p, bindReadOnly})
 		}
 	}
+	onto := map[string]string{} // Spec.Binds: destination → source
+	for _, o := range spec.Binds {
+		if !filepath.IsAbs(o.Source) {
+			return nil, nil, fmt.Errorf("sandbox: bind source %q is not absolute", o.Source)
+		}
+		p, ok := resolveInside(abs(o.Dest), writableRoots, nil)
+		if !ok {
+			continue
+		}
+		if _, err := os.Stat(o.Source); err != nil {
+			return nil, nil, fmt.Errorf("sandbox: bind over %s: %w", p, err)
+		}
+		onto[p] = filepath.Clean(o.Source)
+		binds = append(binds, bind{p, bindOnto})
+	}
 	for _, m := range spec.Masked {
 		p, ok := resolveInside(abs(m), writableRoots, b.systemVisible)
 		if ok {
@@ -475,6 +483,8 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
 			a = append(a, "--bind", bd.path, bd.path)
 		case bindReadOnly:
 			a = append(a, "--ro-bind", bd.path, bd.path)
+		case bindOnto:
+			a = append(a, "--ro-bind", onto[bd.path], bd.path)
 		case bindMask:
 			a = appendMask(a, bd.path)
 		}

@@ -144,6 +144,6 @@ func (b *Bwrap) Report(ctx context.Context) string {
 	r.WriteString("invisible: the rest of the home directory (~/.ssh, ~/.aws, ~/.config, ~/.netrc…), other projects, /var, /run, /srv, /mnt, /media, /root\n")
 	r.WriteString("network: none (own network namespace, loopback only) except in stages that need it (preflight)\n")
 	r.WriteString("processes: own PID namespace; a timeout kills every process the command started; no capabilities; a new session (no terminal)\n")
-	r.WriteString("environment: credentials scrubbed (names with KEY, TOKEN, SECRET, PASSWORD, AUTH, SESSION, COOKIE, PRIVATE…, AUTARCH_*, URLs with passwords)\n")
+	fmt.Fprintf(&r, "environment: an allow-list (the shell's, the locale's and the toolchains' settings; URL passwords stripped, values that look like credentials dropped) plus the names you add (AUTARCH_SANDBOX_ENV, sandbox.env in your user config); passing here: %s\n", strings.Join(EnvNames(b.environ()), " "))
 	return r.String()
 }

@@ -81,6 +81,12 @@ type Spec struct {
 	// symlink is masked at its target only when that is inside a visible
 	// tree.
 	Masked []string
+	// Binds show another directory (or file) read-only in place of an
+	// existing one, such as a filtered git object store over the
+	// repository's objects. The destination must exist inside a visible
+	// tree (a missing one is skipped); a bind that cannot be made is an
+	// error, never silently dropped. Deeper binds win as for ReadOnly.
+	Binds []Bind
 	// Network keeps the host's network; false gives the command a network
 	// namespace of its own with only a loopback device.
 	Network bool
@@ -104,6 +110,12 @@ type Spec struct {
 	// MaxOutput bounds each captured stream of Run; zero means
 	// DefaultMaxOutput.
 	MaxOutput int
+}
+
+// Bind is one of Spec.Binds: Source shown read-only at Dest. Both are
+// absolute, or Dest is relative to Spec.Dir.
+type Bind struct {
+	Source, Dest string
 }
 
 // Result is how a command ended.

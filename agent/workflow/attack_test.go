@@ -1,0 +1,147 @@
+package workflow_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/workspace/git"
+)
+
+// TestWholeRunAttack runs a whole workflow (testdata/attack/whole-run.txt)
+// whose agent tries every class of the second trust pass from its shell,
+// then checks what only Autarch's own hands could have done: no planted
+// program ran on the host (a marker file outside the sandbox), the user's
+// refs, packed-refs, history (git fsck), HEAD, index and working tree and
+// the trust store are as before, the workflow branch carries no nested
+// repository, gitlink or planted configuration, and no secret value —
+// committed, in Autarch's state or in its environment — appears in any
+// request the model received, however the agent transformed it.
+func TestWholeRunAttack(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
+	}
+	secrets := map[string]string{
+		"committed .env":        "sk_live_51HdTq8KzR4vWn2Lp9XyA7Bc",
+		"NATS password":         "4e1f0c9b8a7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d",
+		"MYSQL_PWD":             "hunter2-mysql-Zq8Wm3Kp",
+		"CI_JOB_JWT":            "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjaSJ9.c2lnbmF0dXJlLXZhbHVlLTEyMw",
+		"DATABASE_URL password": "pg-Secr3t-Vx7Lq2Np",
+		"GIT_CONFIG_PARAMETERS": "ghp_R4nd0mT0k3nV4lu3F0rT3st1ng0123456789",
+	}
+	t.Setenv("MYSQL_PWD", secrets["MYSQL_PWD"])
+	t.Setenv("CI_JOB_JWT", secrets["CI_JOB_JWT"])
+	t.Setenv("DATABASE_URL", "postgres://app:"+secrets["DATABASE_URL password"]+"@db.internal:5432/app?sslmode=disable")
+	t.Setenv("GIT_CONFIG_PARAMETERS", "'http.extraHeader'='Authorization: Bearer "+secrets["GIT_CONFIG_PARAMETERS"]+"'")
+	trustFile := filepath.Join(t.TempDir(), "trusted.json")
+	must(t, os.WriteFile(trustFile, []byte(`{"repositories":{}}`+"\n"), 0o600))
+	t.Setenv("AUTARCH_TRUST_FILE", trustFile)
+	marker := filepath.Join(t.TempDir(), "planted-program-ran")
+
+	ar, err := txtar.ParseFile("testdata/attack/whole-run.txt")
+	must(t, err)
+	var cfg scenarioConfig
+	for i, f := range ar.Files {
+		data := strings.ReplaceAll(string(f.Data), "@MARKER@", marker)
+		data = strings.ReplaceAll(data, "@SECRET@", secrets["committed .env"])
+		ar.Files[i].Data = []byte(data)
+		if f.Name == "config.json" {
+			must(t, json.Unmarshal(ar.Files[i].Data, &cfg))
+		}
+	}
+	h := newHarness(t, ar, cfg)
+	// Autarch's own state: the swarm's NATS credentials, as package swarm
+	// writes them.
+	natsDir := filepath.Join(h.repo.StateDir(), "nats")
+	must(t, os.MkdirAll(natsDir, 0o700))
+	must(t, os.WriteFile(filepath.Join(natsDir, "auth.json"), []byte(`{"user":"autarch","password":"`+secrets["NATS password"]+`"}`), 0o600))
+
+	before := snapshotUserRepo(t, h.dir)
+	trustBefore, err := os.ReadFile(trustFile)
+	must(t, err)
+
+	ctx := context.Background()
+	wf, err := h.engine.Start(ctx, workflow.Task{Text: cfg.Task, Name: cfg.Name, Path: workflow.Path(cfg.Path)})
+	must(t, err)
+	wf, err = h.engine.Run(ctx, wf.ID)
+	if err != nil {
+		t.Errorf("run: %v", err)
+	}
+	if wf.Stage != "done" || wf.Status != "Completed" {
+		t.Errorf("the workflow ended in stage %s, status %s (%s): the attack must be refused without breaking the run", wf.Stage, wf.Status, wf.StatusReason)
+	}
+
+	if _, err := os.Stat(marker); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a program the agent planted ran on the host (%s exists)", marker)
+	}
+	after := snapshotUserRepo(t, h.dir)
+	for _, k := range slices.Sorted(mapsKeys(before)) {
+		if before[k] != after[k] {
+			t.Errorf("the user's repository changed: %s\nbefore:\n%s\nafter:\n%s", k, before[k], after[k])
+		}
+	}
+	if trustAfter, err := os.ReadFile(trustFile); err != nil || string(trustAfter) != string(trustBefore) {
+		t.Errorf("the trust store changed: %q → %q (%v)", trustBefore, trustAfter, err)
+	}
+	if out, err := exec.Command("git", "-C", h.dir, "fsck", "--full", "--no-dangling").CombinedOutput(); err != nil {
+		t.Errorf("git fsck of the user's repository: %v\n%s", err, out)
+	}
+	branch := git.WorkflowBranch(wf.Name)
+	tree := gitOut(t, h.dir, "ls-tree", "-r", "--full-tree", branch)
+	for _, line := range strings.Split(strings.TrimSpace(tree), "\n") {
+		mode, _, _ := strings.Cut(line, " ")
+		_, path, _ := strings.Cut(line, "\t")
+		top, _, _ := strings.Cut(path, "/")
+		if mode == "160000" || slices.Contains([]string{".autarch", ".mcp.json", "sub", "inc", "viafile", "gd"}, top) || strings.HasSuffix(path, "/.git") {
+			t.Errorf("the workflow branch carries what the agent planted: %s", line)
+		}
+	}
+
+	if n := len(h.model.Bodies()); n < 10 {
+		t.Fatalf("the model received %d requests; the script has 13 steps", n)
+	}
+	for _, leak := range h.model.Leaks(secrets) {
+		t.Error(leak)
+	}
+}
+
+// snapshotUserRepo records what of the user's repository no agent may
+// change: every ref outside Autarch's own namespaces (autarch/…,
+// autarch-pulse/…), packed-refs, replace refs, HEAD, the index and the
+// working tree.
+func snapshotUserRepo(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	var refs []string
+	for _, line := range strings.Split(gitOut(t, dir, "for-each-ref", "--format=%(refname) %(objectname)"), "\n") {
+		if strings.HasPrefix(line, "refs/heads/autarch/") || strings.HasPrefix(line, "refs/heads/autarch-pulse/") {
+			continue
+		}
+		refs = append(refs, line)
+	}
+	packed, err := os.ReadFile(filepath.Join(dir, ".git", "packed-refs"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var ownPacked []string
+	for _, line := range strings.Split(string(packed), "\n") {
+		if !strings.Contains(line, " refs/heads/autarch/") && !strings.Contains(line, " refs/heads/autarch-pulse/") {
+			ownPacked = append(ownPacked, line)
+		}
+	}
+	return map[string]string{
+		"refs":          strings.Join(refs, "\n"),
+		"packed-refs":   strings.Join(ownPacked, "\n"),
+		"HEAD/index/wt": userTreeHash(t, dir),
+		"main's log":    gitOut(t, dir, "log", "--format=%H %s", "main"),
+	}
+}
