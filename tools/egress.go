@@ -41,8 +41,11 @@ import (
 // The values are never logged nor returned. A nil *Egress filters nothing.
 type Egress struct {
 	gate *workspace.Gate
-	mu   sync.Mutex // serialises AddValues
-	set  atomic.Pointer[valueSet]
+	// files are Autarch's own secret files, read again by Refresh (the
+	// swarm writes its NATS credentials after a project is opened).
+	files []string
+	mu    sync.Mutex // serialises AddValues
+	set   atomic.Pointer[valueSet]
 }
 
 // MinSecretValue is the shortest value masked by value: shorter ones
@@ -71,7 +74,7 @@ func NewEgress(ctx context.Context, gate *workspace.Gate, src EgressSources) *Eg
 	if gate == nil {
 		gate = workspace.DefaultGate()
 	}
-	e := &Egress{gate: gate}
+	e := &Egress{gate: gate, files: src.Files}
 	var vals []string
 	for _, root := range src.Roots {
 		vals = append(vals, harvestRoot(ctx, gate, root)...)
@@ -110,6 +113,21 @@ func DefaultEgressSources(root, commonDir string) EgressSources {
 		src.Files = append(src.Files, filepath.Join(commonDir, "autarch", "nats", "auth.json"))
 	}
 	return src
+}
+
+// Refresh reads Autarch's own secret files again and masks the values
+// that appeared since (a session sharing a project's filter calls it).
+func (e *Egress) Refresh() {
+	if e == nil {
+		return
+	}
+	var vals []string
+	for _, f := range e.files {
+		if data, err := workspace.ReadSmallFile(f, maxHarvestFile); err == nil {
+			vals = append(vals, harvestAll(data)...)
+		}
+	}
+	e.AddValues(vals...)
 }
 
 // AddValues adds secret values to mask (shorter than MinSecretValue:
@@ -399,7 +417,7 @@ func newValueSet(values []string, version uint64) *valueSet {
 // three alignments it can have inside a longer encoded text).
 func valueForms(v string) []string {
 	var out []string
-	for _, x := range []string{v, reverse(v)} {
+	for _, x := range []string{v, reverseText(v)} {
 		h := hex.EncodeToString([]byte(x))
 		out = append(out, x, h, strings.ToUpper(h))
 		for off := range 3 {
@@ -425,7 +443,7 @@ func base64Aligned(x string, off int) string {
 	return enc
 }
 
-func reverse(s string) string {
+func reverseText(s string) string {
 	b := []byte(s)
 	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
 		b[i], b[j] = b[j], b[i]

@@ -49,7 +49,7 @@ func wrap76(s string) string {
 	return b.String() + s
 }
 
-func reversed(s string) string { return reverse(s) }
+func reversed(s string) string { return reverseText(s) }
 
 // TestEgressMasksSecretValues: a tool result carrying a secret value of
 // the workspace, Autarch's state or the environment, in any of the forms
@@ -90,7 +90,7 @@ func TestEgressMasksSecretValues(t *testing.T) {
 			if asJSON && !json.Valid([]byte(res.Output)) {
 				t.Errorf("%s: the JSON result is no longer JSON: %s", l.name, res.Output)
 			}
-			if leaked(res.Output, l.secret) {
+			if leakedForm(res.Output, l.secret) {
 				t.Errorf("%s (json %v): the secret reached the model: %q", l.name, asJSON, res.Output)
 			}
 			if !strings.Contains(res.Output, "[blocked]") {
@@ -152,8 +152,8 @@ type errString string
 
 func (e errString) Error() string { return string(e) }
 
-// leaked reports whether out still holds secret in a form the tests gave.
-func leaked(out, secret string) bool {
+// leakedForm reports whether out still holds secret in a form the tests gave.
+func leakedForm(out, secret string) bool {
 	flat := strings.NewReplacer("\n", "", "\r", "", `\n`, "", `\r`, "").Replace(out)
 	for _, f := range valueForms(secret) {
 		if strings.Contains(flat, f) {

@@ -170,6 +170,7 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 		return nil, err
 	}
 	egress := cfg.Egress
+	egress.Refresh() // a shared filter learns Autarch's credentials written since
 	if egress == nil {
 		egress = NewEgress(context.Background(), gate, DefaultEgressSources(cfg.Root, cfg.GitCommonDir))
 		cfg.Egress = egress
