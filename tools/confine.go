@@ -2,10 +2,13 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/autarch-dev/autarch/tools/websearch"
 	"github.com/autarch-dev/autarch/workspace"
 	"github.com/autarch-dev/autarch/workspace/sandbox"
+	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
 // Network policies of CommandPolicy.
@@ -42,11 +46,16 @@ type CommandPolicy struct {
 	// (AUTARCH_SANDBOX_ENV, sandbox.env of the user's config file; never
 	// the repository's), passed as they are: see sandboxEnvNames.
 	Env []string
+	// Limits bound each command's processes, memory, file size and CPU
+	// time (zero fields: sandbox.DefaultLimits); the user's
+	// AUTARCH_SANDBOX_LIMITS only.
+	Limits sandbox.Limits
 }
 
 // CommandPolicyFromEnv reads the user's choices from the environment:
-// AUTARCH_ALLOW_UNSANDBOXED=1, AUTARCH_SANDBOX_NETWORK=preflight|always|never
-// and AUTARCH_SANDBOX_ENV=NAME,… (with sandbox.env of the user's config file).
+// AUTARCH_ALLOW_UNSANDBOXED=1, AUTARCH_SANDBOX_NETWORK=preflight|always|never,
+// AUTARCH_SANDBOX_ENV=NAME,… (with sandbox.env of the user's config file)
+// and AUTARCH_SANDBOX_LIMITS=procs=…,mem=…,fsize=…,cpu=….
 func CommandPolicyFromEnv() (CommandPolicy, error) {
 	p := CommandPolicy{Network: NetworkPreflight}
 	userFile, _ := websearch.UserFile() // no user config dir: no names from it
@@ -69,7 +78,9 @@ func CommandPolicyFromEnv() (CommandPolicy, error) {
 	default:
 		return p, fmt.Errorf("AUTARCH_SANDBOX_NETWORK=%q: use preflight (network for dependency installs only), always or never", v)
 	}
-	return p, nil
+	l, err := sandbox.ParseLimits(os.Getenv(sandbox.LimitsEnv))
+	p.Limits = l
+	return p, err
 }
 
 // SelectSandbox picks the sandbox of a policy once for a process: bubblewrap
@@ -79,7 +90,7 @@ func SelectSandbox(ctx context.Context, p CommandPolicy) (CommandPolicy, sandbox
 	if p.Sandbox != nil {
 		return p, sandbox.Status{Available: p.Sandbox.Confined(), Mechanism: p.Sandbox.Name()}, nil
 	}
-	sb, st, err := sandbox.Select(ctx, sandbox.Options{}, p.AllowUnsandboxed)
+	sb, st, err := sandbox.Select(ctx, sandbox.Options{Limits: p.Limits}, p.AllowUnsandboxed)
 	if err != nil {
 		return p, st, fmt.Errorf("%w; install bubblewrap (apt-get install bubblewrap) or opt in to unsandboxed commands with AUTARCH_ALLOW_UNSANDBOXED=1", err)
 	}
@@ -125,13 +136,18 @@ func (s *Session) commandSandbox(ctx context.Context) (sandbox.Sandbox, error) {
 }
 
 // commandSpec is the confinement of one command of this session: the root
-// writable, git and Autarch configuration and protected files read-only,
-// secret files masked, the network and writable caches by stage.
+// writable, the repository, git and Autarch configuration and protected
+// files read-only, Autarch's state and secret files masked, the network
+// and writable caches by stage.
 func (s *Session) commandSpec(ctx context.Context, command string, timeout time.Duration) (sandbox.Spec, error) {
 	dir := s.root.Dir()
-	writable, readOnly, err := sandbox.RepoPaths(dir, s.gitCommonDir())
+	repo, err := sandbox.RepoPaths(dir, s.gitCommonDir())
 	if err != nil {
 		return sandbox.Spec{}, err
+	}
+	readOnly := repo.ReadOnly
+	for _, name := range plantedNames() {
+		readOnly = append(readOnly, filepath.Join(dir, name))
 	}
 	protected, err := s.protectedFiles()
 	if err != nil {
@@ -145,7 +161,7 @@ func (s *Session) commandSpec(ctx context.Context, command string, timeout time.
 	network := s.cfg.Commands.Network == NetworkAlways || preflight && s.cfg.Commands.Network != NetworkNever
 	spec := sandbox.Spec{
 		Dir: dir, Command: command, Timeout: timeout,
-		Writable: writable, ReadOnly: append(append(readOnly, filepath.Join(dir, ".mcp.json")), protected...), Masked: masked,
+		ReadOnly: append(readOnly, protected...), Masked: append(repo.Masked, masked...),
 		Network: network, CachesWritable: preflight, BuildCache: buildCache(),
 		Env: sandbox.PassEnv(os.Environ(), s.cfg.Commands.Env),
 	}
@@ -253,6 +269,76 @@ func (s *Session) secretFiles() ([]string, error) {
 		}
 	}
 	return masked, err
+}
+
+// plantedNames are the names at a command's root that configure git or
+// Autarch (.git, .autarch, .mcp.json): bound read-only where they exist,
+// and removed after a command that created them where they did not
+// (guardRoot).
+func plantedNames() []string {
+	names := []string{".git"}
+	for _, f := range append(trust.ExecutableFiles(), GuardrailsFile) {
+		top, _, _ := strings.Cut(f, "/")
+		if !slices.Contains(names, top) {
+			names = append(names, top)
+		}
+	}
+	return names
+}
+
+// rootGuard is what a command's root held of plantedNames before it ran.
+type rootGuard struct {
+	dir    string
+	absent []string
+}
+
+// guardRoot notes which planted names are absent at the session's root,
+// before a command runs.
+func (s *Session) guardRoot() rootGuard {
+	g := rootGuard{dir: s.root.Dir()}
+	for _, name := range plantedNames() {
+		if _, err := os.Lstat(filepath.Join(g.dir, name)); errors.Is(err, fs.ErrNotExist) {
+			g.absent = append(g.absent, name)
+		}
+	}
+	return g
+}
+
+// undo removes, whole and without following symlinks, what the command
+// created of the names that were absent, and says so: the sandbox cannot
+// bind a read-only mask where nothing exists, so a command could plant a
+// repository (whose configuration the next git on the host obeys) or
+// configuration Autarch reads. The command has ended and its sandbox with
+// it, so nothing races the removal. An error means something planted is
+// still there.
+func (g rootGuard) undo() (notices []string, err error) {
+	for _, name := range g.absent {
+		p := filepath.Join(g.dir, name)
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err := removeAll(p); err != nil {
+			return notices, fmt.Errorf("the command created %s and Autarch could not remove it (%w): delete %s before running anything else", name, err, p)
+		}
+		notices = append(notices, fmt.Sprintf("The command created %s; Autarch removed it: commands may not create git or Autarch configuration (%s).", name, strings.Join(plantedNames(), ", ")))
+	}
+	return notices, nil
+}
+
+// removeAll removes p and everything under it without following symlinks,
+// making directories the command locked (chmod 0) writable first.
+func removeAll(p string) error {
+	if os.RemoveAll(p) == nil {
+		return nil
+	}
+	// WalkDir visits a directory before reading it: unlocked in time.
+	_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, _ error) error {
+		if d != nil && d.IsDir() {
+			_ = os.Chmod(q, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(p)
 }
 
 // buildCache is Autarch's own Go build cache for sandboxed commands (the

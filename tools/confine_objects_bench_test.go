@@ -58,8 +58,8 @@ func TestMeasureCommandOverhead(t *testing.T) {
 				}
 			})-timed(func() { s.objectBinds(ctx) }))
 			after = append(after, timed(func() {
-				if code, _, stderr, _, err := s.runCommand(ctx, c, time.Minute); err != nil || code != 0 {
-					t.Fatalf("%s: %v %s", c, err, stderr)
+				if run, err := s.runCommand(ctx, c, time.Minute); err != nil || run.code != 0 {
+					t.Fatalf("%s: %v %s", c, err, run.stderr)
 				}
 			}))
 			check = append(check, timed(func() { s.objectBinds(ctx) }))

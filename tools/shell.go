@@ -90,16 +90,27 @@ func runShell(ctx context.Context, s *Session, p shellParams) (Result, error) {
 			return opError(fmt.Sprintf("timeoutSeconds must be between 1 and %d", ShellTimeoutMax)), nil
 		}
 	}
-	code, stdout, stderr, timedOut, err := s.runCommand(ctx, p.Command, time.Duration(timeout)*time.Second)
+	run, err := s.runCommand(ctx, p.Command, time.Duration(timeout)*time.Second)
 	if err != nil {
 		return opError(err.Error()), nil
 	}
-	stdout = truncate(s.gate.RedactLines(stdout))
-	stderr = truncate(s.gate.RedactLines(stderr))
-	if timedOut {
-		return jsonResult(map[string]any{"success": false, "error": fmt.Sprintf("Command timed out after %d seconds", timeout), "stdout": stdout, "stderr": stderr}, true), nil
+	code := run.code
+	if code != 0 && gitWriteRefused(run.stderr) {
+		run.notices = append(run.notices, gitReadOnlyNotice)
+	}
+	stdout := truncate(s.gate.RedactLines(run.stdout))
+	stderr := truncate(s.gate.RedactLines(run.stderr))
+	if run.timedOut {
+		out := map[string]any{"success": false, "error": fmt.Sprintf("Command timed out after %d seconds", timeout), "stdout": stdout, "stderr": stderr}
+		if len(run.notices) > 0 {
+			out["notice"] = strings.Join(run.notices, " ")
+		}
+		return jsonResult(out, true), nil
 	}
 	out := map[string]any{"success": code == 0, "exit_code": code, "stdout": stdout, "stderr": stderr}
+	if len(run.notices) > 0 {
+		out["notice"] = strings.Join(run.notices, " ")
+	}
 	failed := code != 0
 	if failed {
 		if known := preExisting(stdout+"\n"+stderr, s.Baselines()); known != nil {
@@ -111,27 +122,55 @@ func runShell(ctx context.Context, s *Session, p shellParams) (Result, error) {
 	return jsonResult(out, failed), nil
 }
 
+// commandRun is how a session's command ended.
+type commandRun struct {
+	code           int
+	stdout, stderr string
+	timedOut       bool
+	// notices tell the model what Autarch undid after the command (a
+	// planted .git removed).
+	notices []string
+}
+
 // runCommand runs a command in the session's sandbox; on timeout or
-// cancellation everything it started is killed. err is a message for the
-// model and the user when the command cannot run at all (no sandbox).
-func (s *Session) runCommand(ctx context.Context, command string, timeout time.Duration) (code int, stdout, stderr string, timedOut bool, err error) {
+// cancellation everything it started is killed. Every command of a
+// session (shell, run_tests, run_lint, read_lints, preflight, quality
+// gates) runs here: afterwards, what it planted at the root (.git,
+// .autarch, .mcp.json where none was) is removed. err is a message for
+// the model and the user when the command cannot run at all (no sandbox)
+// or what it planted could not be removed.
+func (s *Session) runCommand(ctx context.Context, command string, timeout time.Duration) (commandRun, error) {
 	sb, err := s.commandSandbox(ctx)
 	if err != nil {
-		return -1, "", "", false, fmt.Errorf("commands are refused: %w", err)
+		return commandRun{code: -1}, fmt.Errorf("commands are refused: %w", err)
 	}
 	spec, err := s.commandSpec(ctx, command, timeout)
 	if err != nil {
-		return -1, "", "", false, fmt.Errorf("commands are refused: cannot confine the command: %w", err)
+		return commandRun{code: -1}, fmt.Errorf("commands are refused: cannot confine the command: %w", err)
 	}
-	res, err := sb.Run(ctx, spec)
+	guard := s.guardRoot()
+	res, runErr := sb.Run(ctx, spec)
+	notices, err := guard.undo()
+	run := commandRun{code: res.ExitCode, stdout: res.Stdout, stderr: res.Stderr, timedOut: res.TimedOut, notices: notices}
 	if err != nil {
-		return -1, res.Stdout, res.Stderr, false, fmt.Errorf("running the command: %w", err)
+		return run, err
 	}
-	if note := s.withheldNote(res.Stderr); note != "" && res.ExitCode != 0 {
-		res.Stderr += "\n" + note + "\n"
+	if runErr != nil {
+		run.code = -1
+		return run, fmt.Errorf("running the command: %w", runErr)
 	}
-	return res.ExitCode, res.Stdout, res.Stderr, res.TimedOut, nil
+	if note := s.withheldNote(run.stderr); note != "" && run.code != 0 {
+		run.stderr += "\n" + note + "\n"
+	}
+	return run, nil
 }
+
+// gitReadOnlyNotice explains a git write refused by the sandbox.
+const gitReadOnlyNotice = "git cannot write the repository from a command (commits, branches, tags, stash, config and the index are read-only): Autarch commits the worktree itself at the end of the pulse (commit_changes in a job). Read with git (status, diff, log, show) and leave committing to Autarch; to undo your changes to a file, write it from git instead of checkout or restore: git show HEAD:path/to/file > path/to/file."
+
+// gitWriteRefused reports whether stderr shows git failing to write the
+// read-only repository.
+var gitWriteRefused = regexp.MustCompile(`(?m)^(fatal|error): .*(Read-only file system|insufficient permission for adding an object|could not lock config file|cannot lock ref|unable to (create|write|append)|could not write)`).MatchString
 
 // truncate keeps the first quarter and the last three quarters of the
 // threshold of a long stream, saying how much was cut.

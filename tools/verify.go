@@ -23,8 +23,12 @@ func (s *Session) verifyExec() verify.Exec {
 			command = "cd " + shellQuote(dir) + " && " + command
 		}
 		start := time.Now()
-		code, stdout, stderr, timedOut, err := s.runCommand(ctx, command, timeout)
-		return verify.Output{ExitCode: code, Stdout: stdout, Stderr: stderr, TimedOut: timedOut, Duration: time.Since(start)}, err
+		run, err := s.runCommand(ctx, command, timeout)
+		stderr := run.stderr
+		for _, n := range run.notices {
+			stderr += "\n" + n
+		}
+		return verify.Output{ExitCode: run.code, Stdout: run.stdout, Stderr: stderr, TimedOut: run.timedOut, Duration: time.Since(start)}, err
 	}
 }
 

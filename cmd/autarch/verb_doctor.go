@@ -35,7 +35,7 @@ func runDoctor(ctx context.Context, io stdio, args []string) int {
 		return 2
 	}
 	fmt.Fprintln(io.out, "== sandbox")
-	b, st := sandbox.Detect(ctx, sandbox.Options{})
+	b, st := sandbox.Detect(ctx, sandbox.Options{Limits: policy.Limits})
 	switch {
 	case b != nil:
 		fmt.Fprint(io.out, b.Report(ctx))

@@ -72,6 +72,9 @@ type Options struct {
 	Path string
 	// Logger receives debug records; nil is slog.Default().
 	Logger *slog.Logger
+	// Limits are the user's limits of every command (LimitsEnv); zero
+	// fields are DefaultLimits.
+	Limits Limits
 }
 
 // Bwrap confines commands with bubblewrap. The host layout (system
@@ -86,13 +89,16 @@ type Bwrap struct {
 	exposed []string // toolchains exposed read-only
 	goEnv   []string // go settings, KEY=VALUE
 	goCache string   // the user's GOCACHE
+	lim     Limits   // defaults filled in
+	cgs     cgroups
+	setuid  bool // the bwrap binary is setuid
 	log     *slog.Logger
 }
 
 // NewBwrap finds bwrap and reads the host layout. It does not check that
 // bwrap works here: Probe does.
 func NewBwrap(ctx context.Context, opts Options) (*Bwrap, error) {
-	b := &Bwrap{path: opts.Path, log: opts.Logger}
+	b := &Bwrap{path: opts.Path, log: opts.Logger, lim: opts.Limits.withDefaults(DefaultLimits()), cgs: detectCgroups()}
 	if b.log == nil {
 		b.log = slog.Default()
 	}
@@ -102,6 +108,9 @@ func NewBwrap(ctx context.Context, opts Options) (*Bwrap, error) {
 			return nil, fmt.Errorf("%w (%w)", ErrNotInstalled, err)
 		}
 		b.path = p
+	}
+	if fi, err := os.Stat(b.path); err == nil {
+		b.setuid = fi.Mode()&fs.ModeSetuid != 0
 	}
 	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -136,10 +145,25 @@ func (b *Bwrap) Command(ctx context.Context, spec Spec) (*exec.Cmd, error) {
 		return nil, err
 	}
 	b.log.Debug("sandbox command", "dir", spec.Dir, "network", spec.Network, "args", len(args))
-	cmd := exec.CommandContext(ctx, b.path, args...)
+	if spec.gate == nil || b.setuid {
+		// A setuid bwrap's child cannot be limited from outside.
+		argv := wrap(append([]string{b.path}, args...), b.lim.lower(spec.Limits), spec.gate.cgroupOf())
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		groupCommand(cmd, env)
+		return cmd, nil
+	}
+	gateArgs, files, err := spec.gate.bwrapArgs()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, b.path, append(gateArgs, args...)...)
+	cmd.ExtraFiles = files
 	groupCommand(cmd, env)
 	return cmd, nil
 }
+
+// limits are the user's limits and the cgroups found by NewBwrap.
+func (b *Bwrap) limits() (Limits, cgroups, *slog.Logger) { return b.lim, b.cgs, b.log }
 
 // Args returns bwrap's arguments for spec, for inspection (autarch
 // doctor, tests).
@@ -353,10 +377,19 @@ func etcMasks() []string {
 // device is refused, and the mask should read as empty; what is written
 // to it is discarded, and the file underneath is never touched.
 func appendMask(a []string, p string) []string {
+	mount, seal := maskArgs(p)
+	return append(append(a, mount...), seal...)
+}
+
+// maskArgs returns the arguments that mount p's mask and those that then
+// make it read-only (none for a file). Binds deeper inside a directory's
+// mask must come between the two: bwrap creates their mount points in the
+// empty directory.
+func maskArgs(p string) (mount, seal []string) {
 	if isDir(p) {
-		return append(a, "--tmpfs", p, "--remount-ro", p)
+		return []string{"--tmpfs", p}, []string{"--remount-ro", p}
 	}
-	return append(a, "--dev-bind", "/dev/null", p)
+	return []string{"--dev-bind", "/dev/null", p}, nil
 }
 
 type bindKind int
@@ -477,6 +510,7 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
 	if !spec.Network {
 		a = append(a, "--unshare-net")
 	}
+	var seals []string // masks made read-only once everything inside them is bound
 	for _, bd := range binds {
 		switch bd.kind {
 		case bindWritable:
@@ -486,9 +520,12 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
 		case bindOnto:
 			a = append(a, "--ro-bind", onto[bd.path], bd.path)
 		case bindMask:
-			a = appendMask(a, bd.path)
+			mount, seal := maskArgs(bd.path)
+			a = append(a, mount...)
+			seals = append(seals, seal...)
 		}
 	}
+	a = append(a, seals...)
 	a = append(a, "--chdir", dir, "--", "bash", "-c", spec.Command)
 	return a, mergeEnv(env, spec.Env), nil
 }

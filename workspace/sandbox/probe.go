@@ -106,7 +106,7 @@ func Select(ctx context.Context, opts Options, allowUnconfined bool) (Sandbox, S
 		return b, st, nil
 	}
 	if allowUnconfined {
-		return Unconfined{}, st, nil
+		return Unconfined{Limits: opts.Limits}, st, nil
 	}
 	return nil, st, fmt.Errorf("sandbox: %s", st)
 }
@@ -144,6 +144,7 @@ func (b *Bwrap) Report(ctx context.Context) string {
 	r.WriteString("invisible: the rest of the home directory (~/.ssh, ~/.aws, ~/.config, ~/.netrc…), other projects, /var, /run, /srv, /mnt, /media, /root\n")
 	r.WriteString("network: none (own network namespace, loopback only) except in stages that need it (preflight)\n")
 	r.WriteString("processes: own PID namespace; a timeout kills every process the command started; no capabilities; a new session (no terminal)\n")
+	fmt.Fprintf(&r, "limits per command: %s; set with %s=procs=…,mem=…,fsize=…,cpu=… (off turns one off)\n", b.cgs.mechanism(b.lim), LimitsEnv)
 	fmt.Fprintf(&r, "environment: an allow-list (the shell's, the locale's and the toolchains' settings; URL passwords stripped, values that look like credentials dropped) plus the names you add (AUTARCH_SANDBOX_ENV, sandbox.env in your user config); passing here: %s\n", strings.Join(EnvNames(b.environ()), " "))
 	return r.String()
 }

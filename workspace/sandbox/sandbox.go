@@ -8,7 +8,9 @@
 // secret files are masked by an empty read-only file, /tmp and the home
 // directory are private and empty, the command lives in its own PID, IPC
 // and UTS namespace (and network namespace when the stage has no network),
-// and its environment is scrubbed of credentials (ScrubEnv).
+// and its environment is scrubbed of credentials (ScrubEnv). Each command
+// runs within Limits (processes, memory, file size, CPU time): in a cgroup
+// of its own where one can be created, with hard rlimits always.
 //
 // Unconfined runs the same Spec without confinement; callers use it only
 // when the user opted in to unsandboxed commands. Another operating
@@ -20,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -48,7 +51,8 @@ type Sandbox interface {
 	// Command returns the process for spec, not started: it runs in its own
 	// process group, with no stdin, and cancelling ctx kills the group (and
 	// for a confined mechanism everything the command started). The
-	// caller sets Stdout/Stderr and runs it; Spec.Timeout is not applied.
+	// caller sets Stdout/Stderr and runs it; Spec.Timeout is not applied,
+	// and of the limits only the rlimits (Run adds the cgroup).
 	Command(ctx context.Context, spec Spec) (*exec.Cmd, error)
 	// Run runs spec to completion within Spec.Timeout and captures its
 	// output. A command that fails or times out is a Result, not an error;
@@ -64,9 +68,9 @@ type Spec struct {
 	Dir string
 	// Command is run by bash -c.
 	Command string
-	// Writable are extra directories the command may write (a linked
-	// worktree's own gitdir, the common dir's objects, refs and logs).
-	// Missing ones are skipped.
+	// Writable are extra directories the command may write. Missing ones
+	// are skipped. Nothing of a repository belongs here (RepoPaths): its
+	// git directory is read-only to every command.
 	Writable []string
 	// ReadOnly are paths bound read-only over the writable trees (.git of
 	// a normal repository, .autarch, protected files); relative paths are
@@ -77,6 +81,8 @@ type Spec struct {
 	// Masked are files (or directories) replaced by /dev/null (or an empty
 	// read-only directory): they read as empty by any means, what is
 	// written to them is discarded, and the file underneath is untouched.
+	// A directory bound deeper inside a masked one (a worktree under
+	// Autarch's state directory) stays visible.
 	// Relative paths are relative to Dir. Missing ones are skipped; a
 	// symlink is masked at its target only when that is inside a visible
 	// tree.
@@ -110,6 +116,14 @@ type Spec struct {
 	// MaxOutput bounds each captured stream of Run; zero means
 	// DefaultMaxOutput.
 	MaxOutput int
+	// Limits can only lower the sandbox's own limits (Options.Limits, the
+	// user's): a positive field below the sandbox's wins, anything else
+	// is ignored.
+	Limits Limits
+
+	// gate is the command's cgroup and limits while Run runs it; Command
+	// alone applies the rlimits only.
+	gate *gate
 }
 
 // Bind is one of Spec.Binds: Source shown read-only at Dest. Both are
@@ -130,6 +144,17 @@ type Result struct {
 	TimedOut bool
 	// Duration is the wall time from start to exit.
 	Duration time.Duration
+	// Limit names the resource limit the command hit (LimitProcs,
+	// LimitMemory, LimitFileSize, LimitCPU), "" for none. Stderr then ends
+	// with a line that says which limit, its value and what to do.
+	Limit string
+}
+
+// limiter is a mechanism that applies Limits.
+type limiter interface {
+	// limits returns the sandbox's limits, defaults filled in, and where
+	// the commands' cgroups can be created.
+	limits() (Limits, cgroups, *slog.Logger)
 }
 
 // validate checks the parts of spec every mechanism needs and returns its
@@ -170,19 +195,48 @@ func run(ctx context.Context, sb Sandbox, spec Spec) (Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd, err := sb.Command(ctx, spec)
+	var lims Limits
+	if lm, ok := sb.(limiter); ok {
+		l, cgs, log := lm.limits()
+		lims = l.lower(spec.Limits)
+		g, err := cgs.create(lims, log)
+		if err != nil {
+			return Result{ExitCode: -1}, err
+		}
+		defer g.remove(context.WithoutCancel(ctx))
+		spec.gate = &gate{limits: lims, cgroup: g}
+	}
+	// A command stopped at a limit is cancelled through cmdCtx only, so
+	// that it is not mistaken for a timeout or the caller's cancellation.
+	cmdCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	cmd, err := sb.Command(cmdCtx, spec)
 	if err != nil {
 		return Result{ExitCode: -1}, err
 	}
 	stdout, stderr := newCapped(limit), newCapped(limit)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
-	runErr := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		spec.gate.close()
+		return Result{ExitCode: -1}, fmt.Errorf("sandbox: starting the command: %w", err)
+	}
+	if err := spec.gate.release(cmd.Process); err != nil {
+		_ = cmd.Wait()
+		return Result{ExitCode: -1}, err
+	}
+	g := spec.gate.cgroupOf()
+	procsHit := g.watch(cmdCtx, stop)
+	runErr := cmd.Wait()
+	stop()
 	if cmd.Process != nil {
 		// Children that outlived the shell in its group.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(start)}
+	if res.Limit = limitHit(res, exitCode(runErr), g, procsHit(), lims); res.Limit != "" {
+		res.Stderr += "\n" + limitMessage(res.Limit, lims) + "\n"
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		res.ExitCode, res.TimedOut = -1, true
 		return res, nil
@@ -193,6 +247,12 @@ func run(ctx context.Context, sb Sandbox, spec Spec) (Result, error) {
 	}
 	var ee *exec.ExitError
 	switch {
+	case res.Limit == LimitProcs:
+		res.ExitCode = -1 // killed, though the shell may have exited first
+		return res, nil
+	case res.Limit != "":
+		res.ExitCode = exitCode(runErr)
+		return res, nil
 	case runErr == nil:
 		return res, nil
 	case errors.As(runErr, &ee):
@@ -203,6 +263,20 @@ func run(ctx context.Context, sb Sandbox, spec Spec) (Result, error) {
 	}
 	res.ExitCode = -1
 	return res, fmt.Errorf("sandbox: running command: %w", runErr)
+}
+
+// exitCode is the exit status of a command that ended with err, -1 when
+// a signal killed it. bash and bwrap report a command killed by signal N
+// as 128+N.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	return -1
 }
 
 // groupCommand makes cmd a process group of its own, with no stdin, whose

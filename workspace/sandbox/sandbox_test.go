@@ -141,13 +141,13 @@ func TestAttacksRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustWrite(t, filepath.Join(f.dir, ".git", "config"), "[core]\n")
-	_, ro, err := RepoPaths(f.dir, "")
+	rc, err := RepoPaths(f.dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := f.run(t, Spec{Command: tt.command, ReadOnly: ro})
+			res := f.run(t, Spec{Command: tt.command, ReadOnly: rc.ReadOnly, Masked: rc.Masked})
 			if tt.wantFail && res.ExitCode == 0 {
 				t.Errorf("%q succeeded; stdout %q stderr %q", tt.command, res.Stdout, res.Stderr)
 			}
@@ -415,10 +415,11 @@ func TestToolsWork(t *testing.T) {
 	git(t, f.dir, "init", "-q")
 	git(t, f.dir, "add", "main.txt")
 	git(t, f.dir, "commit", "-qm", "init")
-	_, ro, err := RepoPaths(f.dir, "")
+	rc, err := RepoPaths(f.dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	ro := rc.ReadOnly
 	tests := []struct{ command, want string }{
 		{"go version", "go version go"},
 		{"git status --short --branch", "## main"},
@@ -471,6 +472,10 @@ func TestGoBuildWithCaches(t *testing.T) {
 	}
 }
 
+// TestLinkedWorktree: in a linked worktree git reads the repository but
+// writes nothing of it, not even the worktree's own HEAD and index; the
+// common dir's configuration and hooks, the .git file and the main work
+// tree stay out of reach.
 func TestLinkedWorktree(t *testing.T) {
 	f := newFixture(t)
 	root := t.TempDir()
@@ -486,31 +491,35 @@ func TestLinkedWorktree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, ro, err := RepoPaths(wt, common)
+	rc, err := RepoPaths(wt, common)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := f.run(t, Spec{Dir: wt, Writable: w, ReadOnly: ro, Env: gitIdentity,
-		Command: "git status --short && echo x > x && git add x && git commit -qm m && git log --oneline -1"})
-	if res.ExitCode != 0 || !strings.Contains(res.Stdout, " m") {
-		t.Fatalf("commit in the worktree failed: exit %d, %q, %q", res.ExitCode, res.Stdout, res.Stderr)
+	spec := func(cmd string) Spec {
+		return Spec{Dir: wt, ReadOnly: rc.ReadOnly, Masked: rc.Masked, Env: gitIdentity, Command: cmd}
 	}
-	if log := git(t, repo, "log", "--oneline", "-1", "feature"); !strings.Contains(log, " m") {
-		t.Errorf("the commit is not on the branch: %q", log)
+	res := f.run(t, spec("git status --short --branch && git log --oneline -1 && echo x > x && git diff --stat HEAD"))
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "## feature") || !strings.Contains(res.Stdout, " init") {
+		t.Fatalf("git cannot read the worktree: exit %d, %q, %q", res.ExitCode, res.Stdout, res.Stderr)
 	}
 	wtGit := filepath.Join(common, "worktrees", "feature")
 	attacks := []string{
+		"git add x",
+		"git commit -qm m --allow-empty",
+		"git checkout -q --detach",
+		"git symbolic-ref HEAD refs/heads/main",
 		"echo '[core]hooksPath=/tmp' >> " + filepath.Join(common, "config"),
 		"echo x > " + filepath.Join(common, "hooks", "pre-commit"),
 		"echo x > " + filepath.Join(common, "hooks", "post-commit"),
 		"echo x > " + filepath.Join(common, "info", "attributes"),
 		"echo 'gitdir: /tmp/evil' > .git",
 		"echo /tmp/evil > " + filepath.Join(wtGit, "commondir"),
+		"echo x > " + filepath.Join(wtGit, "autarch-artifacts"),
 		"git config core.fsmonitor 'touch /tmp/pwned'",
 		"ls " + repo + "/a.txt",
 	}
 	for _, cmd := range attacks {
-		res := f.run(t, Spec{Dir: wt, Writable: w, ReadOnly: ro, Command: cmd})
+		res := f.run(t, spec(cmd))
 		if res.ExitCode == 0 {
 			t.Errorf("%q succeeded", cmd)
 		}
@@ -518,12 +527,15 @@ func TestLinkedWorktree(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(common, "config")); string(b) != string(configBefore) {
 		t.Errorf("common config changed: %q", b)
 	}
+	if head, _ := os.ReadFile(filepath.Join(wtGit, "HEAD")); string(head) != "ref: refs/heads/feature\n" {
+		t.Errorf("the worktree's HEAD changed: %q", head)
+	}
 	// The worktree's .git may only name a gitdir of this repository.
 	mustWrite(t, filepath.Join(root, "evil", ".git"), "gitdir: "+filepath.Join(f.home, ".ssh")+"\n")
-	if _, _, err := RepoPaths(filepath.Join(root, "evil"), common); err == nil {
+	if _, err := RepoPaths(filepath.Join(root, "evil"), common); err == nil {
 		t.Error("RepoPaths accepted a gitdir outside the repository")
 	}
-	if _, _, err := RepoPaths(wt, ""); err == nil {
+	if _, err := RepoPaths(wt, ""); err == nil {
 		t.Error("RepoPaths accepted a linked worktree without the repository's git directory")
 	}
 }
