@@ -1,8 +1,10 @@
 package acp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 // This file maps the domain's events, approvals and questions to ACP
@@ -96,6 +99,25 @@ type callTracker struct {
 	n     int
 	open  map[string][]sdk.ToolCallId // by tool, oldest first
 	order []sdk.ToolCallId            // every open call, oldest first
+	// egress filters the arguments, reasons and results a client is
+	// shown (records stored before the store filtered them, too): made
+	// over the session's folder on its first call.
+	egress *tools.Egress
+}
+
+// filter is the tracker's egress gate, made over root ("" before any
+// call: the line rules and the environment's secrets).
+func (c *callTracker) filter(root string) *tools.Egress {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.egress == nil {
+		src := tools.EgressSources{Environ: os.Environ()}
+		if root != "" {
+			src = tools.DefaultEgressSources(root, "")
+		}
+		c.egress = tools.NewEgress(context.Background(), nil, src)
+	}
+	return c.egress
 }
 
 func newCallTracker() *callTracker { return &callTracker{open: map[string][]sdk.ToolCallId{}} }
@@ -239,6 +261,8 @@ func (c *callTracker) fromJob(ev editor.JobEvent) []sdk.SessionUpdate {
 // toolCall announces a call: its reason is the title.
 func (c *callTracker) toolCall(tool, callID, reason string, raw []byte, root string) sdk.SessionUpdate {
 	id := c.started(tool, callID)
+	eg := c.filter(root)
+	reason, raw = eg.Text(reason), eg.Args(raw)
 	title := reason
 	if title == "" {
 		title = tool
@@ -271,6 +295,7 @@ func (c *callTracker) toolResult(tool, callID, text string, failed bool) []sdk.S
 		status = sdk.ToolCallStatusFailed
 	}
 	opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateStatus(status)}
+	text = c.filter("").Auto(text)
 	if text != "" {
 		if len(text) > maxResultText {
 			text = text[:maxResultText] + "…"

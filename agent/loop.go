@@ -146,6 +146,8 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.SessionID == "" {
 		cfg.SessionID = newSessionID()
 	}
+	// The egress gate's last line: no request leaves unfiltered.
+	cfg.Model = FilterModel(cfg.Model, cfg.Session.Egress())
 	return &Agent{cfg: cfg, spec: spec, transcript: append([]Message(nil), cfg.History...)}, nil
 }
 
@@ -167,6 +169,10 @@ func (a *Agent) Compactions() int { return a.compacted }
 
 func (a *Agent) emit(e Event) {
 	if a.cfg.Events != nil {
+		// Events go to the store, the editor and ACP clients: what they
+		// carry of calls and results passes the egress gate.
+		eg := a.cfg.Session.Egress()
+		e.Text, e.Reason, e.Args = eg.Auto(e.Text), eg.Text(e.Reason), eg.Args(e.Args)
 		e.Role = a.spec.Name
 		a.cfg.Events(e)
 	}

@@ -23,7 +23,7 @@ type validator interface {
 
 // Engine runs every tool call through one pipeline: lookup → validate →
 // guardrails → pre-tool-use hooks → confirmation → dry-run → execute →
-// post-tool-use hooks → log.
+// egress gate → post-tool-use hooks → egress gate → log.
 type Engine struct {
 	reg        *Registry
 	hooks      *Hooks
@@ -82,11 +82,18 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 	start := time.Now()
 	var ca callArgs
 	var kind Kind = ReadOnly
+	var clean string // an output already filtered
 	tc := s.cfg.Context
 	if tc.JobID != "" {
 		ctx = WithToolContext(ctx, tc)
 	}
 	defer func() {
+		// The egress gate: whatever the path out of here (a tool's result,
+		// a refusal quoting the arguments, a hook's context), the result
+		// is filtered; no tool can skip it.
+		if res.Output != clean {
+			res = s.egress.Result(res)
+		}
 		if kind == Write {
 			s.recordCall(name, ca.failureKey(name), res.Failed, summarize(res))
 		}
@@ -150,6 +157,10 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 			s.markWritten(rel)
 		}
 	}
+	// Hooks see the result as the model will (filtered once more, with
+	// their context, on the way out).
+	res = s.egress.Result(res)
+	clean = res.Output
 	post := e.hooks.Fire(ctx, EventPostToolUse, name, s.hookPath(ca.Path), map[string]any{"args": json.RawMessage(args), "result": res.Output})
 	if extra := append(pre.Context, post.Context...); len(extra) > 0 {
 		res = appendContext(res, extra)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -75,6 +76,10 @@ type SessionConfig struct {
 	// Context is the job this session works for (coding-team-tools.md's
 	// ToolContext): given to every tool, hook and log line of its calls.
 	Context ToolContext
+	// Egress is the secret filter of everything the session's calls send
+	// out (a parent's, shared by its sub-agents); nil makes one over the
+	// session's gate and DefaultEgressSources.
+	Egress *Egress
 }
 
 // Note is one take_note entry.
@@ -126,6 +131,7 @@ type Session struct {
 	root   *workspace.Root
 	ignore *workspace.Ignore
 	gate   *workspace.Gate
+	egress *Egress
 
 	mu        sync.Mutex
 	read      map[string]bool
@@ -163,13 +169,23 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 		root.Close()
 		return nil, err
 	}
-	s := &Session{cfg: cfg, root: root, ignore: workspace.NewIgnore(root), gate: gate, read: map[string]bool{}, planned: map[string]string{}, always: map[string]bool{}, written: map[string]bool{}}
+	egress := cfg.Egress
+	egress.Refresh() // a shared filter learns Autarch's credentials written since
+	if egress == nil {
+		egress = NewEgress(context.Background(), gate, DefaultEgressSources(cfg.Root, cfg.GitCommonDir))
+		cfg.Egress = egress
+	}
+	s := &Session{cfg: cfg, root: root, ignore: workspace.NewIgnore(root), gate: gate, egress: egress, read: map[string]bool{}, planned: map[string]string{}, always: map[string]bool{}, written: map[string]bool{}}
 	s.loadAlways()
 	return s, nil
 }
 
 // Close releases the session's root.
 func (s *Session) Close() error { return s.root.Close() }
+
+// Egress is the session's secret filter: every tool result, model
+// request, stored call and update of the session passes it.
+func (s *Session) Egress() *Egress { return s.egress }
 
 // Root is the confined workspace.
 func (s *Session) Root() *workspace.Root { return s.root }

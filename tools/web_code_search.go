@@ -61,13 +61,16 @@ func webSearch(ctx context.Context, s *Session, web *websearch.Cache, query stri
 	if reason, blocked := s.gate.ContentBlocked([]byte(query)); blocked {
 		return nil, "the query was not sent: it contains a secret (" + strings.TrimPrefix(reason, "File contains ") + "). Search without it."
 	}
+	if s.egress.Text(query) != query {
+		return nil, "the query was not sent: it contains a secret value of this workspace or environment. Search without it."
+	}
 	rs, err := web.Search(ctx, query, max)
 	if err != nil {
 		return nil, err.Error()
 	}
 	out := make([]websearch.Result, len(rs))
 	for i, r := range rs {
-		out[i] = websearch.Result{Title: s.gate.RedactLines(r.Title), URL: s.gate.RedactLines(r.URL), Snippet: s.gate.RedactLines(r.Snippet)}
+		out[i] = websearch.Result{Title: s.egress.Text(r.Title), URL: s.egress.Text(r.URL), Snippet: s.egress.Text(r.Snippet)}
 	}
 	return out, ""
 }

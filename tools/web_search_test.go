@@ -218,3 +218,23 @@ func TestProjectWebSearchTrust(t *testing.T) {
 		t.Errorf("untrusted web_search not reported as ignored: %v", p.Ignored)
 	}
 }
+
+// TestWebQueryEgress: a query carrying a secret value of the environment
+// (as it is or reversed) is not sent, and says so.
+func TestWebQueryEgress(t *testing.T) {
+	const envTok = "envTok-8Hq2Mx7Lp4Wz9"
+	t.Setenv("ACME_DEPLOY_TOKEN", envTok)
+	srv, queries := fakeSearXNG(t)
+	h := webHarness(t, "", srv.URL)
+	for _, q := range []string{"why does " + envTok + " fail", "9zW4pL7xM2qH8-koTvne docs"} {
+		for _, tool := range []string{"web_search", "web_code_search"} {
+			res := h.call(tool, map[string]any{"query": q})
+			if !res.Failed || !strings.Contains(res.Output, "the query was not sent: it contains a secret value") {
+				t.Errorf("%s(%q) = %s, want a refusal", tool, q, res.Output)
+			}
+		}
+	}
+	if len(*queries) != 0 {
+		t.Errorf("a query with a secret reached the provider: %q", *queries)
+	}
+}

@@ -190,7 +190,7 @@ func (r *Runner) agent(ctx context.Context, h *handle, history []agent.Message) 
 	}
 	sess, err := tools.NewSession(tools.SessionConfig{Root: j.WorktreePath, Role: agent.Job, Mode: wf.Mode, Editor: wf.Editor, Search: search,
 		StateDir: r.repo.StateDir(), Commands: wf.Commands, GitCommonDir: r.repo.CommonDir(), Protected: wf.Guardrails.ProtectedPaths(),
-		AllowDelete: wf.Repository.Workspace.AllowDelete, AllowedOnly: wf.Repository.Commands.AllowedOnly,
+		AllowDelete: wf.Repository.Workspace.AllowDelete, AllowedOnly: wf.Repository.Commands.AllowedOnly, Egress: wf.Egress,
 		Context: tools.ToolContext{JobID: j.ID, TraceID: newID(), Mode: j.Mode, RepoPath: j.WorktreePath, LogEvent: h.logEvent}})
 	if err != nil {
 		return nil, nil, fmt.Errorf("job session: %w", err)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	crand "crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -14,7 +15,9 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	oai "github.com/openai/openai-go/v3"
@@ -145,6 +148,7 @@ func New(cfg Config) *Model {
 // call of a partial answer ever reaches the caller. Errors are *APIError,
 // *ExhaustedError or *NetworkError, whose text says what to check.
 func (m *Model) Complete(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	req.Messages = maskKey(req.Messages, m.cfg.APIKey)
 	params, err := toParams(req)
 	if err != nil {
 		return agent.Response{}, err
@@ -458,4 +462,49 @@ func fromCompletion(c *oai.ChatCompletion) (agent.Response, error) {
 		resp.Message.ToolCalls = append(resp.Message.ToolCalls, agent.ToolCall{ID: id, Name: tc.Function.Name, Args: args})
 	}
 	return resp, nil
+}
+
+// maskKey is msgs with the model's own API key (as it is, reversed or
+// base64'd) replaced by [blocked]: the key set in the editor is in no
+// environment the egress gate (tools.Egress, applied by agent.New) reads.
+func maskKey(msgs []agent.Message, key string) []agent.Message {
+	if len(key) < 8 {
+		return msgs
+	}
+	r := []byte(key)
+	slices.Reverse(r)
+	forms := []string{key, string(r), strings.TrimRight(base64.StdEncoding.EncodeToString([]byte(key)), "=")}
+	var out []agent.Message
+	for i, m := range msgs {
+		changed := false
+		for _, f := range forms {
+			if strings.Contains(m.Content, f) {
+				m.Content, changed = strings.ReplaceAll(m.Content, f, "[blocked]"), true
+			}
+		}
+		if len(m.ToolCalls) > 0 {
+			calls := slices.Clone(m.ToolCalls)
+			for j, c := range calls {
+				for _, f := range forms {
+					if strings.Contains(string(c.Args), f) {
+						calls[j].Args, changed = []byte(strings.ReplaceAll(string(c.Args), f, "[blocked]")), true
+						c = calls[j]
+					}
+				}
+			}
+			if changed {
+				m.ToolCalls = calls
+			}
+		}
+		if changed {
+			if out == nil {
+				out = slices.Clone(msgs)
+			}
+			out[i] = m
+		}
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
 }

@@ -138,8 +138,8 @@ func OpenDryRun(ctx context.Context, dir string, trusted *trust.Store) (*Project
 }
 
 // dryRunStore opens a dry run's store in its temporary directory.
-func dryRunStore(ctx context.Context, dir string) (*store.Store, error) {
-	return store.Open(ctx, store.Path(filepath.Join(dir, "state")), store.Options{})
+func dryRunStore(ctx context.Context, dir string, redact store.Redactor) (*store.Store, error) {
+	return store.Open(ctx, store.Path(filepath.Join(dir, "state")), store.Options{Redact: redact})
 }
 
 // checkpoint makes an accepted pulse's checkpoint commit; a dry run

@@ -32,6 +32,9 @@ type Config struct {
 	Mode       tools.Mode
 	Hooks      *tools.Hooks
 	Guardrails *tools.Guardrails
+	// Egress is the repository's secret filter, shared by the agents'
+	// sessions (nil: each session makes its own).
+	Egress *tools.Egress
 	// Commands confines the agents' shell commands (sandbox, network).
 	Commands tools.CommandPolicy
 	// Quality configures the quality gates run when a pulse completes

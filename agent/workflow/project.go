@@ -25,6 +25,9 @@ type Project struct {
 	Guardrails *tools.Guardrails
 	// Config is the repository configuration and whether it is trusted.
 	Config tools.Project
+	// Egress is the repository's secret filter: the store writes
+	// through it.
+	Egress *tools.Egress
 
 	trust *trust.Store
 	// dryRun is the temporary state directory of a dry-run project
@@ -55,16 +58,17 @@ func openProject(ctx context.Context, dir string, trusted *trust.Store, dryDir s
 	if err != nil {
 		return nil, err
 	}
+	egress := tools.NewEgress(ctx, nil, tools.DefaultEgressSources(repo.Top(), repo.CommonDir()))
 	var st *store.Store
 	if dryDir != "" {
-		st, err = dryRunStore(ctx, dryDir)
+		st, err = dryRunStore(ctx, dryDir, egress)
 	} else {
-		st, err = store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
+		st, err = store.Open(ctx, store.Path(repo.StateDir()), store.Options{Redact: egress})
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &Project{Repo: repo, Store: st, Hooks: cfg.Hooks, Guardrails: cfg.Guardrails, Config: cfg, trust: trusted}, nil
+	return &Project{Repo: repo, Store: st, Hooks: cfg.Hooks, Guardrails: cfg.Guardrails, Config: cfg, Egress: egress, trust: trusted}, nil
 }
 
 // Trust records the user's trust in the configuration the project was
@@ -113,6 +117,9 @@ func (p *Project) Close() error {
 // recovers what a killed process left.
 func (p *Project) Engine(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.Store, cfg.Repo, cfg.Hooks, cfg.Guardrails, cfg.Repository = p.Store, p.Repo, p.Hooks, p.Guardrails, p.Config.Settings
+	if cfg.Egress == nil {
+		cfg.Egress = p.Egress
+	}
 	if p.dryRun != "" {
 		cfg.DryRun, cfg.StateDir = true, p.dryRun
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"strings"
 
@@ -87,7 +86,7 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		return 2
 	}
 	policy = withNetwork(policy, project.Settings)
-	search := newCodeSearch(*root, term, true, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	search := newCodeSearch(*root, term, true, warnLog(io.err, *root))
 	defer search.Close()
 	sess, err := tools.NewSession(tools.SessionConfig{Root: *root, Role: *role, Mode: m, DryRun: *dryRun, Editor: term, Workflow: true, Search: searcher(search, *dryRun),
 		Commands: policy, Protected: project.Guardrails.ProtectedPaths(),
@@ -97,7 +96,7 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	defer sess.Close()
-	logger := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := warnLog(io.err, *root)
 	a, err := agent.New(agent.Config{
 		Role: *role, Model: openai.New(openai.Config{BaseURL: *baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: *stream}), ModelName: settings.ModelFor(*role),
 		Engine: tools.NewEngine(reg, project.Hooks, logger).WithGuardrails(project.Guardrails), Session: sess, MaxIterations: *maxIter,

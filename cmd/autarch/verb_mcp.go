@@ -78,7 +78,7 @@ func mcpManager(io stdio, p tools.Project) (*mcp.Manager, error) {
 	if err != nil {
 		user = ""
 	}
-	log := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := warnLog(io.err, "")
 	return mcp.NewManager(mcp.Options{Project: p, UserFile: user, Log: log})
 }
 

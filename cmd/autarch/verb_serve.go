@@ -13,6 +13,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/server"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 func serveVerb() verb {
@@ -110,7 +111,7 @@ func newLogger(stderr io.Writer, path string, lvl slog.Level) (*slog.Logger, fun
 			}
 		}
 	}
-	return slog.New(slog.NewMultiHandler(handlers...)), closeFn
+	return slog.New(tools.RedactHandler(slog.NewMultiHandler(handlers...), rootEgress(""))), closeFn
 }
 
 func parseLevel(s string) (slog.Level, error) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/verify"
 	"github.com/autarch-dev/autarch/workspace"
 )
@@ -48,7 +49,7 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	defer w.close()
-	act := newActivityLister(*calls, time.Now())
+	act := newActivityLister(*calls, time.Now()).withEgress(w.project.Egress)
 	if *onlyJobs {
 		return printJobsWithActivity(ctx, io, w, *asJSON, act)
 	}
@@ -181,7 +182,16 @@ type activityLister struct {
 }
 
 func newActivityLister(n int, now time.Time) activityLister {
-	return activityLister{n: n, now: now, redact: redactor{gate: workspace.DefaultGate()}}
+	return activityLister{n: n, now: now, redact: redactor{egress: tools.NewEgress(context.Background(), nil, tools.EgressSources{})}}
+}
+
+// withEgress shows the calls through the repository's egress gate (its
+// secret values too, not only the line rules); nil keeps the gate's rules.
+func (a activityLister) withEgress(e *tools.Egress) activityLister {
+	if e != nil {
+		a.redact.egress = e
+	}
+	return a
 }
 
 // workflow is a workflow's tool activity (nil when no calls are asked
@@ -457,15 +467,16 @@ var primaryArgs = []string{"command", "path", "file_path", "pattern", "query", "
 var secretArgNames = []string{"password", "passwd", "secret", "token", "apikey", "api_key", "api-key", "authorization", "credential",
 	"private_key", "access_key", "cookie"}
 
-// redactor blocks secrets in what status shows of a call: the stored
-// arguments are the model's, unredacted, so every value shown passes the
-// secret gate (workspace.Gate.RedactLines, as shell output does), and any
-// argument named like a credential is blocked outright.
+// redactor blocks secrets in what status shows of a call: every value
+// shown passes the egress gate (tools.Egress: the secret gate's line
+// rules and the repository's known secret values, as every tool result
+// and stored call does; records stored before it are filtered here), and
+// any argument named like a credential is blocked outright.
 type redactor struct {
-	gate *workspace.Gate
+	egress *tools.Egress
 }
 
-func (r redactor) text(s string) string { return r.gate.RedactLines(s) }
+func (r redactor) text(s string) string { return r.egress.Text(s) }
 
 // args summarises a call's arguments on one line: the primary one bare,
 // then the others as name=value sorted by name, quoted when they hold
@@ -541,7 +552,7 @@ func (r redactor) secret(name, value string) bool {
 		return false
 	}
 	for _, s := range []string{value, name + ": " + value, fmt.Sprintf("%q: %q", name, value)} {
-		if r.gate.RedactLines(s) != s {
+		if r.egress.Text(s) != s {
 			return true
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,7 +129,7 @@ func newOrchestrator(ctx context.Context, io stdio, f *swarmFlags, repo *git.Rep
 	if err != nil {
 		return nil, nil, err
 	}
-	open, closeEngine, err := orchestrate.ConnectNATS(ctx, repo.StateDir(), project.Settings.Swarm, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	open, closeEngine, err := orchestrate.ConnectNATS(ctx, repo.StateDir(), project.Settings.Swarm, warnLog(io.err, repo.Top()))
 	if err != nil {
 		return nil, nil, err
 	}

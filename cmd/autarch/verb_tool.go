@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -66,7 +65,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	}
 	if sw.as != "" { // only the swarm tools, as one agent (their args need no reason: see swarm.EnvelopeArgs)
 		var closeSwarm func()
-		if reg, closeSwarm, err = sw.registry(ctx, *root, project.Settings.Swarm, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))); err != nil {
+		if reg, closeSwarm, err = sw.registry(ctx, *root, project.Settings.Swarm, warnLog(io.err, *root)); err != nil {
 			fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 			return 1
 		}
@@ -113,7 +112,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	policy = withNetwork(policy, project.Settings)
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: stdinTTY,
 		NoTTYHint: "pass --mode yolo to allow it, or --dry-run to record write calls without running them"}
-	search := newCodeSearch(*root, term, true, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	search := newCodeSearch(*root, term, true, warnLog(io.err, *root))
 	defer search.Close()
 	sess, err := tools.NewSession(tools.SessionConfig{
 		Root: *root, Role: *role, Mode: m, DryRun: *dryRun, Workflow: true, Search: searcher(search, *dryRun),
@@ -126,7 +125,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	defer sess.Close()
-	engine := tools.NewEngine(reg, project.Hooks, slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))).WithGuardrails(project.Guardrails)
+	engine := tools.NewEngine(reg, project.Hooks, warnLog(io.err, *root)).WithGuardrails(project.Guardrails)
 	failed := false
 	ctx = sw.hookContext(ctx)
 	for _, r := range rows {

@@ -89,7 +89,7 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 	if msg := p.Config.Untrusted(); msg != "" {
 		fmt.Fprintln(io.err, "autarch: "+msg)
 	}
-	log := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := slog.New(tools.RedactHandler(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}), p.Egress))
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in), AutoApprove: f.yes,
 		NoTTYHint: "run it in a terminal to answer, or pass --yes to approve every card and tool call and answer questions with their first option"}
 	names := pulseNames{store: p.Store}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 
@@ -109,6 +110,18 @@ type ModelArbiter struct {
 	// none): each model call goes through pre_llm_call (which may block
 	// it) and post_llm_call, as the agent loop's do.
 	Hooks *tools.Hooks
+	// Egress filters each request (nil: the orchestrator's, or the line
+	// rules and the environment's secrets).
+	Egress *tools.Egress
+}
+
+// egress is the arbiter's filter: its own, or one over the line rules and
+// the environment's secrets.
+func (m ModelArbiter) egress(ctx context.Context) *tools.Egress {
+	if m.Egress != nil {
+		return m.Egress
+	}
+	return tools.NewEgress(ctx, nil, tools.EgressSources{Environ: os.Environ()})
 }
 
 // Decide asks the model, re-asking once after a malformed answer.
@@ -116,7 +129,7 @@ func (m ModelArbiter) Decide(ctx context.Context, swarmID string, round int, pen
 	msgs := []agent.Message{{Role: agent.RoleSystem, Content: arbiterPrompt}, {Role: agent.RoleUser, Content: describeProposals(swarmID, round, pending)}}
 	var lastErr error
 	for attempt := 1; attempt <= 2; attempt++ {
-		resp, err := complete(ctx, m.Hooks, m.Model, agent.Request{Model: m.ModelName, Messages: msgs}, "arbiter", attempt, m.Log)
+		resp, err := complete(ctx, m.Hooks, agent.FilterModel(m.Model, m.egress(ctx)), agent.Request{Model: m.ModelName, Messages: msgs}, "arbiter", attempt, m.Log)
 		if err != nil {
 			return nil, fmt.Errorf("arbiter model call: %w", err)
 		}

@@ -100,6 +100,9 @@ type Options struct {
 // Orchestrator runs swarms of one repository.
 type Orchestrator struct {
 	cfg Config
+	// egress is the repository's secret filter: every model request
+	// (agents and arbiter), event and transcript line passes it.
+	egress *tools.Egress
 
 	mu    sync.Mutex
 	views map[string]Engine // Snapshot's engines, by swarm id
@@ -118,7 +121,17 @@ func New(cfg Config) (*Orchestrator, error) {
 	if cfg.TokenBudget <= 0 {
 		cfg.TokenBudget = DefaultTokenBudget
 	}
-	return &Orchestrator{cfg: cfg}, nil
+	o := &Orchestrator{cfg: cfg, egress: tools.NewEgress(context.Background(), nil, tools.DefaultEgressSources(cfg.Repo.Top(), cfg.Repo.CommonDir()))}
+	arbiter := cfg.Arbiter
+	o.cfg.Arbiter = func(name string) Arbiter {
+		a := arbiter(name)
+		if m, ok := a.(ModelArbiter); ok && m.Egress == nil {
+			m.Egress = o.egress
+			return m
+		}
+		return a
+	}
+	return o, nil
 }
 
 func (o *Orchestrator) root() string { return Dir(o.cfg.Repo.StateDir()) }
@@ -255,6 +268,7 @@ func (o *Orchestrator) fail(s *store, st *State, err error) error {
 func (o *Orchestrator) emit(s *store, ev editor.SwarmEvent) {
 	o.emitMu.Lock()
 	defer o.emitMu.Unlock()
+	ev.Text = o.egress.Auto(ev.Text)
 	if err := s.record(ev); err != nil && o.cfg.Events != nil {
 		o.cfg.Events(editor.SwarmEvent{Kind: "error", SwarmID: ev.SwarmID, Text: err.Error(), Failed: true})
 	}
@@ -270,9 +284,9 @@ func (o *Orchestrator) modelFor(a editor.SwarmAgent) (agent.Model, string) {
 		name = o.cfg.DefaultModel
 	}
 	if m, ok := o.cfg.Models[a.Name]; ok {
-		return m, name
+		return agent.FilterModel(m, o.egress), name
 	}
-	return o.cfg.Model, name
+	return agent.FilterModel(o.cfg.Model, o.egress), name
 }
 
 // lockFile takes an exclusive lock released when the process dies. It

@@ -54,9 +54,10 @@ type querier interface {
 // ops holds the record operations; Store and Tx both embed it, so both
 // have every method. Inside a Tx, db is nil and q is the transaction.
 type ops struct {
-	q   querier
-	db  *sql.DB
-	now func() time.Time
+	q      querier
+	db     *sql.DB
+	now    func() time.Time
+	redact Redactor
 }
 
 // atomic runs fn in a transaction (or in the surrounding one).
@@ -68,7 +69,7 @@ func (o ops) atomic(ctx context.Context, fn func(ops) error) error {
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
-	if err := fn(ops{q: tx, now: o.now}); err != nil {
+	if err := fn(ops{q: redacting(tx, o.redact), now: o.now, redact: o.redact}); err != nil {
 		if rerr := tx.Rollback(); rerr != nil {
 			return errors.Join(err, fmt.Errorf("rollback: %w", rerr))
 		}
@@ -97,6 +98,16 @@ type Tx struct {
 type Options struct {
 	// Now is the clock (time.Now when nil); tests pin it.
 	Now func() time.Time
+	// Redact, when not nil, filters every text the store writes (tool
+	// calls' arguments and results, messages, notes, cards): the egress
+	// gate's stored-record side (tools.Egress).
+	Redact Redactor
+}
+
+// Redactor masks secrets in a text, inside its strings when it is JSON
+// (tools.Egress.Auto).
+type Redactor interface {
+	Auto(string) string
 }
 
 // Path is the database path in a state directory.
@@ -117,7 +128,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{ops: ops{q: db, db: db, now: now}, path: abs}, nil
+	return &Store{ops: ops{q: redacting(db, opts.Redact), db: db, now: now, redact: opts.Redact}, path: abs}, nil
 }
 
 // openDB opens the database file with the connection settings, without
@@ -247,4 +258,74 @@ func notFound(err error, what, id string) error {
 		return fmt.Errorf("%s %q: %w", what, id, ErrNotFound)
 	}
 	return fmt.Errorf("%s %q: %w", what, id, err)
+}
+
+// redacting is q with every text argument of its writes (INSERT, UPDATE,
+// REPLACE) filtered by r; q itself when r is nil. Reads are left alone:
+// their arguments are keys, not content.
+func redacting(q querier, r Redactor) querier {
+	if r == nil {
+		return q
+	}
+	return redactQuerier{q: q, r: r}
+}
+
+type redactQuerier struct {
+	q querier
+	r Redactor
+}
+
+func (rq redactQuerier) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return rq.q.ExecContext(ctx, query, rq.clean(query, args)...)
+}
+
+func (rq redactQuerier) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return rq.q.QueryContext(ctx, query, rq.clean(query, args)...)
+}
+
+func (rq redactQuerier) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return rq.q.QueryRowContext(ctx, query, rq.clean(query, args)...)
+}
+
+// clean filters the text arguments of a write.
+func (rq redactQuerier) clean(query string, args []any) []any {
+	verb, _, _ := strings.Cut(strings.TrimSpace(query), " ")
+	switch strings.ToUpper(verb) {
+	case "INSERT", "UPDATE", "REPLACE":
+	default:
+		return args
+	}
+	var out []any
+	for i, a := range args {
+		var f any
+		switch v := a.(type) {
+		case string:
+			if c := rq.r.Auto(v); c != v {
+				f = c
+			}
+		case []byte:
+			if c := rq.r.Auto(string(v)); c != string(v) {
+				f = []byte(c)
+			}
+		case json.RawMessage:
+			if c := rq.r.Auto(string(v)); c != string(v) {
+				f = c
+			}
+		case sql.NullString:
+			if c := rq.r.Auto(v.String); v.Valid && c != v.String {
+				f = sql.NullString{String: c, Valid: true}
+			}
+		}
+		if f == nil {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), args...)
+		}
+		out[i] = f
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }

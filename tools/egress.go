@@ -1,0 +1,788 @@
+package tools
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode"
+	"unicode/utf16"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/autarch-dev/autarch/workspace"
+)
+
+// Egress is the one secret filter every byte bound for a model or the
+// network passes: tool results of every kind (the engine applies it after
+// execute, so no tool can skip it), each model request as a last line
+// (agent.New wraps the Model), web queries, stored tool calls, logs
+// (RedactHandler) and protocol updates.
+//
+// It applies the gate's line rules (workspace.Gate.RedactLines) and masks
+// the secret values Autarch knows wherever they occur: values harvested
+// from the files the gate blocks in the workspace (dotenv KEY=VALUE, JSON
+// and YAML strings under secret-ish keys, PEM bodies), Autarch's own
+// secrets (model API key, NATS credentials) and the credential-like
+// variables of the process environment. Each value of at least
+// MinSecretValue bytes is masked as it is, reversed, and hex- or
+// base64-encoded (at any alignment, standard and URL alphabets), also
+// when line breaks were put into it (fold, base64 -w, xxd -p).
+//
+// The values are never logged nor returned. A nil *Egress filters nothing.
+type Egress struct {
+	gate *workspace.Gate
+	// files are Autarch's own secret files, read again by Refresh (the
+	// swarm writes its NATS credentials after a project is opened).
+	files []string
+	mu    sync.Mutex // serialises AddValues
+	set   atomic.Pointer[valueSet]
+}
+
+// MinSecretValue is the shortest value masked by value: shorter ones
+// would mask ordinary words.
+const MinSecretValue = 8
+
+// EgressSources says where an Egress finds the secret values it masks.
+type EgressSources struct {
+	// Roots are workspace folders whose gate-blocked files (by path) are
+	// read for values; .git and node_modules are not walked.
+	Roots []string
+	// Files are Autarch's own secret files (NATS auth.json): every string
+	// value in them is a secret.
+	Files []string
+	// Environ is the process environment (KEY=VALUE): the values of
+	// credential-like names, passwords in URLs and bearer tokens count.
+	Environ []string
+	// Values are secrets known as they are (the model's API key).
+	Values []string
+}
+
+// NewEgress makes the filter over gate's line rules (nil: the default
+// gate) and the values found in src. Unreadable files are skipped: the
+// harvest makes the filter stricter, never fails it.
+func NewEgress(ctx context.Context, gate *workspace.Gate, src EgressSources) *Egress {
+	if gate == nil {
+		gate = workspace.DefaultGate()
+	}
+	e := &Egress{gate: gate, files: src.Files}
+	var vals []string
+	for _, root := range src.Roots {
+		vals = append(vals, harvestRoot(ctx, gate, root)...)
+	}
+	for _, f := range src.Files {
+		if data, err := workspace.ReadSmallFile(f, maxHarvestFile); err == nil {
+			vals = append(vals, harvestAll(data)...)
+		}
+	}
+	vals = append(vals, harvestEnv(src.Environ)...)
+	vals = append(vals, src.Values...)
+	e.AddValues(vals...)
+	return e
+}
+
+// DefaultEgressSources are the sources of a session over root: the
+// workspace, the main checkout when root is a linked worktree (where the
+// user's untracked .env lives), Autarch's NATS credentials in the
+// repository's state, and the process environment. commonDir is the
+// repository's git directory ("" derives it from root/.git).
+func DefaultEgressSources(root, commonDir string) EgressSources {
+	src := EgressSources{Roots: []string{root}, Environ: os.Environ()}
+	if commonDir == "" {
+		if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
+			commonDir = filepath.Join(root, ".git")
+		} else if _, common, err := workspace.ReadGitFile(root); err == nil {
+			commonDir = common
+		}
+	}
+	if commonDir != "" {
+		if filepath.Base(commonDir) == ".git" {
+			if main := filepath.Dir(commonDir); filepath.Clean(main) != filepath.Clean(root) {
+				src.Roots = append(src.Roots, main)
+			}
+		}
+		src.Files = append(src.Files, filepath.Join(commonDir, "autarch", "nats", "auth.json"))
+	}
+	return src
+}
+
+// Refresh reads Autarch's own secret files again and masks the values
+// that appeared since (a session sharing a project's filter calls it).
+func (e *Egress) Refresh() {
+	if e == nil {
+		return
+	}
+	var vals []string
+	for _, f := range e.files {
+		if data, err := workspace.ReadSmallFile(f, maxHarvestFile); err == nil {
+			vals = append(vals, harvestAll(data)...)
+		}
+	}
+	e.AddValues(vals...)
+}
+
+// AddValues adds secret values to mask (shorter than MinSecretValue:
+// ignored). Filtering already under way keeps the set it started with.
+func (e *Egress) AddValues(vals ...string) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	old := e.set.Load()
+	seen := map[string]bool{}
+	var all []string
+	if old != nil {
+		all = append(all, old.values...)
+		for _, v := range old.values {
+			seen[v] = true
+		}
+	}
+	added := false
+	for _, v := range vals {
+		v = strings.TrimSpace(v)
+		if len(v) < MinSecretValue || seen[v] {
+			continue
+		}
+		seen[v], all, added = true, append(all, v), true
+	}
+	if !added && old != nil {
+		return
+	}
+	var version uint64
+	if old != nil {
+		version = old.version + 1
+	}
+	e.set.Store(newValueSet(all, version))
+}
+
+// Values counts the secret values masked (for doctor-like reports; the
+// values themselves are never given out).
+func (e *Egress) Values() int {
+	if e == nil {
+		return 0
+	}
+	if s := e.set.Load(); s != nil {
+		return len(s.values)
+	}
+	return 0
+}
+
+// Version changes whenever the set of values does: a cache of filtered
+// text is valid for one version.
+func (e *Egress) Version() uint64 {
+	if e == nil {
+		return 0
+	}
+	if s := e.set.Load(); s != nil {
+		return s.version
+	}
+	return 0
+}
+
+// Text is s with every known secret value masked and every line the
+// gate's rules find a secret on replaced with [blocked].
+func (e *Egress) Text(s string) string {
+	if e == nil || s == "" {
+		return s
+	}
+	if set := e.set.Load(); set != nil {
+		s = set.mask(s)
+	}
+	return e.gate.RedactLines(s)
+}
+
+// JSON filters a JSON text inside its decoded strings (keys and values),
+// keeping it valid JSON with everything else as it was; text that is not
+// valid JSON is filtered as text.
+func (e *Egress) JSON(raw string) string {
+	if e == nil || raw == "" {
+		return raw
+	}
+	if !json.Valid([]byte(raw)) {
+		return e.Text(raw)
+	}
+	return e.validJSON(raw)
+}
+
+// validJSON is JSON on text known to be valid JSON.
+func (e *Egress) validJSON(raw string) string {
+	// One pass over all strings decides whether any needs filtering.
+	var all strings.Builder
+	eachString(raw, func(_, _ int, s string) {
+		all.WriteString(s)
+		all.WriteByte('\n')
+	})
+	if joined := all.String(); e.Text(joined) == joined {
+		return raw
+	}
+	var b strings.Builder
+	last := 0
+	eachString(raw, func(i, j int, s string) {
+		f := e.Text(s)
+		if f == s {
+			return
+		}
+		enc, err := json.Marshal(f)
+		if err != nil {
+			enc = []byte(`"` + workspace.Blocked + `"`)
+		}
+		b.WriteString(raw[last:i])
+		b.Write(enc)
+		last = j
+	})
+	b.WriteString(raw[last:])
+	return b.String()
+}
+
+// Auto filters s as JSON when it is a JSON object or array, else as text.
+func (e *Egress) Auto(s string) string {
+	t := strings.TrimSpace(s)
+	if e != nil && t != "" && (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
+		return e.validJSON(s)
+	}
+	return e.Text(s)
+}
+
+// Result filters a tool result: a JSON result inside its strings.
+func (e *Egress) Result(r Result) Result {
+	if e == nil {
+		return r
+	}
+	if r.JSON {
+		r.Output = e.JSON(r.Output)
+	} else {
+		r.Output = e.Text(r.Output)
+	}
+	return r
+}
+
+// Args filters a call's JSON arguments inside their strings.
+func (e *Egress) Args(raw json.RawMessage) json.RawMessage {
+	if e == nil || len(raw) == 0 {
+		return raw
+	}
+	if f := e.JSON(string(raw)); f != string(raw) {
+		return json.RawMessage(f)
+	}
+	return raw
+}
+
+// eachString calls fn with the span [i, j) and the decoded text of every
+// string literal of valid JSON, in order.
+func eachString(raw string, fn func(i, j int, s string)) {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		j, esc := i+1, false
+		for ; j < len(raw); j++ {
+			c := raw[j]
+			if esc {
+				esc = false
+				continue
+			}
+			if c == '\\' {
+				esc = true
+				continue
+			}
+			if c == '"' {
+				break
+			}
+		}
+		if j >= len(raw) {
+			return
+		}
+		lit := raw[i : j+1]
+		s := lit[1 : len(lit)-1]
+		if strings.IndexByte(s, '\\') >= 0 {
+			s = unescape(s)
+		}
+		fn(i, j+1, s)
+		i = j
+	}
+}
+
+// unescape decodes the body of a valid JSON string literal.
+func unescape(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u':
+			if i+4 >= len(s) {
+				b.WriteString(s[i-1:])
+				return b.String()
+			}
+			r, err := strconv.ParseUint(s[i+1:i+5], 16, 32)
+			if err != nil {
+				b.WriteString(s[i-1 : i+5])
+				i += 4
+				continue
+			}
+			i += 4
+			if utf16.IsSurrogate(rune(r)) && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+				if r2, err := strconv.ParseUint(s[i+3:i+7], 16, 32); err == nil {
+					if d := utf16.DecodeRune(rune(r), rune(r2)); d != unicode.ReplacementChar {
+						b.WriteRune(d)
+						i += 6
+						continue
+					}
+				}
+			}
+			b.WriteRune(rune(r))
+		default: // " \ /
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// valueSet holds the needles (each value's forms) in an open-addressing
+// table keyed by their first 8 bytes: a scan reads 8 bytes at each offset
+// and probes once, whatever the number of needles.
+type valueSet struct {
+	version uint64
+	values  []string
+	keys    []uint64   // 0: empty slot
+	needles [][]string // needles per slot, longest first
+	shift   uint
+}
+
+const hashMul = 0x9E3779B97F4A7C15
+
+func newValueSet(values []string, version uint64) *valueSet {
+	var needles []string
+	seen := map[string]bool{}
+	for _, v := range values {
+		for _, n := range valueForms(v) {
+			if len(n) >= 8 && !seen[n] {
+				seen[n] = true
+				needles = append(needles, n)
+			}
+		}
+	}
+	size, bits := 16, uint(4)
+	for size < 4*len(needles) {
+		size, bits = size*2, bits+1
+	}
+	s := &valueSet{version: version, values: values, keys: make([]uint64, size), needles: make([][]string, size), shift: 64 - bits}
+	for _, n := range needles {
+		k := binary.LittleEndian.Uint64([]byte(n[:8]))
+		if k == 0 {
+			continue
+		}
+		h := (k * hashMul) >> s.shift
+		for s.keys[h] != 0 && s.keys[h] != k {
+			h = (h + 1) & uint64(size-1)
+		}
+		s.keys[h] = k
+		// Longest first: the widest match masks the most.
+		ns := append(s.needles[h], n)
+		for i := len(ns) - 1; i > 0 && len(ns[i]) > len(ns[i-1]); i-- {
+			ns[i], ns[i-1] = ns[i-1], ns[i]
+		}
+		s.needles[h] = ns
+	}
+	return s
+}
+
+// valueForms are the forms a value is masked in: as it is and reversed,
+// each also hex (both cases) and base64 (standard and URL alphabet, at the
+// three alignments it can have inside a longer encoded text).
+func valueForms(v string) []string {
+	var out []string
+	for _, x := range []string{v, reverseText(v)} {
+		h := hex.EncodeToString([]byte(x))
+		out = append(out, x, h, strings.ToUpper(h))
+		for off := range 3 {
+			b := base64Aligned(x, off)
+			out = append(out, b)
+			if u := strings.NewReplacer("+", "-", "/", "_").Replace(b); u != b {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// base64Aligned is the part of x's base64 encoding that does not depend
+// on the bytes around it when x starts off bytes into a 3-byte group.
+func base64Aligned(x string, off int) string {
+	enc := base64.StdEncoding.EncodeToString(append(make([]byte, off), x...))
+	enc = strings.TrimRight(enc, "=")
+	enc = enc[[]int{0, 2, 3}[off]:]
+	if r := (off + len(x)) % 3; r != 0 && len(enc) > 0 {
+		enc = enc[:len(enc)-1] // the last character mixes in the next byte
+	}
+	return enc
+}
+
+func reverseText(s string) string {
+	b := []byte(s)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
+}
+
+// mask replaces each occurrence of a needle with [blocked]. Line breaks
+// are ignored while matching (a folded value is found), and kept in the
+// output.
+func (s *valueSet) mask(text string) string {
+	if len(s.values) == 0 || len(text) < 8 {
+		return text
+	}
+	hay := []byte(text)
+	var cut []int // for each removed byte, the number of bytes kept before it
+	if strings.ContainsAny(text, "\r\n") {
+		kept := make([]byte, 0, len(hay))
+		for rest := text; ; {
+			i := strings.IndexByte(rest, '\n')
+			line := rest
+			if i >= 0 {
+				line = rest[:i]
+			}
+			for j := strings.IndexByte(line, '\r'); j >= 0; j = strings.IndexByte(line, '\r') {
+				kept = append(kept, line[:j]...)
+				cut = append(cut, len(kept))
+				line = line[j+1:]
+			}
+			kept = append(kept, line...)
+			if i < 0 {
+				break
+			}
+			cut = append(cut, len(kept))
+			rest = rest[i+1:]
+		}
+		hay = kept
+	}
+	spans := s.find(hay)
+	if len(spans) == 0 {
+		return text
+	}
+	// orig maps an offset of hay back to text.
+	orig := func(j int) int {
+		n := 0
+		for lo, hi := 0, len(cut); lo < hi; {
+			m := (lo + hi) / 2
+			if cut[m] <= j {
+				lo, n = m+1, m+1
+			} else {
+				hi = m
+			}
+		}
+		return j + n
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	last := 0
+	for _, sp := range spans {
+		a, z := orig(sp[0]), orig(sp[1]-1)+1
+		b.WriteString(text[last:a])
+		b.WriteString(workspace.Blocked)
+		for _, c := range []byte(text[a:z]) {
+			if c == '\n' || c == '\r' {
+				b.WriteByte(c)
+			}
+		}
+		last = z
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// find returns the merged spans of hay holding a needle.
+func (s *valueSet) find(hay []byte) [][2]int {
+	var spans [][2]int
+	mask := uint64(len(s.keys) - 1)
+	for i := 0; i+8 <= len(hay); i++ {
+		k := binary.LittleEndian.Uint64(hay[i:])
+		h := (k * hashMul) >> s.shift
+		for s.keys[h] != 0 {
+			if s.keys[h] == k {
+				for _, n := range s.needles[h] {
+					if len(n) <= len(hay)-i && string(hay[i:i+len(n)]) == n {
+						end := i + len(n)
+						if l := len(spans); l > 0 && spans[l-1][1] >= i {
+							spans[l-1][1] = max(spans[l-1][1], end)
+						} else {
+							spans = append(spans, [2]int{i, end})
+						}
+						break
+					}
+				}
+				break
+			}
+			h = (h + 1) & mask
+		}
+	}
+	return spans
+}
+
+// Harvesting.
+
+// maxHarvestFile bounds a secret file read for values; maxHarvestFiles
+// bounds how many are read per root.
+const (
+	maxHarvestFile  = 1 << 20
+	maxHarvestFiles = 500
+)
+
+// secretKey matches names (variables, JSON/YAML keys) whose value is a
+// credential.
+var secretKey = regexp.MustCompile(`(?i)KEY|TOKEN|SECRET|PASS|PWD|CREDENTIAL|AUTH|JWT|COOKIE|PRIVATE|SESSION|SIGNATURE|SALT|DSN|CERT`)
+
+// harmlessKey are names secretKey matches whose values are no secret.
+var harmlessKey = regexp.MustCompile(`(?i)^(PWD|OLDPWD|GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|XDG_SESSION_(ID|TYPE|CLASS|DESKTOP)|TOKENIZERS_PARALLELISM|KEYTIMEOUT|SSH_AUTH_SOCK|DBUS_SESSION_BUS_ADDRESS|.*_(FILE|PATH|DIR))$`)
+
+// urlPassword finds the password of a URL (scheme://user:password@host).
+var urlPassword = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:([^/@\s]+)@`)
+
+// bearer finds a token after an authorization scheme.
+var bearer = regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`)
+
+// queryPassword finds a password in a query string (?password=…).
+var queryPassword = regexp.MustCompile(`(?i)[?&](?:password|passwd|pwd|token|secret|key)=([^&\s]+)`)
+
+// harvestRoot reads the files of root the gate blocks by path.
+func harvestRoot(ctx context.Context, gate *workspace.Gate, root string) []string {
+	var vals []string
+	files := 0
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if ctx.Err() != nil || files >= maxHarvestFiles {
+			return filepath.SkipAll
+		}
+		if d.IsDir() {
+			if p != root && (d.Name() == ".git" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return nil
+		}
+		if _, blocked := gate.PathBlocked(filepath.ToSlash(rel)); !blocked {
+			return nil
+		}
+		data, err := workspace.ReadSmallFile(p, maxHarvestFile)
+		if err != nil {
+			return nil
+		}
+		files++
+		vals = append(vals, harvestFile(d.Name(), data)...)
+		return nil
+	})
+	return vals
+}
+
+// harvestFile finds the secret values of a blocked file: PEM bodies, JSON
+// or YAML strings under secret-ish keys, dotenv and similar KEY=VALUE
+// lines (every value under a secret-ish key, and the others that do not
+// look like ordinary words), passwords in URLs and tokens after "password".
+func harvestFile(name string, data []byte) []string {
+	text := string(data)
+	vals := harvestPEM(text)
+	var doc any
+	switch ext := strings.ToLower(filepath.Ext(name)); {
+	case json.Valid(data) && json.Unmarshal(data, &doc) == nil:
+		return append(vals, harvestTree("", doc)...)
+	case (ext == ".yml" || ext == ".yaml" || name == "kubeconfig" || name == "config") && yaml.Unmarshal(data, &doc) == nil:
+		if _, ok := doc.(map[string]any); ok {
+			return append(vals, harvestTree("", doc)...)
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == ';' || strings.HasPrefix(line, "-----") {
+			continue
+		}
+		vals = append(vals, harvestLine(line)...)
+		if i := strings.IndexAny(line, "=:"); i > 0 {
+			key := strings.TrimSpace(strings.TrimPrefix(line[:i], "export "))
+			val := unquote(strings.TrimSpace(line[i+1:]))
+			named := secretKey.MatchString(key) && !harmlessKey.MatchString(key) && !pathLike(val)
+			if named || !ordinary(val) {
+				vals = append(vals, val)
+			}
+			continue
+		}
+		// .netrc and the like: "machine h login u password p".
+		f := strings.Fields(line)
+		for i := 0; i+1 < len(f); i++ {
+			if secretKey.MatchString(f[i]) {
+				vals = append(vals, f[i+1])
+			}
+		}
+	}
+	return vals
+}
+
+// harvestLine finds passwords in URLs and query strings and bearer tokens.
+func harvestLine(s string) []string {
+	var vals []string
+	for _, re := range []*regexp.Regexp{urlPassword, bearer, queryPassword} {
+		for _, m := range re.FindAllStringSubmatch(s, -1) {
+			vals = append(vals, m[1])
+		}
+	}
+	return vals
+}
+
+// harvestPEM finds the body lines of PEM blocks.
+func harvestPEM(text string) []string {
+	var vals []string
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "-----BEGIN"):
+			in = true
+		case strings.HasPrefix(line, "-----END"):
+			in = false
+		case in && !strings.Contains(line, ":"):
+			vals = append(vals, line)
+		}
+	}
+	return vals
+}
+
+// harvestTree finds the strings under secret-ish keys of a decoded JSON or
+// YAML document, and PEM bodies anywhere in it.
+func harvestTree(key string, v any) []string {
+	var vals []string
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			vals = append(vals, harvestTree(k, x)...)
+		}
+	case []any:
+		for _, x := range v {
+			vals = append(vals, harvestTree(key, x)...)
+		}
+	case string:
+		vals = append(vals, harvestPEM(v)...)
+		vals = append(vals, harvestLine(v)...)
+		if secretKey.MatchString(key) && !harmlessKey.MatchString(key) {
+			vals = append(vals, v)
+		}
+	}
+	return vals
+}
+
+// harvestAll finds every string of one of Autarch's own secret files
+// (JSON: all its strings; else each line).
+func harvestAll(data []byte) []string {
+	var doc any
+	if json.Unmarshal(data, &doc) != nil {
+		return strings.Split(string(data), "\n")
+	}
+	var vals []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case string:
+			vals = append(vals, v)
+		}
+	}
+	walk(doc)
+	return vals
+}
+
+// harvestEnv finds the secret values of an environment: the values of
+// credential-like names that are not paths, passwords in URLs, bearer
+// tokens (GIT_CONFIG_PARAMETERS' http.extraHeader).
+func harvestEnv(environ []string) []string {
+	var vals []string
+	for _, kv := range environ {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		vals = append(vals, harvestLine(val)...)
+		if secretKey.MatchString(name) && !harmlessKey.MatchString(name) && !pathLike(val) {
+			vals = append(vals, val)
+		}
+	}
+	return vals
+}
+
+// pathLike reports a value that names a file or socket, not a secret.
+func pathLike(v string) bool {
+	return strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") || strings.HasPrefix(v, "./") || strings.Contains(v, "unix:path=")
+}
+
+// ordinary reports a value under a name that does not say secret which
+// looks like no secret: short, a word in lower case, a number, a path or a
+// plain URL.
+func ordinary(v string) bool {
+	if len(v) < MinSecretValue || pathLike(v) {
+		return true
+	}
+	if strings.Contains(v, "://") && !urlPassword.MatchString(v) {
+		return true
+	}
+	switch v {
+	case "true", "false", "production", "development", "localhost":
+		return true
+	}
+	for _, r := range v {
+		if !unicode.IsLower(r) && r != '_' && r != '-' && r != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// unquote strips a value's quotes, or its trailing comment when unquoted.
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') {
+		if i := strings.IndexByte(v[1:], v[0]); i >= 0 {
+			return v[1 : 1+i]
+		}
+	}
+	if i := strings.Index(v, " #"); i >= 0 {
+		v = strings.TrimSpace(v[:i])
+	}
+	return v
+}
