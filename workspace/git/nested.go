@@ -1,0 +1,142 @@
+package git
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Excluded is a path left out of a commit because an agent made it a
+// repository of its own: a nested repository (a directory holding a .git
+// directory or file) or a gitlink (a mode 160000 index entry, a submodule
+// pointer) that the base commit does not have.
+type Excluded struct {
+	Path string `json:"path"`
+	// Kind is "nested repository" or "gitlink".
+	Kind string `json:"kind"`
+}
+
+// Exclusion kinds.
+const (
+	KindNestedRepo = "nested repository"
+	KindGitlink    = "gitlink"
+)
+
+// Message tells the model or the user what was left out and what to do.
+func (e Excluded) Message() string {
+	if e.Kind == KindNestedRepo {
+		return fmt.Sprintf("%s/ is a nested git repository created in the worktree; Autarch does not commit nested repositories or gitlinks it did not start with: remove %s/.git or copy the files in as plain files", e.Path, e.Path)
+	}
+	return fmt.Sprintf("%s is a gitlink (a submodule entry) added to the index that the base commit does not have; Autarch does not commit nested repositories or gitlinks it did not start with: remove the entry (git rm --cached %s) and add the files as plain files", e.Path, e.Path)
+}
+
+// ExcludedMessage joins the messages of excluded paths ("" for none).
+func ExcludedMessage(ex []Excluded) string {
+	msgs := make([]string, len(ex))
+	for i, e := range ex {
+		msgs[i] = e.Message()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// StageAll stages the changes of the work tree at dir (git add --all) under
+// paths (the whole tree when empty), but not the excluded paths (literal,
+// from the top; a directory excludes everything below it), and never a
+// nested repository an agent created nor a gitlink that base does not
+// have: those are left out of the index (a gitlink entry goes back to
+// what base has at its path) and returned. base is a commit (or "HEAD").
+//
+// The nested repositories are found by git itself, from the untracked
+// files it lists anyway (one walk of untracked, not ignored paths; a
+// nested repository is listed as "dir/"), never by a walk of the whole
+// tree; the gitlinks from a diff of the index against base (no process in
+// any nested repository).
+func (r *Repo) StageAll(ctx context.Context, dir, base string, paths, exclude []string) ([]Excluded, error) {
+	nested, err := r.nestedRepos(ctx, dir, paths, exclude)
+	if err != nil {
+		return nil, err
+	}
+	var spec strings.Builder
+	if len(paths) == 0 {
+		spec.WriteString(":(top)\x00")
+	}
+	for _, p := range paths {
+		spec.WriteString(":(literal,top)" + p + "\x00")
+	}
+	var out []Excluded
+	for _, n := range nested {
+		exclude = append(exclude, n)
+		out = append(out, Excluded{Path: n, Kind: KindNestedRepo})
+	}
+	for _, a := range exclude {
+		spec.WriteString(":(exclude,literal,top)" + strings.TrimSuffix(a, "/") + "\x00")
+	}
+	if _, err := r.git.run(ctx, dir, strings.NewReader(spec.String()), "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+		return nil, fmt.Errorf("stage changes: %w", err)
+	}
+	links, err := r.dropNewGitlinks(ctx, dir, base)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, links...), nil
+}
+
+// nestedRepos lists the nested repositories among the untracked, not
+// ignored paths under paths but exclude (directory paths, without the
+// trailing slash).
+func (r *Repo) nestedRepos(ctx context.Context, dir string, paths, exclude []string) ([]string, error) {
+	args := []string{"ls-files", "--others", "--exclude-standard", "-z", "--"}
+	if len(paths) == 0 {
+		args = append(args, ":(top)")
+	}
+	for _, p := range paths {
+		args = append(args, ":(literal,top)"+p)
+	}
+	for _, a := range exclude {
+		args = append(args, ":(exclude,literal,top)"+strings.TrimSuffix(a, "/"))
+	}
+	out, err := r.git.run(ctx, dir, nil, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list untracked files: %w", err)
+	}
+	var nested []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if strings.HasSuffix(p, "/") {
+			nested = append(nested, strings.TrimSuffix(p, "/"))
+		}
+	}
+	return nested, nil
+}
+
+// dropNewGitlinks puts every gitlink of the index that base does not have
+// back to base's entry (or out of the index) and returns them.
+func (r *Repo) dropNewGitlinks(ctx context.Context, dir, base string) ([]Excluded, error) {
+	out, err := r.git.run(ctx, dir, nil, "diff-index", "--cached", "-z", "--raw", "--no-renames", "--ignore-submodules=none", "--end-of-options", base, "--")
+	if err != nil {
+		return nil, fmt.Errorf("check the staged changes for gitlinks: %w", err)
+	}
+	var ex []Excluded
+	var info strings.Builder
+	f := strings.Split(string(out), "\x00")
+	for i := 0; i+1 < len(f); i += 2 {
+		// :<old mode> <new mode> <old oid> <new oid> <status>, then the path
+		meta := strings.Fields(strings.TrimPrefix(f[i], ":"))
+		path := f[i+1]
+		if len(meta) < 5 || meta[1] != "160000" || meta[0] == "160000" {
+			continue
+		}
+		ex = append(ex, Excluded{Path: path, Kind: KindGitlink})
+		if meta[0] == "000000" {
+			info.WriteString("0 " + strings.Repeat("0", len(meta[3])) + "\t" + path + "\x00") // mode 0 removes
+		} else {
+			info.WriteString(meta[0] + " " + meta[2] + "\t" + path + "\x00")
+		}
+	}
+	if len(ex) == 0 {
+		return nil, nil
+	}
+	if _, err := r.git.run(ctx, dir, strings.NewReader(info.String()), "update-index", "-z", "--index-info"); err != nil {
+		return nil, fmt.Errorf("unstage gitlinks: %w", err)
+	}
+	return ex, nil
+}
