@@ -3,6 +3,7 @@ package git
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -27,7 +28,7 @@ func (e Excluded) Message() string {
 	if e.Kind == KindNestedRepo {
 		return fmt.Sprintf("%s/ is a nested git repository created in the worktree; Autarch does not commit nested repositories or gitlinks it did not start with: remove %s/.git or copy the files in as plain files", e.Path, e.Path)
 	}
-	return fmt.Sprintf("%s is a gitlink (a submodule entry) added to the index that the base commit does not have; Autarch does not commit nested repositories or gitlinks it did not start with: remove the entry (git rm --cached %s) and add the files as plain files", e.Path, e.Path)
+	return fmt.Sprintf("%s was a gitlink (a submodule entry) in the index that the base commit does not have, now taken out of the index; Autarch does not commit nested repositories or gitlinks it did not start with: remove %s/.git, if any, or copy the files in as plain files", e.Path, e.Path)
 }
 
 // ExcludedMessage joins the messages of excluded paths ("" for none).
@@ -45,16 +46,43 @@ func ExcludedMessage(ex []Excluded) string {
 // nested repository an agent created nor a gitlink that base does not
 // have: those are left out of the index (a gitlink entry goes back to
 // what base has at its path) and returned. base is a commit (or "HEAD").
+// The gitlinks base has (the repository's own submodules) are left as
+// they are in the index: git add would start a git status inside each
+// (whatever the configuration says), which runs what that nested
+// repository's config names.
 //
 // The nested repositories are found by git itself, from the untracked
 // files it lists anyway (one walk of untracked, not ignored paths; a
 // nested repository is listed as "dir/"), never by a walk of the whole
-// tree; the gitlinks from a diff of the index against base (no process in
-// any nested repository).
+// tree; the gitlinks from the index's entries and a diff of the index
+// against base (no process in any nested repository).
 func (r *Repo) StageAll(ctx context.Context, dir, base string, paths, exclude []string) ([]Excluded, error) {
+	links, err := r.gitlinks(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Excluded
+	if len(links) > 0 {
+		dropped, err := r.dropNewGitlinks(ctx, dir, base)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, dropped...)
+		for _, l := range links {
+			if !slices.ContainsFunc(dropped, func(e Excluded) bool { return e.Path == l }) {
+				exclude = append(exclude, l) // the repository's own submodule
+			}
+		}
+	}
 	nested, err := r.nestedRepos(ctx, dir, paths, exclude)
 	if err != nil {
 		return nil, err
+	}
+	for _, n := range nested {
+		exclude = append(exclude, n)
+		if !slices.ContainsFunc(out, func(e Excluded) bool { return e.Path == n }) {
+			out = append(out, Excluded{Path: n, Kind: KindNestedRepo})
+		}
 	}
 	var spec strings.Builder
 	if len(paths) == 0 {
@@ -63,22 +91,41 @@ func (r *Repo) StageAll(ctx context.Context, dir, base string, paths, exclude []
 	for _, p := range paths {
 		spec.WriteString(":(literal,top)" + p + "\x00")
 	}
-	var out []Excluded
-	for _, n := range nested {
-		exclude = append(exclude, n)
-		out = append(out, Excluded{Path: n, Kind: KindNestedRepo})
-	}
 	for _, a := range exclude {
 		spec.WriteString(":(exclude,literal,top)" + strings.TrimSuffix(a, "/") + "\x00")
 	}
 	if _, err := r.git.run(ctx, dir, strings.NewReader(spec.String()), "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
 		return nil, fmt.Errorf("stage changes: %w", err)
 	}
-	links, err := r.dropNewGitlinks(ctx, dir, base)
+	// git add made none (every nested repository was excluded); a
+	// repository created since is caught here.
+	late, err := r.dropNewGitlinks(ctx, dir, base)
 	if err != nil {
 		return nil, err
 	}
-	return append(out, links...), nil
+	for _, l := range late {
+		if !slices.ContainsFunc(out, func(e Excluded) bool { return e.Path == l.Path }) {
+			out = append(out, Excluded{Path: l.Path, Kind: KindNestedRepo})
+		}
+	}
+	return out, nil
+}
+
+// gitlinks lists the index's gitlink entries (mode 160000).
+func (r *Repo) gitlinks(ctx context.Context, dir string) ([]string, error) {
+	out, err := r.git.run(ctx, dir, nil, "ls-files", "--stage", "-z")
+	if err != nil {
+		return nil, fmt.Errorf("list the index: %w", err)
+	}
+	var links []string
+	for _, e := range strings.Split(string(out), "\x00") {
+		if rest, ok := strings.CutPrefix(e, "160000 "); ok {
+			if _, path, ok := strings.Cut(rest, "\t"); ok {
+				links = append(links, path)
+			}
+		}
+	}
+	return links, nil
 }
 
 // nestedRepos lists the nested repositories among the untracked, not
