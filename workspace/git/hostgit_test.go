@@ -78,6 +78,14 @@ func TestHostGitRunsNothingAgentsPlanted(t *testing.T) {
 				}
 				marker := filepath.Join(t.TempDir(), "pwned")
 				a.Plant(t, w.Worktree, marker)
+				// Autarch opens the repository again (a new process takes
+				// its environment as it is now).
+				if r, err = git.Open(ctx, dir, git.Config{}); err != nil {
+					t.Fatal(err)
+				}
+				if w, err = r.OpenWorkflow(ctx, "attack", "main"); err != nil {
+					t.Fatal(err)
+				}
 				excluded := op.run(t, r, w)
 				if gitattack.Ran(marker) {
 					t.Fatalf("%s ran the program the agent planted (%s exists)", op.name, marker)
