@@ -11,16 +11,25 @@ import (
 	"github.com/autarch-dev/autarch/workspace/git/gitattack"
 )
 
-// userRepoForAttack is a user's repository with one commit on main.
-func userRepoForAttack(t *testing.T) string {
+// attackWorkflow is a user's repository with one commit on main, opened,
+// and its workflow "attack".
+func attackWorkflow(t *testing.T) (dir string, r *git.Repo, w *git.Workflow) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "user")
+	ctx := context.Background()
+	dir = filepath.Join(t.TempDir(), "user")
 	gitattack.Git(t, t.TempDir(), "init", "-q", "-b", "main", dir)
 	gitattack.Write(t, filepath.Join(dir, "main.go"), "package main\n")
 	gitattack.Write(t, filepath.Join(dir, "agent.txt"), "base\n")
 	gitattack.Git(t, dir, "add", "-A")
 	gitattack.Git(t, dir, "commit", "-q", "-m", "initial")
-	return dir
+	r, err := git.Open(ctx, dir, git.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err = r.CreateWorkflow(ctx, "attack", "main"); err != nil {
+		t.Fatal(err)
+	}
+	return dir, r, w
 }
 
 // TestHostGitRunsNothingAgentsPlanted: for every attack an agent can
@@ -64,15 +73,7 @@ func TestHostGitRunsNothingAgentsPlanted(t *testing.T) {
 		for _, op := range ops {
 			t.Run(a.Name+"/"+op.name, func(t *testing.T) {
 				ctx := context.Background()
-				dir := userRepoForAttack(t)
-				r, err := git.Open(ctx, dir, git.Config{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				w, err := r.CreateWorkflow(ctx, "attack", "main")
-				if err != nil {
-					t.Fatal(err)
-				}
+				dir, r, w := attackWorkflow(t)
 				if _, err := w.StartPulse(ctx, "p1"); err != nil {
 					t.Fatal(err)
 				}
@@ -80,7 +81,8 @@ func TestHostGitRunsNothingAgentsPlanted(t *testing.T) {
 				a.Plant(t, w.Worktree, marker)
 				// Autarch opens the repository again (a new process takes
 				// its environment as it is now).
-				if r, err = git.Open(ctx, dir, git.Config{}); err != nil {
+				r, err := git.Open(ctx, dir, git.Config{})
+				if err != nil {
 					t.Fatal(err)
 				}
 				if w, err = r.OpenWorkflow(ctx, "attack", "main"); err != nil {
@@ -122,15 +124,7 @@ func TestHostGitRunsNothingAgentsPlanted(t *testing.T) {
 // no worktree of it is refused.
 func TestOpenWorktreeNeverDiscovers(t *testing.T) {
 	ctx := context.Background()
-	dir := userRepoForAttack(t)
-	r, err := git.Open(ctx, dir, git.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := r.CreateWorkflow(ctx, "attack", "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r, w := attackWorkflow(t)
 	marker := filepath.Join(t.TempDir(), "pwned")
 	planted := filepath.Join(w.Worktree, "pkg")
 	gitattack.PlainFolderRepo(t, planted, marker)
