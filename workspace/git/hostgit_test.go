@@ -149,3 +149,28 @@ func TestOpenWorktreeNeverDiscovers(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpenWorktreeInASubmodule: a session rooted in a submodule's checkout
+// (its git directory under .git/modules, core.worktree naming the
+// checkout) opens that repository.
+func TestOpenWorktreeInASubmodule(t *testing.T) {
+	ctx := context.Background()
+	dir, _, _ := attackWorkflow(t)
+	lib := filepath.Join(t.TempDir(), "lib")
+	gitattack.Git(t, t.TempDir(), "init", "-q", "-b", "main", lib)
+	gitattack.Write(t, filepath.Join(lib, "lib.go"), "package lib\n")
+	gitattack.Git(t, lib, "add", "-A")
+	gitattack.Git(t, lib, "commit", "-q", "-m", "lib")
+	gitattack.Git(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+	sub := filepath.Join(dir, "lib")
+	r, err := git.OpenWorktree(ctx, sub, filepath.Join(dir, ".git", "modules", "lib"), git.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Top() != sub {
+		t.Errorf("top = %s, want %s", r.Top(), sub)
+	}
+	if out, err := r.Git(ctx, sub, nil, "ls-files"); err != nil || strings.TrimSpace(string(out)) != "lib.go" {
+		t.Errorf("ls-files = %q, %v", out, err)
+	}
+}

@@ -70,6 +70,9 @@ func Open(ctx context.Context, dir string, cfg Config) (*Repo, error) {
 	}
 	r.commonDir, r.top = filepath.Clean(lines[1]), filepath.Clean(lines[2])
 	r.git.commonDir, r.git.top, r.git.gitDir = r.commonDir, r.top, filepath.Clean(lines[3])
+	if r.git.main, err = r.git.mainTop(ctx); err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", abs, err)
+	}
 	if err := r.setWorktreeRoot(cfg); err != nil {
 		return nil, err
 	}
@@ -96,9 +99,10 @@ func OpenWorktree(ctx context.Context, dir, commonDir string, cfg Config) (*Repo
 	}
 	r.commonDir = filepath.Clean(commonDir)
 	r.git.commonDir, r.git.gitDir = r.commonDir, r.commonDir
-	if filepath.Base(r.commonDir) == ".git" {
-		r.git.top = filepath.Dir(r.commonDir)
+	if r.git.main, err = r.git.mainTop(ctx); err != nil {
+		return nil, fmt.Errorf("open repository for %s: %w", abs, err)
 	}
+	r.git.top = r.git.main
 	loc, err := r.git.locate(abs)
 	if err != nil {
 		return nil, fmt.Errorf("open repository for %s: %w", abs, err)

@@ -151,6 +151,8 @@ type runner struct {
 	// gitDir is the git directory of top (commonDir for a main work tree);
 	// "" before the repository is known (Open's one discovery).
 	gitDir, commonDir, top string
+	// main is the repository's main work tree (mainTop; "" for none).
+	main string
 }
 
 // ExitError is a git command that ran and failed.
@@ -233,11 +235,38 @@ func exitCode(err error) int {
 	return -1
 }
 
+// mainTop is the main work tree of the repository at commonDir: its
+// core.worktree (a submodule's git directory under .git/modules names its
+// checkout so), else the folder holding a ".git" common directory, else
+// "" (no main work tree). Only the repository's own config file is read.
+func (r *runner) mainTop(ctx context.Context) (string, error) {
+	cmd := exec.CommandContext(ctx, r.bin, "config", "--file", filepath.Join(r.commonDir, "config"), "--get", "core.worktree")
+	cmd.Env = r.env
+	cmd.Dir = r.commonDir
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode() == 1: // not set
+	case err != nil:
+		return "", fmt.Errorf("read core.worktree of %s: %w", r.commonDir, err)
+	default:
+		top := strings.TrimSpace(string(out))
+		if !filepath.IsAbs(top) {
+			top = filepath.Join(r.commonDir, top)
+		}
+		return filepath.Clean(top), nil
+	}
+	if filepath.Base(r.commonDir) == ".git" {
+		return filepath.Dir(r.commonDir), nil
+	}
+	return "", nil
+}
+
 // location is a work tree of the repository and its git directory.
 type location struct{ top, gitDir string }
 
 // locate finds the work tree dir lies in, among the repository's: the one
-// it was opened in, the main one beside the common directory, and the
+// it was opened in, the main one (mainTop), and the
 // linked worktrees registered in <common>/worktrees (whose gitdir files no
 // sandbox can write). The deepest wins (linked worktrees may live inside
 // the main one's .git). Nothing in dir itself is read.
@@ -247,8 +276,8 @@ func (r *runner) locate(dir string) (location, error) {
 		return location{}, fmt.Errorf("git: %w", err)
 	}
 	cands := []location{{top: r.top, gitDir: r.gitDir}}
-	if filepath.Base(r.commonDir) == ".git" {
-		cands = append(cands, location{top: filepath.Dir(r.commonDir), gitDir: r.commonDir})
+	if r.main != "" && r.main != r.top {
+		cands = append(cands, location{top: r.main, gitDir: r.commonDir})
 	}
 	admin := filepath.Join(r.commonDir, "worktrees")
 	entries, _ := os.ReadDir(admin) // none: no linked worktrees
