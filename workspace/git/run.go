@@ -328,14 +328,14 @@ func deepest(cands []location, dir string) (location, bool) {
 // environment: its GIT_CONFIG_GLOBAL, if any, names the user's file.
 func userConfig(ctx context.Context, bin string, environ []string) []string {
 	env := hardEnv(environ, DefaultIdentity())
-	env = slicesDeleteGlobal(env)
+	env = withoutGlobal(env)
 	for _, kv := range environ {
 		if strings.HasPrefix(kv, "GIT_CONFIG_GLOBAL=") {
 			env = append(env, kv)
 		}
 	}
 	cmd := exec.CommandContext(ctx, bin, "config", "--global", "-z", "--get-regexp", userKeys)
-	cmd.Env = env
+	cmd.Env = append(env, "GIT_DIR="+os.DevNull) // no repository is looked for
 	cmd.Dir = os.TempDir()
 	out, err := cmd.Output()
 	if err != nil { // exit 1: none set; a broken file: git reports it on the next command anyway
@@ -352,8 +352,8 @@ func userConfig(ctx context.Context, bin string, environ []string) []string {
 	return args
 }
 
-// slicesDeleteGlobal drops GIT_CONFIG_GLOBAL from env.
-func slicesDeleteGlobal(env []string) []string {
+// withoutGlobal drops GIT_CONFIG_GLOBAL from env.
+func withoutGlobal(env []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, "GIT_CONFIG_GLOBAL=") {
