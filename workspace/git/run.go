@@ -187,17 +187,24 @@ func hardArgs(args []string) []string {
 
 // run runs git with args in dir and returns its stdout. stdin may be nil.
 // dir must lie in a work tree of the repository (the user's or a linked
-// worktree registered in it).
+// worktree registered in it), or be its common git directory (plumbing
+// with no work tree, as in a bare repository).
 func (r *runner) run(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
 	env := r.env
+	full := []string{"-C", dir}
 	if r.gitDir != "" {
 		loc, err := r.locate(dir)
 		if err != nil {
 			return nil, err
 		}
-		env = append(env[:len(env):len(env)], "GIT_DIR="+loc.gitDir, "GIT_COMMON_DIR="+r.commonDir, "GIT_WORK_TREE="+loc.top)
+		env = append(env[:len(env):len(env)], "GIT_DIR="+loc.gitDir, "GIT_COMMON_DIR="+r.commonDir)
+		if loc.top == "" {
+			full = append(full, "--bare") // plumbing on the git directory itself
+		} else {
+			env = append(env, "GIT_WORK_TREE="+loc.top)
+		}
 	}
-	full := append([]string{"-C", dir}, safeConfig()...)
+	full = append(full, safeConfig()...)
 	full = append(full, r.user...)
 	full = append(full, hardArgs(args)...)
 	cmd := exec.CommandContext(ctx, r.bin, full...)
@@ -274,6 +281,9 @@ func (r *runner) locate(dir string) (location, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return location{}, fmt.Errorf("git: %w", err)
+	}
+	if abs == r.commonDir {
+		return location{gitDir: r.commonDir}, nil // no work tree
 	}
 	cands := []location{{top: r.top, gitDir: r.gitDir}}
 	if r.main != "" && r.main != r.top {

@@ -124,3 +124,21 @@ func TestUserConfigKeepsHarmlessGlobalSettings(t *testing.T) {
 		t.Errorf("commit tree:\n%s", tree)
 	}
 }
+
+// TestGitInTheCommonDir: plumbing run in the repository's git directory
+// itself has no work tree; a folder outside every work tree is refused.
+func TestGitInTheCommonDir(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := userRepo(t)
+	r := openRepo(t, dir)
+	out, err := r.Git(ctx, r.CommonDir(), nil, "for-each-ref", "--format=%(refname)", "refs/heads/")
+	if err != nil || strings.TrimSpace(string(out)) != "refs/heads/main" {
+		t.Fatalf("for-each-ref in the git directory = %q, %v", out, err)
+	}
+	if out, err := r.Git(ctx, r.CommonDir(), nil, "rev-parse", "--absolute-git-dir"); err != nil || strings.TrimSpace(string(out)) != r.CommonDir() {
+		t.Errorf("rev-parse in the git directory = %q, %v", out, err)
+	}
+	if _, err := r.Git(ctx, t.TempDir(), nil, "status"); err == nil || !strings.Contains(err.Error(), "in no work tree of the repository") {
+		t.Errorf("git in a folder outside the repository: %v", err)
+	}
+}
