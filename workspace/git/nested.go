@@ -3,6 +3,9 @@ package git
 import (
 	"context"
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -21,10 +24,16 @@ type Excluded struct {
 const (
 	KindNestedRepo = "nested repository"
 	KindGitlink    = "gitlink"
+	// KindGitDir is a git directory (HEAD, objects/, refs/) an agent made
+	// among its files, e.g. one a .git file of a nested repository names.
+	KindGitDir = "git directory"
 )
 
 // Message tells the model or the user what was left out and what to do.
 func (e Excluded) Message() string {
+	if e.Kind == KindGitDir {
+		return fmt.Sprintf("%s/ is a git directory created in the worktree; Autarch does not commit nested repositories or gitlinks it did not start with, nor their git directories: remove %s/", e.Path, e.Path)
+	}
 	if e.Kind == KindNestedRepo {
 		return fmt.Sprintf("%s/ is a nested git repository created in the worktree; Autarch does not commit nested repositories or gitlinks it did not start with: remove %s/.git or copy the files in as plain files", e.Path, e.Path)
 	}
@@ -79,9 +88,9 @@ func (r *Repo) StageAll(ctx context.Context, dir, base string, paths, exclude []
 		return nil, err
 	}
 	for _, n := range nested {
-		exclude = append(exclude, n)
-		if !slices.ContainsFunc(out, func(e Excluded) bool { return e.Path == n }) {
-			out = append(out, Excluded{Path: n, Kind: KindNestedRepo})
+		exclude = append(exclude, n.Path)
+		if !slices.ContainsFunc(out, func(e Excluded) bool { return e.Path == n.Path }) {
+			out = append(out, n)
 		}
 	}
 	var spec strings.Builder
@@ -128,11 +137,11 @@ func (r *Repo) gitlinks(ctx context.Context, dir string) ([]string, error) {
 	return links, nil
 }
 
-// nestedRepos lists the nested repositories among the untracked, not
-// ignored paths under paths but exclude (directory paths, without the
-// trailing slash).
-func (r *Repo) nestedRepos(ctx context.Context, dir string, paths, exclude []string) ([]string, error) {
-	args := []string{"ls-files", "--others", "--exclude-standard", "-z", "--"}
+// nestedRepos lists the nested repositories and git directories among the
+// untracked, not ignored paths under paths but exclude (directory paths,
+// without the trailing slash), from the top of the work tree.
+func (r *Repo) nestedRepos(ctx context.Context, dir string, paths, exclude []string) ([]Excluded, error) {
+	args := []string{"ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--"}
 	if len(paths) == 0 {
 		args = append(args, ":(top)")
 	}
@@ -146,13 +155,38 @@ func (r *Repo) nestedRepos(ctx context.Context, dir string, paths, exclude []str
 	if err != nil {
 		return nil, fmt.Errorf("list untracked files: %w", err)
 	}
-	var nested []string
+	loc, err := r.git.locate(dir)
+	if err != nil {
+		return nil, err
+	}
+	var nested []Excluded
 	for _, p := range strings.Split(string(out), "\x00") {
-		if strings.HasSuffix(p, "/") {
-			nested = append(nested, strings.TrimSuffix(p, "/"))
+		switch {
+		case strings.HasSuffix(p, "/"):
+			nested = append(nested, Excluded{Path: strings.TrimSuffix(p, "/"), Kind: KindNestedRepo})
+		case strings.HasSuffix(p, "/HEAD"):
+			d := path.Dir(p)
+			if isGitDir(filepath.Join(loc.top, filepath.FromSlash(d))) && !slices.ContainsFunc(nested, func(e Excluded) bool { return e.Path == d }) {
+				nested = append(nested, Excluded{Path: d, Kind: KindGitDir})
+			}
 		}
 	}
 	return nested, nil
+}
+
+// isGitDir reports a directory laid out as a git directory: a HEAD file,
+// objects/ and refs/ directories.
+func isGitDir(d string) bool {
+	head, err := os.Lstat(filepath.Join(d, "HEAD"))
+	if err != nil || !head.Mode().IsRegular() {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Lstat(filepath.Join(d, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // dropNewGitlinks puts every gitlink of the index that base does not have
