@@ -53,7 +53,7 @@ func TestTeamGitRunsNothingAgentsPlanted(t *testing.T) {
 				}
 				expect(t, got, res, "", map[string]any{"committed": true})
 				tree := gitattack.Git(t, r.wt, "ls-tree", "-r", "HEAD")
-				if strings.Contains(tree, "160000") || strings.Contains(tree, ".hidden/") || !strings.Contains(tree, "agent.txt") {
+				if strings.Contains(tree, "160000") || strings.Contains(tree, ".hidden/") || strings.Contains(tree, ".agent.cfg") || !strings.Contains(tree, "agent.txt") {
 					t.Errorf("commit tree:\n%s", tree)
 				}
 				if strings.Contains(a.Name, "nested") || strings.Contains(a.Name, ".git file") {

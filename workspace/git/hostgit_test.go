@@ -102,7 +102,7 @@ func TestHostGitRunsNothingAgentsPlanted(t *testing.T) {
 					commit = gitattack.Git(t, dir, "rev-parse", git.PulseBranch("attack", "p1"))
 				}
 				tree := gitattack.Git(t, dir, "ls-tree", "-r", commit)
-				if strings.Contains(tree, "160000") || strings.Contains(tree, "f.txt") || strings.Contains(tree, ".hidden/") {
+				if strings.Contains(tree, "160000") || strings.Contains(tree, "f.txt") || strings.Contains(tree, ".hidden/") || strings.Contains(tree, ".agent.cfg") {
 					t.Errorf("the commit holds a gitlink or a nested repository's file:\n%s", tree)
 				}
 				if !strings.Contains(tree, "agent.txt") {

@@ -27,10 +27,16 @@ const (
 	// KindGitDir is a git directory (HEAD, objects/, refs/) an agent made
 	// among its files, e.g. one a .git file of a nested repository names.
 	KindGitDir = "git directory"
+	// KindIncluded is a file of the worktree a nested repository's config
+	// includes (include.path, includeIf.*.path).
+	KindIncluded = "configuration a nested repository includes"
 )
 
 // Message tells the model or the user what was left out and what to do.
 func (e Excluded) Message() string {
+	if e.Kind == KindIncluded {
+		return fmt.Sprintf("%s is git configuration a nested repository created in the worktree includes; Autarch does not commit it: remove it with the nested repository", e.Path)
+	}
 	if e.Kind == KindGitDir {
 		return fmt.Sprintf("%s/ is a git directory created in the worktree; Autarch does not commit nested repositories or gitlinks it did not start with, nor their git directories: remove %s/", e.Path, e.Path)
 	}
@@ -91,6 +97,16 @@ func (r *Repo) StageAll(ctx context.Context, dir, base string, paths, exclude []
 		exclude = append(exclude, n.Path)
 		if !slices.ContainsFunc(out, func(e Excluded) bool { return e.Path == n.Path }) {
 			out = append(out, n)
+		}
+	}
+	if len(nested) > 0 {
+		inc, err := r.includedConfig(ctx, dir, nested)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range inc {
+			exclude = append(exclude, p)
+			out = append(out, Excluded{Path: p, Kind: KindIncluded})
 		}
 	}
 	var spec strings.Builder
@@ -172,6 +188,76 @@ func (r *Repo) nestedRepos(ctx context.Context, dir string, paths, exclude []str
 		}
 	}
 	return nested, nil
+}
+
+// includedConfig lists the files of the work tree that the config files of
+// the nested repositories include (include.path, includeIf.*.path), as
+// paths from the top. The config is parsed by git config --file, which
+// follows no include and runs nothing.
+func (r *Repo) includedConfig(ctx context.Context, dir string, nested []Excluded) ([]string, error) {
+	loc, err := r.git.locate(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range nested {
+		gitDir := filepath.Join(loc.top, filepath.FromSlash(n.Path))
+		if n.Kind != KindGitDir {
+			gitDir = nestedGitDir(filepath.Join(gitDir, ".git"))
+		}
+		cfg := filepath.Join(gitDir, "config")
+		if fi, err := os.Lstat(cfg); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxNestedFile {
+			continue
+		}
+		val, err := r.git.run(ctx, dir, nil, "config", "--file", cfg, "--null", "--get-regexp", `^include(if\..*)?\.path$`)
+		if exitCode(err) == 1 || exitCode(err) == 3 { // none, or a file git cannot parse
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read the includes of %s: %w", cfg, err)
+		}
+		for _, rec := range strings.Split(string(val), "\x00") {
+			_, p, ok := strings.Cut(rec, "\n")
+			if !ok || p == "" || strings.HasPrefix(p, "~") {
+				continue
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(gitDir, p)
+			}
+			rel, err := filepath.Rel(loc.top, filepath.Clean(p))
+			if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+				continue
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out, nil
+}
+
+// maxNestedFile caps the .git files and configs of nested repositories
+// read (no FIFO, device or huge file is opened).
+const maxNestedFile = 1 << 20
+
+// nestedGitDir is the git directory of a nested repository's .git: the
+// directory itself, or the one a .git file names.
+func nestedGitDir(dotGit string) string {
+	fi, err := os.Lstat(dotGit)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxNestedFile {
+		return dotGit
+	}
+	data, err := os.ReadFile(dotGit)
+	if err != nil {
+		return dotGit
+	}
+	gd, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+	if !ok {
+		return dotGit
+	}
+	gd = strings.TrimSpace(gd)
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(filepath.Dir(dotGit), gd)
+	}
+	return gd
 }
 
 // isGitDir reports a directory laid out as a git directory: a HEAD file,
