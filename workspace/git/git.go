@@ -71,8 +71,10 @@
 //     a session starts; OpenWorktree opens a known common directory.
 //
 // Before a checkpoint or any commit, StageAll leaves out nested
-// repositories (found in git's own list of untracked files, no extra walk)
-// and gitlinks the base commit does not have, and reports them
+// repositories (found in git's own list of untracked files, no extra walk),
+// gitlinks the base commit does not have, git directories an agent made
+// and the worktree files a nested repository's config includes, and
+// reports them
 // (Checkpoint.Excluded, Excluded.Message): git add would record a nested
 // repository as a gitlink and start a git status inside every gitlink, with
 // that repository's config. Commits are made with commit-tree (which runs
