@@ -150,6 +150,10 @@ type Session struct {
 	guardrails atomic.Pointer[Guardrails]
 
 	confine confinement
+	// startGitCommonDir is the git directory of the repository Root was in
+	// when the session started ("" for none): host git calls use it and
+	// never one a command created since.
+	startGitCommonDir string
 }
 
 // NewSession opens the root and starts a session.
@@ -177,7 +181,39 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, root: root, ignore: workspace.NewIgnore(root), gate: gate, egress: egress, read: map[string]bool{}, planned: map[string]string{}, always: map[string]bool{}, written: map[string]bool{}}
 	s.loadAlways()
+	s.startGitCommonDir = cfg.GitCommonDir
+	if s.startGitCommonDir == "" {
+		s.startGitCommonDir = findGitCommonDir(root.Dir())
+	}
 	return s, nil
+}
+
+// GitCommonDir is the git directory (the common one) of the repository the
+// session's root was in when the session started: the configured
+// GitCommonDir, else the nearest .git (directory, or file naming a
+// worktree's git directory) from the root upwards at that moment; "" when
+// there was none. Host git calls on the root name this repository, so a
+// .git a command creates later is never obeyed.
+func (s *Session) GitCommonDir() string { return s.startGitCommonDir }
+
+// findGitCommonDir looks for the nearest .git from dir upwards, reading
+// files only (no git process).
+func findGitCommonDir(dir string) string {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		dotGit := filepath.Join(d, ".git")
+		if fi, err := os.Lstat(dotGit); err == nil {
+			if fi.IsDir() {
+				return dotGit
+			}
+			if _, common, err := workspace.ReadGitFile(d); err == nil {
+				return common
+			}
+			return ""
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
 }
 
 // Close releases the session's root.

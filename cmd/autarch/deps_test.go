@@ -53,6 +53,8 @@ var allowed = map[string][]string{
 	// workspace/treehash fingerprints a folder for tests (a dry run leaves
 	// the repository byte-identical).
 	"workspace/treehash": {},
+	// workspace/git/gitattack plants attacks on host-side git for tests.
+	"workspace/git/gitattack": {},
 	// swarm: shared context, leased queue, proposals and rate limits on
 	// NATS JetStream, and the swarm tools.
 	"swarm": {"tools", "workspace", "workspace/textsearch"},

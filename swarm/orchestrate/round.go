@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/autarch-dev/autarch/workspace/git"
 	"strings"
 	"sync"
 
@@ -394,9 +395,12 @@ func (r *run) apply(ctx context.Context) error {
 			r.emit(editor.SwarmEvent{Kind: "applied", Agent: p.Agent, Path: p.Path, Text: "written in " + r.st.Worktree})
 		}
 	}
-	commit, err := commitRound(ctx, r.o.cfg.Repo, r.st, written)
+	commit, excluded, err := commitRound(ctx, r.o.cfg.Repo, r.st, written)
 	if err != nil {
 		return err
+	}
+	if msg := git.ExcludedMessage(excluded); msg != "" {
+		r.emit(editor.SwarmEvent{Kind: "commit", Failed: true, Text: "not committed: " + msg})
 	}
 	if commit != "" {
 		r.st.Commits = append(r.st.Commits, commit)

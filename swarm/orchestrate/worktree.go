@@ -129,29 +129,30 @@ func (o *Orchestrator) guardrailsNow() ([]*tools.Guardrails, error) {
 }
 
 // commitRound commits what the round's approved writes changed: nothing
-// changed, no commit ("" returned).
-func commitRound(ctx context.Context, repo *git.Repo, st *State, paths []string) (string, error) {
+// changed, no commit ("" returned). Nested repositories and gitlinks the
+// commit leaves out (git.StageAll) are returned.
+func commitRound(ctx context.Context, repo *git.Repo, st *State, paths []string) (string, []git.Excluded, error) {
 	if len(paths) == 0 {
-		return "", nil
+		return "", nil, nil
 	}
-	args := append([]string{"add", "-A", "--"}, paths...)
-	if _, err := repo.Git(ctx, st.Worktree, nil, args...); err != nil {
-		return "", fmt.Errorf("stage the round's writes: %w", err)
+	excluded, err := repo.StageAll(ctx, st.Worktree, "HEAD", paths, nil)
+	if err != nil {
+		return "", nil, fmt.Errorf("stage the round's writes: %w", err)
 	}
 	if _, err := repo.Git(ctx, st.Worktree, nil, "diff", "--cached", "--quiet"); err == nil {
-		return "", nil
+		return "", excluded, nil
 	} else if !isExit1(err) {
-		return "", fmt.Errorf("check the round's changes: %w", err)
+		return "", nil, fmt.Errorf("check the round's changes: %w", err)
 	}
 	msg := fmt.Sprintf("swarm %s round %d: %s\n\nApproved by the arbiter (%s).\n\nSwarm: %s\nSwarm-Round: %d\n", st.ID, st.Round, strings.Join(paths, ", "), st.Arbiter, st.ID, st.Round)
 	if _, err := repo.Git(ctx, st.Worktree, strings.NewReader(msg), "commit", "--quiet", "--no-verify", "-F", "-"); err != nil {
-		return "", fmt.Errorf("commit the round: %w", err)
+		return "", nil, fmt.Errorf("commit the round: %w", err)
 	}
 	out, err := repo.Git(ctx, st.Worktree, nil, "rev-parse", "HEAD")
 	if err != nil {
-		return "", fmt.Errorf("read the round's commit: %w", err)
+		return "", nil, fmt.Errorf("read the round's commit: %w", err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	return strings.TrimSpace(string(out)), excluded, nil
 }
 
 // isExit1 reports a git command that exited with status 1 (diff --quiet:

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -64,6 +65,9 @@ func (c committer) commit(ctx context.Context, s *tools.Session, message string)
 		return fail(CodeCommitError, err.Error())
 	}
 	w, err := openWorktree(ctx, s)
+	if errors.Is(err, errNoRepository) {
+		return fail(CodeCommitError, err.Error())
+	}
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -81,7 +85,7 @@ func (c committer) commit(ctx context.Context, s *tools.Session, message string)
 	if !strings.HasPrefix(branch, BranchPrefix) {
 		return fail(CodeCommitError, "the worktree is not on an ai/ branch: call create_branch first, then commit")
 	}
-	status, err := w.text(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	status, err := w.text(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=all")
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -102,14 +106,22 @@ func (c committer) commit(ctx context.Context, s *tools.Session, message string)
 	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
-	if _, err := w.run(ctx, "add", "-A"); err != nil {
+	excluded, err := w.repo.StageAll(ctx, w.dir, "HEAD", nil, nil)
+	if err != nil {
 		return fail(CodeCommitError, "staging the changes failed: "+gitMessage(err))
+	}
+	notCommitted := git.ExcludedMessage(excluded)
+	if notCommitted != "" {
+		zero["excluded"] = excluded
 	}
 	names, err := w.text(ctx, "diff", "--cached", "--name-only", "-z")
 	if err != nil {
 		return tools.Result{}, err
 	}
 	if names == "" {
+		if notCommitted != "" {
+			return fail(CodeNothingToCommit, "there are no changes to commit on "+branch+" but what was left out:\n"+notCommitted)
+		}
 		return fail(CodeNothingToCommit, "there are no changes to commit on "+branch+": apply a patch first")
 	}
 	files := len(strings.Split(strings.TrimSuffix(names, "\x00"), "\x00"))
@@ -125,7 +137,13 @@ func (c committer) commit(ctx context.Context, s *tools.Session, message string)
 	}
 	// checkResults (an extension of the spec's shape): the passing
 	// verification the commit rests on, which the job records.
-	return tools.JSONResult(map[string]any{"committed": true, "commitHash": hash, "filesCommitted": files, "branch": branch, "checkResults": results}, false), nil
+	res := map[string]any{"committed": true, "commitHash": hash, "filesCommitted": files, "branch": branch, "checkResults": results}
+	if notCommitted != "" {
+		// excluded and notCommitted (extensions of the spec's shape): the
+		// nested repositories and gitlinks left out, and what to do.
+		res["excluded"], res["notCommitted"] = excluded, notCommitted
+	}
+	return tools.JSONResult(res, false), nil
 }
 
 // verify runs (or takes from the cache) the project's tests and linters

@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -59,6 +60,9 @@ func createBranch(ctx context.Context, s *tools.Session, job Job, lock sync.Lock
 		return fail(fmt.Sprintf("baseBranch %q is not accepted: name a branch, tag or commit", p.BaseBranch))
 	}
 	w, err := openWorktree(ctx, s)
+	if errors.Is(err, errNoRepository) {
+		return fail(err.Error())
+	}
 	if err != nil {
 		return tools.Result{}, err
 	}

@@ -53,7 +53,7 @@ func newGetRepoState() tools.Tool {
 
 // state reads the work tree's status (git status --porcelain=v2) and last commit.
 func (w *worktree) state(ctx context.Context) (repoState, error) {
-	out, err := w.text(ctx, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all")
+	out, err := w.text(ctx, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignore-submodules=all")
 	if err != nil {
 		return repoState{}, err
 	}

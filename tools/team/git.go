@@ -18,10 +18,21 @@ type worktree struct {
 	dir  string
 }
 
-// openWorktree opens the session root's repository.
+// errNoRepository: the session's root was in no repository when the
+// session started.
+var errNoRepository = errors.New("this session's folder was not in a git repository when the session started; Autarch does not use a .git created since. Run the job in a git repository (git init it yourself, outside Autarch, then start a new session)")
+
+// openWorktree opens the repository the session's root was in when the
+// session started (tools.Session.GitCommonDir), naming it explicitly: a
+// .git a command created in the root or below is never the repository
+// acted on.
 func openWorktree(ctx context.Context, s *tools.Session) (*worktree, error) {
 	dir := s.Root().Dir()
-	r, err := git.Open(ctx, dir, git.Config{})
+	common := s.GitCommonDir()
+	if common == "" {
+		return nil, errNoRepository
+	}
+	r, err := git.OpenWorktree(ctx, dir, common, git.Config{})
 	if err != nil {
 		return nil, err
 	}

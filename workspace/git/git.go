@@ -37,16 +37,52 @@
 //
 // # Safety
 //
-// Every command runs through the git CLI with exec.CommandContext,
-// GIT_TERMINAL_PROMPT=0, GIT_OPTIONAL_LOCKS=0 and without inherited
-// GIT_DIR/GIT_INDEX_FILE-style variables. Each gets -c core.hooksPath=/dev/null
-// so no hook of the user's repository runs on our operations (worktree add's
-// post-checkout, reference-transaction, …), and commits are made with
-// commit-tree (which runs no hooks) under a fixed identity, "Autarch
-// <autarch@localhost>" unless Config.Identity says otherwise, with signing
-// off. Commands that mutate run in our worktree or only write refs under
-// our namespaces; commands run in the user's folder are read-only plumbing
-// (rev-parse, diff of commits, for-each-ref, worktree add/list/remove).
+// Everything an agent touched is hostile, including when Autarch itself
+// acts on it: the trees this package runs git on are written by agents
+// (shell commands and the tests run_tests runs, inside the sandbox), so no
+// git process of ours may run a program they planted. Every command runs
+// through the git CLI with exec.CommandContext (runner, run.go):
+//
+//   - no inherited GIT_* variable (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT,
+//     GIT_EXTERNAL_DIFF, GIT_SSH_COMMAND, GIT_DIR, …), nor PAGER,
+//     SSH_ASKPASS, EDITOR; GIT_CONFIG_NOSYSTEM, GIT_ATTR_NOSYSTEM,
+//     GIT_NO_REPLACE_OBJECTS, GIT_TERMINAL_PROMPT=0, GIT_OPTIONAL_LOCKS=0;
+//   - no global configuration either (GIT_CONFIG_GLOBAL=/dev/null): the
+//     drivers of the user's ~/.gitconfig (lfs, clean/smudge filters,
+//     textconv, diff.external) do not run on agent content. Only harmless
+//     global settings (safe.directory, core.excludesFile, core.autocrlf,
+//     core.eol, core.safecrlf) are read once and passed with -c. The
+//     configuration left is the repository's own file, which no sandbox can
+//     write, so a driver an agent's .gitattributes selects runs only if the
+//     user defined it in the repository's config (their choice, e.g. LFS);
+//   - -c settings (safeConfig): hooks off (core.hooksPath=/dev/null),
+//     fsmonitor off, no submodule recursion and no git process started in a
+//     nested repository (diff.ignoreSubmodules=all, status with
+//     --ignore-submodules=all), no pager, askpass, ssh or credential
+//     helper, no ext:: transport, no background maintenance, no untracked
+//     cache from the (agent-writable) index; diff, log and show get
+//     --no-ext-diff and --no-textconv;
+//   - the repository is named, never discovered: GIT_DIR, GIT_COMMON_DIR
+//     and GIT_WORK_TREE for the work tree the command runs in, found among
+//     the repository's own (its main work tree and the linked worktrees
+//     registered in <common>/worktrees). A .git directory or file an agent
+//     planted, a core.worktree in it, or a nested repository is never the
+//     repository acted on. Open discovers once, from the user's folder when
+//     a session starts; OpenWorktree opens a known common directory.
+//
+// Before a checkpoint or any commit, StageAll leaves out nested
+// repositories (found in git's own list of untracked files, no extra walk),
+// gitlinks the base commit does not have, git directories an agent made
+// and the worktree files a nested repository's config includes, and
+// reports them
+// (Checkpoint.Excluded, Excluded.Message): git add would record a nested
+// repository as a gitlink and start a git status inside every gitlink, with
+// that repository's config. Commits are made with commit-tree (which runs
+// no hooks) under a fixed identity, "Autarch <autarch@localhost>" unless
+// Config.Identity says otherwise, with signing off. Commands that mutate
+// run in our worktree or only write refs under our namespaces; commands
+// run in the user's folder are read-only plumbing (rev-parse, diff of
+// commits, for-each-ref, worktree add/list/remove).
 //
 // # git CLI and go-git
 //

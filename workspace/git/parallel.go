@@ -243,13 +243,14 @@ func (pt *PulseTree) text(ctx context.Context, args ...string) (string, error) {
 func (pt *PulseTree) ref() string { return pt.w.pulseRef(pt.ID) }
 
 // stage writes the worktree's state (but the workflow's recorded
-// artifacts) to its index and returns the tree.
-func (pt *PulseTree) stage(ctx context.Context) (string, error) {
+// artifacts, nested repositories and gitlinks Base does not have) to its
+// index and returns the tree and what it left out.
+func (pt *PulseTree) stage(ctx context.Context) (string, []Excluded, error) {
 	artifacts, err := pt.w.Artifacts(ctx)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return pt.w.repo.stageIn(ctx, pt.Path, artifacts)
+	return pt.w.repo.stageIn(ctx, pt.Path, pt.Base, artifacts)
 }
 
 func (pt *PulseTree) commitTree(ctx context.Context, tree, parent, message string) (string, error) {
@@ -264,7 +265,7 @@ func (pt *PulseTree) Commit(ctx context.Context, summary string) (Checkpoint, er
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	tree, err := pt.stage(ctx)
+	tree, excluded, err := pt.stage(ctx)
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("complete pulse %s: %w", pt.ID, err)
 	}
@@ -275,7 +276,9 @@ func (pt *PulseTree) Commit(ctx context.Context, summary string) (Checkpoint, er
 	if err := pt.moveBranch(ctx, commit, "autarch: checkpoint of pulse "+pt.ID); err != nil {
 		return Checkpoint{}, fmt.Errorf("complete pulse %s: %w", pt.ID, err)
 	}
-	return pt.checkpoint(ctx, commit)
+	cp, err := pt.checkpoint(ctx, commit)
+	cp.Excluded = excluded
+	return cp, err
 }
 
 func (pt *PulseTree) checkpoint(ctx context.Context, commit string) (Checkpoint, error) {
@@ -320,10 +323,11 @@ func (pt *PulseTree) Recovery(ctx context.Context, reason string) (Checkpoint, e
 	}
 	cp := Checkpoint{Commit: tip, Parent: pt.Base, PulseBranch: pt.Branch}
 	if _, err := os.Stat(pt.Path); err == nil {
-		tree, err := pt.stage(ctx)
+		tree, excluded, err := pt.stage(ctx)
 		if err != nil {
 			return Checkpoint{}, fmt.Errorf("recovery checkpoint of pulse %s: %w", pt.ID, err)
 		}
+		cp.Excluded = excluded
 		if tree != tipTree {
 			if cp.Commit, err = pt.commitTree(ctx, tree, tip, recoveryMessage(pt.ID, reason)); err != nil {
 				return Checkpoint{}, fmt.Errorf("recovery checkpoint of pulse %s: %w", pt.ID, err)

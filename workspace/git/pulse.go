@@ -29,6 +29,10 @@ type Checkpoint struct {
 	// Stats are the pulse's changes against the workflow head it started
 	// from.
 	Stats Stats
+	// Excluded are the nested repositories and gitlinks the agent created
+	// that the commit leaves out (Excluded.Message says why and what to
+	// do); they stay in the worktree.
+	Excluded []Excluded
 }
 
 // artifactsFile holds, in the worktree's private git directory, the
@@ -191,7 +195,7 @@ func (w *Workflow) CompletePulse(ctx context.Context, pulseID, summary string) (
 	if st.headRef != pulseRef {
 		return Checkpoint{}, fmt.Errorf("complete pulse %s: the worktree is on %s, not on %s: start the pulse first", pulseID, short(st.headRef), short(pulseRef))
 	}
-	tree, err := w.stage(ctx)
+	tree, excluded, err := w.stage(ctx, st.head)
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("complete pulse %s: %w", pulseID, err)
 	}
@@ -221,7 +225,7 @@ func (w *Workflow) CompletePulse(ctx context.Context, pulseID, summary string) (
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("complete pulse %s: %w", pulseID, err)
 	}
-	return Checkpoint{Commit: commit, Parent: st.head, PulseBranch: short(pulseRef), Empty: tree == st.headTree, Stats: stats}, nil
+	return Checkpoint{Commit: commit, Parent: st.head, PulseBranch: short(pulseRef), Empty: tree == st.headTree, Stats: stats, Excluded: excluded}, nil
 }
 
 // RecoveryCheckpoint ends a failed or stopped pulse. If the worktree holds
@@ -247,11 +251,11 @@ func (w *Workflow) RecoveryCheckpoint(ctx context.Context, pulseID, reason strin
 	if !ok {
 		return Checkpoint{}, fmt.Errorf("recovery checkpoint of pulse %s: branch %s does not exist", pulseID, short(pulseRef))
 	}
-	tree, err := w.stage(ctx)
+	tree, excluded, err := w.stage(ctx, st.head)
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("recovery checkpoint of pulse %s: %w", pulseID, err)
 	}
-	cp := Checkpoint{Commit: tip, Parent: st.head, PulseBranch: short(pulseRef)}
+	cp := Checkpoint{Commit: tip, Parent: st.head, PulseBranch: short(pulseRef), Excluded: excluded}
 	if tree != tipTree {
 		cp.Commit, err = w.commitTree(ctx, tree, tip, recoveryMessage(pulseID, reason))
 		if err != nil {
@@ -356,32 +360,30 @@ func (w *Workflow) PulseBranches(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// stage writes the worktree's whole state (but the recorded artifacts) to
-// its index and returns the tree.
-func (w *Workflow) stage(ctx context.Context) (string, error) {
+// stage writes the worktree's whole state (but the recorded artifacts,
+// nested repositories and gitlinks base does not have) to its index and
+// returns the tree and what it left out.
+func (w *Workflow) stage(ctx context.Context, base string) (string, []Excluded, error) {
 	artifacts, err := w.artifacts(ctx)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return w.repo.stageIn(ctx, w.Worktree, artifacts)
+	return w.repo.stageIn(ctx, w.Worktree, base, artifacts)
 }
 
-// stageIn writes the state of the worktree at dir, but artifacts, to its
-// index and returns the tree.
-func (r *Repo) stageIn(ctx context.Context, dir string, artifacts []string) (string, error) {
-	var spec strings.Builder
-	spec.WriteString(".\x00")
-	for _, a := range artifacts {
-		spec.WriteString(":(exclude,literal,top)" + a + "\x00")
-	}
-	if _, err := r.git.run(ctx, dir, strings.NewReader(spec.String()), "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
-		return "", fmt.Errorf("stage changes: %w", err)
+// stageIn writes the state of the worktree at dir, but artifacts, nested
+// repositories and gitlinks base does not have (StageAll), to its index
+// and returns the tree and what it left out.
+func (r *Repo) stageIn(ctx context.Context, dir, base string, artifacts []string) (string, []Excluded, error) {
+	excluded, err := r.StageAll(ctx, dir, base, nil, artifacts)
+	if err != nil {
+		return "", nil, err
 	}
 	tree, err := r.git.text(ctx, dir, "write-tree")
 	if err != nil {
-		return "", fmt.Errorf("write tree: %w", err)
+		return "", nil, fmt.Errorf("write tree: %w", err)
 	}
-	return tree, nil
+	return tree, excluded, nil
 }
 
 func (w *Workflow) commitTree(ctx context.Context, tree, parent, message string) (string, error) {

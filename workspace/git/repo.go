@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -42,17 +43,93 @@ type Repo struct {
 }
 
 // Open opens the repository containing dir (a work tree folder, not a bare
-// repository). Nothing is written.
+// repository). Nothing is written. It is the one git call that discovers a
+// repository (from dir upwards): call it on the user's folder when a
+// session starts, never on a tree an agent may have written since (use
+// OpenWorktree there). Every later command names the repository
+// explicitly.
 func Open(ctx context.Context, dir string, cfg Config) (*Repo, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open repository: %w", err)
 	}
+	r, err := newRepo(ctx, abs, cfg)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.git.text(ctx, abs, "rev-parse", "--path-format=absolute", "--is-bare-repository", "--git-common-dir", "--show-toplevel", "--absolute-git-dir")
+	if err != nil {
+		if strings.Contains(err.Error(), "must be run in a work tree") {
+			return nil, fmt.Errorf("open repository %s: it is a bare repository or a git directory; open a folder of a work tree", abs)
+		}
+		return nil, fmt.Errorf("open repository %s: not inside a git work tree: %w", abs, err)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) != 4 || lines[0] != "false" {
+		return nil, fmt.Errorf("open repository %s: it is a bare repository; open a folder of a work tree", abs)
+	}
+	r.commonDir, r.top = filepath.Clean(lines[1]), filepath.Clean(lines[2])
+	r.git.commonDir, r.git.top, r.git.gitDir = r.commonDir, r.top, filepath.Clean(lines[3])
+	if r.git.main, err = r.git.mainTop(ctx); err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", abs, err)
+	}
+	if err := r.setWorktreeRoot(cfg); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// OpenWorktree opens the repository whose git directory (the common one)
+// is commonDir, for the work tree dir is in: the repository's main work
+// tree or a linked worktree registered in it. Nothing is discovered from
+// dir: a .git an agent created there, or a repository it made of a plain
+// folder, is never the one opened; a dir in no work tree of commonDir is
+// an error.
+func OpenWorktree(ctx context.Context, dir, commonDir string, cfg Config) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open repository: %w", err)
+	}
+	if !filepath.IsAbs(commonDir) {
+		return nil, fmt.Errorf("open repository for %s: the git directory %q is not absolute", abs, commonDir)
+	}
+	r, err := newRepo(ctx, abs, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.commonDir = filepath.Clean(commonDir)
+	r.git.commonDir, r.git.gitDir = r.commonDir, r.commonDir
+	if r.git.main, err = r.git.mainTop(ctx); err != nil {
+		return nil, fmt.Errorf("open repository for %s: %w", abs, err)
+	}
+	r.git.top = r.git.main
+	loc, err := r.git.locate(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open repository for %s: %w", abs, err)
+	}
+	r.top, r.git.top, r.git.gitDir = loc.top, loc.top, loc.gitDir
+	out, err := r.git.text(ctx, abs, "rev-parse", "--is-bare-repository")
+	if err != nil {
+		return nil, fmt.Errorf("open repository for %s: %w", abs, err)
+	}
+	if out != "false" {
+		return nil, fmt.Errorf("open repository for %s: %s is a bare repository", abs, r.commonDir)
+	}
+	if err := r.setWorktreeRoot(cfg); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// newRepo checks cfg and prepares the git runner (not yet bound to a
+// repository).
+func newRepo(ctx context.Context, abs string, cfg Config) (*Repo, error) {
 	bin := cfg.GitPath
 	if bin == "" {
 		bin = "git"
 	}
-	if bin, err = exec.LookPath(bin); err != nil {
+	bin, err := exec.LookPath(bin)
+	if err != nil {
 		return nil, fmt.Errorf("open repository: git executable not found: %w", err)
 	}
 	id := cfg.Identity
@@ -62,27 +139,20 @@ func Open(ctx context.Context, dir string, cfg Config) (*Repo, error) {
 	if strings.ContainsAny(id.Name+id.Email, "<>\n\x00") {
 		return nil, fmt.Errorf("commit identity %q <%s> must not contain '<', '>', newlines or NUL", id.Name, id.Email)
 	}
-	r := &Repo{dir: abs, git: runner{bin: bin, env: baseEnv(id)}}
-	out, err := r.git.text(ctx, abs, "rev-parse", "--path-format=absolute", "--is-bare-repository", "--git-common-dir", "--show-toplevel")
-	if err != nil {
-		if strings.Contains(err.Error(), "must be run in a work tree") {
-			return nil, fmt.Errorf("open repository %s: it is a bare repository or a git directory; open a folder of a work tree", abs)
-		}
-		return nil, fmt.Errorf("open repository %s: not inside a git work tree: %w", abs, err)
-	}
-	lines := strings.Split(out, "\n")
-	if len(lines) != 3 || lines[0] != "false" {
-		return nil, fmt.Errorf("open repository %s: it is a bare repository; open a folder of a work tree", abs)
-	}
-	r.commonDir, r.top = filepath.Clean(lines[1]), filepath.Clean(lines[2])
+	environ := os.Environ()
+	return &Repo{dir: abs, git: runner{bin: bin, env: hardEnv(environ, id), user: userConfig(ctx, bin, environ)}}, nil
+}
+
+func (r *Repo) setWorktreeRoot(cfg Config) error {
 	r.worktreeRoot = cfg.WorktreeRoot
 	if r.worktreeRoot == "" {
 		r.worktreeRoot = filepath.Join(r.commonDir, "autarch", "worktrees")
 	}
+	var err error
 	if r.worktreeRoot, err = filepath.Abs(r.worktreeRoot); err != nil {
-		return nil, fmt.Errorf("open repository: worktree root: %w", err)
+		return fmt.Errorf("open repository: worktree root: %w", err)
 	}
-	return r, nil
+	return nil
 }
 
 // Top is the top-level folder of the user's work tree.

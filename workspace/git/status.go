@@ -59,7 +59,7 @@ func (w *Workflow) Status(ctx context.Context) (Status, error) {
 }
 
 func (w *Workflow) status(ctx context.Context) (Status, error) {
-	out, err := w.run(ctx, nil, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignore-submodules=none")
+	out, err := w.run(ctx, nil, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignore-submodules=all")
 	if err != nil {
 		return Status{}, fmt.Errorf("worktree status: %w", err)
 	}
