@@ -90,11 +90,12 @@ func TestWholeJobAttack(t *testing.T) {
 		call("apply_patch", map[string]any{"patch": addPatch("attack.sh", attack) + addPatch("attack_test.go", attackTest)}),
 		call("run_tests", map[string]any{}),
 		call("get_repo_state", map[string]any{}),
-		call("apply_patch", map[string]any{"patch": deletePatch("attack.sh", attack) + deletePatch("attack_test.go", attackTest)}),
+		call("apply_patch", map[string]any{"patch": deletePatch("attack.sh", attack) + deletePatch("attack_test.go", attackTest) +
+			"--- a/calc.go\n+++ b/calc.go\n@@ -1,4 +1,4 @@\n package calc\n \n-// Add adds two numbers.\n+// Add returns the sum of a and b.\n func Add(a, b int) int { return a + b }\n"}),
 		call("run_tests", map[string]any{}),
 		call("run_lint", map[string]any{}),
 		call("get_repo_state", map[string]any{}),
-		call("commit_changes", map[string]any{"message": "test(calc): nothing to see"}),
+		call("commit_changes", map[string]any{"message": "docs(calc): say what Add returns"}),
 	}
 	for i := range steps {
 		steps[i].Name = fmt.Sprintf("%02d.json", i+1)
@@ -145,6 +146,13 @@ func TestWholeJobAttack(t *testing.T) {
 				t.Errorf("the job's branch carries a gitlink: %s", line)
 			}
 		}
+	}
+	// The attacks ran: their output came back, with committed secrets
+	// read as the object store's placeholder (reversed by rev in the
+	// attack), planted configuration removed.
+	withheld := model.Received("content is withheld from commands") || model.Received("sdnammoc morf dlehhtiw si tnetnoc") // rev
+	if !withheld || !model.Received("Autarch removed it") {
+		t.Error("the model never saw the attacks' output (the placeholder of a withheld blob, the removal of planted configuration): did they run?")
 	}
 	for _, leak := range model.Leaks(secrets) {
 		t.Error(leak)

@@ -82,3 +82,14 @@ func excerpt(text, needle string) string {
 	}
 	return fmt.Sprintf("(…%s…)", text[max(0, i-60):min(len(text), i+len(needle)+20)])
 }
+
+// Received reports whether any request the model received carries s in
+// its decoded text.
+func (s *Server) Received(sub string) bool {
+	for _, body := range s.Bodies() {
+		if strings.Contains(requestText(body), sub) {
+			return true
+		}
+	}
+	return false
+}

@@ -110,6 +110,13 @@ func TestWholeRunAttack(t *testing.T) {
 	if n := len(h.model.Bodies()); n < 10 {
 		t.Fatalf("the model received %d requests; the script has 13 steps", n)
 	}
+	// The attacks ran: their output came back, with committed secrets
+	// read as the object store's placeholder (reversed by rev in the
+	// attack), planted configuration removed.
+	withheld := h.model.Received("content is withheld from commands") || h.model.Received("sdnammoc morf dlehhtiw si tnetnoc") // rev
+	if !withheld || !h.model.Received("Autarch removed it") {
+		t.Error("the model never saw the attacks' output (the placeholder of a withheld blob, the removal of planted configuration): did they run?")
+	}
 	for _, leak := range h.model.Leaks(secrets) {
 		t.Error(leak)
 	}
