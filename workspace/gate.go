@@ -636,7 +636,7 @@ func isKeyPart(s string) bool {
 // base64 body: 60–76 characters (PEM and PGP wrap at 64, OpenSSH at 70,
 // MIME at 76) with upper and lower case letters and digits or +/.
 func isKeyBodyLine(s string) bool {
-	if len(s) < 60 || len(s) > 76 || !isBase64Field(s) {
+	if len(s) < 60 || len(s) > 76 || !isBase64Field(s) || isPathLike(s) {
 		return false
 	}
 	var upper, lower, other bool
@@ -651,6 +651,16 @@ func isKeyBodyLine(s string) bool {
 		}
 	}
 	return upper && lower && other
+}
+
+// isPathLike reports an absolute path (/tmp/TestX1234/001/jobs/wt), which
+// is base64 text too: it starts with a slash, has two more, no '+' and
+// no padding. A one-line key body does all that about once in a
+// thousand lines; a path in a tool's output (a test's temp folder, a
+// module cache) does it always, and every tool result now passes the
+// line rules.
+func isPathLike(s string) bool {
+	return strings.HasPrefix(s, "/") && strings.Count(s, "/") >= 3 && !strings.ContainsAny(s, "+=")
 }
 
 // controlBytes marks the bytes that count as control characters.

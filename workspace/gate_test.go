@@ -200,3 +200,23 @@ func TestRedactKeyRanges(t *testing.T) {
 		t.Errorf("plain output changed: %q", out)
 	}
 }
+
+// TestRedactKeepsPaths: a long absolute path (a test's temp folder, a
+// module cache) is base64 text with high entropy, yet no key body; every
+// tool result passes RedactLines, so it must not be blocked. A one-line
+// key body still is.
+func TestRedactKeepsPaths(t *testing.T) {
+	g := DefaultGate()
+	for _, line := range []string{
+		"job-42 trace-7 mechanic /tmp/TestToolContextReachesToolsHooksAndLogs1015839462/001/jobs/wt",
+		"ok  /root/go/pkg/mod/golang.org/x/tools@v0.30.0/go/packages/packagestest9Kq2/export.go",
+	} {
+		if got := g.RedactLines(line); got != line {
+			t.Errorf("RedactLines(%q) = %q, want it kept", line, got)
+		}
+	}
+	key := "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvuNMoSfm76oqFvAp8Gy0iz5sxjZmSnXyCdPEovGhLa0VzMaQ8s+CLOyS56YyCFGeJZ"[:64]
+	if got := g.RedactLines(key); got == key {
+		t.Errorf("a one-line key body was kept: %q", key)
+	}
+}

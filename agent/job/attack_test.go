@@ -174,23 +174,24 @@ func userRepoState(t *testing.T, dir string) string {
 }
 
 // addPatch is a unified diff creating name with content.
-func addPatch(name, content string) string {
-	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
-	var b strings.Builder
-	fmt.Fprintf(&b, "--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n", name, len(lines))
-	for _, l := range lines {
-		b.WriteString("+" + l + "\n")
-	}
-	return b.String()
-}
+func addPatch(name, content string) string { return wholeFilePatch(name, content, true) }
 
 // deletePatch is a unified diff deleting name, whose content is content.
-func deletePatch(name, content string) string {
+func deletePatch(name, content string) string { return wholeFilePatch(name, content, false) }
+
+// wholeFilePatch adds (or deletes) the whole of a file.
+func wholeFilePatch(name, content string, add bool) string {
 	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
 	var b strings.Builder
-	fmt.Fprintf(&b, "--- a/%s\n+++ /dev/null\n@@ -1,%d +0,0 @@\n", name, len(lines))
+	sign := "+"
+	if add {
+		fmt.Fprintf(&b, "--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n", name, len(lines))
+	} else {
+		sign = "-"
+		fmt.Fprintf(&b, "--- a/%s\n+++ /dev/null\n@@ -1,%d +0,0 @@\n", name, len(lines))
+	}
 	for _, l := range lines {
-		b.WriteString("-" + l + "\n")
+		b.WriteString(sign + l + "\n")
 	}
 	return b.String()
 }

@@ -108,7 +108,7 @@ func TestWholeRunAttack(t *testing.T) {
 	}
 
 	if n := len(h.model.Bodies()); n < 10 {
-		t.Fatalf("the model received %d requests; the script has 13 steps", n)
+		t.Fatalf("the model received %d requests; the script has 14 steps", n)
 	}
 	// The attacks ran: their output came back, with committed secrets
 	// read as the object store's placeholder (reversed by rev in the

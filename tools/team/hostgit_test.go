@@ -123,13 +123,18 @@ func TestAttackPlantedFromTheSandbox(t *testing.T) {
 		"git init -q sub", "cd sub", "echo one > f.txt", "echo '* filter=x' > .gitattributes",
 		"git add -A", "git commit -qm nested", "git config filter.x.clean '" + prog + "'",
 		"git config core.fsmonitor '" + prog + "'", "echo two > f.txt", "cd ..",
-		"git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub",
-		"echo changed > agent.txt", "git ls-files -s sub",
+		"echo changed > agent.txt", "echo planted",
 	}, " && ")
 	raw, _ := json.Marshal(map[string]any{"command": plant, "reason": "plant"})
 	res, err := h.e.Call(context.Background(), h.s, "shell", raw)
-	if err != nil || !strings.Contains(res.Output, "160000") {
+	if err != nil || !strings.Contains(res.Output, "planted") {
 		t.Fatalf("planting from the sandbox failed: %v %s", err, res.Output)
+	}
+	// Registering it as a gitlink needs the worktree's index, which no
+	// sandbox can write.
+	raw, _ = json.Marshal(map[string]any{"command": "git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub", "reason": "register"})
+	if res, err := h.e.Call(context.Background(), h.s, "shell", raw); err != nil || !res.Failed || !strings.Contains(res.Output, "Read-only file system") {
+		t.Fatalf("registering a gitlink from the sandbox: %v %s, want refused (read-only index)", err, res.Output)
 	}
 	if gitattack.Ran(marker) {
 		t.Fatal("planting ran the program already")
@@ -139,7 +144,7 @@ func TestAttackPlantedFromTheSandbox(t *testing.T) {
 		if gitattack.Ran(marker) {
 			t.Fatalf("%s ran the program planted from the sandbox: %v", tool, got)
 		}
-		if tool == "commit_changes" && (res.Failed || !strings.Contains(res.Output, "sub was a gitlink")) {
+		if tool == "commit_changes" && (res.Failed || !strings.Contains(res.Output, "nested repository")) {
 			t.Errorf("commit_changes: %s", res.Output)
 		}
 	}

@@ -60,10 +60,11 @@ func TestLimitsStopAttacks(t *testing.T) {
 			before := hostTasks()
 			start := time.Now()
 			if tt.want == "" {
-				// Harmless churn: the timeout ends it.
+				// Churn: the timeout ends it, or on a loaded machine, where
+				// the children live long enough to pile up, the limit.
 				res := f.run(t, Spec{Command: tt.command, Limits: tt.limits, Timeout: 3 * time.Second})
-				if !res.TimedOut || res.Limit != "" {
-					t.Errorf("want a timeout, got %+v", res)
+				if !(res.TimedOut && res.Limit == "") && !(!res.TimedOut && res.Limit == LimitProcs) {
+					t.Errorf("want a timeout or the process limit, got %+v", res)
 				}
 				waitGone(t, marker)
 				if after := hostTasks(); after > before+procs/2 {
