@@ -107,6 +107,17 @@ func TestWholeRunAttack(t *testing.T) {
 		}
 	}
 
+	h.mu.Lock()
+	var told bool
+	for _, ev := range h.events {
+		if ev.Kind == "pulse" && strings.Contains(ev.Text, "Not committed:") && strings.Contains(ev.Text, "sub/ is a nested git repository") {
+			told = true
+		}
+	}
+	h.mu.Unlock()
+	if !told {
+		t.Error("no pulse event tells the user what the checkpoint left out (the nested repositories)")
+	}
 	if n := len(h.model.Bodies()); n < 10 {
 		t.Fatalf("the model received %d requests; the script has 14 steps", n)
 	}

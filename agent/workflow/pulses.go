@@ -186,8 +186,17 @@ func (r *pulseRunner) complete(ctx context.Context, sp store.Pulse, done termina
 		ev = "PulseCompleted with unresolved issues"
 	}
 	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: sp.PlannedID, Status: string(PulseSucceeded),
-		Text: fmt.Sprintf("%s: %s (%s)", ev, done.Summary, r.committed(cp))})
+		Text: fmt.Sprintf("%s: %s (%s)", ev, done.Summary, r.committed(cp)) + leftOut(cp)})
 	return PulseOutcome{Status: PulseSucceeded, Summary: done.Summary, Unresolved: unresolved}, nil
+}
+
+// leftOut says what of the worktree the checkpoint left out (nested
+// repositories and gitlinks the agent created), "" for nothing.
+func leftOut(cp git.Checkpoint) string {
+	if len(cp.Excluded) == 0 {
+		return ""
+	}
+	return "\nNot committed:\n" + git.ExcludedMessage(cp.Excluded)
 }
 
 // end finishes a failed or stopped pulse, keeping uncommitted work as a
@@ -209,6 +218,7 @@ func (r *pulseRunner) end(ctx context.Context, sp store.Pulse, status PulseStatu
 	if cp.IsRecoveryCheckpoint {
 		text += fmt.Sprintf(" (work kept in recovery checkpoint %s on %s)", short(cp.Commit), cp.PulseBranch)
 	}
+	text += leftOut(cp)
 	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: sp.PlannedID, Status: string(status), Text: text})
 	return PulseOutcome{Status: status, FailureReason: reason}, cause
 }
