@@ -35,6 +35,7 @@ Only untracked artifacts (dependencies, build outputs) may be created.
 // pulsingShellNote is the Pulsing shell description's addition (spec/autarch-tools.md).
 const pulsingShellNote = `
 You are working in an isolated git worktree. All commands run in that context.
+Git can read the repository (status, diff, log) but no command can write it (add, commit, stash, branch): Autarch makes the commit when the pulse completes.
 `
 
 type shellParams struct {
