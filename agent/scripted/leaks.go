@@ -93,3 +93,31 @@ func (s *Server) Received(sub string) bool {
 	}
 	return false
 }
+
+// Setenver sets an environment variable for the rest of a test
+// (testing.T's Setenv).
+type Setenver interface {
+	Setenv(key, value string)
+}
+
+// HostileEnv gives a whole-run attack test its secrets: it puts
+// credentials in the process environment (MYSQL_PWD, CI_JOB_JWT, a
+// DATABASE_URL with a password, a bearer token in GIT_CONFIG_PARAMETERS)
+// and returns every secret value by name, with the ones the test plants
+// itself: "committed .env" (a value to commit in .env) and "NATS
+// password" (to write in the swarm's auth.json). Leaks takes the map.
+func HostileEnv(t Setenver) map[string]string {
+	secrets := map[string]string{
+		"committed .env":        "sk_live_51HdTq8KzR4vWn2Lp9XyA7Bc",
+		"NATS password":         "4e1f0c9b8a7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d",
+		"MYSQL_PWD":             "hunter2-mysql-Zq8Wm3Kp",
+		"CI_JOB_JWT":            "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjaSJ9.c2lnbmF0dXJlLXZhbHVlLTEyMw",
+		"DATABASE_URL password": "pg-Secr3t-Vx7Lq2Np",
+		"GIT_CONFIG_PARAMETERS": "ghp_R4nd0mT0k3nV4lu3F0rT3st1ng0123456789",
+	}
+	t.Setenv("MYSQL_PWD", secrets["MYSQL_PWD"])
+	t.Setenv("CI_JOB_JWT", secrets["CI_JOB_JWT"])
+	t.Setenv("DATABASE_URL", "postgres://app:"+secrets["DATABASE_URL password"]+"@db.internal:5432/app?sslmode=disable")
+	t.Setenv("GIT_CONFIG_PARAMETERS", "'http.extraHeader'='Authorization: Bearer "+secrets["GIT_CONFIG_PARAMETERS"]+"'")
+	return secrets
+}

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
@@ -31,18 +32,7 @@ func TestWholeRunAttack(t *testing.T) {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
 	}
-	secrets := map[string]string{
-		"committed .env":        "sk_live_51HdTq8KzR4vWn2Lp9XyA7Bc",
-		"NATS password":         "4e1f0c9b8a7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d",
-		"MYSQL_PWD":             "hunter2-mysql-Zq8Wm3Kp",
-		"CI_JOB_JWT":            "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjaSJ9.c2lnbmF0dXJlLXZhbHVlLTEyMw",
-		"DATABASE_URL password": "pg-Secr3t-Vx7Lq2Np",
-		"GIT_CONFIG_PARAMETERS": "ghp_R4nd0mT0k3nV4lu3F0rT3st1ng0123456789",
-	}
-	t.Setenv("MYSQL_PWD", secrets["MYSQL_PWD"])
-	t.Setenv("CI_JOB_JWT", secrets["CI_JOB_JWT"])
-	t.Setenv("DATABASE_URL", "postgres://app:"+secrets["DATABASE_URL password"]+"@db.internal:5432/app?sslmode=disable")
-	t.Setenv("GIT_CONFIG_PARAMETERS", "'http.extraHeader'='Authorization: Bearer "+secrets["GIT_CONFIG_PARAMETERS"]+"'")
+	secrets := scripted.HostileEnv(t)
 	trustFile := filepath.Join(t.TempDir(), "trusted.json")
 	must(t, os.WriteFile(trustFile, []byte(`{"repositories":{}}`+"\n"), 0o600))
 	t.Setenv("AUTARCH_TRUST_FILE", trustFile)
