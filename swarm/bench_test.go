@@ -17,7 +17,7 @@ import (
 
 // pair opens the swarm twice on one state dir: host (the process's
 // embedded server) and peer (another connection, as a second process
-// would, over loopback TCP).
+// would, over its unix socket).
 func pair(b *testing.B) (host, peer *Swarm) {
 	dir := b.TempDir()
 	c1, s1 := open(b, dir, Options{Limits: Limits{Default: Limit{Calls: 0}}})
@@ -44,7 +44,7 @@ func BenchmarkCtxPutGet(b *testing.B) {
 	for _, v := range []struct {
 		name string
 		s    *Swarm
-	}{{"embedded", host}, {"loopback", peer}} {
+	}{{"embedded", host}, {"socket", peer}} {
 		b.Run(v.name, func(b *testing.B) {
 			val := json.RawMessage(`{"ok":true,"task":"scan","data":["a.py","b.py"],"ts":"2025-01-01T12:00:00Z","agent":"Gemini"}`)
 			ds := make([]time.Duration, 0, b.N)
@@ -70,7 +70,7 @@ func BenchmarkQueueRoundTrip(b *testing.B) {
 	for _, v := range []struct {
 		name string
 		s    *Swarm
-	}{{"embedded", host}, {"loopback", peer}} {
+	}{{"embedded", host}, {"socket", peer}} {
 		b.Run(v.name, func(b *testing.B) {
 			ds := make([]time.Duration, 0, b.N)
 			for b.Loop() {
@@ -93,7 +93,7 @@ func BenchmarkQueueRoundTrip(b *testing.B) {
 }
 
 // BenchmarkFourAgents: 1,000 items, 4 agents (one on the host's
-// connection, three on their own loopback connections) take and complete
+// connection, three on their own socket connections) take and complete
 // them until the queue is empty.
 func BenchmarkFourAgents(b *testing.B) {
 	ctx := context.Background()

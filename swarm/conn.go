@@ -11,7 +11,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -31,7 +30,8 @@ const (
 const (
 	natsDir    = "nats"
 	hostLock   = "host.lock"   // held (flock LOCK_EX) by the process hosting the server
-	addrFile   = "server.json" // where the host listens: {"url", "pid"}
+	addrFile   = "server.json" // who hosts: {"socket", "pid"}
+	sockFile   = "nats.sock"   // the host's unix socket (no TCP port: see startServer)
 	authFile   = "auth.json"   // the project's generated credentials (0600)
 	storeDir   = "jetstream"   // the JetStream file store
 	dialWait   = 5 * time.Second
@@ -239,11 +239,14 @@ type host struct {
 	log  *slog.Logger
 	lock *os.File       // the host lock while this process hosts
 	srv  *server.Server // the embedded server while this process hosts
+	ln   net.Listener   // its unix socket while this process hosts
 }
 
+// address is what the host records: the name of its unix socket in the
+// nats directory and its process id.
 type address struct {
-	URL string `json:"url"`
-	PID int    `json:"pid"`
+	Socket string `json:"socket"`
+	PID    int    `json:"pid"`
 }
 
 // dial connects to the recorded server if it answers, else takes the host
@@ -264,8 +267,8 @@ func (h *host) dial(network string) (net.Conn, error) {
 		if started {
 			continue
 		}
-		if a, err := h.recorded(); err == nil {
-			if conn, err := net.DialTimeout(network, a, answerWait); err == nil {
+		if name, err := h.recorded(); err == nil {
+			if conn, err := dialUnix(h.dir, name); err == nil {
 				return conn, nil
 			}
 		}
@@ -276,7 +279,8 @@ func (h *host) dial(network string) (net.Conn, error) {
 	}
 }
 
-// recorded is the host:port of the recorded server.
+// recorded is the socket name of the recorded server (a plain name in
+// the nats directory; anything else is not dialled).
 func (h *host) recorded() (string, error) {
 	data, err := os.ReadFile(filepath.Join(h.dir, addrFile))
 	if err != nil {
@@ -286,7 +290,10 @@ func (h *host) recorded() (string, error) {
 	if err := json.Unmarshal(data, &a); err != nil {
 		return "", err
 	}
-	return strings.TrimPrefix(a.URL, "nats://"), nil
+	if a.Socket == "" || a.Socket != filepath.Base(a.Socket) {
+		return "", fmt.Errorf("%s records no socket", filepath.Join(h.dir, addrFile))
+	}
+	return a.Socket, nil
 }
 
 // tryStart takes the host lock without waiting and starts the server;
@@ -308,24 +315,35 @@ func (h *host) tryStart() (bool, error) {
 		f.Close()
 		return false, err
 	}
-	data, _ := json.Marshal(address{URL: srv.ClientURL(), PID: os.Getpid()})
+	ln, err := listenUnix(h.dir, sockFile)
+	if err != nil {
+		srv.Shutdown()
+		f.Close()
+		return false, fmt.Errorf("swarm: the embedded NATS's socket: %w", err)
+	}
+	data, _ := json.Marshal(address{Socket: sockFile, PID: os.Getpid()})
 	if err := writeFileAtomic(filepath.Join(h.dir, addrFile), data, 0o644); err != nil {
+		ln.Close()
 		srv.Shutdown()
 		f.Close()
 		return false, fmt.Errorf("recording the server's address: %w", err)
 	}
-	h.lock, h.srv = f, srv
-	h.log.Info("swarm: started the project's NATS", "url", srv.ClientURL(), "store", filepath.Join(h.dir, storeDir))
+	h.lock, h.srv, h.ln = f, srv, ln
+	go serveUnix(ln, srv)
+	h.log.Info("swarm: started the project's NATS", "socket", filepath.Join(h.dir, sockFile), "store", filepath.Join(h.dir, storeDir))
 	return true, nil
 }
 
 // startServer starts an embedded nats-server with JetStream on a file
-// store, on a random loopback port, with the project's credentials.
+// store, with the project's credentials, listening on no port at all:
+// the host talks to it in memory and other Autarch processes through the
+// host's unix socket in the state directory (serveUnix). A TCP port on
+// loopback would be reachable from every sandboxed command that has the
+// network (a preflight); the state directory is masked in every sandbox.
 func startServer(dir string, a auth) (*server.Server, error) {
 	opts := &server.Options{
 		ServerName: "autarch",
-		Host:       "127.0.0.1",
-		Port:       server.RANDOM_PORT,
+		DontListen: true,
 		Username:   a.User,
 		Password:   a.Password,
 		JetStream:  true,
@@ -351,12 +369,13 @@ func (h *host) stop() {
 	if h.srv == nil {
 		return
 	}
-	// forget the address first so that other users do not dial a dying server
-	if a, err := h.recorded(); err == nil && a == h.srv.Addr().String() {
-		os.Remove(filepath.Join(h.dir, addrFile))
-	}
+	// forget the address first so that other users do not dial a dying
+	// server (the file is ours: we hold the host lock)
+	os.Remove(filepath.Join(h.dir, addrFile))
+	h.ln.Close()
+	os.Remove(filepath.Join(h.dir, sockFile))
 	h.srv.Shutdown()
 	h.srv.WaitForShutdown()
 	h.lock.Close()
-	h.srv, h.lock = nil, nil
+	h.srv, h.lock, h.ln = nil, nil, nil
 }

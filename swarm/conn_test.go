@@ -3,6 +3,7 @@ package swarm
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,40 +13,77 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// TestEmbeddedServerGuarded: the server listens on loopback only and
-// accepts only the project's generated credentials, kept 0600; looser or
-// broken credentials are refused with what to do.
+// TestEmbeddedServerGuarded: the server listens on no port at all (a
+// TCP port on loopback is reachable from every sandboxed command given
+// the network); other processes reach it through an owner-only unix
+// socket in the state directory, and only with the project's generated
+// credentials, kept 0600; looser or broken credentials are refused with
+// what to do.
 func TestEmbeddedServerGuarded(t *testing.T) {
 	dir := t.TempDir()
+	probe, err := net.Listen("tcp", "127.0.0.1:0") // the check sees a listener
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tcpListeners(t); len(got) != 1 {
+		t.Fatalf("listeners with one open: %v", got)
+	}
+	probe.Close()
+	before := tcpListeners(t)
 	c, _ := open(t, dir, Options{})
-	auth := filepath.Join(dir, natsDir, authFile)
-	if fi, err := os.Stat(auth); err != nil || fi.Mode().Perm() != 0o600 {
+	authPath := filepath.Join(dir, natsDir, authFile)
+	if fi, err := os.Stat(authPath); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("credentials: %v %v", fi.Mode(), err)
+	}
+	if after := tcpListeners(t); len(after) > len(before) {
+		t.Fatalf("the embedded NATS listens on TCP: %v (before: %v)", after, before)
 	}
 	var a address
 	data, _ := os.ReadFile(filepath.Join(dir, natsDir, addrFile))
-	if json.Unmarshal(data, &a); !strings.HasPrefix(a.URL, "nats://127.0.0.1:") || a.PID != os.Getpid() {
+	if json.Unmarshal(data, &a); a.Socket != sockFile || a.PID != os.Getpid() {
 		t.Fatalf("recorded address: %s", data)
 	}
-	if nc, err := nats.Connect(a.URL); err == nil {
+	sock := filepath.Join(dir, natsDir, sockFile)
+	if fi, err := os.Stat(sock); err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket: %v %v", fi, err)
+	}
+	viaSocket := func() nats.Option {
+		return nats.SetCustomDialer(sockDialer(sock))
+	}
+	if nc, err := nats.Connect("nats://127.0.0.1", viaSocket(), nats.NoReconnect()); err == nil {
 		nc.Close()
 		t.Fatal("a client without the credentials was let in")
 	}
-	if nc, err := nats.Connect(a.URL, nats.UserInfo("autarch", "guess")); err == nil {
+	if nc, err := nats.Connect("nats://127.0.0.1", viaSocket(), nats.NoReconnect(), nats.UserInfo("autarch", "guess")); err == nil {
 		nc.Close()
 		t.Fatal("a wrong password was let in")
 	}
+	var creds auth
+	if data, err := os.ReadFile(authPath); err != nil || json.Unmarshal(data, &creds) != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect("nats://127.0.0.1", viaSocket(), nats.NoReconnect(), nats.UserInfo(creds.User, creds.Password))
+	if err != nil {
+		t.Fatalf("the project's credentials through the socket: %v", err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
 	c.Close()
 	if _, err := os.Stat(filepath.Join(dir, natsDir, addrFile)); err == nil {
 		t.Error("the address of a stopped server is still recorded")
 	}
+	if _, err := os.Stat(sock); err == nil {
+		t.Error("the socket of a stopped server is still there")
+	}
 
-	os.Chmod(auth, 0o644)
+	os.Chmod(authPath, 0o644)
 	if _, err := Connect(context.Background(), ConnOptions{StateDir: dir}); err == nil || !strings.Contains(err.Error(), "chmod 600") {
 		t.Fatalf("readable credentials: %v", err)
 	}
-	os.WriteFile(auth, []byte("{"), 0o600)
-	os.Chmod(auth, 0o600)
+	os.WriteFile(authPath, []byte("{"), 0o600)
+	os.Chmod(authPath, 0o600)
 	if _, err := Connect(context.Background(), ConnOptions{StateDir: dir}); err == nil || !strings.Contains(err.Error(), "delete it") {
 		t.Fatalf("broken credentials: %v", err)
 	}
@@ -59,7 +97,8 @@ func TestEmbeddedServerGuarded(t *testing.T) {
 func TestStaleAddress(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, natsDir), 0o700)
-	os.WriteFile(filepath.Join(dir, natsDir, addrFile), []byte(`{"url":"nats://127.0.0.1:1","pid":1}`), 0o644)
+	os.WriteFile(filepath.Join(dir, natsDir, addrFile), []byte(`{"socket":"nats.sock","pid":1}`), 0o644)
+	os.WriteFile(filepath.Join(dir, natsDir, sockFile), nil, 0o600) // not even a socket
 	c, _ := open(t, dir, Options{})
 	if !c.Hosting() {
 		t.Fatal("did not host")
@@ -104,4 +143,36 @@ func TestHandOver(t *testing.T) {
 	if err != nil || string(e.Value) != "1" || !peer.Hosting() {
 		t.Fatalf("after the host left: %s %v, hosting %v", e.Value, err, peer.Hosting())
 	}
+}
+
+// sockDialer dials one unix socket whatever the URL says.
+type sockDialer string
+
+func (d sockDialer) Dial(string, string) (net.Conn, error) { return net.Dial("unix", string(d)) }
+
+// tcpListeners lists the TCP sockets this process listens on, as
+// /proc/net/tcp{,6} rows' local addresses.
+func tcpListeners(t *testing.T) []string {
+	t.Helper()
+	mine := map[string]bool{}
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range fds {
+		if l, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(l, "socket:[") {
+			mine[strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")] = true
+		}
+	}
+	var out []string
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) > 9 && f[3] == "0A" && mine[f[9]] { // 0A: LISTEN
+				out = append(out, f[1])
+			}
+		}
+	}
+	return out
 }

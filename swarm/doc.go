@@ -31,9 +31,14 @@
 //   - host.lock: the process hosting the server holds an exclusive flock
 //     on it for as long as it hosts. The lock is the truth about who hosts
 //     (a crashed host's lock is released by the kernel).
-//   - server.json: {url, pid} of the running server (127.0.0.1, a random
-//     port), written by the host after the server is ready, removed
-//     before it stops.
+//   - server.json: {socket, pid} of the running server, written by the
+//     host after the server is ready, removed before it stops.
+//   - nats.sock: the host's unix socket (0600). The server itself
+//     listens on no port (DontListen): the host talks to it in memory and
+//     relays each socket connection to an in-process one. A TCP port on
+//     loopback would be reachable from any sandboxed command given the
+//     network (a preflight); the state directory is masked in every
+//     sandbox, so the socket is not.
 //   - auth.json: the project's user and random password (0600; generated
 //     once; a copy readable by others is refused). The server accepts
 //     nobody else.
@@ -145,7 +150,9 @@
 // go test -bench . ./swarm on 2 shared cores (load average ~10, so ranges):
 // ctx_put+ctx_get p50 23 µs / p99 0.15-0.3 ms in the hosting process (it
 // talks to its server in memory, net.Pipe) and p50 50 µs / p99 0.1-3.6 ms
-// over loopback TCP; enqueue+next+complete p50 0.3-0.5 ms (1.3 ms at
+// from another process (before 2026-11-29: loopback TCP; now the host's
+// unix socket relayed in memory: p50 128 µs vs 126 µs on TCP, same run, 8
+// helpers loading the machine); enqueue+next+complete p50 0.3-0.5 ms (1.3 ms at
 // peaks) / p99 2-7 ms either way; 4 agents × 1,000 items 1,500-1,650
 // items/s; start-up (server + streams) 37-68 ms fresh, 38-47 ms on an
 // existing store; the server adds 7.5 MB RSS idle (0.9 MB live heap),

@@ -173,3 +173,81 @@ func writeFile(t *testing.T, p, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestAutarchServicesUnreachableWithNetwork: a command given the network
+// (as a preflight is) shares the host's network namespace; it scans every
+// listening TCP socket on the machine and every unix socket it can find
+// for the project's NATS, which the swarm hosts in this process. None
+// answers: the embedded server listens on no port, and its unix socket
+// lives in the masked state directory.
+func TestAutarchServicesUnreachableWithNetwork(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("HOME", t.TempDir())
+	top := filepath.Join(t.TempDir(), "repo")
+	writeFile(t, filepath.Join(top, "main.go"), "package main\n")
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = top
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	repo, err := git.Open(ctx, top, git.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := swarm.Connect(ctx, swarm.ConnOptions{StateDir: repo.StateDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if !conn.Hosting() {
+		t.Fatal("this process does not host the project's NATS")
+	}
+	scan := `python3 - <<'PY'
+import socket, glob, os
+found = []
+seen = 0
+for table, fam in (("/proc/net/tcp", socket.AF_INET), ("/proc/net/tcp6", socket.AF_INET6)):
+    try:
+        rows = open(table).read().splitlines()[1:]
+    except OSError:
+        continue
+    for row in rows:
+        f = row.split()
+        if f[3] != "0A":
+            continue
+        port = int(f[1].split(":")[1], 16)
+        host = "127.0.0.1" if fam == socket.AF_INET else "::1"
+        seen += 1
+        try:
+            s = socket.create_connection((host, port), timeout=1)
+            s.settimeout(1)
+            greeting = s.recv(4096)
+            s.close()
+        except OSError:
+            continue
+        if b"INFO" in greeting and b"autarch" in greeting:
+            found.append("tcp %d" % port)
+for path in glob.glob("/proc/*/root/**/nats.sock", recursive=False) + glob.glob("/tmp/**/nats.sock", recursive=True) + glob.glob(os.path.expanduser("~") + "/**/nats.sock", recursive=True):
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(1)
+        s.connect(path)
+        if b"INFO" in s.recv(4096):
+            found.append("unix " + path)
+    except OSError:
+        pass
+print("LISTENERS", seen)
+print("FOUND", found)
+PY`
+	call := shellSession(t, tools.SessionConfig{Root: top, Commands: tools.CommandPolicy{Network: tools.NetworkAlways}})
+	out := call(scan + "\ntest -e " + filepath.Join(repo.StateDir(), "nats", "nats.sock") + " && echo SOCKET-VISIBLE")
+	var res struct{ Stdout string }
+	if err := json.Unmarshal([]byte(out), &res); err != nil || !strings.Contains(res.Stdout, "LISTENERS") {
+		t.Fatalf("the scan did not run: %v %s", err, out)
+	}
+	if !strings.Contains(res.Stdout, "FOUND []") || strings.Contains(res.Stdout, "SOCKET-VISIBLE") {
+		t.Errorf("a networked command reached the project's NATS: %s", res.Stdout)
+	}
+}
