@@ -98,14 +98,16 @@ dirs=(--user-data-dir "$data/user-data" --extensions-dir "$data/extensions" --se
   --disable-telemetry --disable-update-check "${dirs[@]}" "$folder" >>"$log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; exit 130' INT TERM HUP
-# Wait (at most a minute) until code-server listens, or ends.
-listening() { grep -q "HTTP server listening on http://127.0.0.1:$port" "$log" || port_busy "$port"; }
+# Wait (at most a minute) until code-server says it listens, or ends. Only
+# a code-server still running after that minute is taken at its port's word
+# (another clone's code-server may hold the port this one failed to take).
+said() { grep -q "HTTP server listening on http://127.0.0.1:$port" "$log"; }
 for _ in $(seq 600); do
-  listening && break
+  said && break
   kill -0 "$server" 2>/dev/null || break
   sleep 0.1
 done
-listening || { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fail "starting code-server"; }
+said || { kill -0 "$server" 2>/dev/null && port_busy "$port"; } || { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fail "starting code-server"; }
 url="http://127.0.0.1:$port/?folder=$folder"
 echo "$url" >"$data/url"
 echo "Autarch in VS Code (code-server): open $url"
