@@ -68,7 +68,7 @@ fi
 
 cs="$cache/code-server"
 if [ ! -f "$cs/.installed-$CODE_SERVER_VERSION" ]; then
-  say "installing code-server $CODE_SERVER_VERSION into $cs (about 2 minutes)"
+  say "installing code-server $CODE_SERVER_VERSION into $cs (2 minutes or more; npm's output goes to $cs/install.log)"
   mkdir -p "$cs"
   (
     cd "$cs"
