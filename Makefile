@@ -87,11 +87,19 @@ e2e-vscode: vsix
 # Set up and run the product: VS Code with the extension when `code` is
 # installed, else code-server on 127.0.0.1 with the extension (prints the URL).
 # npm's cache stays inside the clone, as everything else `make run` installs.
+# It prints a few lines; the build's, installers' and code-server's output go
+# to RUN_LOG (its end is shown when something fails).
+RUN_LOG := $(CURDIR)/.cache/run/make-run.log
 ifeq ($(origin npm_config_cache),undefined)
 run: export npm_config_cache := $(CURDIR)/.cache/npm
 endif
-run: vsix
-	./scripts/run.sh
+run:
+	@mkdir -p $(dir $(RUN_LOG)) && : > "$(RUN_LOG)"
+	@echo "make run: building the server and the VS Code extension (details: $(RUN_LOG))"
+	@$(MAKE) --no-print-directory vsix >> "$(RUN_LOG)" 2>&1 || { \
+	  echo "make run: the build failed. The last lines of the log:" >&2; tail -n 15 "$(RUN_LOG)" | sed 's/^/  /' >&2; \
+	  echo "The whole log: $(RUN_LOG)" >&2; exit 1; }
+	@AUTARCH_RUN_LOG="$(RUN_LOG)" ./scripts/run.sh
 
 clean:
 	rm -rf bin vscode-extension/dist vscode-extension/out-test vscode-extension/server

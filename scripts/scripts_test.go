@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -99,15 +100,67 @@ func stub(t *testing.T, path, body string) {
 	}
 }
 
-// fakeCodeServer records its arguments and writes what code-server writes
-// where it does: its config.yaml under XDG_CONFIG_HOME, its state under
-// XDG_DATA_HOME (both default to the home directory).
+// fakeCodeServer records its arguments (and whether it was handed another
+// editor's IPC socket) and writes what code-server writes where it does:
+// its config.yaml under XDG_CONFIG_HOME, its state under XDG_DATA_HOME
+// (both default to the home directory). Like code-server it chatters; the
+// server (started with --bind-addr) says where it listens and exits, or
+// fails as one whose port was taken when STUB_FAIL is set.
 const fakeCodeServer = `echo "$@" >> "$STUB_LOG"
+echo "IPC=${VSCODE_IPC_HOOK_CLI:-}" >> "$STUB_LOG"
 cfg="${XDG_CONFIG_HOME:-$HOME/.config}/code-server"
 mkdir -p "$cfg" && echo "bind-addr: 127.0.0.1:8080" > "$cfg/config.yaml"
 data="${XDG_DATA_HOME:-$HOME/.local/share}/code-server"
 mkdir -p "$data" && touch "$data/heartbeat"
+bind=; prev=
+for a in "$@"; do [ "$prev" = --bind-addr ] && bind="$a"; prev="$a"; done
+i=0; while [ $i -lt 40 ]; do echo "[info] code-server chatter $i"; i=$((i+1)); done
+[ -z "$bind" ] && exit 0
+[ -n "$STUB_FAIL" ] && { echo "error listen EADDRINUSE: address already in use $bind" >&2; exit 1; }
+echo "HTTP server listening on http://$bind/"
 `
+
+// runClone is a copy of the clone's scripts/run.sh in a temporary clone,
+// with installers stubbed and the fake code-server at its usual place.
+type runClone struct {
+	clone, home, stubs, folder, calls string
+}
+
+func newRunClone(t *testing.T) runClone {
+	t.Helper()
+	script, err := os.ReadFile(filepath.Join(repoRoot(t), "scripts", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	c := runClone{clone: filepath.Join(tmp, "clone"), home: filepath.Join(tmp, "home"), stubs: filepath.Join(tmp, "stubs"),
+		folder: filepath.Join(tmp, "project"), calls: filepath.Join(tmp, "code-server.log")}
+	for _, d := range []string{c.home, c.folder} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stub(t, filepath.Join(c.clone, "scripts", "run.sh"), strings.TrimPrefix(string(script), "#!/usr/bin/env bash\n"))
+	stub(t, filepath.Join(c.stubs, "bwrap"), "exit 0\n")
+	// The installers are stubbed (run.sh's earlier versions ran
+	// install-e2e.sh), code-server is the fake at its usual place.
+	stub(t, filepath.Join(c.clone, ".ci", "install-run.sh"), "echo installer chatter\n")
+	stub(t, filepath.Join(c.clone, ".ci", "install-e2e.sh"), "exit 0\n")
+	stub(t, filepath.Join(c.clone, ".cache", "code-server", "node_modules", ".bin", "code-server"), fakeCodeServer)
+	if _, err := exec.LookPath("code"); err == nil {
+		t.Skip("VS Code (code) is installed: run.sh would use it")
+	}
+	return c
+}
+
+// run runs the clone's run.sh with env added to a minimal environment.
+func (c runClone) run(t *testing.T, env ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("bash", filepath.Join(c.clone, "scripts", "run.sh"))
+	cmd.Env = append([]string{"PATH=" + c.stubs + ":/usr/bin:/bin", "HOME=" + c.home, "AUTARCH_FOLDER=" + c.folder, "STUB_LOG=" + c.calls}, env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
 
 // freePort returns a port nothing listens on.
 func freePort(t *testing.T) int {
@@ -129,10 +182,6 @@ func TestRunScript(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed")
 	}
-	script, err := os.ReadFile(filepath.Join(repoRoot(t), "scripts", "run.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -153,30 +202,9 @@ func TestRunScript(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tmp := t.TempDir()
-			clone, home, stubs := filepath.Join(tmp, "clone"), filepath.Join(tmp, "home"), filepath.Join(tmp, "stubs")
-			folder := filepath.Join(tmp, "project")
-			for _, d := range []string{home, folder} {
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			stub(t, filepath.Join(clone, "scripts", "run.sh"), strings.TrimPrefix(string(script), "#!/usr/bin/env bash\n"))
-			os.Chmod(filepath.Join(clone, "scripts", "run.sh"), 0o755)
-			stub(t, filepath.Join(stubs, "bwrap"), "exit 0\n")
-			// The installers are stubbed (run.sh's earlier versions ran
-			// install-e2e.sh), code-server is the fake at its usual place.
-			stub(t, filepath.Join(clone, ".ci", "install-run.sh"), "exit 0\n")
-			stub(t, filepath.Join(clone, ".ci", "install-e2e.sh"), "exit 0\n")
-			stub(t, filepath.Join(clone, ".cache", "code-server", "node_modules", ".bin", "code-server"), fakeCodeServer)
-			path := stubs + ":/usr/bin:/bin"
-			cmd := exec.Command("bash", filepath.Join(clone, "scripts", "run.sh"))
-			if _, err := exec.LookPath("code"); err == nil {
-				t.Skip("VS Code (code) is installed: run.sh would use it")
-			}
-			log := filepath.Join(tmp, "code-server.log")
-			cmd.Env = []string{"PATH=" + path, "HOME=" + home, "AUTARCH_FOLDER=" + folder, "AUTARCH_PORT=" + tc.port, "STUB_LOG=" + log}
-			out, err := cmd.CombinedOutput()
+			c := newRunClone(t)
+			clone, home, folder, log := c.clone, c.home, c.folder, c.calls
+			out, err := c.run(t, "AUTARCH_PORT="+tc.port)
 			if tc.fail {
 				if err == nil || !strings.Contains(string(out), tc.wantOut) {
 					t.Fatalf("want a failure saying %q, got %v:\n%s", tc.wantOut, err, out)
@@ -225,6 +253,103 @@ func TestRunScript(t *testing.T) {
 				t.Fatalf("code-server's config is not under the clone's .cache/run: %v", err)
 			}
 		})
+	}
+}
+
+// TestRunScriptQuietAndLogged: run.sh prints a few lines (the URL, what to
+// do next, where the log is); the installers' and code-server's output go
+// to the log, whose end is shown when code-server cannot start.
+func TestRunScriptQuietAndLogged(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     []string
+		fail    bool
+		wantOut []string
+	}{
+		{"starts", nil, false, []string{"open http://127.0.0.1:", "Ctrl-C stops", "make-run.log"}},
+		{"code-server fails", []string{"STUB_FAIL=1"}, true, []string{"starting code-server failed", "EADDRINUSE", "The whole log: "}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newRunClone(t)
+			out, err := c.run(t, append([]string{"AUTARCH_PORT=" + strconv.Itoa(freePort(t))}, tc.env...)...)
+			if (err != nil) != tc.fail {
+				t.Fatalf("run.sh: %v (want failure %v)\n%s", err, tc.fail, out)
+			}
+			for _, want := range tc.wantOut {
+				if !strings.Contains(out, want) {
+					t.Errorf("want %q in the output:\n%s", want, out)
+				}
+			}
+			if n := strings.Count(out, "\n"); n > 20 {
+				t.Errorf("run.sh printed %d lines, want at most 20:\n%s", n, out)
+			}
+			if strings.Contains(out, "chatter") && !tc.fail {
+				t.Errorf("installer or code-server output reached the terminal:\n%s", out)
+			}
+			log, err := os.ReadFile(filepath.Join(c.clone, ".cache", "run", "make-run.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"installer chatter", "code-server chatter 39"} {
+				if !strings.Contains(string(log), want) {
+					t.Errorf("the log lacks %q:\n%s", want, log)
+				}
+			}
+		})
+	}
+}
+
+// TestRunScriptOwnCodeServer: each clone's make run starts its own
+// code-server with its data and session socket inside the clone, also when
+// run from another code-server's terminal (which would otherwise take the
+// folder over); a second make run in the same clone, while the first runs,
+// says so instead of starting a second code-server on the same data.
+func TestRunScriptOwnCodeServer(t *testing.T) {
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("flock is not installed")
+	}
+	a, b := newRunClone(t), newRunClone(t)
+	for _, c := range []runClone{a, b} {
+		out, err := c.run(t, "AUTARCH_PORT="+strconv.Itoa(freePort(t)), "VSCODE_IPC_HOOK_CLI=/tmp/vscode-ipc-other.sock")
+		if err != nil {
+			t.Fatalf("run.sh: %v\n%s", err, out)
+		}
+		calls, err := os.ReadFile(c.calls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(calls), "IPC=/") {
+			t.Errorf("code-server was handed another editor's VSCODE_IPC_HOOK_CLI:\n%s", calls)
+		}
+		data := filepath.Join(c.clone, ".cache", "run")
+		for _, want := range []string{"--user-data-dir " + filepath.Join(data, "user-data"), "--session-socket " + filepath.Join(data, "session.sock")} {
+			if strings.Count(string(calls), want) != 2 {
+				t.Errorf("want %q in both code-server calls:\n%s", want, calls)
+			}
+		}
+	}
+
+	// The first make run of clone a holds its lock while its code-server runs.
+	lock, err := os.OpenFile(filepath.Join(a.clone, ".cache", "run", "run.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	url := "http://127.0.0.1:8765/?folder=" + a.folder
+	if err := os.WriteFile(filepath.Join(a.clone, ".cache", "run", "url"), []byte(url+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(a.calls)
+	out, err := a.run(t, "AUTARCH_PORT="+strconv.Itoa(freePort(t)))
+	if err == nil || !strings.Contains(out, "already running: open "+url) {
+		t.Fatalf("want a failure naming the running code-server's URL, got %v:\n%s", err, out)
+	}
+	if _, err := os.Stat(a.calls); err == nil {
+		t.Error("a second code-server was started on the same clone's data")
 	}
 }
 

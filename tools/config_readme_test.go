@@ -9,16 +9,17 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// TestReadmeConfigReference: the README's .autarch/config.yaml example
-// parses without error or warning and shows every key Config knows.
+// TestReadmeConfigReference: the manual's (docs/manual.md, moved there
+// from the README) .autarch/config.yaml example parses without error or
+// warning and shows every key Config knows.
 func TestReadmeConfigReference(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
+	data, err := os.ReadFile("../docs/manual.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(data), "### Repository configuration: `.autarch/config.yaml`")
 	if !ok {
-		t.Fatal("README lacks the section Repository configuration: `.autarch/config.yaml`")
+		t.Fatal("docs/manual.md lacks the section Repository configuration: `.autarch/config.yaml`")
 	}
 	_, block, _ := strings.Cut(section, "```yaml\n")
 	block, _, _ = strings.Cut(block, "```")
