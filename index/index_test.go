@@ -155,7 +155,7 @@ func TestBuildUpdateRemovePersist(t *testing.T) {
 		t.Errorf("loaded index differs: %+v vs %+v", a, b)
 	}
 	// A corrupt index is rebuilt with a message, never a crash.
-	os.WriteFile(filepath.Join(state, "index.gob"), []byte("garbage"), 0o644)
+	os.WriteFile(filepath.Join(state, indexFile), []byte("garbage"), 0o644)
 	var notes []string
 	ix3 := New(r)
 	if err := Open(context.Background(), ix3, state, nil, func(s string) { notes = append(notes, s) }); err != nil {

@@ -37,10 +37,14 @@ type chunkInfo struct {
 	Dead       bool
 }
 
-// lexicon is the inverted index.
+// lexicon is the inverted index: a sorted base read from a saved index
+// (memory-mapped, nil for a fresh index) and the postings added since, in
+// memory. A term's postings are its base postings then its added ones.
 type lexicon struct {
-	Terms    map[string]uint32
+	base     *termDict
+	Terms    map[string]uint32 // terms with postings added since the base
 	Postings [][]posting
+	fresh    int // added terms the base does not have
 }
 
 func newLexicon() lexicon { return lexicon{Terms: map[string]uint32{}} }
@@ -51,9 +55,26 @@ func (l *lexicon) add(term string, p posting) {
 		id = uint32(len(l.Postings))
 		l.Terms[term] = id
 		l.Postings = append(l.Postings, nil)
+		if l.base.find(term) < 0 {
+			l.fresh++
+		}
 	}
 	l.Postings[id] = append(l.Postings[id], p)
 }
+
+// postings are a term's postings: those of the base and those added.
+func (l *lexicon) postings(term string) (base, added []posting) {
+	if i := l.base.find(term); i >= 0 {
+		base = l.base.postings(i)
+	}
+	if id, ok := l.Terms[term]; ok {
+		added = l.Postings[id]
+	}
+	return base, added
+}
+
+// size is the number of distinct terms.
+func (l *lexicon) size() int { return l.base.len() + l.fresh }
 
 // termCount is a term's frequency per field in one chunk.
 type termCount struct {
@@ -63,11 +84,11 @@ type termCount struct {
 
 // idf is the BM25 inverse document frequency of a term (0 when unknown).
 func (ix *Index) idf(term string) float64 {
-	id, ok := ix.lex.Terms[term]
-	if !ok {
+	base, added := ix.lex.postings(term)
+	if len(base)+len(added) == 0 {
 		return 0
 	}
-	return bm25IDF(ix.live, len(ix.lex.Postings[id]))
+	return bm25IDF(ix.live, len(base)+len(added))
 }
 
 func bm25IDF(live, df int) float64 {
@@ -77,20 +98,19 @@ func bm25IDF(live, df int) float64 {
 
 // scoreTerm adds the BM25F contribution of one term to scores.
 func (ix *Index) scoreTerm(s *scorer, term string, qWeight float64) {
-	id, ok := ix.lex.Terms[term]
-	if !ok {
+	base, added := ix.lex.postings(term)
+	if len(base)+len(added) == 0 {
 		return
 	}
-	ps := ix.lex.Postings[id]
 	n := float64(ix.live)
-	df := float64(len(ps))
+	df := float64(len(base) + len(added))
 	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 	avg := ix.avgLens()
 	var norm [numFields]float64 // weight / average length
 	for f := range norm {
 		norm[f] = bm25B / avg[f]
 	}
-	for _, p := range ps {
+	for _, p := range twoRuns(base, added) {
 		c := &ix.chunks[p.Chunk]
 		if c.Dead {
 			continue
@@ -160,13 +180,12 @@ func (ix *Index) fileScores(qterms map[string]float64) []float32 {
 	acc := make([]float64, nf)
 	var touched []uint32
 	for term, qw := range qterms {
-		id, ok := ix.lex.Terms[term]
-		if !ok {
+		base, added := ix.lex.postings(term)
+		if len(base)+len(added) == 0 {
 			continue
 		}
-		ps := ix.lex.Postings[id]
 		touched = touched[:0]
-		for _, p := range ps {
+		for _, p := range twoRuns(base, added) {
 			c := &ix.chunks[p.Chunk]
 			if c.Dead {
 				continue
@@ -188,4 +207,20 @@ func (ix *Index) fileScores(qterms map[string]float64) []float32 {
 		}
 	}
 	return out
+}
+
+// twoRuns iterates two runs of postings as one.
+func twoRuns(a, b []posting) func(yield func(int, posting) bool) {
+	return func(yield func(int, posting) bool) {
+		for i, p := range a {
+			if !yield(i, p) {
+				return
+			}
+		}
+		for i, p := range b {
+			if !yield(len(a)+i, p) {
+				return
+			}
+		}
+	}
 }
