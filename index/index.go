@@ -71,15 +71,17 @@ const racyWindow = time.Second
 
 // Index is the searchable index of one workspace root.
 type Index struct {
-	mu     sync.RWMutex
-	root   *workspace.Root
-	gate   *workspace.Gate
-	files  map[string]*fileInfo
-	byID   []*fileInfo
-	chunks []chunkInfo
-	lex    lexicon
-	sumLen [numFields]float64
-	live   int
+	mu    sync.RWMutex
+	root  *workspace.Root
+	gate  *workspace.Gate
+	files map[string]*fileInfo
+	byID  []*fileInfo
+	// skipped are the files seen and not indexed, by their stamps.
+	skipped map[string]stamp
+	chunks  []chunkInfo
+	lex     lexicon
+	sumLen  [numFields]float64
+	live    int
 	// vectors: dim int8s per chunk (vecs) times a scale (vscale, 0 = none)
 	emb     Embedder
 	hashEmb *HashEmbedder    // the built-in embedder's hashed part (nil: external)
@@ -102,7 +104,7 @@ type Index struct {
 
 // New makes an empty index over root.
 func New(root *workspace.Root) *Index {
-	ix := &Index{root: root, gate: workspace.DefaultGate(), files: map[string]*fileInfo{}, lex: newLexicon(), racy: racyWindow}
+	ix := &Index{root: root, gate: workspace.DefaultGate(), files: map[string]*fileInfo{}, skipped: map[string]stamp{}, lex: newLexicon(), racy: racyWindow}
 	ix.SetEmbedder(nil)
 	return ix
 }
@@ -187,6 +189,12 @@ func (ix *Index) Build(ctx context.Context, progress Progress) error {
 			ix.removeLocked(p)
 		}
 	}
+	for p := range ix.skipped {
+		if !seen[p] {
+			delete(ix.skipped, p)
+			ix.dirty.Store(true)
+		}
+	}
 	ix.mu.Unlock()
 	defer func() {
 		ix.mu.Lock()
@@ -254,7 +262,7 @@ func (ix *Index) analyse(ctx context.Context, a *analyzer, rel string, st stamp,
 	if st != (stamp{}) && st.MTime < trustBefore && st.CTime < trustBefore {
 		ix.mu.RLock()
 		old, ok := ix.files[rel]
-		same := ok && old.Stamp == st
+		same := ok && old.Stamp == st || !ok && ix.skipped[rel] == st
 		ix.mu.RUnlock()
 		if same {
 			return nil, buf
@@ -263,14 +271,17 @@ func (ix *Index) analyse(ctx context.Context, a *analyzer, rel string, st stamp,
 	ix.reads.Add(1)
 	data, err := ix.root.ReadWalked(rel, buf, MaxFileSize)
 	if err != nil || data == nil {
-		return nil, buf // vanished, unreadable or too big: skipped
+		ix.skip(rel, st) // vanished, unreadable or too big
+		return nil, buf
 	}
 	buf = data
 	if workspace.IsBinary(data) {
+		ix.skip(rel, st)
 		return nil, buf
 	}
 	if _, blocked := ix.gate.FileBlocked(rel, data); blocked {
-		return nil, buf // secrets never enter the index
+		ix.skip(rel, st) // secrets never enter the index
+		return nil, buf
 	}
 	h := sha256.Sum256(data)
 	var hash [16]byte
@@ -295,6 +306,21 @@ func (ix *Index) analyse(ctx context.Context, a *analyzer, rel string, st stamp,
 	d.stamp = st
 	ix.embedDoc(ctx, d, data)
 	return d, buf
+}
+
+// skip records that the file at rel, as stamped, is not indexed (binary,
+// too big, blocked by the gate), dropping what was indexed of it, so that
+// the next Build does not read it again until it changes.
+func (ix *Index) skip(rel string, st stamp) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if _, ok := ix.files[rel]; ok {
+		ix.removeLocked(rel)
+	}
+	if old, ok := ix.skipped[rel]; !ok || old != st {
+		ix.skipped[rel] = st
+		ix.dirty.Store(true)
+	}
 }
 
 // prior down-weights files a code search rarely wants first.

@@ -1,7 +1,9 @@
 package index
 
 import (
+	"cmp"
 	"math"
+	"slices"
 )
 
 // Fields of a chunk.
@@ -41,10 +43,15 @@ type chunkInfo struct {
 // (memory-mapped, nil for a fresh index) and the postings added since, in
 // memory. A term's postings are its base postings then its added ones.
 type lexicon struct {
-	base     *termDict
-	Terms    map[string]uint32 // terms with postings added since the base
-	Postings [][]posting
-	fresh    int // added terms the base does not have
+	base  *termDict
+	Terms map[string]uint32 // terms with postings added since the base
+	// added postings per term id, encoded (encodePostings: chunk ids only
+	// grow, so they delta-encode as they come), with their last chunk and
+	// count: a third of the memory of []posting while building.
+	enc   [][]byte
+	last  []uint32
+	count []uint32
+	fresh int // added terms the base does not have
 }
 
 func newLexicon() lexicon { return lexicon{Terms: map[string]uint32{}} }
@@ -52,14 +59,27 @@ func newLexicon() lexicon { return lexicon{Terms: map[string]uint32{}} }
 func (l *lexicon) add(term string, p posting) {
 	id, ok := l.Terms[term]
 	if !ok {
-		id = uint32(len(l.Postings))
+		id = uint32(len(l.enc))
 		l.Terms[term] = id
-		l.Postings = append(l.Postings, nil)
+		l.enc = append(l.enc, nil)
+		l.last = append(l.last, 0)
+		l.count = append(l.count, 0)
 		if l.base.find(term) < 0 {
 			l.fresh++
 		}
 	}
-	l.Postings[id] = append(l.Postings[id], p)
+	if l.count[id] > 0 && p.Chunk < l.last[id] {
+		// chunks are numbered as they are added: never reached; kept
+		// correct by re-encoding in order
+		ps := append(decodePostings(l.enc[id], int(l.count[id])), p)
+		slices.SortFunc(ps, func(a, b posting) int { return cmp.Compare(a.Chunk, b.Chunk) })
+		l.enc[id], l.last[id] = encodePostings(l.enc[id][:0], ps), ps[len(ps)-1].Chunk
+		l.count[id]++
+		return
+	}
+	l.enc[id] = appendPosting(l.enc[id], l.last[id], p)
+	l.last[id] = p.Chunk
+	l.count[id]++
 }
 
 // postings are a term's postings: those of the base and those added.
@@ -68,7 +88,7 @@ func (l *lexicon) postings(term string) (base, added []posting) {
 		base = l.base.postings(i)
 	}
 	if id, ok := l.Terms[term]; ok {
-		added = l.Postings[id]
+		added = decodePostings(l.enc[id], int(l.count[id]))
 	}
 	return base, added
 }
@@ -111,6 +131,9 @@ func (ix *Index) scoreTerm(s *scorer, term string, qWeight float64) {
 		norm[f] = bm25B / avg[f]
 	}
 	for _, p := range twoRuns(base, added) {
+		if int(p.Chunk) >= len(ix.chunks) {
+			continue // a corrupt saved posting
+		}
 		c := &ix.chunks[p.Chunk]
 		if c.Dead {
 			continue
@@ -186,6 +209,9 @@ func (ix *Index) fileScores(qterms map[string]float64) []float32 {
 		}
 		touched = touched[:0]
 		for _, p := range twoRuns(base, added) {
+			if int(p.Chunk) >= len(ix.chunks) {
+				continue
+			}
 			c := &ix.chunks[p.Chunk]
 			if c.Dead {
 				continue

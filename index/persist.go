@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/gob"
@@ -10,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -128,6 +130,9 @@ func (ix *Index) write(f *os.File) error {
 	if err := enc.Encode(files); err != nil {
 		return err
 	}
+	if err := enc.Encode(ix.skipped); err != nil {
+		return err
+	}
 	if err := sw.begin(secChunks); err != nil {
 		return err
 	}
@@ -156,38 +161,32 @@ func (ix *Index) write(f *os.File) error {
 		return err
 	}
 	entries := make([]termEntry, 0, len(terms))
-	var termBytes []byte
-	var n uint32
-	pbuf := make([]posting, 0, 4096)
+	var termBytes, enc8 []byte
+	var off uint64
+	var ps []posting
 	for _, t := range terms {
 		base, added := ix.lex.postings(t)
-		e := termEntry{Off: uint32(len(termBytes)), Len: uint32(len(t)), Post: n}
+		ps = ps[:0]
 		for _, p := range twoRuns(base, added) {
-			if int(p.Chunk) >= len(remap) || remap[p.Chunk] == dead {
-				continue
-			}
-			p.Chunk = remap[p.Chunk]
-			pbuf = append(pbuf, p)
-			e.N++
-			if len(pbuf) == cap(pbuf) {
-				if _, err := sw.Write(raw(pbuf)); err != nil {
-					return err
-				}
-				pbuf = pbuf[:0]
+			if int(p.Chunk) < len(remap) && remap[p.Chunk] != dead {
+				p.Chunk = remap[p.Chunk]
+				ps = append(ps, p)
 			}
 		}
-		if e.N == 0 {
+		if len(ps) == 0 {
 			continue // only dead chunks had it
 		}
-		if uint64(n)+uint64(e.N) > uint64(^uint32(0)) || len(termBytes)+len(t) > int(^uint32(0)) {
-			return errors.New("the index has grown past 4G postings")
+		slices.SortFunc(ps, func(a, b posting) int { return cmp.Compare(a.Chunk, b.Chunk) })
+		enc8 = encodePostings(enc8[:0], ps)
+		if off+uint64(len(enc8)) > uint64(^uint32(0)) || len(termBytes)+len(t) > int(^uint32(0)) {
+			return errors.New("the index has grown past 4 GiB of postings")
 		}
-		n += e.N
+		if _, err := sw.Write(enc8); err != nil {
+			return err
+		}
+		entries = append(entries, termEntry{Off: uint32(len(termBytes)), Len: uint32(len(t)), Post: uint32(off), Size: uint32(len(enc8)), N: uint32(len(ps))})
+		off += uint64(len(enc8))
 		termBytes = append(termBytes, t...)
-		entries = append(entries, e)
-	}
-	if _, err := sw.Write(raw(pbuf)); err != nil {
-		return err
 	}
 	if err := sw.begin(secTerms); err != nil {
 		return err
@@ -253,6 +252,10 @@ func (ix *Index) Load(dir string) error {
 	if err := dec.Decode(&files); err != nil || len(files) != h.Files || len(m.chunks) != h.Chunks {
 		return fmt.Errorf("%w: corrupt file list (%v)", ErrStale, err)
 	}
+	skipped := map[string]stamp{}
+	if err := dec.Decode(&skipped); err != nil {
+		return fmt.Errorf("%w: corrupt list of skipped files (%v)", ErrStale, err)
+	}
 	for _, f := range files {
 		for _, c := range f.Chunks {
 			if int(c) >= len(m.chunks) {
@@ -266,7 +269,7 @@ func (ix *Index) Load(dir string) error {
 		}
 	}
 	for i, e := range m.dict.entries {
-		if uint64(e.Off)+uint64(e.Len) > uint64(len(m.dict.bytes)) || uint64(e.Post)+uint64(e.N) > uint64(len(m.dict.postList)) {
+		if uint64(e.Off)+uint64(e.Len) > uint64(len(m.dict.bytes)) || uint64(e.Post)+uint64(e.Size) > uint64(len(m.dict.postList)) {
 			return fmt.Errorf("%w: corrupt: term %d out of range", ErrStale, i)
 		}
 	}
@@ -280,11 +283,12 @@ func (ix *Index) Load(dir string) error {
 		for _, f := range files {
 			f.Hash, f.Stamp = [16]byte{}, stamp{}
 		}
+		clear(skipped)
 		vecs, scales = make([]int8, len(m.chunks)*ix.dim), make([]float32, len(m.chunks))
 	}
 	ix.byID, ix.chunks, ix.sumLen, ix.live = files, m.chunks, h.SumLen, h.Live
 	ix.lex = lexicon{base: m.dict, Terms: map[string]uint32{}}
-	ix.vecs, ix.vscale, ix.builtAt = vecs, scales, h.BuiltAt
+	ix.vecs, ix.vscale, ix.builtAt, ix.skipped = vecs, scales, h.BuiltAt, skipped
 	ix.files = make(map[string]*fileInfo, len(files))
 	for _, f := range files {
 		ix.files[f.Path] = f

@@ -16,6 +16,8 @@ func TestOpenCostsWhatChanged(t *testing.T) {
 		"auth/token.go": "package auth\n\n// RefreshToken renews an expired access token.\nfunc RefreshToken(old string) string { return old }\n",
 		"cache/lru.go":  "package cache\n\n// Evict drops the least recently used entry.\nfunc Evict() {}\n",
 		"docs/guide.md": "# Guide\n\nHow to rotate credentials safely.\n",
+		"img/logo.png":  "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+		"conf/keys.txt": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
 	}
 	r, dir := repo(t, files)
 	state := t.TempDir()
@@ -29,8 +31,8 @@ func TestOpenCostsWhatChanged(t *testing.T) {
 		return ix
 	}
 	first := open()
-	if n := first.reads.Load(); n != 3 {
-		t.Fatalf("first build read %d files, want 3", n)
+	if n := first.reads.Load(); n != 5 {
+		t.Fatalf("first build read %d files, want 5", n)
 	}
 	saved := filepath.Join(state, indexFile)
 	before, err := os.Stat(saved)
@@ -53,9 +55,14 @@ func TestOpenCostsWhatChanged(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "net"), 0o755)
 	os.WriteFile(filepath.Join(dir, "net", "dial.go"), []byte("package net\n\n// DialTimeout connects with a deadline.\nfunc DialTimeout() {}\n"), 0o644)
 	os.Remove(filepath.Join(dir, "docs", "guide.md"))
+	// an indexed file that now holds a secret leaves the index
+	os.WriteFile(filepath.Join(dir, "auth", "token.go"), []byte("package auth\n\n// RefreshToken renews it.\nconst key = \"AKIAIOSFODNN7EXAMPLQ\"\nvar secret = \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\"\n"), 0o644)
 	changed := open()
-	if n := changed.reads.Load(); n != 2 {
-		t.Errorf("an open after one change and one addition read %d files, want 2", n)
+	if n := changed.reads.Load(); n != 3 {
+		t.Errorf("an open after two changes and one addition read %d files, want 3", n)
+	}
+	if hits := search(t, changed, "RefreshToken renews"); len(hits) > 0 && hits[0].Path == "auth/token.go" {
+		t.Errorf("a file that now holds a secret is still indexed: %+v", hits)
 	}
 	for q, want := range map[string]string{"stale sessions": "cache/lru.go", "deadline connects": "net/dial.go"} {
 		if hits := search(t, changed, q); len(hits) == 0 || hits[0].Path != want {
@@ -106,5 +113,50 @@ func TestLegacyIndexRebuilt(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(state, legacyFile)); err == nil {
 		t.Error("the old index is still there")
+	}
+}
+
+// FuzzPostings: encoded postings decode to themselves; any bytes decode
+// without panicking to at most the count asked for.
+func FuzzPostings(f *testing.F) {
+	f.Add([]byte{1, 0x9, 2, 1}, 3)
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0xf, 1, 2, 3, 4}, 2)
+	f.Fuzz(func(t *testing.T, b []byte, n int) {
+		n = min(max(n, 0), 1<<12)
+		ps := decodePostings(b, n)
+		if len(ps) > n {
+			t.Fatalf("decoded %d of %d", len(ps), n)
+		}
+		for i := 1; i < len(ps); i++ {
+			if ps[i].Chunk < ps[i-1].Chunk {
+				return // not from encodePostings
+			}
+		}
+		if again := decodePostings(encodePostings(nil, ps), len(ps)); len(again) != len(ps) {
+			t.Fatalf("round trip: %v -> %v", ps, again)
+		} else {
+			for i := range ps {
+				if again[i] != ps[i] {
+					t.Fatalf("round trip %d: %v -> %v", i, ps[i], again[i])
+				}
+			}
+		}
+	})
+}
+
+// TestNearestAlwaysReturned (issue 31 point 11): a query that shares no
+// word with the code still gets the nearest chunks, weakest last.
+func TestNearestAlwaysReturned(t *testing.T) {
+	r, _ := repo(t, map[string]string{
+		"calc.go": "package calc\n\n// Add returns a plus b.\nfunc Add(a, b int) int { return a + b }\n\n// Sub returns a minus b.\nfunc Sub(a, b int) int { return a - b }\n",
+	})
+	ix := New(r)
+	if err := ix.Build(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"subtract two numbers", "difference of integers", "minus"} {
+		if hits := search(t, ix, q); len(hits) == 0 || hits[0].Path != "calc.go" {
+			t.Errorf("%q: %+v", q, hits)
+		}
 	}
 }

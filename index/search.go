@@ -182,19 +182,19 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 		fused = fuse(m, lex, hs, ts)
 	}
 	res := make([]scored, 0, len(cands))
+	var weak []scored // below the vector floors: only when too few others
 	for i, id := range cands {
 		f := ix.byID[ix.chunks[id].File]
 		if mode == rankFused && hs != nil && lex[i] <= 0 && hs[i] < minVectorOnly && (m.trained == 0 || ts[i] < minTrainedOnly) {
+			if w := ix.weightOf(f.Path, q.Weights); w > 0 {
+				near := max(hs[i], ts[i], 1e-9) * float64(f.Prior)
+				weak = append(weak, scored{id: id, score: near, adjusted: near * w})
+			}
 			continue
 		}
 		// Min-max fusion puts the weakest candidate at 0; it still matched.
 		score := max(fused[i], 1e-9) * float64(f.Prior)
-		weight := 1.0
-		for _, w := range q.Weights {
-			if ok, _ := doublestar.Match(w.Glob, f.Path); ok {
-				weight *= w.Weight
-			}
-		}
+		weight := ix.weightOf(f.Path, q.Weights)
 		if weight == 0 || score <= 0 {
 			continue
 		}
@@ -203,12 +203,30 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 	if mode == rankFused {
 		ix.addSecondChunk(res)
 	}
-	sort.Slice(res, func(i, j int) bool {
-		if res[i].adjusted != res[j].adjusted {
-			return res[i].adjusted > res[j].adjusted
+	byAdjusted := func(res []scored) {
+		sort.Slice(res, func(i, j int) bool {
+			if res[i].adjusted != res[j].adjusted {
+				return res[i].adjusted > res[j].adjusted
+			}
+			return res[i].id < res[j].id
+		})
+	}
+	byAdjusted(res)
+	if len(res) < q.Max && len(weak) > 0 {
+		// A semantic search always answers with its nearest chunks: those
+		// below the floors follow the others, weakest last, scaled under
+		// the weakest of them.
+		byAdjusted(weak)
+		floor := 1.0
+		if len(res) > 0 {
+			floor = res[len(res)-1].score / 2
 		}
-		return res[i].id < res[j].id
-	})
+		top := weak[0].score
+		for _, w := range weak[:min(len(weak), q.Max-len(res))] {
+			k := floor * w.score / top
+			res = append(res, scored{id: w.id, score: k, adjusted: k * w.adjusted / w.score})
+		}
+	}
 	if len(res) > q.Max {
 		res = res[:q.Max]
 	}
@@ -223,6 +241,17 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 		hits = append(hits, Hit{Path: f.Path, Start: int(c.Start), End: int(c.End), Score: round(r.score / top), AdjustedScore: round(r.adjusted / top)})
 	}
 	return hits, nil
+}
+
+// weightOf is the product of the pattern weights matching path.
+func (ix *Index) weightOf(path string, weights []Weight) float64 {
+	weight := 1.0
+	for _, w := range weights {
+		if ok, _ := doublestar.Match(w.Glob, path); ok {
+			weight *= w.Weight
+		}
+	}
+	return weight
 }
 
 // addSecondChunk lifts every candidate by secondChunkShare of the score of

@@ -38,7 +38,7 @@ const (
 	secChunks          // []chunkInfo
 	secTerms           // term bytes, sorted terms concatenated
 	secTermIdx         // []termEntry, in term order
-	secPostings        // []posting, grouped by term
+	secPostings        // encoded postings (encodePostings), grouped by term
 	secVecs            // []int8, dim per chunk
 	secScales          // []float32, one per chunk
 	numSections
@@ -46,8 +46,9 @@ const (
 
 // termEntry locates one term and its postings in the base.
 type termEntry struct {
-	Off, Len uint32 // in the term bytes
-	Post, N  uint32 // first posting and count
+	Off, Len   uint32 // in the term bytes
+	Post, Size uint32 // the encoded postings' offset and length
+	N          uint32 // the number of postings
 }
 
 // layout describes the in-memory forms saved raw.
@@ -60,7 +61,7 @@ func layout() [8]uint32 {
 type termDict struct {
 	bytes    []byte
 	entries  []termEntry
-	postList []posting
+	postList []byte
 }
 
 func (d *termDict) len() int {
@@ -87,9 +88,73 @@ func (d *termDict) find(term string) int {
 	return -1
 }
 
+// postings decodes term i's postings; a malformed run decodes short.
 func (d *termDict) postings(i int) []posting {
 	e := d.entries[i]
-	return d.postList[e.Post : e.Post+e.N]
+	return decodePostings(d.postList[e.Post:e.Post+e.Size], int(e.N))
+}
+
+// encodePostings appends ps (in increasing chunk order) to b: per
+// posting, the chunk's distance from the previous one, a bit mask of the
+// fields it occurs in, and those fields' counts, as uvarints.
+func encodePostings(b []byte, ps []posting) []byte {
+	prev := uint32(0)
+	for _, p := range ps {
+		b = appendPosting(b, prev, p)
+		prev = p.Chunk
+	}
+	return b
+}
+
+// appendPosting appends p, which follows a posting of chunk prev (0 for
+// the first).
+func appendPosting(b []byte, prev uint32, p posting) []byte {
+	b = binary.AppendUvarint(b, uint64(p.Chunk-prev))
+	var mask byte
+	for f := range numFields {
+		if p.N[f] != 0 {
+			mask |= 1 << f
+		}
+	}
+	b = append(b, mask)
+	for f := range numFields {
+		if p.N[f] != 0 {
+			b = binary.AppendUvarint(b, uint64(p.N[f]))
+		}
+	}
+	return b
+}
+
+// decodePostings decodes at most n postings of b.
+func decodePostings(b []byte, n int) []posting {
+	out := make([]posting, 0, n)
+	var chunk uint64
+	for len(out) < n && len(b) > 0 {
+		d, k := binary.Uvarint(b)
+		if k <= 0 || len(b) < k+1 {
+			break
+		}
+		chunk += d
+		mask := b[k]
+		b = b[k+1:]
+		p := posting{Chunk: uint32(chunk)}
+		for f := range numFields {
+			if mask&(1<<f) == 0 {
+				continue
+			}
+			v, k := binary.Uvarint(b)
+			if k <= 0 {
+				return out
+			}
+			p.N[f] = uint16(v)
+			b = b[k:]
+		}
+		if chunk > uint64(^uint32(0)) {
+			break
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // mapped is a saved index mapped into memory.
@@ -155,12 +220,11 @@ func parseMapped(data []byte) (*mapped, error) {
 	if m.chunks, ok = view[chunkInfo](m.section(secChunks)); !ok {
 		return nil, errors.New("malformed chunks")
 	}
-	entries, ok1 := view[termEntry](m.section(secTermIdx))
-	posts, ok2 := view[posting](m.section(secPostings))
-	if !ok1 || !ok2 {
+	entries, ok := view[termEntry](m.section(secTermIdx))
+	if !ok {
 		return nil, errors.New("malformed lexicon")
 	}
-	m.dict = &termDict{bytes: m.section(secTerms), entries: entries, postList: posts}
+	m.dict = &termDict{bytes: m.section(secTerms), entries: entries, postList: m.section(secPostings)}
 	vecs := m.section(secVecs)
 	m.vecs = bytesInt8(vecs)
 	if m.scales, ok = view[float32](m.section(secScales)); !ok {
