@@ -30,6 +30,9 @@ type Hit struct {
 	Snippet       string
 	Score         float64 // normalized to the best hit (0..1]
 	AdjustedScore float64 // Score × the pattern weights that match
+	// Nearest says nothing matched closely: the hit is among the nearest
+	// chunks there are, below the floors a match must reach.
+	Nearest bool
 }
 
 // rankMode selects the rankings a search uses (the eval compares them).
@@ -212,20 +215,12 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 		})
 	}
 	byAdjusted(res)
-	if len(res) < q.Max && len(weak) > 0 {
-		// A semantic search always answers with its nearest chunks: those
-		// below the floors follow the others, weakest last, scaled under
-		// the weakest of them.
+	nearest := false
+	if len(res) == 0 && len(weak) > 0 {
+		// A semantic search always answers: with nothing above the floors,
+		// the nearest chunks there are, marked as such.
 		byAdjusted(weak)
-		floor := 1.0
-		if len(res) > 0 {
-			floor = res[len(res)-1].score / 2
-		}
-		top := weak[0].score
-		for _, w := range weak[:min(len(weak), q.Max-len(res))] {
-			k := floor * w.score / top
-			res = append(res, scored{id: w.id, score: k, adjusted: k * w.adjusted / w.score})
-		}
+		res, nearest = weak, true
 	}
 	if len(res) > q.Max {
 		res = res[:q.Max]
@@ -238,7 +233,7 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 	for _, r := range res {
 		c := ix.chunks[r.id]
 		f := ix.byID[c.File]
-		hits = append(hits, Hit{Path: f.Path, Start: int(c.Start), End: int(c.End), Score: round(r.score / top), AdjustedScore: round(r.adjusted / top)})
+		hits = append(hits, Hit{Path: f.Path, Start: int(c.Start), End: int(c.End), Score: round(r.score / top), AdjustedScore: round(r.adjusted / top), Nearest: nearest})
 	}
 	return hits, nil
 }
