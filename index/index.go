@@ -100,11 +100,19 @@ type Index struct {
 	// racy is racyWindow (tests shorten it); reads counts files read.
 	racy  time.Duration
 	reads atomic.Int64
+	// history: each file's recent commit messages (history.go)
+	history    map[string]*fileHistory
+	histHead   string
+	histMu     sync.Mutex
+	histTerms  *histIndex
+	histTune   histTune
+	histSource HistorySource
 }
 
 // New makes an empty index over root.
 func New(root *workspace.Root) *Index {
-	ix := &Index{root: root, gate: workspace.DefaultGate(), files: map[string]*fileInfo{}, skipped: map[string]stamp{}, lex: newLexicon(), racy: racyWindow}
+	ix := &Index{root: root, gate: workspace.DefaultGate(), files: map[string]*fileInfo{}, skipped: map[string]stamp{}, lex: newLexicon(), racy: racyWindow,
+		histTune: histTune{mix: histMix, halfLife: histHalfLife}}
 	ix.SetEmbedder(nil)
 	return ix
 }

@@ -47,6 +47,12 @@ var ErrStale = errors.New("no usable saved index")
 // errNotIndexed is ErrStale for a project never indexed.
 var errNotIndexed = fmt.Errorf("%w: not indexed yet", ErrStale)
 
+// savedHistory is the files' histories as saved.
+type savedHistory struct {
+	Head  string
+	Files map[string]*fileHistory
+}
+
 // legacyFile is the whole-gob index of format 4 and before.
 const legacyFile = "index.gob"
 
@@ -131,6 +137,9 @@ func (ix *Index) write(f *os.File) error {
 		return err
 	}
 	if err := enc.Encode(ix.skipped); err != nil {
+		return err
+	}
+	if err := enc.Encode(savedHistory{Head: ix.histHead, Files: ix.history}); err != nil {
 		return err
 	}
 	if err := sw.begin(secChunks); err != nil {
@@ -256,6 +265,10 @@ func (ix *Index) Load(dir string) error {
 	if err := dec.Decode(&skipped); err != nil {
 		return fmt.Errorf("%w: corrupt list of skipped files (%v)", ErrStale, err)
 	}
+	var hist savedHistory
+	if err := dec.Decode(&hist); err != nil {
+		return fmt.Errorf("%w: corrupt history (%v)", ErrStale, err)
+	}
 	for _, f := range files {
 		for _, c := range f.Chunks {
 			if int(c) >= len(m.chunks) {
@@ -289,6 +302,7 @@ func (ix *Index) Load(dir string) error {
 	ix.byID, ix.chunks, ix.sumLen, ix.live = files, m.chunks, h.SumLen, h.Live
 	ix.lex = lexicon{base: m.dict, Terms: map[string]uint32{}}
 	ix.vecs, ix.vscale, ix.builtAt, ix.skipped = vecs, scales, h.BuiltAt, skipped
+	ix.history, ix.histHead, ix.histTerms = hist.Files, hist.Head, nil
 	ix.files = make(map[string]*fileInfo, len(files))
 	for _, f := range files {
 		ix.files[f.Path] = f
@@ -311,6 +325,9 @@ func Open(ctx context.Context, ix *Index, dir string, progress Progress, note fu
 	}
 	if err := ix.Build(ctx, progress); err != nil {
 		return err
+	}
+	if err := ix.refreshHistory(ctx); err != nil && note != nil && ctx.Err() == nil {
+		note(err.Error() + "; searching without it") // the index works without history
 	}
 	return ix.Save(dir) // writes only what changed: nothing when nothing did
 }

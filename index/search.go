@@ -132,6 +132,9 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 			}
 		}
 	}
+	if mode != rankVector && ix.histTune.mix > 0 {
+		ix.addHistory(s, queryTerms(q.Text))
+	}
 	var cands []uint32
 	var hs, ts []float64 // hashed and trained cosines of the candidates
 	lexTop := func() []uint32 {
@@ -236,6 +239,47 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 		hits = append(hits, Hit{Path: f.Path, Start: int(c.Start), End: int(c.End), Score: round(r.score / top), AdjustedScore: round(r.adjusted / top), Nearest: nearest})
 	}
 	return hits, nil
+}
+
+// addHistory lifts the chunks of the files whose history matches the
+// query by histMix of their history score (normalised to the best file);
+// a file that matched nothing else enters with its first chunk.
+func (ix *Index) addHistory(s *scorer, qterms map[string]float64) {
+	hs := ix.histScores(qterms)
+	if len(hs) == 0 {
+		return
+	}
+	var top float64
+	for _, v := range hs {
+		top = max(top, v)
+	}
+	var topC float32
+	for _, id := range s.touched {
+		topC = max(topC, s.scores[id])
+	}
+	if topC == 0 {
+		topC = 1
+	}
+	lifted := map[uint32]bool{}
+	for _, id := range s.touched {
+		f := ix.byID[ix.chunks[id].File]
+		if v := hs[f.Path]; v > 0 {
+			s.scores[id] += topC * float32(ix.histTune.mix*v/top)
+			lifted[ix.chunks[id].File] = true
+		}
+	}
+	for p, v := range hs {
+		f, ok := ix.files[p]
+		if !ok || len(f.Chunks) == 0 || v <= 0 {
+			continue
+		}
+		id := f.Chunks[0]
+		if lifted[ix.chunks[id].File] || ix.chunks[id].Dead {
+			continue
+		}
+		s.scores[id] = topC * float32(ix.histTune.mix*v/top)
+		s.touched = append(s.touched, id)
+	}
 }
 
 // weightOf is the product of the pattern weights matching path.
