@@ -36,8 +36,13 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # Code search quality (../shared/bench) and speed over $(go env GOROOT)/src.
-bench-index:
+# Search quality on the dev splits (CoSQA, goloc, golochist with and without
+# each file's history), then the growth table: build time, peak RSS, disk
+# size and a cold search with nothing changed, from a quarter of
+# $(go env GOROOT)/src to four copies of it (TREES="quarter half x1 x4").
+bench-index: build
 	AUTARCH_BENCH_INDEX=1 $(GO) test -count=1 -v -run 'TestQuality' ./index
+	AUTARCH=$(CURDIR)/$(BIN) ./scripts/bench-index-growth.sh
 
 # Retrains the shipped code embedder (index/embedder/code-embedder.bin) from
 # the Go and Python sources on this machine; deterministic, 2 cores.

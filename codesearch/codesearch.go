@@ -220,6 +220,7 @@ func (s *Search) build(ctx context.Context) error {
 			return err
 		}
 		ix = index.New(r)
+		ix.SetHistorySource(GitHistory(ctx, r.Dir()))
 		if s.cfg.Embed != nil {
 			if err := s.cfg.Embed(ctx, ix); err != nil {
 				return fmt.Errorf("embedder: %w", err)

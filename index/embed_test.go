@@ -212,7 +212,7 @@ func TestVectorsFusedPersistedAndReembedded(t *testing.T) {
 	if hits, _ := ix.search(t.Context(), Query{Text: "DialTimeout", Max: 3}, rankVector); len(hits) == 0 || hits[0].Path != "net/dial.go" {
 		t.Errorf("after SetEmbedder: %+v", hits)
 	}
-	data, err := os.ReadFile(filepath.Join(state, "index.gob"))
+	data, err := os.ReadFile(filepath.Join(state, indexFile))
 	if err != nil || !strings.Contains(string(data), "remote-model/32") {
 		t.Errorf("saved index does not record the embedder (%v)", err)
 	}

@@ -298,7 +298,7 @@ func TestQualityGoLoc(t *testing.T) {
 	if err := ix.Save(state); err != nil {
 		t.Fatal(err)
 	}
-	fi, _ := os.Stat(filepath.Join(state, "index.gob"))
+	fi, _ := os.Stat(filepath.Join(state, indexFile))
 	hwm := peakRSS()
 	fmt.Printf("\n| speed and size | value |\n|---|---|\n| files / chunks / terms | %d / %d / %d |\n| cold index | %s (%.0f files/s, %.1f MB/s of %d MB indexed) |\n| query p50 / p95 | %s / %s |\n| heap after build | %d MB |\n| one-file update visible | %s |\n| index size on disk | %d MB |\n| peak RSS after build / at the end (whole test process) | %s / %s |\n",
 		st.Files, st.Chunks, st.Terms, build.Round(time.Millisecond), float64(st.Files)/build.Seconds(), float64(indexedBytes)/1e6/build.Seconds(), indexedBytes/1e6,

@@ -26,6 +26,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/autarch-dev/autarch/workspace"
 )
@@ -40,19 +43,45 @@ type fileInfo struct {
 	Chunks []uint32
 	// Prior scales the file's scores (tests, testdata, vendor, generated).
 	Prior float32
+	// Stamp is the file's metadata when it was read: a Build does not
+	// re-read a file whose stamp is unchanged (and not racy).
+	Stamp stamp
 }
+
+// stamp identifies a version of a file without reading it: writing the
+// file changes its size, mtime or ctime; replacing it, its inode.
+type stamp struct {
+	Ino                uint64
+	Size, MTime, CTime int64
+}
+
+// stampOf is fi's stamp (zero without system metadata: never trusted).
+func stampOf(fi fs.FileInfo) stamp {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return stamp{}
+	}
+	return stamp{Ino: st.Ino, Size: st.Size, MTime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, CTime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
+}
+
+// racyWindow is how close to a build's start a file's change may be for
+// its stamp not to be trusted: the file system's clock ticks coarsely, so
+// a file written just after it was read may keep the same times.
+const racyWindow = time.Second
 
 // Index is the searchable index of one workspace root.
 type Index struct {
-	mu     sync.RWMutex
-	root   *workspace.Root
-	gate   *workspace.Gate
-	files  map[string]*fileInfo
-	byID   []*fileInfo
-	chunks []chunkInfo
-	lex    lexicon
-	sumLen [numFields]float64
-	live   int
+	mu    sync.RWMutex
+	root  *workspace.Root
+	gate  *workspace.Gate
+	files map[string]*fileInfo
+	byID  []*fileInfo
+	// skipped are the files seen and not indexed, by their stamps.
+	skipped map[string]stamp
+	chunks  []chunkInfo
+	lex     lexicon
+	sumLen  [numFields]float64
+	live    int
 	// vectors: dim int8s per chunk (vecs) times a scale (vscale, 0 = none)
 	emb     Embedder
 	hashEmb *HashEmbedder    // the built-in embedder's hashed part (nil: external)
@@ -64,11 +93,26 @@ type Index struct {
 	// progress of a running build
 	done, total int
 	building    bool
+	// dirty says the index changed since it was loaded or saved.
+	dirty atomic.Bool
+	// builtAt is when the last Build started (Unix ns).
+	builtAt int64
+	// racy is racyWindow (tests shorten it); reads counts files read.
+	racy  time.Duration
+	reads atomic.Int64
+	// history: each file's recent commit messages (history.go)
+	history    map[string]*fileHistory
+	histHead   string
+	histMu     sync.Mutex
+	histTerms  *histIndex
+	histTune   histTune
+	histSource HistorySource
 }
 
 // New makes an empty index over root.
 func New(root *workspace.Root) *Index {
-	ix := &Index{root: root, gate: workspace.DefaultGate(), files: map[string]*fileInfo{}, lex: newLexicon()}
+	ix := &Index{root: root, gate: workspace.DefaultGate(), files: map[string]*fileInfo{}, skipped: map[string]stamp{}, lex: newLexicon(), racy: racyWindow,
+		histTune: histTune{mix: histMix, halfLife: histHalfLife}}
 	ix.SetEmbedder(nil)
 	return ix
 }
@@ -95,8 +139,9 @@ func (ix *Index) SetEmbedder(e Embedder) {
 	ix.vecs = make([]int8, len(ix.chunks)*ix.dim)
 	ix.vscale = make([]float32, len(ix.chunks))
 	for _, f := range ix.files {
-		f.Hash = [16]byte{} // the next Build re-reads and re-embeds every file
+		f.Hash, f.Stamp = [16]byte{}, stamp{} // the next Build re-reads and re-embeds every file
 	}
+	ix.dirty.Store(true)
 }
 
 // Progress reports files done and total of a running build.
@@ -107,6 +152,7 @@ type doc struct {
 	rel    string
 	hash   [16]byte
 	prior  float32
+	stamp  stamp
 	chunks []Chunk
 	terms  [][]termCount
 	// vectors of the chunks (quantized), when embedded
@@ -118,12 +164,19 @@ type doc struct {
 // sensitive, not binary and not larger than MaxFileSize, skipping files
 // whose content hash is unchanged and dropping files that disappeared.
 func (ix *Index) Build(ctx context.Context, progress Progress) error {
+	started := time.Now().UnixNano()
 	ig := workspace.NewIgnore(ix.root)
 	var paths []string
+	var stamps []stamp
 	err := ig.Walk(ctx, ".", func(rel string, d fs.DirEntry) error {
 		if !d.IsDir() && d.Type().IsRegular() {
 			if _, blocked := ix.gate.PathBlocked(rel); !blocked {
+				var st stamp
+				if fi, err := d.Info(); err == nil {
+					st = stampOf(fi)
+				}
 				paths = append(paths, rel)
+				stamps = append(stamps, st)
 			}
 		}
 		return nil
@@ -132,6 +185,8 @@ func (ix *Index) Build(ctx context.Context, progress Progress) error {
 		return err
 	}
 	ix.mu.Lock()
+	trustBefore := ix.builtAt - int64(ix.racy)
+	ix.builtAt = started
 	ix.building, ix.done, ix.total = true, 0, len(paths)
 	seen := map[string]bool{}
 	for _, p := range paths {
@@ -142,13 +197,19 @@ func (ix *Index) Build(ctx context.Context, progress Progress) error {
 			ix.removeLocked(p)
 		}
 	}
+	for p := range ix.skipped {
+		if !seen[p] {
+			delete(ix.skipped, p)
+			ix.dirty.Store(true)
+		}
+	}
 	ix.mu.Unlock()
 	defer func() {
 		ix.mu.Lock()
 		ix.building = false
 		ix.mu.Unlock()
 	}()
-	jobs := make(chan string, 256)
+	jobs := make(chan int, 256)
 	docs := make(chan *doc, 256)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -157,8 +218,8 @@ func (ix *Index) Build(ctx context.Context, progress Progress) error {
 			defer wg.Done()
 			var buf []byte
 			a := newAnalyzer()
-			for rel := range jobs {
-				d, b := ix.analyse(ctx, a, rel, buf)
+			for i := range jobs {
+				d, b := ix.analyse(ctx, a, paths[i], stamps[i], trustBefore, buf)
 				buf = b
 				docs <- d
 			}
@@ -166,9 +227,9 @@ func (ix *Index) Build(ctx context.Context, progress Progress) error {
 	}
 	go func() {
 		defer close(jobs)
-		for _, p := range paths {
+		for i := range paths {
 			select {
-			case jobs <- p:
+			case jobs <- i:
 			case <-ctx.Done():
 				return
 			}
@@ -203,18 +264,32 @@ func (ix *Index) Build(ctx context.Context, progress Progress) error {
 }
 
 // analyse reads and tokenizes one file; nil when it must not be indexed
-// or is unchanged.
-func (ix *Index) analyse(ctx context.Context, a *analyzer, rel string, buf []byte) (*doc, []byte) {
+// or is unchanged. A file whose stamp st is the one it was indexed with,
+// and older than trustBefore (Unix ns), is not read at all.
+func (ix *Index) analyse(ctx context.Context, a *analyzer, rel string, st stamp, trustBefore int64, buf []byte) (*doc, []byte) {
+	if st != (stamp{}) && st.MTime < trustBefore && st.CTime < trustBefore {
+		ix.mu.RLock()
+		old, ok := ix.files[rel]
+		same := ok && old.Stamp == st || !ok && ix.skipped[rel] == st
+		ix.mu.RUnlock()
+		if same {
+			return nil, buf
+		}
+	}
+	ix.reads.Add(1)
 	data, err := ix.root.ReadWalked(rel, buf, MaxFileSize)
 	if err != nil || data == nil {
-		return nil, buf // vanished, unreadable or too big: skipped
+		ix.skip(rel, st) // vanished, unreadable or too big
+		return nil, buf
 	}
 	buf = data
 	if workspace.IsBinary(data) {
+		ix.skip(rel, st)
 		return nil, buf
 	}
 	if _, blocked := ix.gate.FileBlocked(rel, data); blocked {
-		return nil, buf // secrets never enter the index
+		ix.skip(rel, st) // secrets never enter the index
+		return nil, buf
 	}
 	h := sha256.Sum256(data)
 	var hash [16]byte
@@ -222,13 +297,38 @@ func (ix *Index) analyse(ctx context.Context, a *analyzer, rel string, buf []byt
 	ix.mu.RLock()
 	old, ok := ix.files[rel]
 	unchanged := ok && old.Hash == hash
+	restamp := unchanged && old.Stamp != st
 	ix.mu.RUnlock()
+	if restamp { // touched, not changed: remember the new stamp
+		ix.mu.Lock()
+		if ix.files[rel] == old {
+			old.Stamp = st
+			ix.dirty.Store(true)
+		}
+		ix.mu.Unlock()
+	}
 	if unchanged {
 		return nil, buf
 	}
 	d := a.analyse(rel, data, hash)
+	d.stamp = st
 	ix.embedDoc(ctx, d, data)
 	return d, buf
+}
+
+// skip records that the file at rel, as stamped, is not indexed (binary,
+// too big, blocked by the gate), dropping what was indexed of it, so that
+// the next Build does not read it again until it changes.
+func (ix *Index) skip(rel string, st stamp) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if _, ok := ix.files[rel]; ok {
+		ix.removeLocked(rel)
+	}
+	if old, ok := ix.skipped[rel]; !ok || old != st {
+		ix.skipped[rel] = st
+		ix.dirty.Store(true)
+	}
 }
 
 // prior down-weights files a code search rarely wants first.
@@ -264,7 +364,8 @@ func wordSet(words string) map[string]bool {
 // addLocked replaces a file's chunks with d's.
 func (ix *Index) addLocked(d *doc) {
 	ix.removeLocked(d.rel)
-	f := &fileInfo{Path: d.rel, Hash: d.hash, Prior: d.prior}
+	f := &fileInfo{Path: d.rel, Hash: d.hash, Prior: d.prior, Stamp: d.stamp}
+	ix.dirty.Store(true)
 	fileID := uint32(len(ix.byID))
 	ix.byID = append(ix.byID, f)
 	ix.files[d.rel] = f
@@ -299,6 +400,7 @@ func (ix *Index) removeLocked(rel string) {
 	if !ok {
 		return
 	}
+	ix.dirty.Store(true)
 	for _, id := range f.Chunks {
 		c := &ix.chunks[id]
 		if !c.Dead {
@@ -332,7 +434,7 @@ func (ix *Index) Update(ctx context.Context, rels ...string) error {
 			ix.Remove(clean)
 			continue
 		}
-		d, _ := ix.analyse(ctx, newAnalyzer(), clean, nil)
+		d, _ := ix.analyse(ctx, newAnalyzer(), clean, stampOf(fi), 0, nil)
 		if d == nil {
 			if data, err := ix.root.ReadFile(clean); err == nil && (workspace.IsBinary(data) || len(data) > MaxFileSize) {
 				ix.Remove(clean)
@@ -368,7 +470,7 @@ type Stats struct {
 func (ix *Index) Stats() Stats {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return Stats{Files: len(ix.files), Chunks: ix.live, Terms: len(ix.lex.Terms), Building: ix.building, Done: ix.done, Total: ix.total}
+	return Stats{Files: len(ix.files), Chunks: ix.live, Terms: ix.lex.size(), Building: ix.building, Done: ix.done, Total: ix.total}
 }
 
 // Snippets fills the hits' snippets from disk (at most maxLines per hit),

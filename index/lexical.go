@@ -1,7 +1,9 @@
 package index
 
 import (
+	"cmp"
 	"math"
+	"slices"
 )
 
 // Fields of a chunk.
@@ -37,10 +39,19 @@ type chunkInfo struct {
 	Dead       bool
 }
 
-// lexicon is the inverted index.
+// lexicon is the inverted index: a sorted base read from a saved index
+// (memory-mapped, nil for a fresh index) and the postings added since, in
+// memory. A term's postings are its base postings then its added ones.
 type lexicon struct {
-	Terms    map[string]uint32
-	Postings [][]posting
+	base  *termDict
+	Terms map[string]uint32 // terms with postings added since the base
+	// added postings per term id, encoded (encodePostings: chunk ids only
+	// grow, so they delta-encode as they come), with their last chunk and
+	// count: a third of the memory of []posting while building.
+	enc   [][]byte
+	last  []uint32
+	count []uint32
+	fresh int // added terms the base does not have
 }
 
 func newLexicon() lexicon { return lexicon{Terms: map[string]uint32{}} }
@@ -48,12 +59,42 @@ func newLexicon() lexicon { return lexicon{Terms: map[string]uint32{}} }
 func (l *lexicon) add(term string, p posting) {
 	id, ok := l.Terms[term]
 	if !ok {
-		id = uint32(len(l.Postings))
+		id = uint32(len(l.enc))
 		l.Terms[term] = id
-		l.Postings = append(l.Postings, nil)
+		l.enc = append(l.enc, nil)
+		l.last = append(l.last, 0)
+		l.count = append(l.count, 0)
+		if l.base.find(term) < 0 {
+			l.fresh++
+		}
 	}
-	l.Postings[id] = append(l.Postings[id], p)
+	if l.count[id] > 0 && p.Chunk < l.last[id] {
+		// chunks are numbered as they are added: never reached; kept
+		// correct by re-encoding in order
+		ps := append(decodePostings(l.enc[id], int(l.count[id])), p)
+		slices.SortFunc(ps, func(a, b posting) int { return cmp.Compare(a.Chunk, b.Chunk) })
+		l.enc[id], l.last[id] = encodePostings(l.enc[id][:0], ps), ps[len(ps)-1].Chunk
+		l.count[id]++
+		return
+	}
+	l.enc[id] = appendPosting(l.enc[id], l.last[id], p)
+	l.last[id] = p.Chunk
+	l.count[id]++
 }
+
+// postings are a term's postings: those of the base and those added.
+func (l *lexicon) postings(term string) (base, added []posting) {
+	if i := l.base.find(term); i >= 0 {
+		base = l.base.postings(i)
+	}
+	if id, ok := l.Terms[term]; ok {
+		added = decodePostings(l.enc[id], int(l.count[id]))
+	}
+	return base, added
+}
+
+// size is the number of distinct terms.
+func (l *lexicon) size() int { return l.base.len() + l.fresh }
 
 // termCount is a term's frequency per field in one chunk.
 type termCount struct {
@@ -63,11 +104,11 @@ type termCount struct {
 
 // idf is the BM25 inverse document frequency of a term (0 when unknown).
 func (ix *Index) idf(term string) float64 {
-	id, ok := ix.lex.Terms[term]
-	if !ok {
+	base, added := ix.lex.postings(term)
+	if len(base)+len(added) == 0 {
 		return 0
 	}
-	return bm25IDF(ix.live, len(ix.lex.Postings[id]))
+	return bm25IDF(ix.live, len(base)+len(added))
 }
 
 func bm25IDF(live, df int) float64 {
@@ -77,20 +118,22 @@ func bm25IDF(live, df int) float64 {
 
 // scoreTerm adds the BM25F contribution of one term to scores.
 func (ix *Index) scoreTerm(s *scorer, term string, qWeight float64) {
-	id, ok := ix.lex.Terms[term]
-	if !ok {
+	base, added := ix.lex.postings(term)
+	if len(base)+len(added) == 0 {
 		return
 	}
-	ps := ix.lex.Postings[id]
 	n := float64(ix.live)
-	df := float64(len(ps))
+	df := float64(len(base) + len(added))
 	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 	avg := ix.avgLens()
 	var norm [numFields]float64 // weight / average length
 	for f := range norm {
 		norm[f] = bm25B / avg[f]
 	}
-	for _, p := range ps {
+	for _, p := range twoRuns(base, added) {
+		if int(p.Chunk) >= len(ix.chunks) {
+			continue // a corrupt saved posting
+		}
 		c := &ix.chunks[p.Chunk]
 		if c.Dead {
 			continue
@@ -160,13 +203,15 @@ func (ix *Index) fileScores(qterms map[string]float64) []float32 {
 	acc := make([]float64, nf)
 	var touched []uint32
 	for term, qw := range qterms {
-		id, ok := ix.lex.Terms[term]
-		if !ok {
+		base, added := ix.lex.postings(term)
+		if len(base)+len(added) == 0 {
 			continue
 		}
-		ps := ix.lex.Postings[id]
 		touched = touched[:0]
-		for _, p := range ps {
+		for _, p := range twoRuns(base, added) {
+			if int(p.Chunk) >= len(ix.chunks) {
+				continue
+			}
 			c := &ix.chunks[p.Chunk]
 			if c.Dead {
 				continue
@@ -188,4 +233,20 @@ func (ix *Index) fileScores(qterms map[string]float64) []float32 {
 		}
 	}
 	return out
+}
+
+// twoRuns iterates two runs of postings as one.
+func twoRuns(a, b []posting) func(yield func(int, posting) bool) {
+	return func(yield func(int, posting) bool) {
+		for i, p := range a {
+			if !yield(i, p) {
+				return
+			}
+		}
+		for i, p := range b {
+			if !yield(len(a)+i, p) {
+				return
+			}
+		}
+	}
 }

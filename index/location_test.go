@@ -172,7 +172,7 @@ func TestIndexNotWrittenThroughGitFile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(elsewhere, "autarch")); !os.IsNotExist(err) {
 		t.Fatalf("the index was written under %s (%v)", elsewhere, err)
 	}
-	if _, err := os.Stat(filepath.Join(loc, "index.gob")); err != nil {
+	if _, err := os.Stat(filepath.Join(loc, indexFile)); err != nil {
 		t.Fatalf("no index at %s: %v", loc, err)
 	}
 }

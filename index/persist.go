@@ -1,7 +1,8 @@
 package index
 
 import (
-	"bufio"
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/gob"
@@ -10,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -18,11 +20,10 @@ import (
 
 // formatVersion changes whenever the saved layout or the analysis changes;
 // an index saved with another version is rebuilt.
-const formatVersion = 4
+const formatVersion = 5
 
-// header starts the on-disk form of an index; the files, chunks, lexicon
-// and vectors follow in parts of at most savePart elements, so that neither
-// saving nor loading holds a second copy of the index in memory.
+// header starts the meta section of index.bin (segment.go); the files
+// follow it in the same gob stream.
 type header struct {
 	Version int
 	Root    string
@@ -34,15 +35,11 @@ type header struct {
 	// Embedder is the name/dim of the vectors' embedder; the vectors are dim
 	// int8s per chunk, times the chunk's scale (0: no vector).
 	Embedder string
+	// BuiltAt is when the last Build started (Unix ns): a file modified
+	// since then, within the clock's tick, may have changed unseen, so its
+	// stamp is not trusted on the next load.
+	BuiltAt int64
 }
-
-// lexPart is a run of the lexicon's terms with their postings.
-type lexPart struct {
-	Terms    []string
-	Postings [][]posting
-}
-
-const savePart = 1 << 16
 
 // ErrStale means the saved index is missing, corrupt or of another version.
 var ErrStale = errors.New("no usable saved index")
@@ -50,10 +47,35 @@ var ErrStale = errors.New("no usable saved index")
 // errNotIndexed is ErrStale for a project never indexed.
 var errNotIndexed = fmt.Errorf("%w: not indexed yet", ErrStale)
 
-// Save writes the index atomically to dir/index.gob.
+// savedHistory is the files' histories as saved.
+type savedHistory struct {
+	Head  string
+	Files map[string]*fileHistory
+}
+
+// legacyFile is the whole-gob index of format 4 and before.
+const legacyFile = "index.gob"
+
+// Save writes the index atomically to dir/index.bin, dropping the chunks
+// of removed and replaced files; it writes nothing when nothing changed
+// since the index was loaded or last saved.
 func (ix *Index) Save(dir string) error {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	if !ix.dirty.Swap(false) {
+		if _, err := os.Stat(filepath.Join(dir, indexFile)); err == nil {
+			return nil
+		}
+	}
+	if err := ix.save(dir); err != nil {
+		ix.dirty.Store(true)
+		return fmt.Errorf("saving index: %w", err)
+	}
+	os.Remove(filepath.Join(dir, legacyFile))
+	return nil
+}
+
+func (ix *Index) save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -61,11 +83,7 @@ func (ix *Index) Save(dir string) error {
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	err = ix.encode(gob.NewEncoder(w))
-	if err == nil {
-		err = w.Flush()
-	}
+	err = ix.write(tmp)
 	if err == nil {
 		err = tmp.Sync()
 	}
@@ -74,61 +92,161 @@ func (ix *Index) Save(dir string) error {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("saving index: %w", err)
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, "index.gob"))
-}
-
-func (ix *Index) encode(enc *gob.Encoder) error {
-	terms := make([]string, len(ix.lex.Postings))
-	for t, id := range ix.lex.Terms {
-		terms[id] = t
-	}
-	h := header{Version: formatVersion, Root: ix.root.Dir(), SumLen: ix.sumLen, Live: ix.live,
-		Files: len(ix.byID), Chunks: len(ix.chunks), Terms: len(terms), Embedder: embedderKey(ix.emb)}
-	if err := enc.Encode(&h); err != nil {
 		return err
 	}
-	for i := 0; i < len(ix.byID); i += savePart {
-		if err := enc.Encode(ix.byID[i:min(i+savePart, len(ix.byID))]); err != nil {
-			return err
-		}
-	}
-	for i := 0; i < len(ix.chunks); i += savePart {
-		if err := enc.Encode(ix.chunks[i:min(i+savePart, len(ix.chunks))]); err != nil {
-			return err
-		}
-	}
-	for i := 0; i < len(terms); i += savePart {
-		j := min(i+savePart, len(terms))
-		if err := enc.Encode(lexPart{Terms: terms[i:j], Postings: ix.lex.Postings[i:j]}); err != nil {
-			return err
-		}
-	}
-	for i := 0; i < len(ix.chunks); i += savePart {
-		j := min(i+savePart, len(ix.chunks))
-		if err := enc.Encode(int8Bytes(ix.vecs[i*ix.dim : j*ix.dim])); err != nil {
-			return err
-		}
-		if err := enc.Encode(ix.vscale[i:j]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return os.Rename(tmp.Name(), filepath.Join(dir, indexFile))
 }
 
-// Load reads a saved index for ix's root; ErrStale (wrapped) when there is
-// none usable, so the caller rebuilds.
-func (ix *Index) Load(dir string) error {
-	f, err := os.Open(filepath.Join(dir, "index.gob"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return errNotIndexed
+// write writes the live files and chunks, renumbered in order.
+func (ix *Index) write(f *os.File) error {
+	const dead = ^uint32(0)
+	remap := make([]uint32, len(ix.chunks))
+	files := make([]*fileInfo, 0, len(ix.files))
+	order := make([]uint32, 0, ix.live) // old ids of the kept chunks, in new order
+	for i := range remap {
+		remap[i] = dead
 	}
+	for _, fi := range ix.byID {
+		if fi == nil || ix.files[fi.Path] != fi {
+			continue
+		}
+		nf := *fi
+		nf.Chunks = make([]uint32, len(fi.Chunks))
+		for i, c := range fi.Chunks {
+			remap[c] = uint32(len(order))
+			nf.Chunks[i] = uint32(len(order))
+			order = append(order, c)
+		}
+		files = append(files, &nf)
+	}
+	terms := ix.lex.mergedTerms()
+	sw, err := newSegmentWriter(f)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	dec := gob.NewDecoder(bufio.NewReaderSize(f, 1<<20))
+	if err := sw.begin(secMeta); err != nil {
+		return err
+	}
+	enc := gob.NewEncoder(sw)
+	h := header{Version: formatVersion, Root: ix.root.Dir(), SumLen: ix.sumLen, Live: len(order),
+		Files: len(files), Chunks: len(order), Terms: len(terms), Embedder: embedderKey(ix.emb), BuiltAt: ix.builtAt}
+	if err := enc.Encode(&h); err != nil {
+		return err
+	}
+	if err := enc.Encode(files); err != nil {
+		return err
+	}
+	if err := enc.Encode(ix.skipped); err != nil {
+		return err
+	}
+	if err := enc.Encode(savedHistory{Head: ix.histHead, Files: ix.history}); err != nil {
+		return err
+	}
+	if err := sw.begin(secChunks); err != nil {
+		return err
+	}
+	buf := make([]chunkInfo, 0, 4096)
+	fileOf := make(map[uint32]uint32, len(files)) // old file id -> new
+	for newID, fi := range files {
+		if len(fi.Chunks) > 0 {
+			fileOf[ix.chunks[order[fi.Chunks[0]]].File] = uint32(newID)
+		}
+	}
+	for _, old := range order {
+		c := ix.chunks[old]
+		c.File = fileOf[c.File]
+		buf = append(buf, c)
+		if len(buf) == cap(buf) {
+			if _, err := sw.Write(raw(buf)); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	if _, err := sw.Write(raw(buf)); err != nil {
+		return err
+	}
+	if err := sw.begin(secPostings); err != nil {
+		return err
+	}
+	entries := make([]termEntry, 0, len(terms))
+	var termBytes, enc8 []byte
+	var off uint64
+	var ps []posting
+	for _, t := range terms {
+		base, added := ix.lex.postings(t)
+		ps = ps[:0]
+		for _, p := range twoRuns(base, added) {
+			if int(p.Chunk) < len(remap) && remap[p.Chunk] != dead {
+				p.Chunk = remap[p.Chunk]
+				ps = append(ps, p)
+			}
+		}
+		if len(ps) == 0 {
+			continue // only dead chunks had it
+		}
+		slices.SortFunc(ps, func(a, b posting) int { return cmp.Compare(a.Chunk, b.Chunk) })
+		enc8 = encodePostings(enc8[:0], ps)
+		if off+uint64(len(enc8)) > uint64(^uint32(0)) || len(termBytes)+len(t) > int(^uint32(0)) {
+			return errors.New("the index has grown past 4 GiB of postings")
+		}
+		if _, err := sw.Write(enc8); err != nil {
+			return err
+		}
+		entries = append(entries, termEntry{Off: uint32(len(termBytes)), Len: uint32(len(t)), Post: uint32(off), Size: uint32(len(enc8)), N: uint32(len(ps))})
+		off += uint64(len(enc8))
+		termBytes = append(termBytes, t...)
+	}
+	if err := sw.begin(secTerms); err != nil {
+		return err
+	}
+	if _, err := sw.Write(termBytes); err != nil {
+		return err
+	}
+	if err := sw.begin(secTermIdx); err != nil {
+		return err
+	}
+	if _, err := sw.Write(raw(entries)); err != nil {
+		return err
+	}
+	if err := sw.begin(secVecs); err != nil {
+		return err
+	}
+	for _, old := range order {
+		if _, err := sw.Write(int8Bytes(ix.vecs[int(old)*ix.dim : int(old+1)*ix.dim])); err != nil {
+			return err
+		}
+	}
+	if err := sw.begin(secScales); err != nil {
+		return err
+	}
+	scales := make([]float32, len(order))
+	for i, old := range order {
+		scales[i] = ix.vscale[old]
+	}
+	if _, err := sw.Write(raw(scales)); err != nil {
+		return err
+	}
+	return sw.finish()
+}
+
+// Load maps a saved index for ix's root; ErrStale (wrapped) when there is
+// none usable, so the caller rebuilds. Only the file list is read now;
+// the lexicon, chunks and vectors are read from the mapping as searches
+// need them.
+func (ix *Index) Load(dir string) error {
+	path := filepath.Join(dir, indexFile)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, legacyFile)); err == nil {
+			return fmt.Errorf("%w: saved in an older format", ErrStale)
+		}
+		return errNotIndexed
+	}
+	m, err := mapIndex(path)
+	if err != nil {
+		return fmt.Errorf("%w: corrupt (%v)", ErrStale, err)
+	}
+	dec := gob.NewDecoder(bytes.NewReader(m.meta))
 	var h header
 	if err := dec.Decode(&h); err != nil {
 		return fmt.Errorf("%w: corrupt (%v)", ErrStale, err)
@@ -139,100 +257,58 @@ func (ix *Index) Load(dir string) error {
 	if h.Root != ix.root.Dir() {
 		return fmt.Errorf("%w: saved for %s", ErrStale, h.Root)
 	}
+	var files []*fileInfo
+	if err := dec.Decode(&files); err != nil || len(files) != h.Files || len(m.chunks) != h.Chunks {
+		return fmt.Errorf("%w: corrupt file list (%v)", ErrStale, err)
+	}
+	skipped := map[string]stamp{}
+	if err := dec.Decode(&skipped); err != nil {
+		return fmt.Errorf("%w: corrupt list of skipped files (%v)", ErrStale, err)
+	}
+	var hist savedHistory
+	if err := dec.Decode(&hist); err != nil {
+		return fmt.Errorf("%w: corrupt history (%v)", ErrStale, err)
+	}
+	for _, f := range files {
+		for _, c := range f.Chunks {
+			if int(c) >= len(m.chunks) {
+				return fmt.Errorf("%w: corrupt: chunk %d of %s out of range", ErrStale, c, f.Path)
+			}
+		}
+	}
+	for i := range m.chunks {
+		if int(m.chunks[i].File) >= len(files) {
+			return fmt.Errorf("%w: corrupt: chunk %d of no file", ErrStale, i)
+		}
+	}
+	for i, e := range m.dict.entries {
+		if uint64(e.Off)+uint64(e.Len) > uint64(len(m.dict.bytes)) || uint64(e.Post)+uint64(e.Size) > uint64(len(m.dict.postList)) {
+			return fmt.Errorf("%w: corrupt: term %d out of range", ErrStale, i)
+		}
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	sameEmbedder := h.Embedder == embedderKey(ix.emb)
-	files, chunks, lex, vecs, vscale, err := decodeParts(dec, h, ix.dim, sameEmbedder)
-	if err != nil {
-		return fmt.Errorf("%w: corrupt (%v)", ErrStale, err)
-	}
+	sameEmbedder := h.Embedder == embedderKey(ix.emb) && len(m.vecs) == len(m.chunks)*ix.dim && len(m.scales) == len(m.chunks)
+	vecs, scales := m.vecs, m.scales
 	if !sameEmbedder {
 		// Another embedder's vectors are never mixed with this one's: the
 		// files are re-read and re-embedded by the next Build.
 		for _, f := range files {
-			if f != nil {
-				f.Hash = [16]byte{}
-			}
+			f.Hash, f.Stamp = [16]byte{}, stamp{}
 		}
+		clear(skipped)
+		vecs, scales = make([]int8, len(m.chunks)*ix.dim), make([]float32, len(m.chunks))
 	}
-	ix.byID, ix.chunks, ix.lex, ix.sumLen, ix.live = files, chunks, lex, h.SumLen, h.Live
-	ix.vecs, ix.vscale = vecs, vscale
-	ix.files = map[string]*fileInfo{}
+	ix.byID, ix.chunks, ix.sumLen, ix.live = files, m.chunks, h.SumLen, h.Live
+	ix.lex = lexicon{base: m.dict, Terms: map[string]uint32{}}
+	ix.vecs, ix.vscale, ix.builtAt, ix.skipped = vecs, scales, h.BuiltAt, skipped
+	ix.history, ix.histHead, ix.histTerms = hist.Files, hist.Head, nil
+	ix.files = make(map[string]*fileInfo, len(files))
 	for _, f := range files {
-		if f != nil && len(f.Chunks) > 0 && !ix.chunks[f.Chunks[0]].Dead {
-			ix.files[f.Path] = f
-		}
+		ix.files[f.Path] = f
 	}
+	ix.dirty.Store(!sameEmbedder)
 	return nil
-}
-
-func decodeParts(dec *gob.Decoder, h header, dim int, withVectors bool) (files []*fileInfo, chunks []chunkInfo, lex lexicon, vecs []int8, vscale []float32, err error) {
-	files = make([]*fileInfo, 0, h.Files)
-	for len(files) < h.Files {
-		var part []*fileInfo
-		if err = dec.Decode(&part); err != nil {
-			return
-		}
-		files = append(files, part...)
-	}
-	chunks = make([]chunkInfo, 0, h.Chunks)
-	for len(chunks) < h.Chunks {
-		var part []chunkInfo
-		if err = dec.Decode(&part); err != nil {
-			return
-		}
-		chunks = append(chunks, part...)
-	}
-	for _, f := range files {
-		for _, c := range f.Chunks {
-			if int(c) >= len(chunks) {
-				err = fmt.Errorf("chunk %d of %s out of range", c, f.Path)
-				return
-			}
-		}
-	}
-	lex = lexicon{Terms: make(map[string]uint32, h.Terms), Postings: make([][]posting, 0, h.Terms)}
-	for len(lex.Postings) < h.Terms {
-		var part lexPart
-		if err = dec.Decode(&part); err != nil {
-			return
-		}
-		if len(part.Terms) != len(part.Postings) || len(part.Terms) == 0 {
-			err = errors.New("malformed lexicon")
-			return
-		}
-		for i, t := range part.Terms {
-			for _, p := range part.Postings[i] {
-				if int(p.Chunk) >= len(chunks) {
-					err = fmt.Errorf("posting of %q out of range", t)
-					return
-				}
-			}
-			lex.Terms[t] = uint32(len(lex.Postings))
-			lex.Postings = append(lex.Postings, part.Postings[i])
-		}
-	}
-	vecs, vscale = make([]int8, 0, h.Chunks*dim), make([]float32, 0, h.Chunks)
-	if !withVectors {
-		return files, chunks, lex, make([]int8, h.Chunks*dim), make([]float32, h.Chunks), nil
-	}
-	for len(vscale) < h.Chunks {
-		var b []byte
-		var sc []float32
-		if err = dec.Decode(&b); err != nil {
-			return
-		}
-		if err = dec.Decode(&sc); err != nil {
-			return
-		}
-		if len(b) != len(sc)*dim || len(sc) == 0 {
-			err = errors.New("malformed vectors")
-			return
-		}
-		vecs = append(vecs, bytesInt8(b)...)
-		vscale = append(vscale, sc...)
-	}
-	return
 }
 
 // Open loads the saved index of root from its state dir, or builds it
@@ -250,7 +326,10 @@ func Open(ctx context.Context, ix *Index, dir string, progress Progress, note fu
 	if err := ix.Build(ctx, progress); err != nil {
 		return err
 	}
-	return ix.Save(dir)
+	if err := ix.refreshHistory(ctx); err != nil && note != nil && ctx.Err() == nil {
+		note(err.Error() + "; searching without it") // the index works without history
+	}
+	return ix.Save(dir) // writes only what changed: nothing when nothing did
 }
 
 // int8Bytes views int8s as bytes (gob encodes a []byte as one block).

@@ -30,6 +30,9 @@ type Hit struct {
 	Snippet       string
 	Score         float64 // normalized to the best hit (0..1]
 	AdjustedScore float64 // Score × the pattern weights that match
+	// Nearest says nothing matched closely: the hit is among the nearest
+	// chunks there are, below the floors a match must reach.
+	Nearest bool
 }
 
 // rankMode selects the rankings a search uses (the eval compares them).
@@ -129,6 +132,9 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 			}
 		}
 	}
+	if mode != rankVector && ix.histTune.mix > 0 {
+		ix.addHistory(s, queryTerms(q.Text))
+	}
 	var cands []uint32
 	var hs, ts []float64 // hashed and trained cosines of the candidates
 	lexTop := func() []uint32 {
@@ -182,19 +188,19 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 		fused = fuse(m, lex, hs, ts)
 	}
 	res := make([]scored, 0, len(cands))
+	var weak []scored // below the vector floors: only when too few others
 	for i, id := range cands {
 		f := ix.byID[ix.chunks[id].File]
 		if mode == rankFused && hs != nil && lex[i] <= 0 && hs[i] < minVectorOnly && (m.trained == 0 || ts[i] < minTrainedOnly) {
+			if w := ix.weightOf(f.Path, q.Weights); w > 0 {
+				near := max(hs[i], ts[i], 1e-9) * float64(f.Prior)
+				weak = append(weak, scored{id: id, score: near, adjusted: near * w})
+			}
 			continue
 		}
 		// Min-max fusion puts the weakest candidate at 0; it still matched.
 		score := max(fused[i], 1e-9) * float64(f.Prior)
-		weight := 1.0
-		for _, w := range q.Weights {
-			if ok, _ := doublestar.Match(w.Glob, f.Path); ok {
-				weight *= w.Weight
-			}
-		}
+		weight := ix.weightOf(f.Path, q.Weights)
 		if weight == 0 || score <= 0 {
 			continue
 		}
@@ -203,12 +209,22 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 	if mode == rankFused {
 		ix.addSecondChunk(res)
 	}
-	sort.Slice(res, func(i, j int) bool {
-		if res[i].adjusted != res[j].adjusted {
-			return res[i].adjusted > res[j].adjusted
-		}
-		return res[i].id < res[j].id
-	})
+	byAdjusted := func(res []scored) {
+		sort.Slice(res, func(i, j int) bool {
+			if res[i].adjusted != res[j].adjusted {
+				return res[i].adjusted > res[j].adjusted
+			}
+			return res[i].id < res[j].id
+		})
+	}
+	byAdjusted(res)
+	nearest := false
+	if len(res) == 0 && len(weak) > 0 {
+		// A semantic search always answers: with nothing above the floors,
+		// the nearest chunks there are, marked as such.
+		byAdjusted(weak)
+		res, nearest = weak, true
+	}
 	if len(res) > q.Max {
 		res = res[:q.Max]
 	}
@@ -220,9 +236,61 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 	for _, r := range res {
 		c := ix.chunks[r.id]
 		f := ix.byID[c.File]
-		hits = append(hits, Hit{Path: f.Path, Start: int(c.Start), End: int(c.End), Score: round(r.score / top), AdjustedScore: round(r.adjusted / top)})
+		hits = append(hits, Hit{Path: f.Path, Start: int(c.Start), End: int(c.End), Score: round(r.score / top), AdjustedScore: round(r.adjusted / top), Nearest: nearest})
 	}
 	return hits, nil
+}
+
+// addHistory lifts the chunks of the files whose history matches the
+// query by histMix of their history score (normalised to the best file);
+// a file that matched nothing else enters with its first chunk.
+func (ix *Index) addHistory(s *scorer, qterms map[string]float64) {
+	hs := ix.histScores(qterms)
+	if len(hs) == 0 {
+		return
+	}
+	var top float64
+	for _, v := range hs {
+		top = max(top, v)
+	}
+	var topC float32
+	for _, id := range s.touched {
+		topC = max(topC, s.scores[id])
+	}
+	if topC == 0 {
+		topC = 1
+	}
+	lifted := map[uint32]bool{}
+	for _, id := range s.touched {
+		f := ix.byID[ix.chunks[id].File]
+		if v := hs[f.Path]; v > 0 {
+			s.scores[id] += topC * float32(ix.histTune.mix*v/top)
+			lifted[ix.chunks[id].File] = true
+		}
+	}
+	for p, v := range hs {
+		f, ok := ix.files[p]
+		if !ok || len(f.Chunks) == 0 || v <= 0 {
+			continue
+		}
+		id := f.Chunks[0]
+		if lifted[ix.chunks[id].File] || ix.chunks[id].Dead {
+			continue
+		}
+		s.scores[id] = topC * float32(ix.histTune.mix*v/top)
+		s.touched = append(s.touched, id)
+	}
+}
+
+// weightOf is the product of the pattern weights matching path.
+func (ix *Index) weightOf(path string, weights []Weight) float64 {
+	weight := 1.0
+	for _, w := range weights {
+		if ok, _ := doublestar.Match(w.Glob, path); ok {
+			weight *= w.Weight
+		}
+	}
+	return weight
 }
 
 // addSecondChunk lifts every candidate by secondChunkShare of the score of

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
+	"time"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"golang.org/x/sys/unix"
@@ -81,7 +84,7 @@ func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, pa
 		if len(ps) > 0 && m.Match(child, e.IsDir()) {
 			continue
 		}
-		err := fn(childRel, e)
+		err := fn(childRel, atEntry{DirEntry: e, dir: dir})
 		if !e.IsDir() {
 			if err != nil && err != fs.SkipDir {
 				return err
@@ -147,4 +150,72 @@ func readAt(dir *os.File, name string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	return readOpenedSmall(f, name, max)
+}
+
+// atEntry is a directory entry whose Info stats it through its directory's
+// descriptor (an entry read from a descriptor opened by openAt has no
+// path of its own to stat).
+type atEntry struct {
+	fs.DirEntry
+	dir *os.File
+}
+
+func (e atEntry) Info() (fs.FileInfo, error) {
+	conn, err := e.dir.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var st unix.Stat_t
+	var serr error
+	if cerr := conn.Control(func(fd uintptr) {
+		serr = unix.Fstatat(int(fd), e.Name(), &st, unix.AT_SYMLINK_NOFOLLOW)
+	}); cerr != nil {
+		return nil, cerr
+	}
+	if serr != nil {
+		return nil, &fs.PathError{Op: "fstatat", Path: e.Name(), Err: serr}
+	}
+	// both are the kernel's struct stat of this platform
+	return statInfo{name: e.Name(), st: *(*syscall.Stat_t)(unsafe.Pointer(&st))}, nil
+}
+
+var _ = [1]struct{}{}[unsafe.Sizeof(unix.Stat_t{})-unsafe.Sizeof(syscall.Stat_t{})] // same size
+
+// statInfo is an fs.FileInfo of a stat(2) result; Sys is its *syscall.Stat_t.
+type statInfo struct {
+	name string
+	st   syscall.Stat_t
+}
+
+func (i statInfo) Name() string       { return i.name }
+func (i statInfo) Size() int64        { return i.st.Size }
+func (i statInfo) ModTime() time.Time { return time.Unix(i.st.Mtim.Sec, i.st.Mtim.Nsec) }
+func (i statInfo) IsDir() bool        { return i.Mode().IsDir() }
+func (i statInfo) Sys() any           { return &i.st }
+func (i statInfo) Mode() fs.FileMode {
+	m := fs.FileMode(i.st.Mode & 0o777)
+	switch i.st.Mode & syscall.S_IFMT {
+	case syscall.S_IFDIR:
+		m |= fs.ModeDir
+	case syscall.S_IFLNK:
+		m |= fs.ModeSymlink
+	case syscall.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case syscall.S_IFSOCK:
+		m |= fs.ModeSocket
+	case syscall.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFBLK:
+		m |= fs.ModeDevice
+	}
+	if i.st.Mode&syscall.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if i.st.Mode&syscall.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if i.st.Mode&syscall.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
 }

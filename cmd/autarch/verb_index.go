@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autarch-dev/autarch/codesearch"
 	"github.com/autarch-dev/autarch/index"
 	"github.com/autarch-dev/autarch/workspace"
 )
@@ -69,6 +70,7 @@ func openIndex(ctx context.Context, io stdio, root string, progress bool) (*inde
 		return nil, "", err
 	}
 	ix := index.New(r)
+	ix.SetHistorySource(codesearch.GitHistory(ctx, r.Dir()))
 	if err := embedFromEnv(ctx, ix); err != nil {
 		return nil, "", err
 	}
