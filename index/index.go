@@ -88,7 +88,7 @@ type Index struct {
 	trained *TrainedEmbedder // the built-in embedder's trained part, if any
 	hashDim int              // the hashed part's length; the trained part follows
 	dim     int
-	vecs    []int8
+	vecs    vecStore
 	vscale  []float32
 	// progress of a running build
 	done, total int
@@ -136,7 +136,7 @@ func (ix *Index) SetEmbedder(e Embedder) {
 	if b, ok := e.(*BuiltinEmbedder); ok {
 		ix.hashEmb, ix.trained, ix.hashDim = b.Hash, b.Trained, b.Hash.Dim()
 	}
-	ix.vecs = make([]int8, len(ix.chunks)*ix.dim)
+	ix.vecs = newVecStore(ix.dim, len(ix.chunks), nil)
 	ix.vscale = make([]float32, len(ix.chunks))
 	for _, f := range ix.files {
 		f.Hash, f.Stamp = [16]byte{}, stamp{} // the next Build re-reads and re-embeds every file
@@ -385,10 +385,10 @@ func (ix *Index) addLocked(d *doc) {
 		}
 		ix.live++
 		if d.scale != nil {
-			ix.vecs = append(ix.vecs, d.vecs[i*ix.dim:(i+1)*ix.dim]...)
+			ix.vecs.append(d.vecs[i*ix.dim : (i+1)*ix.dim])
 			ix.vscale = append(ix.vscale, d.scale[i])
 		} else {
-			ix.vecs = append(ix.vecs, make([]int8, ix.dim)...)
+			ix.vecs.append(nil)
 			ix.vscale = append(ix.vscale, 0)
 		}
 	}

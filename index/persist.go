@@ -213,7 +213,7 @@ func (ix *Index) write(f *os.File) error {
 		return err
 	}
 	for _, old := range order {
-		if _, err := sw.Write(int8Bytes(ix.vecs[int(old)*ix.dim : int(old+1)*ix.dim])); err != nil {
+		if _, err := sw.Write(int8Bytes(ix.vecs.at(old))); err != nil {
 			return err
 		}
 	}
@@ -297,11 +297,11 @@ func (ix *Index) Load(dir string) error {
 			f.Hash, f.Stamp = [16]byte{}, stamp{}
 		}
 		clear(skipped)
-		vecs, scales = make([]int8, len(m.chunks)*ix.dim), make([]float32, len(m.chunks))
+		vecs, scales = nil, make([]float32, len(m.chunks))
 	}
 	ix.byID, ix.chunks, ix.sumLen, ix.live = files, m.chunks, h.SumLen, h.Live
 	ix.lex = lexicon{base: m.dict, Terms: map[string]uint32{}}
-	ix.vecs, ix.vscale, ix.builtAt, ix.skipped = vecs, scales, h.BuiltAt, skipped
+	ix.vecs, ix.vscale, ix.builtAt, ix.skipped = newVecStore(ix.dim, len(m.chunks), vecs), scales, h.BuiltAt, skipped
 	ix.history, ix.histHead, ix.histTerms = hist.Files, hist.Head, nil
 	ix.files = make(map[string]*fileInfo, len(files))
 	for _, f := range files {

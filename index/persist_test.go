@@ -160,3 +160,36 @@ func TestNearestAlwaysReturned(t *testing.T) {
 		}
 	}
 }
+
+// TestVecStore: vectors appended past a slab and after a mapped base read
+// back as written.
+func TestVecStore(t *testing.T) {
+	const dim = 3
+	base := []int8{1, 2, 3, 4, 5, 6}
+	v := newVecStore(dim, 2, base)
+	for i := range vecSlab + 5 {
+		v.append([]int8{int8(i), int8(i >> 8), 7})
+	}
+	v.append(nil)
+	if v.len() != 2+vecSlab+6 {
+		t.Fatalf("len %d", v.len())
+	}
+	if got := v.at(1); got[0] != 4 || got[2] != 6 {
+		t.Errorf("base: %v", got)
+	}
+	for _, i := range []int{0, vecSlab - 1, vecSlab, vecSlab + 4} {
+		if got := v.at(uint32(2 + i)); got[0] != int8(i) || got[1] != int8(i>>8) || got[2] != 7 {
+			t.Errorf("%d: %v", i, got)
+		}
+	}
+	if got := v.at(uint32(v.len() - 1)); len(got) != dim || got[0] != 0 {
+		t.Errorf("zeros: %v", got)
+	}
+	if v.at(uint32(v.len())) != nil {
+		t.Error("past the end")
+	}
+	fresh := newVecStore(dim, 2, nil)
+	if got := fresh.at(1); len(got) != dim {
+		t.Errorf("fresh: %v", got)
+	}
+}
