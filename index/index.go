@@ -107,11 +107,14 @@ type Index struct {
 	histTerms  *histIndex
 	histTune   histTune
 	histSource HistorySource
+	// spillDir takes a big build's postings (Open sets it to the state dir).
+	spillDir string
+	spillAt  int // spillBytes (tests lower it)
 }
 
 // New makes an empty index over root.
 func New(root *workspace.Root) *Index {
-	ix := &Index{root: root, gate: workspace.DefaultGate(), files: map[string]*fileInfo{}, skipped: map[string]stamp{}, lex: newLexicon(), racy: racyWindow,
+	ix := &Index{root: root, gate: workspace.DefaultGate(), files: map[string]*fileInfo{}, skipped: map[string]stamp{}, lex: newLexicon(), racy: racyWindow, spillAt: spillBytes,
 		histTune: histTune{mix: histMix, halfLife: histHalfLife}}
 	ix.SetEmbedder(nil)
 	return ix
@@ -246,6 +249,11 @@ func (ix *Index) Build(ctx context.Context, progress Progress) error {
 			}
 		}
 		ix.done = n
+		if ix.spillDir != "" && ix.lex.bytes > ix.spillAt {
+			if err := ix.spillLocked(); err != nil {
+				ix.spillDir = "" // keep building in memory
+			}
+		}
 		ix.mu.Unlock()
 		batch = batch[:0]
 		if progress != nil {
