@@ -240,7 +240,7 @@ func (h *Hooks) Fire(ctx context.Context, event, tool, path string, payload any)
 			} else if trimmed != "" && event == EventPostToolUse {
 				out.Context = append(out.Context, trimmed)
 			}
-		case code == 2:
+		case code == 2 && canBlock(event):
 			out.Blocked, out.Hook = true, hk.label()
 			out.Reason = strings.TrimSpace(stderr)
 			if out.Reason == "" {
@@ -257,6 +257,14 @@ func (h *Hooks) Fire(ctx context.Context, event, tool, path string, payload any)
 		}
 	}
 	return out
+}
+
+// canBlock reports whether a hook of event may block with exit 2: only
+// pre-hooks can (spec/tool-engine.md); for a post or notification hook
+// exit 2 is a failure like any other non-zero exit, its output kept and
+// the event's later hooks run.
+func canBlock(event string) bool {
+	return event == EventPreToolUse || event == EventPreLLMCall
 }
 
 // BlockedMessage is what the model reads of a call a hook blocked:
