@@ -53,6 +53,12 @@ func runRun(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	defer w.close()
+	if *base == "" {
+		if _, err := w.repo.ResolveCommit(ctx, "HEAD"); err != nil {
+			fmt.Fprintf(io.err, "autarch run: %v\n", noCommit(w.repo))
+			return 1
+		}
+	}
 	wf, err := w.engine.Start(ctx, workflow.Task{Text: task, Name: *name, Path: workflow.Path(*path), Base: *base, Parallel: *parallel})
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch run: %v\n", err)
