@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 )
@@ -113,5 +115,33 @@ func TestSearchSaysNothingMatches(t *testing.T) {
 	code, out, errOut = run(t, "search", "--root", dir, "--weight", "**/*.go:0", "Add")
 	if code != 0 || out != "" || !strings.Contains(errOut, `nothing matches "Add" in the 1 file indexed`) || !strings.Contains(errOut, "--weight") {
 		t.Errorf("excluded by weight: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// Under autarch run --yes without a terminal, an agent that keeps
+// answering in prose meets the nudge limit: its messages are not
+// auto-answered forever (issue 31.15).
+func TestRunYesKeepsTheNudgeLimit(t *testing.T) {
+	bin := buildBinary(t)
+	dir, _ := scriptedRepo(t, "testdata/run-full.txt")
+	prose := `{"text": "I looked at calc.go. It holds Add. Sub would go after it."}`
+	script, err := scripted.Parse([]byte("the scoping agent answers in prose, again and again\n" +
+		"-- 01-prose.json --\n" + prose + "\n-- 02-prose.json --\n" + prose + "\n-- 03-prose.json --\n" + prose +
+		"\n-- 04-prose.json --\n{\"expect\": {\"lastUserContains\": \"End your turn by calling one of\"}, \"text\": \"Sub goes after Add.\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, srv := scripted.Start(t, script)
+	var stdout, stderr bytes.Buffer
+	cmd := autarchCmd(context.Background(), bin, dir, url, "run", "--yes", "--name", "prose", "Add Sub to calc")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err == nil {
+		t.Fatalf("the run succeeded:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "the scoping agent kept answering in prose instead of finishing with") {
+		t.Errorf("the run did not end at the nudge limit:\n%s", stderr.String())
+	}
+	if errs := srv.Errors(); len(errs) > 0 || srv.Remaining() != 0 {
+		t.Errorf("model calls: %d steps left, errors %q", srv.Remaining(), errs)
 	}
 }
