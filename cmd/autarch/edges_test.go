@@ -6,9 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
@@ -143,5 +149,118 @@ func TestRunYesKeepsTheNudgeLimit(t *testing.T) {
 	}
 	if errs := srv.Errors(); len(errs) > 0 || srv.Remaining() != 0 {
 		t.Errorf("model calls: %d steps left, errors %q", srv.Remaining(), errs)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer a child process writes while the test
+// reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// openPTY opens a pseudo-terminal: a child whose stdin is tty reads it as
+// a terminal (and waits at its prompts); nothing is typed on pty.
+func openPTY(t *testing.T) (pty, tty *os.File) {
+	t.Helper()
+	pty, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { pty.Close() })
+	if err := unix.IoctlSetPointerInt(int(pty.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(pty.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	return pty, tty
+}
+
+// waitUntil polls cond every 20 ms until it holds or the deadline passes.
+func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(d); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, d)
+		}
+	}
+}
+
+// autarch stop from a second terminal ends the first terminal's run that
+// waits at its prompt, which says so and how to resume; autarch resume
+// then continues the workflow (issue 31.7).
+func TestStopEndsARunWaitingAtItsPrompt(t *testing.T) {
+	bin := buildBinary(t)
+	dir, steps := scriptedRepo(t, "testdata/run-full.txt")
+	script, err := scripted.Parse([]byte("the scope card waits for the person at the terminal\n-- 01-scope.json --\n" +
+		`{"tool_calls": [{"name": "submit_scope", "args": {"reason": "Clear", "title": "Add Sub", "description": "Add Sub.", "in_scope": ["Sub"], "out_of_scope": [], "recommended_path": "full"}}]}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, _ := scripted.Start(t, script)
+	_, tty := openPTY(t)
+	var first lockedBuffer
+	run := autarchCmd(context.Background(), bin, dir, url, "run", "--name", "calc-sub", "Add Sub to calc")
+	run.Stdin, run.Stdout, run.Stderr = tty, &first, &first
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- run.Wait() }()
+	t.Cleanup(func() { run.Process.Kill() })
+	waitUntil(t, 60*time.Second, "the run's scope prompt", func() bool { return strings.Contains(first.String(), "eject") })
+
+	stop := autarchCmd(context.Background(), bin, dir, url, "stop", "calc-sub")
+	if out, err := stop.CombinedOutput(); err != nil {
+		t.Fatalf("autarch stop: %v\n%s", err, out)
+	}
+	// Resume at once, as a person would: it waits for the first run to let go.
+	url2, srv2 := scripted.Start(t, steps("03", ""))
+	var out, errb bytes.Buffer
+	resume := autarchCmd(context.Background(), bin, dir, url2, "resume", "--yes", "calc-sub")
+	resume.Stdout, resume.Stderr = &out, &errb
+	resumeErr := resume.Run()
+
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+			t.Errorf("the stopped run exited with %v, want exit status 3", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the run still waits at its prompt after autarch stop:\n%s", first.String())
+	}
+	for _, want := range []string{"autarch: workflow calc-sub was stopped in scoping (stopped by the user); its work so far is kept", "autarch: continue with: autarch resume calc-sub"} {
+		if !strings.Contains(first.String(), want) {
+			t.Errorf("the stopped run does not say %q:\n%s", want, first.String())
+		}
+	}
+	if resumeErr != nil || !strings.Contains(out.String(), "calc-sub\tdone\tCompleted") {
+		t.Errorf("autarch resume: %v\nstdout %q\n%s", resumeErr, out.String(), errb.String())
+	}
+	if strings.Contains(errb.String(), "running in another autarch process") {
+		t.Errorf("resume refused:\n%s", errb.String())
+	}
+	if errs := srv2.Errors(); len(errs) > 0 {
+		t.Errorf("resumed model calls: %q", errs)
 	}
 }

@@ -267,6 +267,10 @@ func runResult(io stdio, wf store.Workflow, err error) int {
 	case err == nil:
 		return 3
 	}
+	if workflow.IsLocked(err) {
+		fmt.Fprintf(io.err, "autarch: workflow %s is running in another autarch process: follow it there (autarch status shows where it is), or stop it with: autarch stop %s\n", wf.Name, wf.Name)
+		return 1
+	}
 	fmt.Fprintf(io.err, "autarch: %s\n", endWords(wf, err))
 	if wf.Status == store.WorkflowAbandoned || wf.ID == "" {
 		return 1
