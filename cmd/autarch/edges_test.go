@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -262,5 +265,91 @@ func TestStopEndsARunWaitingAtItsPrompt(t *testing.T) {
 	}
 	if errs := srv2.Errors(); len(errs) > 0 {
 		t.Errorf("resumed model calls: %q", errs)
+	}
+}
+
+// closedURL is the base URL of a port where nothing listens.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr + "/v1"
+}
+
+// A model endpoint that cannot work fails the run at once, says which
+// endpoint and what to set, and leaves no workflow behind (issue 31.8).
+func TestRunWithAModelThatCannotWork(t *testing.T) {
+	unauthorized := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":{"message":"Incorrect API key provided"}}`, http.StatusUnauthorized)
+	}))
+	defer unauthorized.Close()
+	// Lists its models, but has none by the name asked for.
+	noSuchModel := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/models") {
+			fmt.Fprint(w, `{"object":"list","data":[{"id":"other","object":"model"}]}`)
+			return
+		}
+		http.Error(w, `{"error":{"message":"model 'm' not found"}}`, http.StatusNotFound)
+	}))
+	defer noSuchModel.Close()
+	refused := closedURL(t)
+	for _, tc := range []struct {
+		name, url string
+		want      []string
+	}{
+		{"refused", refused, []string{"cannot use the model endpoint " + refused + ": connection refused", "OPENAI_BASE_URL", "no workflow was started"}},
+		{"key refused", unauthorized.URL + "/v1", []string{"401 Unauthorized: Incorrect API key provided (" + unauthorized.URL + "/v1)", "OPENAI_API_KEY", "no workflow was started"}},
+		{"no such model", noSuchModel.URL + "/v1", []string{"404 Not Found: model 'm' not found", "no model answered, so workflow calc-sub was not kept"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, _ := scriptedRepo(t, "testdata/run-full.txt")
+			start := time.Now()
+			code, _, errOut := run(t, "run", "--root", dir, "--yes", "--model", "m", "--base-url", tc.url, "--name", "calc-sub", "Add Sub to calc")
+			if code != 1 || time.Since(start) > 10*time.Second {
+				t.Errorf("exit %d after %s, want 1 at once:\n%s", code, time.Since(start), errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+			if strings.Contains(errOut, "retrying 1/") || strings.Contains(errOut, "autarch resume") {
+				t.Errorf("stderr retries or offers a resume:\n%s", errOut)
+			}
+			if _, out, _ := run(t, "status", "--root", dir, "--json"); strings.Contains(out, "calc-sub") {
+				t.Errorf("a workflow was left behind: %s", out)
+			}
+		})
+	}
+}
+
+// autarch doctor checks the model endpoint: reachable, key accepted, the
+// configured model listed (issue 31.8).
+func TestDoctorChecksTheModel(t *testing.T) {
+	url, _ := scripted.Start(t, &scripted.Script{})
+	refused := closedURL(t)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		want   string
+		failed bool
+	}{
+		{"listed", []string{"--base-url", url, "--model", "scripted"}, "endpoint " + url + ": reachable, key accepted, 1 model listed\nmodel scripted: listed\n", false},
+		{"not listed", []string{"--base-url", url, "--model", "gpt-9"}, "model gpt-9: NOT listed by the endpoint: check the name (--model, AUTARCH_MODEL or AUTARCH_MODEL_<ROLE>); it lists scripted\n", true},
+		{"refused", []string{"--base-url", refused, "--model", "m"}, "cannot use the model endpoint " + refused + ": connection refused", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := run(t, append([]string{"doctor", "--root", t.TempDir()}, tc.args...)...)
+			if !strings.Contains(out, "== model\n") || !strings.Contains(out, tc.want) {
+				t.Errorf("doctor lacks %q:\n%s%s", tc.want, out, errOut)
+			}
+			if tc.failed && code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+		})
 	}
 }

@@ -60,6 +60,8 @@ type workflows struct {
 	engine  *workflow.Engine
 	search  *codesearch.Search // nil in a dry run
 	project *workflow.Project
+	// model is the endpoint's client (nil for verbs that run no agents).
+	model *openai.Model
 }
 
 func (w *workflows) close() {
@@ -104,7 +106,7 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 		cfg.Search = search.Scopes(p.Repo)
 	}
 	model := openai.New(modelCfg)
-	w := &workflows{repo: p.Repo, store: p.Store, search: search, project: p}
+	w := &workflows{repo: p.Repo, store: p.Store, search: search, project: p, model: model}
 	if err := f.wire(model, stderrWarn(io, "run"))(ctx, p, &cfg); err != nil {
 		w.close()
 		return nil, err
