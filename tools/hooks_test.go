@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -45,5 +46,35 @@ func TestHookExit2BlocksOnlyPreHooks(t *testing.T) {
 				t.Errorf("warnings = %q, want %q", out.Warnings, tt.warnings)
 			}
 		})
+	}
+}
+
+// Every hook that ran is reported for the human log with the spec's line
+// ("🔍 Hook python-lint: ⚠️"), 001-78.
+func TestHookRunsReported(t *testing.T) {
+	h, err := NewHooks(t.TempDir(), []Hook{
+		{Name: "guard", Event: EventPreToolUse, Matcher: "^shell$", Command: "echo no >&2; exit 2"},
+		{Name: "fmt", Event: EventPostToolUse, Command: "echo formatted"},
+		{Name: "python-lint", Event: EventPostToolUse, Command: "echo 'main.py:15:5: F841'; exit 1"},
+		{Name: "notify", Event: EventSessionEnd, Command: "exit 2"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	var failed []bool
+	ctx := WithHookContext(context.Background(), HookContext{Report: func(r HookRun) {
+		lines = append(lines, r.Line())
+		failed = append(failed, r.Failed())
+	}})
+	h.Fire(ctx, EventPreToolUse, "shell", "", nil)
+	h.Fire(ctx, EventPostToolUse, "edit_file", "main.py", nil)
+	h.Fire(ctx, EventSessionEnd, "", "", nil)
+	want := []string{"🔍 Hook guard: ⛔ blocked shell", "🔍 Hook fmt: ✅", "🔍 Hook python-lint: ⚠️ exit 1", "🔍 Hook notify: ⚠️ exit 2"}
+	if strings.Join(lines, "|") != strings.Join(want, "|") {
+		t.Errorf("lines = %q, want %q", lines, want)
+	}
+	if strings.Trim(strings.Replace(strings.Trim(fmt.Sprint(failed), "[]"), " ", ",", -1), ",") != "false,false,true,true" {
+		t.Errorf("failed = %v, want [false false true true]", failed)
 	}
 }

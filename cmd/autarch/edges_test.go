@@ -353,3 +353,13 @@ func TestDoctorChecksTheModel(t *testing.T) {
 		})
 	}
 }
+
+// A hook's line reaches the run's log (001-78).
+func TestRunLogShowsHooks(t *testing.T) {
+	var errb bytes.Buffer
+	printEvent(stdio{err: &errb}, workflow.Event{Kind: "hook", Tool: "edit_file", Text: "🔍 Hook python-lint: ⚠️ exit 1", Failed: true})
+	printEvent(stdio{err: &errb}, workflow.Event{Kind: "hook", PulseID: "pulse-2", Tool: "edit_file", Text: "🔍 Hook fmt: ✅"})
+	if got, want := errb.String(), "    🔍 Hook python-lint: ⚠️ exit 1\n[pulse-2]     🔍 Hook fmt: ✅\n"; got != want {
+		t.Errorf("log = %q, want %q", got, want)
+	}
+}

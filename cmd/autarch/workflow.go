@@ -159,6 +159,8 @@ func printEvent(io stdio, ev workflow.Event) {
 		if ev.Failed {
 			fmt.Fprintf(io.err, "    ✗ %s failed: %s\n", ev.Tool, ev.Text)
 		}
+	case "hook":
+		fmt.Fprintf(io.err, "    %s\n", ev.Text)
 	case "retry":
 		fmt.Fprintf(io.err, "  ↻ %s\n", ev.Text)
 	case "message":
