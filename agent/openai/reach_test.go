@@ -3,7 +3,6 @@ package openai
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,18 +12,6 @@ import (
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/scripted"
 )
-
-// closedURL is the base URL of a port where nothing listens.
-func closedURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr + "/v1"
-}
 
 // Errors that retrying cannot fix end the call at once, naming the
 // endpoint and what to set (issue 31.8); a server that answered before
@@ -37,7 +24,7 @@ func TestUnfixableErrorsFailFast(t *testing.T) {
 		http.Error(w, `{"error":{"message":"Incorrect API key provided"}}`, http.StatusUnauthorized)
 	}))
 	defer unauthorized.Close()
-	refused := closedURL(t)
+	refused := scripted.ClosedURL(t)
 	for _, tc := range []struct {
 		name string
 		cfg  Config
@@ -102,7 +89,7 @@ func TestCheck(t *testing.T) {
 	defer unauthorized.Close()
 	noList := httptest.NewServer(http.NotFoundHandler())
 	defer noList.Close()
-	refused := closedURL(t)
+	refused := scripted.ClosedURL(t)
 	ctx := context.Background()
 
 	c := New(Config{BaseURL: ok.URL + "/v1", APIKey: "k"}).Check(ctx, 5*time.Second)

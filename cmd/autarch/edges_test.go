@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -268,18 +267,6 @@ func TestStopEndsARunWaitingAtItsPrompt(t *testing.T) {
 	}
 }
 
-// closedURL is the base URL of a port where nothing listens.
-func closedURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr + "/v1"
-}
-
 // A model endpoint that cannot work fails the run at once, says which
 // endpoint and what to set, and leaves no workflow behind (issue 31.8).
 func TestRunWithAModelThatCannotWork(t *testing.T) {
@@ -296,7 +283,7 @@ func TestRunWithAModelThatCannotWork(t *testing.T) {
 		http.Error(w, `{"error":{"message":"model 'm' not found"}}`, http.StatusNotFound)
 	}))
 	defer noSuchModel.Close()
-	refused := closedURL(t)
+	refused := scripted.ClosedURL(t)
 	for _, tc := range []struct {
 		name, url string
 		want      []string
@@ -331,7 +318,7 @@ func TestRunWithAModelThatCannotWork(t *testing.T) {
 // configured model listed (issue 31.8).
 func TestDoctorChecksTheModel(t *testing.T) {
 	url, _ := scripted.Start(t, &scripted.Script{})
-	refused := closedURL(t)
+	refused := scripted.ClosedURL(t)
 	for _, tc := range []struct {
 		name   string
 		args   []string
