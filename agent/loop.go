@@ -313,6 +313,9 @@ func (a *Agent) hookContext(ctx context.Context) context.Context {
 	if hc.Session == "" {
 		hc.Session = a.cfg.SessionID
 	}
+	if hc.Report == nil {
+		hc.Report = func(r tools.HookRun) { a.emit(Event{Kind: "hook", Tool: r.Tool, Text: r.Line(), Failed: r.Failed()}) }
+	}
 	return tools.WithHookContext(ctx, hc)
 }
 
