@@ -152,3 +152,48 @@ func TestJobGenius(t *testing.T) {
 		t.Errorf("the job is not said to run in genius mode:\n%s", got)
 	}
 }
+
+// TestWorkflowUsage: a model call's typed usage reaches the client as a
+// usage update (the call's tokens out of the window) and the turn's usage.
+func TestWorkflowUsage(t *testing.T) {
+	url := startScript(t, "testdata/usage.txt")
+	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}))
+	p := serve(t, a)
+	id := newSession(t, p, gitRepo(t), ModeWorkflow)
+	r, updates := p.exchange(4, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":`+quote(id)+`,"prompt":[{"type":"text","text":"Add a Sub function"}]}}`)
+	if r.Error != nil {
+		t.Fatalf("session/prompt: %+v", r.Error)
+	}
+	var used []int
+	for _, raw := range updates {
+		var n struct {
+			Update struct {
+				SessionUpdate string `json:"sessionUpdate"`
+				Used          int    `json:"used"`
+				Size          int    `json:"size"`
+			} `json:"update"`
+		}
+		if err := json.Unmarshal(raw, &n); err != nil {
+			t.Fatal(err)
+		}
+		if n.Update.SessionUpdate == "usage_update" {
+			used = append(used, n.Update.Used)
+		}
+	}
+	if len(used) != 1 || used[0] != 129 {
+		t.Errorf("usage updates used %v, want one of 129 tokens", used)
+	}
+	var res struct {
+		Usage struct {
+			InputTokens  int `json:"inputTokens"`
+			OutputTokens int `json:"outputTokens"`
+			TotalTokens  int `json:"totalTokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal(r.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Usage.InputTokens != 120 || res.Usage.OutputTokens != 9 || res.Usage.TotalTokens != 129 {
+		t.Errorf("turn usage %+v, want 120 in, 9 out, 129 in all: %s", res.Usage, r.Result)
+	}
+}

@@ -589,29 +589,16 @@ func verdictFromText(text string) editor.Verdict {
 	return editor.Verdict{Decision: editor.DecisionReject, Feedback: strings.TrimSpace(text)}
 }
 
-// callUsage is one model call's tokens and cost.
-type callUsage struct {
-	in, out int
-	cost    float64
-}
-
-// parseUsage reads a usage event's "N prompt + M completion tokens, $C".
-func parseUsage(text string) (callUsage, bool) {
-	var u callUsage
-	n, _ := fmt.Sscanf(text, "%d prompt + %d completion tokens, $%f", &u.in, &u.out, &u.cost)
-	return u, n >= 2
-}
-
 // defaultWindow is the context window of a model whose settings name none.
 const defaultWindow = 128000
 
 // usageUpdate reports the context a call used out of the window (0: the
 // default) and the session's cost so far.
-func usageUpdate(u callUsage, window int, cost float64) sdk.SessionUpdate {
+func usageUpdate(u editor.UsageView, window int, cost float64) sdk.SessionUpdate {
 	if window <= 0 {
 		window = defaultWindow
 	}
-	return sdk.SessionUpdate{UsageUpdate: &sdk.SessionUsageUpdate{Used: u.in + u.out, Size: window, Cost: &sdk.Cost{Amount: cost, Currency: "USD"}}}
+	return sdk.SessionUpdate{UsageUpdate: &sdk.SessionUsageUpdate{Used: u.PromptTokens + u.CompletionTokens, Size: window, Cost: &sdk.Cost{Amount: cost, Currency: "USD"}}}
 }
 
 // promptText is the prompt's text: text blocks, and embedded resources

@@ -21,7 +21,7 @@ func newDeleteFile() Tool {
 
 func runDeleteFile(ctx context.Context, s *Session, p deleteFileParams) (Result, error) {
 	if !s.cfg.AllowDelete {
-		return opError("Error: deletion disabled. (allow_delete=False in the workspace configuration)"), nil
+		return refusal("Error: deletion disabled. (allow_delete=False in the workspace configuration)"), nil
 	}
 	rel, res, ok := s.resolve(p.Path)
 	if !ok {

@@ -51,4 +51,8 @@ type Result struct {
 	// (an error result, a non-zero shell exit, a failed edit). Completion
 	// validation counts these.
 	Failed bool `json:"failed"`
+	// Refused marks a failed result of a call that was not run because
+	// something said no: a guardrail, a blocking hook, the confirmation
+	// policy or the person, the secret gate, the workspace's allow_delete.
+	Refused bool `json:"refused,omitempty"`
 }
