@@ -157,7 +157,7 @@ func TestJobGenius(t *testing.T) {
 // usage update (the call's tokens out of the window) and the turn's usage.
 func TestWorkflowUsage(t *testing.T) {
 	url := startScript(t, "testdata/usage.txt")
-	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}))
+	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
 	p := serve(t, a)
 	id := newSession(t, p, gitRepo(t), ModeWorkflow)
 	r, updates := p.exchange(4, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":`+quote(id)+`,"prompt":[{"type":"text","text":"Add a Sub function"}]}}`)
