@@ -536,7 +536,11 @@ func answersFor(p editor.PendingView, text string) ([]editor.Answer, error) {
 	}
 	out := make([]editor.Answer, len(qs))
 	for i, q := range qs {
-		out[i] = editor.Answer{Values: values(q, lines[i])}
+		a, err := editor.ParseAnswer(q, lines[i])
+		if err != nil {
+			return nil, invalidParams("%v", err)
+		}
+		out[i] = a
 	}
 	return out, nil
 }
@@ -553,37 +557,11 @@ func stripNumber(l string) string {
 	return l
 }
 
-// values reads one answer: a choice by number or text; several for
-// multi-select and ranked questions (comma-separated).
-func values(q editor.Question, answer string) []string {
-	parts := []string{answer}
-	if q.Type == editor.MultiSelect || q.Type == editor.Ranked {
-		parts = nil
-		for _, p := range strings.Split(answer, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				parts = append(parts, p)
-			}
-		}
-	}
-	for i, p := range parts {
-		if n, err := strconv.Atoi(p); err == nil && n >= 1 && n <= len(q.Options) {
-			parts[i] = q.Options[n-1]
-			continue
-		}
-		for _, o := range q.Options {
-			if strings.EqualFold(o, p) {
-				parts[i] = o
-			}
-		}
-	}
-	return parts
-}
-
-// verdictFromText reads a prompt as a decision on a card: approval words
-// approve, anything else requests changes with the text as feedback.
+// verdictFromText reads a prompt as a decision on a card: an approval
+// (editor.ParseDecision's words) approves, anything else requests changes
+// with the text as feedback.
 func verdictFromText(text string) editor.Verdict {
-	switch strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!")) {
-	case "approve", "approved", "yes", "y", "ok", "lgtm", "go", "go ahead":
+	if d, ok := editor.ParseDecision(text, editor.Approval{}); ok && d == editor.DecisionApprove {
 		return editor.Verdict{Decision: editor.DecisionApprove}
 	}
 	return editor.Verdict{Decision: editor.DecisionReject, Feedback: strings.TrimSpace(text)}

@@ -391,3 +391,17 @@ func TestSubagentCallsApart(t *testing.T) {
 		t.Error("the agent's own calls (and calls without an id) keep their id")
 	}
 }
+
+// A prompt's answer is read as the terminal reads it (editor.ParseAnswer):
+// a choice that is no option is refused with the options, not passed on.
+func TestAnswersForRefusesNoOption(t *testing.T) {
+	qs := []editor.Question{{Type: editor.SingleSelect, Prompt: "Which store?", Options: []string{"SQLite", "Postgres"}}}
+	_, err := answersFor(pending("questions", qs), "MySQL")
+	if err == nil || !strings.Contains(err.Error(), "1) SQLite, 2) Postgres") {
+		t.Errorf("answer MySQL: %v, want a refusal naming the options", err)
+	}
+	got, err := answersFor(pending("questions", []editor.Question{{Type: editor.Ranked, Prompt: "Rank", Options: []string{"a", "b"}}}), "2 1")
+	if err != nil || strings.Join(got[0].Values, ",") != "b,a" {
+		t.Errorf("ranked by numbers and spaces: %+v %v", got, err)
+	}
+}

@@ -3,6 +3,7 @@ package editor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,26 @@ func TestTerminalApprove(t *testing.T) {
 				t.Errorf("prompt %q lacks %q", out.String(), tt.prompt)
 			}
 		})
+	}
+}
+
+// The terminal reads answers as ACP does (ParseAnswer): choices by name
+// too, and a line with a choice that is no option is no answer.
+func TestTerminalAsk(t *testing.T) {
+	qs := []Question{
+		{Type: SingleSelect, Prompt: "Which store?", Options: []string{"SQLite", "Postgres"}},
+		{Type: MultiSelect, Prompt: "Which checks?", Options: []string{"vet", "lint", "test"}},
+		{Type: MultiSelect, Prompt: "Which again?", Options: []string{"vet", "lint", "test"}},
+		{Type: FreeText, Prompt: "Anything else?"},
+	}
+	var out strings.Builder
+	term := &Terminal{In: strings.NewReader("postgres\nlint, 3\n1 9\nno\n"), Out: &out, Interactive: true}
+	got, err := term.Ask(context.Background(), qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Answer{{Values: []string{"Postgres"}}, {Values: []string{"lint", "test"}}, {Dismissed: true}, {Values: []string{"no"}}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("answers %+v, want %+v", got, want)
 	}
 }
