@@ -16,7 +16,7 @@ type deleteFileParams struct {
 }
 
 func newDeleteFile() Tool {
-	return newTool("delete_file", deleteFileDesc, Write, runDeleteFile)
+	return newTool("delete_file", deleteFileDesc, Write, runDeleteFile).declare(EffectDelete, CategoryMutating)
 }
 
 func runDeleteFile(ctx context.Context, s *Session, p deleteFileParams) (Result, error) {

@@ -65,7 +65,7 @@ func newShell(role string) Tool {
 	case "pulsing":
 		desc += pulsingShellNote
 	}
-	t := newTool("shell", desc, Write, runShell)
+	t := newTool("shell", desc, Write, runShell).declare(EffectExecute, CategoryMutating)
 	t.sensitive = func(p shellParams) bool { return classify(p.Command) != classSafe }
 	return t
 }
