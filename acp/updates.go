@@ -20,76 +20,63 @@ import (
 // This file maps the domain's events, approvals and questions to ACP
 // shapes: pure functions, table-tested.
 
-// toolKinds is the ACP kind of each tool (anything else is "other").
-var toolKinds = map[string]sdk.ToolKind{
-	"read_file": sdk.ToolKindRead, "list_directory": sdk.ToolKindRead, "list_files": sdk.ToolKindRead, "read_lints": sdk.ToolKindRead,
-	"get_repo_state": sdk.ToolKindRead, "get_diff": sdk.ToolKindRead, "get_scope_card": sdk.ToolKindRead,
-	"grep": sdk.ToolKindSearch, "glob_search": sdk.ToolKindSearch, "find_files": sdk.ToolKindSearch, "search_code": sdk.ToolKindSearch,
-	"semantic_search": sdk.ToolKindSearch,
-	"web_search":      sdk.ToolKindFetch, "web_code_search": sdk.ToolKindFetch,
-	"edit_file": sdk.ToolKindEdit, "multi_edit": sdk.ToolKindEdit, "write_file": sdk.ToolKindEdit, "apply_patch": sdk.ToolKindEdit,
-	"delete_file": sdk.ToolKindDelete,
-	"shell":       sdk.ToolKindExecute, "run_tests": sdk.ToolKindExecute, "run_lint": sdk.ToolKindExecute, "record_baseline": sdk.ToolKindExecute,
-	"commit_changes": sdk.ToolKindExecute, "create_branch": sdk.ToolKindExecute,
-	"take_note": sdk.ToolKindThink, "record_analysis": sdk.ToolKindThink, "create_plan": sdk.ToolKindThink, "dispatch_subagent": sdk.ToolKindThink,
-}
-
-// toolKind is the ACP kind of a tool.
-func toolKind(tool string) sdk.ToolKind {
-	if k, ok := toolKinds[tool]; ok {
-		return k
+// toolKind is the ACP kind of a tool's calls, from its traits: a
+// structured output tool (and an unknown tool, nil) is "other", a META
+// tool "think", any other its effect's kind.
+func toolKind(t tools.Tool) sdk.ToolKind {
+	if t == nil || t.Kind() == tools.Terminal {
+		return sdk.ToolKindOther
+	}
+	tr := t.Traits()
+	if tr.Category == tools.CategoryMeta {
+		return sdk.ToolKindThink
+	}
+	switch tr.Effect {
+	case tools.EffectRead:
+		return sdk.ToolKindRead
+	case tools.EffectSearch:
+		return sdk.ToolKindSearch
+	case tools.EffectEdit:
+		return sdk.ToolKindEdit
+	case tools.EffectDelete:
+		return sdk.ToolKindDelete
+	case tools.EffectExecute:
+		return sdk.ToolKindExecute
+	case tools.EffectNetwork:
+		return sdk.ToolKindFetch
+	case tools.EffectNone:
+		return sdk.ToolKindThink
 	}
 	return sdk.ToolKindOther
 }
 
-// callArgs are the arguments the mapping reads (edit_file, write_file,
-// multi_edit and the tools that name a file).
-type callArgs struct {
-	Path      string `json:"path"`
-	FilePath  string `json:"file_path"`
-	Line      int    `json:"start_line"`
-	OldString string `json:"oldString"`
-	NewString string `json:"newString"`
-	Content   string `json:"content"`
-	Edits     []struct {
-		OldString string `json:"oldString"`
-		NewString string `json:"newString"`
-	} `json:"edits"`
-}
-
-// locationsAndDiffs are the files a call touches (absolute, under root)
-// and, for edits, the diffs.
-func locationsAndDiffs(tool string, raw []byte, root string) ([]sdk.ToolCallLocation, []sdk.ToolCallContent) {
-	var a callArgs
-	if len(raw) == 0 || json.Unmarshal(raw, &a) != nil {
+// locationsAndDiffs are the files a call of t touches (absolute, under
+// root) and, for edits, the diffs: what the tool reads of its arguments.
+func locationsAndDiffs(t tools.Tool, raw []byte, root string) ([]sdk.ToolCallLocation, []sdk.ToolCallContent) {
+	if t == nil {
 		return nil, nil
 	}
-	p := a.Path
-	if p == "" {
-		p = a.FilePath
-	}
-	if p == "" {
-		return nil, nil
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(root, filepath.FromSlash(p))
-	}
-	loc := sdk.ToolCallLocation{Path: p}
-	if a.Line > 0 {
-		loc.Line = sdk.Ptr(a.Line)
-	}
+	var locs []sdk.ToolCallLocation
 	var diffs []sdk.ToolCallContent
-	switch tool {
-	case "edit_file":
-		diffs = append(diffs, sdk.ToolDiffContent(p, a.NewString, a.OldString))
-	case "write_file":
-		diffs = append(diffs, sdk.ToolDiffContent(p, a.Content))
-	case "multi_edit":
-		for _, e := range a.Edits {
-			diffs = append(diffs, sdk.ToolDiffContent(p, e.NewString, e.OldString))
+	for _, touch := range t.Touches(raw) {
+		p := touch.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, filepath.FromSlash(p))
+		}
+		loc := sdk.ToolCallLocation{Path: p}
+		if touch.Line > 0 {
+			loc.Line = sdk.Ptr(touch.Line)
+		}
+		locs = append(locs, loc)
+		for _, c := range touch.Changes {
+			if c.Old == "" {
+				diffs = append(diffs, sdk.ToolDiffContent(p, c.New))
+			} else {
+				diffs = append(diffs, sdk.ToolDiffContent(p, c.New, c.Old))
+			}
 		}
 	}
-	return []sdk.ToolCallLocation{loc}, diffs
+	return locs, diffs
 }
 
 // callTracker pairs tool results with their calls and names the calls
@@ -99,6 +86,8 @@ type callTracker struct {
 	n     int
 	open  map[string][]sdk.ToolCallId // by tool, oldest first
 	order []sdk.ToolCallId            // every open call, oldest first
+	// catalog has the tools whose calls are shown (nil: none known).
+	catalog *tools.Registry
 	// egress filters the arguments, reasons and results a client is
 	// shown (records stored before the store filtered them, too): made
 	// over the session's folder on its first call.
@@ -120,7 +109,20 @@ func (c *callTracker) filter(root string) *tools.Egress {
 	return c.egress
 }
 
-func newCallTracker() *callTracker { return &callTracker{open: map[string][]sdk.ToolCallId{}} }
+// newCallTracker tracks the calls of catalog's tools (nil: shown as other,
+// with no files).
+func newCallTracker(catalog *tools.Registry) *callTracker {
+	return &callTracker{open: map[string][]sdk.ToolCallId{}, catalog: catalog}
+}
+
+// tool is the named tool of the catalog (nil when unknown).
+func (c *callTracker) tool(name string) tools.Tool {
+	if c.catalog == nil {
+		return nil
+	}
+	t, _ := c.catalog.Get(name)
+	return t
+}
 
 // next makes a call id that no model call has.
 func (c *callTracker) next(prefix string) sdk.ToolCallId {
@@ -267,8 +269,9 @@ func (c *callTracker) toolCall(tool, callID, reason string, raw []byte, root str
 	if title == "" {
 		title = tool
 	}
-	opts := []sdk.ToolCallStartOpt{sdk.WithStartKind(toolKind(tool)), sdk.WithStartStatus(sdk.ToolCallStatusInProgress)}
-	locs, diffs := locationsAndDiffs(tool, raw, root)
+	t := c.tool(tool)
+	opts := []sdk.ToolCallStartOpt{sdk.WithStartKind(toolKind(t)), sdk.WithStartStatus(sdk.ToolCallStatusInProgress)}
+	locs, diffs := locationsAndDiffs(t, raw, root)
 	if len(locs) > 0 {
 		opts = append(opts, sdk.WithStartLocations(locs))
 	}

@@ -25,7 +25,7 @@ func TestToolKind(t *testing.T) {
 		"take_note": sdk.ToolKindThink, "dispatch_subagent": sdk.ToolKindThink,
 		"submit_scope": sdk.ToolKindOther, "mcp_github_create_issue": sdk.ToolKindOther, "": sdk.ToolKindOther,
 	} {
-		if got := toolKind(tool); got != want {
+		if got := toolKind(catalogTool(t, tool)); got != want {
 			t.Errorf("toolKind(%q) = %q, want %q", tool, got, want)
 		}
 	}
@@ -124,7 +124,7 @@ func TestPlanEntries(t *testing.T) {
 }
 
 func TestCallTracker(t *testing.T) {
-	c := newCallTracker()
+	c := newCallTracker(testCatalog(t))
 	ups := c.fromWorkflow(editor.WorkflowEvent{Kind: editor.EventToolCall, Tool: "edit_file", ToolCallID: "call_1", Reason: "Add Sub"}, "/repo",
 		func(string) []byte {
 			return []byte(`{"path":"main.go","oldString":"a","newString":"b","reason":"Add Sub"}`)
@@ -184,7 +184,7 @@ func TestLocationsAndDiffs(t *testing.T) {
 		{"edit_file", `not json`, nil, 0},
 		{"edit_file", ``, nil, 0},
 	} {
-		locs, diffs := locationsAndDiffs(c.tool, []byte(c.args), "/r")
+		locs, diffs := locationsAndDiffs(catalogTool(t, c.tool), []byte(c.args), "/r")
 		var paths []string
 		for _, l := range locs {
 			paths = append(paths, l.Path)
@@ -317,7 +317,7 @@ func TestMCPServers(t *testing.T) {
 }
 
 func TestStreamedMessageSentOnce(t *testing.T) {
-	s := &session{calls: newCallTracker()}
+	s := &session{calls: newCallTracker(testCatalog(t))}
 	msg := editor.WorkflowEvent{Kind: editor.EventMessage, Status: "assistant", Text: "Answer."}
 	call := editor.WorkflowEvent{Kind: editor.EventToolCall, Tool: "read_file"}
 	sub := editor.WorkflowEvent{Kind: editor.EventToolCall, Tool: "grep", ParentToolCallID: "call_9"}
@@ -368,7 +368,7 @@ func TestWithHistory(t *testing.T) {
 // call_1 must not be taken for the parent agent's call_1: keyed under its
 // dispatch call, each start and result pairs with its own ACP tool call.
 func TestSubagentCallsApart(t *testing.T) {
-	c := newCallTracker()
+	c := newCallTracker(testCatalog(t))
 	start := func(ev editor.WorkflowEvent) sdk.ToolCallId {
 		ev.ToolCallID = subagentCallKey(ev.ParentToolCallID, ev.ToolCallID)
 		ups := c.fromWorkflow(ev, t.TempDir(), nil)

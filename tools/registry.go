@@ -99,3 +99,21 @@ func (r *Registry) Schemas(allowed []string) []FunctionSchema {
 	}
 	return out
 }
+
+// Catalog is every tool of this package once, for describing calls
+// (their traits and the files they touch), never for running them: its
+// web tools have no provider.
+func Catalog() (*Registry, error) {
+	reg, err := All(Deps{})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range []Tool{newWebSearch(nil), newWebCodeSearch(nil)} {
+		if !reg.Has(t.Name()) {
+			if err := reg.Register(t); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return reg, nil
+}

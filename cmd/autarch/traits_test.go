@@ -15,6 +15,7 @@ func TestEveryToolDeclaresTraits(t *testing.T) {
 	regs := map[string]func() (*tools.Registry, error){
 		"every workflow tool": func() (*tools.Registry, error) { return registryFor("") },
 		"job":                 func() (*tools.Registry, error) { return team.Registry(nil, team.Deps{}) },
+		"catalog":             toolCatalog,
 	}
 	for _, role := range tools.Roles {
 		regs[role] = func() (*tools.Registry, error) { return registryFor(role) }

@@ -121,3 +121,39 @@ func printTools(w io.Writer, reg *tools.Registry) {
 		fmt.Fprintf(w, "Parameters:\n%s\n", b)
 	}
 }
+
+// toolCatalog is every built-in tool once, by name: the workflow's (with
+// the web tools, their structured output and review tools, and
+// dispatch_subagent), then the job's that have names of their own.
+// Transports describe calls from it (their kind, the files they touch).
+func toolCatalog() (*tools.Registry, error) {
+	reg, err := tools.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range tools.Roles {
+		for _, t := range append(terminal.ForRole(r), roleExtras(r)...) {
+			if !reg.Has(t.Name()) {
+				if err := reg.Register(t); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	pulsing, err := agent.Registry("pulsing", tools.Deps{})
+	if err != nil {
+		return nil, err
+	}
+	job, err := team.Tools(nil, team.Deps{})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range append(pulsing.List(), job...) {
+		if !reg.Has(t.Name()) {
+			if err := reg.Register(t); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return reg, nil
+}
