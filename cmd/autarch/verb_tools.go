@@ -112,6 +112,9 @@ func printTools(w io.Writer, reg *tools.Registry) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "## %s\n\n%s\n", t.Name(), t.Description())
+		if tr := t.Traits(); tr.Valid() {
+			fmt.Fprintf(w, "Category: %s (%s); effect: %s\n", tr.Category, tr.Category.Risk(), tr.Effect)
+		}
 		if c, ok := tools.CostOf(t); ok && !strings.Contains(t.Description(), c.String()) {
 			fmt.Fprintf(w, "%s\n", c)
 		}
