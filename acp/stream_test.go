@@ -15,14 +15,7 @@ import (
 // question asked in prose, which the engine sends back to the agent, is
 // marked as not for the user.
 func TestWorkflowTextStreams(t *testing.T) {
-	url := startScript(t, "testdata/stream.txt")
-	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
-	p := serve(t, a)
-	id := newSession(t, p, gitRepo(t), ModeWorkflow)
-	r, updates := p.exchange(4, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":`+quote(id)+`,"prompt":[{"type":"text","text":"Add a Sub function"}]}}`)
-	if r.Error != nil {
-		t.Fatalf("session/prompt: %+v", r.Error)
-	}
+	_, updates := promptWorkflow(t, "testdata/stream.txt", "Add a Sub function")
 	const message = "I will put Sub in main.go, next to main, and it will subtract its second argument from its first.\n\nThat keeps the change small."
 	got, pieces := messageChunks(t, updates, message)
 	if pieces < 5 {
@@ -38,6 +31,22 @@ func TestWorkflowTextStreams(t *testing.T) {
 	if !strings.HasSuffix(got, message+"\n\n\n\nReply to the agent's message above in your next message.") {
 		t.Errorf("the turn does not end with what the workflow waits for:\n%s", got)
 	}
+}
+
+// promptWorkflow opens a workflow session over a new repository, its
+// model streaming the script at path, and sends prompt: the reply and the
+// updates before it.
+func promptWorkflow(t *testing.T, path, prompt string) (rpcReply, []json.RawMessage) {
+	t.Helper()
+	url := startScript(t, path)
+	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
+	p := serve(t, a)
+	id := newSession(t, p, gitRepo(t), ModeWorkflow)
+	r, updates := p.exchange(4, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":`+quote(id)+`,"prompt":[{"type":"text","text":`+quote(prompt)+`}]}}`)
+	if r.Error != nil {
+		t.Fatalf("session/prompt: %+v", r.Error)
+	}
+	return r, updates
 }
 
 // startScript serves the scripted model's script at path.
@@ -156,14 +165,7 @@ func TestJobGenius(t *testing.T) {
 // TestWorkflowUsage: a model call's typed usage reaches the client as a
 // usage update (the call's tokens out of the window) and the turn's usage.
 func TestWorkflowUsage(t *testing.T) {
-	url := startScript(t, "testdata/usage.txt")
-	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
-	p := serve(t, a)
-	id := newSession(t, p, gitRepo(t), ModeWorkflow)
-	r, updates := p.exchange(4, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":`+quote(id)+`,"prompt":[{"type":"text","text":"Add a Sub function"}]}}`)
-	if r.Error != nil {
-		t.Fatalf("session/prompt: %+v", r.Error)
-	}
+	r, updates := promptWorkflow(t, "testdata/usage.txt", "Add a Sub function")
 	var used []int
 	for _, raw := range updates {
 		var n struct {

@@ -31,21 +31,13 @@ func toolKind(t tools.Tool) sdk.ToolKind {
 	if tr.Category == tools.CategoryMeta {
 		return sdk.ToolKindThink
 	}
-	switch tr.Effect {
-	case tools.EffectRead:
-		return sdk.ToolKindRead
-	case tools.EffectSearch:
-		return sdk.ToolKindSearch
-	case tools.EffectEdit:
-		return sdk.ToolKindEdit
-	case tools.EffectDelete:
-		return sdk.ToolKindDelete
-	case tools.EffectExecute:
-		return sdk.ToolKindExecute
-	case tools.EffectNetwork:
-		return sdk.ToolKindFetch
-	case tools.EffectNone:
-		return sdk.ToolKindThink
+	kinds := map[tools.Effect]sdk.ToolKind{
+		tools.EffectRead: sdk.ToolKindRead, tools.EffectSearch: sdk.ToolKindSearch, tools.EffectEdit: sdk.ToolKindEdit,
+		tools.EffectDelete: sdk.ToolKindDelete, tools.EffectExecute: sdk.ToolKindExecute, tools.EffectNetwork: sdk.ToolKindFetch,
+		tools.EffectNone: sdk.ToolKindThink,
+	}
+	if k, ok := kinds[tr.Effect]; ok {
+		return k
 	}
 	return sdk.ToolKindOther
 }
