@@ -11,6 +11,7 @@ import (
 	"github.com/autarch-dev/autarch/tools/terminal"
 )
 
+// catalogOnce is every built-in tool, as cmd/autarch's catalog has them.
 var catalogOnce = sync.OnceValues(func() (*tools.Registry, error) {
 	reg, err := tools.Catalog()
 	if err != nil {
@@ -24,17 +25,11 @@ var catalogOnce = sync.OnceValues(func() (*tools.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts := append(pulsing.List(), review.Unbound()...)
+	reg.AddMissing(append(pulsing.List(), review.Unbound()...)...)
 	for _, r := range tools.Roles {
-		ts = append(ts, terminal.ForRole(r)...)
+		reg.AddMissing(terminal.ForRole(r)...)
 	}
-	for _, t := range append(ts, job...) {
-		if !reg.Has(t.Name()) {
-			if err := reg.Register(t); err != nil {
-				return nil, err
-			}
-		}
-	}
+	reg.AddMissing(job...)
 	return reg, nil
 })
 

@@ -31,6 +31,16 @@ func (r *Registry) Register(t Tool) error {
 	return nil
 }
 
+// AddMissing registers the tools whose names are not taken yet (a tool of
+// a taken name is left out).
+func (r *Registry) AddMissing(ts ...Tool) {
+	for _, t := range ts {
+		if !r.Has(t.Name()) {
+			r.tools[t.Name()] = t
+		}
+	}
+}
+
 // Get finds a tool by name.
 func (r *Registry) Get(name string) (Tool, bool) {
 	t, ok := r.tools[name]
@@ -108,12 +118,6 @@ func Catalog() (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range []Tool{newWebSearch(nil), newWebCodeSearch(nil)} {
-		if !reg.Has(t.Name()) {
-			if err := reg.Register(t); err != nil {
-				return nil, err
-			}
-		}
-	}
+	reg.AddMissing(newWebSearch(nil), newWebCodeSearch(nil))
 	return reg, nil
 }

@@ -84,16 +84,15 @@ func registryFor(role string) (*tools.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range tools.Roles {
-		for _, t := range append(terminal.ForRole(r), roleExtras(r)...) {
-			if !reg.Has(t.Name()) {
-				if err := reg.Register(t); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
+	addRoleTools(reg)
 	return reg, nil
+}
+
+// addRoleTools adds every role's structured output tools and stage tools.
+func addRoleTools(reg *tools.Registry) {
+	for _, r := range tools.Roles {
+		reg.AddMissing(append(terminal.ForRole(r), roleExtras(r)...)...)
+	}
 }
 
 // roleExtras are the tools a role gets from its workflow stage rather than
@@ -134,15 +133,7 @@ func toolCatalog() (*tools.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range tools.Roles {
-		for _, t := range append(terminal.ForRole(r), roleExtras(r)...) {
-			if !reg.Has(t.Name()) {
-				if err := reg.Register(t); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
+	addRoleTools(reg)
 	pulsing, err := agent.Registry("pulsing", tools.Deps{})
 	if err != nil {
 		return nil, err
@@ -151,12 +142,6 @@ func toolCatalog() (*tools.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range append(pulsing.List(), job...) {
-		if !reg.Has(t.Name()) {
-			if err := reg.Register(t); err != nil {
-				return nil, err
-			}
-		}
-	}
+	reg.AddMissing(append(pulsing.List(), job...)...)
 	return reg, nil
 }
