@@ -27,14 +27,53 @@ type Event struct {
 	// CallID is the model's id of the tool call a tool_call or
 	// tool_result event is about: it pairs a result with its call.
 	CallID string `json:"callId,omitempty"`
-	// Parent is the id of the dispatch_subagent call whose sub-agent did
-	// this ("" for the agent's own activity); Subagent is its type.
+	// Parent is the call id of the dispatch_subagent call whose sub-agent
+	// did this ("" for the agent's own activity); Subagent is its type.
 	Parent   string `json:"parent,omitempty"`
 	Subagent string `json:"subagent,omitempty"`
 	// Args are a tool_call's arguments as the model gave them, for the
 	// workflow's record of a sub-agent's calls (research provenance);
 	// not part of the event stream's JSON.
 	Args json.RawMessage `json:"-"`
+	// Outcome is how a tool_result's call ended: ok, failed, or refused
+	// (nothing ran: a guardrail, hook, policy or the person said no).
+	// Failed stays set for failed and refused calls.
+	Outcome CallOutcome `json:"outcome,omitempty"`
+	// Usage is a usage event's model call: its tokens and cost.
+	Usage *CallUsage `json:"usage,omitempty"`
+}
+
+// CallOutcome says how a tool call ended.
+type CallOutcome string
+
+// Tool call outcomes.
+const (
+	// CallOK: the tool ran and succeeded.
+	CallOK CallOutcome = "ok"
+	// CallFailed: the tool ran, or could not, and reports a failure the
+	// model must resolve.
+	CallFailed CallOutcome = "failed"
+	// CallRefused: the call was not run because something said no (a
+	// guardrail, a hook, the confirmation policy, the person, the secret
+	// gate, the workspace's allow_delete).
+	CallRefused CallOutcome = "refused"
+)
+
+// OutcomeOf is how a tool result's call ended.
+func OutcomeOf(r tools.Result) CallOutcome {
+	switch {
+	case r.Refused:
+		return CallRefused
+	case r.Failed:
+		return CallFailed
+	}
+	return CallOK
+}
+
+// CallUsage is one model call's tokens and what they cost, in dollars.
+type CallUsage struct {
+	Usage
+	Cost float64 `json:"cost"`
 }
 
 // Config configures an Agent.
@@ -376,7 +415,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, after string, ac
 	if msg := a.terminalViolation(calls, after); msg != "" {
 		for i := range calls {
 			answer(i, toolError(msg))
-			a.emit(Event{Kind: "tool_result", Tool: calls[i].Name, Failed: true, Text: msg, CallID: calls[i].ID})
+			a.emit(Event{Kind: "tool_result", Tool: calls[i].Name, Failed: true, Outcome: CallFailed, Text: msg, CallID: calls[i].ID})
 		}
 		return results, nil, nil
 	}
@@ -445,7 +484,7 @@ func (a *Agent) call(ctx context.Context, c ToolCall) (tools.Result, error) {
 	if res.Failed {
 		a.warn(a.cfg.Engine.Hooks().Fire(ctx, tools.EventError, c.Name, "", map[string]any{"role": a.spec.Name, "tool": c.Name, "error": clip(res.Output, 2000)}))
 	}
-	a.emit(Event{Kind: "tool_result", Tool: c.Name, Failed: res.Failed, Text: summarizeOutput(res.Output), CallID: c.ID})
+	a.emit(Event{Kind: "tool_result", Tool: c.Name, Failed: res.Failed, Outcome: OutcomeOf(res), Text: summarizeOutput(res.Output), CallID: c.ID})
 	return res, nil
 }
 

@@ -76,6 +76,8 @@ type JobEvent struct {
 	// ToolCallID is the model's id of the call (kinds "tool_call" and
 	// "tool_result"): a result names the call it ends.
 	ToolCallID string `json:"toolCallId,omitempty"`
+	// Usage is a "usage" event's model call.
+	Usage *UsageView `json:"usage,omitempty"`
 }
 
 // JobSummary is one job as the side panel and autarch status show it.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -125,11 +124,11 @@ func (t *Terminal) ShowMessageRequest(ctx context.Context, typ MessageType, msg 
 	if err != nil {
 		return "", nil
 	}
-	n, err := strconv.Atoi(line)
-	if err != nil || n < 1 || n > len(actions) {
+	ans, err := ParseAnswer(Question{Type: SingleSelect, Prompt: msg, Options: actions}, line)
+	if err != nil {
 		return "", nil
 	}
-	return actions[n-1], nil
+	return ans.Values[0], nil
 }
 
 func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
@@ -170,18 +169,11 @@ func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
 	if err != nil {
 		return Verdict{Decision: DecisionDismissed}, nil
 	}
-	switch strings.ToLower(line) {
-	case "y", "yes", "approve":
-		return Verdict{Decision: DecisionApprove}, nil
-	case "w", "always":
-		if a.AllowAlways {
-			return Verdict{Decision: DecisionAlwaysAllow}, nil
-		}
-	case "x", "abort":
-		if a.AllowAbort {
-			return Verdict{Decision: DecisionAbort}, nil
-		}
-	case "r", "reject", "n", "no":
+	d, ok := ParseDecision(line, a)
+	switch {
+	case !ok:
+		return Verdict{Decision: DecisionDismissed}, nil
+	case d == DecisionReject:
 		fmt.Fprint(t.Out, "feedback (optional): ")
 		fb, err := t.readLine(ctx)
 		if stopped(ctx, err) {
@@ -189,7 +181,7 @@ func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
 		}
 		return Verdict{Decision: DecisionReject, Feedback: fb}, nil
 	}
-	return Verdict{Decision: DecisionDismissed}, nil
+	return Verdict{Decision: d}, nil
 }
 
 func (t *Terminal) Ask(ctx context.Context, qs []Question) ([]Answer, error) {
@@ -225,21 +217,12 @@ func (t *Terminal) Ask(ctx context.Context, qs []Question) ([]Answer, error) {
 			answers[i] = Answer{Dismissed: true}
 			continue
 		}
-		if q.Type == FreeText {
-			answers[i] = Answer{Values: []string{line}}
-			continue
-		}
-		var vals []string
-		for _, f := range strings.Fields(strings.ReplaceAll(line, ",", " ")) {
-			if n, err := strconv.Atoi(f); err == nil && n >= 1 && n <= len(q.Options) {
-				vals = append(vals, q.Options[n-1])
-			}
-		}
-		if len(vals) == 0 || q.Type == SingleSelect && len(vals) != 1 || q.Type == Ranked && len(vals) != len(q.Options) {
+		ans, err := ParseAnswer(q, line)
+		if err != nil {
 			answers[i] = Answer{Dismissed: true}
 			continue
 		}
-		answers[i] = Answer{Values: vals}
+		answers[i] = ans
 	}
 	return answers, nil
 }

@@ -3,6 +3,7 @@ package editor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -99,4 +100,25 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
+}
+
+// The terminal reads answers as ACP does (ParseAnswer): choices by name
+// too, and a line with a choice that is no option is no answer.
+func TestTerminalAsk(t *testing.T) {
+	qs := []Question{
+		{Type: SingleSelect, Prompt: "Which store?", Options: []string{"SQLite", "Postgres"}},
+		{Type: MultiSelect, Prompt: "Which checks?", Options: []string{"vet", "lint", "test"}},
+		{Type: MultiSelect, Prompt: "Which again?", Options: []string{"vet", "lint", "test"}},
+		{Type: FreeText, Prompt: "Anything else?"},
+	}
+	var out strings.Builder
+	term := &Terminal{In: strings.NewReader("postgres\nlint, 3\n1 9\nno\n"), Out: &out, Interactive: true}
+	got, err := term.Ask(context.Background(), qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Answer{{Values: []string{"Postgres"}}, {Values: []string{"lint", "test"}}, {Dismissed: true}, {Values: []string{"no"}}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("answers %+v, want %+v", got, want)
+	}
 }

@@ -15,7 +15,7 @@ type applyPatchParams struct {
 }
 
 func newApplyPatch() Tool {
-	return newTool("apply_patch", applyPatchDesc, Write, runApplyPatch)
+	return newTool("apply_patch", applyPatchDesc, Write, runApplyPatch).declare(EffectEdit, CategoryMutating)
 }
 
 func runApplyPatch(ctx context.Context, s *Session, p applyPatchParams) (Result, error) {

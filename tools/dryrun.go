@@ -297,7 +297,7 @@ func (s *Session) dryRunRefusal(name string, args json.RawMessage) (res Result, 
 		return Result{}, true
 	}
 	if name == "delete_file" && !s.cfg.AllowDelete {
-		return opError("Error: deletion disabled. (allow_delete=False in the workspace configuration)"), false
+		return refusal("Error: deletion disabled. (allow_delete=False in the workspace configuration)"), false
 	}
 	var a dryRunArgs
 	json.Unmarshal(args, &a)

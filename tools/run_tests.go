@@ -26,7 +26,7 @@ type runTestsParams struct {
 }
 
 func newRunTests() Tool {
-	t := newTool("run_tests", runTestsDesc, Write, runRunTests)
+	t := newTool("run_tests", runTestsDesc, Write, runRunTests).declare(EffectExecute, CategoryMutating)
 	t.sensitive = func(runTestsParams) bool { return true } // runs the project's code
 	return t
 }

@@ -32,7 +32,7 @@ func newSemanticSearch(role string) Tool {
 		desc = strings.Replace(desc, "Search the codebase", "Search the worktree codebase", 1) +
 			"\nNote: You are working in an isolated git worktree. Search results are from your working copy.\n"
 	}
-	return newTool("semantic_search", desc, ReadOnly, runSemanticSearch)
+	return newTool("semantic_search", desc, ReadOnly, runSemanticSearch).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runSemanticSearch(ctx context.Context, s *Session, p semanticSearchParams) (Result, error) {

@@ -65,7 +65,7 @@ func newShell(role string) Tool {
 	case "pulsing":
 		desc += pulsingShellNote
 	}
-	t := newTool("shell", desc, Write, runShell)
+	t := newTool("shell", desc, Write, runShell).declare(EffectExecute, CategoryMutating)
 	t.sensitive = func(p shellParams) bool { return classify(p.Command) != classSafe }
 	return t
 }
@@ -76,10 +76,10 @@ func runShell(ctx context.Context, s *Session, p shellParams) (Result, error) {
 	}
 	analysis := shellcmd.Analyze(p.Command)
 	if b := analysis.Blocked; b != nil {
-		return opError("Guardrail: command blocked (" + b.Reason + ")"), nil
+		return refusal("Guardrail: command blocked (" + b.Reason + ")"), nil
 	}
 	if s.cfg.AllowedOnly && analysis.Class == shellcmd.Dangerous {
-		return opError(allowedOnlyRefusal), nil
+		return refusal(allowedOnlyRefusal), nil
 	}
 	timeout := ShellTimeoutDefault
 	if d := s.cfg.Commands.DefaultTimeout; d > 0 {

@@ -18,7 +18,7 @@ type writeFileParams struct {
 }
 
 func newWriteFile() Tool {
-	return newTool("write_file", writeFileDesc+worktreeNote, Write, runWriteFile)
+	return newTool("write_file", writeFileDesc+worktreeNote, Write, runWriteFile).declare(EffectEdit, CategoryMutating)
 }
 
 func runWriteFile(ctx context.Context, s *Session, p writeFileParams) (Result, error) {

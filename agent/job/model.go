@@ -49,7 +49,8 @@ func (m *metered) Complete(ctx context.Context, req agent.Request, onText func(s
 	m.job.CompletionTokens += int64(u.CompletionTokens)
 	m.job.Cost += cost
 	m.mu.Unlock()
-	m.r.emit(editor.JobEvent{Kind: "usage", JobID: j.ID, Text: fmt.Sprintf("%d prompt + %d completion tokens, $%.4f", u.PromptTokens, u.CompletionTokens, cost)})
+	m.r.emit(editor.JobEvent{Kind: "usage", JobID: j.ID, Text: fmt.Sprintf("%d prompt + %d completion tokens, $%.4f", u.PromptTokens, u.CompletionTokens, cost),
+		Usage: &editor.UsageView{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Cost: cost}})
 	return resp, nil
 }
 

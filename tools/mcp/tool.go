@@ -87,6 +87,18 @@ func (t *Tool) Kind() tools.Kind {
 	return tools.Write
 }
 
+// Traits: a tool the server annotates readOnlyHint reads; any other may
+// change anything (it runs on the server's side).
+func (t *Tool) Traits() tools.Traits {
+	if t.readOnly {
+		return tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}
+	}
+	return tools.Traits{Effect: tools.EffectExecute, Category: tools.CategoryMutating}
+}
+
+// Touches: a server's arguments name no files Autarch can read.
+func (t *Tool) Touches(json.RawMessage) []tools.Touch { return nil }
+
 // Sensitive: every MCP tool asks for confirmation (spec), whatever its
 // arguments.
 func (t *Tool) Sensitive(json.RawMessage) bool { return true }

@@ -32,7 +32,7 @@ type applyPatchParams struct {
 }
 
 func newApplyPatch(job Job) tools.Tool {
-	return tools.Define("apply_patch", applyPatchDesc, tools.Write, func(ctx context.Context, s *tools.Session, p applyPatchParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectEdit, Category: tools.CategoryMutating}, "apply_patch", applyPatchDesc, tools.Write, func(ctx context.Context, s *tools.Session, p applyPatchParams) (tools.Result, error) {
 		mode := Genius
 		if job != nil {
 			mode = job.Mode()

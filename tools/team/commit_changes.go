@@ -36,7 +36,7 @@ type verifier struct {
 }
 
 func newCommitChanges(job Job, lock sync.Locker, checks *checkCache, verifiers []verifier) tools.Tool {
-	t := tools.Define("commit_changes", commitChangesDesc, tools.Write, func(ctx context.Context, s *tools.Session, p commitChangesParams) (tools.Result, error) {
+	t := tools.DefineWith(tools.Traits{Effect: tools.EffectExecute, Category: tools.CategoryMutating}, "commit_changes", commitChangesDesc, tools.Write, func(ctx context.Context, s *tools.Session, p commitChangesParams) (tools.Result, error) {
 		if job == nil {
 			return noJob("commit_changes"), nil
 		}

@@ -27,7 +27,7 @@ type createBranchParams struct {
 }
 
 func newCreateBranch(job Job, lock sync.Locker) tools.Tool {
-	return tools.Define("create_branch", createBranchDesc, tools.Write, func(ctx context.Context, s *tools.Session, p createBranchParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectExecute, Category: tools.CategoryMutating}, "create_branch", createBranchDesc, tools.Write, func(ctx context.Context, s *tools.Session, p createBranchParams) (tools.Result, error) {
 		if job == nil {
 			return noJob("create_branch"), nil
 		}

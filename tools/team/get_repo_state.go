@@ -38,7 +38,7 @@ type lastCommit struct {
 }
 
 func newGetRepoState() tools.Tool {
-	return tools.Define("get_repo_state", getRepoStateDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, _ getRepoStateParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "get_repo_state", getRepoStateDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, _ getRepoStateParams) (tools.Result, error) {
 		w, err := openWorktree(ctx, s)
 		if err != nil {
 			return failure("not_a_repository", "the workspace is not a git work tree: "+err.Error(), nil), nil

@@ -67,7 +67,7 @@ export const EventReviewAnchor = "review_anchor";
 export const EventHalt = "halt";
 /** EventWaiting: the workflow waits for the user (Status is the pending kind, Text its id). */
 export const EventWaiting = "waiting";
-/** EventUsage: tokens and cost of a model call (Text). */
+/** EventUsage: tokens and cost of a model call (Usage; Text says it in words). */
 export const EventUsage = "usage";
 /** EventDryRunPlan: a dry run's plan so far (DryRun), after each recorded call and once more when the dry run ends (DryRun.Ended). */
 export const EventDryRunPlan = "dry_run_plan";
@@ -286,12 +286,19 @@ export interface WorkflowEvent {
   text?: string;
   failed?: boolean;
   dryRun?: DryRunPlanView | null;
+  usage?: UsageView | null;
 }
 
 export interface CardEvent {
   kind: string;
   status: string;
   recommendation?: string;
+}
+
+export interface UsageView {
+  promptTokens: number;
+  completionTokens: number;
+  cost: number;
 }
 
 export interface DryRunPlanView {
@@ -487,6 +494,7 @@ export interface JobEvent {
   text?: string;
   failed?: boolean;
   toolCallId?: string;
+  usage?: UsageView | null;
 }
 
 export interface JobSummary {
