@@ -177,6 +177,44 @@ var hexConstant = regexp.MustCompile(`^[-+]?0[xX][0-9a-fA-F_]+$`)
 // debug/buildinfo testdata: "Dx+EAAAAAABIqQcAAAAPhes…" for Square).
 var gitleaksEntropy = map[string]float64{"square-access-token": 4}
 
+// keywordGuards are cheap checks at a keyword's hit (end: the index of its
+// last byte) that a rule's regex needs there, for rules whose keywords are
+// too common to send each hit to the regex: vault-service-token's `s.` is
+// in every `os.` and `bytes.`. A guard must hold wherever the regex
+// matches (it only spares the regex lines it cannot match), so no verdict
+// changes (TestGuardsKeepVerdicts).
+var keywordGuards = map[string]func(data []byte, end int) bool{
+	"vault-service-token": vaultTokenNear,
+}
+
+// vaultTokenNear is the guard of `\b((?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24})))`:
+// the keyword's "s." (end at the '.') starts a word and is followed by 24
+// letters or digits (bytes ≥ 0x80 count, as (?i) folds K and ſ), or ends
+// a word-initial "hvs.".
+func vaultTokenNear(data []byte, end int) bool {
+	s := end - 1
+	if s < 0 || data[end] != '.' || data[s] != 's' {
+		return false
+	}
+	if s == 0 || !isWordByte(data[s-1]) {
+		run := 0
+		for _, c := range data[end+1:] {
+			if !(c >= 0x80 || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+				break
+			}
+			if run++; run >= 24 {
+				return true
+			}
+		}
+	}
+	return s >= 2 && data[s-2] == 'h' && data[s-1] == 'v' && (s == 2 || !isWordByte(data[s-3]))
+}
+
+// isWordByte reports an ASCII word character (regexp's \b).
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
 // rule is a compiled ruleSpec.
 type rule struct {
 	name    string
@@ -185,6 +223,9 @@ type rule struct {
 	entropy float64
 	generic bool
 	allow   []allowRule
+	// near, when set, must hold at a keyword hit for the line to meet re
+	// (keywordGuards).
+	near func(data []byte, end int) bool
 }
 
 type allowRule struct {
@@ -204,12 +245,12 @@ type ruleSet struct {
 // secretRules is the compiled rule set, built once on first use (a table
 // that is never written afterwards).
 var secretRules = sync.OnceValue(func() *ruleSet {
-	return compileRules(localRules, gitleaksRules)
+	return compileRules(localRules, gitleaksRules, keywordGuards)
 })
 
 // compileRules compiles our rules and gitleaks' (which also get gitleaks'
 // global allowlist), dropping any whose regex Go cannot compile.
-func compileRules(local, third []ruleSpec) *ruleSet {
+func compileRules(local, third []ruleSpec, guards map[string]func([]byte, int) bool) *ruleSet {
 	rs := &ruleSet{}
 	global, _ := compileAllow(gitleaksAllow)
 	var kwRules [][]uint16
@@ -220,7 +261,7 @@ func compileRules(local, third []ruleSpec) *ruleSet {
 			rs.dropped = append(rs.dropped, fmt.Sprintf("%s: %v", spec.name, err))
 			return
 		}
-		r := rule{name: spec.name, re: re, group: spec.group, entropy: spec.entropy, generic: spec.generic, allow: extra}
+		r := rule{name: spec.name, re: re, group: spec.group, entropy: spec.entropy, generic: spec.generic, allow: extra, near: guards[spec.name]}
 		for _, a := range spec.allow {
 			ar, err := compileAllow(a)
 			if err != nil {
@@ -529,7 +570,11 @@ func (a *keywordAutomaton) hits(dst []kwHit, data []byte) []kwHit {
 // name of every line of data that holds a secret, in order, until found
 // returns false.
 func scanSecrets(data []byte, found func(start, end int, name string) bool) {
-	rs := secretRules()
+	secretRules().scan(data, found)
+}
+
+// scan is scanSecrets with this rule set.
+func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) bool) {
 	a := rs.kw
 	var pending []uint16
 	lineStart, lineEnd := 0, -1
@@ -555,12 +600,22 @@ func scanSecrets(data []byte, found func(start, end int, name string) bool) {
 			lineStart, lineEnd = lineBounds(data, h.pos)
 		}
 		for _, id := range a.accept[h.state] {
+			if !rs.admits(id, data, h.pos) {
+				continue
+			}
 			if !slices.Contains(pending, id) {
 				pending = append(pending, id)
 			}
 		}
 	}
 	flush()
+}
+
+// admits reports whether a keyword hit ending at data[end] sends its line
+// to rule id's regex (the rule's guard, when it has one, holds there).
+func (rs *ruleSet) admits(id uint16, data []byte, end int) bool {
+	near := rs.rules[id].near
+	return near == nil || near(data, end)
 }
 
 // lineBounds returns the start and end (the newline or len) of the line
