@@ -180,32 +180,108 @@ var gitleaksEntropy = map[string]float64{"square-access-token": 4}
 // keywordGuards are cheap checks at a keyword's hit (end: the index of its
 // last byte) that a rule's regex needs there, for rules whose keywords are
 // too common to send each hit to the regex: vault-service-token's `s.` is
-// in every `os.` and `bytes.`. A guard must hold wherever the regex
-// matches (it only spares the regex lines it cannot match), so no verdict
-// changes (TestGuardsKeepVerdicts).
+// in every `os.` and `bytes.`, jwt's `ey` in every `key`. A guard must
+// hold at the hit of the keyword inside any match of the regex (it only
+// spares the regex lines it cannot match), so no verdict changes
+// (TestGuardsKeepVerdicts). Bytes ≥ 0x80 pass every class test, since
+// (?i) folds K and ſ into [a-z]. The gitleaks rules shaped
+// `[\w.-]{0,50}?(?:keyword)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:…|,)…` get
+// assignNear (familyGuard).
 var keywordGuards = map[string]func(data []byte, end int) bool{
 	"vault-service-token": vaultTokenNear,
+	// \b(ey[a-zA-Z0-9]{17,}\.ey…
+	"jwt": func(data []byte, end int) bool {
+		return end >= 1 && data[end-1] == 'e' && data[end] == 'y' && (end == 1 || !isWordByte(data[end-2])) &&
+			runOf(data[end+1:], isAlnumByte, 17)
+	},
+	// (live|test)_[a-f0-9]{35}
+	"lob-api-key": func(data []byte, end int) bool { return runOf(data[end+1:], isHexByte, 35) },
+	// …(?:api[_-]?key|secret|…)[a-z0-9_.\-]*["']?\s*[:=]…
+	"credential assignment": func(data []byte, end int) bool {
+		return assignAfter(data[end+1:], func(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }, `"'`, ":=")
+	},
+	// …(?:API_?KEY|SECRET|…)[A-Z0-9_]*\s*=…
+	"secret environment assignment": func(data []byte, end int) bool {
+		return assignAfter(data[end+1:], isWordByte, "", "=")
+	},
+}
+
+// familyPrefix recognises the gitleaks rules whose keyword is followed by
+// an assignment within a few word characters and quotes.
+var familyPrefix = regexp.MustCompile(`^\(\?i\)\[\\w\.-\]\{0,50\}\?\(\?:([a-z0-9_|-]+)\)\(\?:\[ \\t\\w\.-\]\{0,20\}\)\[\\s'"\]\{0,3\}\(\?:=\|>\|:\{1,3\}=\|\\\|\\\|\|:\|=>\|\\\?=\|,\)`)
+
+// familyGuard is assignNear for a rule of familyPrefix's shape whose
+// alternatives are all its keywords (so the hit at a match's alternative
+// is followed by the assignment), else nil.
+func familyGuard(spec ruleSpec) func([]byte, int) bool {
+	m := familyPrefix.FindStringSubmatch(spec.re)
+	if m == nil {
+		return nil
+	}
+	for _, alt := range strings.Split(m[1], "|") {
+		if !slices.Contains(spec.keywords, alt) {
+			return nil
+		}
+	}
+	return assignNear
+}
+
+// assignNear: after the keyword, word characters, '.', '-', spaces and
+// quotes, then one of = > : | ? , (the start of every assignment operator
+// of the family).
+func assignNear(data []byte, end int) bool {
+	return assignAfter(data[end+1:], func(c byte) bool {
+		return isWordByte(c) || c == '.' || c == '-' || c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == '\v' || c == '\'' || c == '"'
+	}, "", "=>:|?,")
+}
+
+// assignAfter reports whether text starts with bytes of word (or ≥ 0x80),
+// at most one of quotes, white space, then one of ops.
+func assignAfter(text []byte, word func(byte) bool, quotes, ops string) bool {
+	i := 0
+	for i < len(text) && (text[i] >= 0x80 || word(text[i])) {
+		i++
+	}
+	if i < len(text) && strings.IndexByte(quotes, text[i]) >= 0 {
+		i++
+	}
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\f' || text[i] == '\r') {
+		i++
+	}
+	return i < len(text) && strings.IndexByte(ops, text[i]) >= 0
+}
+
+// runOf reports whether text starts with n bytes of class (or ≥ 0x80).
+func runOf(text []byte, class func(byte) bool, n int) bool {
+	if len(text) < n {
+		return false
+	}
+	for _, c := range text[:n] {
+		if c < 0x80 && !class(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnumByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+func isHexByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // vaultTokenNear is the guard of `\b((?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24})))`:
 // the keyword's "s." (end at the '.') starts a word and is followed by 24
-// letters or digits (bytes ≥ 0x80 count, as (?i) folds K and ſ), or ends
-// a word-initial "hvs.".
+// letters or digits, or ends a word-initial "hvs.".
 func vaultTokenNear(data []byte, end int) bool {
 	s := end - 1
 	if s < 0 || data[end] != '.' || data[s] != 's' {
 		return false
 	}
-	if s == 0 || !isWordByte(data[s-1]) {
-		run := 0
-		for _, c := range data[end+1:] {
-			if !(c >= 0x80 || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-				break
-			}
-			if run++; run >= 24 {
-				return true
-			}
-		}
+	if (s == 0 || !isWordByte(data[s-1])) && runOf(data[end+1:], isAlnumByte, 24) {
+		return true
 	}
 	return s >= 2 && data[s-2] == 'h' && data[s-1] == 'v' && (s == 2 || !isWordByte(data[s-3]))
 }
@@ -261,7 +337,12 @@ func compileRules(local, third []ruleSpec, guards map[string]func([]byte, int) b
 			rs.dropped = append(rs.dropped, fmt.Sprintf("%s: %v", spec.name, err))
 			return
 		}
-		r := rule{name: spec.name, re: re, group: spec.group, entropy: spec.entropy, generic: spec.generic, allow: extra, near: guards[spec.name]}
+		r := rule{name: spec.name, re: re, group: spec.group, entropy: spec.entropy, generic: spec.generic, allow: extra}
+		if guards != nil {
+			if r.near = guards[spec.name]; r.near == nil {
+				r.near = familyGuard(spec)
+			}
+		}
 		for _, a := range spec.allow {
 			ar, err := compileAllow(a)
 			if err != nil {

@@ -41,11 +41,32 @@ func TestGuardsKeepVerdicts(t *testing.T) {
 		"s." + strings.Replace(tok, "a", "\u212a", 1), "s." + strings.Replace(tok, "B", "\u017f", 1), "s." + tok + "x",
 		fake("hvs.", strings.Repeat("aB3dE5fG7h", 10)), fake("x=hvs.", strings.Repeat("aB3dE5fG7h", 10), ";"), fake("ahvs.", strings.Repeat("aB3dE5fG7h", 10)),
 		fake("VAULT_TOKEN=s.", tok), fake("token: 's.", tok, "'"), "_s." + tok, "s.\n" + tok,
+		// jwt, lob, the credential rules and the gitleaks assignment family.
+		fake("t = eyJhbGciOiJIUzI1NiJ9x", ".eyJzdWIiOiIxMjM0NTY3ODkwIn0x.", "aB3dE5fG7hJ9kL1mN3pQ"), fake("keyJhbGciOiJIUzI1NiJ9x", ".eyJzdWIiOiIxMjM0NTY3ODkwIn0x.a"),
+		fake("LOB_KEY = 'live_", "0a1b2c3d4e5f60718293a4b5c6d7e8f9012", "'"), fake("lob: test_", "0a1b2c3d4e5f60718293a4b5c6d7e8f901"),
+		fake(`api_key = "`, `Xk9fQ2mZ8pL4wR7t"`), fake(`my.api-KEY_x-1 '= "`, `Xk9fQ2mZ8pL4wR7t"`), fake(`api_key\u212a = "`, `Xk9fQ2mZ8pL4wR7t"`), fake(`api_keys ("`, `Xk9fQ2mZ8pL4wR7t")`),
+		fake("export DB_PASSWORD = ", "Xk9fQ2mZ8pL4wR7tY"), fake("DB_PASSWORD_\u017f=", "Xk9fQ2mZ8pL4wR7tY"), fake("DB_PASSWORD: ", "Xk9fQ2mZ8pL4wR7tY"),
+		fake(`linear_client_secret = "`, `0a1b2c3d4e5f60718293a4b5c6d7e8f9"`), fake(`LINEAR '  :== `, `0a1b2c3d4e5f60718293a4b5c6d7e8f9`),
+		fake(`linear.token ||`, `0a1b2c3d4e5f60718293a4b5c6d7e8f9;`), fake(`linear(x) = `, `0a1b2c3d4e5f60718293a4b5c6d7e8f9`),
+		fake(`adafruit_key ?= "`, `aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY`, `"`), fake(`algolia , `, `aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY`),
 	}
 	for _, k := range testKeys() {
 		lines = append(lines, k)
 	}
 	for _, l := range lines {
+		// Rule by rule: a line a rule's regex matches has a hit its guard admits.
+		data := []byte(l)
+		admitted := map[uint16]bool{}
+		for _, h := range guarded.kw.hits(nil, data) {
+			for _, id := range guarded.kw.accept[h.state] {
+				admitted[id] = admitted[id] || guarded.admits(id, data, h.pos)
+			}
+		}
+		for id := range guarded.rules {
+			if guarded.rules[id].near != nil && plain.rules[id].matchLine(data) && !admitted[uint16(id)] {
+				t.Errorf("%q: %s matches, its guard admits no hit", l, guarded.rules[id].name)
+			}
+		}
 		if g, p := first(guarded, []byte(l)), first(plain, []byte(l)); g != p {
 			t.Errorf("%q: with guards %q, without %q", l, g, p)
 		}
@@ -95,4 +116,19 @@ func TestGuardsKeepVerdicts(t *testing.T) {
 	close(next)
 	wg.Wait()
 	t.Logf("%d files of GOROOT/src, %d with a secret, the same verdicts", len(paths), secrets)
+}
+
+// TestGuardedRules names the rules with a keyword guard: the hand-written
+// ones and the gitleaks assignment family.
+func TestGuardedRules(t *testing.T) {
+	n := 0
+	for _, r := range secretRules().rules {
+		if r.near != nil {
+			n++
+		}
+	}
+	if n < len(keywordGuards)+60 {
+		t.Errorf("%d rules have a guard, want the %d hand-written ones and the assignment family", n, len(keywordGuards))
+	}
+	t.Logf("%d guarded rules", n)
 }
