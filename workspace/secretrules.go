@@ -204,6 +204,37 @@ var keywordGuards = map[string]func(data []byte, end int) bool{
 	"secret environment assignment": func(data []byte, end int) bool {
 		return assignAfter(data[end+1:], isWordByte, "", "=")
 	},
+	// [a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:[^/\s:@]{6,}@ (the other rule of
+	// the name, keyed by password= and the like, is not guarded).
+	"URL with password": func(data []byte, end int) bool {
+		if end < 2 || string(data[end-2:end+1]) != "://" {
+			return true
+		}
+		i := end + 1
+		for i < len(data) && !isURLStop(data[i]) {
+			i++
+		}
+		if i == end+1 || i >= len(data) || data[i] != ':' {
+			return false
+		}
+		j := i + 1
+		for j < len(data) && !isURLStop(data[j]) {
+			j++
+		}
+		return j-i-1 >= 6 && j < len(data) && data[j] == '@'
+	},
+	// \b((?:sc|ext|scauth|authress)_(?i)[a-z0-9]{5,30}\.
+	"authress-service-client-access-key": func(data []byte, end int) bool { return runOf(data[end+1:], isAlnumByte, 5) },
+	// \bA3-[A-Z0-9]{6}-
+	"1password-secret-key": func(data []byte, end int) bool {
+		return end >= 2 && data[end-2] == 'A' && len(data) > end+7 && data[end+7] == '-' &&
+			runOf(data[end+1:], func(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' }, 6)
+	},
+}
+
+// isURLStop is what URL with password's [^/\s:@] excludes.
+func isURLStop(c byte) bool {
+	return c == '/' || c == ':' || c == '@' || c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // familyPrefix recognises the gitleaks rules whose keyword is followed by
@@ -693,10 +724,22 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 }
 
 // admits reports whether a keyword hit ending at data[end] sends its line
-// to rule id's regex (the rule's guard, when it has one, holds there).
+// to rule id's regex: the rule's guard, when it has one, holds there, or
+// the line has a byte ≥ 0x80 (under (?i), K and ſ match a regex's k and s
+// where the automaton sees no keyword, so another keyword's hit must still
+// send the line to the regex, as without guards).
 func (rs *ruleSet) admits(id uint16, data []byte, end int) bool {
 	near := rs.rules[id].near
-	return near == nil || near(data, end)
+	if near == nil || near(data, end) {
+		return true
+	}
+	s, e := lineBounds(data, end)
+	for _, c := range data[s:e] {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // lineBounds returns the start and end (the newline or len) of the line

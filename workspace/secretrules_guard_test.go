@@ -48,6 +48,9 @@ func TestGuardsKeepVerdicts(t *testing.T) {
 		fake("export DB_PASSWORD = ", "Xk9fQ2mZ8pL4wR7tY"), fake("DB_PASSWORD_\u017f=", "Xk9fQ2mZ8pL4wR7tY"), fake("DB_PASSWORD: ", "Xk9fQ2mZ8pL4wR7tY"),
 		fake(`linear_client_secret = "`, `0a1b2c3d4e5f60718293a4b5c6d7e8f9"`), fake(`LINEAR '  :== `, `0a1b2c3d4e5f60718293a4b5c6d7e8f9`),
 		fake(`linear.token ||`, `0a1b2c3d4e5f60718293a4b5c6d7e8f9;`), fake(`linear(x) = `, `0a1b2c3d4e5f60718293a4b5c6d7e8f9`),
+		fake("postgres://admin:", "Xk9fQ2mZ8p@db.internal/app"), fake("see https://golang.org/x:", "abcdefgh@example"), fake("redis://:", "Xk9fQ2mZ8p@cache:6379"),
+		fake("sc_", "aB3dE.aB3d.acc_aB3dE5fG7hJ9.", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"), fake("A3-", "ABC123-ABCDEF12345-ABC12-ABC12-ABC12"),
+		fake("token = 1; pa\u017f\u017fword = '", "Xk9fQ2mZ8pL4wR7t'"), fake("api_\u212aey: token ", "Xk9fQ2mZ8pL4wR7tYb"),
 		fake(`adafruit_key ?= "`, `aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY`, `"`), fake(`algolia , `, `aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY`),
 	}
 	for _, k := range testKeys() {
