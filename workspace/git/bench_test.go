@@ -169,7 +169,9 @@ func TestPulseStartBig(t *testing.T) {
 	}
 	var wf *Workflow
 	rows := [][2]string{}
-	add := func(what string, d time.Duration) { rows = append(rows, [2]string{what, d.Round(time.Millisecond).String()}) }
+	add := func(what string, d time.Duration) {
+		rows = append(rows, [2]string{what, d.Round(time.Millisecond).String()})
+	}
 	add("create workflow (worktree ready)", timed("create workflow", func() (err error) {
 		wf, err = r.CreateWorkflow(ctx, name, "main")
 		return err
