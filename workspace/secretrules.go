@@ -703,6 +703,16 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 		}
 		return true
 	}
+	high := -1 // whether the line has a byte ≥ 0x80, once asked
+	highLine := func() bool {
+		if high < 0 {
+			high = 0
+			if hasHighByte(data[lineStart:lineEnd]) {
+				high = 1
+			}
+		}
+		return high == 1
+	}
 	for _, h := range a.hits(nil, data) {
 		if h.pos > lineEnd {
 			if !flush() {
@@ -710,9 +720,10 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 			}
 			pending = pending[:0]
 			lineStart, lineEnd = lineBounds(data, h.pos)
+			high = -1
 		}
 		for _, id := range a.accept[h.state] {
-			if !rs.admits(id, data, h.pos) {
+			if !rs.admits(id, data, h.pos, highLine) {
 				continue
 			}
 			if !slices.Contains(pending, id) {
@@ -725,16 +736,17 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 
 // admits reports whether a keyword hit ending at data[end] sends its line
 // to rule id's regex: the rule's guard, when it has one, holds there, or
-// the line has a byte ≥ 0x80 (under (?i), K and ſ match a regex's k and s
-// where the automaton sees no keyword, so another keyword's hit must still
-// send the line to the regex, as without guards).
-func (rs *ruleSet) admits(id uint16, data []byte, end int) bool {
+// the line has a byte ≥ 0x80 (highLine; under (?i), K and ſ match a
+// regex's k and s where the automaton sees no keyword, so another
+// keyword's hit must still send the line to the regex, as without guards).
+func (rs *ruleSet) admits(id uint16, data []byte, end int, highLine func() bool) bool {
 	near := rs.rules[id].near
-	if near == nil || near(data, end) {
-		return true
-	}
-	s, e := lineBounds(data, end)
-	for _, c := range data[s:e] {
+	return near == nil || near(data, end) || highLine()
+}
+
+// hasHighByte reports a byte ≥ 0x80 in b.
+func hasHighByte(b []byte) bool {
+	for _, c := range b {
 		if c >= 0x80 {
 			return true
 		}

@@ -17,8 +17,8 @@ func TestGuardsSpareCommonCode(t *testing.T) {
 	code := []byte("f, err := os.Open(name)\nvar b bytes.Buffer\nx := strings.TrimSpace(s)\nfor _, s := range parts { s.Close() }\n")
 	for _, h := range rs.kw.hits(nil, code) {
 		for _, id := range rs.kw.accept[h.state] {
-			if rs.admits(id, code, h.pos) && rs.rules[id].name == "vault-service-token" {
-				s, e := lineBounds(code, h.pos)
+			s, e := lineBounds(code, h.pos)
+			if rs.admits(id, code, h.pos, func() bool { return hasHighByte(code[s:e]) }) && rs.rules[id].name == "vault-service-token" {
 				t.Errorf("line %q goes to the vault-service-token regex", code[s:e])
 			}
 		}
@@ -62,7 +62,8 @@ func TestGuardsKeepVerdicts(t *testing.T) {
 		admitted := map[uint16]bool{}
 		for _, h := range guarded.kw.hits(nil, data) {
 			for _, id := range guarded.kw.accept[h.state] {
-				admitted[id] = admitted[id] || guarded.admits(id, data, h.pos)
+				s, e := lineBounds(data, h.pos)
+				admitted[id] = admitted[id] || guarded.admits(id, data, h.pos, func() bool { return hasHighByte(data[s:e]) })
 			}
 		}
 		for id := range guarded.rules {
