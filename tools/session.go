@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -185,6 +186,7 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 	if s.startGitCommonDir == "" {
 		s.startGitCommonDir = findGitCommonDir(root.Dir())
 	}
+	gate.PersistVerdicts(workspace.VerdictDir(root.Dir(), s.startGitCommonDir))
 	return s, nil
 }
 
@@ -217,7 +219,9 @@ func findGitCommonDir(dir string) string {
 }
 
 // Close releases the session's root.
-func (s *Session) Close() error { return s.root.Close() }
+func (s *Session) Close() error {
+	return errors.Join(s.gate.SaveVerdicts(), s.root.Close())
+}
 
 // Egress is the session's secret filter: every tool result, model
 // request, stored call and update of the session passes it.
