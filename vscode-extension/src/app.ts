@@ -40,7 +40,7 @@ import { JobList, jobOpCommands, mergeActivity } from './jobs';
 import { SwarmList } from './swarm';
 import { SwarmView } from './swarmView';
 import { Panel, type PanelHost } from './panel';
-import type { FromWebview } from './panelHtml';
+import { panelCommands, type FromWebview } from './panelHtml';
 import type { PanelModel, StoredItem } from './panelView';
 import { PendingStore, type PendingApproval, type PendingQuestions } from './pending';
 import { composerHint, composerTarget, gitScheme, parseGitUri } from './picks';
@@ -51,8 +51,6 @@ import { ReviewComments, resolveWorkspaceFile, workspaceRelative } from './revie
 import { WorkflowState } from './state';
 import { statusBarText } from './status';
 
-/** Commands the panel's buttons may run. */
-const panelCommands = new Set(['autarch.showServerStatus', 'autarch.setApiKey', 'autarch.openLog', 'autarch.restartServer', 'autarch.ui.newWorkflow', 'autarch.ui.reviewBranch', 'workbench.trust.manage', 'workbench.action.openSettings2']);
 
 export class App implements vscode.Disposable, PanelHost {
   readonly pending = new PendingStore();

@@ -17,6 +17,9 @@ export type FromWebview =
   | { type: 'decide'; pendingId: string; decision: string; feedback?: string }
   | { type: 'send'; text: string };
 
+/** Commands the panel's buttons (data-action="command") may run. */
+export const panelCommands: ReadonlySet<string> = new Set(['autarch.showServerStatus', 'autarch.setApiKey', 'autarch.openLog', 'autarch.restartServer', 'autarch.ui.newWorkflow', 'autarch.ui.reviewBranch', 'workbench.trust.manage', 'workbench.action.openSettings2']);
+
 const ops = new Set(['stop', 'resume', 'apply', 'diff']);
 const str = (v: unknown): v is string => typeof v === 'string';
 const strs = (v: unknown): v is string[] => Array.isArray(v) && v.every(str);
