@@ -377,8 +377,29 @@ async function runWorkflow(page, ws) {
           const diff = await textInFrames(page, '[data-testid="approval-diff"]', 15_000);
           if (!diff?.includes('+++ b/calc.go') || !diff.includes('+func Sub(a, b int) int { return a - b }')) throw new Error(`the edit approval's diff is "${diff}"`);
           if (!text.includes('calc.go +')) throw new Error(`the edit approval's notification "${text}" does not name the file and its changes`);
+          // Its buttons fit the notification (none cut off), the rest behind More….
+          for (const b of await t.locator('.monaco-button').all()) {
+            const fits = await b.evaluate((el) => el.scrollWidth <= el.clientWidth + 1 && el.getBoundingClientRect().right <= el.closest('.notification-toast').getBoundingClientRect().right + 1);
+            if (!fits) throw new Error(`the approval's button "${await b.innerText()}" is cut off`);
+          }
+          // Details opens a real diff editor of the change (read-only before and after), not an Untitled buffer.
+          await t.locator('.monaco-button', { hasText: /^Details$/ }).first().click();
+          const diffEditor = page.locator('.monaco-diff-editor').first();
+          await diffEditor.waitFor({ state: 'visible', timeout: 20_000 });
+          await page.locator('.monaco-diff-editor .modified .view-lines', { hasText: 'func Sub(a, b int) int { return a - b }' }).first().waitFor({ timeout: 10_000 });
+          const tab = page.locator('.tabs-container .tab', { hasText: 'calc.go (proposed edit)' }).first();
+          await tab.waitFor({ state: 'visible', timeout: 10_000 });
+          if ((await page.locator('.tabs-container .tab', { hasText: 'Untitled' }).count()) > 0) throw new Error('Details opened an Untitled buffer');
+          if ((await page.locator('.tabs-container .tab.dirty').count()) > 0) throw new Error('Details left a dirty editor');
           sawDiff = true;
           await snap('edit-approval-diff');
+          // Still pending: decided in the side panel.
+          const card = await inFrames(page, '.pending-approval .pending-always', 10_000);
+          await card.first().click();
+          approved.push(text);
+          log(`approved in the panel after Details: ${text.slice(0, 100)}`);
+          await page.waitForTimeout(500);
+          continue;
         }
         if ((await always.count()) > 0) await always.first().click();
         else await approve.first().click();
@@ -395,6 +416,10 @@ async function runWorkflow(page, ws) {
   for (const want of ['scope', 'research', 'plan']) {
     if (!approved.some((a) => a.toLowerCase().includes(want))) throw new Error(`no ${want} approval was asked: ${JSON.stringify(approved)}`);
   }
+  // The plan's pulses are numbered from 1 (issue 31.4: "2. … 3.").
+  const planList = (await inFrames(page, '#plan .markdown ol', 10_000)).first();
+  const planStart = await planList.getAttribute('start');
+  if (planStart && planStart !== '1') throw new Error(`the plan card's list starts at ${planStart}`);
   log('review comment in the side panel');
   const label = await textInFrames(page, '#review-comments .comment[data-severity=high] .comment-label', 10_000);
   if (!label?.includes('High') || !label.includes('bug')) throw new Error(`comment label "${label}"`);

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { Ctx } from './ctx';
 import { diagnosticsResult, normalizePath, type RawDiagnostic } from './diagnostics';
-import { isUnifiedDiff } from './diff';
+import { diffSides, isUnifiedDiff } from './diff';
 import {
   CommandAnswer,
   CommandDiscuss,
@@ -52,6 +52,9 @@ import { WorkflowState } from './state';
 import { statusBarText } from './status';
 
 
+/** The scheme of an edit approval's before and after documents (read-only). */
+const approvalScheme = 'autarch-approval';
+
 export class App implements vscode.Disposable, PanelHost {
   readonly pending = new PendingStore();
   readonly state: WorkflowState;
@@ -63,6 +66,8 @@ export class App implements vscode.Disposable, PanelHost {
   private readonly statusItem: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
   private wasRunning = false;
+  /** The before and after texts of edit approvals' diff editors, by URI. */
+  private readonly approvalTexts = new Map<string, string>();
 
   constructor(readonly ctx: Ctx, ext: vscode.ExtensionContext) {
     this.state = new WorkflowState((method, params) => ctx.request(method, params));
@@ -81,6 +86,7 @@ export class App implements vscode.Disposable, PanelHost {
       this.review,
       vscode.window.registerWebviewViewProvider(Panel.viewId, this.panel),
       vscode.workspace.registerTextDocumentContentProvider(gitScheme, { provideTextDocumentContent: (uri) => this.fileAt(uri) }),
+      vscode.workspace.registerTextDocumentContentProvider(approvalScheme, { provideTextDocumentContent: (uri) => this.approvalTexts.get(uri.toString()) ?? '' }),
       ctx.onChange(() => this.onServerChange()),
       ctx.onStop(() => this.pending.clear()),
     );
@@ -124,7 +130,7 @@ export class App implements vscode.Disposable, PanelHost {
     const item = this.pending.get(id) as PendingApproval;
     const showDetails = () => {
       void this.showPending(id);
-      if (isUnifiedDiff(a.detail)) void showDiffText(a.detail);
+      if (isUnifiedDiff(a.detail)) void this.showApprovalDiff(id, a.detail).catch((err) => this.ctx.output.appendLine(`approval diff: ${String(err)}`));
     };
     void promptApproval(this.pending, item, showDetails).catch((err) => this.ctx.output.appendLine(`approval: ${String(err)}`));
     return result;
@@ -385,6 +391,21 @@ export class App implements vscode.Disposable, PanelHost {
     this.panel.update();
   }
 
+  /** Opens an edit approval's change in a diff editor beside the file: before and after, read-only documents of the approvalScheme. */
+  private async showApprovalDiff(id: string, diff: string): Promise<void> {
+    const sides = diffSides(diff);
+    if (!sides) return;
+    const uri = (side: string) => vscode.Uri.from({ scheme: approvalScheme, path: `/${sides.path}`, query: `id=${encodeURIComponent(id)}&side=${side}` });
+    const left = uri('before');
+    const right = uri('after');
+    this.approvalTexts.set(left.toString(), sides.before);
+    this.approvalTexts.set(right.toString(), sides.after);
+    // Keep the texts of the last few approvals only.
+    for (const k of [...this.approvalTexts.keys()].slice(0, Math.max(0, this.approvalTexts.size - 20))) this.approvalTexts.delete(k);
+    const title = `${sides.path} (proposed edit${sides.created ? ', new file' : ''})`;
+    await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
+  }
+
   private async fileAt(uri: vscode.Uri): Promise<string> {
     const p = parseGitUri(uri.path, uri.query);
     if (!p) return '';
@@ -399,11 +420,6 @@ export class App implements vscode.Disposable, PanelHost {
   }
 }
 
-/** Shows an edit approval's unified diff beside the editor (a read-only diff document). */
-async function showDiffText(diff: string): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: diff });
-  await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
-}
 
 /** Opens a workspace file and selects 1-based lines start..end (0: the top). */
 export async function openWorkspaceFile(file: string, start: number, end: number): Promise<void> {
