@@ -1,6 +1,6 @@
 // Pure helpers of the palette commands: QuickPick items for workflows and
 // search hits, the autarch-git URIs of diff views and the composer's target.
-import type { PulseDiff, PulseDiffFile, SearchHit, WorkflowSummary } from './lspext.gen';
+import type { ApplyWorkflowResult, PulseDiff, PulseDiffFile, SearchHit, WorkflowSummary } from './lspext.gen';
 import type { PendingItem, PendingQuestions } from './pending';
 import { isSingleFreeText } from './questions';
 
@@ -93,4 +93,28 @@ export function composerHint(h: { answer?: string; workflow?: string; selected?:
   if (h.answer !== undefined) return `Send answers: ${h.answer}${h.workflow ? ` (${h.workflow})` : ''}`;
   if (h.selected) return `Send asks the discussion about the code, not ${h.selected}`;
   return 'Send goes to the discussion';
+}
+
+/** The notification of an applied (or refused) workflow: the server's message, with the file count only when it has no message. */
+export function applyMessage(res: ApplyWorkflowResult | undefined): string {
+  if (res?.message) return `Autarch: ${res.message}`;
+  const n = res?.files?.length ?? 0;
+  return `Autarch: ${res?.applied ? 'applied' : 'not applied'}${n ? ` (${n} file${n === 1 ? '' : 's'})` : ''}`;
+}
+
+/** One step of undoing an applied edit: remove a file the apply created, or restore a file as it is at a commit. */
+export type UndoStep = { remove: string } | { restore: DiffSide };
+
+/** How to undo an edit that applied these files of a diff: created files are removed, the others restored from the diff's base. */
+export function undoSteps(d: PulseDiff, applied: readonly string[]): UndoStep[] {
+  const done = new Set(applied);
+  const steps: UndoStep[] = [];
+  for (const f of d.files ?? []) {
+    if (!done.has(f.path)) continue;
+    const k = kind(f);
+    if (k === 'added') steps.push({ remove: f.path });
+    else if (k === 'renamed') steps.push({ remove: f.path }, { restore: { commit: d.base, path: f.oldPath || f.path } });
+    else steps.push({ restore: { commit: d.base, path: f.path } });
+  }
+  return steps;
 }
