@@ -511,6 +511,12 @@ async function runWorkflow(page, ws) {
   await runCommand(page, 'Comments: Focus on Comments View', 30_000);
   await page.locator('.monaco-list-row', { hasText: 'bug · new' }).first().waitFor({ state: 'visible', timeout: 30_000 });
   await snap('threads-after-reload');
+
+  // After the reload the side panel shows the jobs as soon as it opens (issue 31.5: not until it was shown again).
+  await page.locator('.activitybar .action-item a[aria-label^="Autarch"], .activitybar .action-item[aria-label^="Autarch"]').first().click();
+  const jobAfterReload = await textInFrames(page, '#jobs .job-item[data-status="Done"] .job-commit', 30_000);
+  if (!jobAfterReload?.includes('feat(calc): add Neg')) throw new Error(`after the reload the panel's job reads "${jobAfterReload}"`);
+  await snap('jobs-after-reload');
 }
 
 /**

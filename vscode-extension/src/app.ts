@@ -52,6 +52,9 @@ import { WorkflowState } from './state';
 import { statusBarText } from './status';
 
 
+/** The workspace memento key of the discussion kept across reloads. */
+const discussionKey = 'autarch.discussion';
+
 /** The scheme of an edit approval's before and after documents (read-only). */
 const approvalScheme = 'autarch-approval';
 
@@ -91,9 +94,16 @@ export class App implements vscode.Disposable, PanelHost {
       ctx.onStop(() => this.pending.clear()),
     );
     this.pending.onChange(() => this.changed());
+    // The discussion survives a window reload (the workspace's memento keeps its last messages).
+    this.state.restoreDiscussion(ext.workspaceState.get(discussionKey));
+    let keptCount = this.state.discussion.length;
     this.state.onChange(() => {
       this.showReviewThreads();
       this.changed();
+      if (this.state.discussion.length !== keptCount) {
+        keptCount = this.state.discussion.length;
+        void ext.workspaceState.update(discussionKey, this.state.keptDiscussion());
+      }
     });
     this.disposables.push(this.jobs.onChange(() => this.changed()), this.jobs);
 
@@ -231,6 +241,8 @@ export class App implements vscode.Disposable, PanelHost {
         } else if (this.ctx.running) {
           await this.state.refresh().catch(() => undefined);
         }
+        // A panel restored by a reload shows its jobs at once, not once it is shown again.
+        if (this.ctx.running) await this.jobs.refresh();
         return;
       case 'select':
         await this.state.select(msg.workflowId);
@@ -377,7 +389,10 @@ export class App implements vscode.Disposable, PanelHost {
 
   private onServerChange(): void {
     const running = this.ctx.running;
-    if (running && !this.wasRunning) void this.restoreReviewThreads().catch((err) => this.ctx.output.appendLine(`review threads not restored: ${String(err)}`));
+    if (running && !this.wasRunning) {
+      void this.restoreReviewThreads().catch((err) => this.ctx.output.appendLine(`review threads not restored: ${String(err)}`));
+      void this.jobs.refresh();
+    }
     this.wasRunning = running;
     this.changed();
   }

@@ -159,6 +159,7 @@ textarea{width:100%;box-sizing:border-box;font-family:inherit;color:var(--vscode
 #messages{max-height:400px;overflow-y:auto}
 .message{margin:4px 0;padding:4px 6px;border-radius:3px}
 .message.role-user{background:var(--vscode-input-background)}
+.message.role-note{font-style:italic;color:var(--vscode-descriptionForeground)}
 #composer{position:sticky;bottom:0;background:var(--vscode-sideBar-background);padding:4px 0}
 .composer-row{display:flex;justify-content:space-between;align-items:center}
 #composer-hint{color:var(--vscode-descriptionForeground);font-size:.85em}
