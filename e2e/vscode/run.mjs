@@ -263,6 +263,7 @@ async function main() {
     if (!state?.includes('running')) throw new Error(`side panel state "${state}" is not running`);
     if (!model?.includes(modelName)) throw new Error(`side panel model "${model}" lacks ${modelName}`);
     if (!msg?.includes(ws)) throw new Error(`side panel status "${msg}" lacks the workspace ${ws}`);
+    await panelStatusButtons(page);
 
     await runJob(page);
     await runWorkflow(page, ws);
@@ -288,10 +289,33 @@ async function main() {
   }
 }
 
+/** Waits until the text of a selector in any frame satisfies ok; returns it. */
+async function waitText(page, selector, ok, ms) {
+  const end = Date.now() + ms;
+  let last = '';
+  while (Date.now() < end) {
+    last = (await textInFrames(page, selector, 5_000).catch(() => '')) ?? '';
+    if (ok(last)) return last;
+    await page.waitForTimeout(500);
+  }
+  throw new Error(`${selector} reads "${last.trim().slice(0, 200)}" after ${ms / 1000}s`);
+}
+
+/** Clicks a button of a webview (the side panel or the Swarm view). */
+async function clickInFrames(page, selector, ms = 20_000) {
+  const b = (await inFrames(page, selector, ms)).first();
+  await b.scrollIntoViewIfNeeded();
+  await b.click();
+}
+
 /**
- * Workspace trust on: the folder opens in Restricted Mode (the trust
- * dialog answered "No"). Autarch's activity-bar icon and panel are there,
- * and the panel explains that workflows need a trusted folder.
+ * Workspace trust on: the folder opens in Restricted Mode (VS Code's trust
+ * dialog, when shown, answered "No"). Autarch asks the trust question
+ * itself (a notification with "Trust Folder…"); its panel explains that
+ * workflows need a trusted folder, and its buttons work: Open Settings
+ * opens the settings editor, Manage Workspace Trust the trust editor, where
+ * the folder is trusted. Then the server starts: the panel says running and
+ * the Swarm view no longer says the folder is restricted.
  */
 async function restrictedMode(page, port, ws) {
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
@@ -304,6 +328,9 @@ async function restrictedMode(page, port, ws) {
   } catch {
     log('no trust dialog was shown; the folder is untrusted by default');
   }
+  const ask = page.locator('.notification-toast', { hasText: 'Restricted Mode' }).filter({ has: page.locator('.monaco-button', { hasText: 'Trust Folder' }) }).first();
+  await ask.waitFor({ state: 'visible', timeout: 60_000 });
+  log(`Autarch's trust question: ${(await ask.innerText()).replace(/\s+/g, ' ').slice(0, 140)}`);
   const icon = page.locator('.activitybar .action-item a[aria-label^="Autarch"], .activitybar .action-item[aria-label^="Autarch"]').first();
   await icon.waitFor({ state: 'visible', timeout: 60_000 });
   await icon.click();
@@ -312,6 +339,53 @@ async function restrictedMode(page, port, ws) {
   await page.screenshot({ path: join(artifacts, '0-restricted-mode.png') });
   log(`restricted panel: ${text?.trim().slice(0, 120)}`);
   if (!text?.includes('Restricted Mode') || !text.includes('trusted folder')) throw new Error(`the Restricted Mode panel says "${text}"`);
+
+  log("the restricted panel's buttons: Open Settings, then Manage Workspace Trust");
+  await clickInFrames(page, 'button[data-command="workbench.action.openSettings2"]');
+  await page.locator('.settings-editor').first().waitFor({ state: 'visible', timeout: 20_000 });
+  await page.screenshot({ path: join(artifacts, '0-open-settings.png') });
+  await clickInFrames(page, 'button[data-command="workbench.trust.manage"]');
+  const trust = page.locator('.workspace-trust-editor .monaco-button', { hasText: /^\s*Trust\s*$/ }).first();
+  await trust.waitFor({ state: 'visible', timeout: 20_000 });
+  await page.screenshot({ path: join(artifacts, '0-trust-editor.png') });
+  log('trusting the folder in the trust editor');
+  await trust.click();
+  const running = await waitText(page, '[data-testid="server-state"]', (t) => t.includes('running'), 90_000);
+  log(`after trusting: ${running.trim()}`);
+  await inFrames(page, '#start-swarm', 30_000);
+  const swarmText = async () => (await (await inFrames(page, '#start-swarm', 1_000)).first().evaluate((el) => el.ownerDocument.body.innerText)) ?? '';
+  for (let end = Date.now() + 30_000; ; ) {
+    const body = await swarmText();
+    if (!/Restricted Mode|trusted folder/.test(body)) break;
+    if (Date.now() > end) throw new Error(`after trusting, the Swarm view still says: ${body.replace(/\s+/g, ' ').slice(0, 200)}`);
+    await page.waitForTimeout(500);
+  }
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(artifacts, '0-trusted.png') });
+}
+
+/**
+ * The side panel's server buttons (in its Server section): Show Server
+ * Status shows the status notification, Open Log the Autarch output
+ * channel, Set API Key its input box (closed unanswered).
+ */
+async function panelStatusButtons(page) {
+  await runCommand(page, 'Notifications: Clear All Notifications', 30_000);
+  const details = (await inFrames(page, '#server-status', 10_000)).first();
+  if ((await details.getAttribute('open')) === null) await details.locator('summary').click();
+  log("the panel's Show Server Status button");
+  await clickInFrames(page, 'button[data-command="autarch.showServerStatus"]');
+  await page.locator('.notification-toast', { hasText: 'is running' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  log("the panel's Open Log button");
+  await clickInFrames(page, 'button[data-command="autarch.openLog"]');
+  await page.locator('[id="workbench.panel.output"]').first().waitFor({ state: 'visible', timeout: 20_000 });
+  await page.screenshot({ path: join(artifacts, '2-open-log.png') });
+  log("the panel's Set API Key button");
+  await clickInFrames(page, 'button[data-command="autarch.setApiKey"]');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'API key for the model endpoint' }).waitFor({ state: 'visible', timeout: 20_000 });
+  await page.screenshot({ path: join(artifacts, '2-set-api-key.png') });
+  await page.keyboard.press('Escape');
+  await runCommand(page, 'Notifications: Clear All Notifications', 30_000);
 }
 
 /** The whole workflow, step by step, with a screenshot at each. */
@@ -322,8 +396,9 @@ async function runWorkflow(page, ws) {
     await page.screenshot({ path: join(artifacts, `${shot++}-${name}.png`) });
   };
 
-  log('New Workflow from the palette');
-  await runCommand(page, 'Autarch: New Workflow');
+  log("New Workflow from the side panel's button");
+  await clickInFrames(page, '#new-workflow');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'New Workflow (1/3)' }).waitFor({ state: 'visible', timeout: 20_000 });
   await quickInput(page, 'Add Sub and Mul to calc');
   await quickInput(page, 'calc-ops');
   await quickInput(page, 'full');

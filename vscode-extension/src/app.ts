@@ -391,7 +391,9 @@ export class App implements vscode.Disposable, PanelHost {
     const running = this.ctx.running;
     if (running && !this.wasRunning) {
       void this.restoreReviewThreads().catch((err) => this.ctx.output.appendLine(`review threads not restored: ${String(err)}`));
+      // The lists fetched while the server was not running (Restricted Mode, a restart) hold its error: fetch them again.
       void this.jobs.refresh();
+      void this.swarms.refresh();
     }
     this.wasRunning = running;
     this.changed();
