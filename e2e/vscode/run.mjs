@@ -509,6 +509,30 @@ async function runWorkflow(page, ws) {
   if (!doneText.includes('recommends rejecting') || doneText.includes('ready to apply')) throw new Error(`the completion message "${doneText}" does not follow the review's Reject`);
   await snap('side-panel-review');
 
+  log("the unapplied branch's review: on the branch's copy of calc.go, never on the user's");
+  await page.keyboard.press('Control+P');
+  const open = page.locator('.quick-input-widget input');
+  await open.waitFor({ state: 'visible', timeout: 10_000 });
+  await open.fill('calc.go');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'calc.go' }).first().click({ timeout: 10_000 });
+  const userEditor = page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'func Add' }).first();
+  await userEditor.waitFor({ timeout: 20_000 });
+  if ((await userEditor.innerText()).includes('func Mul')) throw new Error("the user's calc.go already holds Mul before Apply");
+  await page.waitForTimeout(2000); // diagnostics arrive asynchronously
+  const squiggles = await page.locator('.editor-instance .monaco-editor .squiggly-error').count();
+  if (squiggles > 0) throw new Error(`the unapplied branch's review left ${squiggles} error squiggle(s) on the user's calc.go`);
+  await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
+  const branchProblem = page.locator('.markers-panel .monaco-list-row', { hasText: 'Mul adds its arguments' }).first();
+  await branchProblem.waitFor({ state: 'visible', timeout: 30_000 });
+  await branchProblem.click();
+  await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'func Mul' }).first().waitFor({ timeout: 20_000 });
+  const activeTab = page.locator('.tabs-container .tab.active').first();
+  const tabText = `${(await activeTab.getAttribute('title')) ?? ''} ${(await activeTab.getAttribute('aria-label')) ?? ''} ${await activeTab.innerText()}`;
+  await snap('review-on-branch-copy');
+  log(`the review's Problems entry opened: ${tabText.replace(/\s+/g, ' ').trim().slice(0, 160)}`);
+  if (!tabText.includes('review-')) throw new Error(`the review's Problems entry opened a tab that reads like the user's file: "${tabText}"`);
+  await runCommand(page, 'View: Close All Editors', 30_000);
+
   log('Apply Workflow as an undoable edit');
   await runCommand(page, 'Autarch: Apply Workflow');
   await quickInput(page, 'calc-ops');

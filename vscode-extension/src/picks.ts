@@ -11,11 +11,26 @@ export function gitQuery(commit: string): string {
   return `commit=${encodeURIComponent(commit)}`;
 }
 
-/** The commit and workspace-relative path of an autarch-git URI's path and query. */
+/** The commit and workspace-relative path of an autarch-git URI's path and query (a labelled one's label left out). */
 export function parseGitUri(path: string, query: string): { commit: string; path: string } | undefined {
   const m = /(?:^|&)commit=([^&]*)/.exec(query);
   if (!m) return undefined;
-  return { commit: decodeURIComponent(m[1]), path: path.replace(/^\/+/, '') };
+  const label = /(?:^|&)label=([^&]*)/.exec(query)?.[1];
+  let rel = path.replace(/^\/+/, '');
+  if (label && rel.startsWith(`${label}/`)) rel = rel.slice(label.length + 1);
+  return { commit: decodeURIComponent(m[1]), path: rel };
+}
+
+/**
+ * The path and query of a review's autarch-git URI (a file at the reviewed commit of an unapplied branch)
+ * under a folder that names it, "review-<commit>/calc.go": its tab and its Problems entry never read like
+ * the user's file. Other URIs are returned as they are.
+ */
+export function labelGitUri(path: string, query: string): { path: string; query: string } {
+  const m = /(?:^|&)commit=([^&]*)/.exec(query);
+  if (!m || /(?:^|&)label=/.test(query)) return { path, query };
+  const label = `review-${decodeURIComponent(m[1]).slice(0, 8).replace(/[^A-Za-z0-9._-]/g, '_')}`;
+  return { path: `/${label}/${path.replace(/^\/+/, '')}`, query: `${query}&label=${label}` };
 }
 
 export interface DiffSide {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyMessage, composerHint, composerTarget, diffPairs, gitQuery, hitDetail, hitLabel, parseGitUri, undoSteps, workflowsFor } from '../src/picks';
+import { applyMessage, composerHint, composerTarget, diffPairs, gitQuery, hitDetail, hitLabel, labelGitUri, parseGitUri, undoSteps, workflowsFor } from '../src/picks';
 import { PendingStore } from '../src/pending';
 import type { WorkflowSummary } from '../src/lspext.gen';
 
@@ -89,4 +89,15 @@ test("undoing an applied edit deletes the files it created and restores the othe
     { remove: 'new.go' },
     { restore: { commit: 'b1', path: 'was.go' } },
   ]);
+});
+
+test("a review comment on an unapplied branch opens the branch's copy under a path that names it, never like the user's file", () => {
+  const commit = 'abcdef1234567890abcdef1234567890abcdef12';
+  const l = labelGitUri('/calc.go', `commit=${commit}`);
+  assert.deepEqual(l, { path: '/review-abcdef12/calc.go', query: `commit=${commit}&label=review-abcdef12` });
+  // The content provider still finds the file at the commit.
+  assert.deepEqual(parseGitUri(l.path, l.query), { commit, path: 'calc.go' });
+  // Labelled once only; other URIs unchanged.
+  assert.deepEqual(labelGitUri(l.path, l.query), l);
+  assert.deepEqual(labelGitUri('/calc.go', 'x=1'), { path: '/calc.go', query: 'x=1' });
 });
