@@ -344,6 +344,12 @@ async function restrictedMode(page, port, ws) {
   await clickInFrames(page, 'button[data-command="workbench.action.openSettings2"]');
   await page.locator('.settings-editor').first().waitFor({ state: 'visible', timeout: 20_000 });
   await page.screenshot({ path: join(artifacts, '0-open-settings.png') });
+  // This VS Code opens settings as a modal editor: close it before the next button.
+  await runCommand(page, 'View: Close All Editors', 30_000);
+  await page.locator('.monaco-modal-editor-block').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(async () => {
+    await page.keyboard.press('Escape');
+    await page.locator('.monaco-modal-editor-block').first().waitFor({ state: 'detached', timeout: 10_000 });
+  });
   await clickInFrames(page, 'button[data-command="workbench.trust.manage"]');
   const trust = page.locator('.workspace-trust-editor .monaco-button', { hasText: /^\s*Trust\s*$/ }).first();
   await trust.waitFor({ state: 'visible', timeout: 20_000 });
