@@ -467,7 +467,7 @@ async function runWorkflow(page, ws) {
           await t.locator('.monaco-button', { hasText: /^Details$/ }).first().click();
           const diffEditor = page.locator('.monaco-diff-editor').first();
           await diffEditor.waitFor({ state: 'visible', timeout: 20_000 });
-          await page.locator('.monaco-diff-editor .modified .view-lines', { hasText: 'func Sub(a, b int) int { return a - b }' }).first().waitFor({ timeout: 10_000 });
+          await page.locator('.monaco-diff-editor .view-lines', { hasText: 'func Sub(a, b int) int { return a - b }' }).first().waitFor({ timeout: 10_000 });
           const tab = page.locator('.tabs-container .tab', { hasText: 'calc.go (proposed edit)' }).first();
           await tab.waitFor({ state: 'visible', timeout: 10_000 });
           if ((await page.locator('.tabs-container .tab', { hasText: 'Untitled' }).count()) > 0) throw new Error('Details opened an Untitled buffer');
