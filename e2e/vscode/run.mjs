@@ -238,7 +238,7 @@ async function main() {
     kill(cs.proc);
 
     cs = await startCodeServer(false);
-    await page.goto(`http://127.0.0.1:${cs.port}/?folder=${encodeURIComponent(ws)}`);
+    await page.goto(`http://127.0.0.1:${cs.port}/?folder=${encodeURIComponent(ws)}`, { timeout: 120_000 });
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     log('workbench up; running "Autarch: Show Server Status"');
 
@@ -318,7 +318,7 @@ async function clickInFrames(page, selector, ms = 20_000) {
  * the Swarm view no longer says the folder is restricted.
  */
 async function restrictedMode(page, port, ws) {
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { timeout: 120_000 });
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   log('Restricted Mode: answering the trust dialog "No"');
   const no = page.locator('.monaco-dialog-box .monaco-button', { hasText: /No, I don.t trust/ }).first();
