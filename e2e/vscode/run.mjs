@@ -536,7 +536,7 @@ async function runWorkflow(page, ws) {
   const tabText = `${(await activeTab.getAttribute('title')) ?? ''} ${(await activeTab.getAttribute('aria-label')) ?? ''} ${await activeTab.innerText()}`;
   await snap('review-on-branch-copy');
   log(`the review's Problems entry opened: ${tabText.replace(/\s+/g, ' ').trim().slice(0, 160)}`);
-  if (!tabText.includes('review-')) throw new Error(`the review's Problems entry opened a tab that reads like the user's file: "${tabText}"`);
+  if (!/calc \(review [0-9a-f]{8}\)\.go/.test(tabText)) throw new Error(`the review's Problems entry opened a tab that reads like the user's file: "${tabText}"`);
   await runCommand(page, 'View: Close All Editors', 30_000);
 
   log('Apply Workflow as an undoable edit');

@@ -11,26 +11,30 @@ export function gitQuery(commit: string): string {
   return `commit=${encodeURIComponent(commit)}`;
 }
 
-/** The commit and workspace-relative path of an autarch-git URI's path and query (a labelled one's label left out). */
+/** The commit and workspace-relative path of an autarch-git URI's path and query (a labelled one's file name restored). */
 export function parseGitUri(path: string, query: string): { commit: string; path: string } | undefined {
   const m = /(?:^|&)commit=([^&]*)/.exec(query);
   if (!m) return undefined;
-  const label = /(?:^|&)label=([^&]*)/.exec(query)?.[1];
+  const name = /(?:^|&)name=([^&]*)/.exec(query)?.[1];
   let rel = path.replace(/^\/+/, '');
-  if (label && rel.startsWith(`${label}/`)) rel = rel.slice(label.length + 1);
+  if (name) rel = rel.replace(/[^/]*$/, decodeURIComponent(name));
   return { commit: decodeURIComponent(m[1]), path: rel };
 }
 
 /**
  * The path and query of a review's autarch-git URI (a file at the reviewed commit of an unapplied branch)
- * under a folder that names it, "review-<commit>/calc.go": its tab and its Problems entry never read like
- * the user's file. Other URIs are returned as they are.
+ * under a file name that says so, "calc (review abcdef12).go" (its extension kept for the language): its
+ * tab and its Problems entry never read like the user's file. Other URIs are returned as they are.
  */
 export function labelGitUri(path: string, query: string): { path: string; query: string } {
   const m = /(?:^|&)commit=([^&]*)/.exec(query);
-  if (!m || /(?:^|&)label=/.test(query)) return { path, query };
-  const label = `review-${decodeURIComponent(m[1]).slice(0, 8).replace(/[^A-Za-z0-9._-]/g, '_')}`;
-  return { path: `/${label}/${path.replace(/^\/+/, '')}`, query: `${query}&label=${label}` };
+  if (!m || /(?:^|&)name=/.test(query)) return { path, query };
+  const rel = path.replace(/^\/+/, '');
+  const base = rel.slice(rel.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [base.slice(0, dot), base.slice(dot)] : [base, ''];
+  const label = `${stem} (review ${decodeURIComponent(m[1]).slice(0, 8)})${ext}`;
+  return { path: `/${rel.slice(0, rel.length - base.length)}${label}`, query: `${query}&name=${encodeURIComponent(base)}` };
 }
 
 export interface DiffSide {

@@ -94,7 +94,10 @@ test("undoing an applied edit deletes the files it created and restores the othe
 test("a review comment on an unapplied branch opens the branch's copy under a path that names it, never like the user's file", () => {
   const commit = 'abcdef1234567890abcdef1234567890abcdef12';
   const l = labelGitUri('/calc.go', `commit=${commit}`);
-  assert.deepEqual(l, { path: '/review-abcdef12/calc.go', query: `commit=${commit}&label=review-abcdef12` });
+  assert.deepEqual(l, { path: '/calc (review abcdef12).go', query: `commit=${commit}&name=calc.go` });
+  const nested = labelGitUri('/pkg/a/Makefile', `commit=${commit}`);
+  assert.deepEqual(parseGitUri(nested.path, nested.query), { commit, path: 'pkg/a/Makefile' });
+  assert.equal(nested.path, '/pkg/a/Makefile (review abcdef12)');
   // The content provider still finds the file at the commit.
   assert.deepEqual(parseGitUri(l.path, l.query), { commit, path: 'calc.go' });
   // Labelled once only; other URIs unchanged.
