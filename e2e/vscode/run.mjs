@@ -583,7 +583,13 @@ async function runWorkflow(page, ws) {
   log('reloading the window: the review comes back without the panel');
   // The reviewed content on disk (the suggestion undone), the Explorer in
   // the side bar: nothing but the server's restore can show the review.
-  await page.locator('.monaco-editor .view-lines').first().click();
+  // The user's calc.go (the one with the suggestion), not the branch's copy a thread may have opened.
+  await page.keyboard.press('Control+P');
+  const reopen = page.locator('.quick-input-widget input');
+  await reopen.waitFor({ state: 'visible', timeout: 10_000 });
+  await reopen.fill('calc.go');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'calc.go' }).first().click({ timeout: 10_000 });
+  await page.locator('.monaco-editor .view-lines', { hasText: 'return a * b' }).first().click();
   await page.keyboard.press('Control+Z');
   await page.locator('.monaco-editor .view-lines', { hasText: 'return a * b' }).waitFor({ state: 'detached', timeout: 10_000 });
   await runCommand(page, 'File: Save All Files', 30_000);
