@@ -92,7 +92,7 @@ export const Ranked = "ranked";
 export const FreeText = "free_text";
 /** CommandStartJob (StartJobParams) starts a job in the background and returns its JobRef; progress arrives as JobEvent notifications. */
 export const CommandStartJob = "autarch.startJob";
-/** CommandResumeJob (JobRef) resumes a stopped, failed or waiting job in the background and returns its JobRef. */
+/** CommandResumeJob (JobRef) resumes a stopped, failed or waiting job in the background, with the JobRef's guidance, and returns its JobRef. */
 export const CommandResumeJob = "autarch.resumeJob";
 /** CommandStopJob (JobRef) stops a running or waiting job; it can be resumed later. */
 export const CommandStopJob = "autarch.stopJob";
@@ -471,6 +471,7 @@ export interface StartJobParams {
 export interface JobRef {
   jobId: string;
   name?: string;
+  guidance?: string;
 }
 
 export interface AnswerEscalationParams {
