@@ -18,12 +18,12 @@ type getRepoStateParams struct {
 
 // repoState is get_repo_state's result.
 type repoState struct {
-	Branch    string     `json:"branch"`
-	Detached  bool       `json:"detached,omitempty"`
-	Upstream  string     `json:"upstream,omitempty"`
-	Clean     bool       `json:"clean"`
-	Ahead     int        `json:"ahead"`
-	Behind    int        `json:"behind"`
+	Branch   string `json:"branch"`
+	Detached bool   `json:"detached,omitempty"`
+	Upstream string `json:"upstream,omitempty"`
+	Clean    bool   `json:"clean"`
+	Ahead    int    `json:"ahead"`
+	Behind   int    `json:"behind"`
 	// ComparedWith is what ahead and behind count against (003-10): the
 	// upstream, else the base the branch was created from, else the
 	// default branch; NotCompared says why there was nothing to count
@@ -31,10 +31,10 @@ type repoState struct {
 	ComparedWith string `json:"comparedWith,omitempty"`
 	NotCompared  string `json:"notCompared,omitempty"`
 	counted      bool
-	Staged    []string   `json:"staged"`
-	Modified  []string   `json:"modified"`
-	Untracked []string   `json:"untracked"`
-	Last      lastCommit `json:"lastCommit"`
+	Staged       []string   `json:"staged"`
+	Modified     []string   `json:"modified"`
+	Untracked    []string   `json:"untracked"`
+	Last         lastCommit `json:"lastCommit"`
 }
 
 type lastCommit struct {
