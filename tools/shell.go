@@ -26,8 +26,8 @@ const (
 
 const preflightNote = `
 Use this to run environment setup commands like:
-- git submodule update --init --recursive
 - npm install, go mod download, pip install -r requirements.txt
+(git cannot write the repository from a command: git submodule update fails here)
 
 WARNING: You must NOT modify any files tracked by git.
 Only untracked artifacts (dependencies, build outputs) may be created.
