@@ -151,3 +151,23 @@ func (s *Session) QualityGates(ctx context.Context, g verify.Gates, changed []st
 	}
 	return run
 }
+
+// ConfiguredCheck runs the quality gates' configured command of a kind
+// (guardrails.quality_gates.commands, trusted configuration only) at the
+// root, in the session's sandbox, with its baselines filtering; ok is
+// false when none is configured.
+func (s *Session) ConfiguredCheck(ctx context.Context, k verify.Kind) (r verify.Report, ok bool) {
+	q, ok := s.guardrails.Load().Quality()
+	cmd := q.Gates.Commands[k]
+	if !ok || cmd == "" {
+		return verify.Report{}, false
+	}
+	timeout := q.Gates.Timeout
+	if timeout <= 0 {
+		timeout = verify.DefaultGateTimeout
+	}
+	r = verify.Run(ctx, s.verifyExec(), verify.Configured(k, cmd), verify.Target{}, timeout)
+	r.Filter(s.verifyBaselines())
+	s.redactReport(&r)
+	return r, true
+}
