@@ -145,9 +145,9 @@ type MCPServer struct {
 	Disabled bool `yaml:"disabled" json:"disabled,omitempty"`
 	// ReadOnlyTools are the server's tools (names on the server; "*" for
 	// all) the user vouches for as read-only, for servers that set no
-	// readOnlyHint: read-only agents get them too (001-68). Honoured from
-	// the user's own mcp.json only: a repository can never loosen.
-	ReadOnlyTools []string `yaml:"read_only_tools" json:"readOnlyTools,omitempty"`
+	// readOnlyHint: read-only agents get them too (001-68). Read from the
+	// user's own mcp.json only (not config.yaml): a repository never loosens.
+	ReadOnlyTools []string `yaml:"-" json:"readOnlyTools,omitempty"`
 }
 
 // MarksReadOnly reports whether ReadOnlyTools names a tool.
