@@ -353,7 +353,7 @@ func TestForRoleToolSets(t *testing.T) {
 	want := map[string]string{
 		"discussion": base, "scoping": base, "research": base, "plan": base, "review": base,
 		"preflight": "glob_search,grep,list_directory,read_file,read_lints,record_baseline,run_lint,run_tests,semantic_search,shell,take_note",
-		"pulsing":   "edit_file,glob_search,grep,list_directory,multi_edit,read_file,read_lints,run_lint,run_tests,semantic_search,shell,take_note,write_file",
+		"pulsing":   "apply_patch,edit_file,glob_search,grep,list_directory,multi_edit,read_file,read_lints,run_lint,run_tests,semantic_search,shell,take_note,write_file",
 	}
 	for role, names := range want {
 		reg, err := ForRole(role, Deps{})

@@ -20,7 +20,7 @@ import (
 func runVerb() verb {
 	return verb{
 		name:    "run",
-		usage:   "autarch run [--root DIR] [--yes] [--dry-run] [--path quick|full] [--name BRANCH] [--base REF] [--parallel N] [model flags] TASK",
+		usage:   "autarch run [--root DIR] [--yes] [--dry-run] [--path quick|full] [--name BRANCH] [--base REF] [--parallel N] [--allow-commands|--no-commands] [model flags] TASK",
 		summary: "run a whole workflow headless: scope, research, plan, preflight, pulses, review",
 		run:     runRun,
 	}
@@ -33,6 +33,7 @@ func runRun(ctx context.Context, io stdio, args []string) int {
 	name := fs.String("name", "", "workflow name; its branch is autarch/NAME (default: made from the task)")
 	base := fs.String("base", "", "branch to start from (default: the current branch)")
 	parallel := fs.Int("parallel", 1, "how many independent pulses run at once, each in its own worktree, landing in plan order (1: one after another)")
+	f.commands = addCommandsFlags(fs)
 	fs.BoolVar(&f.dryRun, "dry-run", false, "run the agents with reads executed and writes and commands only recorded; print the plan; leave the repository as it is")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -40,6 +41,10 @@ func runRun(ctx context.Context, io stdio, args []string) int {
 	task := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if task == "" {
 		fmt.Fprintln(io.err, "usage: "+runVerb().usage)
+		return 2
+	}
+	if err := f.commands.check(); err != nil {
+		fmt.Fprintf(io.err, "autarch run: %v\n", err)
 		return 2
 	}
 	if *parallel < 1 {

@@ -33,6 +33,8 @@ type engineFlags struct {
 	dryRun bool
 	// live keeps the sessions' MCP servers for the side panel (serve only).
 	live *liveServers
+	// commands are --allow-commands/--no-commands (nil: the verb has none).
+	commands *commandsFlags
 }
 
 func addEngineFlags(fs *flag.FlagSet) *engineFlags {
@@ -95,6 +97,7 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 	if msg := p.Config.Untrusted(); msg != "" {
 		fmt.Fprintln(io.err, "autarch: "+msg)
 	}
+	f.commands.apply(&p.Config.Settings)
 	log := slog.New(tools.RedactHandler(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}), p.Egress))
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in), AutoApprove: f.yes,
 		NoTTYHint: "run it in a terminal to answer, or pass --yes to approve every card and tool call and answer questions with their first option"}

@@ -65,7 +65,7 @@ func newTool(s *Server, t *sdk.Tool) (*Tool, error) {
 	}
 	desc = strings.TrimSpace(fmt.Sprintf("%s\n\n(Tool %q of the MCP server %s.)", desc, t.Name, s.name))
 	return &Tool{srv: s, name: toolName(s.name, t.Name), orig: t.Name, desc: desc, schema: out, resolved: resolved,
-		readOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint}, nil
+		readOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint || s.origin == OriginUser && s.cfg.MarksReadOnly(t.Name)}, nil
 }
 
 func (t *Tool) Name() string            { return t.name }
@@ -75,7 +75,8 @@ func (t *Tool) Schema() json.RawMessage { return t.schema }
 // Original is the tool's name on its server.
 func (t *Tool) Original() string { return t.orig }
 
-// ReadOnly reports the server's readOnlyHint.
+// ReadOnly reports the server's readOnlyHint, or the user's marking of
+// the tool as read-only in their mcp.json (readOnlyTools).
 func (t *Tool) ReadOnly() bool { return t.readOnly }
 
 // Kind is ReadOnly for tools the server annotates readOnlyHint, Write
