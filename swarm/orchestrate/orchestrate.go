@@ -219,12 +219,12 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 	if err := ensureWorktree(ctx, o.cfg.Repo, st); err != nil {
 		return st, o.fail(s, st, err)
 	}
-	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree, Policy{Hooks: o.cfg.Hooks, Guardrails: o.cfg.Guardrails})
+	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree, Policy{Hooks: o.cfg.Hooks, Guardrails: o.cfg.Guardrails, Egress: o.egress})
 	if err != nil {
 		return st, o.fail(s, st, fmt.Errorf("open the swarm engine: %w", err))
 	}
 	defer eng.Close()
-	r := &run{o: o, s: s, st: st, eng: eng}
+	r := &run{o: o, s: s, st: st, eng: eng, meter: agent.NewMeter(0).CapTokens(o.cfg.TokenBudget), tokens0: st.Tokens}
 	r.fire(ctx, tools.EventSessionStart, map[string]any{"task": st.Task, "round": st.Round, "rounds": st.Rounds, "agents": agentNames(st.Agents)})
 	defer func() {
 		r.fire(context.WithoutCancel(ctx), tools.EventSessionEnd, map[string]any{"round": st.Round, "status": st.Status, "reason": st.Reason})
@@ -233,7 +233,7 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 		if err := r.round(ctx); err != nil {
 			if errors.Is(err, errBudget) {
 				st.Status = StatusStopped
-				st.Reason = fmt.Sprintf("token budget spent: %d tokens this run (budget %d) at round %d (%s); autarch swarm --resume %s continues with a new budget", r.spent, o.cfg.TokenBudget, st.Round, st.Stage, st.ID)
+				st.Reason = fmt.Sprintf("token budget spent: %d tokens this run (budget %d) at round %d (%s); autarch swarm --resume %s continues with a new budget", r.tokens(), o.cfg.TokenBudget, st.Round, st.Stage, st.ID)
 				o.emit(s, editor.SwarmEvent{Kind: "status", SwarmID: id, Status: StatusStopped, Round: st.Round, Text: st.Reason, Failed: true})
 				return st, s.saveState(st)
 			}
@@ -277,16 +277,18 @@ func (o *Orchestrator) emit(s *store, ev editor.SwarmEvent) {
 	}
 }
 
-// modelFor is the model answering an agent and the name to ask for.
+// modelFor is the model answering an agent and the name to ask for (the
+// agent loop filters its requests through the orchestrator's egress gate:
+// Policy.Egress).
 func (o *Orchestrator) modelFor(a editor.SwarmAgent) (agent.Model, string) {
 	name := a.Model
 	if name == "" {
 		name = o.cfg.DefaultModel
 	}
 	if m, ok := o.cfg.Models[a.Name]; ok {
-		return agent.FilterModel(m, o.egress), name
+		return m, name
 	}
-	return agent.FilterModel(o.cfg.Model, o.egress), name
+	return o.cfg.Model, name
 }
 
 // lockFile takes an exclusive lock released when the process dies. It
