@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/autarch-dev/autarch/agent"
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -186,8 +184,9 @@ func (o *Orchestrator) Load(id string) (*State, error) {
 	return s.loadState()
 }
 
-// ErrBusy means another live process runs the swarm.
-var ErrBusy = errors.New("the swarm is running in another autarch process")
+// ErrBusy means another live process runs the swarm (it holds the run's
+// lock: kernel.ErrLocked).
+var ErrBusy = fmt.Errorf("the swarm is running in another autarch process (%w)", kernel.ErrLocked)
 
 // Run runs (or resumes) a swarm from its recorded step until its last
 // round is applied. A cancelled ctx stops it (resumable); a failure is
@@ -201,7 +200,10 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockFile(filepath.Join(s.dir, "run.lock"))
+	unlock, err := kernel.Lock(lockPath(s.dir), time.Second) // a listing may probe the lock for a moment
+	if kernel.IsLocked(err) {
+		return st, ErrBusy
+	}
 	if err != nil {
 		return st, err
 	}
@@ -224,7 +226,8 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 		return st, o.fail(s, st, fmt.Errorf("open the swarm engine: %w", err))
 	}
 	defer eng.Close()
-	r := &run{o: o, s: s, st: st, eng: eng, meter: agent.NewMeter(0).CapTokens(o.cfg.TokenBudget), tokens0: st.Tokens}
+	meter := kernel.NewMeter(kernel.Budget{Tokens: int64(o.cfg.TokenBudget)}, kernel.Spent{})
+	r := &run{o: o, s: s, st: st, eng: eng, meter: meter, loopMeter: meter.Agent().CapTokens(o.cfg.TokenBudget), tokens0: st.Tokens}
 	r.fire(ctx, tools.EventSessionStart, map[string]any{"task": st.Task, "round": st.Round, "rounds": st.Rounds, "agents": agentNames(st.Agents)})
 	defer func() {
 		r.fire(context.WithoutCancel(ctx), tools.EventSessionEnd, map[string]any{"round": st.Round, "status": st.Status, "reason": st.Reason})
@@ -291,45 +294,12 @@ func (o *Orchestrator) modelFor(a editor.SwarmAgent) (agent.Model, string) {
 	return o.cfg.Model, name
 }
 
-// lockFile takes an exclusive lock released when the process dies. It
-// waits up to a second (a listing may probe the lock for a moment).
-func lockFile(path string) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("lock folder: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	for end := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(end) {
-			break
-		}
-	}
-	f.Close()
-	if errors.Is(err, unix.EWOULDBLOCK) {
-		return nil, ErrBusy
-	}
-	return nil, fmt.Errorf("lock %s: %w", path, err)
-}
+// lockPath is the run lock of the swarm whose state is in dir: held by
+// the process running it (run.Lock), free once that process died.
+func lockPath(dir string) string { return filepath.Join(dir, "run.lock") }
 
 // running reports whether a live process holds the swarm's run lock.
-func running(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, "run.lock"))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
-		return errors.Is(err, unix.EWOULDBLOCK)
-	}
-	unix.Flock(int(f.Fd()), unix.LOCK_UN)
-	return false
-}
+func running(dir string) bool { return kernel.Held(lockPath(dir)) }
 
 func clip(s string, n int) string {
 	if len(s) <= n {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/autarch-dev/autarch/agent"
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -24,11 +25,13 @@ type run struct {
 	eng Engine
 
 	mu sync.Mutex
-	// meter counts this run's model calls and holds its token budget (the
-	// budget is per run: a resume starts a new one); tokens0 are the
-	// tokens of the runs before.
-	meter   *agent.Meter
-	tokens0 int
+	// meter counts this run's model calls against its token budget (the
+	// budget is per run: a resume starts a new one); loopMeter is its cap
+	// as the agent loop checks it before every model call; tokens0 are
+	// the tokens of the runs before.
+	meter     *kernel.Meter
+	loopMeter *agent.Meter
+	tokens0   int
 }
 
 func (r *run) emit(ev editor.SwarmEvent) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/autarch-dev/autarch/agent"
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 )
@@ -52,6 +53,7 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 	if model == nil {
 		return fmt.Errorf("agent %s: no model configured (set AUTARCH_MODEL or give --agents %s=MODEL)", a.Name, a.Name)
 	}
+	model = metered{model, r.meter}
 	if a.Envelope {
 		model = textModel{model}
 	}
@@ -73,7 +75,7 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 	defer cancel(nil)
 	ag, err := agent.New(agent.Config{
 		Spec:  &agent.RoleSpec{Name: agentRole(a), Prompt: systemPrompt(a, r.st.ReadOnly)},
-		Model: model, ModelName: modelName, Engine: eng, Session: sess, Meter: r.meter,
+		Model: model, ModelName: modelName, Engine: eng, Session: sess, Meter: r.loopMeter,
 		MaxIterations: r.o.cfg.MaxIterations - iterations, JSONEnvelope: a.Envelope, Hosted: true, InOrder: true,
 		SessionID: r.st.ID + "-" + a.Name, History: recent(msgs, r.st.Round),
 		Events: func(e agent.Event) { r.agentEvent(a, e) },
@@ -138,6 +140,20 @@ func (r *run) agentEvent(a editor.SwarmAgent, e agent.Event) {
 	case "warning":
 		r.warn(a.Name + ": " + e.Text)
 	}
+}
+
+// metered counts every answer's usage on the run's meter.
+type metered struct {
+	agent.Model
+	meter *kernel.Meter
+}
+
+func (m metered) Complete(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	resp, err := m.Model.Complete(ctx, req, onText)
+	if err == nil {
+		m.meter.Record(kernel.UsageOf(resp.Usage, agent.Pricing{}))
+	}
+	return resp, err
 }
 
 // textModel is a model without native tool calling: the conversation
@@ -312,10 +328,7 @@ func (r *run) improved(agentName string) bool {
 }
 
 // tokens are the tokens this run's model calls spent.
-func (r *run) tokens() int {
-	u, _, _ := r.meter.Totals()
-	return u.PromptTokens + u.CompletionTokens
-}
+func (r *run) tokens() int { return int(r.meter.Spent().Tokens()) }
 
 // agentRole is an agent's role as the model call hooks hear it.
 func agentRole(a editor.SwarmAgent) string {
