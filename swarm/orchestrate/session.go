@@ -57,9 +57,19 @@ func NewSession(cfg SessionConfig) *Session {
 func (s *Session) open(ctx context.Context) (*Orchestrator, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.o != nil {
-		return s.o, nil
+	if s.o == nil {
+		o, err := s.connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.o = o
 	}
+	return s.o, nil
+}
+
+// connect makes the orchestrator over the project's NATS, closed with the
+// session.
+func (s *Session) connect(ctx context.Context) (*Orchestrator, error) {
 	open, err := s.cfg.Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("the swarm engine (NATS): %w", err)
@@ -72,7 +82,6 @@ func (s *Session) open(ctx context.Context) (*Orchestrator, error) {
 	if err := s.cfg.Go(ctx, func(ctx context.Context) { <-ctx.Done(); o.Close() }); err != nil {
 		return nil, err
 	}
-	s.o = o
 	return o, nil
 }
 

@@ -3,12 +3,10 @@ package orchestrate
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/autarch-dev/autarch/agent"
-	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 )
@@ -71,8 +69,9 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 		r.iterationLimit(a, iterations)
 		return nil
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var saveErr error // the conversation or the state could not be saved: the turn stops
 	ag, err := agent.New(agent.Config{
 		Spec:  &agent.RoleSpec{Name: agentRole(a), Prompt: systemPrompt(a, r.st.ReadOnly)},
 		Model: model, ModelName: modelName, Engine: eng, Session: sess, Meter: r.loopMeter,
@@ -85,8 +84,8 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 		},
 		OnMessage: func(m agent.Message) {
 			msgs = append(msgs, m)
-			if err := r.s.saveConversation(a.Name, msgs); err != nil {
-				cancel(err)
+			if saveErr = r.s.saveConversation(a.Name, msgs); saveErr != nil {
+				cancel()
 				return
 			}
 			if m.Role != agent.RoleAssistant {
@@ -95,8 +94,8 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 			if m.Content != "" {
 				r.emit(editor.SwarmEvent{Kind: "text", Agent: a.Name, Text: m.Content})
 			}
-			if err := r.change(func(st *State) { st.Tokens = r.tokens0 + r.tokens() }); err != nil {
-				cancel(err)
+			if saveErr = r.change(func(st *State) { st.Tokens = r.tokens0 + r.tokens() }); saveErr != nil {
+				cancel()
 			}
 		},
 	})
@@ -104,8 +103,8 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 		return fmt.Errorf("agent %s: %w", a.Name, err)
 	}
 	out, err := ag.RunTurn(ctx, "")
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-		return fmt.Errorf("agent %s: %w", a.Name, cause) // the conversation could not be saved
+	if saveErr != nil {
+		return fmt.Errorf("agent %s: %w", a.Name, saveErr)
 	}
 	if err != nil {
 		return fmt.Errorf("agent %s: %w", a.Name, err)
@@ -140,29 +139,6 @@ func (r *run) agentEvent(a editor.SwarmAgent, e agent.Event) {
 	case "warning":
 		r.warn(a.Name + ": " + e.Text)
 	}
-}
-
-// metered counts every answer's usage on the run's meter.
-type metered struct {
-	agent.Model
-	meter *kernel.Meter
-}
-
-func (m metered) Complete(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-	resp, err := m.Model.Complete(ctx, req, onText)
-	if err == nil {
-		m.meter.Record(kernel.UsageOf(resp.Usage, agent.Pricing{}))
-	}
-	return resp, err
-}
-
-// textModel is a model without native tool calling: the conversation
-// reaches it as text (asText), its calls as the JSON envelope.
-type textModel struct{ agent.Model }
-
-func (m textModel) Complete(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-	req.Messages = asText(req.Messages)
-	return m.Model.Complete(ctx, req, onText)
 }
 
 // recent is what the model sees of an agent's conversation in round: the
