@@ -227,7 +227,7 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 	}
 	defer eng.Close()
 	meter := kernel.NewMeter(kernel.Budget{Tokens: int64(o.cfg.TokenBudget)}, kernel.Spent{})
-	r := &run{o: o, s: s, st: st, eng: eng, meter: meter, loopMeter: meter.Agent().CapTokens(o.cfg.TokenBudget), tokens0: st.Tokens}
+	r := &run{o: o, s: s, st: st, eng: eng, meter: meter, tokens0: st.Tokens}
 	r.fire(ctx, tools.EventSessionStart, map[string]any{"task": st.Task, "round": st.Round, "rounds": st.Rounds, "agents": agentNames(st.Agents)})
 	defer func() {
 		r.fire(context.WithoutCancel(ctx), tools.EventSessionEnd, map[string]any{"round": st.Round, "status": st.Status, "reason": st.Reason})

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/autarch-dev/autarch/agent"
 	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
@@ -26,12 +25,10 @@ type run struct {
 
 	mu sync.Mutex
 	// meter counts this run's model calls against its token budget (the
-	// budget is per run: a resume starts a new one); loopMeter is its cap
-	// as the agent loop checks it before every model call; tokens0 are
-	// the tokens of the runs before.
-	meter     *kernel.Meter
-	loopMeter *agent.Meter
-	tokens0   int
+	// budget is per run: a resume starts a new one); tokens0 are the
+	// tokens of the runs before.
+	meter   *kernel.Meter
+	tokens0 int
 }
 
 func (r *run) emit(ev editor.SwarmEvent) {

@@ -3,10 +3,12 @@ package orchestrate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/autarch-dev/autarch/agent"
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 )
@@ -74,7 +76,7 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 	var saveErr error // the conversation or the state could not be saved: the turn stops
 	ag, err := agent.New(agent.Config{
 		Spec:  &agent.RoleSpec{Name: agentRole(a), Prompt: systemPrompt(a, r.st.ReadOnly)},
-		Model: model, ModelName: modelName, Engine: eng, Session: sess, Meter: r.loopMeter,
+		Model: model, ModelName: modelName, Engine: eng, Session: sess,
 		MaxIterations: r.o.cfg.MaxIterations - iterations, JSONEnvelope: a.Envelope, Hosted: true, InOrder: true,
 		SessionID: r.st.ID + "-" + a.Name, History: recent(msgs, r.st.Round),
 		Events: func(e agent.Event) { r.agentEvent(a, e) },
@@ -106,12 +108,13 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 	if saveErr != nil {
 		return fmt.Errorf("agent %s: %w", a.Name, saveErr)
 	}
+	if limit := (*kernel.LimitError)(nil); errors.As(err, &limit) {
+		return fmt.Errorf("agent %s: %v: %w", a.Name, limit, errBudget)
+	}
 	if err != nil {
 		return fmt.Errorf("agent %s: %w", a.Name, err)
 	}
 	switch out.Kind {
-	case agent.OutcomeBudget:
-		return fmt.Errorf("agent %s: %w", a.Name, errBudget)
 	case agent.OutcomeFailed:
 		r.iterationLimit(a, iterations+out.Iterations)
 		return nil
