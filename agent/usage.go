@@ -26,17 +26,6 @@ type Meter struct {
 	cap     float64
 	warned  bool
 	warnPct float64
-	// tokenCap caps prompt + completion tokens (0: none).
-	tokenCap int
-}
-
-// CapTokens caps the tokens (prompt + completion) the meter's calls may
-// spend (n ≤ 0: no cap) and returns the meter: a swarm's run budget.
-func (m *Meter) CapTokens(n int) *Meter {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.tokenCap = n
-	return m
 }
 
 // NewMeter makes a meter; capDollars ≤ 0 means no cap. The budget warning
@@ -63,9 +52,6 @@ func (m *Meter) Record(u Usage, cost float64) (warn bool) {
 func (m *Meter) Exceeded() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if n := m.usage.PromptTokens + m.usage.CompletionTokens; m.tokenCap > 0 && n >= m.tokenCap {
-		return fmt.Errorf("token budget reached: %d of %d tokens spent over %d model calls; raise the budget to continue", n, m.tokenCap, m.calls)
-	}
 	if m.cap > 0 && m.cost >= m.cap {
 		return fmt.Errorf("budget cap reached: spent $%.4f of $%.4f over %d model calls (%d prompt + %d completion tokens); raise the budget to continue", m.cost, m.cap, m.calls, m.usage.PromptTokens, m.usage.CompletionTokens)
 	}
