@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
@@ -98,8 +98,8 @@ func samePath(a, b string) bool {
 // lock takes the job's run lock, held while a process runs the job and
 // released by the kernel when that process dies (even by SIGKILL).
 func (r *Runner) lock(id string) (unlock func(), err error) {
-	unlock, err = r.cfg.Engine.Lock("job-" + id)
-	if workflow.IsLocked(err) {
+	unlock, err = r.locks.Take(run.Ref{Kind: run.KindJob, ID: id}.LockName())
+	if run.IsLocked(err) {
 		return nil, fmt.Errorf("%w: %s", errLocked, id)
 	}
 	return unlock, err
@@ -111,19 +111,13 @@ func (r *Runner) hold(id string) error {
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
-	r.held[id] = unlock
-	r.mu.Unlock()
+	r.held.Put(id, unlock)
 	return nil
 }
 
 // claim is the run lock Start or Resume holds for the job, else a new one.
 func (r *Runner) claim(id string) (unlock func(), err error) {
-	r.mu.Lock()
-	unlock, ok := r.held[id]
-	delete(r.held, id)
-	r.mu.Unlock()
-	if ok {
+	if unlock, ok := r.held.Claim(id); ok {
 		return unlock, nil
 	}
 	return r.lock(id)

@@ -48,7 +48,10 @@ func TestWatchStopAndActive(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	var a run.Active
-	remove := a.Add("r1", cancel)
+	remove, ok := a.Add("r1", cancel)
+	if _, again := a.Add("r1", cancel); !ok || again {
+		t.Fatalf("Add: first %v, second %v; want only the first", ok, again)
+	}
 	stopped := make(chan struct{})
 	polls := 0
 	go func() {
