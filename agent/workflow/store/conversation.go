@@ -81,7 +81,7 @@ func (o ops) AddMessage(ctx context.Context, m *Message) error {
 		return fmt.Errorf("message data is not valid JSON")
 	}
 	m.CreatedAt = o.clock()
-	err := o.q.QueryRowContext(ctx, `INSERT INTO messages (workflow_id, stage, pulse_id, role, content, data, created_at)
+	err := o.q.QueryRowContext(ctx, `INSERT INTO messages (run_id, stage, pulse_id, role, content, data, created_at)
 		VALUES (?,?,?,?,?,?,?) RETURNING id`, m.WorkflowID, m.Stage, m.PulseID, m.Role, m.Content, rawJSON(m.Data), stamp(m.CreatedAt)).Scan(&m.ID)
 	if err != nil {
 		return fmt.Errorf("add message: %w", err)
@@ -102,8 +102,8 @@ func (o ops) Messages(ctx context.Context, workflowID, stage, pulseID string) ([
 		}
 		m.CreatedAt = unstamp(at)
 		return m, err
-	}, "messages", `SELECT id, workflow_id, stage, pulse_id, role, content, data, created_at FROM messages
-		WHERE workflow_id=? AND stage=? AND pulse_id=? ORDER BY id`, workflowID, stage, pulseID)
+	}, "messages", `SELECT id, run_id, stage, pulse_id, role, content, data, created_at FROM messages
+		WHERE run_id=? AND stage=? AND pulse_id=? ORDER BY id`, workflowID, stage, pulseID)
 }
 
 // ToolCall is one tool call with its reason and outcome.
@@ -142,7 +142,7 @@ func (o ops) AddToolCall(ctx context.Context, c *ToolCall) error {
 	if c.ParentCallID != "" && c.Subagent == "" {
 		return fmt.Errorf("tool call %s: a sub-agent's call (parent %s) needs its sub-agent type", c.Name, c.ParentCallID)
 	}
-	err := o.q.QueryRowContext(ctx, `INSERT INTO tool_calls (workflow_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason,
+	err := o.q.QueryRowContext(ctx, `INSERT INTO tool_calls (run_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason,
 		result_summary, failed, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`, c.WorkflowID, c.Stage, c.PulseID, c.CallID,
 		c.ParentCallID, c.Subagent, c.Name, rawJSON(c.Args), c.Reason, c.ResultSummary, c.Failed, stamp(c.StartedAt), stamp(c.EndedAt)).Scan(&c.ID)
 	if err != nil {
@@ -165,11 +165,11 @@ func (o ops) FinishToolCall(ctx context.Context, id int64, resultSummary string,
 // pulses), in order: a sub-agent's calls (ParentCallID set) come after
 // their dispatch call, as they were made.
 func (o ops) ToolCalls(ctx context.Context, workflowID, pulseID string) ([]ToolCall, error) {
-	return queryAll(ctx, o, scanToolCall, "tool calls", `SELECT `+toolCallColumns+` FROM tool_calls WHERE workflow_id=? AND pulse_id=? ORDER BY id`,
+	return queryAll(ctx, o, scanToolCall, "tool calls", `SELECT `+toolCallColumns+` FROM tool_calls WHERE run_id=? AND pulse_id=? ORDER BY id`,
 		workflowID, pulseID)
 }
 
-const toolCallColumns = `id, workflow_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason, result_summary, failed,
+const toolCallColumns = `id, run_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason, result_summary, failed,
 	started_at, ended_at`
 
 func scanToolCall(row interface{ Scan(...any) error }) (ToolCall, error) {

@@ -207,7 +207,7 @@ func (o ops) AddJobMessage(ctx context.Context, m *JobMessage) error {
 		return fmt.Errorf("job message data is not valid JSON")
 	}
 	m.CreatedAt = o.clock()
-	err := o.q.QueryRowContext(ctx, `INSERT INTO job_messages (job_id, role, content, data, created_at) VALUES (?,?,?,?,?) RETURNING id`,
+	err := o.q.QueryRowContext(ctx, `INSERT INTO messages (run_id, role, content, data, created_at) VALUES (?,?,?,?,?) RETURNING id`,
 		m.JobID, m.Role, m.Content, rawJSON(m.Data), stamp(m.CreatedAt)).Scan(&m.ID)
 	if err != nil {
 		return fmt.Errorf("add job message: %w", err)
@@ -227,7 +227,7 @@ func (o ops) JobMessages(ctx context.Context, jobID string) ([]JobMessage, error
 		}
 		m.CreatedAt = unstamp(at)
 		return m, err
-	}, "job messages", `SELECT id, job_id, role, content, data, created_at FROM job_messages WHERE job_id=? ORDER BY id`, jobID)
+	}, "job messages", `SELECT id, run_id, role, content, data, created_at FROM messages WHERE run_id=? ORDER BY id`, jobID)
 }
 
 // JobToolCall is one tool call of a job's agent, recorded as it starts
@@ -249,7 +249,7 @@ func (o ops) StartJobToolCall(ctx context.Context, c *JobToolCall) error {
 		return fmt.Errorf("job tool call name is required")
 	}
 	c.StartedAt = o.clock()
-	_, err := o.q.ExecContext(ctx, `INSERT INTO job_tool_calls (job_id, call_id, name, reason, started_at) VALUES (?,?,?,?,?)`,
+	_, err := o.q.ExecContext(ctx, `INSERT INTO tool_calls (run_id, call_id, name, reason, started_at) VALUES (?,?,?,?,?)`,
 		c.JobID, c.CallID, c.Name, c.Reason, stamp(c.StartedAt))
 	if err != nil {
 		return fmt.Errorf("add job tool call %s: %w", c.Name, err)
@@ -259,8 +259,8 @@ func (o ops) StartJobToolCall(ctx context.Context, c *JobToolCall) error {
 
 // FinishJobToolCall records how the latest running call with that id ended.
 func (o ops) FinishJobToolCall(ctx context.Context, jobID, callID, summary string, failed bool) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE job_tool_calls SET summary=?, failed=?, ended_at=? WHERE id=(
-		SELECT id FROM job_tool_calls WHERE job_id=? AND call_id=? AND ended_at IS NULL ORDER BY id DESC LIMIT 1)`,
+	res, err := o.q.ExecContext(ctx, `UPDATE tool_calls SET result_summary=?, failed=?, ended_at=? WHERE id=(
+		SELECT id FROM tool_calls WHERE run_id=? AND call_id=? AND ended_at IS NULL ORDER BY id DESC LIMIT 1)`,
 		summary, failed, stamp(o.clock()), jobID, callID)
 	if err != nil {
 		return fmt.Errorf("finish job tool call %s: %w", callID, err)
@@ -276,8 +276,8 @@ func (o ops) JobToolCalls(ctx context.Context, jobID string) ([]JobToolCall, err
 		err := row.Scan(&c.JobID, &c.CallID, &c.Name, &c.Reason, &c.Summary, &c.Failed, &started, &ended)
 		c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
 		return c, err
-	}, "job tool calls", `SELECT job_id, call_id, name, reason, summary, failed, started_at, ended_at FROM job_tool_calls
-		WHERE job_id=? ORDER BY id`, jobID)
+	}, "job tool calls", `SELECT run_id, call_id, name, reason, result_summary, failed, started_at, ended_at FROM tool_calls
+		WHERE run_id=? ORDER BY id`, jobID)
 }
 
 // JobAnalysis is a record_analysis.
