@@ -148,7 +148,7 @@ func (r *Runner) Start(ctx context.Context, t Task) (store.Job, error) {
 	}
 	base := t.Base
 	if base == "" {
-		if base, err = defaultBranch(ctx, r.repo); err != nil {
+		if base, err = r.repo.DefaultBranch(ctx); err != nil {
 			return store.Job{}, err
 		}
 	}
