@@ -180,13 +180,3 @@ func TestFromAgent(t *testing.T) {
 		t.Errorf("emitted %+v", got)
 	}
 }
-
-func TestQuestionKindOf(t *testing.T) {
-	for topic, want := range map[string]run.QuestionKind{"scope": run.QuestionCard, "plan": run.QuestionCard, "questions": run.QuestionAsk,
-		"reply": run.QuestionAsk, "extension": run.QuestionApproval, "tool_approval": run.QuestionApproval, "escalation": run.QuestionEscalation,
-		"unresolved_issues": run.QuestionReview} {
-		if got := run.QuestionKindOf(topic); got != want {
-			t.Errorf("QuestionKindOf(%q) = %s, want %s", topic, got, want)
-		}
-	}
-}

@@ -264,7 +264,8 @@ const (
 )
 
 // Pending is a question or approval waiting for the user, kept so a
-// restart can ask again.
+// restart can ask again (a row of the questions table, the run kernel's
+// one table of questions waiting on a human: Kind is its topic).
 type Pending struct {
 	ID         string
 	WorkflowID string
@@ -279,6 +280,23 @@ type Pending struct {
 	ResolvedAt time.Time
 }
 
+// questionKind is the run kernel's kind of question (agent/run
+// QuestionKind) of a workflow's pending topic: its cards, its reviews, its
+// questions, else an approval.
+func questionKind(topic string) string {
+	switch topic {
+	case "scope", "research", "plan":
+		return "card"
+	case "review", "unresolved_issues":
+		return "review"
+	case "escalation":
+		return "escalation"
+	case "questions", "reply":
+		return "question"
+	}
+	return "approval"
+}
+
 // AddPending stores an open question or approval.
 func (o ops) AddPending(ctx context.Context, p *Pending) error {
 	if strings.TrimSpace(p.Kind) == "" {
@@ -291,8 +309,8 @@ func (o ops) AddPending(ctx context.Context, p *Pending) error {
 		p.ID = newID("ask")
 	}
 	p.Status, p.Answer, p.CreatedAt, p.ResolvedAt = PendingOpen, nil, o.clock(), time.Time{}
-	_, err := o.q.ExecContext(ctx, `INSERT INTO pending (id, workflow_id, stage, kind, payload, status, created_at) VALUES (?,?,?,?,?,?,?)`,
-		p.ID, p.WorkflowID, p.Stage, p.Kind, rawJSON(p.Payload), p.Status, stamp(p.CreatedAt))
+	_, err := o.q.ExecContext(ctx, `INSERT INTO questions (id, run_id, stage, kind, topic, payload, status, created_at) VALUES (?,?,?,?,?,?,?,?)`,
+		p.ID, p.WorkflowID, p.Stage, questionKind(p.Kind), p.Kind, rawJSON(p.Payload), p.Status, stamp(p.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("add pending %s: %w", p.Kind, err)
 	}
@@ -313,7 +331,7 @@ func (o ops) CancelPending(ctx context.Context, id string) error {
 }
 
 func (o ops) resolvePending(ctx context.Context, id string, status PendingStatus, answer json.RawMessage) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE pending SET status=?, answer=?, resolved_at=? WHERE id=? AND status='Pending'`,
+	res, err := o.q.ExecContext(ctx, `UPDATE questions SET status=?, answer=?, resolved_at=? WHERE id=? AND status='Pending'`,
 		status, rawJSON(answer), stamp(o.clock()), id)
 	if err != nil {
 		return fmt.Errorf("resolve %s: %w", id, err)
@@ -324,7 +342,7 @@ func (o ops) resolvePending(ctx context.Context, id string, status PendingStatus
 // OpenPending lists a workflow's open questions and approvals, oldest
 // first.
 func (o ops) OpenPending(ctx context.Context, workflowID string) ([]Pending, error) {
-	return o.pendings(ctx, `WHERE workflow_id=? AND status='Pending'`, workflowID)
+	return o.pendings(ctx, `WHERE run_id=? AND status='Pending'`, workflowID)
 }
 
 // PendingItem reads one question or approval.
@@ -353,6 +371,6 @@ func (o ops) pendings(ctx context.Context, where string, args ...any) ([]Pending
 		}
 		p.CreatedAt, p.ResolvedAt = unstamp(created), unstamp(resolved)
 		return p, err
-	}, "pending", `SELECT id, workflow_id, stage, kind, payload, status, answer, created_at, resolved_at FROM pending `+where+
+	}, "pending", `SELECT id, run_id, stage, topic, payload, status, answer, created_at, resolved_at FROM questions `+where+
 		` ORDER BY created_at, rowid`, args...)
 }

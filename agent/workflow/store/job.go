@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -392,8 +393,13 @@ func (o ops) AddJobEscalation(ctx context.Context, e *JobEscalation) error {
 		return fmt.Errorf("escalation context is not valid JSON")
 	}
 	e.ID, e.Status, e.CreatedAt = newID("esc"), EscalationPending, o.clock()
-	_, err := o.q.ExecContext(ctx, `INSERT INTO job_escalations (id, job_id, reason, severity, context, status, created_at) VALUES (?,?,?,?,?,?,?)`,
-		e.ID, e.JobID, e.Reason, e.Severity, rawJSON(e.Context), e.Status, stamp(e.CreatedAt))
+	var context any
+	if len(e.Context) > 0 {
+		context = string(e.Context)
+	}
+	_, err := o.q.ExecContext(ctx, `INSERT INTO questions (id, run_id, kind, topic, payload, status, created_at)
+		VALUES (?,?,'escalation','escalation',json_object('reason',?,'severity',?,'context',?),?,?)`,
+		e.ID, e.JobID, e.Reason, e.Severity, context, e.Status, stamp(e.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("add job escalation: %w", err)
 	}
@@ -402,8 +408,9 @@ func (o ops) AddJobEscalation(ctx context.Context, e *JobEscalation) error {
 
 // AnswerJobEscalation records the human's answer to a Pending escalation.
 func (o ops) AnswerJobEscalation(ctx context.Context, id string, approved bool, feedback string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE job_escalations SET status=?, approved=?, feedback=?, resolved_at=? WHERE id=? AND status=?`,
-		EscalationAnswered, approved, feedback, stamp(o.clock()), id, EscalationPending)
+	res, err := o.q.ExecContext(ctx, `UPDATE questions SET status=?, answer=json_object('approved',json(?),'feedback',?), resolved_at=?
+		WHERE id=? AND kind='escalation' AND status=?`,
+		EscalationAnswered, strconv.FormatBool(approved), feedback, stamp(o.clock()), id, EscalationPending)
 	if err != nil {
 		return fmt.Errorf("answer escalation %s: %w", id, err)
 	}
@@ -412,7 +419,7 @@ func (o ops) AnswerJobEscalation(ctx context.Context, id string, approved bool, 
 
 // DeliverJobEscalation records that the agent has been given the answer.
 func (o ops) DeliverJobEscalation(ctx context.Context, id string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE job_escalations SET delivered=1 WHERE id=? AND status=?`, id, EscalationAnswered)
+	res, err := o.q.ExecContext(ctx, `UPDATE questions SET delivered=1 WHERE id=? AND kind='escalation' AND status=?`, id, EscalationAnswered)
 	if err != nil {
 		return fmt.Errorf("deliver escalation %s: %w", id, err)
 	}
@@ -421,12 +428,12 @@ func (o ops) DeliverJobEscalation(ctx context.Context, id string) error {
 
 // JobEscalations lists a job's escalations in order.
 func (o ops) JobEscalations(ctx context.Context, jobID string) ([]JobEscalation, error) {
-	return o.escalations(ctx, `WHERE job_id=?`, jobID)
+	return o.escalations(ctx, `AND run_id=?`, jobID)
 }
 
 // JobEscalation reads one escalation.
 func (o ops) JobEscalation(ctx context.Context, id string) (JobEscalation, error) {
-	list, err := o.escalations(ctx, `WHERE id=?`, id)
+	list, err := o.escalations(ctx, `AND id=?`, id)
 	if err != nil {
 		return JobEscalation{}, err
 	}
@@ -447,8 +454,9 @@ func (o ops) escalations(ctx context.Context, where string, arg string) ([]JobEs
 		}
 		e.CreatedAt, e.ResolvedAt = unstamp(created), unstamp(resolved)
 		return e, err
-	}, "job escalations", `SELECT id, job_id, reason, severity, context, status, approved, feedback, delivered, created_at, resolved_at
-		FROM job_escalations `+where+` ORDER BY created_at, rowid`, arg)
+	}, "job escalations", `SELECT id, run_id, payload ->> '$.reason', payload ->> '$.severity', payload ->> '$.context', status,
+		COALESCE(answer ->> '$.approved', 0), COALESCE(answer ->> '$.feedback', ''), delivered, created_at, resolved_at
+		FROM questions WHERE kind='escalation' `+where+` ORDER BY created_at, rowid`, arg)
 }
 
 // JobCommit is a commit commit_changes made on the job's branch.
