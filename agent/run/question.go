@@ -54,19 +54,3 @@ type Question struct {
 
 // Open reports whether the question still waits on a human.
 func (q Question) Open() bool { return q.Status == QuestionPending }
-
-// QuestionKindOf is the kind of a workflow's pending topic: its cards,
-// its approvals, its reviews, an escalation, or questions.
-func QuestionKindOf(topic string) QuestionKind {
-	switch topic {
-	case "scope", "research", "plan":
-		return QuestionCard
-	case "review", "unresolved_issues":
-		return QuestionReview
-	case "escalation":
-		return QuestionEscalation
-	case "questions", "reply":
-		return QuestionAsk
-	}
-	return QuestionApproval
-}

@@ -48,7 +48,10 @@ func TestWatchStopAndActive(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	var a run.Active
-	remove := a.Add("r1", cancel)
+	remove, ok := a.Add("r1", cancel)
+	if _, again := a.Add("r1", cancel); !ok || again {
+		t.Fatalf("Add: first %v, second %v; want only the first", ok, again)
+	}
 	stopped := make(chan struct{})
 	polls := 0
 	go func() {
@@ -175,15 +178,5 @@ func TestFromAgent(t *testing.T) {
 	run.Emitter(nil).Emit(run.Event{Kind: run.EventStatus})
 	if len(got) != 1 || got[0].At.IsZero() {
 		t.Errorf("emitted %+v", got)
-	}
-}
-
-func TestQuestionKindOf(t *testing.T) {
-	for topic, want := range map[string]run.QuestionKind{"scope": run.QuestionCard, "plan": run.QuestionCard, "questions": run.QuestionAsk,
-		"reply": run.QuestionAsk, "extension": run.QuestionApproval, "tool_approval": run.QuestionApproval, "escalation": run.QuestionEscalation,
-		"unresolved_issues": run.QuestionReview} {
-		if got := run.QuestionKindOf(topic); got != want {
-			t.Errorf("QuestionKindOf(%q) = %s, want %s", topic, got, want)
-		}
 	}
 }

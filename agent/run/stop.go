@@ -34,19 +34,23 @@ type Active struct {
 	runs map[string]context.CancelCauseFunc
 }
 
-// Add records a running run; the returned func removes it.
-func (a *Active) Add(id string, cancel context.CancelCauseFunc) (remove func()) {
+// Add records a running run; the returned func removes it. ok is false
+// (and nothing recorded) when this process runs it already.
+func (a *Active) Add(id string, cancel context.CancelCauseFunc) (remove func(), ok bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.runs == nil {
 		a.runs = map[string]context.CancelCauseFunc{}
+	}
+	if a.runs[id] != nil {
+		return func() {}, false
 	}
 	a.runs[id] = cancel
 	return func() {
 		a.mu.Lock()
 		delete(a.runs, id)
 		a.mu.Unlock()
-	}
+	}, true
 }
 
 // Cancel cancels the run id with cause if this process runs it, and

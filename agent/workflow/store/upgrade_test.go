@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,6 +38,18 @@ func TestUpgradeFromV7Store(t *testing.T) {
 	defer st.Close()
 	if v, err := st.SchemaVersion(ctx); err != nil || v != store.LatestVersion() {
 		t.Fatalf("schema version %d (%v), want %d", v, err, store.LatestVersion())
+	}
+	runs, err := st.Runs(ctx)
+	if err != nil {
+		t.Fatalf("list the runs: %v", err)
+	}
+	kinds := map[string]string{}
+	for _, r := range runs {
+		kinds[r.ID] = r.Kind
+	}
+	wantKinds := map[string]string{"wf-9165650d312f8d0f": "workflow", "wf-433cdfd9172c7d0e": "workflow", "9f7809f84d7296bf": "job", "9f833bfdd2b51d78": "job"}
+	if !maps.Equal(kinds, wantKinds) {
+		t.Errorf("runs after the upgrade: %v, want %v", kinds, wantKinds)
 	}
 	got := dumpRuns(t, st)
 	if *updateGolden {
