@@ -21,9 +21,13 @@ const BranchPrefix = "autarch/swarm-"
 // the branch is made at the base the first time; a folder that vanished is
 // recreated from the branch. The user's HEAD, index and files are never
 // touched. The worktree list and the refs change under the repository's
-// ref lock (git.Repo.EnsureBranchWorktree), as the workflow's pulses' do.
+// ref lock (git.Repo.EnsureBranch, EnsureLinkedWorktree), as the
+// workflow's pulses' and the jobs' do.
 func ensureWorktree(ctx context.Context, repo *git.Repo, st *State) error {
-	err := repo.EnsureBranchWorktree(ctx, st.Worktree, st.Branch, st.Base)
+	if err := repo.EnsureBranch(ctx, st.Branch, st.Base); err != nil {
+		return fmt.Errorf("the swarm's branch %s: %w", st.Branch, err)
+	}
+	err := repo.EnsureLinkedWorktree(ctx, st.Worktree, "", st.Branch)
 	if errors.Is(err, git.ErrNotWorktree) {
 		return fmt.Errorf("the swarm's worktree folder %s exists and is not a worktree: move it away, then resume the swarm", st.Worktree)
 	}

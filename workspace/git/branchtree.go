@@ -2,63 +2,30 @@ package git
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
-// A branch worktree is a linked worktree of the repository on a branch of
-// its own, outside the user's folder, that a run keeps across restarts (a
-// swarm's autarch/swarm-ID). Its set-up and its commits change the
-// repository's worktree list and refs, so they run under the ref lock
-// (refLock) as the pulses' do: a `git worktree prune` or `worktree add`
-// racing another one reads a half-made admin directory and fails.
+// A run's own branch (a swarm's autarch/swarm-ID) is made and moved under
+// the repository's ref lock (refLock), as the pulses' are; its worktree is
+// a linked worktree (EnsureLinkedWorktree).
 
-// ErrNotWorktree means a branch worktree's folder exists, is not empty and
-// is not a worktree of the repository: nothing was changed in it.
-var ErrNotWorktree = errors.New("the folder exists and is not a worktree")
-
-// EnsureBranchWorktree makes sure the linked worktree at path has branch
-// checked out: the branch is made at base the first time; a folder that
-// vanished is recreated from the branch (a stale registration pruned). The
-// user's HEAD, index and files are never touched. A non-empty folder at
-// path that is no worktree is ErrNotWorktree (wrapped).
-func (r *Repo) EnsureBranchWorktree(ctx context.Context, path, branch, base string) error {
-	if isWorktreeDir(path) {
-		return nil
-	}
+// EnsureBranch makes branch at base unless it exists, under the ref lock.
+func (r *Repo) EnsureBranch(ctx context.Context, branch, base string) error {
 	return r.refLock(ctx, func() error {
-		if isWorktreeDir(path) {
-			return nil // made meanwhile
-		}
-		if _, err := r.git.run(ctx, r.dir, nil, "worktree", "prune"); err != nil {
-			return fmt.Errorf("prune stale worktrees: %w", err)
-		}
-		if entries, err := os.ReadDir(path); err == nil && len(entries) > 0 {
-			return fmt.Errorf("%s: %w", path, ErrNotWorktree)
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("worktree directory: %w", err)
-		}
-		args := []string{"worktree", "add", "--quiet", path, branch}
-		if ok, err := r.refExists(ctx, "refs/heads/"+branch); err != nil {
+		ref := "refs/heads/" + branch
+		if ok, err := r.refExists(ctx, ref); err != nil || ok {
 			return err
-		} else if !ok {
-			args = []string{"worktree", "add", "--quiet", "-b", branch, path, base}
 		}
-		if _, err := r.git.run(ctx, r.dir, nil, args...); err != nil {
-			return fmt.Errorf("add worktree %s: %w", path, err)
+		commit, err := r.ResolveCommit(ctx, base)
+		if err != nil {
+			return fmt.Errorf("branch %s: base %w", branch, err)
+		}
+		if _, err := r.git.run(ctx, r.dir, nil, "update-ref", "-m", "autarch: create "+branch, ref, commit, ""); err != nil {
+			return fmt.Errorf("create branch %s: %w", branch, err)
 		}
 		return nil
 	})
-}
-
-// isWorktreeDir reports a linked worktree's folder (its .git is a file).
-func isWorktreeDir(path string) bool {
-	fi, err := os.Stat(filepath.Join(path, ".git"))
-	return err == nil && !fi.IsDir()
 }
 
 // CommitPaths stages paths in the worktree at dir (StageAll: nested
