@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/autarch-dev/autarch/editor"
@@ -24,6 +26,9 @@ const BranchPrefix = "autarch/swarm-"
 // ref lock (git.Repo.EnsureBranch, EnsureLinkedWorktree), as the
 // workflow's pulses' and the jobs' do.
 func ensureWorktree(ctx context.Context, repo *git.Repo, st *State) error {
+	if fi, err := os.Stat(filepath.Join(st.Worktree, ".git")); err == nil && !fi.IsDir() {
+		return nil // there (a resumed run): no git process
+	}
 	if err := repo.EnsureBranch(ctx, st.Branch, st.Base); err != nil {
 		return fmt.Errorf("the swarm's branch %s: %w", st.Branch, err)
 	}
