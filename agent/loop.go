@@ -112,6 +112,22 @@ type Config struct {
 	// order, as it is appended (a job persists its conversation with it).
 	History   []Message
 	OnMessage func(Message)
+	// Spec, when not nil, is the agent's role in place of Spec(Role): a
+	// role its caller defines (a swarm agent's prompt, no terminal tools).
+	Spec *RoleSpec
+	// Call, when not nil, runs each tool call in place of Engine.Call;
+	// Engine still gives the tools offered, which calls are read-only and
+	// the hooks. A swarm agent's calls go to the swarm's engine, which
+	// answers the model's mistakes (an unknown tool, arguments that are
+	// not JSON) and records rate limits itself.
+	Call func(ctx context.Context, c ToolCall) (tools.Result, error)
+	// InOrder runs every call of a message one by one in the model's
+	// order, read-only ones too (a swarm's calls count against its rate
+	// limits in that order).
+	InOrder bool
+	// Hosted turns belong to a run whose caller fires session_start and
+	// session_end (a swarm: once per run, not per agent turn).
+	Hosted bool
 }
 
 // ErrBlocked is returned (wrapped, with the hook's reason) when a
@@ -166,7 +182,7 @@ type Agent struct {
 
 // New makes an agent for a role.
 func New(cfg Config) (*Agent, error) {
-	spec, err := Spec(cfg.Role)
+	spec, err := roleSpec(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +251,7 @@ func (a *Agent) isTerminal(name string) bool {
 // agent, workflow and session (AUTARCH_AGENT, …).
 func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err error) {
 	ctx = a.hookContext(ctx)
-	if !a.started {
+	if !a.started && !a.cfg.Hosted {
 		a.started = true
 		a.fire(ctx, tools.EventSessionStart, map[string]any{"role": a.spec.Name})
 	}
@@ -254,6 +270,17 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err err
 		a.task = input
 	}
 	actions := 0
+	if input == "" {
+		// A resumed conversation cut between a call and its results.
+		done, err := a.answerPending(ctx, &actions)
+		if err != nil {
+			return out, err
+		}
+		if done != nil {
+			out.Kind, out.Tool, out.Args = OutcomeTerminal, done.Name, done.Args
+			return out, nil
+		}
+	}
 	for out.Iterations < a.cfg.MaxIterations {
 		if err := a.cfg.Meter.Exceeded(); err != nil {
 			out.Kind, out.Text = OutcomeBudget, err.Error()
@@ -261,22 +288,15 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err err
 		}
 		a.maybeCompact(ctx)
 		req := a.request()
-		pre := a.cfg.Engine.Hooks().Fire(ctx, tools.EventPreLLMCall, "", "", map[string]any{
-			"role": a.spec.Name, "model": req.Model, "messages": len(req.Messages), "iteration": out.Iterations + 1})
-		a.warn(pre)
-		if pre.Blocked {
-			return out, fmt.Errorf("%w: %s", ErrBlocked, pre.Reason)
-		}
-		for _, c := range pre.Context {
-			req.Messages = append(req.Messages, Message{Role: RoleSystem, Content: "[hook] " + c})
-		}
 		req.OnRetry = func(r Retry) { a.emit(Event{Kind: "retry", Text: r.String()}) }
-		resp, err := a.cfg.Model.Complete(ctx, req, func(delta string) { a.emit(Event{Kind: "text", Text: delta}) })
+		resp, err := HookedCall(ctx, a.cfg.Engine.Hooks(), a.cfg.Model, req, a.spec.Name, out.Iterations+1,
+			func(delta string) { a.emit(Event{Kind: "text", Text: delta}) }, a.warn)
+		if errors.Is(err, ErrBlocked) {
+			return out, err
+		}
 		if err != nil {
 			return out, fmt.Errorf("model call: %w", err)
 		}
-		a.fire(ctx, tools.EventPostLLMCall, map[string]any{"role": a.spec.Name, "model": req.Model,
-			"usage": resp.Usage, "tool_calls": len(resp.Message.ToolCalls)})
 		out.Iterations++
 		out.Usage = out.Usage.Add(resp.Usage)
 		if a.cfg.Meter.Record(resp.Usage, a.cfg.Pricing.Cost(resp.Usage)) {
@@ -453,7 +473,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, after string, ac
 				continue
 			}
 		}
-		if known && t.Kind() == tools.ReadOnly {
+		if known && t.Kind() == tools.ReadOnly && !a.cfg.InOrder {
 			batch = append(batch, job{i, c})
 			continue
 		}
@@ -477,7 +497,13 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, after string, ac
 
 // call runs one tool call through the engine and reports it.
 func (a *Agent) call(ctx context.Context, c ToolCall) (tools.Result, error) {
-	res, err := a.cfg.Engine.Call(withParent(ctx, a, c.ID), a.cfg.Session, c.Name, c.Args)
+	run := func(ctx context.Context, c ToolCall) (tools.Result, error) {
+		return a.cfg.Engine.Call(ctx, a.cfg.Session, c.Name, c.Args)
+	}
+	if a.cfg.Call != nil {
+		run = a.cfg.Call
+	}
+	res, err := run(withParent(ctx, a, c.ID), c)
 	if err != nil {
 		return res, fmt.Errorf("tool %s: %w", c.Name, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
@@ -105,8 +106,7 @@ type Event = editor.WorkflowEvent
 type Engine struct {
 	cfg Config
 
-	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc // runs in this process, by workflow id
+	running run.Active // runs in this process, by workflow id
 
 	chatMu sync.Mutex
 	chats  map[string]*conversation // the discussion agent's threads, once someone talks in them
@@ -147,7 +147,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Mode == "" {
 		cfg.Mode = tools.ModeConfirmSensitive
 	}
-	return &Engine{cfg: cfg, running: map[string]context.CancelCauseFunc{}}, nil
+	return &Engine{cfg: cfg}, nil
 }
 
 // Store is the engine's store.
@@ -317,11 +317,7 @@ func (e *Engine) Stop(ctx context.Context, id, reason string) error {
 	if err := e.cfg.Store.SetWorkflowStatus(ctx, wf.ID, store.WorkflowStopped, reason); err != nil {
 		return err
 	}
-	e.mu.Lock()
-	if cancel := e.running[wf.ID]; cancel != nil {
-		cancel(errStopped)
-	}
-	e.mu.Unlock()
+	e.running.Cancel(wf.ID, errStopped)
 	e.emit(Event{Kind: "halt", WorkflowID: wf.ID, Stage: wf.Stage, Status: string(store.WorkflowStopped), Text: reason})
 	return nil
 }
