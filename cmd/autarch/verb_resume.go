@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/autarch-dev/autarch/agent/run"
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 )
 
@@ -60,7 +60,7 @@ func resumeAfterStop(ctx context.Context, io stdio, w *workflows, id string) (st
 	said := false
 	for {
 		wf, err := w.engine.Resume(ctx, id)
-		if !run.IsLocked(err) || wf.Status != store.WorkflowStopped || time.Now().After(deadline) {
+		if !kernel.IsLocked(err) || wf.Status != store.WorkflowStopped || time.Now().After(deadline) {
 			return wf, err
 		}
 		if !said {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
-	"github.com/autarch-dev/autarch/agent/run"
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/codesearch"
@@ -275,7 +275,7 @@ func runResult(io stdio, wf store.Workflow, err error) int {
 	case err == nil:
 		return 3
 	}
-	if run.IsLocked(err) {
+	if kernel.IsLocked(err) {
 		fmt.Fprintf(io.err, "autarch: workflow %s is running in another autarch process: follow it there (autarch status shows where it is), or stop it with: autarch stop %s\n", wf.Name, wf.Name)
 		return 1
 	}
