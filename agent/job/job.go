@@ -104,11 +104,7 @@ func New(cfg Config) (*Runner, error) {
 	return &Runner{cfg: cfg, wf: wf, store: wf.Store, repo: wf.Repo, log: log.With("component", "job"), locks: locks}, nil
 }
 
-func (r *Runner) emit(ev editor.JobEvent) {
-	if r.cfg.Events != nil {
-		r.cfg.Events(ev)
-	}
-}
+func (r *Runner) emit(ev editor.JobEvent) { run.Send(r.cfg.Events, ev) }
 
 // Task is what starts a job.
 type Task struct {

@@ -179,4 +179,10 @@ func TestFromAgent(t *testing.T) {
 	if len(got) != 1 || got[0].At.IsZero() {
 		t.Errorf("emitted %+v", got)
 	}
+	n := 0
+	run.Send(func(int) { n++ }, 1)
+	run.Send[int](nil, 1)
+	if n != 1 {
+		t.Errorf("Send called the sink %d times, want 1", n)
+	}
 }
