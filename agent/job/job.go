@@ -255,19 +255,13 @@ func (r *Runner) Recover(ctx context.Context) error {
 		if j.Status != store.JobRunning {
 			continue
 		}
-		unlock, err := r.lock(j.ID)
-		if errors.Is(err, errLocked) {
-			continue
-		}
+		ran, err := r.locks.IfFree(lockName(j.ID), func() error { return r.setStatus(ctx, j, store.JobStopped, InterruptedReason) })
 		if err != nil {
 			return err
 		}
-		err = r.setStatus(ctx, j, store.JobStopped, InterruptedReason)
-		unlock()
-		if err != nil {
-			return err
+		if ran {
+			r.log.Info("recovered interrupted job", "job", j.ID)
 		}
-		r.log.Info("recovered interrupted job", "job", j.ID)
 	}
 	return nil
 }

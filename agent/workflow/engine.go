@@ -365,17 +365,12 @@ func (e *Engine) Recover(ctx context.Context) error {
 		if wf.Status == store.WorkflowCompleted || wf.Status == store.WorkflowAbandoned {
 			continue
 		}
-		unlock, err := e.lockRun(wf.ID)
-		if errors.Is(err, errLocked) {
-			continue
+		ran, err := e.locks().IfFree(lockName(wf.ID), func() error { return e.recover(ctx, wf) })
+		if ran && err != nil {
+			return fmt.Errorf("recover workflow %s: %w", wf.Name, err)
 		}
 		if err != nil {
 			return err
-		}
-		err = e.recover(ctx, wf)
-		unlock()
-		if err != nil {
-			return fmt.Errorf("recover workflow %s: %w", wf.Name, err)
 		}
 	}
 	return nil
