@@ -104,11 +104,7 @@ func New(cfg Config) (*Runner, error) {
 	return &Runner{cfg: cfg, wf: wf, store: wf.Store, repo: wf.Repo, log: log.With("component", "job"), locks: locks}, nil
 }
 
-func (r *Runner) emit(ev editor.JobEvent) {
-	if r.cfg.Events != nil {
-		r.cfg.Events(ev)
-	}
-}
+func (r *Runner) emit(ev editor.JobEvent) { run.Send(r.cfg.Events, ev) }
 
 // Task is what starts a job.
 type Task struct {
@@ -259,19 +255,13 @@ func (r *Runner) Recover(ctx context.Context) error {
 		if j.Status != store.JobRunning {
 			continue
 		}
-		unlock, err := r.lock(j.ID)
-		if errors.Is(err, errLocked) {
-			continue
-		}
+		ran, err := r.locks.IfFree(lockName(j.ID), func() error { return r.setStatus(ctx, j, store.JobStopped, InterruptedReason) })
 		if err != nil {
 			return err
 		}
-		err = r.setStatus(ctx, j, store.JobStopped, InterruptedReason)
-		unlock()
-		if err != nil {
-			return err
+		if ran {
+			r.log.Info("recovered interrupted job", "job", j.ID)
 		}
-		r.log.Info("recovered interrupted job", "job", j.ID)
 	}
 	return nil
 }

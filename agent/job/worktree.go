@@ -42,10 +42,13 @@ func (r *Runner) removeWorktree(ctx context.Context, j store.Job) {
 	}
 }
 
+// lockName is the name of a job's run lock.
+func lockName(id string) string { return run.Ref{Kind: run.KindJob, ID: id}.LockName() }
+
 // lock takes the job's run lock, held while a process runs the job and
 // released by the kernel when that process dies (even by SIGKILL).
 func (r *Runner) lock(id string) (unlock func(), err error) {
-	unlock, err = r.locks.Take(run.Ref{Kind: run.KindJob, ID: id}.LockName())
+	unlock, err = r.locks.Take(lockName(id))
 	if run.IsLocked(err) {
 		return nil, fmt.Errorf("%w: %s", errLocked, id)
 	}

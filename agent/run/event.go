@@ -104,3 +104,11 @@ func (e Emitter) Emit(ev Event) {
 	}
 	e(ev)
 }
+
+// Send calls sink with v unless sink is nil: an engine's optional event
+// sinks (nil: dropped).
+func Send[T any](sink func(T), v T) {
+	if sink != nil {
+		sink(v)
+	}
+}

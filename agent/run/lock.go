@@ -29,6 +29,22 @@ func (l Locks) Path(name string) string { return filepath.Join(l.dir, name+".loc
 // another live process holds it.
 func (l Locks) Take(name string) (unlock func(), err error) { return Lock(l.Path(name), 0) }
 
+// IfFree runs fn holding the run lock named name, unless a live process
+// holds it: then fn does not run (ran false, err nil). Recovering the
+// runs a dead process left Running is this, run by run. err is the lock's
+// error when ran is false, fn's when ran is true.
+func (l Locks) IfFree(name string, fn func() error) (ran bool, err error) {
+	unlock, err := l.Take(name)
+	if IsLocked(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	return true, fn()
+}
+
 // Held reports whether a live process holds the run lock named name.
 func (l Locks) Held(name string) bool { return Held(l.Path(name)) }
 

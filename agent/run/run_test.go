@@ -33,9 +33,21 @@ func TestLocks(t *testing.T) {
 	if _, err := run.Lock(locks.Path(job.LockName()), 50*time.Millisecond); !run.IsLocked(err) {
 		t.Errorf("waiting for a held lock: %v, want ErrLocked", err)
 	}
+	if ran, err := locks.IfFree(job.LockName(), func() error { return errors.New("ran") }); ran || err != nil {
+		t.Errorf("IfFree of a held lock: ran %v, %v; want it left alone", ran, err)
+	}
 	unlock()
 	if locks.Held(job.LockName()) {
 		t.Error("a released lock is held")
+	}
+	errRan := errors.New("ran")
+	if ran, err := locks.IfFree(job.LockName(), func() error {
+		if !locks.Held(job.LockName()) {
+			t.Error("IfFree runs fn without the lock")
+		}
+		return errRan
+	}); !ran || !errors.Is(err, errRan) {
+		t.Errorf("IfFree of a free lock: ran %v, %v; want fn's error", ran, err)
 	}
 	unlock, err = locks.Take(job.LockName())
 	if err != nil {
@@ -178,5 +190,11 @@ func TestFromAgent(t *testing.T) {
 	run.Emitter(nil).Emit(run.Event{Kind: run.EventStatus})
 	if len(got) != 1 || got[0].At.IsZero() {
 		t.Errorf("emitted %+v", got)
+	}
+	n := 0
+	run.Send(func(int) { n++ }, 1)
+	run.Send[int](nil, 1)
+	if n != 1 {
+		t.Errorf("Send called the sink %d times, want 1", n)
 	}
 }

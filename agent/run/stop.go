@@ -134,15 +134,19 @@ func (g *Group) Go(ctx context.Context, fn func(ctx context.Context)) error {
 	return nil
 }
 
-// Close cancels the group's work, refuses more, and waits at most wait
-// for it to return; it reports whether everything returned in time.
-func (g *Group) Close(wait time.Duration) bool {
+// Cancel cancels the group's work and refuses more.
+func (g *Group) Cancel() {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.closed = true
 	for _, cancel := range g.runs {
 		cancel()
 	}
-	g.mu.Unlock()
+}
+
+// Wait waits at most wait for the group's work to return and reports
+// whether it did.
+func (g *Group) Wait(wait time.Duration) bool {
 	done := make(chan struct{})
 	go func() { g.work.Wait(); close(done) }()
 	t := time.NewTimer(wait)
@@ -153,4 +157,11 @@ func (g *Group) Close(wait time.Duration) bool {
 	case <-t.C:
 		return false
 	}
+}
+
+// Close cancels the group's work, refuses more, and waits at most wait
+// for it to return; it reports whether everything returned in time.
+func (g *Group) Close(wait time.Duration) bool {
+	g.Cancel()
+	return g.Wait(wait)
 }

@@ -157,11 +157,7 @@ func (e *Engine) Store() *store.Store { return e.cfg.Store }
 // with the same model, settings, editor, hooks and confinement).
 func (e *Engine) Config() Config { return e.cfg }
 
-func (e *Engine) emit(ev Event) {
-	if e.cfg.Events != nil {
-		e.cfg.Events(ev)
-	}
-}
+func (e *Engine) emit(ev Event) { run.Send(e.cfg.Events, ev) }
 
 // Delta is a piece of an agent's message as the model streams it (not a
 // sub-agent's), or the note that the message which ended the agent's turn
@@ -178,11 +174,7 @@ type Delta struct {
 	Withheld bool
 }
 
-func (e *Engine) delta(d Delta) {
-	if e.cfg.Deltas != nil {
-		e.cfg.Deltas(d)
-	}
-}
+func (e *Engine) delta(d Delta) { run.Send(e.cfg.Deltas, d) }
 
 // Task is what starts a workflow.
 type Task struct {
@@ -373,17 +365,12 @@ func (e *Engine) Recover(ctx context.Context) error {
 		if wf.Status == store.WorkflowCompleted || wf.Status == store.WorkflowAbandoned {
 			continue
 		}
-		unlock, err := e.lockRun(wf.ID)
-		if errors.Is(err, errLocked) {
-			continue
+		ran, err := e.locks().IfFree(lockName(wf.ID), func() error { return e.recover(ctx, wf) })
+		if ran && err != nil {
+			return fmt.Errorf("recover workflow %s: %w", wf.Name, err)
 		}
 		if err != nil {
 			return err
-		}
-		err = e.recover(ctx, wf)
-		unlock()
-		if err != nil {
-			return fmt.Errorf("recover workflow %s: %w", wf.Name, err)
 		}
 	}
 	return nil

@@ -15,9 +15,16 @@ var errLocked = errors.New("the workflow is running in another autarch process")
 // workflow and released when that process dies, even by SIGKILL), so a
 // lock that can be taken means no one is running it.
 func (e *Engine) lockRun(id string) (unlock func(), err error) {
-	unlock, err = run.NewLocks(filepath.Join(e.stateDir(), "locks")).Take(run.Ref{Kind: run.KindWorkflow, ID: id}.LockName())
+	unlock, err = e.locks().Take(lockName(id))
 	if run.IsLocked(err) {
 		return nil, errLocked
 	}
 	return unlock, err
 }
+
+// locks are the run locks of the engine's state directory (a job's are
+// there too).
+func (e *Engine) locks() run.Locks { return run.NewLocks(filepath.Join(e.stateDir(), "locks")) }
+
+// lockName is the name of a workflow's run lock.
+func lockName(id string) string { return run.Ref{Kind: run.KindWorkflow, ID: id}.LockName() }
