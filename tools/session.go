@@ -187,7 +187,9 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 	if s.startGitCommonDir == "" {
 		s.startGitCommonDir = findGitCommonDir(root.Dir())
 	}
-	gate.PersistVerdicts(workspace.VerdictDir(root.Dir(), s.startGitCommonDir))
+	if !cfg.DryRun { // a dry run writes nothing, not even Autarch's own state
+		gate.PersistVerdicts(workspace.VerdictDir(root.Dir(), s.startGitCommonDir))
+	}
 	return s, nil
 }
 
