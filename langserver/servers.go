@@ -25,6 +25,10 @@ type Server struct {
 	// Languages maps the file extensions it serves (".go") to their LSP
 	// language identifiers ("go").
 	Languages map[string]string
+	// Markers are files at a project's root that say it is in the
+	// server's language (go.mod): workspace-wide requests go to the
+	// servers whose marker a worktree has.
+	Markers []string
 	// Install says how to install it.
 	Install string
 }
@@ -32,14 +36,15 @@ type Server struct {
 // Known are the servers Autarch knows, in the order they are listed.
 func Known() []Server {
 	return []Server{
-		{Name: "gopls", Command: []string{"gopls"}, Languages: map[string]string{".go": "go"},
+		{Name: "gopls", Command: []string{"gopls"}, Languages: map[string]string{".go": "go"}, Markers: []string{"go.mod", "go.work"},
 			Install: "go install golang.org/x/tools/gopls@latest"},
 		{Name: "typescript-language-server", Command: []string{"typescript-language-server", "--stdio"},
 			Languages: map[string]string{".ts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".jsx": "javascriptreact", ".mjs": "javascript", ".cjs": "javascript"},
-			Install:   "npm install -g typescript-language-server typescript"},
+			Markers:   []string{"tsconfig.json", "jsconfig.json", "package.json"}, Install: "npm install -g typescript-language-server typescript"},
 		{Name: "pyright", Command: []string{"pyright-langserver", "--stdio"}, Languages: map[string]string{".py": "python", ".pyi": "python"},
+			Markers: []string{"pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"},
 			Install: "npm install -g pyright"},
-		{Name: "rust-analyzer", Command: []string{"rust-analyzer"}, Languages: map[string]string{".rs": "rust"},
+		{Name: "rust-analyzer", Command: []string{"rust-analyzer"}, Languages: map[string]string{".rs": "rust"}, Markers: []string{"Cargo.toml"},
 			Install: "rustup component add rust-analyzer"},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/langserver"
 	"github.com/autarch-dev/autarch/workspace"
 )
 
@@ -80,6 +81,10 @@ type SessionConfig struct {
 	// out (a parent's, shared by its sub-agents); nil makes one over the
 	// session's gate and DefaultEgressSources.
 	Egress *Egress
+	// LangServers are the language servers of the code intelligence tools,
+	// shared by the sessions of one worktree (its owner shuts them down);
+	// nil: the session starts its own on first use and Close stops them.
+	LangServers *langserver.Pool
 }
 
 // Note is one take_note entry.
@@ -150,6 +155,9 @@ type Session struct {
 	guardrails atomic.Pointer[Guardrails]
 
 	confine confinement
+	lspOnce sync.Once
+	lspOwn  *langserver.Pool // the session's own language servers (cfg.LangServers nil)
+
 	// startGitCommonDir is the git directory of the repository Root was in
 	// when the session started ("" for none): host git calls use it and
 	// never one a command created since.
@@ -216,8 +224,11 @@ func findGitCommonDir(dir string) string {
 	}
 }
 
-// Close releases the session's root.
-func (s *Session) Close() error { return s.root.Close() }
+// Close stops the session's own language servers and releases its root.
+func (s *Session) Close() error {
+	s.closeLangServers()
+	return s.root.Close()
+}
 
 // Egress is the session's secret filter: every tool result, model
 // request, stored call and update of the session passes it.
