@@ -210,7 +210,7 @@ func (c *Client) request(ctx context.Context, p *process, timeout time.Duration,
 		if cctx.Err() != nil {
 			return nil, c.stop(p, fmt.Sprintf("%s did not answer %s within %s", c.srv.Name, method, timeout))
 		}
-		return nil, c.stop(p, fmt.Sprintf("%s failed on %s (%v)", c.srv.Name, method, a.err))
+		return nil, c.stop(p, fmt.Sprintf("%s stopped while answering %s (%v)", c.srv.Name, method, a.err))
 	case <-p.exited:
 		return nil, c.stop(p, fmt.Sprintf("%s stopped while answering %s", c.srv.Name, method))
 	}
