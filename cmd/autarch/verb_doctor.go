@@ -47,6 +47,7 @@ func runDoctor(ctx context.Context, io stdio, args []string) int {
 	}
 	fmt.Fprintf(io.out, "network policy: %s (AUTARCH_SANDBOX_NETWORK=preflight|always|never)\n", policy.Network)
 	fmt.Fprintln(io.out, policy.EnvReport(os.Environ()))
+	reportLangServers(io.out)
 	fmt.Fprintln(io.out, "== repository configuration")
 	store, err := trust.Open()
 	if err != nil {
