@@ -38,19 +38,14 @@ func runCallHierarchy(ctx context.Context, s *Session, p callHierarchyParams) (R
 	if p.Direction != "incoming" && p.Direction != "outgoing" {
 		return opError(`direction must be "incoming" (who calls it) or "outgoing" (what it calls)`), nil
 	}
-	rel, pos, res, ok := s.symbolPosition(p.symbolAt)
-	if !ok {
-		return res, nil
-	}
-	c, res, ok := s.langClient(rel)
-	if !ok {
-		return res, nil
-	}
-	raw, res, ok, err := s.lspCall(ctx, c, rel, "textDocument/prepareCallHierarchy", protocol.CallHierarchyPrepareParams{TextDocumentPositionParams: s.textDocPos(rel, pos)})
+	r, res, ok, err := s.symbolRequest(ctx, p.symbolAt, "textDocument/prepareCallHierarchy", func(at protocol.TextDocumentPositionParams) any {
+		return protocol.CallHierarchyPrepareParams{TextDocumentPositionParams: at}
+	})
 	if !ok {
 		return res, err
 	}
-	items, err := langserver.CallItems(raw)
+	c := r.c
+	items, err := langserver.CallItems(r.raw)
 	if err != nil {
 		return lspError(c, err), nil
 	}
@@ -62,7 +57,7 @@ func runCallHierarchy(ctx context.Context, s *Session, p callHierarchyParams) (R
 	if p.Direction == "outgoing" {
 		method = "callHierarchy/outgoingCalls"
 	}
-	raw, res, ok, err = s.lspCall(ctx, c, rel, method, map[string]json.RawMessage{"item": item.Raw})
+	raw, res, ok, err := s.lspCall(ctx, c, r.rel, method, map[string]json.RawMessage{"item": item.Raw})
 	if !ok {
 		return res, err
 	}

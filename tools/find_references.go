@@ -23,23 +23,15 @@ func newFindReferences() Tool {
 }
 
 func runFindReferences(ctx context.Context, s *Session, p findReferencesParams) (Result, error) {
-	rel, pos, res, ok := s.symbolPosition(p.symbolAt)
-	if !ok {
-		return res, nil
-	}
-	c, res, ok := s.langClient(rel)
-	if !ok {
-		return res, nil
-	}
-	params := protocol.ReferenceParams{TextDocumentPositionParams: s.textDocPos(rel, pos),
-		Context: protocol.ReferenceContext{IncludeDeclaration: p.IncludeDeclaration}}
-	raw, res, ok, err := s.lspCall(ctx, c, rel, "textDocument/references", params)
+	r, res, ok, err := s.symbolRequest(ctx, p.symbolAt, "textDocument/references", func(at protocol.TextDocumentPositionParams) any {
+		return protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: p.IncludeDeclaration}}
+	})
 	if !ok {
 		return res, err
 	}
-	locs, err := langserver.Locations(raw)
+	locs, err := langserver.Locations(r.raw)
 	if err != nil {
-		return lspError(c, err), nil
+		return lspError(r.c, err), nil
 	}
 	return s.locationsResult("references", locs, "no references found to "+p.Symbol), nil
 }

@@ -20,21 +20,13 @@ func newGoToDefinition() Tool {
 }
 
 func runGoToDefinition(ctx context.Context, s *Session, p goToDefinitionParams) (Result, error) {
-	rel, pos, res, ok := s.symbolPosition(p.symbolAt)
-	if !ok {
-		return res, nil
-	}
-	c, res, ok := s.langClient(rel)
-	if !ok {
-		return res, nil
-	}
-	raw, res, ok, err := s.lspCall(ctx, c, rel, "textDocument/definition", s.textDocPos(rel, pos))
+	r, res, ok, err := s.symbolRequest(ctx, p.symbolAt, "textDocument/definition", nil)
 	if !ok {
 		return res, err
 	}
-	locs, err := langserver.Locations(raw)
+	locs, err := langserver.Locations(r.raw)
 	if err != nil {
-		return lspError(c, err), nil
+		return lspError(r.c, err), nil
 	}
 	return s.locationsResult("definitions", locs, "no definition found: "+p.Symbol+" may be a keyword, a literal or defined outside the project"), nil
 }

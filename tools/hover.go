@@ -23,19 +23,11 @@ func newHover() Tool {
 }
 
 func runHover(ctx context.Context, s *Session, p hoverParams) (Result, error) {
-	rel, pos, res, ok := s.symbolPosition(p.symbolAt)
-	if !ok {
-		return res, nil
-	}
-	c, res, ok := s.langClient(rel)
-	if !ok {
-		return res, nil
-	}
-	raw, res, ok, err := s.lspCall(ctx, c, rel, "textDocument/hover", s.textDocPos(rel, pos))
+	r, res, ok, err := s.symbolRequest(ctx, p.symbolAt, "textDocument/hover", nil)
 	if !ok {
 		return res, err
 	}
-	text := langserver.HoverText(raw)
+	text := langserver.HoverText(r.raw)
 	if text == "" {
 		return jsonResult(map[string]any{"hover": "", "note": "the language server has nothing to show for " + p.Symbol + " here"}, false), nil
 	}

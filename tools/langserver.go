@@ -301,3 +301,30 @@ func (s *Session) textDocPos(rel string, pos protocol.Position) protocol.TextDoc
 
 // protocolURI is the file URI of an absolute path.
 func protocolURI(abs string) uri.URI { return uri.File(abs) }
+
+// symbolReply is a server's answer about a symbol.
+type symbolReply struct {
+	c   *langserver.Client
+	rel string
+	raw json.RawMessage
+}
+
+// symbolRequest finds the symbol and its file's server and sends method
+// with the parameters params makes of the symbol's position (nil: the
+// position itself). ok=false: res is the answer (err for a cancelled call).
+func (s *Session) symbolRequest(ctx context.Context, p symbolAt, method string, params func(protocol.TextDocumentPositionParams) any) (symbolReply, Result, bool, error) {
+	rel, pos, res, ok := s.symbolPosition(p)
+	if !ok {
+		return symbolReply{}, res, false, nil
+	}
+	c, res, ok := s.langClient(rel)
+	if !ok {
+		return symbolReply{}, res, false, nil
+	}
+	var args any = s.textDocPos(rel, pos)
+	if params != nil {
+		args = params(s.textDocPos(rel, pos))
+	}
+	raw, res, ok, err := s.lspCall(ctx, c, rel, method, args)
+	return symbolReply{c, rel, raw}, res, ok, err
+}

@@ -39,20 +39,14 @@ func runRenameSymbol(ctx context.Context, s *Session, p renameSymbolParams) (Res
 	if strings.TrimSpace(p.NewName) == "" {
 		return opError("newName is empty: give the symbol's new name"), nil
 	}
-	rel, pos, res, ok := s.symbolPosition(p.symbolAt)
-	if !ok {
-		return res, nil
-	}
-	c, res, ok := s.langClient(rel)
-	if !ok {
-		return res, nil
-	}
-	params := protocol.RenameParams{TextDocumentPositionParams: s.textDocPos(rel, pos), NewName: p.NewName}
-	raw, res, ok, err := s.lspCall(ctx, c, rel, "textDocument/rename", params)
+	r, res, ok, err := s.symbolRequest(ctx, p.symbolAt, "textDocument/rename", func(at protocol.TextDocumentPositionParams) any {
+		return protocol.RenameParams{TextDocumentPositionParams: at, NewName: p.NewName}
+	})
 	if !ok {
 		return res, err
 	}
-	edits, err := langserver.FileEdits(raw)
+	c := r.c
+	edits, err := langserver.FileEdits(r.raw)
 	if err != nil {
 		return opError("the rename was not applied: " + err.Error()), nil
 	}
