@@ -33,11 +33,12 @@ const (
 
 // Options tune a Pool.
 type Options struct {
-	// StartTimeout bounds starting and initializing a server and its first
-	// request (which waits for the server to load the workspace); 0:
-	// DefaultStartTimeout.
+	// StartTimeout bounds starting and initializing a server and the first
+	// request of each method (which waits for the server to load the
+	// workspace and build what the method needs); 0: DefaultStartTimeout.
 	StartTimeout time.Duration
-	// CallTimeout bounds each later request; 0: DefaultCallTimeout.
+	// CallTimeout bounds each later request of a method; 0:
+	// DefaultCallTimeout.
 	CallTimeout time.Duration
 	// Log receives the servers' lifecycle (nil: slog.Default()).
 	Log *slog.Logger
@@ -137,9 +138,11 @@ type process struct {
 	exited chan struct{}
 	err    error // the exit, once exited is closed
 	stderr *tailBuffer
-	// answered is set after the first successful request: until then the
-	// server may still be loading the workspace (StartTimeout applies).
-	answered bool
+	// answered are the methods the server answered once: until then the
+	// server may still be loading the workspace or building the index the
+	// method needs (a first references call type-checks every dependent
+	// package), and StartTimeout applies.
+	answered map[string]bool
 
 	docs  map[string]*document // by absolute path; guarded by Client.mu
 	diags diagnosticsStore
@@ -157,7 +160,7 @@ func (c *Client) Call(ctx context.Context, start Starter, method string, params,
 	c.mu.Lock()
 	p, err := c.running(ctx, start)
 	timeout := c.opts.CallTimeout
-	if err == nil && !p.answered {
+	if err == nil && !p.answered[method] {
 		timeout = c.opts.StartTimeout
 	}
 	c.mu.Unlock()
@@ -169,7 +172,7 @@ func (c *Client) Call(ctx context.Context, start Starter, method string, params,
 		return err
 	}
 	c.mu.Lock()
-	p.answered = true
+	p.answered[method] = true
 	c.mu.Unlock()
 	if result == nil || len(raw) == 0 {
 		return nil
@@ -291,7 +294,7 @@ func launch(ctx context.Context, cancel context.CancelFunc, cmd *exec.Cmd) (*pro
 		inW.Close()
 		return nil, err
 	}
-	p := &process{cancel: cancel, exited: make(chan struct{}), stderr: &tailBuffer{max: 2048}, docs: map[string]*document{}}
+	p := &process{cancel: cancel, exited: make(chan struct{}), stderr: &tailBuffer{max: 2048}, docs: map[string]*document{}, answered: map[string]bool{}}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
 	err = cmd.Start()
 	inR.Close()
