@@ -39,18 +39,19 @@ type lspLocation struct {
 const maxSnippet = 200
 
 // langServers is the session's pool of language servers: the configured
-// shared one, else the session's own (started on first use, shut down by
-// Close).
+// shared one, else the session's own (made on first use, shut down by
+// Close; nil once the session is closed).
 func (s *Session) langServers() *langserver.Pool {
 	if s.cfg.LangServers != nil {
 		return s.cfg.LangServers
 	}
 	s.lspOnce.Do(func() { s.lspOwn = langserver.NewPool(langserver.Options{}) })
-	return s.lspOwn
+	return s.lspOwn // nil after Close
 }
 
 // closeLangServers shuts down the session's own servers.
 func (s *Session) closeLangServers() {
+	s.lspOnce.Do(func() {}) // after Close, no call makes a pool either
 	if s.lspOwn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -97,7 +98,11 @@ func (s *Session) langClient(rel string) (*langserver.Client, Result, bool) {
 	if _, err := srv.Path(); err != nil {
 		return nil, opError(err.Error()), false
 	}
-	return s.langServers().Client(s.root.Dir(), srv), Result{}, true
+	pool := s.langServers()
+	if pool == nil {
+		return nil, opError("the session has ended: no language server is started for it"), false
+	}
+	return pool.Client(s.root.Dir(), srv), Result{}, true
 }
 
 // lspSync tells the server the current content of rel and of every file

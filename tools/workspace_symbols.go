@@ -41,8 +41,12 @@ func runWorkspaceSymbols(ctx context.Context, s *Session, p workspaceSymbolsPara
 			problems = append(problems, err.Error())
 			continue
 		}
+		pool := s.langServers()
+		if pool == nil {
+			return opError("the session has ended: no language server is started for it"), nil
+		}
 		asked++
-		c := s.langServers().Client(s.root.Dir(), srv)
+		c := pool.Client(s.root.Dir(), srv)
 		raw, res, ok, err := s.lspCall(ctx, c, "", "workspace/symbol", protocol.WorkspaceSymbolParams{Query: p.Query})
 		if err != nil {
 			return res, err
