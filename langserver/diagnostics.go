@@ -22,10 +22,12 @@ type Diagnostic struct {
 type diagnosticsStore struct {
 	mu      sync.Mutex
 	byPath  map[string]published
+	seq     uint64 // publications so far
 	changed chan struct{}
 }
 
 type published struct {
+	seq     uint64
 	version int32
 	hasVer  bool
 	items   []Diagnostic
@@ -59,6 +61,8 @@ func (d *diagnosticsStore) publish(raw json.RawMessage) {
 			Severity: severityName(x.Severity), Message: x.Message, Source: x.Source})
 	}
 	d.mu.Lock()
+	d.seq++
+	pub.seq = d.seq
 	if d.byPath == nil {
 		d.byPath = map[string]published{}
 	}
@@ -82,10 +86,27 @@ func severityName(s int) string {
 	return "info"
 }
 
-// Diagnostics waits (until ctx ends) for the server's diagnostics of the
-// files (absolute paths) at the versions Sync last sent, and returns those
-// that came, by path; files whose diagnostics did not come are missing.
-func (c *Client) Diagnostics(ctx context.Context, paths []string) map[string][]Diagnostic {
+// DiagnosticsMark is the count of diagnostics publications so far: pass
+// it to Diagnostics to wait for later ones.
+func (c *Client) DiagnosticsMark() uint64 {
+	c.mu.Lock()
+	p := c.proc
+	c.mu.Unlock()
+	if p == nil {
+		return 0
+	}
+	p.diags.mu.Lock()
+	defer p.diags.mu.Unlock()
+	return p.diags.seq
+}
+
+// Diagnostics waits, until ctx ends, for a publication after mark of
+// each file's diagnostics (absolute paths) at the version Sync last sent,
+// and returns the latest publication of every file that has one. A server
+// publishes again only when a file's diagnostics changed, and a file may
+// be diagnosed on an intermediate state of a multi-file change, so the
+// caller gives the server a moment (ctx) to settle.
+func (c *Client) Diagnostics(ctx context.Context, paths []string, mark uint64) map[string][]Diagnostic {
 	c.mu.Lock()
 	p := c.proc
 	want := map[string]int32{}
@@ -101,17 +122,24 @@ func (c *Client) Diagnostics(ctx context.Context, paths []string) map[string][]D
 	if p == nil {
 		return out
 	}
+	latest := func() map[string][]Diagnostic {
+		for _, path := range paths {
+			if pub, ok := p.diags.byPath[path]; ok {
+				out[path] = pub.items
+			}
+		}
+		return out
+	}
 	for {
 		p.diags.mu.Lock()
 		for path, v := range want {
-			if pub, ok := p.diags.byPath[path]; ok && (!pub.hasVer || pub.version >= v) {
-				out[path] = pub.items
+			if pub, ok := p.diags.byPath[path]; ok && pub.seq > mark && (!pub.hasVer || pub.version >= v) {
 				delete(want, path)
 			}
 		}
 		if len(want) == 0 {
-			p.diags.mu.Unlock()
-			return out
+			defer p.diags.mu.Unlock()
+			return latest()
 		}
 		if p.diags.changed == nil {
 			p.diags.changed = make(chan struct{})
@@ -123,7 +151,9 @@ func (c *Client) Diagnostics(ctx context.Context, paths []string) map[string][]D
 		case <-p.exited:
 			return out
 		case <-ctx.Done():
-			return out
+			p.diags.mu.Lock()
+			defer p.diags.mu.Unlock()
+			return latest()
 		}
 	}
 }

@@ -23,8 +23,8 @@ type renameSymbolParams struct {
 }
 
 // renameDiagnosticsWait bounds how long a rename waits for the server's
-// diagnostics of the files it changed.
-const renameDiagnosticsWait = 5 * time.Second
+// diagnostics of the files it changed to settle.
+const renameDiagnosticsWait = 3 * time.Second
 
 func newRenameSymbol() Tool {
 	return newTool("rename_symbol", renameSymbolDesc+worktreeNote, Write, runRenameSymbol)
@@ -154,6 +154,14 @@ func (s *Session) renameDiagnostics(ctx context.Context, c *langserver.Client, f
 	if err := s.lspSync(ctx, c, files...); err != nil {
 		return nil
 	}
+	// A request after the changes: the server has taken them all in when
+	// it answers, and what it publishes after comes from the whole rename.
+	last := files[len(files)-1]
+	if err := c.Call(ctx, s.lspStarter(), "textDocument/documentSymbol", protocol.DocumentSymbolParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: protocolURI(s.root.Abs(last))}}, nil); err != nil {
+		return nil
+	}
+	mark := c.DiagnosticsMark()
 	wctx, cancel := context.WithTimeout(ctx, renameDiagnosticsWait)
 	defer cancel()
 	abs := make([]string, len(files))
@@ -161,7 +169,7 @@ func (s *Session) renameDiagnostics(ctx context.Context, c *langserver.Client, f
 		abs[i] = s.root.Abs(f)
 	}
 	out := map[string][]langserver.Diagnostic{}
-	for path, ds := range c.Diagnostics(wctx, abs) {
+	for path, ds := range c.Diagnostics(wctx, abs, mark) {
 		var keep []langserver.Diagnostic
 		for _, d := range ds {
 			if d.Severity == "error" || d.Severity == "warning" {
