@@ -217,3 +217,40 @@ func TestRenameSymbolAcrossPackages(t *testing.T) {
 		t.Errorf("references after the rename = %v: %s", got, res.Output)
 	}
 }
+
+// TestLangServersStartInTheSandbox: a server's process is bubblewrap's,
+// with a network namespace of its own even in preflight (which has the
+// network for its commands).
+func TestLangServersStartInTheSandbox(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed")
+	}
+	dir := t.TempDir()
+	gitRepoT(t, dir, map[string]string{"go.mod": "module m\n"})
+	h := newHarness(t, "preflight", SessionConfig{Root: dir})
+	cmd, err := h.s.lspStarter()(t.Context(), dir, []string{"/usr/bin/true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Join(cmd.Args, " ")
+	if !strings.HasSuffix(cmd.Path, "bwrap") && !strings.Contains(args, "bwrap") {
+		t.Fatalf("the server is not started by bwrap: %s %s", cmd.Path, args)
+	}
+	if !strings.Contains(args, "--unshare-net") {
+		t.Errorf("the server has the network: %s", args)
+	}
+}
+
+// TestSnippetsPassTheSecretGate: a file holding a secret is masked in the
+// server's sandbox, so nothing of it comes back (and locationsOf drops the
+// snippet of any file the gate blocks).
+func TestSnippetsPassTheSecretGate(t *testing.T) {
+	h := goplsHarness(t)
+	writeFiles(t, h.dir, map[string]string{"lib.go": "package main\n\nfunc loadKeys() {}\n",
+		"keys.go": "package main\n\nvar key = \"AKIAIOSFODNN7EXAMPLE\"\n\nfunc init() { _ = key; loadKeys() }\n"})
+	res := h.call("find_references", map[string]any{"path": "lib.go", "line": 3, "symbol": "loadKeys"})
+	// The sandbox masks the file: the server never reads it.
+	if res.Failed || strings.Contains(res.Output, "AKIA") || strings.Contains(res.Output, "keys.go") {
+		t.Errorf("references = %s", res.Output)
+	}
+}
