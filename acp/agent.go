@@ -29,6 +29,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 // Mode is what an ACP session's prompts drive.
@@ -93,6 +94,10 @@ type Config struct {
 	// ended (default 5s).
 	CloseWait time.Duration
 	Log       *slog.Logger
+	// Tools are the tools whose calls sessions show, by name: their
+	// traits give a call's kind and the files it touches (cmd/autarch
+	// gives every built-in tool; a tool not here shows as "other").
+	Tools *tools.Registry
 }
 
 // peer is the client side of the connection (*sdk.AgentSideConnection).
@@ -487,7 +492,7 @@ func (a *Agent) addSession(f *folder, rec record) *session {
 	if s := a.sessions[sdk.SessionId(rec.ID)]; s != nil {
 		return s
 	}
-	s := &session{a: a, f: f, rec: rec, calls: newCallTracker()}
+	s := &session{a: a, f: f, rec: rec, calls: newCallTracker(a.cfg.Tools)}
 	a.sessions[sdk.SessionId(rec.ID)] = s
 	return s
 }

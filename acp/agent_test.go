@@ -53,7 +53,7 @@ func testAgentWith(t *testing.T, model agent.Model) *Agent {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return New(Config{Version: "test", Log: log, CloseWait: time.Second,
+	return New(Config{Version: "test", Log: log, CloseWait: time.Second, Tools: testCatalog(t),
 		Session: func(folder string, servers *MCPServers, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
 			return workflow.NewSession(workflow.SessionConfig{Editor: ui, Document: document, Log: log,
 				Wire: func(ctx context.Context, p *workflow.Project, cfg *workflow.Config) error {
@@ -219,7 +219,7 @@ func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 func TestPromptWhileTurnRuns(t *testing.T) {
 	a := testAgent(t)
-	s := &session{a: a, rec: record{ID: "acp-1", Mode: ModeDiscuss}, calls: newCallTracker()}
+	s := &session{a: a, rec: record{ID: "acp-1", Mode: ModeDiscuss}, calls: newCallTracker(testCatalog(t))}
 	first, err := s.begin(func() {})
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +246,7 @@ func TestPromptWhileTurnRuns(t *testing.T) {
 
 func TestModeStaysWithItsWork(t *testing.T) {
 	a := testAgent(t)
-	s := &session{a: a, rec: record{ID: "acp-2", Mode: ModeWorkflow, WorkflowID: "wf-1"}, calls: newCallTracker()}
+	s := &session{a: a, rec: record{ID: "acp-2", Mode: ModeWorkflow, WorkflowID: "wf-1"}, calls: newCallTracker(testCatalog(t))}
 	err := s.setMode(context.Background(), ModeDiscuss)
 	if err == nil || !strings.Contains(err.Error(), "drives workflow wf-1: its mode stays workflow") {
 		t.Errorf("mode change of a bound session: %v", err)

@@ -17,7 +17,7 @@ func TestUpdatesHaveNoSecret(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("API_SECRET="+secret+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := newCallTracker()
+	c := newCallTracker(testCatalog(t))
 	args, _ := json.Marshal(map[string]string{"path": "notes.md", "content": "key: " + secret})
 	start := c.toolCall("write_file", "call_1", "store "+secret, args, dir)
 	done := c.toolResult("write_file", "call_1", `{"echo": "`+secret+`"}`, false)

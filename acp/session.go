@@ -629,7 +629,7 @@ func (s *session) workflowEvent(ctx context.Context, ev editor.WorkflowEvent) {
 	}
 	switch ev.Kind {
 	case editor.EventUsage:
-		s.addUsage(ctx, ev.Text)
+		s.addUsage(ctx, ev.Usage)
 	case editor.EventStage, editor.EventPulse:
 		if e, err := s.f.engine(ctx); err == nil {
 			s.sendPlan(ctx, e, ev.WorkflowID)
@@ -654,7 +654,7 @@ func (s *session) jobEvent(ev editor.JobEvent) {
 		s.send(ctx, u)
 	}
 	if ev.Kind == "usage" {
-		s.addUsage(ctx, ev.Text)
+		s.addUsage(ctx, ev.Usage)
 	}
 }
 
@@ -703,25 +703,24 @@ func (s *session) storedArgs(ctx context.Context, workflowID, pulseID, parent, c
 
 // addUsage adds a usage event's tokens to the turn's and reports the
 // context the call used, out of the model's window, and the cost so far.
-func (s *session) addUsage(ctx context.Context, text string) {
-	u, ok := parseUsage(text)
-	if !ok {
+func (s *session) addUsage(ctx context.Context, u *editor.UsageView) {
+	if u == nil {
 		return
 	}
 	s.mu.Lock()
 	if s.turn != nil {
-		s.turn.usage.InputTokens += u.in
-		s.turn.usage.OutputTokens += u.out
-		s.turn.usage.TotalTokens += u.in + u.out
+		s.turn.usage.InputTokens += u.PromptTokens
+		s.turn.usage.OutputTokens += u.CompletionTokens
+		s.turn.usage.TotalTokens += u.PromptTokens + u.CompletionTokens
 	}
-	s.cost += u.cost
+	s.cost += u.Cost
 	cost := s.cost
 	s.mu.Unlock()
 	window := 0
 	if e, err := s.f.engine(ctx); err == nil {
 		window = e.Config().Settings.ContextWindow
 	}
-	s.send(ctx, usageUpdate(u, window, cost))
+	s.send(ctx, usageUpdate(*u, window, cost))
 }
 
 // firstLine is the first line of s, trimmed.

@@ -15,14 +15,7 @@ import (
 // question asked in prose, which the engine sends back to the agent, is
 // marked as not for the user.
 func TestWorkflowTextStreams(t *testing.T) {
-	url := startScript(t, "testdata/stream.txt")
-	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
-	p := serve(t, a)
-	id := newSession(t, p, gitRepo(t), ModeWorkflow)
-	r, updates := p.exchange(4, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":`+quote(id)+`,"prompt":[{"type":"text","text":"Add a Sub function"}]}}`)
-	if r.Error != nil {
-		t.Fatalf("session/prompt: %+v", r.Error)
-	}
+	_, updates := promptWorkflow(t, "testdata/stream.txt", "Add a Sub function")
 	const message = "I will put Sub in main.go, next to main, and it will subtract its second argument from its first.\n\nThat keeps the change small."
 	got, pieces := messageChunks(t, updates, message)
 	if pieces < 5 {
@@ -38,6 +31,22 @@ func TestWorkflowTextStreams(t *testing.T) {
 	if !strings.HasSuffix(got, message+"\n\n\n\nReply to the agent's message above in your next message.") {
 		t.Errorf("the turn does not end with what the workflow waits for:\n%s", got)
 	}
+}
+
+// promptWorkflow opens a workflow session over a new repository, its
+// model streaming the script at path, and sends prompt: the reply and the
+// updates before it.
+func promptWorkflow(t *testing.T, path, prompt string) (rpcReply, []json.RawMessage) {
+	t.Helper()
+	url := startScript(t, path)
+	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
+	p := serve(t, a)
+	id := newSession(t, p, gitRepo(t), ModeWorkflow)
+	r, updates := p.exchange(4, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":`+quote(id)+`,"prompt":[{"type":"text","text":`+quote(prompt)+`}]}}`)
+	if r.Error != nil {
+		t.Fatalf("session/prompt: %+v", r.Error)
+	}
+	return r, updates
 }
 
 // startScript serves the scripted model's script at path.
@@ -150,5 +159,43 @@ func TestJobGenius(t *testing.T) {
 	}
 	if !strings.Contains(got, "(id ") || !strings.Contains(got, "genius mode") {
 		t.Errorf("the job is not said to run in genius mode:\n%s", got)
+	}
+}
+
+// TestWorkflowUsage: a model call's typed usage reaches the client as a
+// usage update (the call's tokens out of the window) and the turn's usage.
+func TestWorkflowUsage(t *testing.T) {
+	r, updates := promptWorkflow(t, "testdata/usage.txt", "Add a Sub function")
+	var used []int
+	for _, raw := range updates {
+		var n struct {
+			Update struct {
+				SessionUpdate string `json:"sessionUpdate"`
+				Used          int    `json:"used"`
+				Size          int    `json:"size"`
+			} `json:"update"`
+		}
+		if err := json.Unmarshal(raw, &n); err != nil {
+			t.Fatal(err)
+		}
+		if n.Update.SessionUpdate == "usage_update" {
+			used = append(used, n.Update.Used)
+		}
+	}
+	if len(used) != 1 || used[0] != 129 {
+		t.Errorf("usage updates used %v, want one of 129 tokens", used)
+	}
+	var res struct {
+		Usage struct {
+			InputTokens  int `json:"inputTokens"`
+			OutputTokens int `json:"outputTokens"`
+			TotalTokens  int `json:"totalTokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal(r.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Usage.InputTokens != 120 || res.Usage.OutputTokens != 9 || res.Usage.TotalTokens != 129 {
+		t.Errorf("turn usage %+v, want 120 in, 9 out, 129 in all: %s", res.Usage, r.Result)
 	}
 }

@@ -20,76 +20,55 @@ import (
 // This file maps the domain's events, approvals and questions to ACP
 // shapes: pure functions, table-tested.
 
-// toolKinds is the ACP kind of each tool (anything else is "other").
-var toolKinds = map[string]sdk.ToolKind{
-	"read_file": sdk.ToolKindRead, "list_directory": sdk.ToolKindRead, "list_files": sdk.ToolKindRead, "read_lints": sdk.ToolKindRead,
-	"get_repo_state": sdk.ToolKindRead, "get_diff": sdk.ToolKindRead, "get_scope_card": sdk.ToolKindRead,
-	"grep": sdk.ToolKindSearch, "glob_search": sdk.ToolKindSearch, "find_files": sdk.ToolKindSearch, "search_code": sdk.ToolKindSearch,
-	"semantic_search": sdk.ToolKindSearch,
-	"web_search":      sdk.ToolKindFetch, "web_code_search": sdk.ToolKindFetch,
-	"edit_file": sdk.ToolKindEdit, "multi_edit": sdk.ToolKindEdit, "write_file": sdk.ToolKindEdit, "apply_patch": sdk.ToolKindEdit,
-	"delete_file": sdk.ToolKindDelete,
-	"shell":       sdk.ToolKindExecute, "run_tests": sdk.ToolKindExecute, "run_lint": sdk.ToolKindExecute, "record_baseline": sdk.ToolKindExecute,
-	"commit_changes": sdk.ToolKindExecute, "create_branch": sdk.ToolKindExecute,
-	"take_note": sdk.ToolKindThink, "record_analysis": sdk.ToolKindThink, "create_plan": sdk.ToolKindThink, "dispatch_subagent": sdk.ToolKindThink,
-}
-
-// toolKind is the ACP kind of a tool.
-func toolKind(tool string) sdk.ToolKind {
-	if k, ok := toolKinds[tool]; ok {
+// toolKind is the ACP kind of a tool's calls, from its traits: a
+// structured output tool (and an unknown tool, nil) is "other", a META
+// tool "think", any other its effect's kind.
+func toolKind(t tools.Tool) sdk.ToolKind {
+	if t == nil || t.Kind() == tools.Terminal {
+		return sdk.ToolKindOther
+	}
+	tr := t.Traits()
+	if tr.Category == tools.CategoryMeta {
+		return sdk.ToolKindThink
+	}
+	kinds := map[tools.Effect]sdk.ToolKind{
+		tools.EffectRead: sdk.ToolKindRead, tools.EffectSearch: sdk.ToolKindSearch, tools.EffectEdit: sdk.ToolKindEdit,
+		tools.EffectDelete: sdk.ToolKindDelete, tools.EffectExecute: sdk.ToolKindExecute, tools.EffectNetwork: sdk.ToolKindFetch,
+		tools.EffectNone: sdk.ToolKindThink,
+	}
+	if k, ok := kinds[tr.Effect]; ok {
 		return k
 	}
 	return sdk.ToolKindOther
 }
 
-// callArgs are the arguments the mapping reads (edit_file, write_file,
-// multi_edit and the tools that name a file).
-type callArgs struct {
-	Path      string `json:"path"`
-	FilePath  string `json:"file_path"`
-	Line      int    `json:"start_line"`
-	OldString string `json:"oldString"`
-	NewString string `json:"newString"`
-	Content   string `json:"content"`
-	Edits     []struct {
-		OldString string `json:"oldString"`
-		NewString string `json:"newString"`
-	} `json:"edits"`
-}
-
-// locationsAndDiffs are the files a call touches (absolute, under root)
-// and, for edits, the diffs.
-func locationsAndDiffs(tool string, raw []byte, root string) ([]sdk.ToolCallLocation, []sdk.ToolCallContent) {
-	var a callArgs
-	if len(raw) == 0 || json.Unmarshal(raw, &a) != nil {
+// locationsAndDiffs are the files a call of t touches (absolute, under
+// root) and, for edits, the diffs: what the tool reads of its arguments.
+func locationsAndDiffs(t tools.Tool, raw []byte, root string) ([]sdk.ToolCallLocation, []sdk.ToolCallContent) {
+	if t == nil {
 		return nil, nil
 	}
-	p := a.Path
-	if p == "" {
-		p = a.FilePath
-	}
-	if p == "" {
-		return nil, nil
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(root, filepath.FromSlash(p))
-	}
-	loc := sdk.ToolCallLocation{Path: p}
-	if a.Line > 0 {
-		loc.Line = sdk.Ptr(a.Line)
-	}
+	var locs []sdk.ToolCallLocation
 	var diffs []sdk.ToolCallContent
-	switch tool {
-	case "edit_file":
-		diffs = append(diffs, sdk.ToolDiffContent(p, a.NewString, a.OldString))
-	case "write_file":
-		diffs = append(diffs, sdk.ToolDiffContent(p, a.Content))
-	case "multi_edit":
-		for _, e := range a.Edits {
-			diffs = append(diffs, sdk.ToolDiffContent(p, e.NewString, e.OldString))
+	for _, touch := range t.Touches(raw) {
+		p := touch.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, filepath.FromSlash(p))
+		}
+		loc := sdk.ToolCallLocation{Path: p}
+		if touch.Line > 0 {
+			loc.Line = sdk.Ptr(touch.Line)
+		}
+		locs = append(locs, loc)
+		for _, c := range touch.Changes {
+			if c.Old == "" {
+				diffs = append(diffs, sdk.ToolDiffContent(p, c.New))
+			} else {
+				diffs = append(diffs, sdk.ToolDiffContent(p, c.New, c.Old))
+			}
 		}
 	}
-	return []sdk.ToolCallLocation{loc}, diffs
+	return locs, diffs
 }
 
 // callTracker pairs tool results with their calls and names the calls
@@ -99,6 +78,8 @@ type callTracker struct {
 	n     int
 	open  map[string][]sdk.ToolCallId // by tool, oldest first
 	order []sdk.ToolCallId            // every open call, oldest first
+	// catalog has the tools whose calls are shown (nil: none known).
+	catalog *tools.Registry
 	// egress filters the arguments, reasons and results a client is
 	// shown (records stored before the store filtered them, too): made
 	// over the session's folder on its first call.
@@ -120,7 +101,20 @@ func (c *callTracker) filter(root string) *tools.Egress {
 	return c.egress
 }
 
-func newCallTracker() *callTracker { return &callTracker{open: map[string][]sdk.ToolCallId{}} }
+// newCallTracker tracks the calls of catalog's tools (nil: shown as other,
+// with no files).
+func newCallTracker(catalog *tools.Registry) *callTracker {
+	return &callTracker{open: map[string][]sdk.ToolCallId{}, catalog: catalog}
+}
+
+// tool is the named tool of the catalog (nil when unknown).
+func (c *callTracker) tool(name string) tools.Tool {
+	if c.catalog == nil {
+		return nil
+	}
+	t, _ := c.catalog.Get(name)
+	return t
+}
 
 // next makes a call id that no model call has.
 func (c *callTracker) next(prefix string) sdk.ToolCallId {
@@ -267,8 +261,9 @@ func (c *callTracker) toolCall(tool, callID, reason string, raw []byte, root str
 	if title == "" {
 		title = tool
 	}
-	opts := []sdk.ToolCallStartOpt{sdk.WithStartKind(toolKind(tool)), sdk.WithStartStatus(sdk.ToolCallStatusInProgress)}
-	locs, diffs := locationsAndDiffs(tool, raw, root)
+	t := c.tool(tool)
+	opts := []sdk.ToolCallStartOpt{sdk.WithStartKind(toolKind(t)), sdk.WithStartStatus(sdk.ToolCallStatusInProgress)}
+	locs, diffs := locationsAndDiffs(t, raw, root)
 	if len(locs) > 0 {
 		opts = append(opts, sdk.WithStartLocations(locs))
 	}
@@ -536,7 +531,11 @@ func answersFor(p editor.PendingView, text string) ([]editor.Answer, error) {
 	}
 	out := make([]editor.Answer, len(qs))
 	for i, q := range qs {
-		out[i] = editor.Answer{Values: values(q, lines[i])}
+		a, err := editor.ParseAnswer(q, lines[i])
+		if err != nil {
+			return nil, invalidParams("%v", err)
+		}
+		out[i] = a
 	}
 	return out, nil
 }
@@ -553,53 +552,14 @@ func stripNumber(l string) string {
 	return l
 }
 
-// values reads one answer: a choice by number or text; several for
-// multi-select and ranked questions (comma-separated).
-func values(q editor.Question, answer string) []string {
-	parts := []string{answer}
-	if q.Type == editor.MultiSelect || q.Type == editor.Ranked {
-		parts = nil
-		for _, p := range strings.Split(answer, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				parts = append(parts, p)
-			}
-		}
-	}
-	for i, p := range parts {
-		if n, err := strconv.Atoi(p); err == nil && n >= 1 && n <= len(q.Options) {
-			parts[i] = q.Options[n-1]
-			continue
-		}
-		for _, o := range q.Options {
-			if strings.EqualFold(o, p) {
-				parts[i] = o
-			}
-		}
-	}
-	return parts
-}
-
-// verdictFromText reads a prompt as a decision on a card: approval words
-// approve, anything else requests changes with the text as feedback.
+// verdictFromText reads a prompt as a decision on a card: an approval
+// (editor.ParseDecision's words) approves, anything else requests changes
+// with the text as feedback.
 func verdictFromText(text string) editor.Verdict {
-	switch strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!")) {
-	case "approve", "approved", "yes", "y", "ok", "lgtm", "go", "go ahead":
+	if d, ok := editor.ParseDecision(text, editor.Approval{}); ok && d == editor.DecisionApprove {
 		return editor.Verdict{Decision: editor.DecisionApprove}
 	}
 	return editor.Verdict{Decision: editor.DecisionReject, Feedback: strings.TrimSpace(text)}
-}
-
-// callUsage is one model call's tokens and cost.
-type callUsage struct {
-	in, out int
-	cost    float64
-}
-
-// parseUsage reads a usage event's "N prompt + M completion tokens, $C".
-func parseUsage(text string) (callUsage, bool) {
-	var u callUsage
-	n, _ := fmt.Sscanf(text, "%d prompt + %d completion tokens, $%f", &u.in, &u.out, &u.cost)
-	return u, n >= 2
 }
 
 // defaultWindow is the context window of a model whose settings name none.
@@ -607,11 +567,11 @@ const defaultWindow = 128000
 
 // usageUpdate reports the context a call used out of the window (0: the
 // default) and the session's cost so far.
-func usageUpdate(u callUsage, window int, cost float64) sdk.SessionUpdate {
+func usageUpdate(u editor.UsageView, window int, cost float64) sdk.SessionUpdate {
 	if window <= 0 {
 		window = defaultWindow
 	}
-	return sdk.SessionUpdate{UsageUpdate: &sdk.SessionUsageUpdate{Used: u.in + u.out, Size: window, Cost: &sdk.Cost{Amount: cost, Currency: "USD"}}}
+	return sdk.SessionUpdate{UsageUpdate: &sdk.SessionUsageUpdate{Used: u.PromptTokens + u.CompletionTokens, Size: window, Cost: &sdk.Cost{Amount: cost, Currency: "USD"}}}
 }
 
 // promptText is the prompt's text: text blocks, and embedded resources

@@ -25,7 +25,7 @@ func TestToolKind(t *testing.T) {
 		"take_note": sdk.ToolKindThink, "dispatch_subagent": sdk.ToolKindThink,
 		"submit_scope": sdk.ToolKindOther, "mcp_github_create_issue": sdk.ToolKindOther, "": sdk.ToolKindOther,
 	} {
-		if got := toolKind(tool); got != want {
+		if got := toolKind(catalogTool(t, tool)); got != want {
 			t.Errorf("toolKind(%q) = %q, want %q", tool, got, want)
 		}
 	}
@@ -124,7 +124,7 @@ func TestPlanEntries(t *testing.T) {
 }
 
 func TestCallTracker(t *testing.T) {
-	c := newCallTracker()
+	c := newCallTracker(testCatalog(t))
 	ups := c.fromWorkflow(editor.WorkflowEvent{Kind: editor.EventToolCall, Tool: "edit_file", ToolCallID: "call_1", Reason: "Add Sub"}, "/repo",
 		func(string) []byte {
 			return []byte(`{"path":"main.go","oldString":"a","newString":"b","reason":"Add Sub"}`)
@@ -184,7 +184,7 @@ func TestLocationsAndDiffs(t *testing.T) {
 		{"edit_file", `not json`, nil, 0},
 		{"edit_file", ``, nil, 0},
 	} {
-		locs, diffs := locationsAndDiffs(c.tool, []byte(c.args), "/r")
+		locs, diffs := locationsAndDiffs(catalogTool(t, c.tool), []byte(c.args), "/r")
 		var paths []string
 		for _, l := range locs {
 			paths = append(paths, l.Path)
@@ -263,13 +263,7 @@ func TestPendingText(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	u, ok := parseUsage("120 prompt + 9 completion tokens, $0.0125")
-	if !ok || u.in != 120 || u.out != 9 || u.cost != 0.0125 {
-		t.Errorf("parseUsage = %+v %v", u, ok)
-	}
-	if _, ok := parseUsage("budget warning"); ok {
-		t.Error("parsed a non-usage text")
-	}
+	u := editor.UsageView{PromptTokens: 120, CompletionTokens: 9, Cost: 0.0125}
 	up := usageUpdate(u, 0, 0.5).UsageUpdate
 	if up == nil || up.Used != 129 || up.Size != 128000 || up.Cost.Amount != 0.5 || up.Cost.Currency != "USD" {
 		t.Errorf("usage update %+v", up)
@@ -323,7 +317,7 @@ func TestMCPServers(t *testing.T) {
 }
 
 func TestStreamedMessageSentOnce(t *testing.T) {
-	s := &session{calls: newCallTracker()}
+	s := &session{calls: newCallTracker(testCatalog(t))}
 	msg := editor.WorkflowEvent{Kind: editor.EventMessage, Status: "assistant", Text: "Answer."}
 	call := editor.WorkflowEvent{Kind: editor.EventToolCall, Tool: "read_file"}
 	sub := editor.WorkflowEvent{Kind: editor.EventToolCall, Tool: "grep", ParentToolCallID: "call_9"}
@@ -374,7 +368,7 @@ func TestWithHistory(t *testing.T) {
 // call_1 must not be taken for the parent agent's call_1: keyed under its
 // dispatch call, each start and result pairs with its own ACP tool call.
 func TestSubagentCallsApart(t *testing.T) {
-	c := newCallTracker()
+	c := newCallTracker(testCatalog(t))
 	start := func(ev editor.WorkflowEvent) sdk.ToolCallId {
 		ev.ToolCallID = subagentCallKey(ev.ParentToolCallID, ev.ToolCallID)
 		ups := c.fromWorkflow(ev, t.TempDir(), nil)
@@ -395,5 +389,19 @@ func TestSubagentCallsApart(t *testing.T) {
 	}
 	if subagentCallKey("", "call_1") != "call_1" || subagentCallKey("call_0", "") != "" {
 		t.Error("the agent's own calls (and calls without an id) keep their id")
+	}
+}
+
+// A prompt's answer is read as the terminal reads it (editor.ParseAnswer):
+// a choice that is no option is refused with the options, not passed on.
+func TestAnswersForRefusesNoOption(t *testing.T) {
+	qs := []editor.Question{{Type: editor.SingleSelect, Prompt: "Which store?", Options: []string{"SQLite", "Postgres"}}}
+	_, err := answersFor(pending("questions", qs), "MySQL")
+	if err == nil || !strings.Contains(err.Error(), "1) SQLite, 2) Postgres") {
+		t.Errorf("answer MySQL: %v, want a refusal naming the options", err)
+	}
+	got, err := answersFor(pending("questions", []editor.Question{{Type: editor.Ranked, Prompt: "Rank", Options: []string{"a", "b"}}}), "2 1")
+	if err != nil || strings.Join(got[0].Values, ",") != "b,a" {
+		t.Errorf("ranked by numbers and spaces: %+v %v", got, err)
 	}
 }

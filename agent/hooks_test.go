@@ -190,3 +190,46 @@ func TestHookEvents(t *testing.T) {
 		})
 	}
 }
+
+// The agent reports each hook that ran as a "hook" event whose text is
+// the spec's human-log line (001-78).
+func TestHookRunsAreEvents(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hooks, err := tools.NewHooks(dir, []tools.Hook{{Name: "python-lint", Event: tools.EventPostToolUse, Command: "echo F841; exit 1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := agent.Registry(agent.Discussion, tools.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := tools.NewSession(tools.SessionConfig{Root: dir, Role: agent.Discussion, Mode: tools.ModeYolo, Workflow: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	var mu sync.Mutex
+	var got []agent.Event
+	a, err := agent.New(agent.Config{Role: agent.Discussion, Model: &turnModel{steps: []func(agent.Request) (agent.Response, error){call("read_file", `{"path": "main.go", "reason": "r"}`), text("done")}},
+		Engine: tools.NewEngine(reg, hooks, slog.New(slog.DiscardHandler)), Session: sess, Events: func(e agent.Event) {
+			if e.Kind == "hook" {
+				mu.Lock()
+				got = append(got, e)
+				mu.Unlock()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.RunTurn(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0].Text != "🔍 Hook python-lint: ⚠️ exit 1" || got[0].Tool != "read_file" || !got[0].Failed {
+		t.Errorf("hook events = %+v", got)
+	}
+}

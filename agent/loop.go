@@ -27,14 +27,53 @@ type Event struct {
 	// CallID is the model's id of the tool call a tool_call or
 	// tool_result event is about: it pairs a result with its call.
 	CallID string `json:"callId,omitempty"`
-	// Parent is the id of the dispatch_subagent call whose sub-agent did
-	// this ("" for the agent's own activity); Subagent is its type.
+	// Parent is the call id of the dispatch_subagent call whose sub-agent
+	// did this ("" for the agent's own activity); Subagent is its type.
 	Parent   string `json:"parent,omitempty"`
 	Subagent string `json:"subagent,omitempty"`
 	// Args are a tool_call's arguments as the model gave them, for the
 	// workflow's record of a sub-agent's calls (research provenance);
 	// not part of the event stream's JSON.
 	Args json.RawMessage `json:"-"`
+	// Outcome is how a tool_result's call ended: ok, failed, or refused
+	// (nothing ran: a guardrail, hook, policy or the person said no).
+	// Failed stays set for failed and refused calls.
+	Outcome CallOutcome `json:"outcome,omitempty"`
+	// Usage is a usage event's model call: its tokens and cost.
+	Usage *CallUsage `json:"usage,omitempty"`
+}
+
+// CallOutcome says how a tool call ended.
+type CallOutcome string
+
+// Tool call outcomes.
+const (
+	// CallOK: the tool ran and succeeded.
+	CallOK CallOutcome = "ok"
+	// CallFailed: the tool ran, or could not, and reports a failure the
+	// model must resolve.
+	CallFailed CallOutcome = "failed"
+	// CallRefused: the call was not run because something said no (a
+	// guardrail, a hook, the confirmation policy, the person, the secret
+	// gate, the workspace's allow_delete).
+	CallRefused CallOutcome = "refused"
+)
+
+// OutcomeOf is how a tool result's call ended.
+func OutcomeOf(r tools.Result) CallOutcome {
+	switch {
+	case r.Refused:
+		return CallRefused
+	case r.Failed:
+		return CallFailed
+	}
+	return CallOK
+}
+
+// CallUsage is one model call's tokens and what they cost, in dollars.
+type CallUsage struct {
+	Usage
+	Cost float64 `json:"cost"`
 }
 
 // Config configures an Agent.
@@ -73,6 +112,22 @@ type Config struct {
 	// order, as it is appended (a job persists its conversation with it).
 	History   []Message
 	OnMessage func(Message)
+	// Spec, when not nil, is the agent's role in place of Spec(Role): a
+	// role its caller defines (a swarm agent's prompt, no terminal tools).
+	Spec *RoleSpec
+	// Call, when not nil, runs each tool call in place of Engine.Call;
+	// Engine still gives the tools offered, which calls are read-only and
+	// the hooks. A swarm agent's calls go to the swarm's engine, which
+	// answers the model's mistakes (an unknown tool, arguments that are
+	// not JSON) and records rate limits itself.
+	Call func(ctx context.Context, c ToolCall) (tools.Result, error)
+	// InOrder runs every call of a message one by one in the model's
+	// order, read-only ones too (a swarm's calls count against its rate
+	// limits in that order).
+	InOrder bool
+	// Hosted turns belong to a run whose caller fires session_start and
+	// session_end (a swarm: once per run, not per agent turn).
+	Hosted bool
 }
 
 // ErrBlocked is returned (wrapped, with the hook's reason) when a
@@ -127,7 +182,7 @@ type Agent struct {
 
 // New makes an agent for a role.
 func New(cfg Config) (*Agent, error) {
-	spec, err := Spec(cfg.Role)
+	spec, err := roleSpec(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +251,7 @@ func (a *Agent) isTerminal(name string) bool {
 // agent, workflow and session (AUTARCH_AGENT, …).
 func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err error) {
 	ctx = a.hookContext(ctx)
-	if !a.started {
+	if !a.started && !a.cfg.Hosted {
 		a.started = true
 		a.fire(ctx, tools.EventSessionStart, map[string]any{"role": a.spec.Name})
 	}
@@ -215,6 +270,17 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err err
 		a.task = input
 	}
 	actions := 0
+	if input == "" {
+		// A resumed conversation cut between a call and its results.
+		done, err := a.answerPending(ctx, &actions)
+		if err != nil {
+			return out, err
+		}
+		if done != nil {
+			out.Kind, out.Tool, out.Args = OutcomeTerminal, done.Name, done.Args
+			return out, nil
+		}
+	}
 	for out.Iterations < a.cfg.MaxIterations {
 		if err := a.cfg.Meter.Exceeded(); err != nil {
 			out.Kind, out.Text = OutcomeBudget, err.Error()
@@ -222,22 +288,15 @@ func (a *Agent) RunTurn(ctx context.Context, input string) (out Outcome, err err
 		}
 		a.maybeCompact(ctx)
 		req := a.request()
-		pre := a.cfg.Engine.Hooks().Fire(ctx, tools.EventPreLLMCall, "", "", map[string]any{
-			"role": a.spec.Name, "model": req.Model, "messages": len(req.Messages), "iteration": out.Iterations + 1})
-		a.warn(pre)
-		if pre.Blocked {
-			return out, fmt.Errorf("%w: %s", ErrBlocked, pre.Reason)
-		}
-		for _, c := range pre.Context {
-			req.Messages = append(req.Messages, Message{Role: RoleSystem, Content: "[hook] " + c})
-		}
 		req.OnRetry = func(r Retry) { a.emit(Event{Kind: "retry", Text: r.String()}) }
-		resp, err := a.cfg.Model.Complete(ctx, req, func(delta string) { a.emit(Event{Kind: "text", Text: delta}) })
+		resp, err := HookedCall(ctx, a.cfg.Engine.Hooks(), a.cfg.Model, req, a.spec.Name, out.Iterations+1,
+			func(delta string) { a.emit(Event{Kind: "text", Text: delta}) }, a.warn)
+		if errors.Is(err, ErrBlocked) {
+			return out, err
+		}
 		if err != nil {
 			return out, fmt.Errorf("model call: %w", err)
 		}
-		a.fire(ctx, tools.EventPostLLMCall, map[string]any{"role": a.spec.Name, "model": req.Model,
-			"usage": resp.Usage, "tool_calls": len(resp.Message.ToolCalls)})
 		out.Iterations++
 		out.Usage = out.Usage.Add(resp.Usage)
 		if a.cfg.Meter.Record(resp.Usage, a.cfg.Pricing.Cost(resp.Usage)) {
@@ -313,6 +372,9 @@ func (a *Agent) hookContext(ctx context.Context) context.Context {
 	if hc.Session == "" {
 		hc.Session = a.cfg.SessionID
 	}
+	if hc.Report == nil {
+		hc.Report = func(r tools.HookRun) { a.emit(Event{Kind: "hook", Tool: r.Tool, Text: r.Line(), Failed: r.Failed()}) }
+	}
 	return tools.WithHookContext(ctx, hc)
 }
 
@@ -373,7 +435,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, after string, ac
 	if msg := a.terminalViolation(calls, after); msg != "" {
 		for i := range calls {
 			answer(i, toolError(msg))
-			a.emit(Event{Kind: "tool_result", Tool: calls[i].Name, Failed: true, Text: msg, CallID: calls[i].ID})
+			a.emit(Event{Kind: "tool_result", Tool: calls[i].Name, Failed: true, Outcome: CallFailed, Text: msg, CallID: calls[i].ID})
 		}
 		return results, nil, nil
 	}
@@ -411,7 +473,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, after string, ac
 				continue
 			}
 		}
-		if known && t.Kind() == tools.ReadOnly {
+		if known && t.Kind() == tools.ReadOnly && !a.cfg.InOrder {
 			batch = append(batch, job{i, c})
 			continue
 		}
@@ -435,14 +497,20 @@ func (a *Agent) runCalls(ctx context.Context, calls []ToolCall, after string, ac
 
 // call runs one tool call through the engine and reports it.
 func (a *Agent) call(ctx context.Context, c ToolCall) (tools.Result, error) {
-	res, err := a.cfg.Engine.Call(withParent(ctx, a, c.ID), a.cfg.Session, c.Name, c.Args)
+	run := func(ctx context.Context, c ToolCall) (tools.Result, error) {
+		return a.cfg.Engine.Call(ctx, a.cfg.Session, c.Name, c.Args)
+	}
+	if a.cfg.Call != nil {
+		run = a.cfg.Call
+	}
+	res, err := run(withParent(ctx, a, c.ID), c)
 	if err != nil {
 		return res, fmt.Errorf("tool %s: %w", c.Name, err)
 	}
 	if res.Failed {
 		a.warn(a.cfg.Engine.Hooks().Fire(ctx, tools.EventError, c.Name, "", map[string]any{"role": a.spec.Name, "tool": c.Name, "error": clip(res.Output, 2000)}))
 	}
-	a.emit(Event{Kind: "tool_result", Tool: c.Name, Failed: res.Failed, Text: summarizeOutput(res.Output), CallID: c.ID})
+	a.emit(Event{Kind: "tool_result", Tool: c.Name, Failed: res.Failed, Outcome: OutcomeOf(res), Text: summarizeOutput(res.Output), CallID: c.ID})
 	return res, nil
 }
 

@@ -57,6 +57,9 @@ type scenarioWant struct {
 	// Nested are the reasons of tool calls a sub-agent made: their events
 	// must name the dispatch_subagent call (and only theirs may).
 	Nested []string `json:"nested"`
+	// Outcomes are the outcomes of the tool results, in order (unchecked
+	// when empty).
+	Outcomes []string `json:"outcomes"`
 }
 
 func TestScenarios(t *testing.T) {
@@ -188,6 +191,15 @@ func runScenario(t *testing.T, path string) {
 		if e.Kind == "tool_call" {
 			reasons = append(reasons, e.Reason)
 		}
+	}
+	var outcomes []string
+	for _, e := range events {
+		if e.Kind == "tool_result" && e.Parent == "" {
+			outcomes = append(outcomes, string(e.Outcome))
+		}
+	}
+	if len(want.Outcomes) > 0 && strings.Join(outcomes, " ") != strings.Join(want.Outcomes, " ") {
+		t.Errorf("tool result outcomes = %q, want %q", outcomes, want.Outcomes)
 	}
 	if !subsequence(want.Reasons, reasons) {
 		t.Errorf("activity reasons = %q, want in order %q", reasons, want.Reasons)

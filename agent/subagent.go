@@ -69,7 +69,7 @@ func NewDispatchTool(role string) (tools.Tool, bool) {
 	if len(types) == 0 {
 		return nil, false
 	}
-	inner := tools.Define("dispatch_subagent", dispatchDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p dispatchParams) (tools.Result, error) {
+	inner := tools.DefineWith(tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryMeta}, "dispatch_subagent", dispatchDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p dispatchParams) (tools.Result, error) {
 		return dispatch(ctx, role, types, p)
 	})
 	var schema map[string]any

@@ -11,7 +11,7 @@ const (
 	// returns its JobRef; progress arrives as JobEvent notifications.
 	CommandStartJob = "autarch.startJob"
 	// CommandResumeJob (JobRef) resumes a stopped, failed or waiting job
-	// in the background and returns its JobRef.
+	// in the background, with the JobRef's guidance, and returns its JobRef.
 	CommandResumeJob = "autarch.resumeJob"
 	// CommandStopJob (JobRef) stops a running or waiting job; it can be
 	// resumed later.
@@ -45,6 +45,9 @@ type StartJobParams struct {
 type JobRef struct {
 	JobID string `json:"jobId"`
 	Name  string `json:"name,omitempty"`
+	// Guidance (autarch.resumeJob) is the human's words the resumed job's
+	// agent reads first; blank resumes from the last message alone.
+	Guidance string `json:"guidance,omitempty"`
 }
 
 // AnswerEscalationParams answer a job's pending escalation.
@@ -76,6 +79,8 @@ type JobEvent struct {
 	// ToolCallID is the model's id of the call (kinds "tool_call" and
 	// "tool_result"): a result names the call it ends.
 	ToolCallID string `json:"toolCallId,omitempty"`
+	// Usage is a "usage" event's model call.
+	Usage *UsageView `json:"usage,omitempty"`
 }
 
 // JobSummary is one job as the side panel and autarch status show it.

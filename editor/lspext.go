@@ -313,7 +313,8 @@ const (
 	// EventWaiting: the workflow waits for the user (Status is the pending
 	// kind, Text its id).
 	EventWaiting EventKind = "waiting"
-	// EventUsage: tokens and cost of a model call (Text).
+	// EventUsage: tokens and cost of a model call (Usage; Text says it
+	// in words).
 	EventUsage EventKind = "usage"
 	// EventDryRunPlan: a dry run's plan so far (DryRun), after each
 	// recorded call and once more when the dry run ends (DryRun.Ended).
@@ -375,6 +376,15 @@ type WorkflowEvent struct {
 	Failed bool       `json:"failed,omitempty"`
 	// DryRun is the plan of an EventDryRunPlan.
 	DryRun *DryRunPlanView `json:"dryRun,omitempty"`
+	// Usage is an EventUsage's model call.
+	Usage *UsageView `json:"usage,omitempty"`
+}
+
+// UsageView is one model call's tokens and cost (dollars).
+type UsageView struct {
+	PromptTokens     int     `json:"promptTokens"`
+	CompletionTokens int     `json:"completionTokens"`
+	Cost             float64 `json:"cost"`
 }
 
 // DryRunPlanView is what a dry run planned: the writes and commands its

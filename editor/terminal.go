@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -30,8 +29,17 @@ type Terminal struct {
 	// approve every card and tool call"; it ends ErrNoTTY's text.
 	NoTTYHint string
 
-	mu     sync.Mutex
-	reader *bufio.Reader
+	mu    sync.Mutex
+	start sync.Once
+	lines chan lineRead
+	// end is the error that ended In, once read (io.EOF).
+	end error
+}
+
+// lineRead is one line of In, or the error that ended it.
+type lineRead struct {
+	line string
+	err  error
 }
 
 var _ Client = (*Terminal)(nil)
@@ -45,16 +53,46 @@ func (t *Terminal) noTTY(what string) error {
 	return fmt.Errorf("%w: %s, but stdin is not a terminal; %s", ErrNoTTY, what, hint)
 }
 
-func (t *Terminal) readLine() (string, error) {
-	if t.reader == nil {
-		t.reader = bufio.NewReader(t.In)
+// readLine reads the next line of In (trimmed), or returns ctx's cause
+// when ctx ends first: a prompt gives way when the run is stopped (from
+// another terminal: autarch stop), and the line typed later is kept for
+// the next prompt. Lines are read by one goroutine for the Terminal's
+// life, as a blocked read of a terminal cannot be interrupted.
+func (t *Terminal) readLine(ctx context.Context) (string, error) {
+	t.start.Do(func() {
+		t.lines = make(chan lineRead)
+		go func() {
+			r := bufio.NewReader(t.In)
+			for {
+				line, err := r.ReadString('\n')
+				if err != nil && line != "" {
+					err = nil // the last line, without its newline
+				}
+				t.lines <- lineRead{line, err}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	})
+	if t.end != nil {
+		return "", t.end
 	}
-	line, err := t.reader.ReadString('\n')
-	if err != nil && line == "" {
-		return "", err
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(t.Out)
+		return "", context.Cause(ctx)
+	case l := <-t.lines:
+		if l.err != nil {
+			t.end = l.err
+			return "", l.err
+		}
+		return strings.TrimSpace(l.line), nil
 	}
-	return strings.TrimSpace(line), nil
 }
+
+// stopped reports whether err is the end of the context, not of input.
+func stopped(ctx context.Context, err error) bool { return err != nil && ctx.Err() != nil }
 
 var levels = map[MessageType]string{Error: "error", Warning: "warning", Info: "info", Log: "log"}
 
@@ -79,15 +117,18 @@ func (t *Terminal) ShowMessageRequest(ctx context.Context, typ MessageType, msg 
 		fmt.Fprintf(t.Out, "  %d) %s\n", i+1, a)
 	}
 	fmt.Fprint(t.Out, "choose a number (empty to skip): ")
-	line, err := t.readLine()
+	line, err := t.readLine(ctx)
+	if stopped(ctx, err) {
+		return "", err
+	}
 	if err != nil {
 		return "", nil
 	}
-	n, err := strconv.Atoi(line)
-	if err != nil || n < 1 || n > len(actions) {
+	ans, err := ParseAnswer(Question{Type: SingleSelect, Prompt: msg, Options: actions}, line)
+	if err != nil {
 		return "", nil
 	}
-	return actions[n-1], nil
+	return ans.Values[0], nil
 }
 
 func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
@@ -106,35 +147,41 @@ func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
 	if a.Detail != "" {
 		fmt.Fprintf(t.Out, "%s\n", a.Detail)
 	}
-	prompt := "[a]pprove, [r]eject"
+	prompt := "approve [y], reject [n]"
 	if a.AllowAlways {
-		prompt += ", al[w]ays allow"
+		prompt += ", always allow [w]"
 	}
 	if a.AllowAbort {
 		prompt += ", abort all [x]"
 	}
 	fmt.Fprintf(t.Out, "%s? ", prompt)
-	line, err := t.readLine()
+	line, err := t.readLine(ctx)
+	for err == nil && strings.EqualFold(line, "a") {
+		// The spec's [y/n/a] aborts with a, Autarch's earlier prompt
+		// approved with it: neither habit may do the opposite of what
+		// was meant, so a is no answer.
+		fmt.Fprintf(t.Out, "a is not an answer here: type y to approve or n to reject%s. %s? ", map[bool]string{true: ", x to abort all", false: ""}[a.AllowAbort], prompt)
+		line, err = t.readLine(ctx)
+	}
+	if stopped(ctx, err) {
+		return Verdict{}, err
+	}
 	if err != nil {
 		return Verdict{Decision: DecisionDismissed}, nil
 	}
-	switch strings.ToLower(line) {
-	case "a", "approve", "y", "yes":
-		return Verdict{Decision: DecisionApprove}, nil
-	case "w", "always":
-		if a.AllowAlways {
-			return Verdict{Decision: DecisionAlwaysAllow}, nil
-		}
-	case "x", "abort":
-		if a.AllowAbort {
-			return Verdict{Decision: DecisionAbort}, nil
-		}
-	case "r", "reject", "n", "no":
+	d, ok := ParseDecision(line, a)
+	switch {
+	case !ok:
+		return Verdict{Decision: DecisionDismissed}, nil
+	case d == DecisionReject:
 		fmt.Fprint(t.Out, "feedback (optional): ")
-		fb, _ := t.readLine()
+		fb, err := t.readLine(ctx)
+		if stopped(ctx, err) {
+			return Verdict{}, err
+		}
 		return Verdict{Decision: DecisionReject, Feedback: fb}, nil
 	}
-	return Verdict{Decision: DecisionDismissed}, nil
+	return Verdict{Decision: d}, nil
 }
 
 func (t *Terminal) Ask(ctx context.Context, qs []Question) ([]Answer, error) {
@@ -162,26 +209,20 @@ func (t *Terminal) Ask(ctx context.Context, qs []Question) ([]Answer, error) {
 		default:
 			fmt.Fprint(t.Out, "number: ")
 		}
-		line, err := t.readLine()
+		line, err := t.readLine(ctx)
+		if stopped(ctx, err) {
+			return nil, err
+		}
 		if err != nil || line == "" {
 			answers[i] = Answer{Dismissed: true}
 			continue
 		}
-		if q.Type == FreeText {
-			answers[i] = Answer{Values: []string{line}}
-			continue
-		}
-		var vals []string
-		for _, f := range strings.Fields(strings.ReplaceAll(line, ",", " ")) {
-			if n, err := strconv.Atoi(f); err == nil && n >= 1 && n <= len(q.Options) {
-				vals = append(vals, q.Options[n-1])
-			}
-		}
-		if len(vals) == 0 || q.Type == SingleSelect && len(vals) != 1 || q.Type == Ranked && len(vals) != len(q.Options) {
+		ans, err := ParseAnswer(q, line)
+		if err != nil {
 			answers[i] = Answer{Dismissed: true}
 			continue
 		}
-		answers[i] = Answer{Values: vals}
+		answers[i] = ans
 	}
 	return answers, nil
 }

@@ -25,7 +25,7 @@ var tsTypes = []any{
 	Approval{}, Verdict{},
 	NewWorkflowParams{}, WorkflowRef{}, DiscussParams{}, AnswerParams{}, ReviewBranchParams{}, SearchParams{}, SearchHit{},
 	ApplyWorkflowParams{}, ApplyWorkflowResult{}, PulseDiffParams{}, PulseDiff{}, PulseDiffFile{}, FileAtParams{}, FileAtResult{},
-	WorkflowEvent{}, CardEvent{}, DryRunPlanView{}, DryRunEntryView{}, DryRunFileView{}, SetAPIKeyParams{}, OpenFileParams{}, OpenFileResult{}, WorkflowSummary{}, WorkflowDetail{}, StageView{}, CardView{}, PulseView{}, PendingView{}, ActivityView{},
+	WorkflowEvent{}, CardEvent{}, UsageView{}, DryRunPlanView{}, DryRunEntryView{}, DryRunFileView{}, SetAPIKeyParams{}, OpenFileParams{}, OpenFileResult{}, WorkflowSummary{}, WorkflowDetail{}, StageView{}, CardView{}, PulseView{}, PendingView{}, ActivityView{},
 	MessageView{}, ReviewView{}, CommentView{}, DiagnosticsParams{}, DiagnosticsResult{}, DiagnosticItem{},
 	StartJobParams{}, JobRef{}, AnswerEscalationParams{}, ApplyJobParams{}, JobEvent{}, JobSummary{}, JobCommitView{}, JobCheckView{}, EscalationView{},
 	ProjectState{}, MCPServerState{}, RuleFileState{},

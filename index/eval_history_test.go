@@ -2,8 +2,7 @@ package index
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+		"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,19 +43,9 @@ func TestQualityGoLocHist(t *testing.T) {
 	}
 	dir := filepath.Join(benchDir(t), "golochist-dev")
 	byRepo := map[string][]evalQuery{}
-	readJSONL(t, filepath.Join(dir, "dev.jsonl"), func(line []byte) {
-		var r struct {
-			Repo  string   `json:"repo"`
-			Query string   `json:"query"`
-			Gold  []string `json:"gold"`
-		}
-		json.Unmarshal(line, &r)
-		gold := map[string]bool{}
-		for _, g := range r.Gold {
-			gold[g] = true
-		}
-		byRepo[r.Repo] = append(byRepo[r.Repo], evalQuery{r.Query, gold})
-	})
+	for _, r := range locRows(t, filepath.Join(dir, "dev.jsonl")) {
+		byRepo[r.repo] = append(byRepo[r.repo], r.evalQuery)
+	}
 	var without, with perQuery
 	tuned := map[histTune][]float64{}
 	for _, repo := range []string{"caddyserver/caddy", "nats-io/nats.go", "junegunn/fzf", "labstack/echo"} {

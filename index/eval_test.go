@@ -308,8 +308,25 @@ func TestQualityGoLoc(t *testing.T) {
 // golocDev reads the Go localization dev split.
 func golocDev(t *testing.T) []evalQuery {
 	var rows []evalQuery
-	readJSONL(t, filepath.Join(benchDir(t), "goloc-dev", "dev.jsonl"), func(line []byte) {
+	for _, r := range locRows(t, filepath.Join(benchDir(t), "goloc-dev", "dev.jsonl")) {
+		rows = append(rows, r.evalQuery)
+	}
+	return rows
+}
+
+// locRow is a localization row: a query, its gold files and (golochist)
+// its repository.
+type locRow struct {
+	evalQuery
+	repo string
+}
+
+// locRows reads a localization split ({"repo"?, "query", "gold"} rows).
+func locRows(t *testing.T, path string) []locRow {
+	var rows []locRow
+	readJSONL(t, path, func(line []byte) {
 		var r struct {
+			Repo  string   `json:"repo"`
 			Query string   `json:"query"`
 			Gold  []string `json:"gold"`
 		}
@@ -318,7 +335,7 @@ func golocDev(t *testing.T) []evalQuery {
 		for _, g := range r.Gold {
 			gold[g] = true
 		}
-		rows = append(rows, evalQuery{r.Query, gold})
+		rows = append(rows, locRow{evalQuery{r.Query, gold}, r.Repo})
 	})
 	return rows
 }

@@ -88,7 +88,7 @@ type Index struct {
 	trained *TrainedEmbedder // the built-in embedder's trained part, if any
 	hashDim int              // the hashed part's length; the trained part follows
 	dim     int
-	vecs    []int8
+	vecs    vecStore
 	vscale  []float32
 	// progress of a running build
 	done, total int
@@ -107,11 +107,14 @@ type Index struct {
 	histTerms  *histIndex
 	histTune   histTune
 	histSource HistorySource
+	// spillDir takes a big build's postings (Open sets it to the state dir).
+	spillDir string
+	spillAt  int // spillBytes (tests lower it)
 }
 
 // New makes an empty index over root.
 func New(root *workspace.Root) *Index {
-	ix := &Index{root: root, gate: workspace.DefaultGate(), files: map[string]*fileInfo{}, skipped: map[string]stamp{}, lex: newLexicon(), racy: racyWindow,
+	ix := &Index{root: root, gate: workspace.DefaultGate(), files: map[string]*fileInfo{}, skipped: map[string]stamp{}, lex: newLexicon(), racy: racyWindow, spillAt: spillBytes,
 		histTune: histTune{mix: histMix, halfLife: histHalfLife}}
 	ix.SetEmbedder(nil)
 	return ix
@@ -136,7 +139,7 @@ func (ix *Index) SetEmbedder(e Embedder) {
 	if b, ok := e.(*BuiltinEmbedder); ok {
 		ix.hashEmb, ix.trained, ix.hashDim = b.Hash, b.Trained, b.Hash.Dim()
 	}
-	ix.vecs = make([]int8, len(ix.chunks)*ix.dim)
+	ix.vecs = newVecStore(ix.dim, len(ix.chunks), nil)
 	ix.vscale = make([]float32, len(ix.chunks))
 	for _, f := range ix.files {
 		f.Hash, f.Stamp = [16]byte{}, stamp{} // the next Build re-reads and re-embeds every file
@@ -246,6 +249,11 @@ func (ix *Index) Build(ctx context.Context, progress Progress) error {
 			}
 		}
 		ix.done = n
+		if ix.spillDir != "" && ix.lex.bytes > ix.spillAt {
+			if err := ix.spillLocked(); err != nil {
+				ix.spillDir = "" // keep building in memory
+			}
+		}
 		ix.mu.Unlock()
 		batch = batch[:0]
 		if progress != nil {
@@ -385,10 +393,10 @@ func (ix *Index) addLocked(d *doc) {
 		}
 		ix.live++
 		if d.scale != nil {
-			ix.vecs = append(ix.vecs, d.vecs[i*ix.dim:(i+1)*ix.dim]...)
+			ix.vecs.append(d.vecs[i*ix.dim : (i+1)*ix.dim])
 			ix.vscale = append(ix.vscale, d.scale[i])
 		} else {
-			ix.vecs = append(ix.vecs, make([]int8, ix.dim)...)
+			ix.vecs.append(nil)
 			ix.vscale = append(ix.vscale, 0)
 		}
 	}

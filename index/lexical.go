@@ -52,6 +52,7 @@ type lexicon struct {
 	last  []uint32
 	count []uint32
 	fresh int // added terms the base does not have
+	bytes int // encoded bytes added
 }
 
 func newLexicon() lexicon { return lexicon{Terms: map[string]uint32{}} }
@@ -77,7 +78,9 @@ func (l *lexicon) add(term string, p posting) {
 		l.count[id]++
 		return
 	}
+	n := len(l.enc[id])
 	l.enc[id] = appendPosting(l.enc[id], l.last[id], p)
+	l.bytes += len(l.enc[id]) - n
 	l.last[id] = p.Chunk
 	l.count[id]++
 }

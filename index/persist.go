@@ -166,54 +166,19 @@ func (ix *Index) write(f *os.File) error {
 	if _, err := sw.Write(raw(buf)); err != nil {
 		return err
 	}
-	if err := sw.begin(secPostings); err != nil {
-		return err
-	}
-	entries := make([]termEntry, 0, len(terms))
-	var termBytes, enc8 []byte
-	var off uint64
-	var ps []posting
-	for _, t := range terms {
-		base, added := ix.lex.postings(t)
-		ps = ps[:0]
-		for _, p := range twoRuns(base, added) {
-			if int(p.Chunk) < len(remap) && remap[p.Chunk] != dead {
-				p.Chunk = remap[p.Chunk]
-				ps = append(ps, p)
-			}
+	if err := ix.writeLexicon(sw, terms, func(c uint32) (uint32, bool) {
+		if int(c) >= len(remap) || remap[c] == dead {
+			return 0, false
 		}
-		if len(ps) == 0 {
-			continue // only dead chunks had it
-		}
-		slices.SortFunc(ps, func(a, b posting) int { return cmp.Compare(a.Chunk, b.Chunk) })
-		enc8 = encodePostings(enc8[:0], ps)
-		if off+uint64(len(enc8)) > uint64(^uint32(0)) || len(termBytes)+len(t) > int(^uint32(0)) {
-			return errors.New("the index has grown past 4 GiB of postings")
-		}
-		if _, err := sw.Write(enc8); err != nil {
-			return err
-		}
-		entries = append(entries, termEntry{Off: uint32(len(termBytes)), Len: uint32(len(t)), Post: uint32(off), Size: uint32(len(enc8)), N: uint32(len(ps))})
-		off += uint64(len(enc8))
-		termBytes = append(termBytes, t...)
-	}
-	if err := sw.begin(secTerms); err != nil {
-		return err
-	}
-	if _, err := sw.Write(termBytes); err != nil {
-		return err
-	}
-	if err := sw.begin(secTermIdx); err != nil {
-		return err
-	}
-	if _, err := sw.Write(raw(entries)); err != nil {
+		return remap[c], true
+	}); err != nil {
 		return err
 	}
 	if err := sw.begin(secVecs); err != nil {
 		return err
 	}
 	for _, old := range order {
-		if _, err := sw.Write(int8Bytes(ix.vecs[int(old)*ix.dim : int(old+1)*ix.dim])); err != nil {
+		if _, err := sw.Write(int8Bytes(ix.vecs.at(old))); err != nil {
 			return err
 		}
 	}
@@ -297,11 +262,11 @@ func (ix *Index) Load(dir string) error {
 			f.Hash, f.Stamp = [16]byte{}, stamp{}
 		}
 		clear(skipped)
-		vecs, scales = make([]int8, len(m.chunks)*ix.dim), make([]float32, len(m.chunks))
+		vecs, scales = nil, make([]float32, len(m.chunks))
 	}
 	ix.byID, ix.chunks, ix.sumLen, ix.live = files, m.chunks, h.SumLen, h.Live
 	ix.lex = lexicon{base: m.dict, Terms: map[string]uint32{}}
-	ix.vecs, ix.vscale, ix.builtAt, ix.skipped = vecs, scales, h.BuiltAt, skipped
+	ix.vecs, ix.vscale, ix.builtAt, ix.skipped = newVecStore(ix.dim, len(m.chunks), vecs), scales, h.BuiltAt, skipped
 	ix.history, ix.histHead, ix.histTerms = hist.Files, hist.Head, nil
 	ix.files = make(map[string]*fileInfo, len(files))
 	for _, f := range files {
@@ -322,6 +287,11 @@ func Open(ctx context.Context, ix *Index, dir string, progress Progress, note fu
 		if note != nil && err != errNotIndexed {
 			note(err.Error() + "; rebuilding")
 		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		ix.mu.Lock()
+		ix.spillDir = dir
+		ix.mu.Unlock()
 	}
 	if err := ix.Build(ctx, progress); err != nil {
 		return err
@@ -487,3 +457,84 @@ const maxGitFile = 64 << 10
 // readSmall reads a small regular file without following a final symlink
 // or blocking on a FIFO.
 func readSmall(name string) ([]byte, error) { return workspace.ReadSmallFile(name, maxGitFile) }
+
+// writeLexicon writes the postings, terms and term index sections of
+// terms (sorted), each posting's chunk renumbered by chunk (false: drop it).
+func (ix *Index) writeLexicon(sw *segmentWriter, terms []string, chunk func(uint32) (uint32, bool)) error {
+	if err := sw.begin(secPostings); err != nil {
+		return err
+	}
+	entries := make([]termEntry, 0, len(terms))
+	var termBytes, enc8 []byte
+	var off uint64
+	var ps []posting
+	for _, t := range terms {
+		base, added := ix.lex.postings(t)
+		ps = ps[:0]
+		for _, p := range twoRuns(base, added) {
+			if c, ok := chunk(p.Chunk); ok {
+				p.Chunk = c
+				ps = append(ps, p)
+			}
+		}
+		if len(ps) == 0 {
+			continue // only dead chunks had it
+		}
+		slices.SortFunc(ps, func(a, b posting) int { return cmp.Compare(a.Chunk, b.Chunk) })
+		enc8 = encodePostings(enc8[:0], ps)
+		if off+uint64(len(enc8)) > uint64(^uint32(0)) || len(termBytes)+len(t) > int(^uint32(0)) {
+			return errors.New("the index has grown past 4 GiB of postings")
+		}
+		if _, err := sw.Write(enc8); err != nil {
+			return err
+		}
+		entries = append(entries, termEntry{Off: uint32(len(termBytes)), Len: uint32(len(t)), Post: uint32(off), Size: uint32(len(enc8)), N: uint32(len(ps))})
+		off += uint64(len(enc8))
+		termBytes = append(termBytes, t...)
+	}
+	if err := sw.begin(secTerms); err != nil {
+		return err
+	}
+	if _, err := sw.Write(termBytes); err != nil {
+		return err
+	}
+	if err := sw.begin(secTermIdx); err != nil {
+		return err
+	}
+	if _, err := sw.Write(raw(entries)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// spillBytes is how many bytes of encoded postings a Build holds in memory
+// before it writes them, with the base, to a new mapped base.
+const spillBytes = 48 << 20
+
+// spillLocked moves the added postings into a new mapped base (a file in
+// ix.spillDir, unlinked once mapped), so that a big build holds a bounded
+// lexicon in memory. ix.mu is held.
+func (ix *Index) spillLocked() error {
+	f, err := os.CreateTemp(ix.spillDir, "spill-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	sw, err := newSegmentWriter(f)
+	if err != nil {
+		return err
+	}
+	if err := ix.writeLexicon(sw, ix.lex.mergedTerms(), func(c uint32) (uint32, bool) { return c, true }); err != nil {
+		return err
+	}
+	if err := sw.finish(); err != nil {
+		return err
+	}
+	m, err := mapIndex(f.Name())
+	if err != nil {
+		return err
+	}
+	ix.lex = lexicon{base: m.dict, Terms: map[string]uint32{}}
+	return nil
+}

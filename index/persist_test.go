@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -158,5 +159,78 @@ func TestNearestAlwaysReturned(t *testing.T) {
 		if hits := search(t, ix, q); len(hits) == 0 || hits[0].Path != "calc.go" {
 			t.Errorf("%q: %+v", q, hits)
 		}
+	}
+}
+
+// TestVecStore: vectors appended past a slab and after a mapped base read
+// back as written.
+func TestVecStore(t *testing.T) {
+	const dim = 3
+	base := []int8{1, 2, 3, 4, 5, 6}
+	v := newVecStore(dim, 2, base)
+	for i := range vecSlab + 5 {
+		v.append([]int8{int8(i), int8(i >> 8), 7})
+	}
+	v.append(nil)
+	if v.len() != 2+vecSlab+6 {
+		t.Fatalf("len %d", v.len())
+	}
+	if got := v.at(1); got[0] != 4 || got[2] != 6 {
+		t.Errorf("base: %v", got)
+	}
+	for _, i := range []int{0, vecSlab - 1, vecSlab, vecSlab + 4} {
+		if got := v.at(uint32(2 + i)); got[0] != int8(i) || got[1] != int8(i>>8) || got[2] != 7 {
+			t.Errorf("%d: %v", i, got)
+		}
+	}
+	if got := v.at(uint32(v.len() - 1)); len(got) != dim || got[0] != 0 {
+		t.Errorf("zeros: %v", got)
+	}
+	if v.at(uint32(v.len())) != nil {
+		t.Error("past the end")
+	}
+	fresh := newVecStore(dim, 2, nil)
+	if got := fresh.at(1); len(got) != dim {
+		t.Errorf("fresh: %v", got)
+	}
+}
+
+// TestSpilledBuildSearchesAlike: a build that moves its postings to mapped
+// bases as it goes ranks exactly as one held in memory, before and after a
+// save and load.
+func TestSpilledBuildSearchesAlike(t *testing.T) {
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("pkg%d/f%d.go", i%7, i)] = fmt.Sprintf("package pkg%d\n\n// Handle%d parses request %d headers and retries with backoff.\nfunc Handle%d(token string) error { return nil }\n", i%7, i, i, i)
+	}
+	r, _ := repo(t, files)
+	mem := New(r)
+	if err := mem.Build(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	spilled := New(r)
+	spilled.spillAt = 64
+	if err := Open(context.Background(), spilled, state, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if spilled.lex.base == nil {
+		t.Fatal("the build never spilled")
+	}
+	loaded := New(r)
+	if err := loaded.Load(state); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"parses request headers", "Handle17", "retries backoff token", "pkg3"} {
+		want := search(t, mem, q)
+		for name, ix := range map[string]*Index{"spilled": spilled, "loaded": loaded} {
+			got := search(t, ix, q)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s %q:\n got %v\nwant %v", name, q, got, want)
+			}
+		}
+	}
+	if entries, _ := os.ReadDir(state); len(entries) != 1 {
+		t.Errorf("left in the state dir: %v", entries)
 	}
 }

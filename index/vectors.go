@@ -106,7 +106,7 @@ func (ix *Index) vectorScore(q []float32, id uint32) float32 {
 	if s == 0 {
 		return 0
 	}
-	return s * dotQ(q[:ix.hashDim], ix.vecs[int(id)*ix.dim:int(id)*ix.dim+ix.hashDim])
+	return s * dotQ(q[:ix.hashDim], ix.vecs.at(id)[:ix.hashDim])
 }
 
 // trainedScore is the cosine of the trained parts (0 without one).
@@ -115,7 +115,7 @@ func (ix *Index) trainedScore(q []float32, id uint32) float32 {
 	if s == 0 || ix.trained == nil {
 		return 0
 	}
-	return s * dotQ(q[ix.hashDim:], ix.vecs[int(id)*ix.dim+ix.hashDim:int(id+1)*ix.dim])
+	return s * dotQ(q[ix.hashDim:], ix.vecs.at(id)[ix.hashDim:])
 }
 
 // termWeight is 1+ln of a term's field-weighted frequency (0 if absent).

@@ -35,7 +35,8 @@ func codeIntelligenceTools() []Tool {
 
 // ForRole returns the registry of one agent role, the spec's table: base
 // tools for every role; preflight adds shell and record_baseline; pulsing
-// adds write_file, edit_file, multi_edit and shell. Both add
+// adds edit_file, multi_edit, apply_patch (001-9: one or several files),
+// write_file and shell. Both add
 // coding-team-tools.md's run_tests, run_lint and read_lints (issue 16:
 // preflight records baselines from their structured results, pulses verify
 // their work with them; the README lists this extension). The review,
@@ -47,7 +48,8 @@ func ForRole(role string, d Deps) (*Registry, error) {
 	case "preflight":
 		ts = append(ts, newShell(role), newRecordBaseline(), newRunTests(), newRunLint(), NewReadLints())
 	case "pulsing":
-		ts = append(ts, newWriteFile(), newEditFile(), newMultiEdit(), newShell(role), newRunTests(), newRunLint(), NewReadLints(), newRenameSymbol())
+		// edit_file → apply_patch → write_file (001-10).
+		ts = append(ts, newEditFile(), newMultiEdit(), newApplyPatch(), newWriteFile(), newShell(role), newRunTests(), newRunLint(), NewReadLints(), newRenameSymbol())
 	default:
 		return nil, fmt.Errorf("unknown agent role %q: use one of %v", role, Roles)
 	}
@@ -55,14 +57,14 @@ func ForRole(role string, d Deps) (*Registry, error) {
 }
 
 // All returns every tool once (the pulsing variants of shared tools), with
-// tool-engine.md's apply_patch, delete_file, find_files and search_code,
+// tool-engine.md's delete_file, find_files and search_code,
 // which no role of the availability table has. The CLI uses it.
 func All(d Deps) (*Registry, error) {
 	reg, err := ForRole("pulsing", d)
 	if err != nil {
 		return nil, err
 	}
-	ts := []Tool{newRecordBaseline(), newApplyPatch(), newDeleteFile(), newFindFiles(), newSearchCode()}
+	ts := []Tool{newRecordBaseline(), newDeleteFile(), newFindFiles(), newSearchCode()}
 	if d.Web != nil {
 		ts = append(ts, newWebSearch(websearch.NewCache(d.Web)))
 	}

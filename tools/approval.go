@@ -60,7 +60,12 @@ func (s *Session) editPreview(name string, args json.RawMessage) (string, bool) 
 		if json.Unmarshal(args, &p) != nil {
 			return "", false
 		}
-		path, edit = p.Path, func(string) (string, bool) { return p.Content, true }
+		path, edit = p.Path, func(before string) (string, bool) {
+			if p.appending() {
+				return before + p.Content, true
+			}
+			return p.Content, true
+		}
 	case "edit_file":
 		var p editFileParams
 		if json.Unmarshal(args, &p) != nil || p.OldString == "" {

@@ -143,6 +143,16 @@ type MCPServer struct {
 	Timeout int `yaml:"timeout" json:"timeout,omitempty"`
 	// Disabled keeps the server configured but not started.
 	Disabled bool `yaml:"disabled" json:"disabled,omitempty"`
+	// ReadOnlyTools are the server's tools (names on the server; "*" for
+	// all) the user vouches for as read-only, for servers that set no
+	// readOnlyHint: read-only agents get them too (001-68). Read from the
+	// user's own mcp.json only (not config.yaml): a repository never loosens.
+	ReadOnlyTools []string `yaml:"-" json:"readOnlyTools,omitempty"`
+}
+
+// MarksReadOnly reports whether ReadOnlyTools names a tool.
+func (s MCPServer) MarksReadOnly(tool string) bool {
+	return slices.Contains(s.ReadOnlyTools, tool) || slices.Contains(s.ReadOnlyTools, "*")
 }
 
 // Transport is stdio, http (streamable HTTP) or sse (the older HTTP+SSE).

@@ -249,12 +249,17 @@ func (s *Session) secretFiles() ([]string, error) {
 		seen[rel] = true
 		prev, ok := c.scans[rel]
 		if !ok || prev.size != fi.Size() || !prev.mtime.Equal(fi.ModTime()) {
-			data, err := s.root.ReadWalked(rel, buf, maxMaskScan)
-			if err != nil || data == nil {
-				return nil
+			// A version decided before (by any session or process: the
+			// gate's verdicts persist) is not read again.
+			_, blocked, known := s.gate.KnownVerdict(rel, workspace.StampOf(fi))
+			if !known {
+				data, st, err := s.root.ReadWalkedStamp(rel, buf, maxMaskScan)
+				if err != nil || data == nil {
+					return nil
+				}
+				buf = data[:0]
+				_, blocked = s.gate.FileBlockedStamp(rel, data, st)
 			}
-			buf = data[:0]
-			_, blocked := s.gate.FileBlocked(rel, data)
 			prev = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
 			c.scans[rel] = prev
 		}

@@ -42,17 +42,7 @@ func TestAutarchStateInvisible(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(home, ".config", "autarch", "config.yaml"), "key: home-config-secret-0003\n")
 	writeFile(t, filepath.Join(home, ".cache", "autarch", "index", "x"), "home-cache-secret-0004\n")
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = top
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	repo, err := git.Open(ctx, top, git.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := commitAll(t, top)
 	state := repo.StateDir()
 	conn, err := swarm.Connect(ctx, swarm.ConnOptions{StateDir: state})
 	if err != nil {
@@ -185,17 +175,7 @@ func TestAutarchServicesUnreachableWithNetwork(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	top := filepath.Join(t.TempDir(), "repo")
 	writeFile(t, filepath.Join(top, "main.go"), "package main\n")
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = top
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	repo, err := git.Open(ctx, top, git.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := commitAll(t, top)
 	conn, err := swarm.Connect(ctx, swarm.ConnOptions{StateDir: repo.StateDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -250,4 +230,21 @@ PY`
 	if !strings.Contains(res.Stdout, "FOUND []") || strings.Contains(res.Stdout, "SOCKET-VISIBLE") {
 		t.Errorf("a networked command reached the project's NATS: %s", res.Stdout)
 	}
+}
+
+// commitAll makes top a repository whose one commit holds its files.
+func commitAll(t *testing.T, top string) *git.Repo {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = top
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	repo, err := git.Open(context.Background(), top, git.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
 }

@@ -16,12 +16,12 @@ type deleteFileParams struct {
 }
 
 func newDeleteFile() Tool {
-	return newTool("delete_file", deleteFileDesc, Write, runDeleteFile)
+	return newTool("delete_file", deleteFileDesc, Write, runDeleteFile).declare(EffectDelete, CategoryMutating)
 }
 
 func runDeleteFile(ctx context.Context, s *Session, p deleteFileParams) (Result, error) {
 	if !s.cfg.AllowDelete {
-		return opError("Error: deletion disabled. (allow_delete=False in the workspace configuration)"), nil
+		return refusal("Error: deletion disabled. (allow_delete=False in the workspace configuration)"), nil
 	}
 	rel, res, ok := s.resolve(p.Path)
 	if !ok {

@@ -19,6 +19,7 @@ type Plan []DryRunEntry
 type dryRunArgs struct {
 	Path       string          `json:"path"`
 	Content    *string         `json:"content"`
+	Mode       string          `json:"mode"`
 	OldString  string          `json:"oldString"`
 	NewString  string          `json:"newString"`
 	ReplaceAll bool            `json:"replaceAll"`
@@ -46,6 +47,8 @@ func (s *Session) plannedEntry(name string, args json.RawMessage, reason string)
 		e.Path, e.Change = rel, fmt.Sprintf("written (%s)", count(n, "line"))
 		state := s.plannedState(rel)
 		switch {
+		case a.Mode == writeAppend && state != "deleted" && (state != "" || s.exists(rel)):
+			e.Action, e.Change = fmt.Sprintf("would append %s to %s", count(n, "line"), rel), fmt.Sprintf("appended (%s)", count(n, "line"))
 		case state == "deleted" || state == "" && !s.exists(rel):
 			e.Action, e.Change = fmt.Sprintf("would write %s (%s, new file)", rel, count(n, "line")), fmt.Sprintf("new file (%s)", count(n, "line"))
 			s.setPlannedState(rel, "written")
@@ -297,7 +300,7 @@ func (s *Session) dryRunRefusal(name string, args json.RawMessage) (res Result, 
 		return Result{}, true
 	}
 	if name == "delete_file" && !s.cfg.AllowDelete {
-		return opError("Error: deletion disabled. (allow_delete=False in the workspace configuration)"), false
+		return refusal("Error: deletion disabled. (allow_delete=False in the workspace configuration)"), false
 	}
 	var a dryRunArgs
 	json.Unmarshal(args, &a)

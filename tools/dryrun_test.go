@@ -37,7 +37,6 @@ func TestDryRunPlanSummary(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(h.e.Registry().Register(newApplyPatch()))
 	must(h.e.Registry().Register(newDeleteFile()))
 	must(h.e.Registry().Register(Define("mcp_tracker_create_issue", "files an issue", Write,
 		func(context.Context, *Session, struct {

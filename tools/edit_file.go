@@ -17,7 +17,7 @@ type editFileParams struct {
 }
 
 func newEditFile() Tool {
-	return newTool("edit_file", editFileDesc+worktreeNote, Write, runEditFile)
+	return newTool("edit_file", editFileDesc+worktreeNote, Write, runEditFile).declare(EffectEdit, CategoryMutating)
 }
 
 func runEditFile(ctx context.Context, s *Session, p editFileParams) (Result, error) {

@@ -116,11 +116,11 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 	}
 	json.Unmarshal(args, &ca)
 	if msg := e.guardrails.check(s, t, args); msg != "" {
-		return opError("Guardrail: " + msg), nil
+		return refusal("Guardrail: " + msg), nil
 	}
 	pre := e.hooks.Fire(ctx, EventPreToolUse, name, s.hookPath(ca.Path), json.RawMessage(args))
 	if pre.Blocked {
-		return opError(pre.BlockedMessage()), nil
+		return refusal(pre.BlockedMessage()), nil
 	}
 	if len(pre.UpdatedInput) > 0 {
 		// A hook's rewrite is checked like the model's call: schema, then guardrails.
@@ -133,7 +133,7 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 		ca = callArgs{}
 		json.Unmarshal(args, &ca)
 		if msg := e.guardrails.check(s, t, args); msg != "" {
-			return opError("Guardrail: a hook's updatedInput is refused: " + msg), nil
+			return refusal("Guardrail: a hook's updatedInput is refused: " + msg), nil
 		}
 	}
 	if res, ok, err := e.confirm(ctx, s, t, args, ca); !ok {
@@ -186,7 +186,7 @@ func (e *Engine) execute(ctx context.Context, s *Session, t Tool, args json.RawM
 // model, and err (ErrAborted) when the user aborted the whole run.
 func (e *Engine) confirm(ctx context.Context, s *Session, t Tool, args json.RawMessage, ca callArgs) (Result, bool, error) {
 	if msg := s.refusedUnasked(t.Name(), ca); msg != "" {
-		return opError(msg), false, nil
+		return refusal(msg), false, nil
 	}
 	if s.cfg.DryRun && t.Kind() == Write {
 		return Result{}, true, nil // recorded, not run: there is nothing to allow (spec: CI uses --dry-run)
@@ -202,13 +202,13 @@ func (e *Engine) confirm(ctx context.Context, s *Session, t Tool, args json.RawM
 		return Result{}, true, nil
 	}
 	if s.cfg.Editor == nil {
-		return opError(fmt.Sprintf("No TTY available for confirmation: %s needs confirmation in %s mode; run in yolo mode to allow it", t.Name(), mode)), false, nil
+		return refusal(fmt.Sprintf("No TTY available for confirmation: %s needs confirmation in %s mode; run in yolo mode to allow it", t.Name(), mode)), false, nil
 	}
 	v, err := s.cfg.Editor.Approve(ctx, editor.Approval{
 		Kind: "tool", Title: fmt.Sprintf("Allow %s?", t.Name()), Detail: s.approvalDetail(t.Name(), args, ca), Reason: ca.Reason, AllowAlways: true, AllowAbort: true,
 	})
 	if errors.Is(err, editor.ErrNoTTY) {
-		return opError(fmt.Sprintf("No TTY available for confirmation: %s needs confirmation in %s mode; run in yolo mode to allow it", t.Name(), mode)), false, nil
+		return refusal(fmt.Sprintf("No TTY available for confirmation: %s needs confirmation in %s mode; run in yolo mode to allow it", t.Name(), mode)), false, nil
 	}
 	if err != nil {
 		return opError("could not ask for confirmation: " + err.Error()), false, nil
@@ -217,7 +217,7 @@ func (e *Engine) confirm(ctx context.Context, s *Session, t Tool, args json.RawM
 	case editor.DecisionApprove:
 		return Result{}, true, nil
 	case editor.DecisionAbort:
-		return opError(abortedMessage), false, ErrAborted
+		return refusal(abortedMessage), false, ErrAborted
 	case editor.DecisionAlwaysAllow:
 		if err := s.allowAlways(key); err != nil {
 			e.log.Warn("persisting always-allow", "err", err)
@@ -228,7 +228,7 @@ func (e *Engine) confirm(ctx context.Context, s *Session, t Tool, args json.RawM
 	if v.Feedback != "" {
 		msg += " Feedback: " + v.Feedback
 	}
-	return opError(msg), false, nil
+	return refusal(msg), false, nil
 }
 
 // alwaysKey is what an "always allow" answer covers: the tool, and for
@@ -257,6 +257,7 @@ func appendContext(res Result, extra []string) Result {
 		if json.Unmarshal([]byte(res.Output), &m) == nil {
 			m["hook_context"] = joined
 			out := jsonResult(m, res.Failed)
+			out.Refused = res.Refused
 			return out
 		}
 	}

@@ -21,7 +21,7 @@ type findFilesParams struct {
 }
 
 func newFindFiles() Tool {
-	return newTool("find_files", findFilesDesc, ReadOnly, runFindFiles)
+	return newTool("find_files", findFilesDesc, ReadOnly, runFindFiles).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runFindFiles(ctx context.Context, s *Session, p findFilesParams) (Result, error) {

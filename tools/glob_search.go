@@ -39,7 +39,7 @@ type globSearchParams struct {
 }
 
 func newGlobSearch() Tool {
-	return newTool("glob_search", globSearchDesc, ReadOnly, runGlobSearch)
+	return newTool("glob_search", globSearchDesc, ReadOnly, runGlobSearch).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runGlobSearch(ctx context.Context, s *Session, p globSearchParams) (Result, error) {

@@ -44,7 +44,7 @@ type grepResult struct {
 }
 
 func newGrep() Tool {
-	return newTool("grep", grepDesc, ReadOnly, runGrep)
+	return newTool("grep", grepDesc, ReadOnly, runGrep).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runGrep(ctx context.Context, s *Session, p grepParams) (Result, error) {

@@ -221,6 +221,13 @@ func (h *Hooks) Fire(ctx context.Context, event, tool, path string, payload any)
 			hk.Command = strings.ReplaceAll(hk.Command, "{file}", shellQuote(path))
 		}
 		code, stdout, stderr, err := h.run(ctx, hk, input, env)
+		if hc.Report != nil {
+			exit := code
+			if err != nil {
+				exit = -1
+			}
+			hc.Report(HookRun{Hook: hk.label(), Event: event, Tool: tool, Exit: exit, Blocked: err == nil && code == 2 && canBlock(event)})
+		}
 		switch {
 		case err != nil:
 			out.Warnings = append(out.Warnings, fmt.Sprintf("hook %q failed: %v", hk.label(), err))
@@ -240,7 +247,7 @@ func (h *Hooks) Fire(ctx context.Context, event, tool, path string, payload any)
 			} else if trimmed != "" && event == EventPostToolUse {
 				out.Context = append(out.Context, trimmed)
 			}
-		case code == 2:
+		case code == 2 && canBlock(event):
 			out.Blocked, out.Hook = true, hk.label()
 			out.Reason = strings.TrimSpace(stderr)
 			if out.Reason == "" {
@@ -257,6 +264,14 @@ func (h *Hooks) Fire(ctx context.Context, event, tool, path string, payload any)
 		}
 	}
 	return out
+}
+
+// canBlock reports whether a hook of event may block with exit 2: only
+// pre-hooks can (spec/tool-engine.md); for a post or notification hook
+// exit 2 is a failure like any other non-zero exit, its output kept and
+// the event's later hooks run.
+func canBlock(event string) bool {
+	return event == EventPreToolUse || event == EventPreLLMCall
 }
 
 // BlockedMessage is what the model reads of a call a hook blocked:
@@ -290,6 +305,35 @@ func hookMatchesFiles(globs []string, path string) bool {
 type HookContext struct {
 	Agent, Workflow, Session string
 	Swarm                    string
+	// Report, when set, is told of every hook that ran, for the human log.
+	Report func(HookRun)
+}
+
+// HookRun is one hook that ran, for the human log.
+type HookRun struct {
+	Hook, Event, Tool string
+	// Exit is the hook's exit code (-1: it did not run to an exit: a
+	// timeout, a command that could not start).
+	Exit    int
+	Blocked bool
+}
+
+// Failed reports whether the hook failed (any exit but 0 that did not
+// block).
+func (r HookRun) Failed() bool { return r.Exit != 0 && !r.Blocked }
+
+// Line is the hook's line in the human log, as spec/tool-engine.md shows
+// it ("🔍 Hook python-lint: ⚠️"), with what happened after it.
+func (r HookRun) Line() string {
+	switch {
+	case r.Blocked:
+		return fmt.Sprintf("🔍 Hook %s: ⛔ blocked %s", r.Hook, r.Tool)
+	case r.Exit == -1:
+		return fmt.Sprintf("🔍 Hook %s: ⚠️ did not finish", r.Hook)
+	case r.Exit != 0:
+		return fmt.Sprintf("🔍 Hook %s: ⚠️ exit %d", r.Hook, r.Exit)
+	}
+	return fmt.Sprintf("🔍 Hook %s: ✅", r.Hook)
 }
 
 type hookContextKey struct{}

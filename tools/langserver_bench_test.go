@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,12 +81,6 @@ func TestLangServerLatency(t *testing.T) {
 	}
 	t.Logf("\n| target | first definition (start + load) | warm definition (median of %d) | first references | warm references (median of %d) |\n|---|---|---|---|---|\n%s",
 		warmRuns, warmRuns, strings.Join(rows, "\n"))
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000) }

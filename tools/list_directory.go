@@ -33,7 +33,7 @@ type dirEntry struct {
 }
 
 func newListDirectory() Tool {
-	return newTool("list_directory", listDirectoryDesc, ReadOnly, runListDirectory)
+	return newTool("list_directory", listDirectoryDesc, ReadOnly, runListDirectory).declare(EffectRead, CategoryReadOnly)
 }
 
 func runListDirectory(ctx context.Context, s *Session, p listDirectoryParams) (Result, error) {

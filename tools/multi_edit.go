@@ -23,7 +23,7 @@ type multiEditParams struct {
 }
 
 func newMultiEdit() Tool {
-	return newTool("multi_edit", multiEditDesc+worktreeNote, Write, runMultiEdit)
+	return newTool("multi_edit", multiEditDesc+worktreeNote, Write, runMultiEdit).declare(EffectEdit, CategoryMutating)
 }
 
 func runMultiEdit(ctx context.Context, s *Session, p multiEditParams) (Result, error) {

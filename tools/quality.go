@@ -139,11 +139,35 @@ func (f QualityGates) quality(trusted bool) (Quality, error) {
 
 // QualityGates runs the gates for the changed files (relative to the
 // root) in the session's sandbox, with its baselines filtering, and
-// redacts what the reports show.
+// redacts what the reports show. Gates that ran and passed resolve the
+// session's failed commands.
 func (s *Session) QualityGates(ctx context.Context, g verify.Gates, changed []string) verify.GateRun {
 	run := verify.RunGates(ctx, s.verifyExec(), s.detector(), g, changed, s.verifyBaselines())
 	for i := range run.Reports {
 		s.redactReport(&run.Reports[i])
 	}
+	if len(run.Reports) > 0 && !run.Failed() {
+		s.resolveCommandFailures() // spec 004-58: passing gates clear failed commands
+	}
 	return run
+}
+
+// ConfiguredCheck runs the quality gates' configured command of a kind
+// (guardrails.quality_gates.commands, trusted configuration only) at the
+// root, in the session's sandbox, with its baselines filtering; ok is
+// false when none is configured.
+func (s *Session) ConfiguredCheck(ctx context.Context, k verify.Kind) (r verify.Report, ok bool) {
+	q, ok := s.guardrails.Load().Quality()
+	cmd := q.Gates.Commands[k]
+	if !ok || cmd == "" {
+		return verify.Report{}, false
+	}
+	timeout := q.Gates.Timeout
+	if timeout <= 0 {
+		timeout = verify.DefaultGateTimeout
+	}
+	r = verify.Run(ctx, s.verifyExec(), verify.Configured(k, cmd), verify.Target{}, timeout)
+	r.Filter(s.verifyBaselines())
+	s.redactReport(&r)
+	return r, true
 }

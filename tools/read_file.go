@@ -38,7 +38,7 @@ func newReadFile(role string) Tool {
 	case "research":
 		desc += "File access is tracked for research provenance.\n"
 	}
-	return newTool("read_file", desc, ReadOnly, runReadFile)
+	return newTool("read_file", desc, ReadOnly, runReadFile).declare(EffectRead, CategoryReadOnly)
 }
 
 // runReadFile serves a line range of a file the gate lets through. The

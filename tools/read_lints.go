@@ -27,7 +27,7 @@ type Diagnostics func(ctx context.Context, paths []string) ([]editor.DiagnosticI
 // otherwise the findings of the project's linters as run_lint runs them
 // (in the sandbox, for every language run_lint detects).
 func NewReadLints() Tool {
-	return newTool("read_lints", readLintsDesc, ReadOnly, runReadLints)
+	return newTool("read_lints", readLintsDesc, ReadOnly, runReadLints).declare(EffectRead, CategoryReadOnly)
 }
 
 func runReadLints(ctx context.Context, s *Session, p readLintsParams) (Result, error) {

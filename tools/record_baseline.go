@@ -20,7 +20,7 @@ type recordBaselineParams struct {
 }
 
 func newRecordBaseline() Tool {
-	t := newTool("record_baseline", recordBaselineDesc, ReadOnly, runRecordBaseline)
+	t := newTool("record_baseline", recordBaselineDesc, ReadOnly, runRecordBaseline).declare(EffectExecute, CategoryMutating)
 	return t
 }
 

@@ -31,6 +31,16 @@ func (r *Registry) Register(t Tool) error {
 	return nil
 }
 
+// AddMissing registers the tools whose names are not taken yet (a tool of
+// a taken name is left out).
+func (r *Registry) AddMissing(ts ...Tool) {
+	for _, t := range ts {
+		if !r.Has(t.Name()) {
+			r.tools[t.Name()] = t
+		}
+	}
+}
+
 // Get finds a tool by name.
 func (r *Registry) Get(name string) (Tool, bool) {
 	t, ok := r.tools[name]
@@ -98,4 +108,16 @@ func (r *Registry) Schemas(allowed []string) []FunctionSchema {
 		out = append(out, FunctionSchema{Type: "function", Function: Function{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()}})
 	}
 	return out
+}
+
+// Catalog is every tool of this package once, for describing calls
+// (their traits and the files they touch), never for running them: its
+// web tools have no provider.
+func Catalog() (*Registry, error) {
+	reg, err := All(Deps{})
+	if err != nil {
+		return nil, err
+	}
+	reg.AddMissing(newWebSearch(nil), newWebCodeSearch(nil))
+	return reg, nil
 }

@@ -24,9 +24,20 @@ func opError(msg string) Result {
 	return jsonResult(map[string]any{"success": false, "error": msg}, true)
 }
 
-// blockedResult is the spec's {"blocked": true, "reason": ...}.
+// refusal is opError for a call that was not run because something said
+// no (a guardrail, a hook, the policy, the person): Refused is set.
+func refusal(msg string) Result {
+	r := opError(msg)
+	r.Refused = true
+	return r
+}
+
+// blockedResult is the spec's {"blocked": true, "reason": ...}: the secret
+// gate refused the path.
 func blockedResult(reason string) Result {
-	return jsonResult(map[string]any{"blocked": true, "reason": reason}, true)
+	r := jsonResult(map[string]any{"blocked": true, "reason": reason}, true)
+	r.Refused = true
+	return r
 }
 
 // textResult is a plain-text result.

@@ -21,7 +21,7 @@ type runLintParams struct {
 }
 
 func newRunLint() Tool {
-	t := newTool("run_lint", runLintDesc, Write, runRunLint)
+	t := newTool("run_lint", runLintDesc, Write, runRunLint).declare(EffectExecute, CategoryMutating)
 	t.sensitive = func(runLintParams) bool { return true } // runs the project's tools (and writes with fix)
 	return t
 }

@@ -26,7 +26,7 @@ type codeMatch struct {
 }
 
 func newSearchCode() Tool {
-	return newTool("search_code", searchCodeDesc, ReadOnly, runSearchCode)
+	return newTool("search_code", searchCodeDesc, ReadOnly, runSearchCode).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runSearchCode(ctx context.Context, s *Session, p searchCodeParams) (Result, error) {

@@ -32,7 +32,7 @@ func newSemanticSearch(role string) Tool {
 		desc = strings.Replace(desc, "Search the codebase", "Search the worktree codebase", 1) +
 			"\nNote: You are working in an isolated git worktree. Search results are from your working copy.\n"
 	}
-	return newTool("semantic_search", desc, ReadOnly, runSemanticSearch)
+	return newTool("semantic_search", desc, ReadOnly, runSemanticSearch).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runSemanticSearch(ctx context.Context, s *Session, p semanticSearchParams) (Result, error) {
@@ -66,15 +66,17 @@ func runSemanticSearch(ctx context.Context, s *Session, p semanticSearchParams) 
 	if hits == nil {
 		hits = []SearchHit{}
 	}
-	res := jsonResult(hits, false)
 	if status.Partial {
-		// The spec's shape stays a JSON array; the model reads the note after it.
-		res = textResult(res.Output + "\n\n" + fmt.Sprintf(PartialIndexNote, status.FilesDone, status.FilesTotal))
+		// Still one JSON document (000-12): while indexing runs, the
+		// spec's array is the object's results, with the note beside it
+		// (as the coding team's semantic_search answers).
+		return jsonResult(map[string]any{"results": hits, "note": fmt.Sprintf(PartialIndexNote, status.FilesDone, status.FilesTotal),
+			"indexing": map[string]int{"filesDone": status.FilesDone, "filesTotal": status.FilesTotal}}, false), nil
 	}
-	return res, nil
+	return jsonResult(hits, false), nil
 }
 
-// PartialIndexNote follows the JSON array of hits while indexing runs.
+// PartialIndexNote is the note of a search answered while indexing runs.
 const PartialIndexNote = "Note: indexing is in progress (%d of %d files); these results come from what is indexed so far."
 
 // ParseWeights parses patternWeights entries "glob:weight" (the last colon

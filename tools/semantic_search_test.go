@@ -14,16 +14,34 @@ func (p partialSearcher) Search(ctx context.Context, req SearchRequest) ([]Searc
 	return []SearchHit{{FilePath: "main.go", StartLine: 1, EndLine: 3, Snippet: "package main", Score: 0.5, AdjustedScore: 0.5}}, p.status, nil
 }
 
-// TestSemanticSearchShapeWhileIndexing: the result is the spec's JSON array
-// whether or not indexing runs; progress is a note after it (000-12).
+// TestSemanticSearchShapeWhileIndexing (000-12): the result is one JSON
+// document whether or not indexing runs: the spec's array of hits, and
+// while indexing runs an object with that array as its results and the
+// progress note inside it.
 func TestSemanticSearchShapeWhileIndexing(t *testing.T) {
 	for _, st := range []SearchStatus{{Indexed: true}, {Indexed: true, Partial: true, FilesDone: 3, FilesTotal: 9}} {
 		h := newHarness(t, "research", SessionConfig{Search: partialSearcher{st}})
 		res := h.call("semantic_search", map[string]any{"query": "main"})
-		arr, note, _ := strings.Cut(res.Output, "\n\n")
 		var hits []map[string]any
-		if err := json.Unmarshal([]byte(arr), &hits); err != nil || len(hits) != 1 || hits[0]["file_path"] != "main.go" {
-			t.Errorf("partial=%v: not a JSON array of hits: %s", st.Partial, res.Output)
+		var note string
+		if st.Partial {
+			var doc struct {
+				Results  []map[string]any `json:"results"`
+				Note     string           `json:"note"`
+				Indexing struct {
+					FilesDone  int `json:"filesDone"`
+					FilesTotal int `json:"filesTotal"`
+				} `json:"indexing"`
+			}
+			if err := json.Unmarshal([]byte(res.Output), &doc); err != nil || doc.Indexing.FilesDone != 3 || doc.Indexing.FilesTotal != 9 {
+				t.Fatalf("partial: not one JSON document with its progress (%v): %s", err, res.Output)
+			}
+			hits, note = doc.Results, doc.Note
+		} else if err := json.Unmarshal([]byte(res.Output), &hits); err != nil {
+			t.Fatalf("not a JSON array: %s", res.Output)
+		}
+		if len(hits) != 1 || hits[0]["file_path"] != "main.go" {
+			t.Errorf("partial=%v: hits %v in %s", st.Partial, hits, res.Output)
 		}
 		if st.Partial != strings.Contains(note, "indexing is in progress (3 of 9 files)") {
 			t.Errorf("partial=%v: note %q", st.Partial, note)

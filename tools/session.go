@@ -3,10 +3,12 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -193,6 +195,7 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 	if s.startGitCommonDir == "" {
 		s.startGitCommonDir = findGitCommonDir(root.Dir())
 	}
+	gate.PersistVerdicts(workspace.VerdictDir(root.Dir(), s.startGitCommonDir))
 	return s, nil
 }
 
@@ -227,7 +230,7 @@ func findGitCommonDir(dir string) string {
 // Close stops the session's own language servers and releases its root.
 func (s *Session) Close() error {
 	s.closeLangServers()
-	return s.root.Close()
+	return errors.Join(s.gate.SaveVerdicts(), s.root.Close())
 }
 
 // Egress is the session's secret filter: every tool result, model
@@ -317,11 +320,35 @@ func (s *Session) recordCall(tool, key string, failed bool, summary string) {
 	} else {
 		s.failures = slices.DeleteFunc(s.failures, func(f Failure) bool { return f.Key == key })
 	}
+	s.notifyFailures(n)
+}
+
+// notifyFailures, called with s.mu held, unlocks it and tells onFailures
+// the unresolved failures when their number is no longer n.
+func (s *Session) notifyFailures(n int) {
 	changed, notify, now := len(s.failures) != n, s.onFailures, slices.Clone(s.failures)
 	s.mu.Unlock()
 	if changed && notify != nil {
 		notify(now)
 	}
+}
+
+// commandTools are the tools whose failures are commands' (a check a
+// passing test run or gate run answers).
+var commandTools = []string{"shell", "run_tests", "run_lint", "read_lints"}
+
+// resolveCommandFailures drops the failed commands on record: the whole
+// project's tests (or the quality gates) now pass, so what a failed
+// command showed was fixed, or was no defect of the work (spec 004-58: a
+// failure the agent fixed no longer blocks completion). Failed edits stay
+// until the same file is written.
+func (s *Session) resolveCommandFailures() {
+	s.mu.Lock()
+	n := len(s.failures)
+	s.failures = slices.DeleteFunc(s.failures, func(f Failure) bool {
+		return strings.HasPrefix(f.Key, "command:") || slices.Contains(commandTools, f.Tool)
+	})
+	s.notifyFailures(n)
 }
 
 // RestoreFailures seeds the unresolved failures of earlier runs (a resumed

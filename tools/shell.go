@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/tools/shellcmd"
+	"github.com/autarch-dev/autarch/tools/verify"
 )
 
 //go:embed shell.md
@@ -25,8 +26,8 @@ const (
 
 const preflightNote = `
 Use this to run environment setup commands like:
-- git submodule update --init --recursive
 - npm install, go mod download, pip install -r requirements.txt
+(git cannot write the repository from a command: git submodule update fails here)
 
 WARNING: You must NOT modify any files tracked by git.
 Only untracked artifacts (dependencies, build outputs) may be created.
@@ -65,7 +66,7 @@ func newShell(role string) Tool {
 	case "pulsing":
 		desc += pulsingShellNote
 	}
-	t := newTool("shell", desc, Write, runShell)
+	t := newTool("shell", desc, Write, runShell).declare(EffectExecute, CategoryMutating)
 	t.sensitive = func(p shellParams) bool { return classify(p.Command) != classSafe }
 	return t
 }
@@ -76,10 +77,10 @@ func runShell(ctx context.Context, s *Session, p shellParams) (Result, error) {
 	}
 	analysis := shellcmd.Analyze(p.Command)
 	if b := analysis.Blocked; b != nil {
-		return opError("Guardrail: command blocked (" + b.Reason + ")"), nil
+		return refusal("Guardrail: command blocked (" + b.Reason + ")"), nil
 	}
 	if s.cfg.AllowedOnly && analysis.Class == shellcmd.Dangerous {
-		return opError(allowedOnlyRefusal), nil
+		return refusal(allowedOnlyRefusal), nil
 	}
 	timeout := ShellTimeoutDefault
 	if d := s.cfg.Commands.DefaultTimeout; d > 0 {
@@ -99,8 +100,8 @@ func runShell(ctx context.Context, s *Session, p shellParams) (Result, error) {
 	if code != 0 && gitWriteRefused(run.stderr) {
 		run.notices = append(run.notices, gitReadOnlyNotice)
 	}
-	stdout := truncate(s.gate.RedactLines(run.stdout))
-	stderr := truncate(s.gate.RedactLines(run.stderr))
+	fullOut, fullErr := s.gate.RedactLines(run.stdout), s.gate.RedactLines(run.stderr)
+	stdout, stderr := truncate(fullOut), truncate(fullErr)
 	if run.timedOut {
 		out := map[string]any{"success": false, "error": fmt.Sprintf("Command timed out after %d seconds", timeout), "stdout": stdout, "stderr": stderr}
 		if len(run.notices) > 0 {
@@ -114,7 +115,7 @@ func runShell(ctx context.Context, s *Session, p shellParams) (Result, error) {
 	}
 	failed := code != 0
 	if failed {
-		if known := preExisting(stdout+"\n"+stderr, s.Baselines()); known != nil {
+		if known := verify.PreExistingIn(fullOut+"\n"+fullErr, s.verifyBaselines()); known != nil {
 			out["pre_existing"] = known
 			out["note"] = "Every reported issue matches a baseline recorded in preflight: this failure is pre-existing and does not count against the pulse."
 			failed = false
@@ -181,54 +182,4 @@ func truncate(s string) string {
 	}
 	head, tail := OutputTruncation/4, OutputTruncation*3/4
 	return s[:head] + fmt.Sprintf("\n…[%d characters truncated]…\n", len(s)-head-tail) + s[len(s)-tail:]
-}
-
-// diagnosticLine recognises lines that report an issue.
-var diagnosticLine = regexp.MustCompile(`(?i)(\berror\b|\bwarning\b|\bFAIL\b|^\S+:\d+(:\d+)?:)`)
-
-// summaryLine is a test runner's per-package summary, which repeats the
-// failures it sums up (go test's "FAIL\tpkg", "FAIL").
-var summaryLine = regexp.MustCompile(`^(FAIL|ok)(\s|$)|^exit status \d+$`)
-
-// preExisting returns the baselines that explain a failure when every
-// diagnostic line matches one (and there is at least one); nil otherwise.
-func preExisting(output string, baselines []Baseline) []string {
-	if len(baselines) == 0 {
-		return nil
-	}
-	var matched []string
-	seen := map[string]bool{}
-	for _, line := range strings.Split(output, "\n") {
-		if !diagnosticLine.MatchString(line) || summaryLine.MatchString(line) {
-			continue
-		}
-		b := matchBaseline(line, baselines)
-		if b == nil {
-			if strings.Contains(line, "FAIL") || strings.Contains(strings.ToLower(line), "error") {
-				return nil // a new failure
-			}
-			continue
-		}
-		if !seen[b.ID] {
-			seen[b.ID] = true
-			matched = append(matched, b.Pattern)
-		}
-	}
-	if len(matched) == 0 {
-		return nil
-	}
-	return matched
-}
-
-func matchBaseline(line string, baselines []Baseline) *Baseline {
-	for i, b := range baselines {
-		if b.Pattern == "" || !strings.Contains(line, b.Pattern) {
-			continue
-		}
-		if b.FilePath != "" && !strings.Contains(line, b.FilePath) {
-			continue
-		}
-		return &baselines[i]
-	}
-	return nil
 }

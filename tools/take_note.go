@@ -15,7 +15,7 @@ type takeNoteParams struct {
 }
 
 func newTakeNote() Tool {
-	return newTool("take_note", takeNoteDesc, ReadOnly, runTakeNote)
+	return newTool("take_note", takeNoteDesc, ReadOnly, runTakeNote).declare(EffectNone, CategoryMeta)
 }
 
 func runTakeNote(ctx context.Context, s *Session, p takeNoteParams) (Result, error) {

@@ -353,7 +353,7 @@ func TestForRoleToolSets(t *testing.T) {
 	want := map[string]string{
 		"discussion": base, "scoping": base, "research": base, "plan": base, "review": base,
 		"preflight": "call_hierarchy,document_symbols,find_references,glob_search,go_to_definition,grep,hover,list_directory,read_file,read_lints,record_baseline,run_lint,run_tests,semantic_search,shell,take_note,workspace_symbols",
-		"pulsing":   "call_hierarchy,document_symbols,edit_file,find_references,glob_search,go_to_definition,grep,hover,list_directory,multi_edit,read_file,read_lints,rename_symbol,run_lint,run_tests,semantic_search,shell,take_note,workspace_symbols,write_file",
+		"pulsing":   "apply_patch,call_hierarchy,document_symbols,edit_file,find_references,glob_search,go_to_definition,grep,hover,list_directory,multi_edit,read_file,read_lints,rename_symbol,run_lint,run_tests,semantic_search,shell,take_note,workspace_symbols,write_file",
 	}
 	for role, names := range want {
 		reg, err := ForRole(role, Deps{})

@@ -17,6 +17,7 @@ type typed[P any] struct {
 	resolved   *jsonschema.Resolved
 	run        func(ctx context.Context, s *Session, p P) (Result, error)
 	sensitive  func(p P) bool
+	traits     Traits
 }
 
 // newTool builds a tool; a parameter struct without a schema is a
@@ -33,6 +34,59 @@ func (t *typed[P]) Name() string            { return t.name }
 func (t *typed[P]) Description() string     { return t.desc }
 func (t *typed[P]) Schema() json.RawMessage { return t.schema }
 func (t *typed[P]) Kind() Kind              { return t.kind }
+func (t *typed[P]) Traits() Traits          { return t.traits }
+
+// declare sets the tool's traits.
+func (t *typed[P]) declare(effect Effect, category Category) *typed[P] {
+	t.traits = Traits{Effect: effect, Category: category}
+	return t
+}
+
+// touchArgs are the arguments that name a file and, for edits, the
+// change: the parameter names every tool uses for them.
+type touchArgs struct {
+	Path      string  `json:"path"`
+	FilePath  string  `json:"file_path"`
+	Line      int     `json:"start_line"`
+	OldString string  `json:"oldString"`
+	NewString string  `json:"newString"`
+	Content   *string `json:"content"`
+	Edits     []struct {
+		OldString string `json:"oldString"`
+		NewString string `json:"newString"`
+	} `json:"edits"`
+}
+
+// Touches reads the file a call names (path, or file_path with
+// start_line) and, for an edit, its replacements (oldString/newString,
+// content, edits).
+func (t *typed[P]) Touches(args json.RawMessage) []Touch {
+	var a touchArgs
+	if len(args) == 0 || json.Unmarshal(args, &a) != nil {
+		return nil
+	}
+	p := a.Path
+	if p == "" {
+		p = a.FilePath
+	}
+	if p == "" {
+		return nil
+	}
+	touch := Touch{Path: p, Line: max(a.Line, 0)}
+	if t.traits.Effect == EffectEdit {
+		switch {
+		case len(a.Edits) > 0:
+			for _, e := range a.Edits {
+				touch.Changes = append(touch.Changes, Replacement{Old: e.OldString, New: e.NewString})
+			}
+		case a.Content != nil:
+			touch.Changes = []Replacement{{New: *a.Content}}
+		case a.OldString != "" || a.NewString != "":
+			touch.Changes = []Replacement{{Old: a.OldString, New: a.NewString}}
+		}
+	}
+	return []Touch{touch}
+}
 
 // Sensitive decodes the arguments and asks the tool's policy.
 func (t *typed[P]) Sensitive(args json.RawMessage) bool {
@@ -81,7 +135,13 @@ func (t shownSchema) Validate(args json.RawMessage) error {
 
 // Define builds a tool from a parameter struct P (which must have a
 // "reason" field; its tags give the JSON Schema) and a run function. Tools
-// outside this package (terminal tools, sub-agents, review tools) use it.
+// outside this package (terminal tools, sub-agents, review tools) use it,
+// through DefineWith to declare their traits.
 func Define[P any](name, desc string, kind Kind, run func(context.Context, *Session, P) (Result, error)) Tool {
 	return newTool(name, desc, kind, run)
+}
+
+// DefineWith is Define for a tool with these traits.
+func DefineWith[P any](traits Traits, name, desc string, kind Kind, run func(context.Context, *Session, P) (Result, error)) Tool {
+	return newTool(name, desc, kind, run).declare(traits.Effect, traits.Category)
 }

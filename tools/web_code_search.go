@@ -29,7 +29,7 @@ type webCodeSearchParams struct {
 }
 
 func newWebCodeSearch(web *websearch.Cache) Tool {
-	return newTool("web_code_search", webCodeSearchDesc, ReadOnly, func(ctx context.Context, s *Session, p webCodeSearchParams) (Result, error) {
+	return DefineWith(Traits{Effect: EffectNetwork, Category: CategoryReadOnly}, "web_code_search", webCodeSearchDesc, ReadOnly, func(ctx context.Context, s *Session, p webCodeSearchParams) (Result, error) {
 		const prefix = "There was an error searching the web for code: "
 		rs, msg := webSearch(ctx, s, web, p.Query, webCodeSearchResults)
 		if msg != "" {

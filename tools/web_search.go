@@ -23,7 +23,7 @@ const webSearchDefault = 10
 // newWebSearch is the coding-team catalog's web_search: {results: [{title,
 // url, snippet}]}.
 func newWebSearch(web *websearch.Cache) Tool {
-	return newTool("web_search", webSearchDesc, ReadOnly, func(ctx context.Context, s *Session, p webSearchParams) (Result, error) {
+	return DefineWith(Traits{Effect: EffectNetwork, Category: CategoryReadOnly}, "web_search", webSearchDesc, ReadOnly, func(ctx context.Context, s *Session, p webSearchParams) (Result, error) {
 		max := webSearchDefault
 		if p.MaxResults != nil {
 			if *p.MaxResults < 1 {

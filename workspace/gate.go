@@ -68,6 +68,9 @@ type Gate struct {
 	// stamps caches FileBlockedStamp by file version.
 	stampMu sync.RWMutex
 	stamps  map[Stamp]string
+	// store persists the stamp verdicts (PersistVerdicts); nil keeps them
+	// in memory.
+	store *verdictStore
 }
 
 type deepPattern struct {
@@ -298,6 +301,7 @@ func (g *Gate) FileBlockedStamp(rel string, data []byte, st Stamp) (reason strin
 	}
 	g.stamps[st] = reason
 	g.stampMu.Unlock()
+	g.rememberVerdict(st, reason)
 	return reason, blocked
 }
 
@@ -311,6 +315,7 @@ func (g *Gate) KnownVerdict(rel string, st Stamp) (reason string, blocked, known
 	if st == (Stamp{}) || g == nil {
 		return "", false, false
 	}
+	g.loadVerdicts()
 	g.stampMu.RLock()
 	reason, known = g.stamps[st]
 	g.stampMu.RUnlock()

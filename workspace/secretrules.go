@@ -177,6 +177,151 @@ var hexConstant = regexp.MustCompile(`^[-+]?0[xX][0-9a-fA-F_]+$`)
 // debug/buildinfo testdata: "Dx+EAAAAAABIqQcAAAAPhes…" for Square).
 var gitleaksEntropy = map[string]float64{"square-access-token": 4}
 
+// keywordGuards are cheap checks at a keyword's hit (end: the index of its
+// last byte) that a rule's regex needs there, for rules whose keywords are
+// too common to send each hit to the regex: vault-service-token's `s.` is
+// in every `os.` and `bytes.`, jwt's `ey` in every `key`. A guard must
+// hold at the hit of the keyword inside any match of the regex (it only
+// spares the regex lines it cannot match), so no verdict changes
+// (TestGuardsKeepVerdicts). Bytes ≥ 0x80 pass every class test, since
+// (?i) folds K and ſ into [a-z]. The gitleaks rules shaped
+// `[\w.-]{0,50}?(?:keyword)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:…|,)…` get
+// assignNear (familyGuard).
+var keywordGuards = map[string]func(data []byte, end int) bool{
+	"vault-service-token": vaultTokenNear,
+	// \b(ey[a-zA-Z0-9]{17,}\.ey…
+	"jwt": func(data []byte, end int) bool {
+		return end >= 1 && data[end-1] == 'e' && data[end] == 'y' && (end == 1 || !isWordByte(data[end-2])) &&
+			runOf(data[end+1:], isAlnumByte, 17)
+	},
+	// (live|test)_[a-f0-9]{35}
+	"lob-api-key": func(data []byte, end int) bool { return runOf(data[end+1:], isHexByte, 35) },
+	// …(?:api[_-]?key|secret|…)[a-z0-9_.\-]*["']?\s*[:=]…
+	"credential assignment": func(data []byte, end int) bool {
+		return assignAfter(data[end+1:], func(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }, `"'`, ":=")
+	},
+	// …(?:API_?KEY|SECRET|…)[A-Z0-9_]*\s*=…
+	"secret environment assignment": func(data []byte, end int) bool {
+		return assignAfter(data[end+1:], isWordByte, "", "=")
+	},
+	// [a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:[^/\s:@]{6,}@ (the other rule of
+	// the name, keyed by password= and the like, is not guarded).
+	"URL with password": func(data []byte, end int) bool {
+		if end < 2 || string(data[end-2:end+1]) != "://" {
+			return true
+		}
+		i := end + 1
+		for i < len(data) && !isURLStop(data[i]) {
+			i++
+		}
+		if i == end+1 || i >= len(data) || data[i] != ':' {
+			return false
+		}
+		j := i + 1
+		for j < len(data) && !isURLStop(data[j]) {
+			j++
+		}
+		return j-i-1 >= 6 && j < len(data) && data[j] == '@'
+	},
+	// \b((?:sc|ext|scauth|authress)_(?i)[a-z0-9]{5,30}\.
+	"authress-service-client-access-key": func(data []byte, end int) bool { return runOf(data[end+1:], isAlnumByte, 5) },
+	// \bA3-[A-Z0-9]{6}-
+	"1password-secret-key": func(data []byte, end int) bool {
+		return end >= 2 && data[end-2] == 'A' && len(data) > end+7 && data[end+7] == '-' &&
+			runOf(data[end+1:], func(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' }, 6)
+	},
+}
+
+// isURLStop is what URL with password's [^/\s:@] excludes.
+func isURLStop(c byte) bool {
+	return c == '/' || c == ':' || c == '@' || c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// familyPrefix recognises the gitleaks rules whose keyword is followed by
+// an assignment within a few word characters and quotes.
+var familyPrefix = regexp.MustCompile(`^\(\?i\)\[\\w\.-\]\{0,50\}\?\(\?:([a-z0-9_|-]+)\)\(\?:\[ \\t\\w\.-\]\{0,20\}\)\[\\s'"\]\{0,3\}\(\?:=\|>\|:\{1,3\}=\|\\\|\\\|\|:\|=>\|\\\?=\|,\)`)
+
+// familyGuard is assignNear for a rule of familyPrefix's shape whose
+// alternatives are all its keywords (so the hit at a match's alternative
+// is followed by the assignment), else nil.
+func familyGuard(spec ruleSpec) func([]byte, int) bool {
+	m := familyPrefix.FindStringSubmatch(spec.re)
+	if m == nil {
+		return nil
+	}
+	for _, alt := range strings.Split(m[1], "|") {
+		if !slices.Contains(spec.keywords, alt) {
+			return nil
+		}
+	}
+	return assignNear
+}
+
+// assignNear: after the keyword, word characters, '.', '-', spaces and
+// quotes, then one of = > : | ? , (the start of every assignment operator
+// of the family).
+func assignNear(data []byte, end int) bool {
+	return assignAfter(data[end+1:], func(c byte) bool {
+		return isWordByte(c) || c == '.' || c == '-' || c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == '\v' || c == '\'' || c == '"'
+	}, "", "=>:|?,")
+}
+
+// assignAfter reports whether text starts with bytes of word (or ≥ 0x80),
+// at most one of quotes, white space, then one of ops.
+func assignAfter(text []byte, word func(byte) bool, quotes, ops string) bool {
+	i := 0
+	for i < len(text) && (text[i] >= 0x80 || word(text[i])) {
+		i++
+	}
+	if i < len(text) && strings.IndexByte(quotes, text[i]) >= 0 {
+		i++
+	}
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\f' || text[i] == '\r') {
+		i++
+	}
+	return i < len(text) && strings.IndexByte(ops, text[i]) >= 0
+}
+
+// runOf reports whether text starts with n bytes of class (or ≥ 0x80).
+func runOf(text []byte, class func(byte) bool, n int) bool {
+	if len(text) < n {
+		return false
+	}
+	for _, c := range text[:n] {
+		if c < 0x80 && !class(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnumByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+func isHexByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// vaultTokenNear is the guard of `\b((?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24})))`:
+// the keyword's "s." (end at the '.') starts a word and is followed by 24
+// letters or digits, or ends a word-initial "hvs.".
+func vaultTokenNear(data []byte, end int) bool {
+	s := end - 1
+	if s < 0 || data[end] != '.' || data[s] != 's' {
+		return false
+	}
+	if (s == 0 || !isWordByte(data[s-1])) && runOf(data[end+1:], isAlnumByte, 24) {
+		return true
+	}
+	return s >= 2 && data[s-2] == 'h' && data[s-1] == 'v' && (s == 2 || !isWordByte(data[s-3]))
+}
+
+// isWordByte reports an ASCII word character (regexp's \b).
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
 // rule is a compiled ruleSpec.
 type rule struct {
 	name    string
@@ -185,6 +330,9 @@ type rule struct {
 	entropy float64
 	generic bool
 	allow   []allowRule
+	// near, when set, must hold at a keyword hit for the line to meet re
+	// (keywordGuards).
+	near func(data []byte, end int) bool
 }
 
 type allowRule struct {
@@ -204,12 +352,12 @@ type ruleSet struct {
 // secretRules is the compiled rule set, built once on first use (a table
 // that is never written afterwards).
 var secretRules = sync.OnceValue(func() *ruleSet {
-	return compileRules(localRules, gitleaksRules)
+	return compileRules(localRules, gitleaksRules, keywordGuards)
 })
 
 // compileRules compiles our rules and gitleaks' (which also get gitleaks'
 // global allowlist), dropping any whose regex Go cannot compile.
-func compileRules(local, third []ruleSpec) *ruleSet {
+func compileRules(local, third []ruleSpec, guards map[string]func([]byte, int) bool) *ruleSet {
 	rs := &ruleSet{}
 	global, _ := compileAllow(gitleaksAllow)
 	var kwRules [][]uint16
@@ -221,6 +369,11 @@ func compileRules(local, third []ruleSpec) *ruleSet {
 			return
 		}
 		r := rule{name: spec.name, re: re, group: spec.group, entropy: spec.entropy, generic: spec.generic, allow: extra}
+		if guards != nil {
+			if r.near = guards[spec.name]; r.near == nil {
+				r.near = familyGuard(spec)
+			}
+		}
 		for _, a := range spec.allow {
 			ar, err := compileAllow(a)
 			if err != nil {
@@ -529,7 +682,11 @@ func (a *keywordAutomaton) hits(dst []kwHit, data []byte) []kwHit {
 // name of every line of data that holds a secret, in order, until found
 // returns false.
 func scanSecrets(data []byte, found func(start, end int, name string) bool) {
-	rs := secretRules()
+	secretRules().scan(data, found)
+}
+
+// scan is scanSecrets with this rule set.
+func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) bool) {
 	a := rs.kw
 	var pending []uint16
 	lineStart, lineEnd := 0, -1
@@ -546,6 +703,16 @@ func scanSecrets(data []byte, found func(start, end int, name string) bool) {
 		}
 		return true
 	}
+	high := -1 // whether the line has a byte ≥ 0x80, once asked
+	highLine := func() bool {
+		if high < 0 {
+			high = 0
+			if hasHighByte(data[lineStart:lineEnd]) {
+				high = 1
+			}
+		}
+		return high == 1
+	}
 	for _, h := range a.hits(nil, data) {
 		if h.pos > lineEnd {
 			if !flush() {
@@ -553,14 +720,38 @@ func scanSecrets(data []byte, found func(start, end int, name string) bool) {
 			}
 			pending = pending[:0]
 			lineStart, lineEnd = lineBounds(data, h.pos)
+			high = -1
 		}
 		for _, id := range a.accept[h.state] {
+			if !rs.admits(id, data, h.pos, highLine) {
+				continue
+			}
 			if !slices.Contains(pending, id) {
 				pending = append(pending, id)
 			}
 		}
 	}
 	flush()
+}
+
+// admits reports whether a keyword hit ending at data[end] sends its line
+// to rule id's regex: the rule's guard, when it has one, holds there, or
+// the line has a byte ≥ 0x80 (highLine; under (?i), K and ſ match a
+// regex's k and s where the automaton sees no keyword, so another
+// keyword's hit must still send the line to the regex, as without guards).
+func (rs *ruleSet) admits(id uint16, data []byte, end int, highLine func() bool) bool {
+	near := rs.rules[id].near
+	return near == nil || near(data, end) || highLine()
+}
+
+// hasHighByte reports a byte ≥ 0x80 in b.
+func hasHighByte(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // lineBounds returns the start and end (the newline or len) of the line

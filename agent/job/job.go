@@ -13,17 +13,20 @@
 package job
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
@@ -32,11 +35,9 @@ import (
 )
 
 // Budget is what a job may spend over its whole life: prompt+completion
-// tokens and model calls.
-type Budget struct {
-	Tokens     int64
-	Iterations int
-}
+// tokens and model calls (the run kernel's budget; a job sets no dollar
+// cap of its own).
+type Budget = run.Budget
 
 // DefaultBudget is a mode's budget: mechanic jobs get a smaller one.
 func DefaultBudget(m team.Mode) Budget {
@@ -74,12 +75,12 @@ type Runner struct {
 	// refs serialises the ref updates of this process's jobs.
 	refs sync.Mutex
 
-	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc
+	locks   run.Locks
+	running run.Active
 	// held are run locks Start and Resume took for the Run that follows,
 	// so that no Recover (of this process or another) sees their job
 	// Running and unlocked in between.
-	held map[string]func()
+	held run.Claims
 }
 
 // New makes a Runner.
@@ -98,14 +99,12 @@ func New(cfg Config) (*Runner, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Runner{cfg: cfg, wf: wf, store: wf.Store, repo: wf.Repo, log: log.With("component", "job"), running: map[string]context.CancelCauseFunc{}, held: map[string]func(){}}, nil
+	// Jobs keep their run locks beside the workflows' (job-<id>.lock).
+	locks := run.NewLocks(filepath.Join(cmp.Or(wf.StateDir, wf.Repo.StateDir()), "locks"))
+	return &Runner{cfg: cfg, wf: wf, store: wf.Store, repo: wf.Repo, log: log.With("component", "job"), locks: locks}, nil
 }
 
-func (r *Runner) emit(ev editor.JobEvent) {
-	if r.cfg.Events != nil {
-		r.cfg.Events(ev)
-	}
-}
+func (r *Runner) emit(ev editor.JobEvent) { run.Send(r.cfg.Events, ev) }
 
 // Task is what starts a job.
 type Task struct {
@@ -145,7 +144,7 @@ func (r *Runner) Start(ctx context.Context, t Task) (store.Job, error) {
 	}
 	base := t.Base
 	if base == "" {
-		if base, err = defaultBranch(ctx, r.repo); err != nil {
+		if base, err = r.repo.DefaultBranch(ctx); err != nil {
 			return store.Job{}, err
 		}
 	}
@@ -229,11 +228,7 @@ func (r *Runner) Stop(ctx context.Context, ref, reason string) error {
 	if err := r.setStatus(ctx, j, store.JobStopped, reason); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	if cancel := r.running[j.ID]; cancel != nil {
-		cancel(errStopped)
-	}
-	r.mu.Unlock()
+	r.running.Cancel(j.ID, errStopped)
 	return nil
 }
 
@@ -260,19 +255,13 @@ func (r *Runner) Recover(ctx context.Context) error {
 		if j.Status != store.JobRunning {
 			continue
 		}
-		unlock, err := r.lock(j.ID)
-		if errors.Is(err, errLocked) {
-			continue
-		}
+		ran, err := r.locks.IfFree(lockName(j.ID), func() error { return r.setStatus(ctx, j, store.JobStopped, InterruptedReason) })
 		if err != nil {
 			return err
 		}
-		err = r.setStatus(ctx, j, store.JobStopped, InterruptedReason)
-		unlock()
-		if err != nil {
-			return err
+		if ran {
+			r.log.Info("recovered interrupted job", "job", j.ID)
 		}
-		r.log.Info("recovered interrupted job", "job", j.ID)
 	}
 	return nil
 }
@@ -305,16 +294,9 @@ func (r *Runner) Resume(ctx context.Context, ref string) (store.Job, error) {
 // resume grants a job stopped by its limits another budget and makes it
 // Running.
 func (r *Runner) resume(ctx context.Context, j store.Job) (store.Job, error) {
-	more := r.cfg.Budget(team.Mode(j.Mode))
-	tokens, iterations := j.TokenBudget, j.IterationLimit
-	if tokens > 0 && j.Tokens() >= tokens {
-		tokens = j.Tokens() + more.Tokens
-	}
-	if iterations > 0 && j.Iterations >= iterations {
-		iterations = j.Iterations + more.Iterations
-	}
-	if tokens != j.TokenBudget || iterations != j.IterationLimit {
-		if err := r.store.SetJobLimits(ctx, j.ID, tokens, iterations); err != nil {
+	b := budgetOf(j)
+	if more := b.Grant(spentOf(j), r.cfg.Budget(team.Mode(j.Mode))); more != b {
+		if err := r.store.SetJobLimits(ctx, j.ID, more.Tokens, more.Iterations); err != nil {
 			return j, err
 		}
 	}

@@ -3,53 +3,65 @@ package job
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 )
 
 // metered is the job's model: it refuses a call once the job's token
-// budget or iteration limit is spent, and records every call's tokens and
-// cost in the store as it happens.
+// budget or iteration limit is spent (the run kernel's meter), and
+// records every call's tokens and cost in the store as it happens.
 type metered struct {
 	r     *Runner
 	inner agent.Model
+	job   store.Job
+	meter *run.Meter // counters as of the last call
+}
 
-	mu  sync.Mutex
-	job store.Job // counters as of the last call
+func newMetered(r *Runner, inner agent.Model, j store.Job) *metered {
+	return &metered{r: r, inner: inner, job: j, meter: run.NewMeter(budgetOf(j), spentOf(j))}
+}
+
+// budgetOf is a job's budget as recorded.
+func budgetOf(j store.Job) run.Budget {
+	return run.Budget{Tokens: j.TokenBudget, Iterations: j.IterationLimit}
+}
+
+// spentOf is what a job spent as recorded.
+func spentOf(j store.Job) run.Spent {
+	return run.Spent{Usage: run.Usage{PromptTokens: j.PromptTokens, CompletionTokens: j.CompletionTokens, Cost: j.Cost}, Iterations: j.Iterations}
 }
 
 func (m *metered) Complete(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
-	m.mu.Lock()
 	j := m.job
-	m.mu.Unlock()
-	switch {
-	case j.IterationLimit > 0 && j.Iterations >= j.IterationLimit:
-		return agent.Response{}, &limitError{fmt.Sprintf("iteration limit reached: %d model calls (%s mode); resume the job to grant it %d more", j.Iterations, j.Mode, m.r.cfg.Budget(modeOf(j)).Iterations)}
-	case j.TokenBudget > 0 && j.Tokens() >= j.TokenBudget:
-		return agent.Response{}, &limitError{fmt.Sprintf("token budget reached: %d of %d tokens (%s mode); resume the job to grant it %d more", j.Tokens(), j.TokenBudget, j.Mode, m.r.cfg.Budget(modeOf(j)).Tokens)}
+	var limit *run.LimitError
+	if errors.As(m.meter.Check(), &limit) {
+		more := m.r.cfg.Budget(modeOf(j))
+		grant := more.Tokens
+		if limit.Limit == run.LimitIterations {
+			grant = int64(more.Iterations)
+		}
+		return agent.Response{}, &limitError{fmt.Sprintf("%v (%s mode); resume the job to grant it %d more", limit, j.Mode, grant)}
 	}
 	resp, err := m.inner.Complete(ctx, req, onText)
 	if err != nil {
 		return resp, err
 	}
 	u := resp.Usage
-	cost := m.r.wf.Settings.Pricing.Cost(u)
+	used := run.UsageOf(u, m.r.wf.Settings.Pricing)
+	cost := used.Cost
 	ctx = context.WithoutCancel(ctx)
-	if err := m.r.store.AddJobUsage(ctx, j.ID, int64(u.PromptTokens), int64(u.CompletionTokens), cost); err != nil {
+	if err := m.r.store.AddJobUsage(ctx, j.ID, used.PromptTokens, used.CompletionTokens, cost); err != nil {
 		return resp, err
 	}
-	m.mu.Lock()
-	m.job.Iterations++
-	m.job.PromptTokens += int64(u.PromptTokens)
-	m.job.CompletionTokens += int64(u.CompletionTokens)
-	m.job.Cost += cost
-	m.mu.Unlock()
-	m.r.emit(editor.JobEvent{Kind: "usage", JobID: j.ID, Text: fmt.Sprintf("%d prompt + %d completion tokens, $%.4f", u.PromptTokens, u.CompletionTokens, cost)})
+	m.meter.Record(used)
+	m.r.emit(editor.JobEvent{Kind: "usage", JobID: j.ID, Text: fmt.Sprintf("%d prompt + %d completion tokens, $%.4f", u.PromptTokens, u.CompletionTokens, cost),
+		Usage: &editor.UsageView{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Cost: cost}})
 	return resp, nil
 }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/autarch-dev/autarch/agent"
-	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
@@ -47,14 +47,8 @@ func (r *Runner) Run(ctx context.Context, id string) (store.Job, error) {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	r.mu.Lock()
-	r.running[j.ID] = cancel
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		delete(r.running, j.ID)
-		r.mu.Unlock()
-	}()
+	remove, _ := r.running.Add(j.ID, cancel) // the run lock (claim) keeps a job to one run
+	defer remove()
 	go r.watchStop(ctx, j.ID, cancel)
 	err = r.run(ctx, j, cancel)
 	j, _ = r.store.Job(context.WithoutCancel(ctx), j.ID)
@@ -100,7 +94,7 @@ func (r *Runner) stopped(ctx context.Context, j store.Job, reason string) store.
 // watchStop cancels a run when the job is marked Stopped (by this process
 // or another).
 func (r *Runner) watchStop(ctx context.Context, id string, cancel context.CancelCauseFunc) {
-	workflow.WatchStop(ctx, r.cfg.StopPoll, func(ctx context.Context) bool {
+	run.WatchStop(ctx, r.cfg.StopPoll, func(ctx context.Context) bool {
 		j, err := r.store.Job(ctx, id)
 		return err == nil && j.Status == store.JobStopped
 	}, func() { cancel(errStopped) })
@@ -204,7 +198,7 @@ func (r *Runner) agent(ctx context.Context, h *handle, history []agent.Message) 
 	if j.IterationLimit <= 0 || remaining > 1000 {
 		remaining = 1000
 	}
-	a, err := agent.New(agent.Config{Role: agent.Job, Model: &metered{r: r, inner: wf.Model, job: j}, ModelName: wf.Settings.ModelFor(agent.Job),
+	a, err := agent.New(agent.Config{Role: agent.Job, Model: newMetered(r, wf.Model, j), ModelName: wf.Settings.ModelFor(agent.Job),
 		Engine: tools.NewEngine(reg, wf.Hooks, r.log).WithGuardrails(wf.Guardrails), Session: sess,
 		MaxIterations: max(remaining, 1), ContextWindow: wf.Settings.ContextWindow, Meter: wf.Meter, Pricing: wf.Settings.Pricing,
 		JSONEnvelope: wf.Settings.JSONEnvelope, Workflow: j.ID, History: history,

@@ -49,6 +49,8 @@ type scenarioConfig struct {
 	Budget *job.Budget `json:"budget"`
 	// FirstStop must be in the reason of the first run's stop.
 	FirstStop string `json:"firstStop"`
+	// Guidance resumes the first stop with the human's guidance.
+	Guidance string `json:"guidance"`
 }
 
 // scenarioWant is a job scenario's want.json.
@@ -170,7 +172,7 @@ func runScenario(t *testing.T, path string) {
 		if j.Status != store.JobStopped || !strings.Contains(j.StatusReason, cfg.FirstStop) || err != nil {
 			t.Fatalf("the first run ended %s (%s, %v), want Stopped: %s", j.Status, j.StatusReason, err, cfg.FirstStop)
 		}
-		j, err = w.runner.Resume(ctx, j.ID)
+		j, err = w.runner.ResumeWithGuidance(ctx, j.ID, cfg.Guidance)
 	}
 	if err != nil {
 		t.Errorf("run: %v", err)

@@ -100,7 +100,7 @@ func (s *Session) Resume(ctx context.Context, ref editor.JobRef) (editor.JobRef,
 	if j.Status == store.JobDone {
 		return editor.JobRef{}, invalid(fmt.Errorf("job %s is done: apply it, or start a new job", j.Name))
 	}
-	return editor.JobRef{JobID: j.ID, Name: j.Name}, s.background(ctx, j, func(ctx context.Context) (store.Job, error) { return r.Resume(ctx, j.ID) })
+	return editor.JobRef{JobID: j.ID, Name: j.Name}, s.background(ctx, j, func(ctx context.Context) (store.Job, error) { return r.ResumeWithGuidance(ctx, j.ID, ref.Guidance) })
 }
 
 // Stop stops a running or waiting job; its run ends within the stop poll

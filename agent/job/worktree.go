@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
@@ -23,33 +21,14 @@ func worktreePath(repo *git.Repo, id string) string {
 // ensureWorktree makes sure the job's linked worktree exists: created
 // detached at the base (or on the job's branch once create_branch made
 // one); a folder that disappeared is recreated. The user's HEAD, index
-// and working tree are never touched.
+// and working tree are never touched; git runs through workspace/git,
+// under the repository's ref lock.
 func ensureWorktree(ctx context.Context, repo *git.Repo, j store.Job) error {
-	list, err := repo.Worktrees(ctx)
-	if err != nil {
-		return err
-	}
-	for _, w := range list {
-		if samePath(w.Path, j.WorktreePath) && !w.Prunable {
-			if _, err := os.Stat(j.WorktreePath); err == nil {
-				return nil
-			}
-		}
-	}
-	if _, err := repo.Git(ctx, repo.Top(), nil, "worktree", "prune"); err != nil {
-		return fmt.Errorf("prune stale worktrees: %w", err)
-	}
-	if entries, err := os.ReadDir(j.WorktreePath); err == nil && len(entries) > 0 {
+	err := repo.EnsureLinkedWorktree(ctx, j.WorktreePath, j.BaseCommit, j.Branch)
+	switch {
+	case errors.Is(err, git.ErrNotWorktree):
 		return fmt.Errorf("the job's worktree folder %s exists and is not a worktree: move it away, then resume the job", j.WorktreePath)
-	}
-	if err := os.MkdirAll(filepath.Dir(j.WorktreePath), 0o755); err != nil {
-		return fmt.Errorf("worktree directory: %w", err)
-	}
-	args := []string{"worktree", "add", "--quiet", "--detach", j.WorktreePath, j.BaseCommit}
-	if j.Branch != "" {
-		args = []string{"worktree", "add", "--quiet", j.WorktreePath, j.Branch}
-	}
-	if _, err := repo.Git(ctx, repo.Top(), nil, args...); err != nil {
+	case err != nil:
 		return fmt.Errorf("create the job's worktree %s: %w", j.WorktreePath, err)
 	}
 	return nil
@@ -58,48 +37,19 @@ func ensureWorktree(ctx context.Context, repo *git.Repo, j store.Job) error {
 // removeWorktree removes a done job's worktree (its branch stays, to be
 // applied); a failure is logged, the job is done either way.
 func (r *Runner) removeWorktree(ctx context.Context, j store.Job) {
-	if _, err := r.repo.Git(context.WithoutCancel(ctx), r.repo.Top(), nil, "worktree", "remove", "--force", j.WorktreePath); err != nil {
+	if err := r.repo.RemoveLinkedWorktree(context.WithoutCancel(ctx), j.WorktreePath); err != nil {
 		r.log.Warn("remove the job's worktree", "job", j.ID, "path", j.WorktreePath, "err", err)
 	}
 }
 
-// defaultBranch is the repository's default branch: origin's HEAD, else
-// main, else master, else the user's current branch.
-func defaultBranch(ctx context.Context, repo *git.Repo) (string, error) {
-	if out, err := repo.Git(ctx, repo.Top(), nil, "symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"); err == nil {
-		if b := strings.TrimSpace(string(out)); b != "" {
-			return b, nil
-		}
-	}
-	for _, b := range []string{"main", "master"} {
-		if _, err := repo.ResolveCommit(ctx, "refs/heads/"+b); err == nil {
-			return b, nil
-		}
-	}
-	cur, err := repo.CurrentBranch(ctx)
-	if err != nil {
-		return "", err
-	}
-	if cur == "" {
-		return "HEAD", nil
-	}
-	return cur, nil
-}
-
-func samePath(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ra, err1 := filepath.EvalSymlinks(a)
-	rb, err2 := filepath.EvalSymlinks(b)
-	return err1 == nil && err2 == nil && ra == rb
-}
+// lockName is the name of a job's run lock.
+func lockName(id string) string { return run.Ref{Kind: run.KindJob, ID: id}.LockName() }
 
 // lock takes the job's run lock, held while a process runs the job and
 // released by the kernel when that process dies (even by SIGKILL).
 func (r *Runner) lock(id string) (unlock func(), err error) {
-	unlock, err = r.cfg.Engine.Lock("job-" + id)
-	if workflow.IsLocked(err) {
+	unlock, err = r.locks.Take(lockName(id))
+	if run.IsLocked(err) {
 		return nil, fmt.Errorf("%w: %s", errLocked, id)
 	}
 	return unlock, err
@@ -111,19 +61,13 @@ func (r *Runner) hold(id string) error {
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
-	r.held[id] = unlock
-	r.mu.Unlock()
+	r.held.Put(id, unlock)
 	return nil
 }
 
 // claim is the run lock Start or Resume holds for the job, else a new one.
 func (r *Runner) claim(id string) (unlock func(), err error) {
-	r.mu.Lock()
-	unlock, ok := r.held[id]
-	delete(r.held, id)
-	r.mu.Unlock()
-	if ok {
+	if unlock, ok := r.held.Claim(id); ok {
 		return unlock, nil
 	}
 	return r.lock(id)

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	oai "github.com/openai/openai-go/v3"
@@ -100,6 +101,9 @@ func (c Config) WithEnv(getenv func(string) string) (Config, error) {
 type Model struct {
 	client oai.Client
 	cfg    Config
+	// reached is set once the endpoint answered over HTTP: from then on a
+	// refused connection may be a restart, and is retried.
+	reached atomic.Bool
 }
 
 var _ agent.Model = (*Model)(nil)
@@ -148,6 +152,9 @@ func New(cfg Config) *Model {
 // call of a partial answer ever reaches the caller. Errors are *APIError,
 // *ExhaustedError or *NetworkError, whose text says what to check.
 func (m *Model) Complete(ctx context.Context, req agent.Request, onText func(string)) (agent.Response, error) {
+	if err := m.missingKey(); err != nil {
+		return agent.Response{}, err
+	}
 	req.Messages = maskKey(req.Messages, m.cfg.APIKey)
 	params, err := toParams(req)
 	if err != nil {
@@ -168,6 +175,9 @@ func (m *Model) Complete(ctx context.Context, req agent.Request, onText func(str
 		}
 		if f.api != nil && !f.api.Retryable() {
 			return agent.Response{}, f.api
+		}
+		if err := m.unreachable(f); err != nil {
+			return agent.Response{}, err
 		}
 		delay := m.backoff(attempt, f.retryAfter)
 		elapsed := time.Since(start)
@@ -249,7 +259,7 @@ func (m *Model) attempt(ctx context.Context, params oai.ChatCompletionNewParams,
 	defer cancel(nil)
 	timer := time.AfterFunc(m.cfg.FirstByteTimeout, func() { cancel(errNoFirstByte) })
 	defer timer.Stop()
-	p := &probe{started: func() { timer.Stop() }}
+	p := &probe{started: func() { timer.Stop() }, reached: &m.reached}
 	opts := []option.RequestOption{option.WithMiddleware(p.middleware), option.WithHeader("Idempotency-Key", key),
 		option.WithHeader("X-Autarch-Attempt", strconv.Itoa(n))}
 	if !m.cfg.Stream {
@@ -350,6 +360,8 @@ type probe struct {
 	tail    []byte
 	sawDone bool
 	started func()
+	// reached, when set, is told that the endpoint answered.
+	reached *atomic.Bool
 }
 
 func (p *probe) endpoint() string { return endpoint(p.url) }
@@ -361,6 +373,9 @@ func (p *probe) middleware(r *http.Request, next option.MiddlewareNext) (*http.R
 		return resp, err
 	}
 	p.status, p.header = resp.StatusCode, resp.Header
+	if p.reached != nil {
+		p.reached.Store(true)
+	}
 	if resp.StatusCode >= 400 {
 		p.started()
 		p.body, _ = io.ReadAll(io.LimitReader(resp.Body, 64<<10))

@@ -168,7 +168,13 @@ func (e *Engine) reply(ctx context.Context, wf store.Workflow, text string) (str
 	if err != nil || len(answers) != 1 {
 		return "", err
 	}
-	return strings.TrimSpace(strings.Join(answers[0].Values, "\n")), nil
+	reply := strings.TrimSpace(strings.Join(answers[0].Values, "\n"))
+	if reply == editor.NoPreference {
+		// Auto-answered (--yes without a terminal): no one read the
+		// message, so the agent is nudged and the nudge limit holds.
+		return "", nil
+	}
+	return reply, nil
 }
 
 // maxProseQuestions bounds how many questions asked in prose in one stage

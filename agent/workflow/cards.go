@@ -404,8 +404,8 @@ func (e *Engine) planStage(ctx context.Context, wf store.Workflow) (cardStage, e
 func planCard(p store.Plan) *card {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Plan\n\n%s\n\n", p.ApproachSummary)
-	for _, pp := range p.Pulses {
-		fmt.Fprintf(&b, "%d. **%s** `%s` (%s)", pp.Seq+1, pp.Title, pp.PlannedID, pp.EstimatedSize)
+	for i, pp := range p.Pulses {
+		fmt.Fprintf(&b, "%d. **%s** `%s` (%s)", i+1, pp.Title, pp.PlannedID, pp.EstimatedSize)
 		if len(pp.DependsOn) > 0 {
 			fmt.Fprintf(&b, " after %s", strings.Join(pp.DependsOn, ", "))
 		}

@@ -357,7 +357,8 @@ func (c *conversation) recordUsage(ctx context.Context, u agent.Usage) {
 		c.e.cfg.Log.Warn("record usage", "err", err)
 	}
 	c.e.emit(Event{Kind: "usage", WorkflowID: c.wf.ID, Stage: string(c.stage), PulseID: c.pulse,
-		Text: fmt.Sprintf("%d prompt + %d completion tokens, $%.4f", u.PromptTokens, u.CompletionTokens, cost)})
+		Text:  fmt.Sprintf("%d prompt + %d completion tokens, $%.4f", u.PromptTokens, u.CompletionTokens, cost),
+		Usage: &editor.UsageView{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Cost: cost}})
 }
 
 // stageFailure is a stage whose agent could not finish (iteration limit,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
@@ -105,8 +106,7 @@ type Event = editor.WorkflowEvent
 type Engine struct {
 	cfg Config
 
-	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc // runs in this process, by workflow id
+	running run.Active // runs in this process, by workflow id
 
 	chatMu sync.Mutex
 	chats  map[string]*conversation // the discussion agent's threads, once someone talks in them
@@ -147,7 +147,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Mode == "" {
 		cfg.Mode = tools.ModeConfirmSensitive
 	}
-	return &Engine{cfg: cfg, running: map[string]context.CancelCauseFunc{}}, nil
+	return &Engine{cfg: cfg}, nil
 }
 
 // Store is the engine's store.
@@ -157,11 +157,7 @@ func (e *Engine) Store() *store.Store { return e.cfg.Store }
 // with the same model, settings, editor, hooks and confinement).
 func (e *Engine) Config() Config { return e.cfg }
 
-func (e *Engine) emit(ev Event) {
-	if e.cfg.Events != nil {
-		e.cfg.Events(ev)
-	}
-}
+func (e *Engine) emit(ev Event) { run.Send(e.cfg.Events, ev) }
 
 // Delta is a piece of an agent's message as the model streams it (not a
 // sub-agent's), or the note that the message which ended the agent's turn
@@ -178,11 +174,7 @@ type Delta struct {
 	Withheld bool
 }
 
-func (e *Engine) delta(d Delta) {
-	if e.cfg.Deltas != nil {
-		e.cfg.Deltas(d)
-	}
-}
+func (e *Engine) delta(d Delta) { run.Send(e.cfg.Deltas, d) }
 
 // Task is what starts a workflow.
 type Task struct {
@@ -317,11 +309,7 @@ func (e *Engine) Stop(ctx context.Context, id, reason string) error {
 	if err := e.cfg.Store.SetWorkflowStatus(ctx, wf.ID, store.WorkflowStopped, reason); err != nil {
 		return err
 	}
-	e.mu.Lock()
-	if cancel := e.running[wf.ID]; cancel != nil {
-		cancel(errStopped)
-	}
-	e.mu.Unlock()
+	e.running.Cancel(wf.ID, errStopped)
 	e.emit(Event{Kind: "halt", WorkflowID: wf.ID, Stage: wf.Stage, Status: string(store.WorkflowStopped), Text: reason})
 	return nil
 }
@@ -377,17 +365,12 @@ func (e *Engine) Recover(ctx context.Context) error {
 		if wf.Status == store.WorkflowCompleted || wf.Status == store.WorkflowAbandoned {
 			continue
 		}
-		unlock, err := e.lockRun(wf.ID)
-		if errors.Is(err, errLocked) {
-			continue
+		ran, err := e.locks().IfFree(lockName(wf.ID), func() error { return e.recover(ctx, wf) })
+		if ran && err != nil {
+			return fmt.Errorf("recover workflow %s: %w", wf.Name, err)
 		}
 		if err != nil {
 			return err
-		}
-		err = e.recover(ctx, wf)
-		unlock()
-		if err != nil {
-			return fmt.Errorf("recover workflow %s: %w", wf.Name, err)
 		}
 	}
 	return nil

@@ -116,9 +116,12 @@ func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Wo
 		return result, "", err
 	}
 	defer conv.close()
-	input := "Prepare this worktree for the pulses: initialise submodules, install dependencies, run the build, lint and tests once " +
+	input := "Prepare this worktree for the pulses: install dependencies, run the build, lint and tests once " +
 		"(run_tests and run_lint record what they find as baselines), record any other pre-existing issue (seen only in shell output) " +
-		"with record_baseline, then call complete_preflight."
+		"with record_baseline, then call complete_preflight. Do not run git submodule commands: commands cannot write the repository; " +
+		"if the build needs submodules that are not checked out, say so in the summary. " +
+		"Set buildSuccess false only when the build cannot work here (the workflow then stops before any pulse): " +
+		"a build error recorded as a baseline is not a failed build."
 	err = conv.talk(ctx, input, func(ctx context.Context, out agent.Outcome) (string, bool, error) {
 		if out.Tool != terminal.CompletePreflight {
 			return "Call complete_preflight when the setup is done.", false, nil
@@ -144,6 +147,11 @@ func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Wo
 			}
 		}
 		result = store.PreflightResult{Summary: p.Summary, SetupCommands: p.SetupCommands, BuildSuccess: p.BuildSuccess, BaselinesRecorded: len(conv.sess.Baselines())}
+		if !p.BuildSuccess {
+			// 004-4: no pulse starts on an environment that does not build.
+			failure = "preflight reports that the build does not succeed (" + strings.TrimSpace(p.Summary) + "): make the project build on the base branch " +
+				"(dependencies reachable, submodules checked out in the repository), then start the workflow again"
+		}
 		return "", true, nil
 	})
 	var f *stageFailure

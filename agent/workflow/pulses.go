@@ -315,13 +315,13 @@ func (r *pulseRunner) completePulseTool(pulse store.Pulse) tools.Tool {
 		if err := json.Unmarshal(args, &p); err != nil {
 			return nil, fmt.Errorf("complete_pulse arguments: %w", err)
 		}
-		var failures []Failure
-		for _, f := range s.FailuresSince(0) {
-			failures = append(failures, Failure{Tool: f.Tool, Summary: f.Summary})
-		}
 		gates, err := r.runGates(ctx, s, pulse)
 		if err != nil {
 			return nil, err
+		}
+		var failures []Failure // read after the gates: passing gates resolve failed commands (004-58)
+		for _, f := range s.FailuresSince(0) {
+			failures = append(failures, Failure{Tool: f.Tool, Summary: f.Summary})
 		}
 		failures = append(failures, GateFailures(gates)...)
 		unresolved := make([]UnresolvedIssue, len(p.UnresolvedIssues))

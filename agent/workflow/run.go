@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 )
@@ -26,18 +26,11 @@ func (e *Engine) Run(ctx context.Context, id string) (store.Workflow, error) {
 	}
 	ctx, cancel := context.WithCancelCause(editor.WithWorkflow(ctx, wf.ID))
 	defer cancel(nil)
-	e.mu.Lock()
-	if e.running[wf.ID] != nil {
-		e.mu.Unlock()
+	remove, ok := e.running.Add(wf.ID, cancel)
+	if !ok {
 		return wf, fmt.Errorf("workflow %s is already running", wf.Name)
 	}
-	e.running[wf.ID] = cancel
-	e.mu.Unlock()
-	defer func() {
-		e.mu.Lock()
-		delete(e.running, wf.ID)
-		e.mu.Unlock()
-	}()
+	defer remove()
 	unlock, err := e.lockRun(wf.ID)
 	if err != nil {
 		return wf, err
@@ -89,29 +82,10 @@ func (e *Engine) runErr(ctx context.Context, err error) error {
 // watchStop cancels a run when the workflow is marked Stopped (by this
 // process or another).
 func (e *Engine) watchStop(ctx context.Context, id string, cancel context.CancelCauseFunc) {
-	WatchStop(ctx, e.cfg.StopPoll, func(ctx context.Context) bool {
+	run.WatchStop(ctx, e.cfg.StopPoll, func(ctx context.Context) bool {
 		wf, err := e.cfg.Store.Workflow(ctx, id)
 		return err == nil && wf.Status == store.WorkflowStopped
 	}, func() { cancel(errStopped) })
-}
-
-// WatchStop polls stopped every poll until it reports true, then calls
-// cancel once; it returns then or when ctx ends. A run marked Stopped in
-// the store (by this process or another) is cancelled this way.
-func WatchStop(ctx context.Context, poll time.Duration, stopped func(context.Context) bool, cancel func()) {
-	t := time.NewTicker(poll)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if stopped(ctx) {
-				cancel()
-				return
-			}
-		}
-	}
 }
 
 // step runs the current stage's work to its transition.

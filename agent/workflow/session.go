@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
@@ -71,9 +72,7 @@ type Session struct {
 	project *Project
 	search  CodeSearch
 	closed  bool
-	runs    map[uint64]context.CancelFunc
-	nextRun uint64
-	work    sync.WaitGroup
+	runs    run.Group // the session's background work
 
 	progMu   sync.Mutex
 	progress map[string]*workProgress // by workflow id, or workflow id/pulse id
@@ -90,7 +89,7 @@ func NewSession(cfg SessionConfig) *Session {
 	if cfg.Document == nil {
 		cfg.Document = func(string) (string, bool) { return "", false }
 	}
-	s := &Session{cfg: cfg, runs: map[uint64]context.CancelFunc{}, progress: map[string]*workProgress{}}
+	s := &Session{cfg: cfg, progress: map[string]*workProgress{}}
 	s.review.s = s
 	return s
 }
@@ -117,16 +116,10 @@ func (s *Session) folder() (string, error) {
 func (s *Session) Close(wait time.Duration) {
 	s.mu.Lock()
 	s.closed = true
-	for _, cancel := range s.runs {
-		cancel()
-	}
+	s.runs.Cancel()
 	s.mu.Unlock()
 	s.review.stop()
-	done := make(chan struct{})
-	go func() { s.work.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(wait):
+	if !s.runs.Wait(wait) {
 		s.cfg.Log.Warn("workflow runs still finishing at exit")
 	}
 	s.mu.Lock()
@@ -147,27 +140,7 @@ func (s *Session) Close(wait time.Duration) {
 // goRun runs fn in the background for the session's lifetime (Close
 // cancels it); ctx's values are kept, not its cancellation.
 func (s *Session) goRun(ctx context.Context, fn func(ctx context.Context)) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return errors.New("the session is closing")
-	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	id := s.nextRun
-	s.nextRun++
-	s.runs[id] = cancel
-	s.work.Add(1)
-	go func() {
-		defer s.work.Done()
-		defer func() {
-			s.mu.Lock()
-			delete(s.runs, id)
-			s.mu.Unlock()
-			cancel()
-		}()
-		fn(ctx)
-	}()
-	return nil
+	return s.runs.Go(ctx, fn)
 }
 
 // Engine is the session's engine, opened over the first workspace folder

@@ -21,13 +21,17 @@ var allowed = map[string][]string{
 	// acp is a transport like server: ACP sessions over workflow sessions
 	// and jobs.
 	"acp": {"agent", "agent/workflow", "agent/workflow/store", "agent/job", "editor", "tools"},
-	"agent/workflow": {"agent", "agent/workflow/store", "editor", "tools", "tools/review", "tools/terminal", "tools/verify",
+	"agent/workflow": {"agent", "agent/run", "agent/workflow/store", "editor", "tools", "tools/review", "tools/terminal", "tools/verify",
 		"workspace/git", "workspace/trust", "index"},
 	"agent/workflow/store": {"tools/verify"},
 	// agent/job runs one coding-team agent (tools/team) over the workflow
 	// engine's store, repository and wiring.
-	"agent/job": {"agent", "agent/workflow", "agent/workflow/store", "editor", "tools", "tools/team", "workspace/git"},
+	"agent/job": {"agent", "agent/run", "agent/workflow", "agent/workflow/store", "editor", "tools", "tools/team", "workspace/git"},
 	"agent":     {"tools", "tools/terminal", "editor"},
+	// agent/run is the run kernel under workflows, jobs and swarms: a
+	// run's identity and status, its lock, stop and background group, its
+	// meter, its event envelope and the questions waiting on a human.
+	"agent/run": {"agent"},
 	// agent/openai imports index for the embeddings client (UseEmbedderFromEnv);
 	// DESIGN.md allows agent only: the embedder belongs beside the index.
 	"agent/openai":      {"agent", "index"},
@@ -63,7 +67,7 @@ var allowed = map[string][]string{
 	"swarm": {"tools", "workspace", "workspace/textsearch"},
 	// swarm/orchestrate runs a swarm's rounds: agents over the engine's
 	// tools, the arbiter, writes in the swarm's worktree, the transcript.
-	"swarm/orchestrate": {"agent", "editor", "swarm", "tools", "tools/verify", "workspace", "workspace/git"},
+	"swarm/orchestrate": {"agent", "agent/run", "editor", "swarm", "tools", "tools/verify", "workspace", "workspace/git"},
 
 	// index/embedtrain trains the index's shipped code embedder (through
 	// cmd/autarch-train-embedder, make train-embedder).

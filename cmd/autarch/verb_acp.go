@@ -56,7 +56,12 @@ func runACP(ctx context.Context, io stdio, args []string) int {
 	model := &liveModel{stream: f.stream}
 	apiKey := os.Getenv("OPENAI_API_KEY")
 	model.set(editor.ModelSettings{BaseURL: f.baseURL, Name: f.model}, apiKey)
-	a := acp.New(acp.Config{Version: version, Log: logger,
+	catalog, err := toolCatalog()
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch acp: %v\n", err)
+		return 1
+	}
+	a := acp.New(acp.Config{Version: version, Log: logger, Tools: catalog,
 		APIKeyMissing: func() bool { return apiKey == "" && !localEndpoint(f.baseURL) },
 		Session: func(folder string, servers *acp.MCPServers, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
 			warn := func(msg string) { logger.Warn(msg) }

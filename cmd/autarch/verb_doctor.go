@@ -3,8 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
+
+	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/openai"
 
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/sandbox"
@@ -14,8 +19,8 @@ import (
 func doctorVerb() verb {
 	return verb{
 		name:    "doctor",
-		usage:   "autarch doctor [--root DIR]",
-		summary: "report the command sandbox and the trust of the repository's configuration",
+		usage:   "autarch doctor [--root DIR] [--base-url URL] [--model NAME]",
+		summary: "report the command sandbox, the trust of the repository's configuration and the model endpoint",
 		run:     runDoctor,
 	}
 }
@@ -25,6 +30,8 @@ func doctorVerb() verb {
 func runDoctor(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("doctor", io)
 	root := fs.String("root", ".", "repository or workspace to check")
+	baseURL := fs.String("base-url", os.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
+	model := fs.String("model", os.Getenv("AUTARCH_MODEL"), "model name (env AUTARCH_MODEL; AUTARCH_MODEL_<ROLE> per role)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -48,6 +55,9 @@ func runDoctor(ctx context.Context, io stdio, args []string) int {
 	fmt.Fprintf(io.out, "network policy: %s (AUTARCH_SANDBOX_NETWORK=preflight|always|never)\n", policy.Network)
 	fmt.Fprintln(io.out, policy.EnvReport(os.Environ()))
 	reportLangServers(io.out)
+	if !doctorModel(ctx, io, *baseURL, *model) {
+		code = 1
+	}
 	fmt.Fprintln(io.out, "== repository configuration")
 	store, err := trust.Open()
 	if err != nil {
@@ -68,4 +78,50 @@ func runDoctor(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintln(io.out, p.Untrusted())
 	}
 	return code
+}
+
+// doctorModel reports the model endpoint: reachable, key accepted, the
+// configured models listed. It returns false when no workflow could run.
+func doctorModel(ctx context.Context, io stdio, baseURL, name string) bool {
+	fmt.Fprintln(io.out, "== model")
+	names := []string{}
+	if name != "" {
+		names = append(names, name)
+	}
+	roles := agent.RoleModelsFromEnv()
+	for _, r := range slices.Sorted(maps.Keys(roles)) {
+		names = append(names, roles[r])
+	}
+	if len(names) == 0 {
+		fmt.Fprintln(io.out, "no model is configured: pass --model NAME or set AUTARCH_MODEL (with OPENAI_BASE_URL and OPENAI_API_KEY for an endpoint other than OpenAI's)")
+		return false
+	}
+	c := openai.New(openai.Config{BaseURL: baseURL, APIKey: os.Getenv("OPENAI_API_KEY")}).Check(ctx, modelCheckTimeout)
+	switch {
+	case c.Err != nil:
+		fmt.Fprintln(io.out, c.Err)
+		return false
+	case !c.Listed:
+		fmt.Fprintf(io.out, "endpoint %s: reachable, key accepted; it lists no models (GET /models), so %s cannot be checked here\n", c.Endpoint, strings.Join(names, ", "))
+		return true
+	}
+	fmt.Fprintf(io.out, "endpoint %s: reachable, key accepted, %s listed\n", c.Endpoint, plural(len(c.Models), "model"))
+	ok := true
+	for _, n := range slices.Compact(slices.Sorted(slices.Values(names))) {
+		if c.HasModel(n) {
+			fmt.Fprintf(io.out, "model %s: listed\n", n)
+			continue
+		}
+		ok = false
+		fmt.Fprintf(io.out, "model %s: NOT listed by the endpoint: check the name (--model, AUTARCH_MODEL or AUTARCH_MODEL_<ROLE>); it lists %s\n", n, clipList(c.Models, 10))
+	}
+	return ok
+}
+
+// clipList is the first n items, comma-separated, and how many more.
+func clipList(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }

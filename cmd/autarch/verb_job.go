@@ -18,7 +18,7 @@ import (
 func jobVerb() verb {
 	return verb{
 		name:    "job",
-		usage:   "autarch job [--mode mechanic|genius] [--base REF] [--root DIR] [--yes] [model flags] TASK | --resume ID | --apply ID",
+		usage:   "autarch job [--mode mechanic|genius] [--base REF] [--root DIR] [--yes] [model flags] TASK | --resume ID [GUIDANCE] | --apply ID",
 		summary: "run one coding-team agent on its own ai/… branch until it commits, asks you, or spends its budget",
 		run:     runJob,
 	}
@@ -32,12 +32,17 @@ func runJob(ctx context.Context, io stdio, args []string) int {
 	mode.Usage, mode.DefValue, f.mode = "job mode: mechanic (at most 5 files and 200 changed lines per patch, a smaller budget) or genius (no limits)", "mechanic", "mechanic"
 	confirm := fs.String("confirm", string(tools.ModeConfirmSensitive), "confirmation mode for sensitive tool calls: yolo, confirm-sensitive or confirm-all")
 	base := fs.String("base", "", "ref to start from (default: the repository's default branch)")
-	resume := fs.String("resume", "", "resume the job with this id (or name) from its last message")
+	resume := fs.String("resume", "", "resume the job with this id (or name) from its last message; words after it are guidance its agent reads first")
 	apply := fs.String("apply", "", "fast-forward your current branch to the job's branch (id or name)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	task := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	// With --resume, the words are the human's guidance, not a task.
+	guidance := ""
+	if *resume != "" {
+		guidance, task = task, ""
+	}
 	if n := countSet(task != "", *resume != "", *apply != ""); n != 1 {
 		fmt.Fprintln(io.err, "usage: "+jobVerb().usage)
 		return 2
@@ -63,7 +68,7 @@ func runJob(ctx context.Context, io stdio, args []string) int {
 	case *apply != "":
 		return applyJob(ctx, io, jobs, *apply)
 	case *resume != "":
-		j, err := jobs.Resume(ctx, *resume)
+		j, err := jobs.ResumeWithGuidance(ctx, *resume, guidance)
 		return jobResult(io, j, err)
 	}
 	j, err := jobs.Start(ctx, job.Task{Text: task, Mode: string(jobMode), Base: *base})
@@ -123,7 +128,7 @@ func jobResult(io stdio, j store.Job, err error) int {
 		fmt.Fprintf(io.err, "autarch: job %s asks for a human review; answer it with: %s (in a terminal, or from the editor's side panel)\n", j.Name, resume)
 		return 3
 	case j.Status == store.JobStopped:
-		fmt.Fprintf(io.err, "autarch: job %s stopped: %s\nautarch: continue with: %s\n", j.Name, j.StatusReason, resume)
+		fmt.Fprintf(io.err, "autarch: job %s stopped: %s\nautarch: continue with: %s (add \"your guidance\" after it to steer the agent)\n", j.Name, j.StatusReason, resume)
 		return 3
 	}
 	if err != nil {

@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
+
+	kernel "github.com/autarch-dev/autarch/agent/run"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
 )
 
 func resumeVerb() verb {
@@ -38,6 +42,35 @@ func runResume(ctx context.Context, io stdio, args []string) int {
 			}
 		}
 	}
-	wf, err := w.engine.Resume(ctx, fs.Arg(0))
+	wf, err := resumeAfterStop(ctx, io, w, fs.Arg(0))
 	return runResult(io, wf, err)
+}
+
+// stopGrace is how long resume waits for the process that runs a stopped
+// workflow to notice the stop and let it go (it checks every half second).
+const stopGrace = 15 * time.Second
+
+// resumeAfterStop resumes a workflow; when another process still holds a
+// workflow that was stopped (autarch stop a moment ago), it waits for that
+// process to let go instead of refusing.
+func resumeAfterStop(ctx context.Context, io stdio, w *workflows, id string) (store.Workflow, error) {
+	deadline := time.Now().Add(stopGrace)
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	said := false
+	for {
+		wf, err := w.engine.Resume(ctx, id)
+		if !kernel.IsLocked(err) || wf.Status != store.WorkflowStopped || time.Now().After(deadline) {
+			return wf, err
+		}
+		if !said {
+			fmt.Fprintf(io.err, "autarch: waiting for the autarch process that ran %s to notice the stop…\n", wf.Name)
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return wf, ctx.Err()
+		case <-tick.C:
+		}
+	}
 }

@@ -92,10 +92,27 @@ func runSearch(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintln(io.out, string(b))
 		return 0
 	}
+	if len(hits) == 0 {
+		fmt.Fprintln(io.err, "autarch search: "+noHits(query, ix.Stats(), len(pw) > 0))
+		return 0
+	}
 	for _, h := range hits {
 		fmt.Fprintf(io.out, "%s:%d-%d  %.3f\n", h.FilePath, h.StartLine, h.EndLine, h.AdjustedScore)
 	}
 	return 0
+}
+
+// noHits says that a search found nothing, in an index of what size, and
+// what to try next.
+func noHits(query string, st index.Stats, weighted bool) string {
+	if st.Files == 0 {
+		return fmt.Sprintf("nothing matches %q: the index holds no files (an empty folder, or every file is ignored, binary or too large); add code, or check .gitignore and .autarchignore", query)
+	}
+	msg := fmt.Sprintf("nothing matches %q in the %s indexed: try other words, such as a name from the code", query, plural(st.Files, "file"))
+	if weighted {
+		msg += ", or drop the --weight patterns (a weight of 0 excludes files)"
+	}
+	return msg
 }
 
 func searchBatch(io stdio, path string, search func(string) ([]tools.SearchHit, error)) int {
@@ -131,4 +148,11 @@ func searchBatch(io stdio, path string, search func(string) ([]tools.SearchHit, 
 		w.WriteByte('\n')
 	}
 	return 0
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -14,12 +14,13 @@ import (
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/swarm"
 	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/team"
 )
 
 func toolVerb() verb {
 	return verb{
 		name:    "tool",
-		usage:   "autarch tool [--root DIR] [--agent ROLE | --as AGENT [--swarm ID] [--nats URL]] [--mode yolo|confirm-sensitive|confirm-all] [--dry-run] (NAME 'JSON-ARGS' | --calls FILE.jsonl)",
+		usage:   "autarch tool [--root DIR] [--agent ROLE | --as AGENT [--swarm ID] [--nats URL]] [--job-mode mechanic|genius] [--mode yolo|confirm-sensitive|confirm-all] [--dry-run] (NAME 'JSON-ARGS' | --calls FILE.jsonl)",
 		summary: "run tool calls through the engine and print their JSON results",
 		run:     runTool,
 	}
@@ -32,6 +33,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	mode := fs.String("mode", string(tools.ModeConfirmSensitive), "confirmation mode: yolo, confirm-sensitive or confirm-all")
 	dryRun := fs.Bool("dry-run", false, "record write tools instead of running them")
 	calls := fs.String("calls", "", "JSONL file of {\"name\",\"args\"} rows run in order in one session")
+	jobMode := fs.String("job-mode", string(team.Mechanic), "with --agent job: the ad-hoc job's mode, mechanic or genius")
 	sw := addSwarmToolFlags(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -41,7 +43,17 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 		return 2
 	}
+	stdinTTY := isTerminal(io.in)
+	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: stdinTTY,
+		NoTTYHint: "pass --mode yolo to allow it, or --dry-run to record write calls without running them"}
 	reg, err := registryFor(*role)
+	var job *cliJob
+	if err == nil && *role == "job" {
+		// 003-45: the team tools act for an ad-hoc job, as in a running one.
+		if job, err = newCLIJob(*jobMode, term, io.err); err == nil {
+			reg, err = team.Registry(job, team.Deps{})
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 		return 2
@@ -103,15 +115,12 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 			return 2
 		}
 	}
-	stdinTTY := isTerminal(io.in)
 	policy, err := tools.CommandPolicyFromEnv() // the sandbox is detected when a command first runs
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
 		return 2
 	}
 	policy = withNetwork(policy, project.Settings)
-	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: stdinTTY,
-		NoTTYHint: "pass --mode yolo to allow it, or --dry-run to record write calls without running them"}
 	search := newCodeSearch(*root, term, true, warnLog(io.err, *root))
 	defer search.Close()
 	sess, err := tools.NewSession(tools.SessionConfig{
@@ -119,6 +128,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		Editor:   term,
 		Commands: policy, Protected: project.Guardrails.ProtectedPaths(),
 		AllowDelete: project.Settings.Workspace.AllowDelete, AllowedOnly: project.Settings.Commands.AllowedOnly,
+		Context: job.toolContext(*root),
 	})
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch tool: %v\n", err)

@@ -84,16 +84,15 @@ func registryFor(role string) (*tools.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range tools.Roles {
-		for _, t := range append(terminal.ForRole(r), roleExtras(r)...) {
-			if !reg.Has(t.Name()) {
-				if err := reg.Register(t); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
+	addRoleTools(reg)
 	return reg, nil
+}
+
+// addRoleTools adds every role's structured output tools and stage tools.
+func addRoleTools(reg *tools.Registry) {
+	for _, r := range tools.Roles {
+		reg.AddMissing(append(terminal.ForRole(r), roleExtras(r)...)...)
+	}
 }
 
 // roleExtras are the tools a role gets from its workflow stage rather than
@@ -112,6 +111,9 @@ func printTools(w io.Writer, reg *tools.Registry) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "## %s\n\n%s\n", t.Name(), t.Description())
+		if tr := t.Traits(); tr.Valid() {
+			fmt.Fprintf(w, "Category: %s (%s); effect: %s\n", tr.Category, tr.Category.Risk(), tr.Effect)
+		}
 		if c, ok := tools.CostOf(t); ok && !strings.Contains(t.Description(), c.String()) {
 			fmt.Fprintf(w, "%s\n", c)
 		}
@@ -120,4 +122,26 @@ func printTools(w io.Writer, reg *tools.Registry) {
 		b, _ := json.MarshalIndent(schema, "", "  ")
 		fmt.Fprintf(w, "Parameters:\n%s\n", b)
 	}
+}
+
+// toolCatalog is every built-in tool once, by name: the workflow's (with
+// the web tools, their structured output and review tools, and
+// dispatch_subagent), then the job's that have names of their own.
+// Transports describe calls from it (their kind, the files they touch).
+func toolCatalog() (*tools.Registry, error) {
+	reg, err := tools.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	addRoleTools(reg)
+	pulsing, err := agent.Registry("pulsing", tools.Deps{})
+	if err != nil {
+		return nil, err
+	}
+	job, err := team.Tools(nil, team.Deps{})
+	if err != nil {
+		return nil, err
+	}
+	reg.AddMissing(append(pulsing.List(), job...)...)
+	return reg, nil
 }

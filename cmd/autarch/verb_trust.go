@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
@@ -70,7 +71,7 @@ func runTrust(ctx context.Context, io stdio, args []string) int {
 		}
 		fmt.Fprintf(io.err, "Trust this configuration of %s? [y/N] ", cfg.Repo)
 		line, _ := bufio.NewReader(io.in).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		if d, ok := editor.ParseDecision(line, editor.Approval{}); !ok || d != editor.DecisionApprove {
 			fmt.Fprintln(io.err, "not trusted: the configuration stays ignored")
 			return 1
 		}

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/codesearch"
@@ -32,6 +34,8 @@ type engineFlags struct {
 	dryRun bool
 	// live keeps the sessions' MCP servers for the side panel (serve only).
 	live *liveServers
+	// commands are --allow-commands/--no-commands (nil: the verb has none).
+	commands *commandsFlags
 }
 
 func addEngineFlags(fs *flag.FlagSet) *engineFlags {
@@ -59,6 +63,8 @@ type workflows struct {
 	engine  *workflow.Engine
 	search  *codesearch.Search // nil in a dry run
 	project *workflow.Project
+	// model is the endpoint's client (nil for verbs that run no agents).
+	model *openai.Model
 }
 
 func (w *workflows) close() {
@@ -83,12 +89,16 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 		open = workflow.OpenDryRun
 	}
 	p, err := open(ctx, f.root, nil)
+	if errors.Is(err, git.ErrNotRepository) {
+		return nil, notRepository(f.root)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if msg := p.Config.Untrusted(); msg != "" {
 		fmt.Fprintln(io.err, "autarch: "+msg)
 	}
+	f.commands.apply(&p.Config.Settings)
 	log := slog.New(tools.RedactHandler(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}), p.Egress))
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in), AutoApprove: f.yes,
 		NoTTYHint: "run it in a terminal to answer, or pass --yes to approve every card and tool call and answer questions with their first option"}
@@ -100,7 +110,7 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 		cfg.Search = search.Scopes(p.Repo)
 	}
 	model := openai.New(modelCfg)
-	w := &workflows{repo: p.Repo, store: p.Store, search: search, project: p}
+	w := &workflows{repo: p.Repo, store: p.Store, search: search, project: p, model: model}
 	if err := f.wire(model, stderrWarn(io, "run"))(ctx, p, &cfg); err != nil {
 		w.close()
 		return nil, err
@@ -110,6 +120,24 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 		return nil, err
 	}
 	return w, nil
+}
+
+// notRepository says that root is no git repository, and how to make it
+// one or where to point instead.
+func notRepository(root string) error {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		abs = root
+	}
+	return fmt.Errorf("%s is not in a git repository: Autarch works on branches of a git repository, never on loose files. "+
+		"Make it one (cd %s && git init && git add -A && git commit -m initial), or pass --root with a repository's folder", abs, abs)
+}
+
+// noCommit says that a repository has no commit for a workflow to start
+// from, and how to make one.
+func noCommit(repo *git.Repo) error {
+	return fmt.Errorf("the repository %s has no commit yet: a workflow starts from a commit and works on a branch of its own. "+
+		"Commit your files first (git add -A && git commit -m initial), then run this again", repo.Top())
 }
 
 // printEvent shows a workflow event on the terminal (stderr), in words:
@@ -128,13 +156,15 @@ func printEvent(io stdio, ev workflow.Event) {
 	}
 	switch ev.Kind {
 	case "stage":
-		fmt.Fprintf(io.err, "▶ %s %s\n", ev.Stage, ev.Text)
+		fmt.Fprintln(io.err, stageWords(ev.Stage, ev.Text))
 	case "tool_call":
 		fmt.Fprintf(io.err, "  • %s: %s\n", ev.Tool, ev.Reason)
 	case "tool_result":
 		if ev.Failed {
 			fmt.Fprintf(io.err, "    ✗ %s failed: %s\n", ev.Tool, ev.Text)
 		}
+	case "hook":
+		fmt.Fprintf(io.err, "    %s\n", ev.Text)
 	case "retry":
 		fmt.Fprintf(io.err, "  ↻ %s\n", ev.Text)
 	case "message":
@@ -154,6 +184,21 @@ func printEvent(io stdio, ev workflow.Event) {
 	}
 }
 
+// stageWords says which stage a workflow entered, without the event's
+// internal wording: "▶ research" (not "▶ research scoping → research"),
+// "▶ scoping: workflow calc-sub started", "  preflight works in DIR".
+func stageWords(stage, text string) string {
+	switch {
+	case strings.Contains(text, " → "):
+		return "▶ " + stage
+	case strings.HasPrefix(text, "preflight in "):
+		return "  preflight checks the build in the workflow's worktree, " + strings.TrimPrefix(text, "preflight in ")
+	case text == "":
+		return "▶ " + stage
+	}
+	return "▶ " + stage + ": " + text
+}
+
 // pulseWords says what happened to a pulse: "started: Add Sub",
 // "succeeded: feat(calc): add Sub (1a2b3c4, +3 −0)".
 func pulseWords(status, text string) string {
@@ -168,10 +213,17 @@ func pulseWords(status, text string) string {
 			text = rest
 		}
 	}
+	switch status {
+	case "QualityGates", "Rebased":
+		if text != "" { // "quality gates in 2s: build go build: pass; …", "rebased onto …"
+			return text
+		}
+	}
 	verb := map[string]string{string(workflow.PulseRunning): "started", string(workflow.PulseSucceeded): "succeeded",
 		string(workflow.PulseFailed): "failed", string(workflow.PulseStopped): "stopped",
+		"QualityGates": "quality gates ran", "CompletionRejected": "completion sent back to the agent",
 		// parallel pulses
-		"Lane": "lane", "WaitingToLand": "waits to land", "Leased": "waits for a lease"}[status]
+		"Lane": "lane", "WaitingToLand": "waits to land", "Leased": "waits for a lease", "Rebased": "rebased", "Conflict": "conflict"}[status]
 	if verb == "" {
 		verb = strings.ToLower(status)
 	}
@@ -223,7 +275,11 @@ func runResult(io stdio, wf store.Workflow, err error) int {
 	case err == nil:
 		return 3
 	}
-	fmt.Fprintf(io.err, "autarch: %v\n", err)
+	if kernel.IsLocked(err) {
+		fmt.Fprintf(io.err, "autarch: workflow %s is running in another autarch process: follow it there (autarch status shows where it is), or stop it with: autarch stop %s\n", wf.Name, wf.Name)
+		return 1
+	}
+	fmt.Fprintf(io.err, "autarch: %s\n", endWords(wf, err))
 	if wf.Status == store.WorkflowAbandoned || wf.ID == "" {
 		return 1
 	}
@@ -239,6 +295,35 @@ func runResult(io stdio, wf store.Workflow, err error) int {
 		fmt.Fprintf(io.err, "autarch: the workflow is recorded as failed; once the cause is fixed, continue from its last completed step with: %s\n", resume)
 	}
 	return 1
+}
+
+// endWords says in words why a run ended with err: a stop names the
+// stage it happened in and says the work is kept; a halt says where and
+// why; anything else is err's own text.
+func endWords(wf store.Workflow, err error) string {
+	var h *workflow.Halt
+	if !errors.As(err, &h) {
+		return err.Error()
+	}
+	where := wf.Stage
+	if h.Stage != "" {
+		where = string(h.Stage)
+	}
+	switch {
+	case wf.Status == store.WorkflowStopped || h.Status == workflow.PulseStopped && h.Pulse == "":
+		why := wf.StatusReason
+		if why == "" {
+			why = h.Reason
+		}
+		at := "in " + where
+		if h.Pulse != "" {
+			at = "at pulse " + h.Pulse
+		}
+		return fmt.Sprintf("workflow %s was stopped %s (%s); its work so far is kept", wf.Name, at, why)
+	case h.Pulse != "":
+		return fmt.Sprintf("workflow %s halted at pulse %s (%s): %s", wf.Name, h.Pulse, pulseWords(string(h.Status), ""), h.Reason)
+	}
+	return fmt.Sprintf("workflow %s halted in %s: %s", wf.Name, where, h.Reason)
 }
 
 // prefixLines puts prefix before every non-empty line of s.

@@ -238,7 +238,7 @@ async function main() {
     kill(cs.proc);
 
     cs = await startCodeServer(false);
-    await page.goto(`http://127.0.0.1:${cs.port}/?folder=${encodeURIComponent(ws)}`);
+    await page.goto(`http://127.0.0.1:${cs.port}/?folder=${encodeURIComponent(ws)}`, { timeout: 120_000 });
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     log('workbench up; running "Autarch: Show Server Status"');
 
@@ -263,6 +263,7 @@ async function main() {
     if (!state?.includes('running')) throw new Error(`side panel state "${state}" is not running`);
     if (!model?.includes(modelName)) throw new Error(`side panel model "${model}" lacks ${modelName}`);
     if (!msg?.includes(ws)) throw new Error(`side panel status "${msg}" lacks the workspace ${ws}`);
+    await panelStatusButtons(page);
 
     await runJob(page);
     await runWorkflow(page, ws);
@@ -288,13 +289,36 @@ async function main() {
   }
 }
 
+/** Waits until the text of a selector in any frame satisfies ok; returns it. */
+async function waitText(page, selector, ok, ms) {
+  const end = Date.now() + ms;
+  let last = '';
+  while (Date.now() < end) {
+    last = (await textInFrames(page, selector, 5_000).catch(() => '')) ?? '';
+    if (ok(last)) return last;
+    await page.waitForTimeout(500);
+  }
+  throw new Error(`${selector} reads "${last.trim().slice(0, 200)}" after ${ms / 1000}s`);
+}
+
+/** Clicks a button of a webview (the side panel or the Swarm view). */
+async function clickInFrames(page, selector, ms = 20_000) {
+  const b = (await inFrames(page, selector, ms)).first();
+  await b.scrollIntoViewIfNeeded();
+  await b.click();
+}
+
 /**
- * Workspace trust on: the folder opens in Restricted Mode (the trust
- * dialog answered "No"). Autarch's activity-bar icon and panel are there,
- * and the panel explains that workflows need a trusted folder.
+ * Workspace trust on: the folder opens in Restricted Mode (VS Code's trust
+ * dialog, when shown, answered "No"). Autarch asks the trust question
+ * itself (a notification with "Trust Folder…"); its panel explains that
+ * workflows need a trusted folder, and its buttons work: Open Settings
+ * opens the settings editor, Manage Workspace Trust the trust editor, where
+ * the folder is trusted. Then the server starts: the panel says running and
+ * the Swarm view no longer says the folder is restricted.
  */
 async function restrictedMode(page, port, ws) {
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`, { timeout: 120_000 });
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   log('Restricted Mode: answering the trust dialog "No"');
   const no = page.locator('.monaco-dialog-box .monaco-button', { hasText: /No, I don.t trust/ }).first();
@@ -304,6 +328,9 @@ async function restrictedMode(page, port, ws) {
   } catch {
     log('no trust dialog was shown; the folder is untrusted by default');
   }
+  const ask = page.locator('.notification-toast', { hasText: 'Restricted Mode' }).filter({ has: page.locator('.monaco-button', { hasText: 'Trust Folder' }) }).first();
+  await ask.waitFor({ state: 'visible', timeout: 60_000 });
+  log(`Autarch's trust question: ${(await ask.innerText()).replace(/\s+/g, ' ').slice(0, 140)}`);
   const icon = page.locator('.activitybar .action-item a[aria-label^="Autarch"], .activitybar .action-item[aria-label^="Autarch"]').first();
   await icon.waitFor({ state: 'visible', timeout: 60_000 });
   await icon.click();
@@ -312,6 +339,59 @@ async function restrictedMode(page, port, ws) {
   await page.screenshot({ path: join(artifacts, '0-restricted-mode.png') });
   log(`restricted panel: ${text?.trim().slice(0, 120)}`);
   if (!text?.includes('Restricted Mode') || !text.includes('trusted folder')) throw new Error(`the Restricted Mode panel says "${text}"`);
+
+  log("the restricted panel's buttons: Open Settings, then Manage Workspace Trust");
+  await clickInFrames(page, 'button[data-command="workbench.action.openSettings2"]');
+  await page.locator('.settings-editor').first().waitFor({ state: 'visible', timeout: 20_000 });
+  await page.screenshot({ path: join(artifacts, '0-open-settings.png') });
+  // This VS Code opens settings as a modal editor: close it before the next button.
+  await runCommand(page, 'View: Close All Editors', 30_000);
+  await page.locator('.monaco-modal-editor-block').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(async () => {
+    await page.keyboard.press('Escape');
+    await page.locator('.monaco-modal-editor-block').first().waitFor({ state: 'detached', timeout: 10_000 });
+  });
+  await clickInFrames(page, 'button[data-command="workbench.trust.manage"]');
+  const trust = page.locator('.workspace-trust-editor .monaco-button', { hasText: /^\s*Trust\s*$/ }).first();
+  await trust.waitFor({ state: 'visible', timeout: 20_000 });
+  await page.screenshot({ path: join(artifacts, '0-trust-editor.png') });
+  log('trusting the folder in the trust editor');
+  await trust.click();
+  const running = await waitText(page, '[data-testid="server-state"]', (t) => t.includes('running'), 90_000);
+  log(`after trusting: ${running.trim()}`);
+  await inFrames(page, '#start-swarm', 30_000);
+  const swarmText = async () => (await (await inFrames(page, '#start-swarm', 1_000)).first().evaluate((el) => el.ownerDocument.body.innerText)) ?? '';
+  for (let end = Date.now() + 30_000; ; ) {
+    const body = await swarmText();
+    if (!/Restricted Mode|trusted folder/.test(body)) break;
+    if (Date.now() > end) throw new Error(`after trusting, the Swarm view still says: ${body.replace(/\s+/g, ' ').slice(0, 200)}`);
+    await page.waitForTimeout(500);
+  }
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(artifacts, '0-trusted.png') });
+}
+
+/**
+ * The side panel's server buttons (in its Server section): Show Server
+ * Status shows the status notification, Open Log the Autarch output
+ * channel, Set API Key its input box (closed unanswered).
+ */
+async function panelStatusButtons(page) {
+  await runCommand(page, 'Notifications: Clear All Notifications', 30_000);
+  const details = (await inFrames(page, '#server-status', 10_000)).first();
+  if ((await details.getAttribute('open')) === null) await details.locator('summary').click();
+  log("the panel's Show Server Status button");
+  await clickInFrames(page, 'button[data-command="autarch.showServerStatus"]');
+  await page.locator('.notification-toast', { hasText: 'is running' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  log("the panel's Open Log button");
+  await clickInFrames(page, 'button[data-command="autarch.openLog"]');
+  await page.locator('[id="workbench.panel.output"]').first().waitFor({ state: 'visible', timeout: 20_000 });
+  await page.screenshot({ path: join(artifacts, '2-open-log.png') });
+  log("the panel's Set API Key button");
+  await clickInFrames(page, 'button[data-command="autarch.setApiKey"]');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'API key for the model endpoint' }).waitFor({ state: 'visible', timeout: 20_000 });
+  await page.screenshot({ path: join(artifacts, '2-set-api-key.png') });
+  await page.keyboard.press('Escape');
+  await runCommand(page, 'Notifications: Clear All Notifications', 30_000);
 }
 
 /** The whole workflow, step by step, with a screenshot at each. */
@@ -322,8 +402,9 @@ async function runWorkflow(page, ws) {
     await page.screenshot({ path: join(artifacts, `${shot++}-${name}.png`) });
   };
 
-  log('New Workflow from the palette');
-  await runCommand(page, 'Autarch: New Workflow');
+  log("New Workflow from the side panel's button");
+  await clickInFrames(page, '#new-workflow');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'New Workflow (1/3)' }).waitFor({ state: 'visible', timeout: 20_000 });
   await quickInput(page, 'Add Sub and Mul to calc');
   await quickInput(page, 'calc-ops');
   await quickInput(page, 'full');
@@ -377,8 +458,29 @@ async function runWorkflow(page, ws) {
           const diff = await textInFrames(page, '[data-testid="approval-diff"]', 15_000);
           if (!diff?.includes('+++ b/calc.go') || !diff.includes('+func Sub(a, b int) int { return a - b }')) throw new Error(`the edit approval's diff is "${diff}"`);
           if (!text.includes('calc.go +')) throw new Error(`the edit approval's notification "${text}" does not name the file and its changes`);
+          // Its buttons fit the notification (none cut off), the rest behind More….
+          for (const b of await t.locator('.monaco-button').all()) {
+            const fits = await b.evaluate((el) => el.scrollWidth <= el.clientWidth + 1 && el.getBoundingClientRect().right <= el.closest('.notification-toast').getBoundingClientRect().right + 1);
+            if (!fits) throw new Error(`the approval's button "${await b.innerText()}" is cut off`);
+          }
+          // Details opens a real diff editor of the change (read-only before and after), not an Untitled buffer.
+          await t.locator('.monaco-button', { hasText: /^Details$/ }).first().click();
+          const diffEditor = page.locator('.monaco-diff-editor').first();
+          await diffEditor.waitFor({ state: 'visible', timeout: 20_000 });
+          await page.locator('.monaco-diff-editor .view-lines', { hasText: 'func Sub(a, b int) int { return a - b }' }).first().waitFor({ timeout: 10_000 });
+          const tab = page.locator('.tabs-container .tab', { hasText: 'calc.go (proposed edit)' }).first();
+          await tab.waitFor({ state: 'visible', timeout: 10_000 });
+          if ((await page.locator('.tabs-container .tab', { hasText: 'Untitled' }).count()) > 0) throw new Error('Details opened an Untitled buffer');
+          if ((await page.locator('.tabs-container .tab.dirty').count()) > 0) throw new Error('Details left a dirty editor');
           sawDiff = true;
           await snap('edit-approval-diff');
+          // Still pending: decided in the side panel.
+          const card = await inFrames(page, '.pending-approval .pending-always', 10_000);
+          await card.first().click();
+          approved.push(text);
+          log(`approved in the panel after Details: ${text.slice(0, 100)}`);
+          await page.waitForTimeout(500);
+          continue;
         }
         if ((await always.count()) > 0) await always.first().click();
         else await approve.first().click();
@@ -395,6 +497,10 @@ async function runWorkflow(page, ws) {
   for (const want of ['scope', 'research', 'plan']) {
     if (!approved.some((a) => a.toLowerCase().includes(want))) throw new Error(`no ${want} approval was asked: ${JSON.stringify(approved)}`);
   }
+  // The plan's pulses are numbered from 1 (issue 31.4: "2. … 3.").
+  const planList = (await inFrames(page, '#plan .markdown ol', 10_000)).first();
+  const planStart = await planList.getAttribute('start');
+  if (planStart && planStart !== '1') throw new Error(`the plan card's list starts at ${planStart}`);
   log('review comment in the side panel');
   const label = await textInFrames(page, '#review-comments .comment[data-severity=high] .comment-label', 10_000);
   if (!label?.includes('High') || !label.includes('bug')) throw new Error(`comment label "${label}"`);
@@ -408,6 +514,30 @@ async function runWorkflow(page, ws) {
   const doneText = await done.innerText();
   if (!doneText.includes('recommends rejecting') || doneText.includes('ready to apply')) throw new Error(`the completion message "${doneText}" does not follow the review's Reject`);
   await snap('side-panel-review');
+
+  log("the unapplied branch's review: on the branch's copy of calc.go, never on the user's");
+  await page.keyboard.press('Control+P');
+  const open = page.locator('.quick-input-widget input');
+  await open.waitFor({ state: 'visible', timeout: 10_000 });
+  await open.fill('calc.go');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'calc.go' }).first().click({ timeout: 10_000 });
+  const userEditor = page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'func Add' }).first();
+  await userEditor.waitFor({ timeout: 20_000 });
+  if ((await userEditor.innerText()).includes('func Mul')) throw new Error("the user's calc.go already holds Mul before Apply");
+  await page.waitForTimeout(2000); // diagnostics arrive asynchronously
+  const squiggles = await page.locator('.editor-instance .monaco-editor .squiggly-error').count();
+  if (squiggles > 0) throw new Error(`the unapplied branch's review left ${squiggles} error squiggle(s) on the user's calc.go`);
+  await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
+  const branchProblem = page.locator('.markers-panel .monaco-list-row', { hasText: 'Mul adds its arguments' }).first();
+  await branchProblem.waitFor({ state: 'visible', timeout: 30_000 });
+  await branchProblem.click();
+  await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'func Mul' }).first().waitFor({ timeout: 20_000 });
+  const activeTab = page.locator('.tabs-container .tab.active').first();
+  const tabText = `${(await activeTab.getAttribute('title')) ?? ''} ${(await activeTab.getAttribute('aria-label')) ?? ''} ${await activeTab.innerText()}`;
+  await snap('review-on-branch-copy');
+  log(`the review's Problems entry opened: ${tabText.replace(/\s+/g, ' ').trim().slice(0, 160)}`);
+  if (!/calc \(review [0-9a-f]{8}\)\.go/.test(tabText)) throw new Error(`the review's Problems entry opened a tab that reads like the user's file: "${tabText}"`);
+  await runCommand(page, 'View: Close All Editors', 30_000);
 
   log('Apply Workflow as an undoable edit');
   await runCommand(page, 'Autarch: Apply Workflow');
@@ -453,7 +583,13 @@ async function runWorkflow(page, ws) {
   log('reloading the window: the review comes back without the panel');
   // The reviewed content on disk (the suggestion undone), the Explorer in
   // the side bar: nothing but the server's restore can show the review.
-  await page.locator('.monaco-editor .view-lines').first().click();
+  // The user's calc.go (the one with the suggestion), not the branch's copy a thread may have opened.
+  await page.keyboard.press('Control+P');
+  const reopen = page.locator('.quick-input-widget input');
+  await reopen.waitFor({ state: 'visible', timeout: 10_000 });
+  await reopen.fill('calc.go');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'calc.go' }).first().click({ timeout: 10_000 });
+  await page.locator('.monaco-editor .view-lines', { hasText: 'return a * b' }).first().click();
   await page.keyboard.press('Control+Z');
   await page.locator('.monaco-editor .view-lines', { hasText: 'return a * b' }).waitFor({ state: 'detached', timeout: 10_000 });
   await runCommand(page, 'File: Save All Files', 30_000);
@@ -486,6 +622,12 @@ async function runWorkflow(page, ws) {
   await runCommand(page, 'Comments: Focus on Comments View', 30_000);
   await page.locator('.monaco-list-row', { hasText: 'bug · new' }).first().waitFor({ state: 'visible', timeout: 30_000 });
   await snap('threads-after-reload');
+
+  // After the reload the side panel shows the jobs as soon as it opens (issue 31.5: not until it was shown again).
+  await page.locator('.activitybar .action-item a[aria-label^="Autarch"], .activitybar .action-item[aria-label^="Autarch"]').first().click();
+  const jobAfterReload = await textInFrames(page, '#jobs .job-item[data-status="Done"] .job-commit', 30_000);
+  if (!jobAfterReload?.includes('feat(calc): add Neg')) throw new Error(`after the reload the panel's job reads "${jobAfterReload}"`);
+  await snap('jobs-after-reload');
 }
 
 /**

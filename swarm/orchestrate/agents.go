@@ -74,9 +74,10 @@ func roleOf(name string) string {
 	return RoleExplorer
 }
 
-// systemPrompt is an agent's system message: its role, the conventions of
-// spec/swarm-tools.md, and how it calls tools.
-func systemPrompt(a editor.SwarmAgent, readOnly bool, envelope string) string {
+// systemPrompt is an agent's system message: its role and the conventions
+// of spec/swarm-tools.md (the agent loop adds how a model without native
+// tool calling calls tools: the JSON envelope).
+func systemPrompt(a editor.SwarmAgent, readOnly bool) string {
 	var b strings.Builder
 	b.WriteString(rolePrompts[a.Role])
 	fmt.Fprintf(&b, "\nYour agent name is %s.\n", a.Name)
@@ -95,8 +96,5 @@ func systemPrompt(a editor.SwarmAgent, readOnly bool, envelope string) string {
 `)
 	}
 	b.WriteString("- When you have nothing more to do this round, answer in text without tool calls.\n")
-	if envelope != "" {
-		b.WriteString(envelope)
-	}
 	return b.String()
 }

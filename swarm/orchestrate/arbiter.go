@@ -124,12 +124,22 @@ func (m ModelArbiter) egress(ctx context.Context) *tools.Egress {
 	return tools.NewEgress(ctx, nil, tools.EgressSources{Environ: os.Environ()})
 }
 
+// hookFailed logs the hooks of a model call that failed otherwise.
+func (m ModelArbiter) hookFailed(out tools.HookOutcome) {
+	if m.Log == nil {
+		return
+	}
+	for _, w := range out.Warnings {
+		m.Log("model call hook: " + w)
+	}
+}
+
 // Decide asks the model, re-asking once after a malformed answer.
 func (m ModelArbiter) Decide(ctx context.Context, swarmID string, round int, pending []editor.SwarmProposal, _ Record) (map[string]Decision, error) {
 	msgs := []agent.Message{{Role: agent.RoleSystem, Content: arbiterPrompt}, {Role: agent.RoleUser, Content: describeProposals(swarmID, round, pending)}}
 	var lastErr error
 	for attempt := 1; attempt <= 2; attempt++ {
-		resp, err := complete(ctx, m.Hooks, agent.FilterModel(m.Model, m.egress(ctx)), agent.Request{Model: m.ModelName, Messages: msgs}, "arbiter", attempt, m.Log)
+		resp, err := agent.HookedCall(ctx, m.Hooks, agent.FilterModel(m.Model, m.egress(ctx)), agent.Request{Model: m.ModelName, Messages: msgs}, "arbiter", attempt, nil, m.hookFailed)
 		if err != nil {
 			return nil, fmt.Errorf("arbiter model call: %w", err)
 		}

@@ -1,8 +1,10 @@
 // Package orchestrate runs a swarm (issue 21, spec/swarm-tools.md): several
 // agents on one task, in rounds. Each round the orchestrator sets `phase`
-// in the shared context, then runs the agents' turns (a model ⇄ swarm
-// tools loop: native function calling, or the JSON envelope for models
-// without it); read-only tools run at once through the engine.
+// in the shared context, then runs the agents' turns on the agent loop
+// (agent.Agent, as a workflow's pulses: the same model call hooks, egress
+// gate, meter and streaming), offering the swarm's tools (native function
+// calling, or the JSON envelope for models without it) and running each
+// call, in the model's order, through the swarm's engine.
 //
 // Turns run at once: up to Config.Concurrency (default min(agents, 4))
 // goroutines, started in the swarm's order (so 1 is the agents one after
@@ -11,9 +13,10 @@
 // the turns ended: State.Done); everything else they touch is their own
 // (their conversation file) or the engine's. The first failure cancels the
 // other turns (what they did is saved; a resume runs the turns not ended).
-// The token budget is checked before every model call and counted after
-// it: once spent, the calls in flight finish and count (the overshoot is
-// at most those), no turn calls again and none starts. Events are
+// The token budget (the run's agent.Meter) is checked before every model
+// call and counted after it: once spent, the calls in flight finish and
+// count (the overshoot is at most those), their tool calls run, and no
+// turn calls the model again; none starts. Events are
 // recorded and told one at a time, in the order they happen: the turns'
 // events interleave, each naming its agent, each agent's in its order.
 //

@@ -19,6 +19,10 @@ type Engine interface {
 	// Schemas are the tools' functions offered to models (without
 	// fs_write when readOnly).
 	Schemas(readOnly bool) []tools.FunctionSchema
+	// Agent is the engine an agent's loop offers the swarm's tools from
+	// (without fs_write when readOnly) and fires its model calls' hooks
+	// through, and the session on the swarm's worktree its calls run in.
+	Agent(agent string, readOnly bool) (*tools.Engine, *tools.Session, error)
 	// SetPhase records the round in the shared context ("phase").
 	SetPhase(ctx context.Context, phase int) error
 	// Context lists the shared context's keys and values.
@@ -49,6 +53,9 @@ type Policy struct {
 	Hooks *tools.Hooks
 	// Guardrails are the project's guardrails (config.yaml guardrails:).
 	Guardrails *tools.Guardrails
+	// Egress is the secret filter of the agents' model requests and
+	// events (nil: the worktree session's own).
+	Egress *tools.Egress
 }
 
 // QueueLister is an Engine that lists its queue's items with their leases

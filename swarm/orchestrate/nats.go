@@ -41,6 +41,10 @@ func (e *natsEngine) Schemas(readOnly bool) []tools.FunctionSchema {
 	return e.tools.schemas(e.s, readOnly)
 }
 
+func (e *natsEngine) Agent(agent string, readOnly bool) (*tools.Engine, *tools.Session, error) {
+	return e.tools.offering(e.s, agent, readOnly)
+}
+
 func (e *natsEngine) Close() error {
 	e.tools.close()
 	return nil

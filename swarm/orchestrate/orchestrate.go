@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/autarch-dev/autarch/agent"
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -186,8 +184,9 @@ func (o *Orchestrator) Load(id string) (*State, error) {
 	return s.loadState()
 }
 
-// ErrBusy means another live process runs the swarm.
-var ErrBusy = errors.New("the swarm is running in another autarch process")
+// ErrBusy means another live process runs the swarm (it holds the run's
+// lock: kernel.ErrLocked).
+var ErrBusy = fmt.Errorf("the swarm is running in another autarch process (%w)", kernel.ErrLocked)
 
 // Run runs (or resumes) a swarm from its recorded step until its last
 // round is applied. A cancelled ctx stops it (resumable); a failure is
@@ -201,7 +200,10 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockFile(filepath.Join(s.dir, "run.lock"))
+	unlock, err := kernel.Lock(lockPath(s.dir), time.Second) // a listing may probe the lock for a moment
+	if kernel.IsLocked(err) {
+		return st, ErrBusy
+	}
 	if err != nil {
 		return st, err
 	}
@@ -219,12 +221,13 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 	if err := ensureWorktree(ctx, o.cfg.Repo, st); err != nil {
 		return st, o.fail(s, st, err)
 	}
-	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree, Policy{Hooks: o.cfg.Hooks, Guardrails: o.cfg.Guardrails})
+	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree, Policy{Hooks: o.cfg.Hooks, Guardrails: o.cfg.Guardrails, Egress: o.egress})
 	if err != nil {
 		return st, o.fail(s, st, fmt.Errorf("open the swarm engine: %w", err))
 	}
 	defer eng.Close()
-	r := &run{o: o, s: s, st: st, eng: eng}
+	meter := kernel.NewMeter(kernel.Budget{Tokens: int64(o.cfg.TokenBudget)}, kernel.Spent{})
+	r := &run{o: o, s: s, st: st, eng: eng, meter: meter, tokens0: st.Tokens}
 	r.fire(ctx, tools.EventSessionStart, map[string]any{"task": st.Task, "round": st.Round, "rounds": st.Rounds, "agents": agentNames(st.Agents)})
 	defer func() {
 		r.fire(context.WithoutCancel(ctx), tools.EventSessionEnd, map[string]any{"round": st.Round, "status": st.Status, "reason": st.Reason})
@@ -233,7 +236,7 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 		if err := r.round(ctx); err != nil {
 			if errors.Is(err, errBudget) {
 				st.Status = StatusStopped
-				st.Reason = fmt.Sprintf("token budget spent: %d tokens this run (budget %d) at round %d (%s); autarch swarm --resume %s continues with a new budget", r.spent, o.cfg.TokenBudget, st.Round, st.Stage, st.ID)
+				st.Reason = fmt.Sprintf("token budget spent: %d tokens this run (budget %d) at round %d (%s); autarch swarm --resume %s continues with a new budget", r.tokens(), o.cfg.TokenBudget, st.Round, st.Stage, st.ID)
 				o.emit(s, editor.SwarmEvent{Kind: "status", SwarmID: id, Status: StatusStopped, Round: st.Round, Text: st.Reason, Failed: true})
 				return st, s.saveState(st)
 			}
@@ -277,57 +280,26 @@ func (o *Orchestrator) emit(s *store, ev editor.SwarmEvent) {
 	}
 }
 
-// modelFor is the model answering an agent and the name to ask for.
+// modelFor is the model answering an agent and the name to ask for (the
+// agent loop filters its requests through the orchestrator's egress gate:
+// Policy.Egress).
 func (o *Orchestrator) modelFor(a editor.SwarmAgent) (agent.Model, string) {
 	name := a.Model
 	if name == "" {
 		name = o.cfg.DefaultModel
 	}
 	if m, ok := o.cfg.Models[a.Name]; ok {
-		return agent.FilterModel(m, o.egress), name
+		return m, name
 	}
-	return agent.FilterModel(o.cfg.Model, o.egress), name
+	return o.cfg.Model, name
 }
 
-// lockFile takes an exclusive lock released when the process dies. It
-// waits up to a second (a listing may probe the lock for a moment).
-func lockFile(path string) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("lock folder: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	for end := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(end) {
-			break
-		}
-	}
-	f.Close()
-	if errors.Is(err, unix.EWOULDBLOCK) {
-		return nil, ErrBusy
-	}
-	return nil, fmt.Errorf("lock %s: %w", path, err)
-}
+// lockPath is the run lock of the swarm whose state is in dir: held by
+// the process running it (run.Lock), free once that process died.
+func lockPath(dir string) string { return filepath.Join(dir, "run.lock") }
 
 // running reports whether a live process holds the swarm's run lock.
-func running(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, "run.lock"))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
-		return errors.Is(err, unix.EWOULDBLOCK)
-	}
-	unix.Flock(int(f.Fd()), unix.LOCK_UN)
-	return false
-}
+func running(dir string) bool { return kernel.Held(lockPath(dir)) }
 
 func clip(s string, n int) string {
 	if len(s) <= n {

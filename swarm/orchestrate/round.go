@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/autarch-dev/autarch/workspace/git"
 	"strings"
 	"sync"
 
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // run is one process's run of a swarm. During a round's agents stage
@@ -23,9 +24,11 @@ type run struct {
 	eng Engine
 
 	mu sync.Mutex
-	// spent counts the tokens of this run's model calls (the budget is
-	// per run: a resume starts a new one).
-	spent int
+	// meter counts this run's model calls against its token budget (the
+	// budget is per run: a resume starts a new one); tokens0 are the
+	// tokens of the runs before.
+	meter   *kernel.Meter
+	tokens0 int
 }
 
 func (r *run) emit(ev editor.SwarmEvent) {

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/autarch-dev/autarch/agent"
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -42,7 +43,7 @@ type Session struct {
 
 	mu      sync.Mutex
 	o       *Orchestrator
-	running map[string]context.CancelFunc
+	running kernel.Active // the swarms this session runs
 }
 
 // NewSession makes the swarms of an editor session.
@@ -50,16 +51,26 @@ func NewSession(cfg SessionConfig) *Session {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Session{cfg: cfg, inbox: NewInbox(), running: map[string]context.CancelFunc{}}
+	return &Session{cfg: cfg, inbox: NewInbox()}
 }
 
 // open returns the orchestrator, made on first use.
 func (s *Session) open(ctx context.Context) (*Orchestrator, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.o != nil {
-		return s.o, nil
+	if s.o == nil {
+		o, err := s.connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.o = o
 	}
+	return s.o, nil
+}
+
+// connect makes the orchestrator over the project's NATS, closed with the
+// session.
+func (s *Session) connect(ctx context.Context) (*Orchestrator, error) {
 	open, err := s.cfg.Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("the swarm engine (NATS): %w", err)
@@ -72,7 +83,6 @@ func (s *Session) open(ctx context.Context) (*Orchestrator, error) {
 	if err := s.cfg.Go(ctx, func(ctx context.Context) { <-ctx.Done(); o.Close() }); err != nil {
 		return nil, err
 	}
-	s.o = o
 	return o, nil
 }
 
@@ -150,15 +160,14 @@ func (s *Session) Resume(ctx context.Context, ref editor.SwarmRef) (editor.Swarm
 	return ref, s.background(ctx, o, st.ID)
 }
 
+// errStopped is why a swarm the user stopped was cancelled.
+var errStopped = errors.New("stopped by the user")
+
 // Stop stops a swarm running in this session; it can be resumed.
 func (s *Session) Stop(ctx context.Context, ref editor.SwarmRef) (struct{}, error) {
-	s.mu.Lock()
-	cancel, ok := s.running[ref.SwarmID]
-	s.mu.Unlock()
-	if !ok {
+	if !s.running.Cancel(ref.SwarmID, errStopped) {
 		return struct{}{}, Invalid(fmt.Errorf("swarm %q is not running in this editor session", ref.SwarmID))
 	}
-	cancel()
 	return struct{}{}, nil
 }
 
@@ -197,23 +206,22 @@ func (s *Session) Swarms(ctx context.Context) ([]editor.SwarmSnapshot, error) {
 
 // background runs the swarm id until it ends, is stopped or the session ends.
 func (s *Session) background(ctx context.Context, o *Orchestrator, id string) error {
-	s.mu.Lock()
-	if _, ok := s.running[id]; ok {
-		s.mu.Unlock()
+	// Stop cancels stopCtx (through the run kernel's Active); the run's
+	// context follows it.
+	stopCtx, stop := context.WithCancelCause(context.Background())
+	remove, ok := s.running.Add(id, stop)
+	if !ok {
+		stop(nil)
 		return Invalid(fmt.Errorf("swarm %s is already running", id))
 	}
-	s.running[id] = func() {}
-	s.mu.Unlock()
-	return s.cfg.Go(ctx, func(ctx context.Context) {
+	err := s.cfg.Go(ctx, func(ctx context.Context) {
 		ctx, cancel := context.WithCancel(ctx)
-		s.mu.Lock()
-		s.running[id] = cancel
-		s.mu.Unlock()
+		unwatch := context.AfterFunc(stopCtx, cancel)
 		defer func() {
+			unwatch()
 			cancel()
-			s.mu.Lock()
-			delete(s.running, id)
-			s.mu.Unlock()
+			remove()
+			stop(nil)
 		}()
 		st, err := o.Run(ctx, id)
 		msgCtx := context.WithoutCancel(ctx)
@@ -234,6 +242,11 @@ func (s *Session) background(ctx context.Context, o *Orchestrator, id string) er
 			s.cfg.Log.Debug("message not delivered", "err", err)
 		}
 	})
+	if err != nil {
+		remove()
+		stop(nil)
+	}
+	return err
 }
 
 // InvalidError is a request the user can fix (the server answers it as

@@ -76,9 +76,10 @@ func (o *Orchestrator) viewEngine(ctx context.Context, st *State) (Engine, error
 // Close releases the engines Snapshot opened.
 func (o *Orchestrator) Close() {
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	for id, eng := range o.views {
+	views := o.views
+	o.views = nil
+	o.mu.Unlock()
+	for _, eng := range views {
 		eng.Close()
-		delete(o.views, id)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/agent"
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/verify"
@@ -261,4 +262,23 @@ func writeJSON(path string, v any) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// Ref is the swarm as a run of the run kernel (its kind, id and task).
+func (st *State) Ref() kernel.Ref {
+	return kernel.Ref{Kind: kernel.KindSwarm, ID: st.ID, Name: clip(st.Task, 60)}
+}
+
+// RunStatus is the swarm's status as the run kernel's: a swarm waiting on
+// a human arbiter is running (its process waits).
+func (st *State) RunStatus() kernel.Status {
+	switch st.Status {
+	case StatusDone:
+		return kernel.Done
+	case StatusFailed:
+		return kernel.Failed
+	case StatusStopped:
+		return kernel.Stopped
+	}
+	return kernel.Running
 }

@@ -34,7 +34,13 @@ func newAgentTools(worktree string, p Policy, log *slog.Logger) *agentTools {
 // calls and the check of an approved proposal (applyProposal) judge a
 // path alike (Session.WriteRefused).
 func worktreeSession(worktree string, protected []string) (*tools.Session, error) {
-	sess, err := tools.NewSession(tools.SessionConfig{Root: worktree, Mode: tools.ModeYolo, Protected: protected})
+	return filteredSession(worktree, protected, nil)
+}
+
+// filteredSession is worktreeSession whose secret filter is egress (nil:
+// the session's own): the agents' model requests and events pass it.
+func filteredSession(worktree string, protected []string, egress *tools.Egress) (*tools.Session, error) {
+	sess, err := tools.NewSession(tools.SessionConfig{Root: worktree, Mode: tools.ModeYolo, Protected: protected, Egress: egress})
 	if err != nil {
 		return nil, fmt.Errorf("swarm tools' session in %s: %w", worktree, err)
 	}
@@ -46,7 +52,7 @@ func (t *agentTools) engine(s *swarm.Swarm, agent string) (*tools.Engine, *tools
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.sess == nil {
-		sess, err := worktreeSession(t.worktree, t.policy.Guardrails.ProtectedPaths())
+		sess, err := filteredSession(t.worktree, t.policy.Guardrails.ProtectedPaths(), t.policy.Egress)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -62,6 +68,32 @@ func (t *agentTools) engine(s *swarm.Swarm, agent string) (*tools.Engine, *tools
 	e := tools.NewEngine(reg, t.policy.Hooks, t.log).WithGuardrails(t.policy.Guardrails)
 	t.engines[agent] = e
 	return e, t.sess, nil
+}
+
+// offering is the engine an agent's loop (agent.Agent) offers the swarm's
+// tools from (without fs_write in a read-only round) and fires its model
+// calls' hooks through, and the session its calls run in; the calls
+// themselves go through call.
+func (t *agentTools) offering(s *swarm.Swarm, agent string, readOnly bool) (*tools.Engine, *tools.Session, error) {
+	e, sess, err := t.engine(s, agent)
+	if err != nil || !readOnly {
+		return e, sess, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	key := agent + "\x00read-only"
+	if ro, ok := t.engines[key]; ok {
+		return ro, sess, nil
+	}
+	var names []string
+	for _, n := range swarm.ToolNames {
+		if !isWrite(n) {
+			names = append(names, n)
+		}
+	}
+	ro := e.Derive(e.Registry().Filter(names))
+	t.engines[key] = ro
+	return ro, sess, nil
 }
 
 // guardedRegistry is the swarm's tools bound to agent, fs_write a write

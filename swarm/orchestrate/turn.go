@@ -3,10 +3,12 @@ package orchestrate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/autarch-dev/autarch/agent"
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 )
@@ -15,9 +17,12 @@ import (
 // round: a resumed turn finds where it started by it.
 func roundMarker(round int) string { return fmt.Sprintf("[swarm round %d]", round) }
 
-// turn runs one agent's turn of the round: the model ⇄ tools loop, its
-// conversation saved after every message, continued from the last saved
-// message when the turn was cut.
+// turn runs one agent's turn of the round on the agent loop
+// (agent.Agent), as a workflow's pulse runs: the same model call hooks,
+// secret filter, budget meter and streaming; the swarm's tools offered
+// from the swarm's engine and its calls answered by it (callTool). The
+// conversation is saved after every message and continued from the last
+// one saved when the turn was cut (calls without results run first).
 func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 	msgs, err := r.s.loadConversation(a.Name)
 	if err != nil {
@@ -30,89 +35,112 @@ func (r *run) turn(ctx context.Context, a editor.SwarmAgent) error {
 			start = i
 		}
 	}
-	add := func(m agent.Message) error {
-		msgs = append(msgs, m)
-		return r.s.saveConversation(a.Name, msgs)
-	}
 	if start < 0 {
 		input, err := r.roundInput(ctx, a)
 		if err != nil {
 			return err
 		}
 		start = len(msgs)
-		if err := add(agent.Message{Role: agent.RoleUser, Content: input}); err != nil {
+		msgs = append(msgs, agent.Message{Role: agent.RoleUser, Content: input})
+		if err := r.s.saveConversation(a.Name, msgs); err != nil {
 			return err
 		}
+	}
+	if last := msgs[len(msgs)-1]; last.Role == agent.RoleAssistant && len(last.ToolCalls) == 0 {
+		return r.endTurn(ctx, a, last.Content) // ended before a crash
 	}
 	model, modelName := r.o.modelFor(a)
 	if model == nil {
 		return fmt.Errorf("agent %s: no model configured (set AUTARCH_MODEL or give --agents %s=MODEL)", a.Name, a.Name)
 	}
-	fns := r.eng.Schemas(r.st.ReadOnly)
-	envelope := ""
+	model = metered{model, r.meter}
 	if a.Envelope {
-		envelope = envelopeInstructions(fns)
+		model = textModel{model}
 	}
-	system := agent.Message{Role: agent.RoleSystem, Content: systemPrompt(a, r.st.ReadOnly, envelope)}
+	eng, sess, err := r.eng.Agent(a.Name, r.st.ReadOnly)
+	if err != nil {
+		return fmt.Errorf("agent %s: the swarm's tools: %w", a.Name, err)
+	}
 	iterations := 0
 	for _, m := range msgs[start:] {
 		if m.Role == agent.RoleAssistant {
 			iterations++
 		}
 	}
-	for {
-		last := msgs[len(msgs)-1]
-		if last.Role == agent.RoleAssistant {
-			missing := unanswered(last, msgs)
-			if len(last.ToolCalls) == 0 {
-				return r.endTurn(ctx, a, last.Content)
+	if iterations >= r.o.cfg.MaxIterations {
+		r.iterationLimit(a, iterations)
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var saveErr error // the conversation or the state could not be saved: the turn stops
+	ag, err := agent.New(agent.Config{
+		Spec:  &agent.RoleSpec{Name: agentRole(a), Prompt: systemPrompt(a, r.st.ReadOnly)},
+		Model: model, ModelName: modelName, Engine: eng, Session: sess,
+		MaxIterations: r.o.cfg.MaxIterations - iterations, JSONEnvelope: a.Envelope, Hosted: true, InOrder: true,
+		SessionID: r.st.ID + "-" + a.Name, History: recent(msgs, r.st.Round),
+		Events: func(e agent.Event) { r.agentEvent(a, e) },
+		Call: func(ctx context.Context, c agent.ToolCall) (tools.Result, error) {
+			out, failed := r.callTool(ctx, a, c)
+			return tools.Result{Output: out, Failed: failed}, nil
+		},
+		OnMessage: func(m agent.Message) {
+			msgs = append(msgs, m)
+			if saveErr = r.s.saveConversation(a.Name, msgs); saveErr != nil {
+				cancel()
+				return
 			}
-			for _, c := range missing {
-				res := r.callTool(ctx, a, c, fns)
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if err := add(agent.Message{Role: agent.RoleTool, ToolCallID: c.ID, Content: res}); err != nil {
-					return err
-				}
+			if m.Role != agent.RoleAssistant {
+				return
 			}
-		}
-		if iterations >= r.o.cfg.MaxIterations {
-			r.emit(editor.SwarmEvent{Kind: "text", Agent: a.Name, Failed: true,
-				Text: fmt.Sprintf("%s's turn ends: %d model calls, the limit of a turn", a.Name, iterations)})
-			return nil
-		}
-		if r.budgetSpent() {
-			return fmt.Errorf("agent %s: %w", a.Name, errBudget) // spent by the others' calls
-		}
-		shown := recent(msgs, r.st.Round)
-		req := agent.Request{Model: modelName, Messages: append([]agent.Message{system}, shown...)}
-		if a.Envelope {
-			req.Messages = append([]agent.Message{system}, asText(shown)...)
-		} else {
-			req.Tools = fns
-		}
-		resp, err := complete(ctx, r.o.cfg.Hooks, model, req, agentRole(a), iterations+1, r.warn)
-		if err != nil {
-			return fmt.Errorf("agent %s: model call: %w", a.Name, err)
-		}
-		iterations++
-		msg := resp.Message
-		msg.Role = agent.RoleAssistant
-		if a.Envelope {
-			if calls, before, _, ok := agent.ParseEnvelope(msg.Content); ok {
-				msg.ToolCalls, msg.Content = calls, strings.TrimSpace(before)
+			if m.Content != "" {
+				r.emit(editor.SwarmEvent{Kind: "text", Agent: a.Name, Text: m.Content})
 			}
-		}
-		if msg.Content != "" {
-			r.emit(editor.SwarmEvent{Kind: "text", Agent: a.Name, Text: msg.Content})
-		}
-		if err := add(msg); err != nil {
-			return err
-		}
-		if err := r.spend(resp.Usage); err != nil {
-			return err
-		}
+			if saveErr = r.change(func(st *State) { st.Tokens = r.tokens0 + r.tokens() }); saveErr != nil {
+				cancel()
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("agent %s: %w", a.Name, err)
+	}
+	out, err := ag.RunTurn(ctx, "")
+	if saveErr != nil {
+		return fmt.Errorf("agent %s: %w", a.Name, saveErr)
+	}
+	if limit := (*kernel.LimitError)(nil); errors.As(err, &limit) {
+		return fmt.Errorf("agent %s: %v: %w", a.Name, limit, errBudget)
+	}
+	if err != nil {
+		return fmt.Errorf("agent %s: %w", a.Name, err)
+	}
+	switch out.Kind {
+	case agent.OutcomeFailed:
+		r.iterationLimit(a, iterations+out.Iterations)
+		return nil
+	}
+	return r.endTurn(ctx, a, out.Text)
+}
+
+// iterationLimit tells that an agent's turn ended at the model calls a
+// turn may make.
+func (r *run) iterationLimit(a editor.SwarmAgent, calls int) {
+	r.emit(editor.SwarmEvent{Kind: "text", Agent: a.Name, Failed: true,
+		Text: fmt.Sprintf("%s's turn ends: %d model calls, the limit of a turn", a.Name, calls)})
+}
+
+// agentEvent tells what the agent loop reports of an agent's turn that
+// the swarm does not tell itself: the calls (their results, the rate
+// limits and the agent's text are told by callTool and the turn), retries,
+// compactions and failing hooks.
+func (r *run) agentEvent(a editor.SwarmAgent, e agent.Event) {
+	switch e.Kind {
+	case "tool_call":
+		r.emit(editor.SwarmEvent{Kind: "tool_call", Agent: a.Name, Tool: e.Tool, Text: clip(string(e.Args), 300)})
+	case "retry", "compaction":
+		r.emit(editor.SwarmEvent{Kind: e.Kind, Agent: a.Name, Text: e.Text})
+	case "warning":
+		r.warn(a.Name + ": " + e.Text)
 	}
 }
 
@@ -161,26 +189,10 @@ func asText(msgs []agent.Message) []agent.Message {
 	return out
 }
 
-// unanswered are the calls of an assistant message (the last one) without
-// a tool result after it.
-func unanswered(last agent.Message, msgs []agent.Message) []agent.ToolCall {
-	answered := map[string]bool{}
-	for i := len(msgs) - 1; i >= 0 && msgs[i].Role == agent.RoleTool; i-- {
-		answered[msgs[i].ToolCallID] = true
-	}
-	var out []agent.ToolCall
-	for _, c := range last.ToolCalls {
-		if !answered[c.ID] {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // callTool runs one of the agent's calls through the engine; the result
 // is what the model reads (its mistakes included).
-func (r *run) callTool(ctx context.Context, a editor.SwarmAgent, c agent.ToolCall, fns []tools.FunctionSchema) string {
-	r.emit(editor.SwarmEvent{Kind: "tool_call", Agent: a.Name, Tool: c.Name, Text: clip(string(c.Args), 300)})
+func (r *run) callTool(ctx context.Context, a editor.SwarmAgent, c agent.ToolCall) (result string, failed bool) {
+	fns := r.eng.Schemas(r.st.ReadOnly)
 	if ok, names := offered(c.Name, fns); !ok {
 		msg := fmt.Sprintf("unknown tool %q: the swarm's tools are %s", c.Name, names)
 		if r.st.ReadOnly && isWrite(c.Name) {
@@ -188,18 +200,20 @@ func (r *run) callTool(ctx context.Context, a editor.SwarmAgent, c agent.ToolCal
 		}
 		b, _ := json.Marshal(map[string]string{"error": msg})
 		r.emit(editor.SwarmEvent{Kind: "tool_result", Agent: a.Name, Tool: c.Name, Failed: true, Text: msg})
-		return string(b)
+		return string(b), true
 	}
 	args := c.Args
 	if len(args) == 0 || !json.Valid(args) {
-		b, _ := json.Marshal(map[string]string{"error": "the arguments are not a JSON object: give {\"name\": …, \"args\": {…}}"})
-		return string(b)
+		msg := "the arguments are not a JSON object: give {\"name\": …, \"args\": {…}}"
+		b, _ := json.Marshal(map[string]string{"error": msg})
+		r.emit(editor.SwarmEvent{Kind: "tool_result", Agent: a.Name, Tool: c.Name, Failed: true, Text: msg})
+		return string(b), true
 	}
 	res, err := r.eng.Call(ctx, a.Name, c.Name, args)
 	if err != nil {
 		b, _ := json.Marshal(map[string]string{"error": "the swarm engine failed: " + err.Error() + "; try again later"})
 		r.emit(editor.SwarmEvent{Kind: "tool_result", Agent: a.Name, Tool: c.Name, Failed: true, Text: err.Error()})
-		return string(b)
+		return string(b), true
 	}
 	var limited struct {
 		Error    string `json:"error"`
@@ -215,7 +229,7 @@ func (r *run) callTool(ctx context.Context, a editor.SwarmAgent, c agent.ToolCal
 	default:
 		r.emit(editor.SwarmEvent{Kind: "tool_result", Agent: a.Name, Tool: c.Name, Failed: limited.Error != "", Text: clip(string(res), 300)})
 	}
-	return string(res)
+	return string(res), limited.Error != ""
 }
 
 // roundInput opens an agent's turn: the round, the task, the shared
@@ -292,32 +306,8 @@ func (r *run) improved(agentName string) bool {
 	return false
 }
 
-// spend counts a model call's tokens; over the run's budget it ends the
-// turn (the answer is saved: a resumed turn runs its tool calls). Turns
-// running at once check the budget before each model call, so a run
-// overshoots its budget by at most the calls in flight when it was spent.
-func (r *run) spend(u agent.Usage) error {
-	n := u.PromptTokens + u.CompletionTokens
-	over := false
-	if err := r.change(func(st *State) {
-		r.spent += n
-		st.Tokens += n
-		over = r.spent >= r.o.cfg.TokenBudget
-	}); err != nil {
-		return err
-	}
-	if over {
-		return fmt.Errorf("agent turn: %w", errBudget)
-	}
-	return nil
-}
-
-// budgetSpent reports whether the run's token budget is spent.
-func (r *run) budgetSpent() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.spent >= r.o.cfg.TokenBudget
-}
+// tokens are the tokens this run's model calls spent.
+func (r *run) tokens() int { return int(r.meter.Spent().Tokens()) }
 
 // agentRole is an agent's role as the model call hooks hear it.
 func agentRole(a editor.SwarmAgent) string {

@@ -22,25 +22,21 @@ const BranchPrefix = "autarch/swarm-"
 // ensureWorktree makes sure the swarm's worktree exists on its branch:
 // the branch is made at the base the first time; a folder that vanished is
 // recreated from the branch. The user's HEAD, index and files are never
-// touched.
+// touched. The worktree list and the refs change under the repository's
+// ref lock (git.Repo.EnsureBranch, EnsureLinkedWorktree), as the
+// workflow's pulses' and the jobs' do.
 func ensureWorktree(ctx context.Context, repo *git.Repo, st *State) error {
 	if fi, err := os.Stat(filepath.Join(st.Worktree, ".git")); err == nil && !fi.IsDir() {
-		return nil
+		return nil // there (a resumed run): no git process
 	}
-	if _, err := repo.Git(ctx, repo.Top(), nil, "worktree", "prune"); err != nil {
-		return fmt.Errorf("prune stale worktrees: %w", err)
+	if err := repo.EnsureBranch(ctx, st.Branch, st.Base); err != nil {
+		return fmt.Errorf("the swarm's branch %s: %w", st.Branch, err)
 	}
-	if entries, err := os.ReadDir(st.Worktree); err == nil && len(entries) > 0 {
+	err := repo.EnsureLinkedWorktree(ctx, st.Worktree, "", st.Branch)
+	if errors.Is(err, git.ErrNotWorktree) {
 		return fmt.Errorf("the swarm's worktree folder %s exists and is not a worktree: move it away, then resume the swarm", st.Worktree)
 	}
-	if err := os.MkdirAll(filepath.Dir(st.Worktree), 0o755); err != nil {
-		return fmt.Errorf("worktree directory: %w", err)
-	}
-	args := []string{"worktree", "add", "--quiet", st.Worktree, st.Branch}
-	if _, err := repo.ResolveCommit(ctx, "refs/heads/"+st.Branch); err != nil {
-		args = []string{"worktree", "add", "--quiet", "-b", st.Branch, st.Worktree, st.Base}
-	}
-	if _, err := repo.Git(ctx, repo.Top(), nil, args...); err != nil {
+	if err != nil {
 		return fmt.Errorf("create the swarm's worktree %s: %w", st.Worktree, err)
 	}
 	return nil
@@ -130,34 +126,13 @@ func (o *Orchestrator) guardrailsNow() ([]*tools.Guardrails, error) {
 
 // commitRound commits what the round's approved writes changed: nothing
 // changed, no commit ("" returned). Nested repositories and gitlinks the
-// commit leaves out (git.StageAll) are returned.
+// commit leaves out (git.StageAll) are returned. The branch moves under
+// the repository's ref lock (git.Repo.CommitPaths).
 func commitRound(ctx context.Context, repo *git.Repo, st *State, paths []string) (string, []git.Excluded, error) {
-	if len(paths) == 0 {
-		return "", nil, nil
-	}
-	excluded, err := repo.StageAll(ctx, st.Worktree, "HEAD", paths, nil)
-	if err != nil {
-		return "", nil, fmt.Errorf("stage the round's writes: %w", err)
-	}
-	if _, err := repo.Git(ctx, st.Worktree, nil, "diff", "--cached", "--quiet"); err == nil {
-		return "", excluded, nil
-	} else if !isExit1(err) {
-		return "", nil, fmt.Errorf("check the round's changes: %w", err)
-	}
 	msg := fmt.Sprintf("swarm %s round %d: %s\n\nApproved by the arbiter (%s).\n\nSwarm: %s\nSwarm-Round: %d\n", st.ID, st.Round, strings.Join(paths, ", "), st.Arbiter, st.ID, st.Round)
-	if _, err := repo.Git(ctx, st.Worktree, strings.NewReader(msg), "commit", "--quiet", "--no-verify", "-F", "-"); err != nil {
-		return "", nil, fmt.Errorf("commit the round: %w", err)
-	}
-	out, err := repo.Git(ctx, st.Worktree, nil, "rev-parse", "HEAD")
+	commit, excluded, err := repo.CommitPaths(ctx, st.Worktree, paths, msg)
 	if err != nil {
-		return "", nil, fmt.Errorf("read the round's commit: %w", err)
+		return "", nil, fmt.Errorf("commit the round's writes: %w", err)
 	}
-	return strings.TrimSpace(string(out)), excluded, nil
-}
-
-// isExit1 reports a git command that exited with status 1 (diff --quiet:
-// there are differences).
-func isExit1(err error) bool {
-	var ee *git.ExitError
-	return errors.As(err, &ee) && ee.Code == 1
+	return commit, excluded, nil
 }

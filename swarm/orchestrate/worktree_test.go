@@ -1,9 +1,12 @@
 package orchestrate
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/autarch-dev/autarch/editor"
@@ -80,5 +83,63 @@ func TestApplyRefusesHostilePaths(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(wt, "new", "dir", "f.txt")); string(b) != "x" {
 		t.Errorf("new/dir/f.txt = %q", b)
+	}
+}
+
+// TestWorktreesUnderTheRefLock: swarms set up their worktrees while a
+// workflow's parallel pulses make and drop theirs, all at once: every set-up
+// succeeds and every swarm worktree is on its own branch. Without the
+// repository's ref lock, a `git worktree prune` or `worktree add` reads
+// another's half-made admin directory ("failed to read …/commondir").
+func TestWorktreesUnderTheRefLock(t *testing.T) {
+	w := newWorld(t, "")
+	ctx := context.Background()
+	wf, err := w.repo.CreateWorkflow(ctx, "wf", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := w.repo.ResolveCommit(ctx, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []*State
+	for round := range 4 {
+		var (
+			wg   sync.WaitGroup
+			mu   sync.Mutex
+			errs []error
+		)
+		fail := func(err error) { mu.Lock(); errs = append(errs, err); mu.Unlock() }
+		for i := range 6 {
+			id := fmt.Sprintf("%06x%06x", round, i)
+			st := &State{ID: id, Branch: BranchPrefix + id, Base: base, Worktree: w.repo.WorktreePath("swarm-" + id)}
+			states = append(states, st)
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				if err := ensureWorktree(ctx, w.repo, st); err != nil {
+					fail(err)
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				pt, err := wf.OpenPulseTree(ctx, fmt.Sprintf("p%d-%d", round, i))
+				if err == nil {
+					err = pt.Discard(ctx)
+				}
+				if err != nil {
+					fail(err)
+				}
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			t.Errorf("round %d: %v", round, err)
+		}
+	}
+	for _, st := range states {
+		if got := gitRun(t, st.Worktree, "symbolic-ref", "HEAD"); got != "refs/heads/"+st.Branch {
+			t.Errorf("%s is on %s, want %s", st.Worktree, got, st.Branch)
+		}
 	}
 }

@@ -65,7 +65,7 @@ func newTool(s *Server, t *sdk.Tool) (*Tool, error) {
 	}
 	desc = strings.TrimSpace(fmt.Sprintf("%s\n\n(Tool %q of the MCP server %s.)", desc, t.Name, s.name))
 	return &Tool{srv: s, name: toolName(s.name, t.Name), orig: t.Name, desc: desc, schema: out, resolved: resolved,
-		readOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint}, nil
+		readOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint || s.origin == OriginUser && s.cfg.MarksReadOnly(t.Name)}, nil
 }
 
 func (t *Tool) Name() string            { return t.name }
@@ -75,7 +75,8 @@ func (t *Tool) Schema() json.RawMessage { return t.schema }
 // Original is the tool's name on its server.
 func (t *Tool) Original() string { return t.orig }
 
-// ReadOnly reports the server's readOnlyHint.
+// ReadOnly reports the server's readOnlyHint, or the user's marking of
+// the tool as read-only in their mcp.json (readOnlyTools).
 func (t *Tool) ReadOnly() bool { return t.readOnly }
 
 // Kind is ReadOnly for tools the server annotates readOnlyHint, Write
@@ -86,6 +87,18 @@ func (t *Tool) Kind() tools.Kind {
 	}
 	return tools.Write
 }
+
+// Traits: a tool the server annotates readOnlyHint reads; any other may
+// change anything (it runs on the server's side).
+func (t *Tool) Traits() tools.Traits {
+	if t.readOnly {
+		return tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}
+	}
+	return tools.Traits{Effect: tools.EffectExecute, Category: tools.CategoryMutating}
+}
+
+// Touches: a server's arguments name no files Autarch can read.
+func (t *Tool) Touches(json.RawMessage) []tools.Touch { return nil }
 
 // Sensitive: every MCP tool asks for confirmation (spec), whatever its
 // arguments.

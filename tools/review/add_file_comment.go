@@ -19,7 +19,7 @@ type addFileCommentParams struct {
 }
 
 func newAddFileComment(b Backend) tools.Tool {
-	return tools.Define("add_file_comment", addFileCommentDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addFileCommentParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "add_file_comment", addFileCommentDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addFileCommentParams) (tools.Result, error) {
 		c := Comment{Type: "file", FilePath: p.FilePath, Severity: p.Severity, Category: p.Category, Description: p.Description}
 		return added(ctx, b, c, "File comment added successfully")
 	})

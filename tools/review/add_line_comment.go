@@ -22,7 +22,7 @@ type addLineCommentParams struct {
 }
 
 func newAddLineComment(b Backend) tools.Tool {
-	return tools.Define("add_line_comment", addLineCommentDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addLineCommentParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "add_line_comment", addLineCommentDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addLineCommentParams) (tools.Result, error) {
 		c := Comment{Type: "line", FilePath: p.FilePath, StartLine: p.StartLine, Severity: p.Severity, Category: p.Category, Description: p.Description, Suggestion: p.Suggestion}
 		if p.EndLine != nil {
 			c.EndLine = *p.EndLine

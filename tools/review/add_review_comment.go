@@ -18,7 +18,7 @@ type addReviewCommentParams struct {
 }
 
 func newAddReviewComment(b Backend) tools.Tool {
-	return tools.Define("add_review_comment", addReviewCommentDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addReviewCommentParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "add_review_comment", addReviewCommentDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addReviewCommentParams) (tools.Result, error) {
 		c := Comment{Type: "review", Severity: p.Severity, Category: p.Category, Description: p.Description}
 		return added(ctx, b, c, "Review comment added successfully")
 	})

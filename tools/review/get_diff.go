@@ -16,7 +16,7 @@ type getDiffParams struct {
 }
 
 func newGetDiff(b Backend) tools.Tool {
-	return tools.Define("get_diff", getDiffDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p getDiffParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "get_diff", getDiffDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p getDiffParams) (tools.Result, error) {
 		diff, err := b.Diff(ctx)
 		switch {
 		case errors.Is(err, ErrNoDiff):

@@ -16,7 +16,7 @@ type getScopeCardParams struct {
 }
 
 func newGetScopeCard(b Backend) tools.Tool {
-	return tools.Define("get_scope_card", getScopeCardDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p getScopeCardParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "get_scope_card", getScopeCardDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p getScopeCardParams) (tools.Result, error) {
 		sc, err := b.ScopeCard(ctx)
 		switch {
 		case errors.Is(err, ErrNoScope):

@@ -22,6 +22,20 @@ import (
 type checkCache struct {
 	mu     sync.Mutex
 	status map[string]string // tool + "\x00" + tree state → status
+	// unverified: the user allowed this job's commits without tests.
+	unverified bool
+}
+
+func (c *checkCache) unverifiedAllowed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.unverified
+}
+
+func (c *checkCache) allowUnverified() {
+	c.mu.Lock()
+	c.unverified = true
+	c.mu.Unlock()
 }
 
 func newCheckCache() *checkCache { return &checkCache{status: map[string]string{}} }

@@ -36,7 +36,7 @@ type verifier struct {
 }
 
 func newCommitChanges(job Job, lock sync.Locker, checks *checkCache, verifiers []verifier) tools.Tool {
-	t := tools.Define("commit_changes", commitChangesDesc, tools.Write, func(ctx context.Context, s *tools.Session, p commitChangesParams) (tools.Result, error) {
+	t := tools.DefineWith(tools.Traits{Effect: tools.EffectExecute, Category: tools.CategoryMutating}, "commit_changes", commitChangesDesc, tools.Write, func(ctx context.Context, s *tools.Session, p commitChangesParams) (tools.Result, error) {
 		if job == nil {
 			return noJob("commit_changes"), nil
 		}
@@ -96,13 +96,28 @@ func (c committer) commit(ctx context.Context, s *tools.Session, message string)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	failed, results, err := c.verify(ctx, s, state)
+	failed, unverified, results, err := c.verify(ctx, s, state)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	if len(failed) > 0 {
 		zero["failedChecks"], zero["checkResults"] = failed, results
 		return fail(CodeCommitError, "not committed: "+strings.Join(failed, " and ")+" did not pass on the current tree; fix what they report (checkResults), then commit again")
+	}
+	if len(unverified) > 0 {
+		ok, feedback, err := c.allowUnverified(ctx, branch)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		if !ok {
+			zero["unverified"] = unverified
+			msg := "not committed: no test runner is detected and no test command is configured, and the user did not allow commits without tests"
+			if feedback != "" {
+				msg += "; their answer: " + feedback
+			}
+			return fail(CodeCommitError, msg+". Finish with the changes uncommitted and say so, or follow the user's answer")
+		}
+		results["run_tests"] = map[string]any{"status": "skipped", "note": "no test runner detected or configured; the user allowed commits without tests"}
 	}
 	c.lock.Lock()
 	defer c.lock.Unlock()
@@ -149,18 +164,32 @@ func (c committer) commit(ctx context.Context, s *tools.Session, message string)
 // verify runs (or takes from the cache) the project's tests and linters
 // on the tree state; failed names those that did not pass, res holds
 // the results of those that failed or just ran (for the model and the
-// job's record). A project without a test runner or a
-// linter is not held back by the missing one.
-func (c committer) verify(ctx context.Context, s *tools.Session, state string) (failed []string, res map[string]any, err error) {
+// job's record). A kind with no detected runner or linter runs the
+// quality gates' configured command for it (003-30); tests that can run
+// neither way are unverified (unverified names them), a missing linter
+// only noted.
+func (c committer) verify(ctx context.Context, s *tools.Session, state string) (failed, unverified []string, res map[string]any, err error) {
 	d := verify.Detector{Root: s.Root().Dir()}
 	res = map[string]any{}
 	for _, v := range c.verifiers {
 		if len(d.Checks(".", v.kind)) == 0 {
+			r, ok := s.ConfiguredCheck(ctx, v.kind)
+			switch {
+			case ok:
+				res[v.tool.Name()] = r
+				if r.Status != verify.StatusPass {
+					failed = append(failed, fmt.Sprintf("%s (%s: %s)", v.tool.Name(), r.Command, r.Status))
+				}
+			case v.kind == verify.Test:
+				unverified = append(unverified, v.tool.Name())
+			default:
+				res[v.tool.Name()] = map[string]any{"status": "skipped", "note": "no linter detected or configured (guardrails.quality_gates.commands.lint)"}
+			}
 			continue
 		}
 		st, r, err := c.checks.run(ctx, s, v.tool, state)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if r.Output != "" || st != "pass" { // a verdict from the cache was recorded when it ran
 			res[v.tool.Name()] = resultValue(r)
@@ -169,7 +198,27 @@ func (c committer) verify(ctx context.Context, s *tools.Session, state string) (
 			failed = append(failed, fmt.Sprintf("%s (%s)", v.tool.Name(), st))
 		}
 	}
-	return failed, res, nil
+	return failed, unverified, res, nil
+}
+
+// allowUnverified asks the human, once per job, whether the job may
+// commit without tests (none detected and none configured): commits are
+// never unverified unasked (003-30).
+func (c committer) allowUnverified(ctx context.Context, branch string) (ok bool, feedback string, err error) {
+	if c.checks.unverifiedAllowed() {
+		return true, "", nil
+	}
+	_, approved, feedback, err := c.job.Escalate(ctx, Escalation{Severity: "high",
+		Reason: "commit_changes found no test runner (go.mod, package.json with vitest or jest, pytest, Cargo.toml) and no configured test command " +
+			"(guardrails.quality_gates.commands.test in your Autarch config) for " + branch + ": approve to let this job commit without running tests, " +
+			"or reject and configure a test command"})
+	if err != nil {
+		return false, "", err
+	}
+	if approved {
+		c.checks.allowUnverified()
+	}
+	return approved, feedback, nil
 }
 
 // resultValue is a tool result as a JSON value: its JSON, or its text.

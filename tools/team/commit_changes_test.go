@@ -130,7 +130,7 @@ func TestCommitVerifiesOncePerTree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if failed, _, err := c.verify(t.Context(), h.s, state); err != nil || len(failed) > 0 {
+		if failed, _, _, err := c.verify(t.Context(), h.s, state); err != nil || len(failed) > 0 {
 			t.Fatalf("verify = %v, %v", failed, err)
 		}
 	}
@@ -152,5 +152,56 @@ func TestCommitVerifiesOncePerTree(t *testing.T) {
 	verifyNow()
 	if tests != 3 || lints != 3 {
 		t.Errorf("run_tests' own verdict was not reused: tests %d, lints %d runs", tests, lints)
+	}
+}
+
+// TestCommitChangesWithoutATestRunner (003-30: commit_changes REQUIRES
+// tests; never skip them): with no detected test runner, the quality
+// gates' configured test command verifies the commit; with none either,
+// the job asks the user once, and commits only if they allow it.
+func TestCommitChangesWithoutATestRunner(t *testing.T) {
+	tests := []struct {
+		name       string
+		command    string // guardrails.quality_gates.commands.test ("": none)
+		approve    bool
+		committed  bool
+		asked      int
+		wantOutput string
+	}{
+		{"nothing configured, the user refuses", "", false, false, 1, "the user did not allow commits without tests"},
+		{"nothing configured, the user allows", "", true, true, 1, `"run_tests":{"note":"no test runner detected or configured; the user allowed commits without tests","status":"skipped"}`},
+		{"a configured test command fails", "echo 'FAIL: make test' >&2; exit 2", true, false, 0, "run_tests (echo"},
+		{"a configured test command passes", "echo ok", false, true, 0, `"committed":true`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t, map[string]string{"Makefile": "test:\n\ttrue\n"})
+			job := &fakeJob{id: "feedc0de99", mode: Genius, approve: tt.approve}
+			h := newHarness(t, r.wt, job)
+			g, err := tools.LoadGuardrails(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.command != "" {
+				g.SetQuality(tools.Quality{Gates: verify.Gates{Commands: map[verify.Kind]string{verify.Test: tt.command}}})
+			}
+			h.e.WithGuardrails(g)
+			h.call("create_branch", map[string]any{"name": "x"})
+			write(t, r.wt, map[string]string{"a.txt": "a\n"})
+			got, res := h.call("commit_changes", map[string]any{"message": "feat: a"})
+			if got["committed"] != tt.committed || !strings.Contains(res.Output, tt.wantOutput) {
+				t.Errorf("committed = %v, want %v; output lacks %q: %s", got["committed"], tt.committed, tt.wantOutput, res.Output)
+			}
+			if tt.committed {
+				// Allowed once: the next commit does not ask again.
+				write(t, r.wt, map[string]string{"b.txt": "b\n"})
+				if got, res := h.call("commit_changes", map[string]any{"message": "feat: b"}); got["committed"] != true {
+					t.Errorf("second commit: %s", res.Output)
+				}
+			}
+			if len(job.escalation) != tt.asked {
+				t.Errorf("asked the user %d times, want %d: %+v", len(job.escalation), tt.asked, job.escalation)
+			}
+		})
 	}
 }

@@ -27,7 +27,7 @@ type createBranchParams struct {
 }
 
 func newCreateBranch(job Job, lock sync.Locker) tools.Tool {
-	return tools.Define("create_branch", createBranchDesc, tools.Write, func(ctx context.Context, s *tools.Session, p createBranchParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectExecute, Category: tools.CategoryMutating}, "create_branch", createBranchDesc, tools.Write, func(ctx context.Context, s *tools.Session, p createBranchParams) (tools.Result, error) {
 		if job == nil {
 			return noJob("create_branch"), nil
 		}
@@ -121,15 +121,8 @@ func (w *worktree) base(ctx context.Context, given string) (string, error) {
 		}
 		return given, nil
 	}
-	if out, err := w.text(ctx, "symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"); err == nil && out != "" {
-		return out, nil
-	}
-	for _, b := range []string{"main", "master"} {
-		if ok, err := w.exists(ctx, "refs/heads/"+b); err != nil {
-			return "", err
-		} else if ok {
-			return b, nil
-		}
+	if d := w.defaultBranch(ctx, ""); d != "" {
+		return d, nil
 	}
 	if cur, err := w.branch(ctx); err == nil && cur != "" {
 		return cur, nil

@@ -23,7 +23,7 @@ type createPlanParams struct {
 }
 
 func newCreatePlan(job Job) tools.Tool {
-	return tools.Define("create_plan", createPlanDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p createPlanParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "create_plan", createPlanDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p createPlanParams) (tools.Result, error) {
 		if job == nil {
 			return noJob("create_plan"), nil
 		}

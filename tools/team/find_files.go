@@ -20,7 +20,7 @@ type findFilesParams struct {
 }
 
 func newFindFiles() tools.Tool {
-	return tools.Define("find_files", findFilesDesc, tools.ReadOnly, findFiles)
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectSearch, Category: tools.CategoryReadOnly}, "find_files", findFilesDesc, tools.ReadOnly, findFiles)
 }
 
 func findFiles(ctx context.Context, s *tools.Session, p findFilesParams) (tools.Result, error) {

@@ -45,3 +45,62 @@ func TestGetRepoState(t *testing.T) {
 		t.Errorf("detached on a branch: %s", res.Output)
 	}
 }
+
+// TestGetRepoStateAheadBehindWithoutUpstream (003-10): with no upstream,
+// ahead/behind count against the base the branch was created from, else
+// the default branch, and say which; never a silent 0.
+func TestGetRepoStateAheadBehindWithoutUpstream(t *testing.T) {
+	tests := []struct {
+		name   string
+		setup  func(t *testing.T, r repo)
+		branch string
+		want   map[string]any
+	}{
+		{"pushed without -u: the default branch", func(t *testing.T, r repo) {
+			runGit(t, r.wt, "switch", "-q", "-c", "pushed")
+			commit(t, r.wt, "one")
+			runGit(t, r.wt, "push", "-q", "origin", "pushed")
+		}, "pushed", map[string]any{"ahead": 1, "behind": 0, "comparedWith": "origin/main"}},
+		{"created from a base: the base", func(t *testing.T, r repo) {
+			runGit(t, r.wt, "switch", "-q", "-c", "base")
+			commit(t, r.wt, "b1")
+			commit(t, r.wt, "b2")
+			runGit(t, r.wt, "switch", "-q", "--no-track", "-c", "topic", "base")
+			commit(t, r.wt, "t1")
+			runGit(t, r.wt, "switch", "-q", "base")
+			commit(t, r.wt, "b3")
+			runGit(t, r.wt, "switch", "-q", "topic")
+		}, "topic", map[string]any{"ahead": 1, "behind": 1, "comparedWith": "base"}},
+		{"detached: the default branch", func(t *testing.T, r repo) {
+			commit(t, r.wt, "d1")
+		}, "", map[string]any{"ahead": 1, "behind": 0, "comparedWith": "origin/main"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRepo(t, map[string]string{"a.txt": "a\n"})
+			tt.setup(t, r)
+			h := newHarness(t, r.wt, &fakeJob{id: "j", mode: Genius})
+			got, res := h.call("get_repo_state", map[string]any{})
+			tt.want["branch"] = tt.branch
+			expect(t, got, res, "", tt.want)
+		})
+	}
+
+	// create_branch (no upstream: --no-track) from the default branch.
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	h := newHarness(t, r.wt, &fakeJob{id: "j", mode: Genius})
+	if got, res := h.call("create_branch", map[string]any{"name": "fix"}); res.Failed {
+		t.Fatalf("create_branch: %s (%v)", res.Output, got)
+	}
+	commit(t, r.wt, "c1")
+	got, res := h.call("get_repo_state", map[string]any{})
+	expect(t, got, res, "", map[string]any{"ahead": 1, "behind": 0, "comparedWith": "origin/main"})
+}
+
+// commit commits a new file in dir.
+func commit(t *testing.T, dir, name string) {
+	t.Helper()
+	write(t, dir, map[string]string{name + ".txt": name + "\n"})
+	runGit(t, dir, "add", "-A")
+	runGit(t, dir, "commit", "-q", "-m", "commit "+name)
+}

@@ -35,7 +35,7 @@ func TestTeamGitRunsNothingAgentsPlanted(t *testing.T) {
 			t.Run(a.Name+"/"+tool, func(t *testing.T) {
 				r := newRepo(t, map[string]string{"agent.txt": "base\n"})
 				before := r.userState(t)
-				h := newHarness(t, r.wt, &fakeJob{id: "feedc0de99", mode: Genius})
+				h := newHarness(t, r.wt, &fakeJob{id: "feedc0de99", mode: Genius, approve: true}) // no test runner: the user allows commits without tests (003-30)
 				if got, res := h.call("create_branch", map[string]any{"name": "attack"}); res.Failed {
 					t.Fatalf("create_branch: %v", got)
 				}
@@ -97,7 +97,7 @@ func TestAttackPlantedFromTheSandbox(t *testing.T) {
 		t.Skip("bubblewrap is not installed")
 	}
 	r := newRepo(t, map[string]string{"agent.txt": "base\n"})
-	job := &fakeJob{id: "feedc0de99", mode: Genius}
+	job := &fakeJob{id: "feedc0de99", mode: Genius, approve: true} // no test runner: the user allows commits without tests (003-30)
 	ts, err := Tools(job, Deps{})
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ type fileEntry struct {
 }
 
 func newListFiles() tools.Tool {
-	return tools.Define("list_files", listFilesDesc, tools.ReadOnly, listFiles)
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "list_files", listFilesDesc, tools.ReadOnly, listFiles)
 }
 
 func listFiles(ctx context.Context, s *tools.Session, p listFilesParams) (tools.Result, error) {

@@ -33,7 +33,7 @@ type readFileParams struct {
 }
 
 func newReadFile() tools.Tool {
-	return tools.Define("read_file", readFileDesc, tools.ReadOnly, readFile)
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "read_file", readFileDesc, tools.ReadOnly, readFile)
 }
 
 func readFile(ctx context.Context, s *tools.Session, p readFileParams) (tools.Result, error) {

@@ -21,7 +21,7 @@ type recordAnalysisParams struct {
 }
 
 func newRecordAnalysis(job Job) tools.Tool {
-	return tools.Define("record_analysis", recordAnalysisDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p recordAnalysisParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "record_analysis", recordAnalysisDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p recordAnalysisParams) (tools.Result, error) {
 		if job == nil {
 			return noJob("record_analysis"), nil
 		}

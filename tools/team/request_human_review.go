@@ -22,7 +22,7 @@ type requestHumanReviewParams struct {
 }
 
 func newRequestHumanReview(job Job) tools.Tool {
-	return tools.Define("request_human_review", requestHumanReviewDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p requestHumanReviewParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "request_human_review", requestHumanReviewDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p requestHumanReviewParams) (tools.Result, error) {
 		if job == nil {
 			return noJob("request_human_review"), nil
 		}

@@ -35,7 +35,7 @@ type codeMatch struct {
 }
 
 func newSearchCode() tools.Tool {
-	return tools.Define("search_code", searchCodeDesc, tools.ReadOnly, searchCode)
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectSearch, Category: tools.CategoryReadOnly}, "search_code", searchCodeDesc, tools.ReadOnly, searchCode)
 }
 
 func searchCode(ctx context.Context, s *tools.Session, p searchCodeParams) (tools.Result, error) {

@@ -28,7 +28,7 @@ type semanticHit struct {
 }
 
 func newSemanticSearch() tools.Tool {
-	return tools.Define("semantic_search", semanticSearchDesc, tools.ReadOnly, semanticSearch)
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectSearch, Category: tools.CategoryReadOnly}, "semantic_search", semanticSearchDesc, tools.ReadOnly, semanticSearch)
 }
 
 func semanticSearch(ctx context.Context, s *tools.Session, p semanticSearchParams) (tools.Result, error) {

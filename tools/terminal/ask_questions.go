@@ -34,7 +34,7 @@ func (p AskQuestionsParams) EditorQuestions() []editor.Question {
 }
 
 func newAskQuestions() tools.Tool {
-	return tools.Define(AskQuestions, askQuestionsDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p AskQuestionsParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, AskQuestions, askQuestionsDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p AskQuestionsParams) (tools.Result, error) {
 		if len(p.Questions) == 0 {
 			return invalid("questions needs at least one question"), nil
 		}

@@ -20,7 +20,7 @@ type Preflight struct {
 }
 
 func newCompletePreflight() tools.Tool {
-	return tools.Define(CompletePreflight, completePreflightDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p Preflight) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, CompletePreflight, completePreflightDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p Preflight) (tools.Result, error) {
 		if blank(p.Summary) {
 			return invalid("summary is required"), nil
 		}

@@ -49,7 +49,7 @@ func newCompletePulse() tools.Tool {
 func EscapeHatchSchema() json.RawMessage { return definePulseDone().Schema() }
 
 func definePulseDone() tools.Tool {
-	return tools.Define(CompletePulse, completePulseDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p PulseDone) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, CompletePulse, completePulseDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p PulseDone) (tools.Result, error) {
 		if err := ValidCommitSummary(p.Summary); err != nil {
 			return invalid("%v", err), nil
 		}

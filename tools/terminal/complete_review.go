@@ -19,7 +19,7 @@ type ReviewDone struct {
 }
 
 func newCompleteReview() tools.Tool {
-	return tools.Define(CompleteReview, completeReviewDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p ReviewDone) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, CompleteReview, completeReviewDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p ReviewDone) (tools.Result, error) {
 		switch p.Recommendation {
 		case "approve", "reject", "manual_review":
 		default:

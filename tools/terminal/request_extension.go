@@ -19,7 +19,7 @@ type Extension struct {
 }
 
 func newRequestExtension() tools.Tool {
-	return tools.Define(RequestExtension, requestExtensionDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p Extension) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, RequestExtension, requestExtensionDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p Extension) (tools.Result, error) {
 		if len(p.Remaining) == 0 {
 			return invalid("remaining needs at least one item: say what work is left"), nil
 		}

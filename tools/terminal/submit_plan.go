@@ -82,7 +82,7 @@ func (p Plan) Validate() error {
 }
 
 func newSubmitPlan() tools.Tool {
-	return tools.Define(SubmitPlan, submitPlanDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p Plan) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, SubmitPlan, submitPlanDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p Plan) (tools.Result, error) {
 		if err := p.Validate(); err != nil {
 			return invalid("%v", err), nil
 		}

@@ -43,7 +43,7 @@ type Research struct {
 }
 
 func newSubmitResearch() tools.Tool {
-	return tools.Define(SubmitResearch, submitResearchDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p Research) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, SubmitResearch, submitResearchDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p Research) (tools.Result, error) {
 		switch {
 		case blank(p.Summary):
 			return invalid("summary is required"), nil

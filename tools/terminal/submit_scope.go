@@ -23,7 +23,7 @@ type ScopeCard struct {
 }
 
 func newSubmitScope() tools.Tool {
-	return tools.Define(SubmitScope, submitScopeDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p ScopeCard) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, SubmitScope, submitScopeDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p ScopeCard) (tools.Result, error) {
 		switch {
 		case blank(p.Title):
 			return invalid("title is required"), nil

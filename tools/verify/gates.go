@@ -324,6 +324,10 @@ func goAffected(ctx context.Context, exec Exec, dir string, files []string, time
 	return patterns, nil
 }
 
+// Configured is the check of a command the (trusted) configuration sets
+// for a kind, run at the root: how the gates run it.
+func Configured(k Kind, command string) Check { return configured(k, command) }
+
 // configured is the check of a command the repository configures for a
 // kind: its file:line findings are issues; for a test command, a failure
 // without one is the output's tail.

@@ -62,8 +62,12 @@ func goPackages(t Target) []string {
 	return out
 }
 
+// goTestCommand runs the tests without go test's own vet pass: vet is
+// the lint check (go vet), and a vet finding in go test fails the
+// package before any test runs, so a baselined vet warning would hide
+// failing tests.
 func goTestCommand(t Target) string {
-	args := []string{"go", "test", "-json"}
+	args := []string{"go", "test", "-json", "-vet=off"}
 	if t.Pattern != "" {
 		args = append(args, "-run", t.Pattern)
 	}

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { Ctx } from './ctx';
 import { diagnosticsResult, normalizePath, type RawDiagnostic } from './diagnostics';
-import { isUnifiedDiff } from './diff';
+import { diffSides, isUnifiedDiff } from './diff';
 import {
   CommandAnswer,
   CommandDiscuss,
@@ -40,7 +40,7 @@ import { JobList, jobOpCommands, mergeActivity } from './jobs';
 import { SwarmList } from './swarm';
 import { SwarmView } from './swarmView';
 import { Panel, type PanelHost } from './panel';
-import type { FromWebview } from './panelHtml';
+import { panelCommands, type FromWebview } from './panelHtml';
 import type { PanelModel, StoredItem } from './panelView';
 import { PendingStore, type PendingApproval, type PendingQuestions } from './pending';
 import { composerHint, composerTarget, gitScheme, parseGitUri } from './picks';
@@ -51,8 +51,12 @@ import { ReviewComments, resolveWorkspaceFile, workspaceRelative } from './revie
 import { WorkflowState } from './state';
 import { statusBarText } from './status';
 
-/** Commands the panel's buttons may run. */
-const panelCommands = new Set(['autarch.showServerStatus', 'autarch.setApiKey', 'autarch.openLog', 'autarch.restartServer', 'autarch.ui.newWorkflow', 'autarch.ui.reviewBranch', 'workbench.trust.manage', 'workbench.action.openSettings2']);
+
+/** The workspace memento key of the discussion kept across reloads. */
+const discussionKey = 'autarch.discussion';
+
+/** The scheme of an edit approval's before and after documents (read-only). */
+const approvalScheme = 'autarch-approval';
 
 export class App implements vscode.Disposable, PanelHost {
   readonly pending = new PendingStore();
@@ -65,6 +69,8 @@ export class App implements vscode.Disposable, PanelHost {
   private readonly statusItem: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
   private wasRunning = false;
+  /** The before and after texts of edit approvals' diff editors, by URI. */
+  private readonly approvalTexts = new Map<string, string>();
 
   constructor(readonly ctx: Ctx, ext: vscode.ExtensionContext) {
     this.state = new WorkflowState((method, params) => ctx.request(method, params));
@@ -83,13 +89,21 @@ export class App implements vscode.Disposable, PanelHost {
       this.review,
       vscode.window.registerWebviewViewProvider(Panel.viewId, this.panel),
       vscode.workspace.registerTextDocumentContentProvider(gitScheme, { provideTextDocumentContent: (uri) => this.fileAt(uri) }),
+      vscode.workspace.registerTextDocumentContentProvider(approvalScheme, { provideTextDocumentContent: (uri) => this.approvalTexts.get(uri.toString()) ?? '' }),
       ctx.onChange(() => this.onServerChange()),
       ctx.onStop(() => this.pending.clear()),
     );
     this.pending.onChange(() => this.changed());
+    // The discussion survives a window reload (the workspace's memento keeps its last messages).
+    this.state.restoreDiscussion(ext.workspaceState.get(discussionKey));
+    let keptCount = this.state.discussion.length;
     this.state.onChange(() => {
       this.showReviewThreads();
       this.changed();
+      if (this.state.discussion.length !== keptCount) {
+        keptCount = this.state.discussion.length;
+        void ext.workspaceState.update(discussionKey, this.state.keptDiscussion());
+      }
     });
     this.disposables.push(this.jobs.onChange(() => this.changed()), this.jobs);
 
@@ -126,7 +140,7 @@ export class App implements vscode.Disposable, PanelHost {
     const item = this.pending.get(id) as PendingApproval;
     const showDetails = () => {
       void this.showPending(id);
-      if (isUnifiedDiff(a.detail)) void showDiffText(a.detail);
+      if (isUnifiedDiff(a.detail)) void this.showApprovalDiff(id, a.detail).catch((err) => this.ctx.output.appendLine(`approval diff: ${String(err)}`));
     };
     void promptApproval(this.pending, item, showDetails).catch((err) => this.ctx.output.appendLine(`approval: ${String(err)}`));
     return result;
@@ -227,6 +241,8 @@ export class App implements vscode.Disposable, PanelHost {
         } else if (this.ctx.running) {
           await this.state.refresh().catch(() => undefined);
         }
+        // A panel restored by a reload shows its jobs at once, not once it is shown again.
+        if (this.ctx.running) await this.jobs.refresh();
         return;
       case 'select':
         await this.state.select(msg.workflowId);
@@ -373,7 +389,12 @@ export class App implements vscode.Disposable, PanelHost {
 
   private onServerChange(): void {
     const running = this.ctx.running;
-    if (running && !this.wasRunning) void this.restoreReviewThreads().catch((err) => this.ctx.output.appendLine(`review threads not restored: ${String(err)}`));
+    if (running && !this.wasRunning) {
+      void this.restoreReviewThreads().catch((err) => this.ctx.output.appendLine(`review threads not restored: ${String(err)}`));
+      // The lists fetched while the server was not running (Restricted Mode, a restart) hold its error: fetch them again.
+      void this.jobs.refresh();
+      void this.swarms.refresh();
+    }
     this.wasRunning = running;
     this.changed();
   }
@@ -385,6 +406,21 @@ export class App implements vscode.Disposable, PanelHost {
     this.statusItem.text = s.text;
     this.statusItem.tooltip = s.tooltip;
     this.panel.update();
+  }
+
+  /** Opens an edit approval's change in a diff editor beside the file: before and after, read-only documents of the approvalScheme. */
+  private async showApprovalDiff(id: string, diff: string): Promise<void> {
+    const sides = diffSides(diff);
+    if (!sides) return;
+    const uri = (side: string) => vscode.Uri.from({ scheme: approvalScheme, path: `/${sides.path}`, query: `id=${encodeURIComponent(id)}&side=${side}` });
+    const left = uri('before');
+    const right = uri('after');
+    this.approvalTexts.set(left.toString(), sides.before);
+    this.approvalTexts.set(right.toString(), sides.after);
+    // Keep the texts of the last few approvals only.
+    for (const k of [...this.approvalTexts.keys()].slice(0, Math.max(0, this.approvalTexts.size - 20))) this.approvalTexts.delete(k);
+    const title = `${sides.path} (proposed edit${sides.created ? ', new file' : ''})`;
+    await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
   }
 
   private async fileAt(uri: vscode.Uri): Promise<string> {
@@ -401,11 +437,6 @@ export class App implements vscode.Disposable, PanelHost {
   }
 }
 
-/** Shows an edit approval's unified diff beside the editor (a read-only diff document). */
-async function showDiffText(diff: string): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: diff });
-  await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
-}
 
 /** Opens a workspace file and selects 1-based lines start..end (0: the top). */
 export async function openWorkspaceFile(file: string, start: number, end: number): Promise<void> {

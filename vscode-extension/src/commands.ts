@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { App } from './app';
 import { openWorkspaceFile } from './app';
+import { resolveWorkspaceFile } from './reviewComments';
 import {
   CommandApplyWorkflow,
   CommandNewWorkflow,
@@ -17,8 +18,11 @@ import {
   CommandSearch,
   CommandServerStatus,
   CommandStopWorkflow,
+  MethodFileAt,
   MethodWorkflow,
   MethodWorkflows,
+  type FileAtParams,
+  type FileAtResult,
   type ApplyWorkflowParams,
   type ApplyWorkflowResult,
   type NewWorkflowParams,
@@ -33,7 +37,7 @@ import {
   type WorkflowRef,
   type WorkflowSummary,
 } from './lspext.gen';
-import { diffPairs, gitQuery, gitScheme, hitDetail, hitLabel, workflowsFor, type DiffSide, type WorkflowFilter } from './picks';
+import { applyMessage, diffPairs, gitQuery, gitScheme, hitDetail, hitLabel, undoSteps, workflowsFor, type DiffSide, type UndoStep, type WorkflowFilter } from './picks';
 import { promptFeedback } from './prompts';
 import { reviewSummaryLine } from './review';
 
@@ -236,14 +240,49 @@ export const commands: Record<string, Command> = {
     const pick = await vscode.window.showQuickPick(modes, { title: `Autarch: apply ${wf.name}`, ignoreFocusOut: true });
     if (!pick) return;
     const params: ApplyWorkflowParams = { workflowId: wf.id, mode: pick.mode };
+    // The workflow's diff (its base and which files it creates) for Undo.
+    const diff = pick.mode === 'edit' ? await app.ctx.executeCommand<PulseDiff>(CommandPulseDiff, [{ workflowId: wf.id } satisfies PulseDiffParams]).catch(() => undefined) : undefined;
     const res = await app.ctx.executeCommand<ApplyWorkflowResult>(CommandApplyWorkflow, [params]);
-    const files = res?.files?.length ? ` (${res.files.length} file${res.files.length === 1 ? '' : 's'})` : '';
-    const text = `Autarch: ${res?.message || (res?.applied ? 'applied' : 'not applied')}${files}`;
-    if (res?.applied) void vscode.window.showInformationMessage(text);
-    else void vscode.window.showWarningMessage(text);
+    const text = applyMessage(res);
     await app.state.refresh().catch(() => undefined);
+    if (!res?.applied) {
+      void vscode.window.showWarningMessage(text);
+      return;
+    }
+    if (!diff || !res.files?.length) {
+      void vscode.window.showInformationMessage(text);
+      return;
+    }
+    if ((await vscode.window.showInformationMessage(text, 'Undo')) === 'Undo') await undoApply(app, undoSteps(diff, res.files));
   },
 };
+
+/** Undoes an applied workflow as one workspace edit: the files it created are deleted, the others get their base content back. */
+async function undoApply(app: App, steps: UndoStep[]): Promise<void> {
+  const edit = new vscode.WorkspaceEdit();
+  for (const st of steps) {
+    if ('remove' in st) {
+      const uri = resolveWorkspaceFile(st.remove);
+      if (uri) edit.deleteFile(uri, { ignoreIfNotExists: true });
+      continue;
+    }
+    const uri = resolveWorkspaceFile(st.restore.path);
+    if (!uri) continue;
+    const at = await app.ctx.request<FileAtResult>(MethodFileAt, { commit: st.restore.commit, path: st.restore.path } satisfies FileAtParams);
+    if (at?.missing) continue;
+    const text = at?.text ?? '';
+    const doc = await vscode.workspace.openTextDocument(uri).then(
+      (d) => d,
+      () => undefined,
+    );
+    if (doc) edit.replace(uri, new vscode.Range(0, 0, doc.lineCount, 0), text);
+    else edit.createFile(uri, { overwrite: true, contents: new TextEncoder().encode(text) });
+  }
+  const ok = await vscode.workspace.applyEdit(edit, { isRefactoring: false });
+  const created = steps.filter((s) => 'remove' in s).length;
+  if (ok) void vscode.window.showInformationMessage(`Autarch: the apply was undone (${steps.length - created} file${steps.length - created === 1 ? '' : 's'} restored, ${created} removed). Save the restored files to keep them.`);
+  else void vscode.window.showWarningMessage('Autarch: the apply could not be undone; use git checkout on the files, or Edit > Undo in each file.');
+}
 
 /** A workflow from an id (panel buttons) or a QuickPick of autarch/workflows. */
 async function pickWorkflow(app: App, title: string, filter: WorkflowFilter, id?: string): Promise<WorkflowSummary | undefined> {

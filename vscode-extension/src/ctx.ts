@@ -15,6 +15,7 @@ import {
 } from 'vscode-languageclient/node';
 import { RestartBudget, serverPath, settingsFrom } from './config';
 import { notRunningMessage } from './enablement';
+import { reviewUri } from './reviewComments';
 import { MethodProject, MethodSetAPIKey, MethodStatus, MethodStatusChanged, type ProjectState, type ServerStatus, type SetAPIKeyParams, type Settings } from './lspext.gen';
 import type { ServerState } from './status';
 
@@ -122,6 +123,8 @@ export class Ctx implements vscode.Disposable {
       synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*') },
       outputChannel: this.output,
       initializationOptions: this.settings(),
+      // A review of an unapplied branch is shown on the branch's copy, under a path that names it (never like the user's file).
+      middleware: { handleDiagnostics: (uri, diagnostics, next) => next(reviewUri(uri), diagnostics) },
       errorHandler: {
         error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue }),
         closed: (): CloseHandlerResult => this.onClosed(),

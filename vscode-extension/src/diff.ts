@@ -39,3 +39,36 @@ export function diffSummary(diff: string): string {
   const s = diffStat(diff);
   return `${s.path} +${s.additions} −${s.deletions}`;
 }
+
+/** The two sides of a one-file unified diff for a diff editor: each hunk's lines at their line numbers (blank lines between hunks). */
+export function diffSides(diff: string): { path: string; before: string; after: string; created?: true } | undefined {
+  if (!isUnifiedDiff(diff)) return undefined;
+  const lines = diff.replace(/\n$/, '').split('\n');
+  const oldName = lines[0].replace(/^--- (a\/)?/, '');
+  const newName = lines[1].replace(/^\+\+\+ (b\/)?/, '');
+  const created = oldName === '/dev/null';
+  const before: string[] = [];
+  const after: string[] = [];
+  const pad = (side: string[], start: number) => {
+    while (side.length < start - 1) side.push('');
+  };
+  for (const l of lines.slice(2)) {
+    const h = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(l);
+    if (h) {
+      pad(before, Number(h[1]));
+      pad(after, Number(h[2]));
+    } else if (l.startsWith('-')) before.push(l.slice(1));
+    else if (l.startsWith('+')) after.push(l.slice(1));
+    else if (l.startsWith(' ') || l === '') {
+      before.push(l.slice(1));
+      after.push(l.slice(1));
+    }
+  }
+  const path = newName === '/dev/null' ? oldName : newName;
+  return created ? { path, before: '', after: after.join('\n'), created } : { path, before: before.join('\n'), after: after.join('\n') };
+}
+
+/** An approval notification's buttons: short, so that none is cut off; the other answers are behind "More…". */
+export function approvalButtons(a: { allowAlways?: boolean; allowAbort?: boolean; kind?: string; title?: string }): string[] {
+  return ['Approve', ...(a.allowAlways ? ['Always allow'] : []), 'Details', 'More…'];
+}

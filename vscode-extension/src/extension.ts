@@ -43,6 +43,12 @@ export async function activate(ext: vscode.ExtensionContext): Promise<void> {
     }),
   );
   await ctx.start();
+  if (ctx.state === 'restricted') {
+    // The trust question: VS Code may open the folder in Restricted Mode without asking.
+    void vscode.window
+      .showInformationMessage(`Autarch: ${notRunningMessage('restricted')}`, 'Trust Folder…')
+      .then((choice) => (choice === 'Trust Folder…' ? vscode.commands.executeCommand('workbench.trust.manage') : undefined));
+  }
 }
 
 export function deactivate(): void {}

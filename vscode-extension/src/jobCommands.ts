@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { App } from './app';
 import type { Command } from './commands';
-import { applicableJobs, jobModes, liveEscalation, resumableJobs, stoppableJobs, waitingEscalations } from './jobs';
+import { applicableJobs, guidancePrompt, jobModes, liveEscalation, resumableJobs, resumeRef, stoppableJobs, waitingEscalations } from './jobs';
 import {
   CommandAnswerEscalation,
   CommandApplyJob,
@@ -138,8 +138,12 @@ export const jobCommands: Record<string, Command> = {
       not: 'only a stopped, failed or waiting job can be resumed.',
     });
     if (!job) return;
-    await sendRef(app, CommandResumeJob, job);
-    void vscode.window.showInformationMessage(`Autarch: job ${job.name} resumed; follow it in the side panel.`);
+    // "Resume the job with more guidance": the words its agent reads first (Escape: not resumed).
+    const guidance = await vscode.window.showInputBox({ ...guidancePrompt(job), ignoreFocusOut: true });
+    if (guidance === undefined) return;
+    await app.ctx.executeCommand(CommandResumeJob, [resumeRef(job, guidance)]);
+    await app.jobs.refresh();
+    void vscode.window.showInformationMessage(`Autarch: job ${job.name} resumed${guidance.trim() ? ' with your guidance' : ''}; follow it in the side panel.`);
   },
   'autarch.ui.stopJob': async (app, id) => {
     const job = await pickJob(app, arg(id), stoppableJobs, {

@@ -10,7 +10,7 @@
 //     .job-escalation[data-status] (reason, severity, answer)  .job-usage (tokens/budget, cost)
 //     .job-actions > button[data-action=job][data-op=resume|stop|apply|answer][data-id]
 //       .job-resume .job-stop .job-apply .job-answer  (the buttons a job's state offers; see jobActions)
-import { MethodJobs, type ActivityView, type EscalationView, type JobCheckView, type JobEvent, type JobSummary } from './lspext.gen';
+import { MethodJobs, type ActivityView, type EscalationView, type JobCheckView, type JobEvent, type JobRef, type JobSummary } from './lspext.gen';
 import type { PendingItem } from './pending';
 import { RefreshedList, type Request } from './refreshList';
 import { escapeHtml } from './status';
@@ -138,6 +138,22 @@ export const jobOpCommands: Record<JobOp, string> = {
   apply: 'autarch.ui.applyJob',
   answer: 'autarch.ui.answerJobReview',
 };
+
+/** The input box of Resume Job: the human's guidance for the job's agent (blank resumes without). */
+export function guidancePrompt(j: JobSummary): { title: string; prompt: string; placeHolder: string } {
+  const why = j.statusReason ? ` It ${j.status.toLowerCase()}: ${j.statusReason.length > 160 ? j.statusReason.slice(0, 159) + '…' : j.statusReason}` : '';
+  return {
+    title: `Autarch: Resume job ${j.name}`,
+    prompt: `Guidance for the job's agent, read before it continues (leave empty to resume as it was).${why}`,
+    placeHolder: 'e.g. Only change calc.go; run the tests before committing',
+  };
+}
+
+/** The autarch.resumeJob argument: the job, with the guidance when there is some. */
+export function resumeRef(j: JobSummary, guidance: string | undefined): JobRef {
+  const g = guidance?.trim();
+  return g ? { jobId: j.id, name: j.name, guidance: g } : { jobId: j.id, name: j.name };
+}
 
 /** Whether a job stopped because it used up its budget or iteration limit (resuming grants another). */
 export function budgetExhausted(j: JobSummary): boolean {

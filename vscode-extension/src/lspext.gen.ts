@@ -67,7 +67,7 @@ export const EventReviewAnchor = "review_anchor";
 export const EventHalt = "halt";
 /** EventWaiting: the workflow waits for the user (Status is the pending kind, Text its id). */
 export const EventWaiting = "waiting";
-/** EventUsage: tokens and cost of a model call (Text). */
+/** EventUsage: tokens and cost of a model call (Usage; Text says it in words). */
 export const EventUsage = "usage";
 /** EventDryRunPlan: a dry run's plan so far (DryRun), after each recorded call and once more when the dry run ends (DryRun.Ended). */
 export const EventDryRunPlan = "dry_run_plan";
@@ -92,7 +92,7 @@ export const Ranked = "ranked";
 export const FreeText = "free_text";
 /** CommandStartJob (StartJobParams) starts a job in the background and returns its JobRef; progress arrives as JobEvent notifications. */
 export const CommandStartJob = "autarch.startJob";
-/** CommandResumeJob (JobRef) resumes a stopped, failed or waiting job in the background and returns its JobRef. */
+/** CommandResumeJob (JobRef) resumes a stopped, failed or waiting job in the background, with the JobRef's guidance, and returns its JobRef. */
 export const CommandResumeJob = "autarch.resumeJob";
 /** CommandStopJob (JobRef) stops a running or waiting job; it can be resumed later. */
 export const CommandStopJob = "autarch.stopJob";
@@ -286,12 +286,19 @@ export interface WorkflowEvent {
   text?: string;
   failed?: boolean;
   dryRun?: DryRunPlanView | null;
+  usage?: UsageView | null;
 }
 
 export interface CardEvent {
   kind: string;
   status: string;
   recommendation?: string;
+}
+
+export interface UsageView {
+  promptTokens: number;
+  completionTokens: number;
+  cost: number;
 }
 
 export interface DryRunPlanView {
@@ -464,6 +471,7 @@ export interface StartJobParams {
 export interface JobRef {
   jobId: string;
   name?: string;
+  guidance?: string;
 }
 
 export interface AnswerEscalationParams {
@@ -487,6 +495,7 @@ export interface JobEvent {
   text?: string;
   failed?: boolean;
   toolCallId?: string;
+  usage?: UsageView | null;
 }
 
 export interface JobSummary {

@@ -17,6 +17,9 @@ export type FromWebview =
   | { type: 'decide'; pendingId: string; decision: string; feedback?: string }
   | { type: 'send'; text: string };
 
+/** Commands the panel's buttons (data-action="command") may run. */
+export const panelCommands: ReadonlySet<string> = new Set(['autarch.showServerStatus', 'autarch.setApiKey', 'autarch.openLog', 'autarch.restartServer', 'autarch.ui.newWorkflow', 'autarch.ui.reviewBranch', 'workbench.trust.manage', 'workbench.action.openSettings2']);
+
 const ops = new Set(['stop', 'resume', 'apply', 'diff']);
 const str = (v: unknown): v is string => typeof v === 'string';
 const strs = (v: unknown): v is string[] => Array.isArray(v) && v.every(str);
@@ -156,6 +159,7 @@ textarea{width:100%;box-sizing:border-box;font-family:inherit;color:var(--vscode
 #messages{max-height:400px;overflow-y:auto}
 .message{margin:4px 0;padding:4px 6px;border-radius:3px}
 .message.role-user{background:var(--vscode-input-background)}
+.message.role-note{font-style:italic;color:var(--vscode-descriptionForeground)}
 #composer{position:sticky;bottom:0;background:var(--vscode-sideBar-background);padding:4px 0}
 .composer-row{display:flex;justify-content:space-between;align-items:center}
 #composer-hint{color:var(--vscode-descriptionForeground);font-size:.85em}

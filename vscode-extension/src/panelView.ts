@@ -239,7 +239,7 @@ function renderWorkflows(m: PanelModel): string {
     ),
   ];
   return (
-    `<div class="section-head"><h2>Workflows</h2><button id="new-workflow" class="secondary" data-action="command" data-command="autarch.newWorkflow">New Workflow</button></div>` +
+    `<div class="section-head"><h2>Workflows</h2><button id="new-workflow" class="secondary" data-action="command" data-command="autarch.ui.newWorkflow">New Workflow</button></div>` +
     `<ul id="workflows">${rows.join('')}</ul>`
   );
 }

@@ -1,6 +1,6 @@
 // Pure helpers of the palette commands: QuickPick items for workflows and
 // search hits, the autarch-git URIs of diff views and the composer's target.
-import type { PulseDiff, PulseDiffFile, SearchHit, WorkflowSummary } from './lspext.gen';
+import type { ApplyWorkflowResult, PulseDiff, PulseDiffFile, SearchHit, WorkflowSummary } from './lspext.gen';
 import type { PendingItem, PendingQuestions } from './pending';
 import { isSingleFreeText } from './questions';
 
@@ -11,11 +11,30 @@ export function gitQuery(commit: string): string {
   return `commit=${encodeURIComponent(commit)}`;
 }
 
-/** The commit and workspace-relative path of an autarch-git URI's path and query. */
+/** The commit and workspace-relative path of an autarch-git URI's path and query (a labelled one's file name restored). */
 export function parseGitUri(path: string, query: string): { commit: string; path: string } | undefined {
   const m = /(?:^|&)commit=([^&]*)/.exec(query);
   if (!m) return undefined;
-  return { commit: decodeURIComponent(m[1]), path: path.replace(/^\/+/, '') };
+  const name = /(?:^|&)name=([^&]*)/.exec(query)?.[1];
+  let rel = path.replace(/^\/+/, '');
+  if (name) rel = rel.replace(/[^/]*$/, decodeURIComponent(name));
+  return { commit: decodeURIComponent(m[1]), path: rel };
+}
+
+/**
+ * The path and query of a review's autarch-git URI (a file at the reviewed commit of an unapplied branch)
+ * under a file name that says so, "calc (review abcdef12).go" (its extension kept for the language): its
+ * tab and its Problems entry never read like the user's file. Other URIs are returned as they are.
+ */
+export function labelGitUri(path: string, query: string): { path: string; query: string } {
+  const m = /(?:^|&)commit=([^&]*)/.exec(query);
+  if (!m || /(?:^|&)name=/.test(query)) return { path, query };
+  const rel = path.replace(/^\/+/, '');
+  const base = rel.slice(rel.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [base.slice(0, dot), base.slice(dot)] : [base, ''];
+  const label = `${stem} (review ${decodeURIComponent(m[1]).slice(0, 8)})${ext}`;
+  return { path: `/${rel.slice(0, rel.length - base.length)}${label}`, query: `${query}&name=${encodeURIComponent(base)}` };
 }
 
 export interface DiffSide {
@@ -93,4 +112,28 @@ export function composerHint(h: { answer?: string; workflow?: string; selected?:
   if (h.answer !== undefined) return `Send answers: ${h.answer}${h.workflow ? ` (${h.workflow})` : ''}`;
   if (h.selected) return `Send asks the discussion about the code, not ${h.selected}`;
   return 'Send goes to the discussion';
+}
+
+/** The notification of an applied (or refused) workflow: the server's message, with the file count only when it has no message. */
+export function applyMessage(res: ApplyWorkflowResult | undefined): string {
+  if (res?.message) return `Autarch: ${res.message}`;
+  const n = res?.files?.length ?? 0;
+  return `Autarch: ${res?.applied ? 'applied' : 'not applied'}${n ? ` (${n} file${n === 1 ? '' : 's'})` : ''}`;
+}
+
+/** One step of undoing an applied edit: remove a file the apply created, or restore a file as it is at a commit. */
+export type UndoStep = { remove: string } | { restore: DiffSide };
+
+/** How to undo an edit that applied these files of a diff: created files are removed, the others restored from the diff's base. */
+export function undoSteps(d: PulseDiff, applied: readonly string[]): UndoStep[] {
+  const done = new Set(applied);
+  const steps: UndoStep[] = [];
+  for (const f of d.files ?? []) {
+    if (!done.has(f.path)) continue;
+    const k = kind(f);
+    if (k === 'added') steps.push({ remove: f.path });
+    else if (k === 'renamed') steps.push({ remove: f.path }, { restore: { commit: d.base, path: f.oldPath || f.path } });
+    else steps.push({ restore: { commit: d.base, path: f.path } });
+  }
+  return steps;
 }

@@ -3,7 +3,7 @@
 // never answers: the item stays in the pending store (and the side panel).
 import * as vscode from 'vscode';
 import { FreeText, MultiSelect, Ranked, SingleSelect, type Answer, type Question } from './lspext.gen';
-import { diffSummary, isUnifiedDiff } from './diff';
+import { approvalButtons, diffSummary, isUnifiedDiff } from './diff';
 import type { PendingApproval, PendingQuestions, PendingStore } from './pending';
 import { pickAnswer, remainingRanked, textAnswer } from './questions';
 
@@ -96,15 +96,24 @@ export async function promptFeedback(title: string): Promise<string | undefined>
 }
 
 /**
- * Shows an approval as a notification. The user's choice decides it;
- * "Show Details" (or closing the notification) leaves it pending in the panel.
+ * Shows an approval as a notification with short buttons (Approve, Always
+ * allow when offered, Details, More…); More… offers Request Changes and
+ * Abort All in a QuickPick. The user's choice decides it; "Details" (or
+ * closing the notification) leaves it pending in the panel.
  */
 export async function promptApproval(store: PendingStore, item: PendingApproval, showDetails: () => void): Promise<void> {
   const a = item.approval;
-  const buttons = ['Approve', 'Request Changes', ...(a.allowAlways ? ['Always allow'] : []), ...(a.allowAbort ? ['Abort All'] : []), 'Show Details'];
   const what = isUnifiedDiff(a.detail) ? ` ${diffSummary(a.detail)}` : '';
   const message = `Autarch: ${a.title}${what}${a.reason ? ` — Why: ${a.reason}` : ''}`;
-  const choice = await vscode.window.showInformationMessage(message, ...buttons);
+  let choice = await vscode.window.showInformationMessage(message, ...approvalButtons(a));
+  if (choice === 'More…') {
+    const more = [
+      { label: 'Request Changes', detail: 'Tell the agent what should change' },
+      ...(a.allowAbort ? [{ label: 'Abort All', detail: 'Stop the whole run; resume the workflow later' }] : []),
+      { label: 'Details', detail: isUnifiedDiff(a.detail) ? 'Open the change in a diff editor' : 'Show it in the Autarch panel' },
+    ];
+    choice = (await vscode.window.showQuickPick(more, { title: `Autarch: ${a.title}`, placeHolder: 'Decide', ignoreFocusOut: true }))?.label;
+  }
   if (!store.get(item.id)) {
     // Decided in the panel meanwhile (a notification cannot be closed from here).
     if (choice) void vscode.window.showInformationMessage(`Autarch: “${a.title}” was already answered.`);
@@ -130,7 +139,7 @@ export async function promptApproval(store: PendingStore, item: PendingApproval,
       store.decide(item.id, { decision: 'reject', feedback });
       return;
     }
-    case 'Show Details':
+    case 'Details':
       showDetails();
       return;
     default:

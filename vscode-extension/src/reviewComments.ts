@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CommentView } from './lspext.gen';
+import { gitScheme, labelGitUri } from './picks';
 import { commentBody, commentRange, commentsSignature, decorationRanges, threadLabel, type Severity } from './review';
 
 const rulerColors: Record<Severity, string> = { high: 'editorError.foreground', medium: 'editorWarning.foreground', low: 'editorInfo.foreground' };
@@ -47,7 +48,7 @@ export class ReviewComments implements vscode.Disposable {
       if (!r || !c.filePath) continue;
       // The server anchors a comment to the user's file once it holds the
       // reviewed content, else to the reviewed commit's copy (autarch-git:).
-      const uri = c.uri ? vscode.Uri.parse(c.uri) : resolveWorkspaceFile(c.filePath);
+      const uri = c.uri ? reviewUri(vscode.Uri.parse(c.uri)) : resolveWorkspaceFile(c.filePath);
       if (!uri) continue;
       const body = new vscode.MarkdownString(commentBody(c));
       body.supportHtml = false;
@@ -84,6 +85,11 @@ export class ReviewComments implements vscode.Disposable {
     for (const s of this.subscriptions) s.dispose();
     this.controller.dispose();
   }
+}
+
+/** Where a review's comment or diagnostic shows: a file of an unapplied branch (autarch-git) under a path that names it (labelGitUri). */
+export function reviewUri(uri: vscode.Uri): vscode.Uri {
+  return uri.scheme === gitScheme ? uri.with(labelGitUri(uri.path, uri.query)) : uri;
 }
 
 /** The workspace file of a workspace-relative path: the first folder that has it, else the first folder. */

@@ -42,6 +42,9 @@ function callKey(ev: WorkflowEvent): string | undefined {
   return ev.parentToolCallId ? `${ev.parentToolCallId}/${ev.toolCallId}` : ev.toolCallId;
 }
 
+/** How many discussion messages are kept across a window reload. */
+const maxKeptMessages = 100;
+
 export class WorkflowState {
   workflows: WorkflowSummary[] = [];
   /** The selected workflow; "" is the discussion. */
@@ -220,6 +223,24 @@ export class WorkflowState {
   /** The dry runs' plans, the latest first. */
   dryRunPlans(): DryRunPlan[] {
     return [...this.dryRuns].map(([workflowId, plan]) => ({ workflowId, plan })).reverse();
+  }
+
+  /** The discussion to keep across a window reload: its last messages (the reload notes left out). */
+  keptDiscussion(): MessageView[] {
+    return this.discussion.filter((m) => m.role !== 'note').slice(-maxKeptMessages);
+  }
+
+  /** Puts back the discussion an earlier window kept (keptDiscussion), with a note that the agent starts afresh. */
+  restoreDiscussion(saved: unknown): void {
+    if (!Array.isArray(saved) || !saved.length) return;
+    const ok = saved.every((m) => typeof m === 'object' && m !== null && typeof m.role === 'string' && typeof m.text === 'string');
+    if (!ok) return;
+    const msgs = (saved as MessageView[]).slice(-maxKeptMessages).map((m) => ({ role: m.role, stage: typeof m.stage === 'string' ? m.stage : 'discussion', text: m.text }));
+    this.discussion.unshift(
+      ...msgs,
+      { role: 'note', stage: 'discussion', text: 'The window was reloaded: the messages above are kept here, but the discussion agent starts afresh; repeat what it should know.' },
+    );
+    this.changed();
   }
 
   /** Records a message the user sent to the discussion. */

@@ -20,7 +20,7 @@ export function renderStatus(state: ServerState, status: ServerStatus | undefine
     rows.push(
       `<div class="help" data-testid="restricted"><p><b>This folder is in Restricted Mode.</b> Autarch's workflows, search and reviews run tools and commands in the folder, so they need a trusted folder; until then the server does not start.</p>` +
         `<p>Trust the folder (the Restricted Mode banner, or <b>Workspaces: Manage Workspace Trust</b>) and Autarch starts. Settings can be changed meanwhile.</p>` +
-        `<p><button data-command="workbench.trust.manage">Manage Workspace Trust</button> <button data-command="workbench.action.openSettings2">Open Settings</button></p></div>`,
+        `<p><button data-action="command" data-command="workbench.trust.manage">Manage Workspace Trust</button> <button data-action="command" data-command="workbench.action.openSettings2">Open Settings</button></p></div>`,
     );
     return rows.join('\n');
   }
@@ -44,7 +44,7 @@ export function renderStatus(state: ServerState, status: ServerStatus | undefine
     }
     rows.push(`<p class="message" data-testid="status-message">${escapeHtml(status.message)}</p>`);
   }
-  rows.push(`<p><button data-command="autarch.showServerStatus">Show Server Status</button> <button data-command="autarch.setApiKey">Set API Key</button> <button data-command="autarch.openLog">Open Log</button></p>`);
+  rows.push(`<p><button data-action="command" data-command="autarch.showServerStatus">Show Server Status</button> <button data-action="command" data-command="autarch.setApiKey">Set API Key</button> <button data-action="command" data-command="autarch.openLog">Open Log</button></p>`);
   return rows.join('\n');
 }
 

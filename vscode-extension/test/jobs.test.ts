@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { applicableJobs, budgetExhausted, liveEscalation, jobActions, JobList, jobModes, jobOpCommands, mergeActivity, renderJobs, resumableJobs, stoppableJobs, waitingEscalations, type FeedItem, type JobOp } from '../src/jobs';
+import { applicableJobs, budgetExhausted, guidancePrompt, resumeRef, liveEscalation, jobActions, JobList, jobModes, jobOpCommands, mergeActivity, renderJobs, resumableJobs, stoppableJobs, waitingEscalations, type FeedItem, type JobOp } from '../src/jobs';
 import { MethodJobs, type ActivityView, type JobSummary } from '../src/lspext.gen';
 import { parseWebviewMessage } from '../src/panelHtml';
 import { PendingStore } from '../src/pending';
@@ -195,4 +195,15 @@ test('Answer review answers the live request when the running job is asking now,
   assert.equal(liveEscalation(store.list(), 'esc-2'), id);
   assert.equal(liveEscalation(store.list(), 'esc-1'), undefined);
   store.clear();
+});
+
+test('Resume Job asks for guidance and sends it with the job (blank: none)', () => {
+  const stopped: JobSummary = { ...job, status: 'Stopped', statusReason: 'the agent answered 4 times without committing or asking for a review' };
+  const p = guidancePrompt(stopped);
+  assert.match(p.title, /Resume job/);
+  assert.match(p.prompt, /Guidance for the job's agent/);
+  assert.match(p.prompt, /It stopped: the agent answered 4 times/);
+  assert.deepEqual(resumeRef(stopped, '  Only change calc.go  '), { jobId: stopped.id, name: stopped.name, guidance: 'Only change calc.go' });
+  assert.deepEqual(resumeRef(stopped, '   '), { jobId: stopped.id, name: stopped.name });
+  assert.equal(parseWebviewMessage({ type: 'job', op: 'resume', jobId: stopped.id })?.type, 'job');
 });

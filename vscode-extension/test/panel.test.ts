@@ -1,6 +1,8 @@
 import { test } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { panelPage, panelScript, parseWebviewMessage } from '../src/panelHtml';
+import { panelCommands, panelPage, panelScript, parseWebviewMessage } from '../src/panelHtml';
 import { diffSummary, isUnifiedDiff } from '../src/diff';
 import { renderPanel, shortRef, type PanelModel } from '../src/panelView';
 import { PendingStore } from '../src/pending';
@@ -219,4 +221,32 @@ test('renderPanel shows a dry run\'s plan: its actions by stage, escaped, and th
   assert.doesNotMatch(ended, /Files that would change/);
   assert.equal(renderPanel(model()).dryrun, '', 'no dry run, no section');
   assert.match(panelPage('n', renderPanel(model({ dryRuns: [{ workflowId: 'd1', plan }] })), ''), /<div class="section" data-section="dryrun"><section id="dry-run-plans">/);
+});
+
+test('every button of the side panel does something: a data-action the script handles, a command the host allows', () => {
+  const manifest = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { contributes: { commands: { command: string }[] } };
+  const contributed = new Set(manifest.contributes.commands.map((c) => c.command));
+  const status = { version: '1', pid: 1, workspace: ['/w'], message: 'ok', model: { configured: false, name: '', baseUrl: '', hasApiKey: false, source: '' } };
+  const pages = [
+    renderPanel(model()),
+    renderPanel(model({ serverState: 'restricted', status: undefined })),
+    renderPanel(model({ serverState: 'running', status: status as never, selected: '' })),
+    renderPanel(model({ serverState: 'stopped', error: 'it crashed' })),
+  ];
+  const handled = new Set([...panelScript.matchAll(/a === '([a-z]+)'/g)].map((m) => m[1]));
+  let commands = 0;
+  for (const sections of pages) {
+    for (const [id, html] of Object.entries(sections)) {
+      for (const [tag] of html.matchAll(/<button[^>]*>/g)) {
+        const action = /data-action="([^"]*)"/.exec(tag)?.[1];
+        assert.ok(action && handled.has(action), `a button in ${id} has no data-action the page's script handles: ${tag}`);
+        if (action !== 'command') continue;
+        const command = /data-command="([^"]*)"/.exec(tag)?.[1] ?? '';
+        assert.ok(panelCommands.has(command), `${id}: ${command} is not allowed for the panel's buttons: ${tag}`);
+        assert.ok(contributed.has(command) || command.startsWith('workbench.'), `${id}: ${command} is no command: ${tag}`);
+        commands++;
+      }
+    }
+  }
+  assert.ok(commands >= 6, `only ${commands} command buttons were checked`);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { composerHint, composerTarget, diffPairs, gitQuery, hitDetail, hitLabel, parseGitUri, workflowsFor } from '../src/picks';
+import { applyMessage, composerHint, composerTarget, diffPairs, gitQuery, hitDetail, hitLabel, labelGitUri, parseGitUri, undoSteps, workflowsFor } from '../src/picks';
 import { PendingStore } from '../src/pending';
 import type { WorkflowSummary } from '../src/lspext.gen';
 
@@ -62,4 +62,45 @@ test('composerHint says where Send goes: never "the discussion" as if it were th
   assert.equal(composerHint({ selected: 'calc-ops' }), 'Send asks the discussion about the code, not calc-ops');
   assert.equal(composerHint({ answer: 'Why?', workflow: 'calc-ops' }), 'Send answers: Why? (calc-ops)');
   assert.equal(composerHint({ answer: 'Why?' }), 'Send answers: Why?');
+});
+
+test('an applied workflow says its file count once', () => {
+  assert.equal(applyMessage({ applied: true, files: ['a.go', 'b.go'], message: 'fast-forwarded to autarch/x (2 files)' }), 'Autarch: fast-forwarded to autarch/x (2 files)');
+  assert.equal(applyMessage({ applied: true, files: ['a.go', 'b.go'], message: 'applied 2 file(s) as an edit you can undo' }), 'Autarch: applied 2 file(s) as an edit you can undo');
+  assert.equal(applyMessage({ applied: true, files: ['a.go'], message: '' }), 'Autarch: applied (1 file)');
+  assert.equal(applyMessage({ applied: false, files: [], message: '' }), 'Autarch: not applied');
+});
+
+test("undoing an applied edit deletes the files it created and restores the others from the workflow's base", () => {
+  const diff = {
+    base: 'b1', head: 'h1', title: 'w',
+    files: [
+      { path: 'calc.go', status: 'modified', additions: 3, deletions: 0 },
+      { path: 'calc_test.go', status: 'added', additions: 9, deletions: 0 },
+      { path: 'old.go', status: 'deleted', additions: 0, deletions: 2 },
+      { path: 'new.go', oldPath: 'was.go', status: 'renamed', additions: 0, deletions: 0 },
+      { path: 'skipped.go', status: 'modified', additions: 1, deletions: 0 },
+    ],
+  };
+  assert.deepEqual(undoSteps(diff, ['calc.go', 'calc_test.go', 'old.go', 'new.go']), [
+    { restore: { commit: 'b1', path: 'calc.go' } },
+    { remove: 'calc_test.go' },
+    { restore: { commit: 'b1', path: 'old.go' } },
+    { remove: 'new.go' },
+    { restore: { commit: 'b1', path: 'was.go' } },
+  ]);
+});
+
+test("a review comment on an unapplied branch opens the branch's copy under a path that names it, never like the user's file", () => {
+  const commit = 'abcdef1234567890abcdef1234567890abcdef12';
+  const l = labelGitUri('/calc.go', `commit=${commit}`);
+  assert.deepEqual(l, { path: '/calc (review abcdef12).go', query: `commit=${commit}&name=calc.go` });
+  const nested = labelGitUri('/pkg/a/Makefile', `commit=${commit}`);
+  assert.deepEqual(parseGitUri(nested.path, nested.query), { commit, path: 'pkg/a/Makefile' });
+  assert.equal(nested.path, '/pkg/a/Makefile (review abcdef12)');
+  // The content provider still finds the file at the commit.
+  assert.deepEqual(parseGitUri(l.path, l.query), { commit, path: 'calc.go' });
+  // Labelled once only; other URIs unchanged.
+  assert.deepEqual(labelGitUri(l.path, l.query), l);
+  assert.deepEqual(labelGitUri('/calc.go', 'x=1'), { path: '/calc.go', query: 'x=1' });
 });

@@ -149,3 +149,25 @@ test("stored sub-agent calls show once, nested under their dispatch call, with t
   assert.deepEqual(s.activity('a').map((x) => `${x.subagent ?? '-'}:${x.reason}`), ['-:delegate', 'explore:sub one', 'explore:sub two']);
   s.dispose();
 });
+
+test('the discussion is kept across a window reload: what the last window kept comes back, with a note', () => {
+  const first = new WorkflowState(async () => undefined as never, 5);
+  first.addUserMessage('Where is Add?');
+  first.onEvent({ kind: 'message', workflowId: '', stage: 'discussion', status: 'user', text: 'Where is Add?' });
+  first.onEvent({ kind: 'message', workflowId: '', stage: 'discussion', status: 'assistant', text: 'In calc.go.' });
+  const kept = JSON.parse(JSON.stringify(first.keptDiscussion()));
+  first.dispose();
+
+  const after = new WorkflowState(async () => undefined as never, 5);
+  after.restoreDiscussion(kept);
+  assert.deepEqual(after.discussion.map((m) => [m.role, m.text]).slice(0, 2), [['user', 'Where is Add?'], ['assistant', 'In calc.go.']]);
+  assert.match(after.discussion[2].text, /reloaded/);
+  // Nothing kept, or something that is not a discussion: nothing restored.
+  for (const bad of [undefined, 'x', [{ role: 1 }], []]) {
+    const s = new WorkflowState(async () => undefined as never, 5);
+    s.restoreDiscussion(bad);
+    assert.equal(s.discussion.length, 0, JSON.stringify(bad));
+    s.dispose();
+  }
+  after.dispose();
+});

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -127,4 +130,74 @@ func BenchmarkStatus(b *testing.B) {
 		times = append(times, time.Since(start))
 	}
 	reportMedian(b, times)
+}
+
+// TestPulseStartBig measures pulse start on a big repository (issue 35:
+// 45k files, four copies of $(go env GOROOT)/src in one repository, or
+// the repository AUTARCH_BENCH_PULSE_REPO names): the workflow's worktree
+// ready, its first pulse, the second pulse after a completed one, a
+// parallel pulse's own worktree, and what a prepared worktree would cost
+// instead (switching an existing worktree to a new branch). It runs only
+// with AUTARCH_BENCH_PULSE=1: the times are a measurement, not a test.
+func TestPulseStartBig(t *testing.T) {
+	if os.Getenv("AUTARCH_BENCH_PULSE") == "" {
+		t.Skip("set AUTARCH_BENCH_PULSE=1 to measure pulse start on a 45k-file repository")
+	}
+	ctx := context.Background()
+	dir := os.Getenv("AUTARCH_BENCH_PULSE_REPO")
+	if dir == "" {
+		dir = filepath.Join(t.TempDir(), "big")
+		gitT(t, t.TempDir(), "init", "-q", "-b", "main", dir)
+		src := filepath.Join(runtime.GOROOT(), "src")
+		for i := range 4 {
+			if out, err := exec.Command("cp", "-r", src, filepath.Join(dir, "copy"+strconv.Itoa(i))).CombinedOutput(); err != nil {
+				t.Fatalf("copying %s: %v\n%s", src, err, out)
+			}
+		}
+		gitT(t, dir, "add", ".")
+		gitT(t, dir, "-c", "gc.auto=0", "-c", "maintenance.auto=false", "commit", "-q", "-m", "four copies of GOROOT/src")
+	}
+	files := strings.Count(gitT(t, dir, "ls-files", "-z"), "\x00")
+	r := openRepo(t, dir)
+	name := "bench" + strconv.FormatInt(time.Now().UnixNano()%1e6, 10)
+	timed := func(what string, fn func() error) time.Duration {
+		start := time.Now()
+		if err := fn(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return time.Since(start)
+	}
+	var wf *Workflow
+	rows := [][2]string{}
+	add := func(what string, d time.Duration) {
+		rows = append(rows, [2]string{what, d.Round(time.Millisecond).String()})
+	}
+	add("create workflow (worktree ready)", timed("create workflow", func() (err error) {
+		wf, err = r.CreateWorkflow(ctx, name, "main")
+		return err
+	}))
+	defer r.RemoveWorkflow(context.Background(), name, RemoveOptions{DeleteBranch: true, DeletePulseBranches: true})
+	add("first pulse start", timed("start pulse", func() error { _, err := wf.StartPulse(ctx, "p1"); return err }))
+	writeFile(t, filepath.Join(wf.Worktree, "copy0", "bench_pulse.go"), "package src\n")
+	add("complete pulse + second pulse start", timed("second pulse", func() error {
+		if _, err := wf.CompletePulse(ctx, "p1", "feat(bench): pulse 1"); err != nil {
+			return err
+		}
+		_, err := wf.StartPulse(ctx, "p2")
+		return err
+	}))
+	add("status of the worktree", timed("status", func() error { _, err := wf.Status(ctx); return err }))
+	add("parallel pulse worktree (OpenPulseTree)", timed("open pulse tree", func() error { _, err := wf.OpenPulseTree(ctx, "q1"); return err }))
+	add("prepared worktree: switch to a new branch", timed("switch", func() error {
+		_, err := r.git.run(ctx, wf.Worktree, nil, "switch", "-q", "-c", "autarch-bench-switch-"+name)
+		if err == nil {
+			_, err = r.git.run(ctx, wf.Worktree, nil, "switch", "-q", "-")
+		}
+		gitT(t, dir, "branch", "-D", "autarch-bench-switch-"+name)
+		return err
+	}))
+	fmt.Printf("\npulse start on %s (%d files)\n\n| step | time |\n|---|---|\n", dir, files)
+	for _, row := range rows {
+		fmt.Printf("| %s | %s |\n", row[0], row[1])
+	}
 }

@@ -42,6 +42,9 @@ type Repo struct {
 	git          runner
 }
 
+// ErrNotRepository is Open's error for a folder outside any git work tree.
+var ErrNotRepository = errors.New("not inside a git work tree")
+
 // Open opens the repository containing dir (a work tree folder, not a bare
 // repository). Nothing is written. It is the one git call that discovers a
 // repository (from dir upwards): call it on the user's folder when a
@@ -62,7 +65,7 @@ func Open(ctx context.Context, dir string, cfg Config) (*Repo, error) {
 		if strings.Contains(err.Error(), "must be run in a work tree") {
 			return nil, fmt.Errorf("open repository %s: it is a bare repository or a git directory; open a folder of a work tree", abs)
 		}
-		return nil, fmt.Errorf("open repository %s: not inside a git work tree: %w", abs, err)
+		return nil, fmt.Errorf("open repository %s: %w: %w", abs, ErrNotRepository, err)
 	}
 	lines := strings.Split(out, "\n")
 	if len(lines) != 4 || lines[0] != "false" {

@@ -75,6 +75,10 @@ type Options struct {
 	// Limits are the user's limits of every command (LimitsEnv); zero
 	// fields are DefaultLimits.
 	Limits Limits
+	// ProbeTimeout bounds one try of `bwrap --version` and of the trial
+	// command (Probe), each tried probeTries times; zero is
+	// DefaultProbeTimeout.
+	ProbeTimeout time.Duration
 }
 
 // Bwrap confines commands with bubblewrap. The host layout (system
@@ -93,6 +97,8 @@ type Bwrap struct {
 	cgs     cgroups
 	setuid  bool // the bwrap binary is setuid
 	log     *slog.Logger
+	// probeTimeout bounds one try of --version and of the trial.
+	probeTimeout time.Duration
 }
 
 // NewBwrap finds bwrap and reads the host layout. It does not check that
@@ -112,19 +118,56 @@ func NewBwrap(ctx context.Context, opts Options) (*Bwrap, error) {
 	if fi, err := os.Stat(b.path); err == nil {
 		b.setuid = fi.Mode()&fs.ModeSetuid != 0
 	}
-	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(vctx, b.path, "--version").Output()
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: %s --version: %w", b.path, err)
+	b.probeTimeout = opts.ProbeTimeout
+	if b.probeTimeout <= 0 {
+		b.probeTimeout = DefaultProbeTimeout
 	}
-	b.version = strings.TrimSpace(string(out))
+	version, err := b.readVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.version = version
 	if h := os.Getenv("HOME"); filepath.IsAbs(h) && filepath.Clean(h) != "/" {
 		b.home = filepath.Clean(h)
 	}
 	b.readGoEnv(ctx)
 	b.base = b.layout()
 	return b, nil
+}
+
+// DefaultProbeTimeout bounds one try of bwrap's version query and trial
+// command: generous, as a loaded machine (load 16 on 2 cores) takes
+// seconds to start a process.
+const DefaultProbeTimeout = 60 * time.Second
+
+// probeTries is how many times a query or trial that did not finish in
+// time (killed by its limit or a signal) is tried.
+const probeTries = 3
+
+// readVersion is `bwrap --version`, tried again when it does not finish
+// in time. A bwrap that never answers in time on a busy machine is still
+// used, its version unknown; one that fails is an error.
+func (b *Bwrap) readVersion(ctx context.Context) (string, error) {
+	for try := 1; ; try++ {
+		vctx, cancel := context.WithTimeout(ctx, b.probeTimeout)
+		cmd := exec.CommandContext(vctx, b.path, "--version")
+		cmd.WaitDelay = time.Second // a killed wrapper's children may hold stdout
+		out, err := cmd.Output()
+		timedOut := vctx.Err() != nil
+		cancel()
+		if err == nil {
+			return strings.TrimSpace(string(out)), nil
+		}
+		var exit *exec.ExitError
+		killed := errors.As(err, &exit) && exit.ExitCode() == -1
+		if ctx.Err() != nil || !(timedOut || killed) {
+			return "", fmt.Errorf("sandbox: %s --version: %w", b.path, err)
+		}
+		b.log.Warn("sandbox: bwrap --version did not finish; trying again", "try", try, "limit", b.probeTimeout, "err", err)
+		if try == probeTries {
+			return fmt.Sprintf("bubblewrap (version unknown: %s --version did not answer within %v, %d tries, on a busy machine)", b.path, b.probeTimeout, probeTries), nil
+		}
+	}
 }
 
 // Name is the bubblewrap version ("bubblewrap 0.8.0").

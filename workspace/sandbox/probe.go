@@ -23,11 +23,18 @@ type Status struct {
 	Stderr string
 	// Duration is how long the trial took.
 	Duration time.Duration
+	// Note says why the trial did not confirm an available sandbox (it
+	// never finished in time on a busy machine): bubblewrap is used all
+	// the same, and a command it cannot confine fails with its message.
+	Note string
 }
 
 // String is one line: "bubblewrap 0.8.0: available" or the reason.
 func (s Status) String() string {
 	if s.Available {
+		if s.Note != "" {
+			return fmt.Sprintf("%s: available (%s)", s.Version, s.Note)
+		}
 		return fmt.Sprintf("%s: available", s.Version)
 	}
 	msg := s.Mechanism + " unavailable: " + s.Reason
@@ -38,7 +45,12 @@ func (s Status) String() string {
 }
 
 // Probe runs the full confinement (every namespace, no network, a
-// writable trial directory) around `true` once and says whether it worked.
+// writable trial directory) around `true` and says whether it worked. A
+// trial that does not finish within the probe's generous limit, or is
+// killed by a signal, is tried again (probeTries in all); one that never
+// finishes leaves the sandbox on (Note says so): a busy machine never
+// turns confinement off, and a command bwrap cannot confine fails with
+// bwrap's message. Only a trial that bwrap refuses is a failure.
 func (b *Bwrap) Probe(ctx context.Context) Status {
 	st := Status{Mechanism: "bubblewrap", Version: b.version}
 	dir, err := os.MkdirTemp("", "autarch-sandbox-probe-")
@@ -47,19 +59,34 @@ func (b *Bwrap) Probe(ctx context.Context) Status {
 		return st
 	}
 	defer os.RemoveAll(dir)
-	res, err := b.Run(ctx, Spec{Dir: dir, Command: "true", Timeout: 30 * time.Second})
-	st.Duration = res.Duration
-	st.Stderr = strings.TrimSpace(res.Stderr)
-	switch {
-	case err != nil:
-		st.Reason = fmt.Sprintf("bwrap could not run: %v", err)
-	case res.TimedOut:
-		st.Reason = "bwrap did not finish a trial `true` within 30s"
-	case res.ExitCode != 0:
-		st.Reason = explain(st.Stderr, res.ExitCode)
-	default:
-		st.Available = true
+	limit := b.probeTimeout
+	if limit <= 0 {
+		limit = DefaultProbeTimeout
 	}
+	for try := 1; try <= probeTries; try++ {
+		res, err := b.Run(ctx, Spec{Dir: dir, Command: "true", Timeout: limit})
+		st.Duration = res.Duration
+		st.Stderr = strings.TrimSpace(res.Stderr)
+		switch {
+		case err != nil:
+			st.Reason = fmt.Sprintf("bwrap could not run: %v", err)
+			return st
+		case ctx.Err() != nil:
+			st.Reason = fmt.Sprintf("the trial was cancelled: %v", ctx.Err())
+			return st
+		case res.TimedOut || res.ExitCode == -1:
+			b.log.Warn("sandbox: the trial command did not finish; trying again", "try", try, "limit", limit, "stderr", st.Stderr)
+			continue
+		case res.ExitCode != 0:
+			st.Reason = explain(st.Stderr, res.ExitCode)
+			return st
+		}
+		st.Available = true
+		return st
+	}
+	st.Available = true
+	st.Stderr = ""
+	st.Note = fmt.Sprintf("the trial `true` did not finish within %v in %d tries, as on a busy machine; commands stay confined, and one bubblewrap cannot start fails with its message", limit, probeTries)
 	return st
 }
 
@@ -121,6 +148,9 @@ func (b *Bwrap) Report(ctx context.Context) string {
 	fmt.Fprintf(&r, "version: %s\n", b.version)
 	if st.Available {
 		fmt.Fprintf(&r, "namespaces: ok (user if possible, pid, ipc, uts, cgroup if possible, net; trial took %v)\n", st.Duration.Round(time.Millisecond))
+		if st.Note != "" {
+			fmt.Fprintf(&r, "note: %s\n", st.Note)
+		}
 	} else {
 		fmt.Fprintf(&r, "namespaces: FAILED: %s\n", st.Reason)
 		if st.Stderr != "" {

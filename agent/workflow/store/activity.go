@@ -20,7 +20,7 @@ func (o ops) RecentToolCalls(ctx context.Context, workflowID string, n int) ([]T
 		return nil, nil
 	}
 	calls, err := queryAll(ctx, o, scanToolCall, "recent tool calls", `SELECT `+toolCallColumns+` FROM tool_calls
-		WHERE workflow_id=? ORDER BY id DESC LIMIT ?`, workflowID, n)
+		WHERE run_id=? ORDER BY id DESC LIMIT ?`, workflowID, n)
 	slices.Reverse(calls)
 	return calls, err
 }
@@ -28,7 +28,7 @@ func (o ops) RecentToolCalls(ctx context.Context, workflowID string, n int) ([]T
 // ToolCallCounts counts a workflow's tool calls (sub-agents' included) by
 // tool name.
 func (o ops) ToolCallCounts(ctx context.Context, workflowID string) (map[string]int, error) {
-	return o.countByName(ctx, "tool calls", `SELECT name, COUNT(*) FROM tool_calls WHERE workflow_id=? GROUP BY name`, workflowID)
+	return o.countByName(ctx, "tool calls", `SELECT name, COUNT(*) FROM tool_calls WHERE run_id=? GROUP BY name`, workflowID)
 }
 
 // JobCall is a job's tool call with the arguments the model sent, read
@@ -58,10 +58,10 @@ func (o ops) RecentJobToolCalls(ctx context.Context, jobID string, n int) ([]Job
 		}
 		c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
 		return c, err
-	}, "recent job tool calls", `WITH c AS MATERIALIZED (SELECT * FROM job_tool_calls WHERE job_id=? ORDER BY id DESC LIMIT ?)
-		SELECT c.job_id, c.call_id, c.name, c.reason, c.summary, c.failed, c.started_at, c.ended_at,
-		(SELECT t.value -> '$.args' FROM job_messages m, json_each(m.data, '$.tool_calls') t
-			WHERE m.job_id=c.job_id AND m.role='assistant' AND m.data IS NOT NULL AND m.created_at<=c.started_at
+	}, "recent job tool calls", `WITH c AS MATERIALIZED (SELECT * FROM tool_calls WHERE run_id=? ORDER BY id DESC LIMIT ?)
+		SELECT c.run_id, c.call_id, c.name, c.reason, c.result_summary, c.failed, c.started_at, c.ended_at,
+		(SELECT t.value -> '$.args' FROM messages m, json_each(m.data, '$.tool_calls') t
+			WHERE m.run_id=c.run_id AND m.role='assistant' AND m.data IS NOT NULL AND m.created_at<=c.started_at
 				AND c.call_id<>'' AND t.value ->> '$.id' = c.call_id
 			ORDER BY m.id DESC LIMIT 1)
 		FROM c ORDER BY c.id DESC`, jobID, n)
@@ -71,7 +71,7 @@ func (o ops) RecentJobToolCalls(ctx context.Context, jobID string, n int) ([]Job
 
 // JobToolCallCounts counts a job's tool calls by tool name.
 func (o ops) JobToolCallCounts(ctx context.Context, jobID string) (map[string]int, error) {
-	return o.countByName(ctx, "job tool calls", `SELECT name, COUNT(*) FROM job_tool_calls WHERE job_id=? GROUP BY name`, jobID)
+	return o.countByName(ctx, "job tool calls", `SELECT name, COUNT(*) FROM tool_calls WHERE run_id=? GROUP BY name`, jobID)
 }
 
 // countByName runs a query of (name, count) rows into a map.

@@ -81,7 +81,7 @@ func (o ops) AddMessage(ctx context.Context, m *Message) error {
 		return fmt.Errorf("message data is not valid JSON")
 	}
 	m.CreatedAt = o.clock()
-	err := o.q.QueryRowContext(ctx, `INSERT INTO messages (workflow_id, stage, pulse_id, role, content, data, created_at)
+	err := o.q.QueryRowContext(ctx, `INSERT INTO messages (run_id, stage, pulse_id, role, content, data, created_at)
 		VALUES (?,?,?,?,?,?,?) RETURNING id`, m.WorkflowID, m.Stage, m.PulseID, m.Role, m.Content, rawJSON(m.Data), stamp(m.CreatedAt)).Scan(&m.ID)
 	if err != nil {
 		return fmt.Errorf("add message: %w", err)
@@ -102,8 +102,8 @@ func (o ops) Messages(ctx context.Context, workflowID, stage, pulseID string) ([
 		}
 		m.CreatedAt = unstamp(at)
 		return m, err
-	}, "messages", `SELECT id, workflow_id, stage, pulse_id, role, content, data, created_at FROM messages
-		WHERE workflow_id=? AND stage=? AND pulse_id=? ORDER BY id`, workflowID, stage, pulseID)
+	}, "messages", `SELECT id, run_id, stage, pulse_id, role, content, data, created_at FROM messages
+		WHERE run_id=? AND stage=? AND pulse_id=? ORDER BY id`, workflowID, stage, pulseID)
 }
 
 // ToolCall is one tool call with its reason and outcome.
@@ -142,7 +142,7 @@ func (o ops) AddToolCall(ctx context.Context, c *ToolCall) error {
 	if c.ParentCallID != "" && c.Subagent == "" {
 		return fmt.Errorf("tool call %s: a sub-agent's call (parent %s) needs its sub-agent type", c.Name, c.ParentCallID)
 	}
-	err := o.q.QueryRowContext(ctx, `INSERT INTO tool_calls (workflow_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason,
+	err := o.q.QueryRowContext(ctx, `INSERT INTO tool_calls (run_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason,
 		result_summary, failed, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`, c.WorkflowID, c.Stage, c.PulseID, c.CallID,
 		c.ParentCallID, c.Subagent, c.Name, rawJSON(c.Args), c.Reason, c.ResultSummary, c.Failed, stamp(c.StartedAt), stamp(c.EndedAt)).Scan(&c.ID)
 	if err != nil {
@@ -165,11 +165,11 @@ func (o ops) FinishToolCall(ctx context.Context, id int64, resultSummary string,
 // pulses), in order: a sub-agent's calls (ParentCallID set) come after
 // their dispatch call, as they were made.
 func (o ops) ToolCalls(ctx context.Context, workflowID, pulseID string) ([]ToolCall, error) {
-	return queryAll(ctx, o, scanToolCall, "tool calls", `SELECT `+toolCallColumns+` FROM tool_calls WHERE workflow_id=? AND pulse_id=? ORDER BY id`,
+	return queryAll(ctx, o, scanToolCall, "tool calls", `SELECT `+toolCallColumns+` FROM tool_calls WHERE run_id=? AND pulse_id=? ORDER BY id`,
 		workflowID, pulseID)
 }
 
-const toolCallColumns = `id, workflow_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason, result_summary, failed,
+const toolCallColumns = `id, run_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason, result_summary, failed,
 	started_at, ended_at`
 
 func scanToolCall(row interface{ Scan(...any) error }) (ToolCall, error) {
@@ -264,7 +264,8 @@ const (
 )
 
 // Pending is a question or approval waiting for the user, kept so a
-// restart can ask again.
+// restart can ask again (a row of the questions table, the run kernel's
+// one table of questions waiting on a human: Kind is its topic).
 type Pending struct {
 	ID         string
 	WorkflowID string
@@ -279,6 +280,23 @@ type Pending struct {
 	ResolvedAt time.Time
 }
 
+// questionKind is the run kernel's kind of question (agent/run
+// QuestionKind) of a workflow's pending topic: its cards, its reviews, its
+// questions, else an approval.
+func questionKind(topic string) string {
+	switch topic {
+	case "scope", "research", "plan":
+		return "card"
+	case "review", "unresolved_issues":
+		return "review"
+	case "escalation":
+		return "escalation"
+	case "questions", "reply":
+		return "question"
+	}
+	return "approval"
+}
+
 // AddPending stores an open question or approval.
 func (o ops) AddPending(ctx context.Context, p *Pending) error {
 	if strings.TrimSpace(p.Kind) == "" {
@@ -291,8 +309,8 @@ func (o ops) AddPending(ctx context.Context, p *Pending) error {
 		p.ID = newID("ask")
 	}
 	p.Status, p.Answer, p.CreatedAt, p.ResolvedAt = PendingOpen, nil, o.clock(), time.Time{}
-	_, err := o.q.ExecContext(ctx, `INSERT INTO pending (id, workflow_id, stage, kind, payload, status, created_at) VALUES (?,?,?,?,?,?,?)`,
-		p.ID, p.WorkflowID, p.Stage, p.Kind, rawJSON(p.Payload), p.Status, stamp(p.CreatedAt))
+	_, err := o.q.ExecContext(ctx, `INSERT INTO questions (id, run_id, stage, kind, topic, payload, status, created_at) VALUES (?,?,?,?,?,?,?,?)`,
+		p.ID, p.WorkflowID, p.Stage, questionKind(p.Kind), p.Kind, rawJSON(p.Payload), p.Status, stamp(p.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("add pending %s: %w", p.Kind, err)
 	}
@@ -313,7 +331,7 @@ func (o ops) CancelPending(ctx context.Context, id string) error {
 }
 
 func (o ops) resolvePending(ctx context.Context, id string, status PendingStatus, answer json.RawMessage) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE pending SET status=?, answer=?, resolved_at=? WHERE id=? AND status='Pending'`,
+	res, err := o.q.ExecContext(ctx, `UPDATE questions SET status=?, answer=?, resolved_at=? WHERE id=? AND status='Pending'`,
 		status, rawJSON(answer), stamp(o.clock()), id)
 	if err != nil {
 		return fmt.Errorf("resolve %s: %w", id, err)
@@ -324,7 +342,7 @@ func (o ops) resolvePending(ctx context.Context, id string, status PendingStatus
 // OpenPending lists a workflow's open questions and approvals, oldest
 // first.
 func (o ops) OpenPending(ctx context.Context, workflowID string) ([]Pending, error) {
-	return o.pendings(ctx, `WHERE workflow_id=? AND status='Pending'`, workflowID)
+	return o.pendings(ctx, `WHERE run_id=? AND status='Pending'`, workflowID)
 }
 
 // PendingItem reads one question or approval.
@@ -353,6 +371,6 @@ func (o ops) pendings(ctx context.Context, where string, args ...any) ([]Pending
 		}
 		p.CreatedAt, p.ResolvedAt = unstamp(created), unstamp(resolved)
 		return p, err
-	}, "pending", `SELECT id, workflow_id, stage, kind, payload, status, answer, created_at, resolved_at FROM pending `+where+
+	}, "pending", `SELECT id, run_id, stage, topic, payload, status, answer, created_at, resolved_at FROM questions `+where+
 		` ORDER BY created_at, rowid`, args...)
 }

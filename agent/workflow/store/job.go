@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -207,7 +208,7 @@ func (o ops) AddJobMessage(ctx context.Context, m *JobMessage) error {
 		return fmt.Errorf("job message data is not valid JSON")
 	}
 	m.CreatedAt = o.clock()
-	err := o.q.QueryRowContext(ctx, `INSERT INTO job_messages (job_id, role, content, data, created_at) VALUES (?,?,?,?,?) RETURNING id`,
+	err := o.q.QueryRowContext(ctx, `INSERT INTO messages (run_id, role, content, data, created_at) VALUES (?,?,?,?,?) RETURNING id`,
 		m.JobID, m.Role, m.Content, rawJSON(m.Data), stamp(m.CreatedAt)).Scan(&m.ID)
 	if err != nil {
 		return fmt.Errorf("add job message: %w", err)
@@ -227,7 +228,7 @@ func (o ops) JobMessages(ctx context.Context, jobID string) ([]JobMessage, error
 		}
 		m.CreatedAt = unstamp(at)
 		return m, err
-	}, "job messages", `SELECT id, job_id, role, content, data, created_at FROM job_messages WHERE job_id=? ORDER BY id`, jobID)
+	}, "job messages", `SELECT id, run_id, role, content, data, created_at FROM messages WHERE run_id=? ORDER BY id`, jobID)
 }
 
 // JobToolCall is one tool call of a job's agent, recorded as it starts
@@ -249,7 +250,7 @@ func (o ops) StartJobToolCall(ctx context.Context, c *JobToolCall) error {
 		return fmt.Errorf("job tool call name is required")
 	}
 	c.StartedAt = o.clock()
-	_, err := o.q.ExecContext(ctx, `INSERT INTO job_tool_calls (job_id, call_id, name, reason, started_at) VALUES (?,?,?,?,?)`,
+	_, err := o.q.ExecContext(ctx, `INSERT INTO tool_calls (run_id, call_id, name, reason, started_at) VALUES (?,?,?,?,?)`,
 		c.JobID, c.CallID, c.Name, c.Reason, stamp(c.StartedAt))
 	if err != nil {
 		return fmt.Errorf("add job tool call %s: %w", c.Name, err)
@@ -259,8 +260,8 @@ func (o ops) StartJobToolCall(ctx context.Context, c *JobToolCall) error {
 
 // FinishJobToolCall records how the latest running call with that id ended.
 func (o ops) FinishJobToolCall(ctx context.Context, jobID, callID, summary string, failed bool) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE job_tool_calls SET summary=?, failed=?, ended_at=? WHERE id=(
-		SELECT id FROM job_tool_calls WHERE job_id=? AND call_id=? AND ended_at IS NULL ORDER BY id DESC LIMIT 1)`,
+	res, err := o.q.ExecContext(ctx, `UPDATE tool_calls SET result_summary=?, failed=?, ended_at=? WHERE id=(
+		SELECT id FROM tool_calls WHERE run_id=? AND call_id=? AND ended_at IS NULL ORDER BY id DESC LIMIT 1)`,
 		summary, failed, stamp(o.clock()), jobID, callID)
 	if err != nil {
 		return fmt.Errorf("finish job tool call %s: %w", callID, err)
@@ -276,8 +277,8 @@ func (o ops) JobToolCalls(ctx context.Context, jobID string) ([]JobToolCall, err
 		err := row.Scan(&c.JobID, &c.CallID, &c.Name, &c.Reason, &c.Summary, &c.Failed, &started, &ended)
 		c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
 		return c, err
-	}, "job tool calls", `SELECT job_id, call_id, name, reason, summary, failed, started_at, ended_at FROM job_tool_calls
-		WHERE job_id=? ORDER BY id`, jobID)
+	}, "job tool calls", `SELECT run_id, call_id, name, reason, result_summary, failed, started_at, ended_at FROM tool_calls
+		WHERE run_id=? ORDER BY id`, jobID)
 }
 
 // JobAnalysis is a record_analysis.
@@ -392,8 +393,13 @@ func (o ops) AddJobEscalation(ctx context.Context, e *JobEscalation) error {
 		return fmt.Errorf("escalation context is not valid JSON")
 	}
 	e.ID, e.Status, e.CreatedAt = newID("esc"), EscalationPending, o.clock()
-	_, err := o.q.ExecContext(ctx, `INSERT INTO job_escalations (id, job_id, reason, severity, context, status, created_at) VALUES (?,?,?,?,?,?,?)`,
-		e.ID, e.JobID, e.Reason, e.Severity, rawJSON(e.Context), e.Status, stamp(e.CreatedAt))
+	var context any
+	if len(e.Context) > 0 {
+		context = string(e.Context)
+	}
+	_, err := o.q.ExecContext(ctx, `INSERT INTO questions (id, run_id, kind, topic, payload, status, created_at)
+		VALUES (?,?,'escalation','escalation',json_object('reason',?,'severity',?,'context',?),?,?)`,
+		e.ID, e.JobID, e.Reason, e.Severity, context, e.Status, stamp(e.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("add job escalation: %w", err)
 	}
@@ -402,8 +408,9 @@ func (o ops) AddJobEscalation(ctx context.Context, e *JobEscalation) error {
 
 // AnswerJobEscalation records the human's answer to a Pending escalation.
 func (o ops) AnswerJobEscalation(ctx context.Context, id string, approved bool, feedback string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE job_escalations SET status=?, approved=?, feedback=?, resolved_at=? WHERE id=? AND status=?`,
-		EscalationAnswered, approved, feedback, stamp(o.clock()), id, EscalationPending)
+	res, err := o.q.ExecContext(ctx, `UPDATE questions SET status=?, answer=json_object('approved',json(?),'feedback',?), resolved_at=?
+		WHERE id=? AND kind='escalation' AND status=?`,
+		EscalationAnswered, strconv.FormatBool(approved), feedback, stamp(o.clock()), id, EscalationPending)
 	if err != nil {
 		return fmt.Errorf("answer escalation %s: %w", id, err)
 	}
@@ -412,7 +419,7 @@ func (o ops) AnswerJobEscalation(ctx context.Context, id string, approved bool, 
 
 // DeliverJobEscalation records that the agent has been given the answer.
 func (o ops) DeliverJobEscalation(ctx context.Context, id string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE job_escalations SET delivered=1 WHERE id=? AND status=?`, id, EscalationAnswered)
+	res, err := o.q.ExecContext(ctx, `UPDATE questions SET delivered=1 WHERE id=? AND kind='escalation' AND status=?`, id, EscalationAnswered)
 	if err != nil {
 		return fmt.Errorf("deliver escalation %s: %w", id, err)
 	}
@@ -421,12 +428,12 @@ func (o ops) DeliverJobEscalation(ctx context.Context, id string) error {
 
 // JobEscalations lists a job's escalations in order.
 func (o ops) JobEscalations(ctx context.Context, jobID string) ([]JobEscalation, error) {
-	return o.escalations(ctx, `WHERE job_id=?`, jobID)
+	return o.escalations(ctx, `AND run_id=?`, jobID)
 }
 
 // JobEscalation reads one escalation.
 func (o ops) JobEscalation(ctx context.Context, id string) (JobEscalation, error) {
-	list, err := o.escalations(ctx, `WHERE id=?`, id)
+	list, err := o.escalations(ctx, `AND id=?`, id)
 	if err != nil {
 		return JobEscalation{}, err
 	}
@@ -447,8 +454,9 @@ func (o ops) escalations(ctx context.Context, where string, arg string) ([]JobEs
 		}
 		e.CreatedAt, e.ResolvedAt = unstamp(created), unstamp(resolved)
 		return e, err
-	}, "job escalations", `SELECT id, job_id, reason, severity, context, status, approved, feedback, delivered, created_at, resolved_at
-		FROM job_escalations `+where+` ORDER BY created_at, rowid`, arg)
+	}, "job escalations", `SELECT id, run_id, payload ->> '$.reason', payload ->> '$.severity', payload ->> '$.context', status,
+		COALESCE(answer ->> '$.approved', 0), COALESCE(answer ->> '$.feedback', ''), delivered, created_at, resolved_at
+		FROM questions WHERE kind='escalation' `+where+` ORDER BY created_at, rowid`, arg)
 }
 
 // JobCommit is a commit commit_changes made on the job's branch.
