@@ -19,10 +19,18 @@ type Deps struct {
 // baseTools are the read-only tools every agent has.
 func baseTools(role string, d Deps) []Tool {
 	ts := []Tool{newSemanticSearch(role), newReadFile(role), newListDirectory(), newGlobSearch(), newGrep(), newTakeNote()}
+	ts = append(ts, codeIntelligenceTools()...)
 	if d.Web != nil {
 		ts = append(ts, newWebCodeSearch(websearch.NewCache(d.Web)))
 	}
 	return ts
+}
+
+// codeIntelligenceTools are the language-server tools that read code
+// (issue 33): every role that reads code has them; rename_symbol is the
+// writing roles'.
+func codeIntelligenceTools() []Tool {
+	return []Tool{newGoToDefinition(), newFindReferences(), newHover(), newDocumentSymbols(), newWorkspaceSymbols(), newCallHierarchy()}
 }
 
 // ForRole returns the registry of one agent role, the spec's table: base
@@ -41,7 +49,7 @@ func ForRole(role string, d Deps) (*Registry, error) {
 		ts = append(ts, newShell(role), newRecordBaseline(), newRunTests(), newRunLint(), NewReadLints())
 	case "pulsing":
 		// edit_file → apply_patch → write_file (001-10).
-		ts = append(ts, newEditFile(), newMultiEdit(), newApplyPatch(), newWriteFile(), newShell(role), newRunTests(), newRunLint(), NewReadLints())
+		ts = append(ts, newEditFile(), newMultiEdit(), newApplyPatch(), newWriteFile(), newShell(role), newRunTests(), newRunLint(), NewReadLints(), newRenameSymbol())
 	default:
 		return nil, fmt.Errorf("unknown agent role %q: use one of %v", role, Roles)
 	}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/langserver"
 	"github.com/autarch-dev/autarch/workspace"
 )
 
@@ -82,6 +83,10 @@ type SessionConfig struct {
 	// out (a parent's, shared by its sub-agents); nil makes one over the
 	// session's gate and DefaultEgressSources.
 	Egress *Egress
+	// LangServers are the language servers of the code intelligence tools,
+	// shared by the sessions of one worktree (its owner shuts them down);
+	// nil: the session starts its own on first use and Close stops them.
+	LangServers *langserver.Pool
 }
 
 // Note is one take_note entry.
@@ -152,6 +157,9 @@ type Session struct {
 	guardrails atomic.Pointer[Guardrails]
 
 	confine confinement
+	lspOnce sync.Once
+	lspOwn  *langserver.Pool // the session's own language servers (cfg.LangServers nil)
+
 	// startGitCommonDir is the git directory of the repository Root was in
 	// when the session started ("" for none): host git calls use it and
 	// never one a command created since.
@@ -221,8 +229,9 @@ func findGitCommonDir(dir string) string {
 	}
 }
 
-// Close releases the session's root.
+// Close stops the session's own language servers and releases its root.
 func (s *Session) Close() error {
+	s.closeLangServers()
 	return errors.Join(s.gate.SaveVerdicts(), s.root.Close())
 }
 

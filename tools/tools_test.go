@@ -349,11 +349,11 @@ func TestHooks(t *testing.T) {
 func TestForRoleToolSets(t *testing.T) {
 	// No web search provider configured: no agent is offered web_code_search
 	// (TestWebToolsOffered covers a configured one).
-	base := "glob_search,grep,list_directory,read_file,semantic_search,take_note"
+	base := "call_hierarchy,document_symbols,find_references,glob_search,go_to_definition,grep,hover,list_directory,read_file,semantic_search,take_note,workspace_symbols"
 	want := map[string]string{
 		"discussion": base, "scoping": base, "research": base, "plan": base, "review": base,
-		"preflight": "glob_search,grep,list_directory,read_file,read_lints,record_baseline,run_lint,run_tests,semantic_search,shell,take_note",
-		"pulsing":   "apply_patch,edit_file,glob_search,grep,list_directory,multi_edit,read_file,read_lints,run_lint,run_tests,semantic_search,shell,take_note,write_file",
+		"preflight": "call_hierarchy,document_symbols,find_references,glob_search,go_to_definition,grep,hover,list_directory,read_file,read_lints,record_baseline,run_lint,run_tests,semantic_search,shell,take_note,workspace_symbols",
+		"pulsing":   "apply_patch,call_hierarchy,document_symbols,edit_file,find_references,glob_search,go_to_definition,grep,hover,list_directory,multi_edit,read_file,read_lints,rename_symbol,run_lint,run_tests,semantic_search,shell,take_note,workspace_symbols,write_file",
 	}
 	for role, names := range want {
 		reg, err := ForRole(role, Deps{})

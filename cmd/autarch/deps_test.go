@@ -34,15 +34,18 @@ var allowed = map[string][]string{
 	"agent/run": {"agent"},
 	// agent/openai imports index for the embeddings client (UseEmbedderFromEnv);
 	// DESIGN.md allows agent only: the embedder belongs beside the index.
-	"agent/openai":         {"agent", "index"},
-	"agent/scripted":       {},
-	"tools":                {"editor", "tools/shellcmd", "tools/verify", "tools/websearch", "workspace", "workspace/git", "workspace/textsearch", "workspace/sandbox", "workspace/trust", "workspace/unidiff", "index"},
-	"tools/indexsearch":    {"index", "tools", "workspace", "workspace/git"},
-	"tools/review":         {"tools"},
-	"tools/team":           {"tools", "tools/verify", "workspace", "workspace/git", "workspace/unidiff"},
-	"tools/terminal":       {"editor", "tools", "workspace/git"},
-	"tools/mcp":            {"tools", "workspace/sandbox", "workspace/trust"},
-	"tools/shellcmd":       {},
+	"agent/openai":      {"agent", "index"},
+	"agent/scripted":    {},
+	"tools":             {"editor", "tools/shellcmd", "tools/verify", "tools/websearch", "workspace", "workspace/git", "workspace/textsearch", "workspace/sandbox", "workspace/trust", "workspace/unidiff", "index", "langserver"},
+	"tools/indexsearch": {"index", "tools", "workspace", "workspace/git"},
+	"tools/review":      {"tools"},
+	"tools/team":        {"tools", "tools/verify", "workspace", "workspace/git", "workspace/unidiff"},
+	"tools/terminal":    {"editor", "tools", "workspace/git"},
+	"tools/mcp":         {"tools", "workspace/sandbox", "workspace/trust"},
+	"tools/shellcmd":    {},
+	// langserver is the language-server client (issue 33): process and
+	// lifecycle glue over go.lsp.dev; the tools start it in the sandbox.
+	"langserver":           {},
 	"tools/verify":         {"workspace", "workspace/sandbox"},
 	"tools/websearch":      {},
 	"editor":               {},

@@ -54,6 +54,7 @@ func runDoctor(ctx context.Context, io stdio, args []string) int {
 	}
 	fmt.Fprintf(io.out, "network policy: %s (AUTARCH_SANDBOX_NETWORK=preflight|always|never)\n", policy.Network)
 	fmt.Fprintln(io.out, policy.EnvReport(os.Environ()))
+	reportLangServers(io.out)
 	if !doctorModel(ctx, io, *baseURL, *model) {
 		code = 1
 	}

@@ -70,6 +70,14 @@ func Tools(job Job, deps Deps) ([]tools.Tool, error) {
 		newRecordAnalysis(job), newCreatePlan(job), newRequestHumanReview(job),
 		newSemanticSearch(), newFindFiles(), tools.NewReadLints(), verifiers[0].tool, verifiers[1].tool,
 	}
+	// The code intelligence tools (issue 33): jobs write, so rename_symbol too.
+	for _, name := range []string{"go_to_definition", "find_references", "hover", "document_symbols", "workspace_symbols", "call_hierarchy", "rename_symbol"} {
+		t, ok := shared.Get(name)
+		if !ok {
+			return nil, errors.New("the shared tools have no " + name)
+		}
+		ts = append(ts, t)
+	}
 	if deps.Tools.Web != nil {
 		if t := tools.NewWebSearch(deps.Tools.Web); t != nil {
 			ts = append(ts, t)

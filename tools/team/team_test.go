@@ -188,8 +188,9 @@ func TestRegistryIsTheTeamCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"apply_patch", "commit_changes", "create_branch", "create_plan", "find_files", "get_repo_state", "list_files",
-		"read_file", "read_lints", "record_analysis", "request_human_review", "run_lint", "run_tests", "search_code", "semantic_search"}
+	want := []string{"apply_patch", "call_hierarchy", "commit_changes", "create_branch", "create_plan", "document_symbols", "find_files",
+		"find_references", "get_repo_state", "go_to_definition", "hover", "list_files", "read_file", "read_lints", "record_analysis",
+		"rename_symbol", "request_human_review", "run_lint", "run_tests", "search_code", "semantic_search", "workspace_symbols"}
 	if got := reg.Names(); !slices.Equal(got, want) {
 		t.Errorf("names = %v\nwant %v", got, want)
 	}

@@ -1,0 +1,105 @@
+// Package langserver is Autarch's client of language servers (gopls,
+// typescript-language-server, pyright, rust-analyzer): which server serves
+// which files, and the process and lifecycle glue around one server per
+// worktree — started lazily through a caller's Starter (the tools start it
+// inside the sandbox), initialized, told about the files agents write,
+// asked with a timeout, restarted on the next call after a crash or a
+// hang, shut down with its pool. The LSP types are go.lsp.dev/protocol's;
+// results whose shapes are unions are decoded into the small types here.
+package langserver
+
+import (
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Server describes one language server: the files it serves, how to start
+// it (over stdio) and how to install it.
+type Server struct {
+	// Name names the server ("gopls").
+	Name string
+	// Command starts it; Command[0] is looked up on PATH.
+	Command []string
+	// Languages maps the file extensions it serves (".go") to their LSP
+	// language identifiers ("go").
+	Languages map[string]string
+	// Markers are files at a project's root that say it is in the
+	// server's language (go.mod): workspace-wide requests go to the
+	// servers whose marker a worktree has.
+	Markers []string
+	// Install says how to install it.
+	Install string
+}
+
+// Known are the servers Autarch knows, in the order they are listed.
+func Known() []Server {
+	return []Server{
+		{Name: "gopls", Command: []string{"gopls"}, Languages: map[string]string{".go": "go"}, Markers: []string{"go.mod", "go.work"},
+			Install: "go install golang.org/x/tools/gopls@latest"},
+		{Name: "typescript-language-server", Command: []string{"typescript-language-server", "--stdio"},
+			Languages: map[string]string{".ts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".jsx": "javascriptreact", ".mjs": "javascript", ".cjs": "javascript"},
+			Markers:   []string{"tsconfig.json", "jsconfig.json", "package.json"}, Install: "npm install -g typescript-language-server typescript"},
+		{Name: "pyright", Command: []string{"pyright-langserver", "--stdio"}, Languages: map[string]string{".py": "python", ".pyi": "python"},
+			Markers: []string{"pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"},
+			Install: "npm install -g pyright"},
+		{Name: "rust-analyzer", Command: []string{"rust-analyzer"}, Languages: map[string]string{".rs": "rust"}, Markers: []string{"Cargo.toml"},
+			Install: "rustup component add rust-analyzer"},
+	}
+}
+
+// ForFile returns the server of servers that serves path's extension.
+func ForFile(servers []Server, path string) (Server, bool) {
+	ext := strings.ToLower(filepath.Ext(path))
+	for _, s := range servers {
+		if _, ok := s.Languages[ext]; ok {
+			return s, true
+		}
+	}
+	return Server{}, false
+}
+
+// LanguageID is the LSP language identifier of path for s.
+func (s Server) LanguageID(path string) string {
+	return s.Languages[strings.ToLower(filepath.Ext(path))]
+}
+
+// Path finds the server's executable on PATH ("" and the error when it is
+// not installed).
+func (s Server) Path() (string, error) {
+	if len(s.Command) == 0 {
+		return "", &NotInstalledError{Server: s}
+	}
+	p, err := exec.LookPath(s.Command[0])
+	if err != nil {
+		return "", &NotInstalledError{Server: s}
+	}
+	return p, nil
+}
+
+// NotInstalledError says that a server is not installed and how to install it.
+type NotInstalledError struct{ Server Server }
+
+func (e *NotInstalledError) Error() string {
+	return e.Server.Name + " is not installed (not found on PATH): install it with `" + e.Server.Install + "`"
+}
+
+// NoServerMessage is the answer for a file no known server serves.
+func NoServerMessage(servers []Server, path string) string {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext == "" {
+		ext = "extensionless"
+	}
+	var known []string
+	for _, s := range servers {
+		exts := make([]string, 0, len(s.Languages))
+		for e := range s.Languages {
+			exts = append(exts, e)
+		}
+		slices.Sort(exts)
+		known = append(known, s.Name+" ("+strings.Join(exts, " ")+"; "+s.Install+")")
+	}
+	return "no language server for " + ext + " files; install one Autarch knows: " + strings.Join(known, ", ") +
+		"; until then use grep, search_code or semantic_search"
+}
