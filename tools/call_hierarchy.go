@@ -31,7 +31,7 @@ type lspCallSite struct {
 }
 
 func newCallHierarchy() Tool {
-	return newTool("call_hierarchy", callHierarchyDesc, ReadOnly, runCallHierarchy)
+	return newTool("call_hierarchy", callHierarchyDesc, ReadOnly, runCallHierarchy).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runCallHierarchy(ctx context.Context, s *Session, p callHierarchyParams) (Result, error) {

@@ -28,7 +28,7 @@ type lspSymbol struct {
 }
 
 func newDocumentSymbols() Tool {
-	return newTool("document_symbols", documentSymbolsDesc, ReadOnly, runDocumentSymbols)
+	return newTool("document_symbols", documentSymbolsDesc, ReadOnly, runDocumentSymbols).declare(EffectRead, CategoryReadOnly)
 }
 
 func runDocumentSymbols(ctx context.Context, s *Session, p documentSymbolsParams) (Result, error) {

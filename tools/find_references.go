@@ -19,7 +19,7 @@ type findReferencesParams struct {
 }
 
 func newFindReferences() Tool {
-	return newTool("find_references", findReferencesDesc, ReadOnly, runFindReferences)
+	return newTool("find_references", findReferencesDesc, ReadOnly, runFindReferences).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runFindReferences(ctx context.Context, s *Session, p findReferencesParams) (Result, error) {

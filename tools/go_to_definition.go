@@ -16,7 +16,7 @@ type goToDefinitionParams struct {
 }
 
 func newGoToDefinition() Tool {
-	return newTool("go_to_definition", goToDefinitionDesc, ReadOnly, runGoToDefinition)
+	return newTool("go_to_definition", goToDefinitionDesc, ReadOnly, runGoToDefinition).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runGoToDefinition(ctx context.Context, s *Session, p goToDefinitionParams) (Result, error) {

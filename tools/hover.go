@@ -19,7 +19,7 @@ type hoverParams struct {
 const maxHover = 8000
 
 func newHover() Tool {
-	return newTool("hover", hoverDesc, ReadOnly, runHover)
+	return newTool("hover", hoverDesc, ReadOnly, runHover).declare(EffectRead, CategoryReadOnly)
 }
 
 func runHover(ctx context.Context, s *Session, p hoverParams) (Result, error) {

@@ -27,7 +27,7 @@ type renameSymbolParams struct {
 const renameDiagnosticsWait = 3 * time.Second
 
 func newRenameSymbol() Tool {
-	return newTool("rename_symbol", renameSymbolDesc+worktreeNote, Write, runRenameSymbol)
+	return newTool("rename_symbol", renameSymbolDesc+worktreeNote, Write, runRenameSymbol).declare(EffectEdit, CategoryMutating)
 }
 
 // renamed is one file a rename changes.

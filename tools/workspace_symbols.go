@@ -21,7 +21,7 @@ type workspaceSymbolsParams struct {
 }
 
 func newWorkspaceSymbols() Tool {
-	return newTool("workspace_symbols", workspaceSymbolsDesc, ReadOnly, runWorkspaceSymbols)
+	return newTool("workspace_symbols", workspaceSymbolsDesc, ReadOnly, runWorkspaceSymbols).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runWorkspaceSymbols(ctx context.Context, s *Session, p workspaceSymbolsParams) (Result, error) {
