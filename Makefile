@@ -5,7 +5,7 @@ BIN     := bin/autarch
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: install bench-index train-embedder bench-grep bench-load all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode e2e-acp vsix run clean
+.PHONY: gopls install bench-index train-embedder bench-grep bench-load all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode e2e-acp vsix run clean
 
 all: build
 
@@ -28,9 +28,16 @@ install: build
 
 test: test-go test-ext
 
-test-go: build node-deps  # node-deps: the MCP servers tools/mcp tests drive
+test-go: build node-deps gopls  # node-deps: the MCP servers tools/mcp tests drive; gopls: the code intelligence tools' tests
+
+# gopls, pinned: the code intelligence tools' tests run against a real one
+# (v0.23.0 is the last that runs on this Go); installed into $(go env GOPATH)/bin.
+GOPLS_VERSION := v0.23.0
+gopls:
+	@PATH="$$($(GO) env GOPATH)/bin:$$PATH" gopls version 2>/dev/null | grep -q 'gopls $(GOPLS_VERSION)' || \
+	  { echo "go install golang.org/x/tools/gopls@$(GOPLS_VERSION)"; $(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION); }
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	PATH="$$($(GO) env GOPATH)/bin:$$PATH" $(GO) test -race -count=1 ./...
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
