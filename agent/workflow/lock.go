@@ -1,14 +1,19 @@
 package workflow
 
 import (
-	"errors"
 	"path/filepath"
 
 	"github.com/autarch-dev/autarch/agent/run"
 )
 
-// errLocked means another live process runs the workflow.
-var errLocked = errors.New("the workflow is running in another autarch process")
+// errLocked means another live process runs the workflow: run.IsLocked
+// says so of it, with the workflow's own words.
+var errLocked error = lockedError{}
+
+type lockedError struct{}
+
+func (lockedError) Error() string { return "the workflow is running in another autarch process" }
+func (lockedError) Unwrap() error { return run.ErrLocked }
 
 // lockRun takes the workflow's run lock (the run kernel's: an flock on a
 // file in the state directory's locks, held while a process runs the
