@@ -328,9 +328,24 @@ async function restrictedMode(page, port, ws) {
   } catch {
     log('no trust dialog was shown; the folder is untrusted by default');
   }
-  const ask = page.locator('.notification-toast', { hasText: 'Restricted Mode' }).filter({ has: page.locator('.monaco-button', { hasText: 'Trust Folder' }) }).first();
-  await ask.waitFor({ state: 'visible', timeout: 60_000 });
+  // The question is an information toast: VS Code hides it after a while
+  // (it stays in the notification center), so on a fast machine it may be
+  // gone by now; then it is read from the notification center.
+  const ask = page
+    .locator('.notification-toast, .notifications-center .notification-list-item', { hasText: 'Restricted Mode' })
+    .filter({ has: page.locator('.monaco-button', { hasText: 'Trust Folder' }) })
+    .first();
+  let center = false;
+  try {
+    await ask.waitFor({ state: 'visible', timeout: 15_000 });
+  } catch {
+    log("Autarch's trust question is no longer a toast: opening the notification center");
+    await runCommand(page, 'Notifications: Show Notifications', 30_000);
+    await ask.waitFor({ state: 'visible', timeout: 60_000 });
+    center = true;
+  }
   log(`Autarch's trust question: ${(await ask.innerText()).replace(/\s+/g, ' ').slice(0, 140)}`);
+  if (center) await runCommand(page, 'Notifications: Hide Notifications', 30_000);
   const icon = page.locator('.activitybar .action-item a[aria-label^="Autarch"], .activitybar .action-item[aria-label^="Autarch"]').first();
   await icon.waitFor({ state: 'visible', timeout: 60_000 });
   await icon.click();
