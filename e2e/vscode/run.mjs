@@ -345,7 +345,7 @@ async function restrictedMode(page, port, ws) {
     center = true;
   }
   log(`Autarch's trust question: ${(await ask.innerText()).replace(/\s+/g, ' ').slice(0, 140)}`);
-  if (center) await runCommand(page, 'Notifications: Hide Notifications', 30_000);
+  if (center) await page.keyboard.press('Escape'); // closes the notification center
   const icon = page.locator('.activitybar .action-item a[aria-label^="Autarch"], .activitybar .action-item[aria-label^="Autarch"]').first();
   await icon.waitFor({ state: 'visible', timeout: 60_000 });
   await icon.click();
