@@ -44,15 +44,16 @@ type Revert struct {
 }
 
 // RevertCommits undoes commits (in the order given: newest first) on
-// branch as revert commits, one per commit, each moving the branch with a
-// compare-and-swap ref update under the repository's ref lock; history is
-// kept and nothing is rewritten. A revert is a three-way merge of trees
+// branch as revert commits, one per commit, then moves the branch to the
+// last of them in one compare-and-swap ref update under the repository's
+// ref lock: the branch has all of them or none; history is kept and
+// nothing is rewritten. A revert is a three-way merge of trees
 // (git merge-tree: base the commit, ours the branch head, theirs the
 // commit's parent tree), so neither an index nor a work tree is used;
 // dir is a work tree of the repository (the run's own worktree) that git
 // runs in. Commits already reverted since opts.Since are skipped, so the
 // call is idempotent. A commit whose revert no longer merges is a
-// *RevertConflict, and the branch keeps the reverts made before it. It returns
+// *RevertConflict, and the branch does not move. It returns
 // every revert commit of the commits since opts.Since, in branch order.
 func (r *Repo) RevertCommits(ctx context.Context, dir, branch string, commits []string, opts RevertOptions) ([]Revert, error) {
 	ref := "refs/heads/" + branch
@@ -74,19 +75,26 @@ func (r *Repo) RevertCommits(ctx context.Context, dir, branch string, commits []
 		for _, rv := range out {
 			done[rv.Reverts] = true
 		}
+		cur := head
 		for _, c := range commits {
 			if done[c] {
 				continue
 			}
-			next, err := r.revertOne(ctx, dir, ref, head, c)
+			next, err := r.revertOne(ctx, dir, cur, c)
 			if err != nil {
 				return err
 			}
 			out = append(out, Revert{Commit: next, Reverts: c})
-			head = next
+			cur = next
 			if opts.AfterCommit != nil {
 				opts.AfterCommit(len(out))
 			}
+		}
+		if cur == head {
+			return nil
+		}
+		if _, err := r.git.run(ctx, dir, nil, "update-ref", "-m", "autarch: revert", ref, cur, head); err != nil {
+			return fmt.Errorf("revert: move %s: %w", branch, err)
 		}
 		return nil
 	})
@@ -119,12 +127,12 @@ func (r *Repo) revertsSince(ctx context.Context, dir, since, head string) ([]Rev
 	return out, nil
 }
 
-// revertOne commits the revert of commit on head and moves ref from head
-// to it.
-func (r *Repo) revertOne(ctx context.Context, dir, ref, head, commit string) (string, error) {
+// revertOne commits the revert of commit on head (the branch does not
+// move).
+func (r *Repo) revertOne(ctx context.Context, dir, head, commit string) (string, error) {
 	if _, err := r.git.run(ctx, dir, nil, "merge-base", "--is-ancestor", commit, head); err != nil {
 		if exitCode(err) == 1 {
-			return "", fmt.Errorf("revert %.12s: it is not on %s", commit, short(ref))
+			return "", fmt.Errorf("revert %.12s: it is not on the branch", commit)
 		}
 		return "", fmt.Errorf("revert %.12s: %w", commit, err)
 	}
@@ -166,10 +174,14 @@ func (r *Repo) revertOne(ctx context.Context, dir, ref, head, commit string) (st
 	if err != nil {
 		return "", fmt.Errorf("revert %.12s: %w", commit, err)
 	}
-	if _, err := r.git.run(ctx, dir, nil, "update-ref", "-m", "autarch: revert "+commit, ref, next, head); err != nil {
-		return "", fmt.Errorf("revert %.12s: move %s: %w", commit, short(ref), err)
-	}
 	return next, nil
+}
+
+// IsAncestor reports whether commit a is in the history of b (a branch,
+// tag or commit).
+func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
+	_, err := r.git.run(ctx, r.dir, nil, "merge-base", "--is-ancestor", a, b)
+	return yesNo(err)
 }
 
 // Revert undoes commits (newest first) on the workflow branch as revert
