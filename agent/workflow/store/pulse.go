@@ -78,9 +78,9 @@ type Pulse struct {
 	// for its next run (autarch redo), "" for none.
 	RevertedBy string
 	Guidance   string
-	CreatedAt time.Time
-	StartedAt time.Time
-	EndedAt   time.Time
+	CreatedAt  time.Time
+	StartedAt  time.Time
+	EndedAt    time.Time
 }
 
 // PulseFailure is a failed tool call not yet resolved by a later
