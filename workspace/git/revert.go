@@ -226,3 +226,11 @@ func (w *Workflow) dropPulseBranches(ctx context.Context, ids []string) error {
 	}
 	return nil
 }
+
+// DiffCommits is the diff from commit from to commit to as they are (not
+// from their merge base, as Diff): after a revert, the diff from the new
+// head to the old shows, on its new side, the lines the revert undid.
+func (r *Repo) DiffCommits(ctx context.Context, from, to string) (*Diff, error) {
+	d := &Diff{Base: from, Head: to}
+	return d, r.fillDiff(ctx, d, []string{from, to})
+}

@@ -192,3 +192,15 @@ func (o ops) SetPulseGuidance(ctx context.Context, pulseID, guidance string) err
 	}
 	return expectOne(res, "pulse", pulseID)
 }
+
+// CancelRevert forgets a Started revert that could not be made (nothing
+// was changed) and gives the workflow status back, with reason.
+func (o ops) CancelRevert(ctx context.Context, id string, status WorkflowStatus, reason string) error {
+	return o.atomic(ctx, func(o ops) error {
+		var workflowID string
+		if err := o.q.QueryRowContext(ctx, `DELETE FROM reverts WHERE id=? AND status='Started' RETURNING workflow_id`, id).Scan(&workflowID); err != nil {
+			return notFound(err, "unfinished revert", id)
+		}
+		return o.SetWorkflowStatus(ctx, workflowID, status, reason)
+	})
+}
