@@ -6,17 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/swarm/orchestrate"
 )
 
 func revertVerb() verb {
 	return verb{
 		name:    "revert",
-		usage:   "autarch revert [--root DIR] [--yes] [--applied] [--json] WORKFLOW PULSE | --job ID COMMIT",
-		summary: "undo a pulse and the later pulses that depend on it as revert commits on the workflow's branch (they become pending again: autarch redo runs them), or a job's commits from COMMIT on",
+		usage:   "autarch revert [--root DIR] [--yes] [--applied] [--json] WORKFLOW PULSE | --job ID COMMIT | --swarm ID ROUND",
+		summary: "undo a pulse and the later pulses that depend on it as revert commits on the workflow's branch (they become pending again: autarch redo runs them), a job's commits from COMMIT on, or a swarm's rounds from ROUND on",
 		run:     runRevert,
 	}
 }
@@ -29,10 +31,15 @@ func runRevert(ctx context.Context, io stdio, args []string) int {
 	applied := fs.Bool("applied", false, "revert a workflow already applied to your branch (your branch keeps the changes until you apply the workflow again)")
 	asJSON := fs.Bool("json", false, "print the plan and the result as JSON")
 	jobID := fs.String("job", "", "revert this job's commits from COMMIT on, on the job's branch")
+	swarmID := fs.String("swarm", "", "revert this swarm's round commits from ROUND on, on the swarm's branch")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if fs.NArg() != 2 {
+	want := 2
+	if *jobID != "" || *swarmID != "" {
+		want = 1
+	}
+	if fs.NArg() != want || (*jobID != "" && *swarmID != "") {
 		fmt.Fprintln(io.err, "usage: "+revertVerb().usage)
 		return 2
 	}
@@ -42,8 +49,11 @@ func runRevert(ctx context.Context, io stdio, args []string) int {
 		return 1
 	}
 	defer w.close()
-	if *jobID != "" {
-		return revertJob(ctx, io, w, *jobID, fs.Arg(1), *asJSON)
+	switch {
+	case *jobID != "":
+		return revertJob(ctx, io, w, *jobID, fs.Arg(0), *asJSON)
+	case *swarmID != "":
+		return revertSwarm(ctx, io, w, *swarmID, fs.Arg(0), *asJSON)
 	}
 	name, pulse := fs.Arg(0), fs.Arg(1)
 	plan, err := w.engine.PlanRevert(ctx, name, pulse)
@@ -126,6 +136,27 @@ func revertJob(ctx context.Context, io stdio, w *workflows, id, commit string, a
 		fmt.Fprintf(io.out, "%.12s reverts %.12s\n", c.Commit, c.Reverts)
 	}
 	fmt.Fprintln(io.out, res.Message)
+	return 0
+}
+
+func revertSwarm(ctx context.Context, io stdio, w *workflows, id, round string, asJSON bool) int {
+	n, err := strconv.Atoi(round)
+	if err != nil || n < 1 {
+		fmt.Fprintf(io.err, "autarch revert: round %q is not a round number (1, 2, …)\n", round)
+		return 2
+	}
+	made, err := orchestrate.RevertRounds(ctx, w.repo, w.repo.StateDir(), id, n)
+	if err != nil {
+		fmt.Fprintf(io.err, "autarch revert: %v\n", err)
+		return 1
+	}
+	if asJSON {
+		return printJSON(io, made)
+	}
+	for _, c := range made {
+		fmt.Fprintf(io.out, "%.12s reverts %.12s\n", c.Commit, c.Reverts)
+	}
+	fmt.Fprintf(io.out, "reverted rounds %d and later of swarm %s (%d revert commits)\n", n, id, len(made))
 	return 0
 }
 
