@@ -10,7 +10,7 @@ import (
 
 // threePulses makes a workflow with three completed pulses (a.txt, then
 // b.txt, then an edit of a.txt) and returns their checkpoints.
-func threePulses(t *testing.T) (dir string, wf *Workflow, cps []Checkpoint) {
+func threePulses(t testing.TB) (dir string, wf *Workflow, cps []Checkpoint) {
 	t.Helper()
 	ctx := context.Background()
 	dir, _ = userRepo(t)
