@@ -65,28 +65,17 @@ func (r *Runner) Revert(ctx context.Context, ref, commit string) (Reverted, erro
 	if err := ensureWorktree(ctx, r.repo, j); err != nil {
 		return Reverted{}, err
 	}
-	dirty, err := r.repo.Git(ctx, j.WorktreePath, nil, "status", "--porcelain", "--untracked-files=no")
-	if err != nil {
-		return Reverted{}, err
-	}
-	if s := strings.TrimSpace(string(dirty)); s != "" {
-		return Reverted{}, fmt.Errorf("job %s's worktree %s has uncommitted changes (%s): resume the job to commit them, or discard them, then revert", j.Name, j.WorktreePath, strings.ReplaceAll(s, "\n", "; "))
-	}
 	list, err := r.repo.Git(ctx, j.WorktreePath, nil, "rev-list", "--first-parent", id+"^.."+branchRef)
 	if err != nil {
 		return Reverted{}, fmt.Errorf("list job %s's commits: %w", j.Name, err)
 	}
-	commits := strings.Fields(string(list))
-	made, err := r.repo.RevertCommits(ctx, j.WorktreePath, j.Branch, commits, git.RevertOptions{})
+	made, err := r.repo.RevertInWorktree(ctx, j.WorktreePath, j.Branch, strings.Fields(string(list)))
 	var conflict *git.RevertConflict
 	if errors.As(err, &conflict) {
 		return Reverted{}, fmt.Errorf("%w (nothing was changed)", err)
 	}
 	if err != nil {
-		return Reverted{}, err
-	}
-	if _, err := r.repo.Git(ctx, j.WorktreePath, nil, "reset", "--hard", "--quiet", "HEAD"); err != nil {
-		return Reverted{}, fmt.Errorf("reset job %s's worktree to the new tip: %w", j.Name, err)
+		return Reverted{}, fmt.Errorf("job %s: %w", j.Name, err)
 	}
 	msg := fmt.Sprintf("reverted %d commit(s) of job %s on %s", len(made), j.Name, j.Branch)
 	if j.Status == store.JobDone {

@@ -15,7 +15,8 @@ import (
 // TestRevertJobCommits: a stopped job with three commits on its branch;
 // reverting from the second makes two revert commits on the job's branch
 // (its tree is the first commit's again, in the job's worktree too),
-// refuses while the job's run lock is held, a commit not the job's, and
+// refuses while the job's run lock is held, a commit not the job's and
+// uncommitted work in its worktree, and
 // leaves the user's branch alone.
 func TestRevertJobCommits(t *testing.T) {
 	r, j := newTestRunner(t, &askEditor{})
@@ -60,6 +61,13 @@ func TestRevertJobCommits(t *testing.T) {
 	if _, err := r.Revert(ctx, j.ID, "main"); err == nil || !strings.Contains(err.Error(), "is not one of job") {
 		t.Errorf("revert of a commit not the job's: %v", err)
 	}
+	if err := os.WriteFile(filepath.Join(j.WorktreePath, "f.txt"), []byte("work in progress\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Revert(ctx, j.ID, commits[1]); err == nil || !strings.Contains(err.Error(), "uncommitted changes to f.txt") {
+		t.Errorf("revert over uncommitted work: %v", err)
+	}
+	git("checkout", "--", "f.txt")
 	res, err := r.Revert(ctx, j.ID, commits[1])
 	if err != nil {
 		t.Fatal(err)

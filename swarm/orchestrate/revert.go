@@ -64,23 +64,13 @@ func RevertRounds(ctx context.Context, repo *git.Repo, stateDir, id string, roun
 	if len(commits) == 0 {
 		return nil, fmt.Errorf("swarm %s has no commit of round %d or later on %s (rounds with commits: %s)", id, round, st.Branch, strings.Join(rounds, ", "))
 	}
-	dirty, err := repo.Git(ctx, st.Worktree, nil, "status", "--porcelain", "--untracked-files=no")
+	made, err := repo.RevertInWorktree(ctx, st.Worktree, st.Branch, commits)
+	var c *git.RevertConflict
+	if errors.As(err, &c) {
+		return nil, fmt.Errorf("%w (nothing was changed)", err)
+	}
 	if err != nil {
-		return nil, err
-	}
-	if s := strings.TrimSpace(string(dirty)); s != "" {
-		return nil, fmt.Errorf("swarm %s's worktree %s has uncommitted changes (%s): resume the swarm or discard them, then revert", id, st.Worktree, strings.ReplaceAll(s, "\n", "; "))
-	}
-	made, err := repo.RevertCommits(ctx, st.Worktree, st.Branch, commits, git.RevertOptions{})
-	if err != nil {
-		var c *git.RevertConflict
-		if errors.As(err, &c) {
-			return nil, fmt.Errorf("%w (nothing was changed)", err)
-		}
-		return nil, err
-	}
-	if _, err := repo.Git(ctx, st.Worktree, nil, "reset", "--hard", "--quiet", "HEAD"); err != nil {
-		return made, fmt.Errorf("reset swarm %s's worktree to the new tip: %w", id, err)
+		return made, fmt.Errorf("swarm %s: %w", id, err)
 	}
 	text := fmt.Sprintf("reverted rounds %d and later: %d revert commit(s) on %s", round, len(made), st.Branch)
 	return made, s.record(editor.SwarmEvent{Kind: "commit", SwarmID: id, Text: text})

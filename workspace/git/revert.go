@@ -234,3 +234,29 @@ func (r *Repo) DiffCommits(ctx context.Context, from, to string) (*Diff, error) 
 	d := &Diff{Base: from, Head: to}
 	return d, r.fillDiff(ctx, d, []string{from, to})
 }
+
+// RevertInWorktree reverts commits (newest first, RevertCommits) on branch,
+// which the linked worktree at dir (a job's, a swarm's) has checked out,
+// and resets that worktree — only it — to the new tip. A worktree with
+// uncommitted changes to tracked files is refused, before anything moves.
+func (r *Repo) RevertInWorktree(ctx context.Context, dir, branch string, commits []string) ([]Revert, error) {
+	out, err := r.git.run(ctx, dir, nil, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--ignore-submodules=all")
+	if err != nil {
+		return nil, fmt.Errorf("worktree status: %w", err)
+	}
+	st, err := parseStatus(string(out))
+	if err != nil {
+		return nil, fmt.Errorf("worktree status: %w", err)
+	}
+	if changed := st.TrackedChanges(); len(changed) > 0 {
+		return nil, fmt.Errorf("the worktree %s has uncommitted changes to %s: commit or discard them, then revert", dir, strings.Join(changed, ", "))
+	}
+	made, err := r.RevertCommits(ctx, dir, branch, commits, RevertOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.git.run(ctx, dir, nil, "reset", "--hard", "--quiet", "HEAD"); err != nil {
+		return made, fmt.Errorf("reset the worktree %s to the new tip: %w", dir, err)
+	}
+	return made, nil
+}
