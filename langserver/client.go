@@ -268,7 +268,7 @@ func (c *Client) running(ctx context.Context, start Starter) (*process, error) {
 		return nil, &UnavailableError{Msg: fmt.Sprintf("%s cannot start: %v", c.srv.Name, err)}
 	}
 	c.opts.Log.Info("language server started", "server", c.srv.Name, "root", c.root, "start", c.starts)
-	if _, err := c.request(ctx, p, c.opts.StartTimeout, "initialize", initializeParams(c.root)); err != nil {
+	if _, err := c.request(ctx, p, c.opts.StartTimeout, "initialize", initializeParams(c.root, c.srv.InitOptions)); err != nil {
 		p.cancel()
 		<-p.exited
 		return nil, err
@@ -353,9 +353,9 @@ func (p *process) handle(ctx context.Context, req *jsonrpc2.Request) (any, error
 
 // initializeParams are the client's capabilities: plain text or markdown
 // hovers, hierarchical symbols, versioned edits, no file operations.
-func initializeParams(root string) map[string]any {
+func initializeParams(root string, opts map[string]any) map[string]any {
 	u := uri.File(root)
-	return map[string]any{
+	params := map[string]any{
 		"processId": nil, // in its own PID namespace, the server cannot watch ours
 		"rootUri":   u, "rootPath": root,
 		"workspaceFolders": []map[string]any{{"uri": u, "name": filepath.Base(root)}},
@@ -381,6 +381,10 @@ func initializeParams(root string) map[string]any {
 			"window": map[string]any{"workDoneProgress": true},
 		},
 	}
+	if opts != nil {
+		params["initializationOptions"] = opts
+	}
+	return params
 }
 
 // Sync tells the server the content of a file (absolute path): opened on
