@@ -87,6 +87,18 @@ func (p *Pool) Client(root string, srv Server) *Client {
 	return c
 }
 
+// Running returns the client of srv for the worktree root when its server
+// is running (started and not exited); nil otherwise. Nothing is started.
+func (p *Pool) Running(root string, srv Server) *Client {
+	p.mu.Lock()
+	c := p.clients[poolKey{filepath.Clean(root), srv.Name}]
+	p.mu.Unlock()
+	if c == nil || !c.Running() {
+		return nil
+	}
+	return c
+}
+
 // Close shuts every running server down (politely, then by force).
 func (p *Pool) Close(ctx context.Context) {
 	p.mu.Lock()
@@ -123,6 +135,21 @@ func (c *Client) Starts() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.starts
+}
+
+// Running reports whether the server is running (started, not exited).
+func (c *Client) Running() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.proc == nil {
+		return false
+	}
+	select {
+	case <-c.proc.exited:
+		return false
+	default:
+		return true
+	}
 }
 
 // UnavailableError is a server that could not start, crashed or did not

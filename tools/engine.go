@@ -107,6 +107,9 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 		kind = t.Kind()
 	}
 	if !ok {
+		if msg, ok := notOffered(name, s.langServerList()); ok {
+			return opError(msg), nil
+		}
 		return opError(fmt.Sprintf("Tool not found: %q. Available tools: %s", name, strings.Join(e.reg.Names(), ", "))), nil
 	}
 	if v, ok := t.(validator); ok {
@@ -148,6 +151,7 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 		return jsonResult(map[string]any{"success": true, "dry_run": true, "plan": planned.Action,
 			"message": fmt.Sprintf("[DRY-RUN] Would execute: %s(%s)", name, args)}, false), nil
 	}
+	s.takeTouched()
 	res, err = e.execute(ctx, s, t, args)
 	if err != nil {
 		return res, err
@@ -156,6 +160,9 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 		if rel, err := s.root.Clean(ca.Path); err == nil {
 			s.markWritten(rel)
 		}
+	}
+	if touched := s.takeTouched(); len(touched) > 0 && !res.Failed && name != "rename_symbol" {
+		res = s.lspAfterWrite(ctx, touched, res)
 	}
 	// Hooks see the result as the model will (filtered once more, with
 	// their context, on the way out).
