@@ -99,6 +99,38 @@ func (p *Pool) Running(root string, srv Server) *Client {
 	return c
 }
 
+// Starts counts the starts of the pool's servers (restarts included).
+func (p *Pool) Starts() int {
+	p.mu.Lock()
+	cs := make([]*Client, 0, len(p.clients))
+	for _, c := range p.clients {
+		cs = append(cs, c)
+	}
+	p.mu.Unlock()
+	n := 0
+	for _, c := range cs {
+		n += c.Starts()
+	}
+	return n
+}
+
+// Live counts the pool's servers running now.
+func (p *Pool) Live() int {
+	p.mu.Lock()
+	cs := make([]*Client, 0, len(p.clients))
+	for _, c := range p.clients {
+		cs = append(cs, c)
+	}
+	p.mu.Unlock()
+	n := 0
+	for _, c := range cs {
+		if c.Running() {
+			n++
+		}
+	}
+	return n
+}
+
 // Close shuts every running server down (politely, then by force).
 func (p *Pool) Close(ctx context.Context) {
 	p.mu.Lock()

@@ -95,6 +95,12 @@ func NewLangServers(cfg Config, log *slog.Logger) *LangServers {
 // Close shuts every server started down.
 func (l *LangServers) Close(ctx context.Context) { l.pool.Close(ctx) }
 
+// Running counts the servers running now.
+func (l *LangServers) Running() int { return l.pool.Live() }
+
+// Starts counts the servers' starts so far (restarts included).
+func (l *LangServers) Starts() int { return l.pool.Starts() }
+
 // needsLangServer reports whether the tool named name needs a language
 // server (the code intelligence tools and rename_symbol).
 func needsLangServer(name string) bool {
