@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -176,5 +178,37 @@ func TestCodeIntelligenceOfferedOnlyWithAServer(t *testing.T) {
 		if got := OfferCodeIntelligence(reg, goProject, nil); !got.Has("go_to_definition") || !got.Has("rename_symbol") {
 			t.Errorf("tools for a Go project with gopls installed: %v", got.Names())
 		}
+	}
+}
+
+// TestCrashingConfiguredServerIsAResultAndRestarts: a configured server
+// (language_servers) that dies on start gives the model a result saying
+// so and what to do, and the next call starts it again (here: gopls
+// behind a wrapper that crashes while the worktree has a .crash file).
+func TestCrashingConfiguredServerIsAResultAndRestarts(t *testing.T) {
+	h := goplsHarness(t)
+	bin := t.TempDir()
+	writeFiles(t, bin, map[string]string{"crashy-gopls": "#!/bin/sh\nif [ -e .crash ]; then echo 'crashy-gopls: boom' >&2; exit 3; fi\nexec gopls \"$@\"\n"})
+	if err := os.Chmod(filepath.Join(bin, "crashy-gopls"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	writeFiles(t, h.dir, map[string]string{".crash": ""})
+	run := NewLangServers(Config{LanguageServers: map[string]LanguageServerConfig{"gopls": {Command: "crashy-gopls", Extensions: []string{".go"}}}}, nil)
+	t.Cleanup(func() { run.Close(context.Background()) })
+	s := newHarness(t, "pulsing", SessionConfig{Root: h.dir, LangServers: run})
+	args := map[string]any{"path": "main.go", "line": 10, "symbol": "Put"}
+	res := s.call("go_to_definition", args)
+	for _, want := range []string{"the language server is not available: gopls stopped while answering initialize", "crashy-gopls: boom", "starts again on the next call", "retry once"} {
+		if !res.Failed || !strings.Contains(res.Output, want) {
+			t.Errorf("a crashing server = %s, want %q", res.Output, want)
+		}
+	}
+	if err := os.Remove(filepath.Join(h.dir, ".crash")); err != nil {
+		t.Fatal(err)
+	}
+	res = s.call("go_to_definition", args)
+	if got := places(t, res, "definitions"); !slices.Equal(got, []string{"store/store.go:10"}) || run.Starts() != 2 {
+		t.Errorf("after the crash: definition %v (starts %d, want 2): %s", got, run.Starts(), res.Output)
 	}
 }
