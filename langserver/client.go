@@ -101,14 +101,8 @@ func (p *Pool) Running(root string, srv Server) *Client {
 
 // Starts counts the starts of the pool's servers (restarts included).
 func (p *Pool) Starts() int {
-	p.mu.Lock()
-	cs := make([]*Client, 0, len(p.clients))
-	for _, c := range p.clients {
-		cs = append(cs, c)
-	}
-	p.mu.Unlock()
 	n := 0
-	for _, c := range cs {
+	for _, c := range p.all() {
 		n += c.Starts()
 	}
 	return n
@@ -116,14 +110,8 @@ func (p *Pool) Starts() int {
 
 // Live counts the pool's servers running now.
 func (p *Pool) Live() int {
-	p.mu.Lock()
-	cs := make([]*Client, 0, len(p.clients))
-	for _, c := range p.clients {
-		cs = append(cs, c)
-	}
-	p.mu.Unlock()
 	n := 0
-	for _, c := range cs {
+	for _, c := range p.all() {
 		if c.Running() {
 			n++
 		}
@@ -131,16 +119,21 @@ func (p *Pool) Live() int {
 	return n
 }
 
-// Close shuts every running server down (politely, then by force).
-func (p *Pool) Close(ctx context.Context) {
+// all are the pool's clients.
+func (p *Pool) all() []*Client {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	cs := make([]*Client, 0, len(p.clients))
 	for _, c := range p.clients {
 		cs = append(cs, c)
 	}
-	p.mu.Unlock()
+	return cs
+}
+
+// Close shuts every running server down (politely, then by force).
+func (p *Pool) Close(ctx context.Context) {
 	var wg sync.WaitGroup
-	for _, c := range cs {
+	for _, c := range p.all() {
 		wg.Go(func() { c.Shutdown(ctx) })
 	}
 	wg.Wait()

@@ -259,17 +259,24 @@ func alwaysKey(t Tool, ca callArgs) string {
 // appendContext adds hook output to a result.
 func appendContext(res Result, extra []string) Result {
 	joined := strings.Join(extra, "\n")
-	if res.JSON {
-		var m map[string]any
-		if json.Unmarshal([]byte(res.Output), &m) == nil {
-			m["hook_context"] = joined
-			out := jsonResult(m, res.Failed)
-			out.Refused = res.Refused
-			return out
-		}
+	if out, ok := withJSONKey(res, "hook_context", joined); ok {
+		return out
 	}
 	res.Output += "\n\n[hook] " + joined
 	return res
+}
+
+// withJSONKey is res with key set to v in its JSON object; ok=false when
+// res is not a JSON object.
+func withJSONKey(res Result, key string, v any) (Result, bool) {
+	var m map[string]any
+	if !res.JSON || json.Unmarshal([]byte(res.Output), &m) != nil {
+		return res, false
+	}
+	m[key] = v
+	out := jsonResult(m, res.Failed)
+	out.Refused = res.Refused
+	return out, true
 }
 
 // summarize is a one-line summary of a failed result.

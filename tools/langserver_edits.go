@@ -37,14 +37,8 @@ func (s *Session) lspAfterWrite(ctx context.Context, touched []string, res Resul
 	if len(diags) == 0 {
 		return res
 	}
-	if res.JSON {
-		var m map[string]any
-		if json.Unmarshal([]byte(res.Output), &m) == nil {
-			m["diagnostics"] = diags
-			out := jsonResult(m, res.Failed)
-			out.Refused = res.Refused
-			return out
-		}
+	if out, ok := withJSONKey(res, "diagnostics", diags); ok {
+		return out
 	}
 	b, _ := json.Marshal(diags)
 	res.Output += "\n\nThe language server reports for the files written (fix these): " + string(b)

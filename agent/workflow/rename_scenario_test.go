@@ -2,15 +2,12 @@ package workflow_test
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/tools"
@@ -41,18 +38,7 @@ func TestLangServersLiveForTheRun(t *testing.T) {
 	if _, err := exec.LookPath("gopls"); err != nil {
 		t.Skip("gopls is not installed (make gopls, or go install golang.org/x/tools/gopls@v0.23.0)")
 	}
-	ar, err := txtar.ParseFile("testdata/lsp-servers-two-pulses.txt")
-	must(t, err)
-	var cfg scenarioConfig
-	var want scenarioWant
-	for _, f := range ar.Files {
-		switch f.Name {
-		case "config.json":
-			must(t, json.Unmarshal(f.Data, &cfg))
-		case "want.json":
-			must(t, json.Unmarshal(f.Data, &want))
-		}
-	}
+	ar, cfg, want := readScenario(t, "testdata/lsp-servers-two-pulses.txt")
 	h := newHarness(t, ar, cfg)
 	var run *tools.LangServers
 	starts := map[string]int{} // by pulse, after its find_references
