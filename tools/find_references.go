@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	_ "embed"
-	"slices"
 
 	"go.lsp.dev/protocol"
 
@@ -28,6 +27,12 @@ func newFindReferences() Tool {
 // declaration), so every server is asked with the declaration, and the
 // declaration — the symbol's definition — is dropped here unless wanted.
 func runFindReferences(ctx context.Context, s *Session, p findReferencesParams) (Result, error) {
+	if locs, ok := s.editorLocations(ctx, "references", p.symbolAt); ok {
+		if defs, ok := s.editorLocations(ctx, "definition", p.symbolAt); ok && !p.IncludeDeclaration {
+			locs = withoutDeclarations(locs, defs)
+		}
+		return s.locationsResult("references", locs, "no references found to "+p.Symbol), nil
+	}
 	r, res, ok, err := s.symbolRequest(ctx, p.symbolAt, "textDocument/references", func(at protocol.TextDocumentPositionParams) any {
 		return protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: true}}
 	})
@@ -47,9 +52,7 @@ func runFindReferences(ctx context.Context, s *Session, p findReferencesParams) 
 		if err != nil {
 			return lspError(d.c, err), nil
 		}
-		locs = slices.DeleteFunc(locs, func(l protocol.Location) bool {
-			return slices.ContainsFunc(defs, func(d protocol.Location) bool { return d.URI == l.URI && d.Range.Start == l.Range.Start })
-		})
+		locs = withoutDeclarations(locs, defs)
 	}
 	return s.locationsResult("references", locs, "no references found to "+p.Symbol), nil
 }

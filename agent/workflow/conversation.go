@@ -99,7 +99,7 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 	if err == nil {
 		reg, err = e.cfg.Repository.Apply(reg, role)
 	}
-	if err == nil {
+	if err == nil && diags == nil { // with the editor's diagnostics, its language features answer too
 		reg = tools.OfferCodeIntelligence(reg, o.Root, e.cfg.Repository.LangServerList())
 	}
 	if err != nil {
