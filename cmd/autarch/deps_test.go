@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	// and jobs.
 	"acp": {"agent", "agent/workflow", "agent/workflow/store", "agent/job", "editor", "tools"},
 	"agent/workflow": {"agent", "agent/run", "agent/workflow/store", "editor", "tools", "tools/review", "tools/terminal", "tools/verify",
-		"workspace/git", "workspace/trust", "index"},
+		"workspace/git", "workspace/trust", "index", "receipt"},
 	"agent/workflow/store": {"tools/verify"},
 	// agent/job runs one coding-team agent (tools/team) over the workflow
 	// engine's store, repository and wiring.
@@ -38,11 +38,14 @@ var allowed = map[string][]string{
 	"agent/scripted":    {},
 	"tools":             {"editor", "tools/shellcmd", "tools/verify", "tools/websearch", "workspace", "workspace/git", "workspace/textsearch", "workspace/sandbox", "workspace/trust", "workspace/unidiff", "index", "langserver"},
 	"tools/indexsearch": {"index", "tools", "workspace", "workspace/git"},
-	"tools/review":      {"tools"},
-	"tools/team":        {"tools", "tools/verify", "workspace", "workspace/git", "workspace/unidiff"},
-	"tools/terminal":    {"editor", "tools", "workspace/git"},
-	"tools/mcp":         {"tools", "workspace/sandbox", "workspace/trust"},
-	"tools/shellcmd":    {},
+	// receipt writes, reads and re-checks the completion receipts of
+	// checkpoint commits (git notes; issue 32).
+	"receipt":        {"tools", "tools/verify", "workspace/git"},
+	"tools/review":   {"tools"},
+	"tools/team":     {"tools", "tools/verify", "workspace", "workspace/git", "workspace/unidiff"},
+	"tools/terminal": {"editor", "tools", "workspace/git"},
+	"tools/mcp":      {"tools", "workspace/sandbox", "workspace/trust"},
+	"tools/shellcmd": {},
 	// langserver is the language-server client (issue 33): process and
 	// lifecycle glue over go.lsp.dev; the tools start it in the sandbox.
 	"langserver":           {},

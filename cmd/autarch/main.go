@@ -49,6 +49,7 @@ func verbs() []verb {
 		resumeVerb(),
 		stopVerb(),
 		reviewVerb(),
+		receiptVerb(),
 		trustVerb(),
 		doctorVerb(),
 		versionVerb(),
