@@ -72,7 +72,7 @@ type Result struct {
 // of the commit (removed afterwards) and compares each check's status,
 // exit status and newly failing findings. A commit without a receipt is
 // ErrNoReceipt; a Go error is broken infrastructure (git, the sandbox).
-func Verify(ctx context.Context, repo *git.Repo, commit string, opt Options) (Result, error) {
+func Verify(ctx context.Context, repo *git.Repo, commit string, opt Options) (res Result, err error) {
 	start := time.Now()
 	full, err := repo.ResolveCommit(ctx, commit)
 	if err != nil {
@@ -82,7 +82,7 @@ func Verify(ctx context.Context, repo *git.Repo, commit string, opt Options) (Re
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Commit: full, Receipt: rec}
+	res = Result{Commit: full, Receipt: rec}
 	defer func() { res.DurationMS = time.Since(start).Milliseconds() }()
 	tree, parent, err := repo.TreeOf(ctx, full)
 	if err != nil {
