@@ -177,7 +177,7 @@ func TestChecksOfSplitsFindings(t *testing.T) {
 	}
 	report := func(line int, d time.Duration) verify.Report {
 		r := verify.Report{Check: "go test", Kind: verify.Test, Dir: ".", Command: "go test ./...", Status: verify.StatusFail, ExitCode: 1, Duration: d,
-			Failures: []verify.TestFailure{{Name: "TestNew", File: "new_test.go", Line: line, Message: "got 1 in 0.01s"}},
+			Failures:            []verify.TestFailure{{Name: "TestNew", File: "new_test.go", Line: line, Message: "got 1 in 0.01s"}},
 			PreExistingFailures: []verify.TestFailure{{Name: "TestOld", File: "old_test.go", Line: line}}}
 		return r
 	}
