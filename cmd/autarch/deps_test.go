@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"agent/workflow/store": {"tools/verify"},
 	// agent/job runs one coding-team agent (tools/team) over the workflow
 	// engine's store, repository and wiring.
-	"agent/job": {"agent", "agent/run", "agent/workflow", "agent/workflow/store", "editor", "tools", "tools/team", "workspace/git"},
+	"agent/job": {"agent", "agent/run", "agent/workflow", "agent/workflow/store", "editor", "tools", "tools/team", "workspace/git", "receipt", "tools/verify"},
 	"agent":     {"tools", "tools/terminal", "editor"},
 	// agent/run is the run kernel under workflows, jobs and swarms: a
 	// run's identity and status, its lock, stop and background group, its

@@ -178,3 +178,33 @@ func gitCmdIn(t *testing.T, dir, stdin string, args ...string) string {
 	}
 	return string(out)
 }
+
+// TestJobCommitReceipt: a job's commit carries a receipt of the tests and
+// linters commit_changes ran, and verify passes on it.
+func TestJobCommitReceipt(t *testing.T) {
+	dir, steps := scriptedRepo(t, "testdata/job.txt")
+	url, _ := scripted.Start(t, steps("", ""))
+	for k, v := range map[string]string{"OPENAI_BASE_URL": url, "OPENAI_API_KEY": "test", "AUTARCH_MODEL": "scripted"} {
+		t.Setenv(k, v)
+	}
+	if code, _, stderr := run(t, "job", "--yes", "--root", dir, "Fix Add: it subtracts"); code != 0 {
+		t.Fatalf("autarch job: exit %d\n%s", code, stderr)
+	}
+	branch := strings.TrimSpace(gitCmd(t, dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/ai/"))
+	commit := strings.TrimSpace(gitCmd(t, dir, "rev-parse", branch))
+	code, out, stderr := run(t, "receipt", "show", "--root", dir, "--json", commit)
+	if code != 0 {
+		t.Fatalf("receipt show: exit %d\n%s", code, stderr)
+	}
+	var r receipt.Receipt
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != receipt.Job || r.Commit != commit || r.Run.Name != branch ||
+		!slices.ContainsFunc(r.Checks, func(c receipt.Check) bool { return c.Kind == "test" && c.Status == "pass" && c.Passed == 1 }) {
+		t.Errorf("the job commit's receipt = %s", out)
+	}
+	if code, out, stderr := run(t, "receipt", "verify", "--root", dir, commit); code != 0 {
+		t.Errorf("receipt verify of the job's commit: exit %d\n%s%s", code, out, stderr)
+	}
+}
