@@ -70,7 +70,7 @@ var allowed = map[string][]string{
 	"swarm": {"tools", "workspace", "workspace/textsearch"},
 	// swarm/orchestrate runs a swarm's rounds: agents over the engine's
 	// tools, the arbiter, writes in the swarm's worktree, the transcript.
-	"swarm/orchestrate": {"agent", "agent/run", "editor", "swarm", "tools", "tools/verify", "workspace", "workspace/git"},
+	"swarm/orchestrate": {"agent", "agent/run", "editor", "swarm", "tools", "tools/verify", "workspace", "workspace/git", "receipt"},
 
 	// index/embedtrain trains the index's shipped code embedder (through
 	// cmd/autarch-train-embedder, make train-embedder).
