@@ -32,6 +32,7 @@ func (e *Engine) pulse(ctx context.Context, wf store.Workflow) error {
 	if err != nil {
 		return err
 	}
+	e.backfillReceipts(ctx, wf, pulses)
 	pinned, err := e.pinned(ctx, wf)
 	if err != nil {
 		return err

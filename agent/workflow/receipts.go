@@ -84,3 +84,22 @@ func (e *Engine) PulseReceipt(ctx context.Context, wf store.Workflow, pulseID st
 	}
 	return r, true, nil
 }
+
+// backfillReceipts writes the receipts a killed process did not: those
+// of succeeded pulses whose checkpoint commit has none (the process died
+// between the commit and its note). Pulsing runs it when it starts or
+// resumes.
+func (e *Engine) backfillReceipts(ctx context.Context, wf store.Workflow, pulses []store.Pulse) {
+	if e.cfg.DryRun {
+		return
+	}
+	for _, p := range pulses {
+		if p.Status != PulseSucceeded || p.CheckpointCommit == "" || p.IsRecoveryCheckpoint {
+			continue
+		}
+		if _, ok, err := e.cfg.Repo.Note(ctx, p.CheckpointCommit); err != nil || ok {
+			continue // a commit that cannot be read is the pulse's problem, reported where it runs
+		}
+		e.recordReceipt(ctx, wf, p, p.CheckpointCommit)
+	}
+}

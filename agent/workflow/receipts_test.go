@@ -57,3 +57,33 @@ func TestParallelPulsesReceipts(t *testing.T) {
 		t.Errorf("PulseReceipt of an unknown pulse = %v, %v", ok, err)
 	}
 }
+
+// TestBackfillReceipts: a checkpoint whose receipt a killed process did
+// not write gets it when pulsing starts again; one that has it keeps it.
+func TestBackfillReceipts(t *testing.T) {
+	h, cfg := openScenario(t, "testdata/scenarios/gate-test.txt")
+	ctx := context.Background()
+	wf, err := h.engine.Start(ctx, workflow.Task{Text: cfg.Task, Name: cfg.Name})
+	must(t, err)
+	if wf, err = h.engine.Run(ctx, wf.ID); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	commit := strings.TrimSpace(gitOut(t, h.dir, "rev-parse", git.WorkflowBranch(wf.Name)))
+	first, ok, err := h.engine.PulseReceipt(ctx, wf, "pulse-1")
+	if err != nil || !ok || first.Commit != commit {
+		t.Fatalf("PulseReceipt = %+v, %v, %v", first, ok, err)
+	}
+	gitRun(t, h.dir, "notes", "--ref", git.NotesRef, "remove", commit)
+	if _, ok, _ := h.engine.PulseReceipt(ctx, wf, "pulse-1"); ok {
+		t.Fatal("the note was not removed")
+	}
+	must(t, workflow.BackfillReceipts(ctx, h.engine, wf))
+	again, ok, err := h.engine.PulseReceipt(ctx, wf, "pulse-1")
+	if err != nil || !ok || again.Commit != commit || len(again.Checks) != len(first.Checks) {
+		t.Fatalf("after the backfill: %+v, %v, %v (first %+v)", again, ok, err, first)
+	}
+	must(t, workflow.BackfillReceipts(ctx, h.engine, wf))
+	if n := strings.Count(gitOut(t, h.dir, "log", "--format=%s", git.NotesRef), "\n"); n != 3 {
+		t.Errorf("notes history has %d commits, want 3 (written, removed, backfilled; none rewritten)", n)
+	}
+}
