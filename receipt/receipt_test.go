@@ -124,7 +124,7 @@ func TestVerifyRunsOnlyTrustedCommands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := Verify(ctx, repo, commit, Options{Gates: gates, Commands: tt.trusted})
+			res, err := Verify(ctx, repo, commit, Options{Gates: gates, Config: verify.Gates{Commands: tt.trusted}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,5 +218,20 @@ func TestVerifyWithoutReceipt(t *testing.T) {
 	_, err := Verify(context.Background(), repo, commit, Options{Gates: sandboxGates(t, repo)})
 	if err == nil || !strings.Contains(err.Error(), "has no receipt") || !strings.Contains(err.Error(), git.NotesRefspec) {
 		t.Errorf("Verify = %v", err)
+	}
+}
+
+// TestVerifyGatesOff: a receipt that says the gates were off holds only
+// where they are off too.
+func TestVerifyGatesOff(t *testing.T) {
+	repo, commit := repoWith(t, map[string]string{"a.txt": "a\n"})
+	gates := sandboxGates(t, repo)
+	runOn(t, repo, commit, verify.Gates{Off: true}, gates)
+	ctx := context.Background()
+	for _, off := range []bool{false, true} {
+		res, err := Verify(ctx, repo, commit, Options{Gates: gates, Config: verify.Gates{Off: off}})
+		if err != nil || res.OK != off {
+			t.Errorf("gates off here %v: OK = %v, %v\n%s", off, res.OK, err, res.Text())
+		}
 	}
 }

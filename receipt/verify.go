@@ -45,10 +45,12 @@ func SessionGates(cfg tools.SessionConfig) GateFunc {
 type Options struct {
 	// Gates runs the gates (required).
 	Gates GateFunc
-	// Commands are the gates' configured commands the user trusts here,
-	// by kind: a command the receipt records runs again only when it is
-	// the same as the trusted one.
-	Commands map[verify.Kind]string
+	// Config is the gates' configuration in force here (the trusted
+	// configuration's, else the repository's read untrusted). Its
+	// commands are the ones a recorded command must equal to run again;
+	// the rest is compared with what the receipt recorded: a receipt that
+	// says the gates were off while they are on here proves nothing.
+	Config verify.Gates
 }
 
 // Result is what Verify found.
@@ -101,8 +103,15 @@ func Verify(ctx context.Context, repo *git.Repo, commit string, opt Options) (re
 		res.Notes = append(res.Notes, "the gates were not run again: the receipt does not belong to this commit")
 		return res, nil
 	}
+	if here := gatesOf(opt.Config).describe(); here != rec.Gates.describe() {
+		res.Notes = append(res.Notes, fmt.Sprintf("the receipt's gates (%s) differ from the configuration here (%s); the receipt's are run", rec.Gates.describe(), here))
+	}
 	if rec.Gates.Off {
-		res.Notes = append(res.Notes, "the quality gates were turned off when the receipt was written: nothing to run again")
+		if !opt.Config.Off {
+			res.Differences = append(res.Differences, "the receipt says the quality gates were turned off, but the configuration here runs them: nothing of this commit was checked")
+			return res, nil
+		}
+		res.Notes = append(res.Notes, "the quality gates are turned off (here too): nothing to run again")
 		res.OK = true
 		return res, nil
 	}
@@ -153,7 +162,7 @@ func rerun(ctx context.Context, repo *git.Repo, res *Result, parent string, opt 
 	commands := map[verify.Kind]string{}
 	for _, k := range slices.Sorted(maps.Keys(rec.Gates.Commands)) {
 		cmd := rec.Gates.Commands[k]
-		if opt.Commands[k] == cmd {
+		if opt.Config.Commands[k] == cmd {
 			commands[k] = cmd
 			continue
 		}

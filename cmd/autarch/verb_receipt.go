@@ -89,7 +89,7 @@ func verifyReceipt(ctx context.Context, io stdio, repo *git.Repo, commit string,
 	policy = withNetwork(policy, project.Settings)
 	gates := receipt.SessionGates(tools.SessionConfig{Mode: tools.ModeYolo, Commands: policy, GitCommonDir: repo.CommonDir(),
 		Protected: project.Guardrails.ProtectedPaths()})
-	res, err := receipt.Verify(ctx, repo, commit, receipt.Options{Gates: gates, Commands: project.Quality.Gates.Commands})
+	res, err := receipt.Verify(ctx, repo, commit, receipt.Options{Gates: gates, Config: project.Quality.Gates})
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch receipt verify: %v\n", err)
 		return 1
