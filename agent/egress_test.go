@@ -9,8 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -53,20 +52,13 @@ func rev(s string) string {
 func TestModelReceivesNoSecret(t *testing.T) {
 	const token, envTok = "Xk9fQ2mZ8pL4wR7tVb3n", "envTok-8Hq2Mx7Lp4Wz9"
 	t.Setenv("ACME_SERVICE_TOKEN", envTok)
-	dir := t.TempDir()
 	dotenv := "API_SECRET=" + token + "\n"
-	for name, content := range map[string]string{
+	dir := testkit.NewRepo(t, map[string]string{
 		".env":          dotenv,
 		"docs/setup.md": "# Setup\n\nUse " + token + " for staging; CI uses " + envTok + ".\n",
 		"dump.txt":      base64.StdEncoding.EncodeToString([]byte(rev(dotenv))) + "\n",
 		".gitignore":    ".env\n",
-	} {
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitInit(t, dir)
+	})
 	script, err := scripted.Parse([]byte(`A run whose tools return secrets.
 -- 01.json --
 {"tool_calls": [{"name": "read_file", "args": {"path": "docs/setup.md", "reason": "r"}}]}

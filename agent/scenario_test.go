@@ -2,26 +2,19 @@ package agent_test
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
-	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 )
-
-var scenarioFilter = flag.String("scenario", "", "run only scenarios whose file name contains this")
 
 // scenarioConfig is a scenario's config.json.
 type scenarioConfig struct {
@@ -63,50 +56,15 @@ type scenarioWant struct {
 }
 
 func TestScenarios(t *testing.T) {
-	paths, _ := filepath.Glob("testdata/scenarios/*.txt")
-	if len(paths) == 0 {
-		t.Fatal("no scenarios")
-	}
-	for _, path := range paths {
-		if *scenarioFilter != "" && !strings.Contains(path, *scenarioFilter) {
-			continue
-		}
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
-			t.Parallel()
-			runScenario(t, path)
-		})
-	}
+	testkit.RunScenarios(t, "testdata/scenarios/*.txt", runScenario)
 }
 
-func runScenario(t *testing.T, path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := scripted.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ar := txtar.Parse(data)
+func runScenario(t *testing.T, sc *testkit.Scenario) {
 	var cfg scenarioConfig
 	var want scenarioWant
-	dir := t.TempDir()
-	for _, f := range ar.Files {
-		switch {
-		case f.Name == "config.json":
-			mustJSON(t, f.Data, &cfg)
-		case f.Name == "want.json":
-			mustJSON(t, f.Data, &want)
-		case strings.HasPrefix(f.Name, "repo/"):
-			p := filepath.Join(dir, strings.TrimPrefix(f.Name, "repo/"))
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	gitInit(t, dir)
-	url, _ := scripted.Start(t, script)
+	sc.Decode(t, &cfg, &want)
+	dir := sc.NewRepo(t)
+	url, _ := sc.StartModel(t)
 	model := openai.New(openai.Config{BaseURL: url, APIKey: "test", Stream: cfg.Stream, MaxRetries: -1})
 	var mu sync.Mutex
 	var events []agent.Event
@@ -243,22 +201,4 @@ func subsequence(want, got []string) bool {
 		}
 	}
 	return i == len(want)
-}
-
-func mustJSON(t *testing.T, data []byte, v any) {
-	t.Helper()
-	if err := json.Unmarshal(data, v); err != nil {
-		t.Fatalf("bad JSON %s: %v", data, err)
-	}
-}
-
-func gitInit(t *testing.T, dir string) {
-	t.Helper()
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "initial"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 }
