@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools/shellcmd"
 )
 
@@ -136,19 +137,19 @@ func TestShellBaselineFiltering(t *testing.T) {
 // confirm-sensitive mode: each must be put to the user, while read-only
 // commands run unasked.
 func TestShellConfirmsWhatIsNotProvablySafe(t *testing.T) {
-	ed := &approver{decision: editor.DecisionReject}
+	ed := &testkit.Editor{T: t, Verdict: editor.Verdict{Decision: editor.DecisionReject}}
 	h := newHarness(t, "pulsing", SessionConfig{Mode: ModeConfirmSensitive, Editor: ed})
 	for _, cmd := range []string{"env touch ../outside/x", "echo $(touch x)", "find . -exec touch {} +", "echo x > any/file", "git log --output=F", "rg --pre bash x"} {
-		before := ed.asked
-		if res := h.call("shell", map[string]any{"command": cmd}); !strings.Contains(res.Output, "Action cancelled by user") || ed.asked != before+1 {
+		before := len(ed.Asked())
+		if res := h.call("shell", map[string]any{"command": cmd}); !strings.Contains(res.Output, "Action cancelled by user") || len(ed.Asked()) != before+1 {
 			t.Errorf("%q ran without confirmation: %s", cmd, res.Output)
 		}
 	}
-	before := ed.asked
+	before := len(ed.Asked())
 	for _, cmd := range []string{"ls -la", "git status", "echo hi 2>&1"} {
 		h.call("shell", map[string]any{"command": cmd})
 	}
-	if ed.asked != before {
+	if len(ed.Asked()) != before {
 		t.Errorf("read-only commands asked for confirmation")
 	}
 }

@@ -53,6 +53,7 @@ type Editor struct {
 	asked     []editor.Approval
 	questions [][]editor.Question
 	messages  []string
+	requests  []string
 	logs      []string
 	notes     []Notification
 	progress  []*Progress
@@ -162,11 +163,11 @@ func (e *Editor) LogMessage(_ context.Context, _ editor.MessageType, msg string)
 	return nil
 }
 
-// ShowMessageRequest records the message and dismisses it.
+// ShowMessageRequest records the request and dismisses it.
 func (e *Editor) ShowMessageRequest(_ context.Context, _ editor.MessageType, msg string, _ []string) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.messages = append(e.messages, msg)
+	e.requests = append(e.requests, msg)
 	return "", nil
 }
 
@@ -226,6 +227,16 @@ func (e *Editor) Asked() []editor.Approval {
 	return slices.Clone(e.asked)
 }
 
+// Last is the last approval asked (zero when none was).
+func (e *Editor) Last() editor.Approval {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.asked) == 0 {
+		return editor.Approval{}
+	}
+	return e.asked[len(e.asked)-1]
+}
+
 // Kinds is the kind of every approval asked, in order (never nil).
 func (e *Editor) Kinds() []string {
 	e.mu.Lock()
@@ -249,6 +260,14 @@ func (e *Editor) Messages() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.messages)
+}
+
+// Requests are the messages with buttons shown (ShowMessageRequest), in
+// order.
+func (e *Editor) Requests() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.requests)
 }
 
 // Logs are the log lines written, in order.
