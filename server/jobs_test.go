@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 const jobScript = `
@@ -145,17 +148,19 @@ func (h *harness) executeCommand(command string, arg, result any) error {
 // waitJob polls autarch/jobs until the only job has the status.
 func (h *harness) waitJob(status string) editor.JobSummary {
 	h.t.Helper()
-	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+	var job editor.JobSummary
+	testkit.CheckFor(h.t, 60*time.Second, 50*time.Millisecond, func() error {
 		var list []editor.JobSummary
 		if err := h.call(editor.MethodJobs, map[string]any{}, &list); err != nil {
 			h.t.Fatal(err)
 		}
-		if len(list) == 1 && list[0].Status == status {
-			return list[0]
+		if len(list) != 1 || list[0].Status != status {
+			return fmt.Errorf("the job never became %s: %+v", status, list)
 		}
-	}
-	h.t.Fatalf("the job never became %s", status)
-	return editor.JobSummary{}
+		job = list[0]
+		return nil
+	})
+	return job
 }
 
 // checkJobActivity checks a done job's stored activity (its tool calls in
@@ -224,11 +229,12 @@ func TestStopJobOverLSP(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.waitJob("Running")
-	for end := time.Now().Add(10 * time.Second); model.Remaining() > 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the job never asked the model")
+	testkit.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if model.Remaining() > 0 {
+			return errors.New("the job never asked the model")
 		}
-	}
+		return nil
+	})
 	if err := h.executeCommand(editor.CommandStopJob, editor.JobRef{JobID: ref.JobID}, nil); err != nil {
 		t.Fatal(err)
 	}
