@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,21 +31,25 @@ func TestShellTimeoutKillsProcessGroup(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("timed-out command took %s to return", d)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		left := sleepers("sleep\x00" + marker)
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("processes survived the timeout: %v", left)
-			for _, pid := range left {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := reapSleepers("sleep\x00" + marker); err != nil {
+		t.Errorf("processes survived the timeout: %v", err)
 	}
+}
+
+// reapSleepers waits until no host process's command line contains want;
+// when some survive 5 s it kills them and names them in its error.
+func reapSleepers(want string) error {
+	var left []int
+	err := testkit.Poll(5*time.Second, 50*time.Millisecond, func() error {
+		if left = sleepers(want); len(left) > 0 {
+			return fmt.Errorf("still running: %v", left)
+		}
+		return nil
+	})
+	for _, pid := range left {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return err
 }
 
 // sleepers lists the host's processes whose command line contains want.
