@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/internal/testkit"
-	"github.com/autarch-dev/autarch/tools"
 )
 
 // recorder keeps every request body the model server receives.
@@ -78,17 +76,9 @@ func TestModelReceivesNoSecret(t *testing.T) {
 	rec := &recorder{next: srv}
 	hs := httptest.NewServer(rec)
 	defer hs.Close()
-	sess, err := tools.NewSession(tools.SessionConfig{Root: dir, Role: "pulsing", Mode: tools.ModeYolo})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	reg, err := agent.Registry("pulsing", tools.Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	engine, sess := roleTools(t, "pulsing", dir, false, nil)
 	a, err := agent.New(agent.Config{Role: "pulsing", Model: openai.New(openai.Config{BaseURL: hs.URL + "/v1", APIKey: "test", MaxRetries: -1}),
-		ModelName: "scripted", Engine: tools.NewEngine(reg, nil, slog.New(slog.DiscardHandler)), Session: sess, MaxIterations: 10})
+		ModelName: "scripted", Engine: engine, Session: sess, MaxIterations: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/internal/testkit"
-	"github.com/autarch-dev/autarch/tools"
 )
 
 // scenarioConfig is a scenario's config.json.
@@ -75,17 +73,9 @@ func runScenario(t *testing.T, sc *testkit.Scenario) {
 	}
 	meter := agent.NewMeter(cfg.Budget)
 	pricing := agent.Pricing{PromptPerMillion: cfg.PromptPrice}
-	reg, err := agent.Registry(cfg.Role, tools.Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := tools.NewSession(tools.SessionConfig{Root: dir, Role: cfg.Role, Mode: tools.ModeYolo, Workflow: cfg.Workflow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	engine, sess := roleTools(t, cfg.Role, dir, cfg.Workflow, nil)
 	a, err := agent.New(agent.Config{
-		Role: cfg.Role, Model: model, ModelName: "scripted", Engine: tools.NewEngine(reg, nil, slog.New(slog.DiscardHandler)), Session: sess,
+		Role: cfg.Role, Model: model, ModelName: "scripted", Engine: engine, Session: sess,
 		Events: sink, MaxIterations: cfg.MaxIterations, ContextWindow: cfg.ContextWindow, Meter: meter, Pricing: pricing, JSONEnvelope: cfg.Envelope,
 		Pinned: func() string { return "Scope card: the scenario's scope." },
 	})
