@@ -44,14 +44,8 @@ func TestAttack(t *testing.T) {
 // before, the job's commit carries nothing planted, and no secret value
 // reached the model.
 func TestWholeJobAttack(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
-	}
-	secrets := scripted.HostileEnv(t)
-	trustFile := filepath.Join(t.TempDir(), "trusted.json")
-	must(t, os.WriteFile(trustFile, []byte(`{"repositories":{}}`+"\n"), 0o600))
-	t.Setenv("AUTARCH_TRUST_FILE", trustFile)
-	marker := filepath.Join(t.TempDir(), "planted-program-ran")
+	env := testkit.NewAttack(t)
+	secrets, trustFile, marker := env.Secrets, env.TrustFile, env.Marker
 	script, err := os.ReadFile("testdata/attack/attack.sh")
 	must(t, err)
 	attack := strings.ReplaceAll(string(script), "@MARKER@", marker)

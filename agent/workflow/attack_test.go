@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -27,14 +26,8 @@ import (
 // committed, in Autarch's state or in its environment — appears in any
 // request the model received, however the agent transformed it.
 func TestWholeRunAttack(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
-	}
-	secrets := scripted.HostileEnv(t)
-	trustFile := filepath.Join(t.TempDir(), "trusted.json")
-	must(t, os.WriteFile(trustFile, []byte(`{"repositories":{}}`+"\n"), 0o600))
-	t.Setenv("AUTARCH_TRUST_FILE", trustFile)
-	marker := filepath.Join(t.TempDir(), "planted-program-ran")
+	env := testkit.NewAttack(t)
+	secrets, trustFile, marker := env.Secrets, env.TrustFile, env.Marker
 
 	raw, err := os.ReadFile("testdata/attack/whole-run.txt")
 	must(t, err)
