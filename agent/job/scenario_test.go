@@ -239,16 +239,12 @@ func killMidway(t *testing.T, w *world, dir, url, id string, model *scripted.Ser
 	must(t, cmd.Start())
 	// The step is taken as its request arrives: the child is then in its
 	// model call.
-	if err := testkit.Poll(2*time.Minute, 20*time.Millisecond, func() error {
+	testkit.CheckForChild(t, cmd, &out, 2*time.Minute, 20*time.Millisecond, func() error {
 		if n := model.Remaining(); n > remaining {
-			return fmt.Errorf("%d steps left", n)
+			return fmt.Errorf("the child did not reach the kill point: %d steps left", n)
 		}
 		return nil
-	}); err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("the child did not reach the kill point (%v):\n%s", err, out.String())
-	}
+	})
 	must(t, cmd.Process.Signal(syscall.SIGKILL))
 	err := cmd.Wait()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {

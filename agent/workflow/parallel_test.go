@@ -530,15 +530,12 @@ func TestParallelKillResume(t *testing.T) {
 	must(t, child.Start())
 	repo, err := git.Open(context.Background(), w.dir, git.Config{})
 	must(t, err)
-	if err := testkit.Poll(60*time.Second, 20*time.Millisecond, func() error {
+	testkit.CheckForChild(t, child, nil, 60*time.Second, 20*time.Millisecond, func() error {
 		if !fileExists(filepath.Join(repo.PulseTreePath("parts", "pulse-2"), "b.go")) || !fileExists(filepath.Join(repo.PulseTreePath("parts", "pulse-3"), "c.go")) {
-			return errors.New("pulses 2 and 3 have not both written their file")
+			return errors.New("the child never had pulses 2 and 3 running")
 		}
 		return nil
-	}); err != nil {
-		child.Process.Kill()
-		t.Fatalf("the child never had pulses 2 and 3 running: %v", err)
-	}
+	})
 	killed := time.Now()
 	must(t, child.Process.Signal(syscall.SIGKILL))
 	_ = child.Wait()

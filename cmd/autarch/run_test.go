@@ -134,7 +134,7 @@ func TestRunKilledMidPulseThenResumed(t *testing.T) {
 	written := filepath.Join(dir, ".git", "autarch", "worktrees", "half", "half.go")
 	// The slow step is the script's last, taken as its request arrives:
 	// the process is then in the slow model call.
-	if err := testkit.Poll(60*time.Second, 20*time.Millisecond, func() error {
+	testkit.CheckForChild(t, cmd, &stderr, 60*time.Second, 20*time.Millisecond, func() error {
 		if _, err := os.Stat(written); err != nil {
 			return fmt.Errorf("the pulse never wrote half.go: %w", err)
 		}
@@ -142,10 +142,7 @@ func TestRunKilledMidPulseThenResumed(t *testing.T) {
 			return fmt.Errorf("the slow model call has not begun (%d steps left)", n)
 		}
 		return nil
-	}); err != nil {
-		cmd.Process.Kill()
-		t.Fatalf("%v:\n%s", err, stderr.String())
-	}
+	})
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -220,11 +220,16 @@ func (e *Editor) Call(ctx context.Context, method string, params, result any) er
 	return e.OnCall(ctx, method, params, result)
 }
 
-// Asked is every approval the editor was asked, in order.
-func (e *Editor) Asked() []editor.Approval {
+// recorded is a copy of what e recorded in *list.
+func recorded[T any](e *Editor, list *[]T) []T {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return slices.Clone(e.asked)
+	return slices.Clone(*list)
+}
+
+// Asked is every approval the editor was asked, in order.
+func (e *Editor) Asked() []editor.Approval {
+	return recorded(e, &e.asked)
 }
 
 // Last is the last approval asked (zero when none was).
@@ -250,52 +255,38 @@ func (e *Editor) Kinds() []string {
 
 // Questions is every Ask's questions, in order.
 func (e *Editor) Questions() [][]editor.Question {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.questions)
+	return recorded(e, &e.questions)
 }
 
 // Messages are the messages shown, in order.
 func (e *Editor) Messages() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.messages)
+	return recorded(e, &e.messages)
 }
 
 // Requests are the messages with buttons shown (ShowMessageRequest), in
 // order.
 func (e *Editor) Requests() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.requests)
+	return recorded(e, &e.requests)
 }
 
 // Logs are the log lines written, in order.
 func (e *Editor) Logs() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.logs)
+	return recorded(e, &e.logs)
 }
 
 // Notifications are the custom notifications sent, in order.
 func (e *Editor) Notifications() []Notification {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.notes)
+	return recorded(e, &e.notes)
 }
 
 // Edits are the workspace edits asked for, in order.
 func (e *Editor) Edits() []protocol.WorkspaceEdit {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.edits)
+	return recorded(e, &e.edits)
 }
 
 // Diagnostics are the diagnostics published, in order.
 func (e *Editor) Diagnostics() []protocol.PublishDiagnosticsParams {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.diags)
+	return recorded(e, &e.diags)
 }
 
 // OpenProgress maps the title of every progress item not ended to its

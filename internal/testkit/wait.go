@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"fmt"
+	"os/exec"
 	"testing"
 	"time"
 )
@@ -33,5 +34,21 @@ func CheckFor(t testing.TB, timeout, interval time.Duration, f func() error) {
 	t.Helper()
 	if err := Poll(timeout, interval, f); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// CheckForChild is CheckFor while child runs: when timeout passes first,
+// it kills and reaps child, then fails t with f's last error and what the
+// child wrote (out, nil for nothing).
+func CheckForChild(t testing.TB, child *exec.Cmd, out fmt.Stringer, timeout, interval time.Duration, f func() error) {
+	t.Helper()
+	if err := Poll(timeout, interval, f); err != nil {
+		child.Process.Kill()
+		child.Wait()
+		var wrote string
+		if out != nil {
+			wrote = out.String()
+		}
+		t.Fatalf("%v\n%s", err, wrote)
 	}
 }

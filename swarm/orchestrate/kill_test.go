@@ -77,19 +77,15 @@ func TestKillMidRound(t *testing.T) {
 	// the script holds for 2 s: kill the process during it (its first
 	// step is taken as its request arrives).
 	critic := filepath.Join(Dir(w.repo.StateDir()), st.ID, "agents", "critic.json")
-	if err := testkit.Poll(20*time.Second, 20*time.Millisecond, func() error {
+	testkit.CheckForChild(t, child, &out, 20*time.Second, 20*time.Millisecond, func() error {
 		if _, err := os.Stat(critic); err != nil {
-			return err
+			return fmt.Errorf("the helper never reached the critic's turn: %w", err)
 		}
 		if n := w.models["critic"].Remaining(); n > 2 {
 			return fmt.Errorf("the critic's model call has not arrived (%d steps left)", n)
 		}
 		return nil
-	}); err != nil {
-		child.Process.Kill()
-		child.Wait()
-		t.Fatalf("the helper never reached the critic's turn (%v):\n%s", err, out.String())
-	}
+	})
 	if err := child.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
