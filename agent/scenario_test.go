@@ -155,32 +155,13 @@ func runScenario(t *testing.T, sc *testkit.Scenario) {
 	checkNesting(t, events, want.Nested)
 }
 
-// checkNesting checks that the tool calls with the nested reasons, and
-// only they, are marked with the id of a dispatch_subagent call, and that
-// every nested result is marked with it too.
+// checkNesting checks the sub-agents' calls are nested under their
+// dispatch_subagent call (testkit.CheckNesting).
 func checkNesting(t *testing.T, events []agent.Event, nested []string) {
 	t.Helper()
-	dispatches := map[string]bool{}
-	for _, e := range events {
-		if e.Kind == "tool_call" && e.Tool == "dispatch_subagent" && e.Parent == "" {
-			dispatches[e.CallID] = true
-		}
-	}
-	var got []string
-	for _, e := range events {
-		if e.Parent == "" {
-			continue
-		}
-		if !dispatches[e.Parent] || e.Subagent == "" {
-			t.Errorf("event %+v is nested under %q, which is no dispatch_subagent call of the parent (%v)", e, e.Parent, dispatches)
-		}
-		if e.Kind == "tool_call" {
-			got = append(got, e.Reason)
-		}
-	}
-	if strings.Join(got, "|") != strings.Join(nested, "|") {
-		t.Errorf("nested tool calls = %q, want %q", got, nested)
-	}
+	testkit.CheckNesting(t, events, func(e agent.Event) testkit.Call {
+		return testkit.Call{Kind: string(e.Kind), Tool: e.Tool, ID: e.CallID, Parent: e.Parent, Subagent: e.Subagent, Reason: e.Reason}
+	}, nested)
 }
 
 func subsequence(want, got []string) bool {

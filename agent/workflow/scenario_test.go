@@ -394,31 +394,13 @@ func (h *harness) checkFirstRun(wf store.Workflow, want scenarioWant) {
 	}
 }
 
-// checkNesting checks that the tool calls with the nested reasons, and
-// only they, are marked with the id of a dispatch_subagent call.
+// checkNesting checks the sub-agents' calls are nested under their
+// dispatch_subagent call (testkit.CheckNesting).
 func checkNesting(t *testing.T, events []workflow.Event, nested []string) {
 	t.Helper()
-	dispatches := map[string]bool{}
-	for _, ev := range events {
-		if ev.Kind == "tool_call" && ev.Tool == "dispatch_subagent" && ev.ParentToolCallID == "" {
-			dispatches[ev.ToolCallID] = true
-		}
-	}
-	var got []string
-	for _, ev := range events {
-		if ev.ParentToolCallID == "" {
-			continue
-		}
-		if !dispatches[ev.ParentToolCallID] || ev.Subagent == "" {
-			t.Errorf("event %+v is nested under %q, which is no dispatch_subagent call", ev, ev.ParentToolCallID)
-		}
-		if ev.Kind == "tool_call" {
-			got = append(got, ev.Reason)
-		}
-	}
-	if strings.Join(got, "|") != strings.Join(nested, "|") {
-		t.Errorf("nested tool calls = %q, want %q", got, nested)
-	}
+	testkit.CheckNesting(t, events, func(ev workflow.Event) testkit.Call {
+		return testkit.Call{Kind: string(ev.Kind), Tool: ev.Tool, ID: ev.ToolCallID, Parent: ev.ParentToolCallID, Subagent: ev.Subagent, Reason: ev.Reason}
+	}, nested)
 }
 
 // checkKickoff checks that a pulse that ran names its initiating message:
