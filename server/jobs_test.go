@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,27 +37,12 @@ const jobScript = `
 // autarch.applyJob as a workspace edit.
 func TestJobOverLSP(t *testing.T) {
 	h, url, model, dir := jobServer(t, jobScript)
-	var mu sync.Mutex
-	var escalations []editor.Approval
-	var edits []json.RawMessage
-	h.onCall = func(method string, params json.RawMessage) (any, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch method {
-		case editor.MethodApprove:
-			var a editor.Approval
-			json.Unmarshal(params, &a)
-			if a.Kind == editor.ApprovalEscalation {
-				escalations = append(escalations, a)
-				return editor.Verdict{Decision: editor.DecisionDismissed}, nil
-			}
-			return editor.Verdict{Decision: editor.DecisionApprove}, nil
-		case "workspace/applyEdit":
-			edits = append(edits, params)
-			return map[string]any{"applied": true}, nil
+	rec := h.recordEditor(func(a editor.Approval) editor.Verdict {
+		if a.Kind == editor.ApprovalEscalation {
+			return editor.Verdict{Decision: editor.DecisionDismissed}
 		}
-		return nil, nil
-	}
+		return editor.Verdict{Decision: editor.DecisionApprove}
+	})
 	initJobServer(t, h, url, dir)
 	exec := h.executeCommand
 	if err := exec(editor.CommandStartJob, editor.StartJobParams{Task: "Add Sub", Mode: "wizard"}, nil); err == nil || !strings.Contains(err.Error(), "use mechanic") {
@@ -73,11 +57,17 @@ func TestJobOverLSP(t *testing.T) {
 	if len(waiting.Escalations) != 1 || waiting.Escalations[0].Status != "Pending" || waiting.Escalations[0].Severity != "high" || !strings.HasPrefix(waiting.Branch, "ai/"+ref.JobID[:8]+"/add-sub") {
 		t.Fatalf("waiting job = %+v", waiting)
 	}
-	mu.Lock()
+	rec.mu.Lock()
+	var escalations []editor.Approval
+	for _, a := range rec.approvals {
+		if a.Kind == editor.ApprovalEscalation {
+			escalations = append(escalations, a)
+		}
+	}
 	if len(escalations) != 1 || escalations[0].JobID != ref.JobID || !strings.Contains(escalations[0].Context, "calc.go") || escalations[0].Reason != "Sub is new API: wanted?" {
 		t.Errorf("escalation approvals = %+v", escalations)
 	}
-	mu.Unlock()
+	rec.mu.Unlock()
 	if err := exec(editor.CommandAnswerEscalation, editor.AnswerEscalationParams{JobID: ref.JobID, EscalationID: "esc-nope", Approved: true}, nil); err == nil {
 		t.Error("an unknown escalation was answered")
 	}
@@ -96,11 +86,11 @@ func TestJobOverLSP(t *testing.T) {
 	if err := exec(editor.CommandApplyJob, editor.ApplyJobParams{JobID: ref.JobID, Mode: "edit"}, &applied); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	if !applied.Applied || len(edits) != 1 || !strings.Contains(string(edits[0]), "func Sub(a, b int) int { return a - b }") {
-		t.Errorf("applyJob = %+v, edits %s", applied, edits)
+	rec.mu.Lock()
+	if !applied.Applied || len(rec.edits) != 1 || !strings.Contains(string(rec.edits[0]), "func Sub(a, b int) int { return a - b }") {
+		t.Errorf("applyJob = %+v, edits %s", applied, rec.edits)
 	}
-	mu.Unlock()
+	rec.mu.Unlock()
 	if b, _ := os.ReadFile(filepath.Join(dir, "calc.go")); strings.Contains(string(b), "Sub") {
 		t.Error("the server wrote the user's file itself; apply must go through the editor")
 	}
