@@ -10,6 +10,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // TestRevertJobCommits: a stopped job with three commits on its branch;
@@ -19,7 +20,7 @@ import (
 // uncommitted work in its worktree, and
 // leaves the user's branch alone.
 func TestRevertJobCommits(t *testing.T) {
-	r, j := newTestRunner(t, &askEditor{})
+	r, j := newTestRunner(t, &testkit.Editor{T: t})
 	ctx := context.Background()
 	git := func(args ...string) string {
 		t.Helper()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/receipt"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
@@ -31,7 +32,7 @@ func TestParallelPulsesReceipts(t *testing.T) {
 		t.Fatalf("run: %v, workflow %s (%s)", err, wf.Status, wf.StatusReason)
 	}
 	router.check()
-	commits := strings.Fields(gitOut(t, w.dir, "rev-list", "--reverse", wf.BaseCommit+".."+git.WorkflowBranch(wf.Name)))
+	commits := strings.Fields(testkit.Git(t, w.dir, "rev-list", "--reverse", wf.BaseCommit+".."+git.WorkflowBranch(wf.Name)))
 	if len(commits) != 4 {
 		t.Fatalf("commits = %v", commits)
 	}
@@ -42,7 +43,7 @@ func TestParallelPulsesReceipts(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("PulseReceipt(%s) = %v, %v", id, ok, err)
 		}
-		tree := strings.TrimSpace(gitOut(t, w.dir, "rev-parse", r.Commit+"^{tree}"))
+		tree := strings.TrimSpace(testkit.Git(t, w.dir, "rev-parse", r.Commit+"^{tree}"))
 		if r.Kind != receipt.Pulse || r.Run.Step != id || r.Run.ID != wf.ID || r.Tree != tree || len(r.Checks) == 0 {
 			t.Errorf("receipt of %s = %+v", id, r)
 		}
@@ -68,12 +69,12 @@ func TestBackfillReceipts(t *testing.T) {
 	if wf, err = h.engine.Run(ctx, wf.ID); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	commit := strings.TrimSpace(gitOut(t, h.dir, "rev-parse", git.WorkflowBranch(wf.Name)))
+	commit := strings.TrimSpace(testkit.Git(t, h.dir, "rev-parse", git.WorkflowBranch(wf.Name)))
 	first, ok, err := h.engine.PulseReceipt(ctx, wf, "pulse-1")
 	if err != nil || !ok || first.Commit != commit {
 		t.Fatalf("PulseReceipt = %+v, %v, %v", first, ok, err)
 	}
-	gitRun(t, h.dir, "notes", "--ref", git.NotesRef, "remove", commit)
+	testkit.Git(t, h.dir, "notes", "--ref", git.NotesRef, "remove", commit)
 	if _, ok, _ := h.engine.PulseReceipt(ctx, wf, "pulse-1"); ok {
 		t.Fatal("the note was not removed")
 	}
@@ -83,7 +84,7 @@ func TestBackfillReceipts(t *testing.T) {
 		t.Fatalf("after the backfill: %+v, %v, %v (first %+v)", again, ok, err, first)
 	}
 	must(t, workflow.BackfillReceipts(ctx, h.engine, wf))
-	if n := strings.Count(gitOut(t, h.dir, "log", "--format=%s", git.NotesRef), "\n"); n != 3 {
+	if n := strings.Count(testkit.Git(t, h.dir, "log", "--format=%s", git.NotesRef), "\n"); n != 3 {
 		t.Errorf("notes history has %d commits, want 3 (written, removed, backfilled; none rewritten)", n)
 	}
 }

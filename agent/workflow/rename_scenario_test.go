@@ -4,12 +4,11 @@ import (
 	"context"
 	"maps"
 	"os/exec"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -20,15 +19,7 @@ func TestCodeIntelligenceScenarios(t *testing.T) {
 	if _, err := exec.LookPath("gopls"); err != nil {
 		t.Skip("gopls is not installed (make gopls, or go install golang.org/x/tools/gopls@v0.23.0)")
 	}
-	paths, _ := filepath.Glob("testdata/lsp-scenarios/*.txt")
-	if len(paths) == 0 {
-		t.Fatal("no scenarios")
-	}
-	for _, path := range paths {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
-			runScenario(t, path)
-		})
-	}
+	testkit.RunScenarios(t, "testdata/lsp-scenarios/*.txt", runScenario)
 }
 
 // TestLangServersLiveForTheRun: a workflow's language servers are the
@@ -38,8 +29,11 @@ func TestLangServersLiveForTheRun(t *testing.T) {
 	if _, err := exec.LookPath("gopls"); err != nil {
 		t.Skip("gopls is not installed (make gopls, or go install golang.org/x/tools/gopls@v0.23.0)")
 	}
-	ar, cfg, want := readScenario(t, "testdata/lsp-servers-two-pulses.txt")
-	h := newHarness(t, ar, cfg)
+	sc := testkit.LoadScenario(t, "testdata/lsp-servers-two-pulses.txt")
+	var cfg scenarioConfig
+	var want scenarioWant
+	sc.Decode(t, &cfg, &want)
+	h := newHarness(t, sc, cfg)
 	var run *tools.LangServers
 	starts := map[string]int{} // by pulse, after its find_references
 	h.onEvent = func(ev workflow.Event) {

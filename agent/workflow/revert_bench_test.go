@@ -12,6 +12,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
@@ -29,7 +30,7 @@ func completedThreePulses(b *testing.B) *workflow.Engine {
 	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
 	bmust(b, err)
 	b.Cleanup(func() { st.Close() })
-	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &scriptEditor{},
+	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &testkit.Editor{T: b},
 		Model: openai.New(openai.Config{BaseURL: "http://127.0.0.1:1", APIKey: "unused"}), Settings: agent.Settings{Model: "unused"}})
 	bmust(b, err)
 	gw, err := repo.CreateWorkflow(ctx, "abc", "main")

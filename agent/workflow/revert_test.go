@@ -2,7 +2,6 @@ package workflow_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,28 +11,22 @@ import (
 	"syscall"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // undoHarness runs testdata/undo/three-pulses.txt to completion.
 func undoHarness(t *testing.T) (*harness, store.Workflow) {
 	t.Helper()
-	ar, err := txtar.ParseFile("testdata/undo/three-pulses.txt")
-	must(t, err)
+	sc := testkit.LoadScenario(t, "testdata/undo/three-pulses.txt")
 	var cfg scenarioConfig
-	for _, f := range ar.Files {
-		if f.Name == "config.json" {
-			must(t, json.Unmarshal(f.Data, &cfg))
-		}
-	}
-	h := newHarness(t, ar, cfg)
+	sc.Decode(t, &cfg, nil)
+	h := newHarness(t, sc, cfg)
 	ctx := context.Background()
 	wf, err := h.engine.Start(ctx, workflow.Task{Text: cfg.Task, Name: cfg.Name})
 	must(t, err)
@@ -69,7 +62,7 @@ func TestRevertChildProcess(t *testing.T) {
 	must(t, err)
 	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
 	must(t, err)
-	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &scriptEditor{t: t},
+	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &testkit.Editor{T: t},
 		Model: openai.New(openai.Config{BaseURL: "http://127.0.0.1:1", APIKey: "unused"}), Settings: agent.Settings{Model: "unused"}})
 	must(t, err)
 	_, err = e.Revert(ctx, "abc", "pulse-2", workflow.RevertDyingAt("git", func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) }))
@@ -79,7 +72,7 @@ func TestRevertChildProcess(t *testing.T) {
 func TestRevertRedoAndCrash(t *testing.T) {
 	h, wf := undoHarness(t)
 	ctx := context.Background()
-	userBefore, mainBefore := userTreeHash(t, h.dir), gitS(t, h.dir, "rev-parse", "main")
+	userBefore, mainBefore := testkit.UserTreeHash(t, h.dir), gitS(t, h.dir, "rev-parse", "main")
 	branch := git.WorkflowBranch(wf.Name)
 	p1, p2, p3 := h.pulse(wf, "pulse-1"), h.pulse(wf, "pulse-2"), h.pulse(wf, "pulse-3")
 	headBefore := gitS(t, h.dir, "rev-parse", branch)
@@ -180,7 +173,7 @@ func TestRevertRedoAndCrash(t *testing.T) {
 	if p := h.pulse(wf, "pulse-2"); p.Status != store.PulseSucceeded || p.CheckpointCommit == p2.CheckpointCommit || p.Guidance != "use a table test" {
 		t.Errorf("pulse-2 after redo: %+v", p)
 	}
-	if after := userTreeHash(t, h.dir); after != userBefore || gitS(t, h.dir, "rev-parse", "main") != mainBefore {
+	if after := testkit.UserTreeHash(t, h.dir); after != userBefore || gitS(t, h.dir, "rev-parse", "main") != mainBefore {
 		t.Errorf("the user's branch, HEAD, index or tree changed")
 	}
 
@@ -198,7 +191,7 @@ func TestRevertRedoAndCrash(t *testing.T) {
 	}
 
 	// An applied workflow: refused until confirmed; then Apply again.
-	gitRun(t, h.dir, "merge", "-q", "--ff-only", branch)
+	testkit.Git(t, h.dir, "merge", "-q", "--ff-only", branch)
 	if _, err := h.engine.Revert(ctx, wf.Name, "pulse-3", workflow.RevertOptions{}); !errors.Is(err, workflow.ErrApplied) ||
 		!strings.Contains(err.Error(), "Apply the workflow again") {
 		t.Errorf("revert of an applied workflow: %v", err)
@@ -219,5 +212,5 @@ func second[T any](_ T, err error) error { return err }
 
 func gitS(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	return strings.TrimSpace(gitOut(t, dir, args...))
+	return strings.TrimSpace(testkit.Git(t, dir, args...))
 }

@@ -65,6 +65,10 @@ var allowed = map[string][]string{
 	"workspace/treehash": {},
 	// workspace/git/gitattack plants attacks on host-side git for tests.
 	"workspace/git/gitattack": {},
+	// internal/testkit is the tests' shared kit (imported only from
+	// tests): the fake editor, the txtar scenario runner, git helpers and
+	// the wait helper. It stays low so that internal tests may use it.
+	"internal/testkit": {"editor", "agent/scripted"},
 	// swarm: shared context, leased queue, proposals and rate limits on
 	// NATS JetStream, and the swarm tools.
 	"swarm": {"tools", "workspace", "workspace/textsearch"},
