@@ -62,6 +62,9 @@ var allowed = map[string][]string{
 	"workspace/treehash": {},
 	// workspace/git/gitattack plants attacks on host-side git for tests.
 	"workspace/git/gitattack": {},
+	// fleet: workflows and jobs on a pool of workers over NATS JetStream:
+	// the queue of runs, run records with leases, workers, run events.
+	"fleet": {"agent/run", "swarm"},
 	// swarm: shared context, leased queue, proposals and rate limits on
 	// NATS JetStream, and the swarm tools.
 	"swarm": {"tools", "workspace", "workspace/textsearch"},
