@@ -15,8 +15,8 @@ var allowFile = []string{"-c", "protocol.file.allow=always"}
 
 // Clone makes dir (absent or empty) a repository fetched from url, hardened
 // as every git process of this package is, with the remote's branches under
-// refs/remotes/origin/, its work tree at rev (a commit, or a branch of the
-// remote) on a local branch named local. It returns the opened repository.
+// refs/remotes/origin/, its work tree at rev (a commit, a branch of the
+// remote, or HEAD: the remote's default branch) on a local branch named local. It returns the opened repository.
 func Clone(ctx context.Context, url, dir, rev, local string, cfg Config) (*Repo, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("clone %s: %w", url, err)
@@ -51,9 +51,10 @@ func Clone(ctx context.Context, url, dir, rev, local string, cfg Config) (*Repo,
 	return r, nil
 }
 
-// Fetch brings the remote's branches into refs/remotes/origin/.
+// Fetch brings the remote's branches into refs/remotes/origin/, and its
+// HEAD (its default branch's commit) as refs/remotes/origin/HEAD.
 func (r *Repo) Fetch(ctx context.Context, url string) error {
-	args := append(append([]string{}, allowFile...), "fetch", "-q", "--no-tags", "--prune", url, "+refs/heads/*:refs/remotes/origin/*")
+	args := append(append([]string{}, allowFile...), "fetch", "-q", "--no-tags", "--prune", url, "+refs/heads/*:refs/remotes/origin/*", "+HEAD:refs/remotes/origin/HEAD")
 	if _, err := r.git.run(ctx, r.top, nil, args...); err != nil {
 		return fmt.Errorf("fetching %s: %w", url, err)
 	}

@@ -9,8 +9,8 @@ import (
 )
 
 // A clone of a bare remote at a commit, a commit on a branch, a fast-forward
-// push; a push that would drop the remote's commit is refused; the remote's
-// (a remote branch names a commit as well)
+// push; a push that would drop the remote's commit is refused; a clone at a
+// remote branch.
 func TestCloneAndPush(t *testing.T) {
 	ctx := context.Background()
 	user, _ := userRepo(t)

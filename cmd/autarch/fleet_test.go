@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autarch-dev/autarch/agent/scripted"
+)
+
+// fleetEnv gives a process its own home (trust store, caches), as a
+// worker on another machine has.
+func fleetEnv(cmd *exec.Cmd, home string) *exec.Cmd {
+	cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
+	return cmd
+}
+
+// One machine, nothing to set up: a worker and a submitter on the
+// repository's embedded NATS (--root); the worker clones the remote,
+// runs the workflow as autarch run does and pushes its branch; the
+// submitter follows the run to its end; the user's checkout is untouched.
+func TestFleetOneMachine(t *testing.T) {
+	bin := buildBinary(t)
+	dir, steps := scriptedRepo(t, "testdata/run-full.txt")
+	url, _ := scripted.Start(t, steps("", ""))
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitCmd(t, t.TempDir(), "clone", "-q", "--bare", dir, remote)
+	head := gitCmd(t, dir, "rev-parse", "HEAD")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var wout, werr bytes.Buffer
+	worker := fleetEnv(autarchCmd(ctx, bin, dir, url, "worker", "--root", dir, "--dir", t.TempDir(), "--once", "--name", "w1"), t.TempDir())
+	worker.Stdout, worker.Stderr = &wout, &werr
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var sout, serr bytes.Buffer
+	submit := fleetEnv(autarchCmd(ctx, bin, dir, "", "submit", "--root", dir, "--repo", remote, "--name", "calc-sub", "--yes", "--wait", "Add Sub to calc"), t.TempDir())
+	submit.Stdout, submit.Stderr = &sout, &serr
+	serrRun := submit.Run()
+	werrRun := worker.Wait()
+	if serrRun != nil || werrRun != nil {
+		t.Fatalf("submit: %v\n%s\nworker: %v\n%s", serrRun, serr.String(), werrRun, werr.String())
+	}
+	id := strings.TrimSpace(sout.String())
+	for _, want := range []string{"worker w1 runs it (attempt 1)", "◆ pulse pulse-1 succeeded: feat(calc): add Sub (", "autarch: run " + id + " completed: completed on autarch/calc-sub"} {
+		if !strings.Contains(serr.String(), want) {
+			t.Errorf("the submitter's terminal lacks %q:\n%s", want, serr.String())
+		}
+	}
+	if got := gitCmd(t, remote, "log", "--format=%s", "main..autarch/calc-sub"); got != "feat(calc): add Sub\n" {
+		t.Errorf("the remote's branch has %q", got)
+	}
+	if got := gitCmd(t, dir, "rev-parse", "HEAD"); got != head || gitCmd(t, dir, "status", "--porcelain") != "" {
+		t.Errorf("the submitter's checkout changed")
+	}
+	if out := gitCmd(t, dir, "branch", "--list", "autarch/*"); out != "" {
+		t.Errorf("the submitter's repository got branches: %q", out)
+	}
+	status := fleetEnv(autarchCmd(ctx, bin, dir, "", "fleet", "status", "--root", dir, "--json"), t.TempDir())
+	out, err := status.Output()
+	if err != nil || !strings.Contains(string(out), `"state": "Completed"`) || !strings.Contains(string(out), `"branch": "autarch/calc-sub"`) {
+		t.Errorf("fleet status = %s (%v)", out, err)
+	}
+}
