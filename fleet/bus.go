@@ -57,33 +57,65 @@ func Open(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, opts Optio
 		replicas = min(max(len(nc.Servers()), 1), 3)
 	}
 	var err error
-	if f.queue, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: queueStream, Description: "autarch fleet: runs waiting for a worker (one subject token per label)",
-		Subjects: []string{queuePrefix + ".>"}, Retention: jetstream.WorkQueuePolicy,
-		Storage: jetstream.FileStorage, Replicas: replicas, Duplicates: 2 * time.Minute,
+	if f.queue, err = retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+		return js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name: queueStream, Description: "autarch fleet: runs waiting for a worker (one subject token per label)",
+			Subjects: []string{queuePrefix + ".>"}, Retention: jetstream.WorkQueuePolicy,
+			Storage: jetstream.FileStorage, Replicas: replicas, Duplicates: 2 * time.Minute,
+		})
 	}); err != nil {
 		return nil, fmt.Errorf("fleet: the queue stream: %w", err)
 	}
-	if _, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: eventsStream, Description: "autarch fleet: each run's events (run.Event JSON) on its own subject",
-		Subjects: []string{eventsPrefix + ".>"}, Retention: jetstream.LimitsPolicy, MaxAge: 7 * 24 * time.Hour,
-		Storage: jetstream.FileStorage, Replicas: replicas,
+	if _, err = retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+		return js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name: eventsStream, Description: "autarch fleet: each run's events (run.Event JSON) on its own subject",
+			Subjects: []string{eventsPrefix + ".>"}, Retention: jetstream.LimitsPolicy, MaxAge: 7 * 24 * time.Hour,
+			Storage: jetstream.FileStorage, Replicas: replicas,
+		})
 	}); err != nil {
 		return nil, fmt.Errorf("fleet: the events stream: %w", err)
 	}
-	if f.runs, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: runsBucket, Description: "autarch fleet: run records", History: 5,
-		Storage: jetstream.FileStorage, Replicas: replicas,
+	if f.runs, err = retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: runsBucket, Description: "autarch fleet: run records", History: 5,
+			Storage: jetstream.FileStorage, Replicas: replicas,
+		})
 	}); err != nil {
 		return nil, fmt.Errorf("fleet: the runs bucket: %w", err)
 	}
-	if f.workers, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: workersBucket, Description: "autarch fleet: workers and their heartbeats", History: 1,
-		Storage: jetstream.FileStorage, Replicas: replicas, TTL: 24 * time.Hour,
+	if f.workers, err = retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: workersBucket, Description: "autarch fleet: workers and their heartbeats", History: 1,
+			Storage: jetstream.FileStorage, Replicas: replicas, TTL: 24 * time.Hour,
+		})
 	}); err != nil {
 		return nil, fmt.Errorf("fleet: the workers bucket: %w", err)
 	}
 	return f, nil
+}
+
+// setupTries and setupWait bound Open's creation of each stream and bucket:
+// a cluster that has just started answers once it has elected its
+// JetStream leader, and a request sent before may get no answer at all.
+const (
+	setupTries = 12
+	setupWait  = 5 * time.Second
+)
+
+// retried calls fn with a bounded context until it succeeds, the tries
+// run out or ctx ends.
+func retried[T any](ctx context.Context, fn func(context.Context) (T, error)) (T, error) {
+	var v T
+	var err error
+	for range setupTries {
+		cctx, cancel := context.WithTimeout(ctx, setupWait)
+		v, err = fn(cctx)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return v, err
+		}
+	}
+	return v, err
 }
 
 // Lease is how long a claim holds a run without renewal.
