@@ -265,8 +265,7 @@ func (f *Fleet) update(ctx context.Context, id string, fn func(*Run) error) (Run
 }
 
 func isWrongRevision(err error) bool {
-	var apiErr *jetstream.APIError
-	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+	return errors.Is(err, jetstream.ErrKeyRevisionMismatch) // code 10071, or 10164 on a replicated bucket
 }
 
 // Stop asks the worker running a run to stop it; a queued run is stopped

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,10 +13,16 @@ import (
 	"github.com/autarch-dev/autarch/agent/scripted"
 )
 
-// fleetEnv gives a process its own home (trust store, caches), as a
-// worker on another machine has.
-func fleetEnv(cmd *exec.Cmd, home string) *exec.Cmd {
-	cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
+// fleetEnv gives a process its own home (its trust store and
+// configuration), as a worker on another machine has; the sandbox's Go
+// build cache stays the machine's (a cold one compiles the standard
+// library in every quality gate).
+func fleetEnv(t *testing.T, cmd *exec.Cmd, home string) *exec.Cmd {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+cache)
 	return cmd
 }
 
@@ -34,13 +41,13 @@ func TestFleetOneMachine(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var wout, werr bytes.Buffer
-	worker := fleetEnv(autarchCmd(ctx, bin, dir, url, "worker", "--root", dir, "--dir", t.TempDir(), "--once", "--name", "w1"), t.TempDir())
+	worker := fleetEnv(t, autarchCmd(ctx, bin, dir, url, "worker", "--root", dir, "--dir", t.TempDir(), "--once", "--name", "w1"), t.TempDir())
 	worker.Stdout, worker.Stderr = &wout, &werr
 	if err := worker.Start(); err != nil {
 		t.Fatal(err)
 	}
 	var sout, serr bytes.Buffer
-	submit := fleetEnv(autarchCmd(ctx, bin, dir, "", "submit", "--root", dir, "--repo", remote, "--name", "calc-sub", "--yes", "--wait", "Add Sub to calc"), t.TempDir())
+	submit := fleetEnv(t, autarchCmd(ctx, bin, dir, "", "submit", "--root", dir, "--repo", remote, "--name", "calc-sub", "--yes", "--wait", "Add Sub to calc"), t.TempDir())
 	submit.Stdout, submit.Stderr = &sout, &serr
 	serrRun := submit.Run()
 	werrRun := worker.Wait()
@@ -62,7 +69,7 @@ func TestFleetOneMachine(t *testing.T) {
 	if out := gitCmd(t, dir, "branch", "--list", "autarch/*"); out != "" {
 		t.Errorf("the submitter's repository got branches: %q", out)
 	}
-	status := fleetEnv(autarchCmd(ctx, bin, dir, "", "fleet", "status", "--root", dir, "--json"), t.TempDir())
+	status := fleetEnv(t, autarchCmd(ctx, bin, dir, "", "fleet", "status", "--root", dir, "--json"), t.TempDir())
 	out, err := status.Output()
 	if err != nil || !strings.Contains(string(out), `"state": "Completed"`) || !strings.Contains(string(out), `"branch": "autarch/calc-sub"`) {
 		t.Errorf("fleet status = %s (%v)", out, err)
