@@ -53,6 +53,9 @@ func natsCluster(t *testing.T, n int) ([]*server.Server, []string) {
 		opts := &server.Options{ServerName: fmt.Sprintf("n%d", i+1), Host: "127.0.0.1", Port: -1, JetStream: true,
 			StoreDir: t.TempDir(), NoSigs: true, NoLog: true, Routes: routes,
 			Cluster: server.ClusterOpts{Name: "autarch-test", Host: "127.0.0.1", Port: ports[i]}}
+		if n == 1 { // a single server, no cluster
+			opts.Routes, opts.Cluster = nil, server.ClusterOpts{}
+		}
 		srv, err := server.NewServer(opts)
 		if err != nil {
 			t.Fatal(err)
@@ -223,22 +226,7 @@ func TestFleetClusterAcceptance(t *testing.T) {
 	srvs, urls := natsCluster(t, 3)
 	natsURL := strings.Join(urls, ",")
 
-	dir := t.TempDir()
-	for name, data := range map[string]string{
-		"go.mod":       "module example.com/calc\n\ngo 1.22\n",
-		"calc.go":      "package calc\n\n// Add adds two numbers.\nfunc Add(a, b int) int { return a + b }\n",
-		"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add\")\n\t}\n}\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
-		gitCmd(t, dir, args...)
-	}
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	gitCmd(t, t.TempDir(), "clone", "-q", "--bare", dir, remote)
-	head := gitCmd(t, dir, "rev-parse", "HEAD")
+	dir, remote, head := fleetRepo(t)
 
 	// run 0 is killed in its pulse (script 0 ends in a model call that
 	// never answers); its takeover runs script 1 from the start.
@@ -373,11 +361,11 @@ func TestFleetClusterAcceptance(t *testing.T) {
 	for i, r := range runs {
 		// the branch's commits, exactly once and in order, are the ones
 		// the workers recorded as pushed
-		commits := strings.Fields(gitCmd(t, remote, "rev-list", "--reverse", strings.TrimSpace(head)+".."+r.Branch))
+		commits := strings.Fields(gitCmd(t, remote, "rev-list", "--reverse", head+".."+r.Branch))
 		if !slices.Equal(commits, r.Commits) {
 			t.Errorf("run %d: the remote's %s has %v, the record %v", i, r.Branch, commits, r.Commits)
 		}
-		subjects := strings.Split(strings.TrimSpace(gitCmd(t, remote, "log", "--reverse", "--format=%s", strings.TrimSpace(head)+".."+r.Branch)), "\n")
+		subjects := strings.Split(strings.TrimSpace(gitCmd(t, remote, "log", "--reverse", "--format=%s", head+".."+r.Branch)), "\n")
 		if !slices.Equal(subjects, want[i]) {
 			t.Errorf("run %d: %s has commits %q, want %q", i, r.Branch, subjects, want[i])
 		}
@@ -391,7 +379,7 @@ func TestFleetClusterAcceptance(t *testing.T) {
 			}
 		}
 	}
-	if got := gitCmd(t, dir, "rev-parse", "HEAD"); got != head || gitCmd(t, dir, "status", "--porcelain") != "" {
+	if got := gitCmd(t, dir, "rev-parse", "HEAD"); strings.TrimSpace(got) != head || gitCmd(t, dir, "status", "--porcelain") != "" {
 		t.Errorf("the submitter's checkout changed")
 	}
 	if out := gitCmd(t, dir, "for-each-ref", "refs/heads/"); strings.Count(out, "\n") != 1 {
@@ -409,4 +397,26 @@ func runEvents(f *fleet.Fleet, id string) string {
 		return true
 	})
 	return b.String()
+}
+
+// fleetRepo is the submitter's repository (a Go package with a passing
+// test), a bare remote cloned from it, and its HEAD.
+func fleetRepo(t *testing.T) (dir, remote, head string) {
+	t.Helper()
+	dir = t.TempDir()
+	for name, data := range map[string]string{
+		"go.mod":       "module example.com/calc\n\ngo 1.22\n",
+		"calc.go":      "package calc\n\n// Add adds two numbers.\nfunc Add(a, b int) int { return a + b }\n",
+		"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add\")\n\t}\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
+		gitCmd(t, dir, args...)
+	}
+	remote = filepath.Join(t.TempDir(), "remote.git")
+	gitCmd(t, t.TempDir(), "clone", "-q", "--bare", dir, remote)
+	return dir, remote, strings.TrimSpace(gitCmd(t, dir, "rev-parse", "HEAD"))
 }
