@@ -178,7 +178,22 @@ func (cl *Claim) Finish(ctx context.Context, state State, reason string) error {
 // Keep renews the claim every third of the lease until ctx ends; it
 // calls lost when the lease is lost and stop when a stop is asked.
 func (cl *Claim) Keep(ctx context.Context, lost func(error), stop func()) {
-	t := time.NewTicker(cl.f.lease / 3)
+	Every(ctx, cl.f.lease/3, func() bool {
+		asked, err := cl.Renew(ctx)
+		if errors.Is(err, ErrLeaseLost) {
+			lost(err)
+			return false
+		}
+		if asked {
+			stop()
+		}
+		return true
+	})
+}
+
+// Every calls fn every d until ctx ends or fn returns false.
+func Every(ctx context.Context, d time.Duration, fn func() bool) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
@@ -186,13 +201,8 @@ func (cl *Claim) Keep(ctx context.Context, lost func(error), stop func()) {
 			return
 		case <-t.C:
 		}
-		asked, err := cl.Renew(ctx)
-		if errors.Is(err, ErrLeaseLost) {
-			lost(err)
+		if !fn() {
 			return
-		}
-		if asked {
-			stop()
 		}
 	}
 }

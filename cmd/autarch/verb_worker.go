@@ -122,21 +122,17 @@ type fleetWorker struct {
 
 // beat records the worker's heartbeat and runs until ctx ends.
 func (w *fleetWorker) beat(ctx context.Context) {
-	t := time.NewTicker(w.f.Lease() / 3)
-	defer t.Stop()
-	for {
+	once := func() bool {
 		w.mu.Lock()
 		rec := fleet.Worker{Name: w.name, Labels: w.labels, Runs: append([]string(nil), w.runs...)}
 		w.mu.Unlock()
 		if err := w.f.Beat(ctx, rec); err != nil && ctx.Err() == nil {
 			w.log.Warn("fleet: heartbeat", "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+		return true
 	}
+	once()
+	fleet.Every(ctx, w.f.Lease()/3, once)
 }
 
 func (w *fleetWorker) track(id string, on bool) {
@@ -411,16 +407,10 @@ func (p *pusher) branch() string {
 const pushEvery = 250 * time.Millisecond
 
 func (p *pusher) loop(ctx context.Context) {
-	t := time.NewTicker(pushEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	fleet.Every(ctx, pushEvery, func() bool {
 		p.sync(ctx)
-	}
+		return true
+	})
 }
 
 // sync pushes every run branch whose tip moved since the last push.
