@@ -75,3 +75,45 @@ func TestFleetOneMachine(t *testing.T) {
 		t.Errorf("fleet status = %s (%v)", out, err)
 	}
 }
+
+// Without --yes, the run's question and cards are asked on the
+// submitter's terminal: each prompt is answered with the next line typed
+// there, sent back over NATS to the worker.
+func TestFleetSubmitterAnswers(t *testing.T) {
+	bin := buildBinary(t)
+	dir, steps := scriptedRepo(t, "testdata/run-full.txt")
+	url, _ := scripted.Start(t, steps("", ""))
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitCmd(t, t.TempDir(), "clone", "-q", "--bare", dir, remote)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var werr bytes.Buffer
+	worker := fleetEnv(t, autarchCmd(ctx, bin, dir, url, "worker", "--root", dir, "--dir", t.TempDir(), "--once", "--name", "w1"), t.TempDir())
+	worker.Stderr = &werr
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var sout, serr bytes.Buffer
+	submit := fleetEnv(t, autarchCmd(ctx, bin, dir, "", "submit", "--root", dir, "--repo", remote, "--name", "calc-sub", "--wait", "Add Sub to calc"), t.TempDir())
+	// "1": Sub, the question's first option; then yes to every card and
+	// confirmation
+	submit.Stdin = strings.NewReader("1\n" + strings.Repeat("y\n", 30))
+	submit.Stdout, submit.Stderr = &sout, &serr
+	serrRun := submit.Run()
+	werrRun := worker.Wait()
+	if serrRun != nil || werrRun != nil {
+		t.Fatalf("submit: %v\n%s\nworker: %v\n%s", serrRun, serr.String(), werrRun, werr.String())
+	}
+	for _, want := range []string{"Which operation?", "number: ", "■ plan approved"} {
+		if !strings.Contains(serr.String(), want) {
+			t.Errorf("the submitter's terminal lacks %q:\n%s", want, serr.String())
+		}
+	}
+	if strings.Contains(serr.String(), "auto-answered") {
+		t.Errorf("the run answered itself:\n%s", serr.String())
+	}
+	if got := gitCmd(t, remote, "log", "--format=%s", "main..autarch/calc-sub"); got != "feat(calc): add Sub\n" {
+		t.Errorf("the remote's branch has %q", got)
+	}
+}

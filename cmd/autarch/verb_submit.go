@@ -87,17 +87,35 @@ func runSubmit(ctx context.Context, io stdio, args []string) int {
 }
 
 // followRun prints a fleet run's events as autarch run prints its own,
-// sends the lines typed here as answers (when answer), and returns the
-// exit code of how it ended: 0 done, 3 stopped (resumable), 1 failed.
+// answers each of its prompts with the next line typed here (when
+// answer), and returns the exit code of how it ended: 0 done, 3 stopped
+// (resumable), 1 failed.
 func followRun(ctx context.Context, io stdio, f *fleet.Fleet, id string, answer bool) int {
+	prompts := make(chan struct{}, 64)
 	if answer {
+		lines := make(chan string)
 		go func() {
 			sc := bufio.NewScanner(io.in)
 			for sc.Scan() {
-				f.Answer(id, sc.Text())
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		go func() { // one line per prompt: a line typed ahead waits for its question
+			for range prompts {
+				select {
+				case line, ok := <-lines:
+					if !ok {
+						return
+					}
+					f.Answer(id, line)
+				case <-ctx.Done():
+					return
+				}
 			}
 		}()
 	}
+	defer close(prompts)
 	code := 1
 	err := f.Follow(ctx, id, func(ev kernel.Event) bool {
 		switch ev.Kind {
@@ -105,6 +123,10 @@ func followRun(ctx context.Context, io stdio, f *fleet.Fleet, id string, answer 
 			fmt.Fprintln(io.err, ev.Text)
 		case kernel.EventText:
 			fmt.Fprint(io.err, ev.Text)
+			select {
+			case prompts <- struct{}{}:
+			default:
+			}
 		case kernel.EventStatus:
 			switch ev.Status {
 			case kernel.Done:
