@@ -117,3 +117,50 @@ func TestFleetSubmitterAnswers(t *testing.T) {
 		t.Errorf("the remote's branch has %q", got)
 	}
 }
+
+// autarch fleet stop ID stops a running fleet run at its worker's next
+// lease renewal; autarch fleet resume ID queues it again.
+func TestFleetStopAndResume(t *testing.T) {
+	bin := buildBinary(t)
+	dir, steps := scriptedRepo(t, "testdata/run-kill.txt")
+	url, model := scripted.Start(t, steps("", "05"))
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitCmd(t, t.TempDir(), "clone", "-q", "--bare", dir, remote)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var werr bytes.Buffer
+	worker := fleetEnv(t, autarchCmd(ctx, bin, dir, url, "worker", "--root", dir, "--dir", t.TempDir(), "--once", "--lease", "3s"), t.TempDir())
+	worker.Stderr = &werr
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fleetVerb := func(args ...string) string {
+		t.Helper()
+		cmd := fleetEnv(t, autarchCmd(ctx, bin, dir, "", args...), t.TempDir())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("autarch %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	id := strings.TrimSpace(strings.Split(fleetVerb("submit", "--root", dir, "--repo", remote, "--name", "half", "--yes", "Add Half"), "\n")[0])
+	for model.Remaining() > 0 { // the run is in its slow model call
+		if ctx.Err() != nil {
+			t.Fatalf("the run never reached its slow model call:\n%s", werr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if out := fleetVerb("fleet", "stop", "--root", dir, id); !strings.Contains(out, "stops run "+id) {
+		t.Errorf("fleet stop said %q", out)
+	}
+	worker.Wait() // --once: the stopped run was its one
+	status := fleetVerb("fleet", "status", "--root", dir, "--json")
+	if !strings.Contains(status, `"state": "Stopped"`) || !strings.Contains(status, "stopped by autarch fleet stop") {
+		t.Fatalf("after stop, fleet status = %s\nworker:\n%s", status, werr.String())
+	}
+	fleetVerb("fleet", "resume", "--root", dir, id)
+	if status := fleetVerb("fleet", "status", "--root", dir); !strings.Contains(status, id+"  workflow  Queued") {
+		t.Errorf("after resume, fleet status = %s", status)
+	}
+}
