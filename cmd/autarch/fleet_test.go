@@ -47,7 +47,11 @@ func TestFleetOneMachine(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sout, serr bytes.Buffer
-	submit := fleetEnv(t, autarchCmd(ctx, bin, dir, "", "submit", "--root", dir, "--repo", remote, "--name", "calc-sub", "--yes", "--wait", "Add Sub to calc"), t.TempDir())
+	rel, err := filepath.Rel(dir, remote) // a path on the submitter's machine, as typed
+	if err != nil {
+		t.Fatal(err)
+	}
+	submit := fleetEnv(t, autarchCmd(ctx, bin, dir, "", "submit", "--root", dir, "--repo", rel, "--name", "calc-sub", "--yes", "--wait", "Add Sub to calc"), t.TempDir())
 	submit.Stdout, submit.Stderr = &sout, &serr
 	serrRun := submit.Run()
 	werrRun := worker.Wait()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/autarch-dev/autarch/agent/job"
@@ -64,6 +65,12 @@ func runSubmit(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch submit: %v\n", err)
 		return 2
+	}
+	if !strings.Contains(*repo, "://") && !strings.Contains(*repo, "@") {
+		// a path on this machine: the workers' clones are elsewhere
+		if abs, err := filepath.Abs(*repo); err == nil {
+			*repo = abs
+		}
 	}
 	f, closeFleet, err := ff.open(ctx, nil)
 	if err != nil {

@@ -80,6 +80,7 @@ func runWorker(ctx context.Context, io stdio, args []string) int {
 			fmt.Fprintf(io.err, "autarch worker: no run claimed: %v\n", err)
 			return 1
 		}
+		defer f.Leave(context.WithoutCancel(ctx), *name)
 		return w.execute(ctx, cl)
 	}
 	slots := make(chan struct{}, *concurrency)
