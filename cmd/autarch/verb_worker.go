@@ -222,7 +222,7 @@ func (w *fleetWorker) work(ctx context.Context, cl *fleet.Claim, publish func(ke
 	os.RemoveAll(dir) // a clone a dead attempt of this worker left
 	repo, err := git.Clone(ctx, run.Spec.Repo, dir, rev, fleetBase, git.Config{})
 	if err != nil {
-		return fleet.Failed, fmt.Sprintf("fetching %s: %v; check that worker %s can reach it, then: autarch fleet resume %s", run.Spec.Repo, err, w.name, run.ID), 1
+		return fleet.Failed, fmt.Sprintf("%v; check that worker %s can reach %s, then: autarch fleet resume %s", err, w.name, run.Spec.Repo, run.ID), 1
 	}
 	if run.Spec.BaseCommit == "" && run.Branch == "" { // every later attempt starts from this very commit
 		base, err := repo.ResolveCommit(ctx, fleetBase)
