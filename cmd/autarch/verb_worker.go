@@ -431,6 +431,10 @@ func (p *pusher) sync(ctx context.Context) error {
 			if !ok {
 				from = fleetBase
 			}
+			// a worker whose lease was taken over pushes nothing more
+			if err := p.cl.Record(ctx, func(*fleet.Run) {}); err != nil {
+				return err
+			}
 			if err := p.repo.Push(ctx, p.url, b); err != nil {
 				return err
 			}
