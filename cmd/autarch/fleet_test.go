@@ -31,32 +31,20 @@ func fleetEnv(t *testing.T, cmd *exec.Cmd, home string) *exec.Cmd {
 // runs the workflow as autarch run does and pushes its branch; the
 // submitter follows the run to its end; the user's checkout is untouched.
 func TestFleetOneMachine(t *testing.T) {
-	bin := buildBinary(t)
-	dir, steps := scriptedRepo(t, "testdata/run-full.txt")
-	url, _ := scripted.Start(t, steps("", ""))
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	gitCmd(t, t.TempDir(), "clone", "-q", "--bare", dir, remote)
+	m := startOneMachine(t, "testdata/run-full.txt", "", "", "--name", "w1")
+	dir, remote := m.dir, m.remote
 	head := gitCmd(t, dir, "rev-parse", "HEAD")
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var wout, werr bytes.Buffer
-	worker := fleetEnv(t, autarchCmd(ctx, bin, dir, url, "worker", "--root", dir, "--dir", t.TempDir(), "--once", "--name", "w1"), t.TempDir())
-	worker.Stdout, worker.Stderr = &wout, &werr
-	if err := worker.Start(); err != nil {
-		t.Fatal(err)
-	}
 	var sout, serr bytes.Buffer
 	rel, err := filepath.Rel(dir, remote) // a path on the submitter's machine, as typed
 	if err != nil {
 		t.Fatal(err)
 	}
-	submit := fleetEnv(t, autarchCmd(ctx, bin, dir, "", "submit", "--root", dir, "--repo", rel, "--name", "calc-sub", "--yes", "--wait", "Add Sub to calc"), t.TempDir())
+	submit := m.cmd(t, "submit", "--root", dir, "--repo", rel, "--name", "calc-sub", "--yes", "--wait", "Add Sub to calc")
 	submit.Stdout, submit.Stderr = &sout, &serr
 	serrRun := submit.Run()
-	werrRun := worker.Wait()
+	werrRun := m.worker.Wait()
 	if serrRun != nil || werrRun != nil {
-		t.Fatalf("submit: %v\n%s\nworker: %v\n%s", serrRun, serr.String(), werrRun, werr.String())
+		t.Fatalf("submit: %v\n%s\nworker: %v\n%s", serrRun, serr.String(), werrRun, m.werr.String())
 	}
 	id := strings.TrimSpace(sout.String())
 	for _, want := range []string{"worker w1 runs it (attempt 1)", "◆ pulse pulse-1 succeeded: feat(calc): add Sub (", "autarch: run " + id + " completed: completed on autarch/calc-sub"} {
@@ -73,7 +61,7 @@ func TestFleetOneMachine(t *testing.T) {
 	if out := gitCmd(t, dir, "branch", "--list", "autarch/*"); out != "" {
 		t.Errorf("the submitter's repository got branches: %q", out)
 	}
-	status := fleetEnv(t, autarchCmd(ctx, bin, dir, "", "fleet", "status", "--root", dir, "--json"), t.TempDir())
+	status := m.cmd(t, "fleet", "status", "--root", dir, "--json")
 	out, err := status.Output()
 	if err != nil || !strings.Contains(string(out), `"state": "Completed"`) || !strings.Contains(string(out), `"branch": "autarch/calc-sub"`) {
 		t.Errorf("fleet status = %s (%v)", out, err)
@@ -84,30 +72,17 @@ func TestFleetOneMachine(t *testing.T) {
 // submitter's terminal: each prompt is answered with the next line typed
 // there, sent back over NATS to the worker.
 func TestFleetSubmitterAnswers(t *testing.T) {
-	bin := buildBinary(t)
-	dir, steps := scriptedRepo(t, "testdata/run-full.txt")
-	url, _ := scripted.Start(t, steps("", ""))
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	gitCmd(t, t.TempDir(), "clone", "-q", "--bare", dir, remote)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var werr bytes.Buffer
-	worker := fleetEnv(t, autarchCmd(ctx, bin, dir, url, "worker", "--root", dir, "--dir", t.TempDir(), "--once", "--name", "w1"), t.TempDir())
-	worker.Stderr = &werr
-	if err := worker.Start(); err != nil {
-		t.Fatal(err)
-	}
+	m := startOneMachine(t, "testdata/run-full.txt", "", "", "--name", "w1")
 	var sout, serr bytes.Buffer
-	submit := fleetEnv(t, autarchCmd(ctx, bin, dir, "", "submit", "--root", dir, "--repo", remote, "--name", "calc-sub", "--wait", "Add Sub to calc"), t.TempDir())
+	submit := m.cmd(t, "submit", "--root", m.dir, "--repo", m.remote, "--name", "calc-sub", "--wait", "Add Sub to calc")
 	// "1": Sub, the question's first option; then yes to every card and
 	// confirmation
 	submit.Stdin = strings.NewReader("1\n" + strings.Repeat("y\n", 30))
 	submit.Stdout, submit.Stderr = &sout, &serr
 	serrRun := submit.Run()
-	werrRun := worker.Wait()
+	werrRun := m.worker.Wait()
 	if serrRun != nil || werrRun != nil {
-		t.Fatalf("submit: %v\n%s\nworker: %v\n%s", serrRun, serr.String(), werrRun, werr.String())
+		t.Fatalf("submit: %v\n%s\nworker: %v\n%s", serrRun, serr.String(), werrRun, m.werr.String())
 	}
 	for _, want := range []string{"Which operation?", "number: ", "■ plan approved"} {
 		if !strings.Contains(serr.String(), want) {
@@ -117,7 +92,7 @@ func TestFleetSubmitterAnswers(t *testing.T) {
 	if strings.Contains(serr.String(), "auto-answered") {
 		t.Errorf("the run answered itself:\n%s", serr.String())
 	}
-	if got := gitCmd(t, remote, "log", "--format=%s", "main..autarch/calc-sub"); got != "feat(calc): add Sub\n" {
+	if got := gitCmd(t, m.remote, "log", "--format=%s", "main..autarch/calc-sub"); got != "feat(calc): add Sub\n" {
 		t.Errorf("the remote's branch has %q", got)
 	}
 }
@@ -125,24 +100,11 @@ func TestFleetSubmitterAnswers(t *testing.T) {
 // autarch fleet stop ID stops a running fleet run at its worker's next
 // lease renewal; autarch fleet resume ID queues it again.
 func TestFleetStopAndResume(t *testing.T) {
-	bin := buildBinary(t)
-	dir, steps := scriptedRepo(t, "testdata/run-kill.txt")
-	url, model := scripted.Start(t, steps("", "05"))
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	gitCmd(t, t.TempDir(), "clone", "-q", "--bare", dir, remote)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	var werr bytes.Buffer
-	worker := fleetEnv(t, autarchCmd(ctx, bin, dir, url, "worker", "--root", dir, "--dir", t.TempDir(), "--once", "--lease", "3s"), t.TempDir())
-	worker.Stderr = &werr
-	if err := worker.Start(); err != nil {
-		t.Fatal(err)
-	}
+	m := startOneMachine(t, "testdata/run-kill.txt", "", "05", "--lease", "3s")
+	dir, remote, model, werr := m.dir, m.remote, m.model, &m.werr
 	fleetVerb := func(args ...string) string {
 		t.Helper()
-		cmd := fleetEnv(t, autarchCmd(ctx, bin, dir, "", args...), t.TempDir())
-		out, err := cmd.CombinedOutput()
+		out, err := m.cmd(t, args...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("autarch %v: %v\n%s", args, err, out)
 		}
@@ -150,7 +112,7 @@ func TestFleetStopAndResume(t *testing.T) {
 	}
 	id := strings.TrimSpace(strings.Split(fleetVerb("submit", "--root", dir, "--repo", remote, "--name", "half", "--yes", "Add Half"), "\n")[0])
 	for model.Remaining() > 0 { // the run is in its slow model call
-		if ctx.Err() != nil {
+		if m.ctx.Err() != nil {
 			t.Fatalf("the run never reached its slow model call:\n%s", werr.String())
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -158,7 +120,7 @@ func TestFleetStopAndResume(t *testing.T) {
 	if out := fleetVerb("fleet", "stop", "--root", dir, id); !strings.Contains(out, "stops run "+id) {
 		t.Errorf("fleet stop said %q", out)
 	}
-	worker.Wait() // --once: the stopped run was its one
+	m.worker.Wait() // --once: the stopped run was its one
 	status := fleetVerb("fleet", "status", "--root", dir, "--json")
 	if !strings.Contains(status, `"state": "Stopped"`) || !strings.Contains(status, "stopped by autarch fleet stop") {
 		t.Fatalf("after stop, fleet status = %s\nworker:\n%s", status, werr.String())
@@ -167,4 +129,42 @@ func TestFleetStopAndResume(t *testing.T) {
 	if status := fleetVerb("fleet", "status", "--root", dir); !strings.Contains(status, id+"  workflow  Queued") {
 		t.Errorf("after resume, fleet status = %s", status)
 	}
+}
+
+// oneMachine is a submitter's repository from a txtar script, a bare
+// remote cloned from it, the scripted model (the script's steps from
+// "from" to "to") and one --once worker on the repository's embedded NATS.
+type oneMachine struct {
+	bin, dir, remote string
+	ctx              context.Context
+	model            *scripted.Server
+	worker           *exec.Cmd
+	werr             bytes.Buffer
+}
+
+func startOneMachine(t *testing.T, script, from, to string, workerArgs ...string) *oneMachine {
+	t.Helper()
+	m := &oneMachine{bin: buildBinary(t)}
+	var steps func(from, to string) *scripted.Script
+	m.dir, steps = scriptedRepo(t, script)
+	url, model := scripted.Start(t, steps(from, to))
+	m.model = model
+	m.remote = filepath.Join(t.TempDir(), "remote.git")
+	gitCmd(t, t.TempDir(), "clone", "-q", "--bare", m.dir, m.remote)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	m.ctx = ctx
+	args := append([]string{"worker", "--root", m.dir, "--dir", t.TempDir(), "--once"}, workerArgs...)
+	m.worker = fleetEnv(t, autarchCmd(ctx, m.bin, m.dir, url, args...), t.TempDir())
+	m.worker.Stderr = &m.werr
+	if err := m.worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// cmd is autarch with args in the submitter's repository, with a home of
+// its own.
+func (m *oneMachine) cmd(t *testing.T, args ...string) *exec.Cmd {
+	return fleetEnv(t, autarchCmd(m.ctx, m.bin, m.dir, "", args...), t.TempDir())
 }
