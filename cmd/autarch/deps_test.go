@@ -69,6 +69,9 @@ var allowed = map[string][]string{
 	// tests): the fake editor, the txtar scenario runner, git helpers and
 	// the wait helper. It stays low so that internal tests may use it.
 	"internal/testkit": {"editor", "agent/scripted"},
+	// fleet: workflows and jobs on a pool of workers over NATS JetStream:
+	// the queue of runs, run records with leases, workers, run events.
+	"fleet": {"agent/run", "swarm"},
 	// swarm: shared context, leased queue, proposals and rate limits on
 	// NATS JetStream, and the swarm tools.
 	"swarm": {"tools", "workspace", "workspace/textsearch"},
