@@ -37,6 +37,7 @@ func (e *Engine) Run(ctx context.Context, id string) (store.Workflow, error) {
 	}
 	defer unlock()
 	go e.watchStop(ctx, wf.ID, cancel)
+	defer e.prepareWorktrees(ctx, wf)()
 	for {
 		wf, err = e.cfg.Store.Workflow(ctx, wf.ID)
 		if err != nil {

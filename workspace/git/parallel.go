@@ -89,6 +89,7 @@ func (w *Workflow) OpenPulseTree(ctx context.Context, pulseID string) (*PulseTre
 	}
 	r := w.repo
 	pt := &PulseTree{w: w, ID: pulseID, Branch: PulseBranch(w.Name, pulseID), Path: r.PulseTreePath(w.Name, pulseID)}
+	r.prepared.await(ctx)
 	err := r.refLock(ctx, func() error {
 		head, err := w.Head(ctx)
 		if err != nil {

@@ -36,11 +36,66 @@ import (
 // changes — the registration and the move run under the ref lock, the
 // checkout of files (the slow part) outside it.
 
+// preparedTree is a prepared worktree and who asked for it.
+type preparedTree struct{ path, owner string }
+
 // preparedPool is a Repo's fresh prepared worktrees.
 type preparedPool struct {
-	mu    sync.Mutex
-	seq   int
-	ready []string // complete, never handed out, made by this process
+	mu     sync.Mutex
+	seq    int
+	ready  []preparedTree // complete, never handed out, made by this process
+	making int      // being checked out now
+	// changed is closed (and replaced) whenever ready or making change.
+	changed chan struct{}
+}
+
+// notify wakes the waiters of await. Under mu.
+func (p *preparedPool) notify() {
+	if p.changed != nil {
+		close(p.changed)
+	}
+	p.changed = make(chan struct{})
+}
+
+// await waits while no prepared worktree is ready but one is being
+// checked out: the rest of its checkout is shorter than a whole new one.
+func (p *preparedPool) await(ctx context.Context) {
+	for {
+		p.mu.Lock()
+		if len(p.ready) > 0 || p.making == 0 {
+			p.mu.Unlock()
+			return
+		}
+		if p.changed == nil {
+			p.changed = make(chan struct{})
+		}
+		ch := p.changed
+		p.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// begin and end bracket the checkout of one prepared worktree; end adds
+// it to ready when it is complete.
+func (p *preparedPool) begin() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.making++
+	p.notify()
+}
+
+func (p *preparedPool) end(t preparedTree, complete bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.making--
+	if complete {
+		p.ready = append(p.ready, t)
+	}
+	p.notify()
 }
 
 // take removes and returns a fresh prepared worktree, or "".
@@ -50,28 +105,48 @@ func (p *preparedPool) take() string {
 	if len(p.ready) == 0 {
 		return ""
 	}
-	path := p.ready[0]
+	path := p.ready[0].path
 	p.ready = p.ready[1:]
+	p.notify()
 	return path
 }
 
-func (p *preparedPool) count() int {
+// count is how many are ready for owner ("": for anyone).
+func (p *preparedPool) count(owner string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.ready)
+	n := 0
+	for _, t := range p.ready {
+		if owner == "" || t.owner == owner {
+			n++
+		}
+	}
+	return n
 }
 
-func (p *preparedPool) add(path string) {
+// takeOwned removes and returns owner's ready worktrees.
+func (p *preparedPool) takeOwned(owner string) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.ready = append(p.ready, path)
+	var paths []string
+	kept := p.ready[:0]
+	for _, t := range p.ready {
+		if t.owner == owner {
+			paths = append(paths, t.path)
+		} else {
+			kept = append(kept, t)
+		}
+	}
+	p.ready = kept
+	p.notify()
+	return paths
 }
 
 func (p *preparedPool) has(path string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, r := range p.ready {
-		if r == path {
+		if r.path == path {
 			return true
 		}
 	}
@@ -91,14 +166,16 @@ func (p *preparedPool) next(dir string) string {
 func (r *Repo) preparedDir() string { return filepath.Join(r.worktreeRoot, ".prepared") }
 
 // PreparedWorktrees is how many fresh prepared worktrees wait to be taken.
-func (r *Repo) PreparedWorktrees() int { return r.prepared.count() }
+func (r *Repo) PreparedWorktrees() int { return r.prepared.count("") }
 
-// PrepareWorktrees makes sure n fresh worktrees, checked out detached at
-// rev, wait to be taken by the next workflow or pulse worktrees this Repo
-// creates. It returns when they are ready (call it in the background) or
-// ctx ends (the one being made is removed). Prepared worktrees other
-// processes left behind are removed first.
-func (r *Repo) PrepareWorktrees(ctx context.Context, rev string, n int) error {
+// PrepareWorktrees makes sure n fresh worktrees prepared for owner (a
+// workflow's name), checked out detached at rev, wait to be taken by the
+// next workflow or pulse worktrees this Repo creates (anyone's may take
+// them). It returns when they are ready (call it in the background) or ctx
+// ends (the one being made is removed). Prepared worktrees other processes
+// left behind are removed first. DropPreparedWorktrees removes what owner
+// did not use.
+func (r *Repo) PrepareWorktrees(ctx context.Context, owner, rev string, n int) error {
 	commit, err := r.ResolveCommit(ctx, rev)
 	if err != nil {
 		return fmt.Errorf("prepare worktrees: %w", err)
@@ -106,8 +183,8 @@ func (r *Repo) PrepareWorktrees(ctx context.Context, rev string, n int) error {
 	if err := r.dropOrphanedPrepared(ctx); err != nil {
 		return err
 	}
-	for r.prepared.count() < n {
-		if err := r.prepareOne(ctx, commit); err != nil {
+	for r.prepared.count(owner) < n {
+		if err := r.prepareOne(ctx, owner, commit); err != nil {
 			return err
 		}
 	}
@@ -116,8 +193,9 @@ func (r *Repo) PrepareWorktrees(ctx context.Context, rev string, n int) error {
 
 // prepareOne registers a worktree without files (under the ref lock: a
 // few milliseconds), then checks its files out (outside it).
-func (r *Repo) prepareOne(ctx context.Context, commit string) error {
+func (r *Repo) prepareOne(ctx context.Context, owner, commit string) error {
 	path := r.prepared.next(r.preparedDir())
+	t := preparedTree{path: path, owner: owner}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("prepare worktree: %w", err)
 	}
@@ -128,17 +206,37 @@ func (r *Repo) prepareOne(ctx context.Context, commit string) error {
 	if err != nil {
 		return fmt.Errorf("prepare worktree %s: %w", path, err)
 	}
-	if err := r.populateWorktree(ctx, path); err != nil {
-		return fmt.Errorf("prepare worktree: %w", err)
+	r.prepared.begin()
+	if _, err := r.git.run(ctx, path, nil, "reset", "--hard", "--quiet"); err != nil {
+		r.prepared.end(t, false) // before the ref lock: a waiter may hold it
+		ctx := context.WithoutCancel(ctx)
+		_ = r.refLock(ctx, func() error { r.dropWorktree(ctx, path); return nil })
+		return fmt.Errorf("prepare worktree %s: check out %.12s: %w", path, commit, err)
 	}
-	r.prepared.add(path)
+	r.prepared.end(t, true)
 	return nil
 }
 
+// DropPreparedWorktrees removes the prepared worktrees made for owner that
+// nobody took (a finished or waiting run's).
+func (r *Repo) DropPreparedWorktrees(ctx context.Context, owner string) error {
+	paths := r.prepared.takeOwned(owner)
+	if len(paths) == 0 {
+		return nil
+	}
+	return r.refLock(ctx, func() error {
+		for _, path := range paths {
+			r.dropWorktree(ctx, path)
+		}
+		return nil
+	})
+}
+
 // claimPrepared gives path a fresh prepared worktree checked out on
-// branch; false when none waits or it could not be used (the caller then
-// adds a worktree the ordinary way). The caller holds the ref lock; path
-// does not exist or is an empty folder.
+// branch; false when none is ready or it could not be used (the caller
+// then adds a worktree the ordinary way). The caller holds the ref lock
+// (and called prepared.await before taking it); path does not exist or is
+// an empty folder.
 func (r *Repo) claimPrepared(ctx context.Context, path, branch string) bool {
 	src := r.prepared.take()
 	if src == "" {

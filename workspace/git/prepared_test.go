@@ -45,7 +45,7 @@ func TestPreparedWorktrees(t *testing.T) {
 	dir, hookDir := userRepo(t)
 	before := snapshot(t, dir)
 	r := openRepo(t, dir)
-	if err := r.PrepareWorktrees(ctx, "main", 2); err != nil {
+	if err := r.PrepareWorktrees(ctx, "prep", "main", 2); err != nil {
 		t.Fatal(err)
 	}
 	if got := r.PreparedWorktrees(); got != 2 {
@@ -134,7 +134,7 @@ func TestPreparedWorktreesOfGoneProcessesDropped(t *testing.T) {
 	orphan := filepath.Join(r.preparedDir(), "4194305-1")
 	gitT(t, dir, "worktree", "add", "--quiet", "--detach", orphan, "main")
 	writeFile(t, filepath.Join(orphan, "planted.log"), "left behind\n")
-	if err := r.PrepareWorktrees(ctx, "main", 1); err != nil {
+	if err := r.PrepareWorktrees(ctx, "prep", "main", 1); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(orphan); err == nil {
@@ -152,5 +152,31 @@ func TestPreparedWorktreesOfGoneProcessesDropped(t *testing.T) {
 	}
 	if r.PreparedWorktrees() != 0 {
 		t.Errorf("%d prepared worktrees left, want 0", r.PreparedWorktrees())
+	}
+}
+
+// TestDropPreparedWorktrees: a run's unused prepared worktrees are removed
+// when it ends, and another run's stay.
+func TestDropPreparedWorktrees(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := userRepo(t)
+	r := openRepo(t, dir)
+	if err := r.PrepareWorktrees(ctx, "a", "main", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.PrepareWorktrees(ctx, "b", "main", 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.PreparedWorktrees(); got != 3 {
+		t.Fatalf("%d prepared, want 3", got)
+	}
+	if err := r.DropPreparedWorktrees(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if got, entries := r.PreparedWorktrees(), preparedEntries(t, r); got != 1 || len(entries) != 1 {
+		t.Errorf("after dropping a's: %d ready, folders %v; want b's one", got, entries)
+	}
+	if list := gitT(t, dir, "worktree", "list", "--porcelain"); strings.Count(list, ".prepared") != 1 {
+		t.Errorf("want one prepared worktree registered:\n%s", list)
 	}
 }

@@ -92,6 +92,7 @@ func (r *Repo) addWorktree(ctx context.Context, path, branch string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("worktree directory: %w", err)
 	}
+	r.prepared.await(ctx)
 	claimed := false
 	err := r.refLock(ctx, func() error {
 		if claimed = r.claimPrepared(ctx, path, branch); claimed {
