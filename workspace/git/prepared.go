@@ -200,7 +200,12 @@ func (r *Repo) prepareOne(ctx context.Context, owner, commit string) error {
 		return fmt.Errorf("prepare worktree: %w", err)
 	}
 	err := r.refLock(ctx, func() error {
-		_, err := r.git.run(ctx, r.dir, nil, "worktree", "add", "--quiet", "--detach", "--no-checkout", path, commit)
+		// Not cut short: a registration killed half-way leaves an admin
+		// directory every later worktree command trips over.
+		_, err := r.git.run(context.WithoutCancel(ctx), r.dir, nil, "worktree", "add", "--quiet", "--detach", "--no-checkout", path, commit)
+		if err != nil {
+			r.dropWorktree(context.WithoutCancel(ctx), path)
+		}
 		return err
 	})
 	if err != nil {
