@@ -44,7 +44,7 @@ type preparedPool struct {
 	mu     sync.Mutex
 	seq    int
 	ready  []preparedTree // complete, never handed out, made by this process
-	making int      // being checked out now
+	making int            // being checked out now
 	// changed is closed (and replaced) whenever ready or making change.
 	changed chan struct{}
 }
