@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -13,33 +12,6 @@ import (
 	"github.com/autarch-dev/autarch/workspace"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
-
-func putFile(t *testing.T, p, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// commitTree makes top a repository with everything in it committed.
-func commitTree(t *testing.T, top string) *git.Repo {
-	t.Helper()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = top
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	repo, err := git.Open(context.Background(), top, git.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return repo
-}
 
 // TestMaskWalkInNewWorktree: the first command in a new linked worktree
 // takes the verdicts of its tracked clean files from the filtered object
@@ -50,19 +22,24 @@ func TestMaskWalkInNewWorktree(t *testing.T) {
 	ctx := context.Background()
 	top := t.TempDir()
 	secret := "token = " + "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5" + "\n"
+	files := map[string]string{"committed.txt": secret, "edited.txt": "nothing yet\n"}
 	for i := range 100 {
-		putFile(t, filepath.Join(top, "pkg", fmt.Sprintf("f%d.go", i)), fmt.Sprintf("package pkg\n\nconst F%d = %d\n", i, i))
+		files[fmt.Sprintf("pkg/f%d.go", i)] = fmt.Sprintf("package pkg\n\nconst F%d = %d\n", i, i)
 	}
-	putFile(t, filepath.Join(top, "committed.txt"), secret)
-	putFile(t, filepath.Join(top, "edited.txt"), "nothing yet\n")
-	repo := commitTree(t, top)
+	writeFiles(t, top, files)
+	gitCmd(t, top, "init", "-q", "-b", "main")
+	gitCmd(t, top, "add", ".")
+	gitCmd(t, top, "commit", "-qm", "init")
+	repo, err := git.Open(ctx, top, git.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	wf, err := repo.CreateWorkflow(ctx, "clean", "main")
 	if err != nil {
 		t.Fatal(err)
 	}
 	wt := wf.Worktree
-	putFile(t, filepath.Join(wt, "edited.txt"), secret)
-	putFile(t, filepath.Join(wt, "new.txt"), secret)
+	writeFiles(t, wt, map[string]string{"edited.txt": secret, "new.txt": secret})
 	s, err := NewSession(SessionConfig{Root: wt, GitCommonDir: repo.CommonDir()})
 	if err != nil {
 		t.Fatal(err)
