@@ -89,7 +89,9 @@ func (w *Workflow) OpenPulseTree(ctx context.Context, pulseID string) (*PulseTre
 	}
 	r := w.repo
 	pt := &PulseTree{w: w, ID: pulseID, Branch: PulseBranch(w.Name, pulseID), Path: r.PulseTreePath(w.Name, pulseID)}
-	r.prepared.await(ctx)
+	if _, err := os.Stat(pt.Path); err != nil {
+		r.prepared.await(ctx) // a worktree will be made: a prepared one is near
+	}
 	err := r.refLock(ctx, func() error {
 		head, err := w.Head(ctx)
 		if err != nil {
