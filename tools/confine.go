@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -238,6 +239,7 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 		fi  fs.FileInfo
 	}
 	var pending []unknown
+	var attributes []string // .gitattributes files: they may re-encode files on checkout
 	decide := func(rel string, fi fs.FileInfo) {
 		data, st, err := s.root.ReadWalkedStamp(rel, buf, maxMaskScan)
 		if err != nil || data == nil {
@@ -262,6 +264,9 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 		}
 		if !d.Type().IsRegular() {
 			return nil
+		}
+		if d.Name() == ".gitattributes" {
+			attributes = append(attributes, rel)
 		}
 		if _, blocked := s.gate.PathBlocked(rel); blocked {
 			masked = append(masked, s.root.Abs(rel))
@@ -290,7 +295,7 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 		return nil
 	})
 	var known map[string]bool
-	if clean != nil && len(pending) >= minCleanLookup {
+	if clean != nil && len(pending) >= minCleanLookup && !reencodes(s.root, attributes) {
 		known = clean()
 	}
 	for _, p := range pending {
@@ -313,6 +318,19 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 		}
 	}
 	return masked, err
+}
+
+// reencodes reports whether a .gitattributes file may make a checked-out
+// file differ from its blob by more than line ends (working-tree-encoding,
+// a filter): then no file is taken for its blob.
+func reencodes(root *workspace.Root, attributes []string) bool {
+	for _, rel := range attributes {
+		data, err := root.ReadFile(rel)
+		if err != nil || bytes.Contains(data, []byte("encoding")) || bytes.Contains(data, []byte("filter")) {
+			return true
+		}
+	}
+	return false
 }
 
 // minCleanLookup is how many unread files make asking git which of them

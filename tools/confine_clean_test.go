@@ -68,3 +68,33 @@ func TestMaskWalkInNewWorktree(t *testing.T) {
 		}
 	}
 }
+
+// TestReencodes: a .gitattributes that may re-encode or filter files on
+// checkout turns the clean-blob shortcut off.
+func TestReencodes(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"plain/.gitattributes":  "*.go text eol=lf\n*.png binary\n",
+		"enc/.gitattributes":    "*.txt working-tree-encoding=UTF-16\n",
+		"filter/.gitattributes": "*.secret filter=crypt\n",
+	})
+	root, err := workspace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, c := range []struct {
+		files []string
+		want  bool
+	}{
+		{nil, false},
+		{[]string{"plain/.gitattributes"}, false},
+		{[]string{"plain/.gitattributes", "enc/.gitattributes"}, true},
+		{[]string{"filter/.gitattributes"}, true},
+		{[]string{"gone/.gitattributes"}, true},
+	} {
+		if got := reencodes(root, c.files); got != c.want {
+			t.Errorf("reencodes(%v) = %v, want %v", c.files, got, c.want)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -22,7 +24,9 @@ import (
 // regular file at stage 0, and the store covers the index as it is (the
 // same index versions before and after it was read; call it right after
 // Update). Nothing is listed where a filter is configured (a smudge filter
-// can make a file differ from its clean blob: git-crypt), or when dir is
+// can make a file differ from its clean blob: git-crypt) or the
+// repository's info/attributes may re-encode or filter files (the caller
+// checks the worktree's .gitattributes files it walks), or when dir is
 // no linked worktree (the user's own checkout may have been made with the
 // user's global filters, which our git does not read). The caller still
 // checks that a file did not change since it looked (its stamp).
@@ -38,6 +42,9 @@ func (s *SandboxObjects) CleanFiles(ctx context.Context, dir string) (map[string
 	index := s.indexStamps()
 	if st.Gen == "" || !slices.Equal(index, st.Index) {
 		return nil, nil
+	}
+	if data, err := os.ReadFile(filepath.Join(s.repo.commonDir, "info", "attributes")); err == nil && (bytes.Contains(data, []byte("encoding")) || bytes.Contains(data, []byte("filter"))) {
+		return nil, nil // files may be re-encoded or filtered on checkout
 	}
 	filters, err := s.repo.git.run(ctx, dir, nil, "config", "--get-regexp", `^filter\.`)
 	if exitCode(err) != 1 && (err != nil || len(bytes.TrimSpace(filters)) > 0) {

@@ -81,6 +81,13 @@ func TestCleanFiles(t *testing.T) {
 		t.Error("without the filter again: nothing listed")
 	}
 
+	// Attributes that may re-encode files on checkout: nothing.
+	writeFile(t, filepath.Join(dir, ".git", "info", "attributes"), "*.go working-tree-encoding=UTF-16\n")
+	if got, err := s.CleanFiles(ctx, wt); err != nil || got != nil {
+		t.Errorf("with info/attributes re-encoding: %v, %v; want nothing", got, err)
+	}
+	writeFile(t, filepath.Join(dir, ".git", "info", "attributes"), "")
+
 	// The index changed since the store's update: nothing.
 	if _, err := r.Git(ctx, wt, nil, "add", "new.go"); err != nil {
 		t.Fatal(err)
