@@ -5,7 +5,7 @@ BIN     := bin/autarch
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: gopls install bench-index train-embedder bench-grep bench-load all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode e2e-acp vsix run clean
+.PHONY: gopls install bench-index train-embedder bench-grep bench-pulse-start bench-workflow bench-load all build test test-go test-ext node-deps bench e2e e2e-neovim e2e-vscode e2e-acp vsix run clean
 
 all: build
 
@@ -59,6 +59,18 @@ train-embedder:
 # grep against ripgrep over $(go env GOROOT)/src: prints the ratio table.
 bench-grep:
 	AUTARCH_BENCH_RG=1 $(GO) test -count=1 -v -run TestGrepVersusRipgrep ./tools
+
+# Pulse start on a 45k-file repository (four copies of $(go env GOROOT)/src,
+# or AUTARCH_BENCH_PULSE_REPO): worktrees prepared ahead against checked out,
+# the second pulse, status; each time with the load average.
+bench-pulse-start:
+	AUTARCH_BENCH_PULSE=1 $(GO) test -count=1 -v -timeout 30m -run '^TestPulseStartBig$$' ./workspace/git
+
+# The same scripted two-pulse workflow (autarch run, whole process) on a
+# 3-file Go module and on it at the top of a 23k-file repository, paired;
+# AUTARCH_BENCH_BEFORE=<another autarch binary> adds its rows.
+bench-workflow:
+	AUTARCH_BENCH_WORKFLOW=1 $(GO) test -count=1 -v -timeout 60m -run '^TestWorkflowAtScale$$' ./cmd/autarch
 
 # 100 concurrent autarch.search and 3 workflows over one LSP connection for
 # AUTARCH_BENCH_LOAD_SECONDS (default 60): prints errors, latency, RSS.

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -153,7 +154,10 @@ func (s *Session) commandSpec(ctx context.Context, command string, timeout time.
 	if err != nil {
 		return sandbox.Spec{}, err
 	}
-	masked, err := s.secretFiles()
+	// Git objects holding secret files' content are withheld; the store,
+	// brought up to date, also knows which tracked files are clean blobs.
+	binds, objMasks := s.objectBinds(ctx)
+	masked, err := s.maskedFiles(func() map[string]bool { return s.cleanFiles(ctx, len(binds) > 0) })
 	if err != nil {
 		return sandbox.Spec{}, err
 	}
@@ -168,8 +172,6 @@ func (s *Session) commandSpec(ctx context.Context, command string, timeout time.
 	if b, ok := s.confine.policy.Sandbox.(*sandbox.Bwrap); ok {
 		spec.Caches = b.DefaultCaches()
 	}
-	// Git objects holding secret files' content are withheld.
-	binds, objMasks := s.objectBinds(ctx)
 	spec.Binds, spec.Masked = append(spec.Binds, binds...), append(spec.Masked, objMasks...)
 	return spec, nil
 }
@@ -215,7 +217,14 @@ func (s *Session) protectedFiles() ([]string, error) {
 // skips .git and dependency directories (ignored files are scanned: local
 // configuration with secrets is usually ignored); contents are scanned
 // again only when a file changed.
-func (s *Session) secretFiles() ([]string, error) {
+func (s *Session) secretFiles() ([]string, error) { return s.maskedFiles(nil) }
+
+// maskedFiles is secretFiles. clean, when not nil, lists files whose
+// content the gate already found clean as a git blob (CleanFiles, taken
+// after the walk's first look at them): such a file is not read when it is
+// still the version the walk saw (issue 35: the first command in a new
+// worktree read every file of the repository).
+func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 	c := &s.confine
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -225,6 +234,24 @@ func (s *Session) secretFiles() ([]string, error) {
 	seen := map[string]bool{}
 	var masked []string
 	var buf []byte
+	type unknown struct {
+		rel string
+		fi  fs.FileInfo
+	}
+	var pending []unknown
+	var attributes []string // .gitattributes files: they may re-encode files on checkout
+	decide := func(rel string, fi fs.FileInfo) {
+		data, st, err := s.root.ReadWalkedStamp(rel, buf, maxMaskScan)
+		if err != nil || data == nil {
+			return
+		}
+		buf = data[:0]
+		_, blocked := s.gate.FileBlockedStamp(rel, data, st)
+		c.scans[rel] = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
+		if blocked {
+			masked = append(masked, s.root.Abs(rel))
+		}
+	}
 	err := fs.WalkDir(os.DirFS(s.root.Dir()), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // vanished or unreadable: nothing to mask
@@ -237,6 +264,9 @@ func (s *Session) secretFiles() ([]string, error) {
 		}
 		if !d.Type().IsRegular() {
 			return nil
+		}
+		if d.Name() == ".gitattributes" {
+			attributes = append(attributes, rel)
 		}
 		if _, blocked := s.gate.PathBlocked(rel); blocked {
 			masked = append(masked, s.root.Abs(rel))
@@ -253,12 +283,8 @@ func (s *Session) secretFiles() ([]string, error) {
 			// gate's verdicts persist) is not read again.
 			_, blocked, known := s.gate.KnownVerdict(rel, workspace.StampOf(fi))
 			if !known {
-				data, st, err := s.root.ReadWalkedStamp(rel, buf, maxMaskScan)
-				if err != nil || data == nil {
-					return nil
-				}
-				buf = data[:0]
-				_, blocked = s.gate.FileBlockedStamp(rel, data, st)
+				pending = append(pending, unknown{rel, fi})
+				return nil
 			}
 			prev = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
 			c.scans[rel] = prev
@@ -268,6 +294,24 @@ func (s *Session) secretFiles() ([]string, error) {
 		}
 		return nil
 	})
+	var known map[string]bool
+	if clean != nil && len(pending) >= minCleanLookup && !reencodes(s.root, attributes) {
+		known = clean()
+	}
+	for _, p := range pending {
+		if known[filepath.ToSlash(p.rel)] {
+			// Still the version git compared with its index (it was
+			// looked at before git did, and again now): its content is
+			// the clean blob.
+			now, err := os.Lstat(s.root.Abs(p.rel))
+			if st := workspace.StampOf(p.fi); err == nil && now.Mode().IsRegular() && workspace.StampOf(now) == st {
+				s.gate.RecordClean(p.rel, st)
+				c.scans[p.rel] = maskScan{size: p.fi.Size(), mtime: p.fi.ModTime()}
+				continue
+			}
+		}
+		decide(p.rel, p.fi)
+	}
 	for rel := range c.scans {
 		if !seen[rel] {
 			delete(c.scans, rel)
@@ -275,6 +319,23 @@ func (s *Session) secretFiles() ([]string, error) {
 	}
 	return masked, err
 }
+
+// reencodes reports whether a .gitattributes file may make a checked-out
+// file differ from its blob by more than line ends (working-tree-encoding,
+// a filter): then no file is taken for its blob.
+func reencodes(root *workspace.Root, attributes []string) bool {
+	for _, rel := range attributes {
+		data, err := root.ReadFile(rel)
+		if err != nil || bytes.Contains(data, []byte("encoding")) || bytes.Contains(data, []byte("filter")) {
+			return true
+		}
+	}
+	return false
+}
+
+// minCleanLookup is how many unread files make asking git which of them
+// are clean blobs worth its two processes.
+const minCleanLookup = 64
 
 // plantedNames are the names at a command's root that configure git or
 // Autarch (.git, .autarch, .mcp.json): bound read-only where they exist,

@@ -137,3 +137,20 @@ func (s *Session) withheldNote(stderr string) string {
 	}
 	return "Autarch: if git could not read an object, it may be withheld from commands: the content of secret files (those the secret gate blocks, such as .env files, keys and credentials) is removed from the object store commands see, in every commit. Limit the command to other paths (git log -p -- <path>), or ask the user for that content."
 }
+
+// cleanFiles are the tracked files of the root whose content the filtered
+// object store already found clean (git.SandboxObjects.CleanFiles); nil
+// when the store is not in use or not current (updated is false: its
+// Update failed) or cannot tell.
+func (s *Session) cleanFiles(ctx context.Context, updated bool) map[string]bool {
+	o := &s.confine.objects
+	if !updated || o.store == nil || o.err != nil {
+		return nil
+	}
+	clean, err := o.store.CleanFiles(ctx, s.root.Dir())
+	if err != nil {
+		slog.Warn("sandbox: which files are clean blobs is unknown; they are read", "err", err)
+		return nil
+	}
+	return clean
+}

@@ -38,6 +38,7 @@ func (e *Engine) Run(ctx context.Context, id string) (store.Workflow, error) {
 	defer unlock()
 	defer e.startLangServers(wf.ID)()
 	go e.watchStop(ctx, wf.ID, cancel)
+	defer e.prepareWorktrees(ctx, wf)()
 	for {
 		wf, err = e.cfg.Store.Workflow(ctx, wf.ID)
 		if err != nil {

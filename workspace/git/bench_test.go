@@ -134,10 +134,12 @@ func BenchmarkStatus(b *testing.B) {
 
 // TestPulseStartBig measures pulse start on a big repository (issue 35:
 // 45k files, four copies of $(go env GOROOT)/src in one repository, or
-// the repository AUTARCH_BENCH_PULSE_REPO names): the workflow's worktree
-// ready, its first pulse, the second pulse after a completed one, a
-// parallel pulse's own worktree, and what a prepared worktree would cost
-// instead (switching an existing worktree to a new branch). It runs only
+// the repository AUTARCH_BENCH_PULSE_REPO names; `make bench-pulse-start`):
+// worktrees prepared ahead (in the background, while a workflow's
+// scoping, research and plan run), the workflow's worktree ready from a
+// prepared one, its first pulse, the second pulse after a completed one, a
+// parallel pulse's worktree from a prepared one, and, for comparison, a
+// parallel pulse's worktree checked out the ordinary way. It runs only
 // with AUTARCH_BENCH_PULSE=1: the times are a measurement, not a test.
 func TestPulseStartBig(t *testing.T) {
 	if os.Getenv("AUTARCH_BENCH_PULSE") == "" {
@@ -170,9 +172,10 @@ func TestPulseStartBig(t *testing.T) {
 	var wf *Workflow
 	rows := [][2]string{}
 	add := func(what string, d time.Duration) {
-		rows = append(rows, [2]string{what, d.Round(time.Millisecond).String()})
+		rows = append(rows, [2]string{what, d.Round(time.Millisecond).String() + " (load " + loadAvg() + ")"})
 	}
-	add("create workflow (worktree ready)", timed("create workflow", func() (err error) {
+	add("prepare 2 worktrees ahead (background)", timed("prepare", func() error { return r.PrepareWorktrees(ctx, "bench", "main", 2) }))
+	add("create workflow: worktree ready (prepared)", timed("create workflow", func() (err error) {
 		wf, err = r.CreateWorkflow(ctx, name, "main")
 		return err
 	}))
@@ -187,17 +190,23 @@ func TestPulseStartBig(t *testing.T) {
 		return err
 	}))
 	add("status of the worktree", timed("status", func() error { _, err := wf.Status(ctx); return err }))
-	add("parallel pulse worktree (OpenPulseTree)", timed("open pulse tree", func() error { _, err := wf.OpenPulseTree(ctx, "q1"); return err }))
-	add("prepared worktree: switch to a new branch", timed("switch", func() error {
-		_, err := r.git.run(ctx, wf.Worktree, nil, "switch", "-q", "-c", "autarch-bench-switch-"+name)
-		if err == nil {
-			_, err = r.git.run(ctx, wf.Worktree, nil, "switch", "-q", "-")
-		}
-		gitT(t, dir, "branch", "-D", "autarch-bench-switch-"+name)
-		return err
-	}))
+	add("parallel pulse worktree (prepared, at an older commit)", timed("open pulse tree", func() error { _, err := wf.OpenPulseTree(ctx, "q1"); return err }))
+	add("parallel pulse worktree (none prepared: checkout)", timed("open pulse tree", func() error { _, err := wf.OpenPulseTree(ctx, "q2"); return err }))
 	fmt.Printf("\npulse start on %s (%d files)\n\n| step | time |\n|---|---|\n", dir, files)
 	for _, row := range rows {
 		fmt.Printf("| %s | %s |\n", row[0], row[1])
 	}
+}
+
+// loadAvg is the machine's one-minute load average ("?" when unknown).
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
 }

@@ -15,6 +15,11 @@
 //     index walker) never see it;
 //   - one branch per running or kept pulse, autarch-pulse/w/<pulse-id>.
 //
+// Worktrees prepared ahead (PrepareWorktrees: fresh checkouts a workflow's
+// or a parallel pulse's worktree takes instead of checking a big tree out
+// while the user waits) wait under <worktree root>/.prepared, each handed
+// out once.
+//
 // The specification nests pulse branches under the workflow branch
 // (autarch/w/pulse-1), which git cannot store: a ref cannot be a file and a
 // directory at once. Pulse branches therefore live in their own namespace,

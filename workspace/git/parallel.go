@@ -65,6 +65,8 @@ type PulseTree struct {
 	// Resumed is set when the branch was kept from an earlier run (its
 	// recovery or checkpoint commit is checked out).
 	Resumed bool
+
+	populate bool // registered without files: populateWorktree after the ref lock
 }
 
 // PulseTreePath is where the worktree of a parallel pulse lives.
@@ -87,6 +89,9 @@ func (w *Workflow) OpenPulseTree(ctx context.Context, pulseID string) (*PulseTre
 	}
 	r := w.repo
 	pt := &PulseTree{w: w, ID: pulseID, Branch: PulseBranch(w.Name, pulseID), Path: r.PulseTreePath(w.Name, pulseID)}
+	if _, err := os.Stat(pt.Path); err != nil {
+		r.prepared.await(ctx) // a worktree will be made: a prepared one is near
+	}
 	err := r.refLock(ctx, func() error {
 		head, err := w.Head(ctx)
 		if err != nil {
@@ -111,6 +116,11 @@ func (w *Workflow) OpenPulseTree(ctx context.Context, pulseID string) (*PulseTre
 	})
 	if err != nil {
 		return nil, err
+	}
+	if pt.populate {
+		if err := r.populateWorktree(ctx, pt.Path); err != nil {
+			return nil, fmt.Errorf("add pulse worktree: %w", err)
+		}
 	}
 	if err := w.copyArtifacts(ctx, pt.Path); err != nil {
 		return nil, err
@@ -226,9 +236,13 @@ func (r *Repo) ensurePulseWorktree(ctx context.Context, pt *PulseTree) error {
 	if err := os.MkdirAll(filepath.Dir(pt.Path), 0o755); err != nil {
 		return fmt.Errorf("pulse worktree directory: %w", err)
 	}
-	if _, err := r.git.run(ctx, r.dir, nil, "worktree", "add", "--quiet", pt.Path, pt.Branch); err != nil {
-		return fmt.Errorf("add pulse worktree %s: %w", pt.Path, err)
+	if r.claimPrepared(ctx, pt.Path, pt.Branch) {
+		return nil
 	}
+	if err := r.registerWorktree(ctx, pt.Path, pt.Branch); err != nil {
+		return fmt.Errorf("add pulse worktree: %w", err)
+	}
+	pt.populate = true
 	return nil
 }
 

@@ -40,6 +40,7 @@ type Repo struct {
 	commonDir    string
 	worktreeRoot string
 	git          runner
+	prepared     *preparedPool // fresh worktrees made ahead (PrepareWorktrees)
 }
 
 // ErrNotRepository is Open's error for a folder outside any git work tree.
@@ -143,7 +144,7 @@ func newRepo(ctx context.Context, abs string, cfg Config) (*Repo, error) {
 		return nil, fmt.Errorf("commit identity %q <%s> must not contain '<', '>', newlines or NUL", id.Name, id.Email)
 	}
 	environ := os.Environ()
-	return &Repo{dir: abs, git: runner{bin: bin, env: hardEnv(environ, id), user: userConfig(ctx, bin, environ)}}, nil
+	return &Repo{dir: abs, prepared: &preparedPool{}, git: runner{bin: bin, env: hardEnv(environ, id), user: userConfig(ctx, bin, environ)}}, nil
 }
 
 func (r *Repo) setWorktreeRoot(cfg Config) error {

@@ -92,10 +92,18 @@ func (r *Repo) addWorktree(ctx context.Context, path, branch string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("worktree directory: %w", err)
 	}
-	if _, err := r.git.run(ctx, r.dir, nil, "worktree", "add", "--quiet", path, branch); err != nil {
-		return fmt.Errorf("add worktree %s: %w", path, err)
+	r.prepared.await(ctx)
+	claimed := false
+	err := r.refLock(ctx, func() error {
+		if claimed = r.claimPrepared(ctx, path, branch); claimed {
+			return nil
+		}
+		return r.registerWorktree(ctx, path, branch)
+	})
+	if err != nil || claimed {
+		return err
 	}
-	return nil
+	return r.populateWorktree(ctx, path)
 }
 
 // OpenWorkflow opens an existing workflow (after a restart). base is the

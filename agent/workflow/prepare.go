@@ -1,0 +1,41 @@
+package workflow
+
+import (
+	"context"
+
+	"github.com/autarch-dev/autarch/agent/workflow/store"
+)
+
+// prepareWorktrees checks out, in the background, the worktrees this
+// workflow will need — its own, and one per lane when its pulses run in
+// parallel — while its scoping, research and plan run (issue 35: a 45k-file
+// tree takes tens of seconds to check out, taking a prepared one about a
+// second; see git.Repo.PrepareWorktrees). The preparation ends with the
+// run; the returned stop cancels it and waits for it.
+func (e *Engine) prepareWorktrees(ctx context.Context, wf store.Workflow) (stop func()) {
+	need := 0
+	if wf.WorktreePath == "" {
+		need++
+	}
+	if n, err := e.cfg.Store.Parallel(ctx, wf.ID); err == nil && n > 1 {
+		need += n
+	}
+	if e.cfg.DryRun || e.cfg.Repo == nil || need == 0 || Stage(wf.Stage).Terminal() {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := e.cfg.Repo.PrepareWorktrees(ctx, wf.Name, wf.BaseCommit, need); err != nil && ctx.Err() == nil {
+			e.cfg.Log.Warn("preparing worktrees ahead failed; they are made when needed", "workflow", wf.Name, "err", err)
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		if err := e.cfg.Repo.DropPreparedWorktrees(context.WithoutCancel(ctx), wf.Name); err != nil {
+			e.cfg.Log.Warn("removing unused prepared worktrees", "workflow", wf.Name, "err", err)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autarch-dev/autarch/agent/scripted"
+)
+
+// TestWorkflowAtScale runs the same scripted two-pulse workflow (`autarch
+// run --yes`, a whole process) on a 3-file Go module and on that module
+// at the top of a 23k-file repository (two copies of $(go env GOROOT)/src,
+// nested modules, so `go build ./...` and the tests are identical), paired
+// and interleaved, and prints the medians and their ratio (issue 35: within
+// 1.5×). AUTARCH_BENCH_WORKFLOW_COPIES sets the number of copies (2),
+// AUTARCH_BENCH_RUNS the pairs (3). It runs only with
+// AUTARCH_BENCH_WORKFLOW=1 (make bench-workflow): the times are a
+// measurement, not a test.
+func TestWorkflowAtScale(t *testing.T) {
+	if os.Getenv("AUTARCH_BENCH_WORKFLOW") == "" {
+		t.Skip("set AUTARCH_BENCH_WORKFLOW=1 to compare a workflow on a small and a big repository")
+	}
+	bin := buildBinary(t)
+	runs, copies := 3, 2
+	if n, err := strconv.Atoi(os.Getenv("AUTARCH_BENCH_RUNS")); err == nil && n > 0 {
+		runs = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("AUTARCH_BENCH_WORKFLOW_COPIES")); err == nil && n >= 0 {
+		copies = n
+	}
+	small, steps := scriptedRepo(t, "testdata/run-two-pulses.txt")
+	big, _ := scriptedRepo(t, "testdata/run-two-pulses.txt")
+	src := filepath.Join(runtime.GOROOT(), "src")
+	for i := range copies {
+		if out, err := exec.Command("cp", "-r", src, filepath.Join(big, "copy"+strconv.Itoa(i))).CombinedOutput(); err != nil {
+			t.Fatalf("copying %s: %v\n%s", src, err, out)
+		}
+	}
+	gitCmd(t, big, "add", "-A")
+	gitCmd(t, big, "-c", "user.name=U", "-c", "user.email=u@example.com", "-c", "gc.auto=0", "commit", "-q", "-m", "copies of GOROOT/src")
+	files := func(dir string) int { return strings.Count(gitCmd(t, dir, "ls-files", "-z"), "\x00") }
+	run := func(bin, dir, name string) time.Duration {
+		url, _ := scripted.Start(t, steps("", ""))
+		var stdout, stderr bytes.Buffer
+		cmd := autarchCmd(context.Background(), bin, dir, url, "run", "--yes", "--name", name, "Add Sub and Mul to calc")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		took := time.Since(start)
+		if err != nil || !strings.Contains(stdout.String(), "done\tCompleted") {
+			t.Fatalf("autarch run in %s: %v\nstdout: %s\nstderr: %s", dir, err, stdout.String(), stderr.String())
+		}
+		return took
+	}
+	builds := [][2]string{{"this build", bin}}
+	if before := os.Getenv("AUTARCH_BENCH_BEFORE"); before != "" {
+		builds = append([][2]string{{"before", before}}, builds...)
+	}
+	times := map[string][]time.Duration{}
+	var loads []string
+	for i := range runs {
+		for j, b := range builds {
+			for _, repo := range [][2]string{{"small", small}, {"big", big}} {
+				d := run(b[1], repo[1], fmt.Sprintf("calc-%d-%d", i, j))
+				times[b[0]+" "+repo[0]] = append(times[b[0]+" "+repo[0]], d)
+			}
+		}
+		loads = append(loads, loadAverage())
+	}
+	med := func(k string) time.Duration {
+		d := slices.Clone(times[k])
+		slices.Sort(d)
+		return d[len(d)/2]
+	}
+	fmt.Printf("\nthe same two-pulse workflow, whole process, %d interleaved rounds (load %s)\n\n| build | module alone (%d files) | in a big repository (%d files) | ratio |\n|---|---|---|---|\n",
+		runs, strings.Join(loads, ", "), files(small), files(big))
+	for _, b := range builds {
+		ms, mb := med(b[0]+" small"), med(b[0]+" big")
+		fmt.Printf("| %s | %s %v | %s %v | %.2f |\n", b[0], ms.Round(10*time.Millisecond), times[b[0]+" small"], mb.Round(10*time.Millisecond), times[b[0]+" big"], float64(mb)/float64(ms))
+	}
+}
+
+// loadAverage is the one-minute load average ("?" when unknown).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}

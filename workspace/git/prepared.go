@@ -1,0 +1,352 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Prepared worktrees (issue 35). Checking out a big tree costs what
+// writing every file costs: 45k files (four copies of GOROOT/src) took
+// 17–65 s on a loaded 2-core machine even with parallel checkout, and a
+// parallel pulse paid it again for its own worktree. PrepareWorktrees
+// pays it in the background, as soon as a workflow starts (its scoping,
+// research and plan take minutes): it checks fresh worktrees out, detached
+// at a commit, under <worktree root>/.prepared. Giving a workflow or a
+// pulse its worktree then takes one of them (claimPrepared): git worktree
+// move to the real path, and git checkout of the branch there, which
+// writes only the files that differ between the prepared commit and the
+// branch.
+//
+// A prepared worktree is handed out once and only if it is FRESH: made by
+// this process with the hardened git of this package, complete, and never
+// given to anyone before. A used worktree is never recycled (an agent may
+// have planted ignored files or per-worktree configuration in it), and
+// neither is one left by another process (it may be incomplete; nobody
+// vouches for it): those are removed. The prepared folders live under the
+// worktree root, inside Autarch's state, which no sandboxed command can
+// see or write; nothing about the sandbox, the masks or the ref lock
+// changes — the registration and the move run under the ref lock, the
+// checkout of files (the slow part) outside it.
+
+// preparedTree is a prepared worktree and who asked for it.
+type preparedTree struct{ path, owner string }
+
+// preparedPool is a Repo's fresh prepared worktrees.
+type preparedPool struct {
+	mu     sync.Mutex
+	seq    int
+	ready  []preparedTree // complete, never handed out, made by this process
+	making int            // being checked out now
+	// changed is closed (and replaced) whenever ready or making change.
+	changed chan struct{}
+}
+
+// notify wakes the waiters of await. Under mu.
+func (p *preparedPool) notify() {
+	if p.changed != nil {
+		close(p.changed)
+	}
+	p.changed = make(chan struct{})
+}
+
+// await waits while no prepared worktree is ready but one is being
+// checked out: the rest of its checkout is shorter than a whole new one.
+func (p *preparedPool) await(ctx context.Context) {
+	for {
+		p.mu.Lock()
+		if len(p.ready) > 0 || p.making == 0 {
+			p.mu.Unlock()
+			return
+		}
+		if p.changed == nil {
+			p.changed = make(chan struct{})
+		}
+		ch := p.changed
+		p.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// begin and end bracket the checkout of one prepared worktree; end adds
+// it to ready when it is complete.
+func (p *preparedPool) begin() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.making++
+	p.notify()
+}
+
+func (p *preparedPool) end(t preparedTree, complete bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.making--
+	if complete {
+		p.ready = append(p.ready, t)
+	}
+	p.notify()
+}
+
+// take removes and returns a fresh prepared worktree, or "".
+func (p *preparedPool) take() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.ready) == 0 {
+		return ""
+	}
+	path := p.ready[0].path
+	p.ready = p.ready[1:]
+	p.notify()
+	return path
+}
+
+// count is how many are ready for owner ("": for anyone).
+func (p *preparedPool) count(owner string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, t := range p.ready {
+		if owner == "" || t.owner == owner {
+			n++
+		}
+	}
+	return n
+}
+
+// takeOwned removes and returns owner's ready worktrees.
+func (p *preparedPool) takeOwned(owner string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var paths []string
+	kept := p.ready[:0]
+	for _, t := range p.ready {
+		if t.owner == owner {
+			paths = append(paths, t.path)
+		} else {
+			kept = append(kept, t)
+		}
+	}
+	p.ready = kept
+	p.notify()
+	return paths
+}
+
+func (p *preparedPool) has(path string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.ready {
+		if r.path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// next names the next prepared worktree of this process: <pid>-<seq>.
+func (p *preparedPool) next(dir string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seq++
+	return filepath.Join(dir, strconv.Itoa(os.Getpid())+"-"+strconv.Itoa(p.seq))
+}
+
+// preparedDir holds the prepared worktrees ("." starts no workflow name,
+// so it is never a workflow's worktree).
+func (r *Repo) preparedDir() string { return filepath.Join(r.worktreeRoot, ".prepared") }
+
+// PreparedWorktrees is how many fresh prepared worktrees wait to be taken.
+func (r *Repo) PreparedWorktrees() int { return r.prepared.count("") }
+
+// PrepareWorktrees makes sure n fresh worktrees prepared for owner (a
+// workflow's name), checked out detached at rev, wait to be taken by the
+// next workflow or pulse worktrees this Repo creates (anyone's may take
+// them). It returns when they are ready (call it in the background) or ctx
+// ends (the one being made is removed). Prepared worktrees other processes
+// left behind are removed first. DropPreparedWorktrees removes what owner
+// did not use.
+func (r *Repo) PrepareWorktrees(ctx context.Context, owner, rev string, n int) error {
+	commit, err := r.ResolveCommit(ctx, rev)
+	if err != nil {
+		return fmt.Errorf("prepare worktrees: %w", err)
+	}
+	if err := r.dropOrphanedPrepared(ctx); err != nil {
+		return err
+	}
+	for r.prepared.count(owner) < n {
+		if err := r.prepareOne(ctx, owner, commit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prepareOne registers a worktree without files (under the ref lock: a
+// few milliseconds), then checks its files out (outside it).
+func (r *Repo) prepareOne(ctx context.Context, owner, commit string) error {
+	path := r.prepared.next(r.preparedDir())
+	t := preparedTree{path: path, owner: owner}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("prepare worktree: %w", err)
+	}
+	err := r.refLock(ctx, func() error {
+		// Not cut short: a registration killed half-way leaves an admin
+		// directory every later worktree command trips over.
+		_, err := r.git.run(context.WithoutCancel(ctx), r.dir, nil, "worktree", "add", "--quiet", "--detach", "--no-checkout", path, commit)
+		if err != nil {
+			r.dropWorktree(context.WithoutCancel(ctx), path)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("prepare worktree %s: %w", path, err)
+	}
+	r.prepared.begin()
+	if _, err := r.git.run(ctx, path, nil, "reset", "--hard", "--quiet"); err != nil {
+		r.prepared.end(t, false) // before the ref lock: a waiter may hold it
+		ctx := context.WithoutCancel(ctx)
+		_ = r.refLock(ctx, func() error { r.dropWorktree(ctx, path); return nil })
+		return fmt.Errorf("prepare worktree %s: check out %.12s: %w", path, commit, err)
+	}
+	r.prepared.end(t, true)
+	return nil
+}
+
+// DropPreparedWorktrees removes the prepared worktrees made for owner that
+// nobody took (a finished or waiting run's).
+func (r *Repo) DropPreparedWorktrees(ctx context.Context, owner string) error {
+	paths := r.prepared.takeOwned(owner)
+	if len(paths) == 0 {
+		return nil
+	}
+	return r.refLock(ctx, func() error {
+		for _, path := range paths {
+			r.dropWorktree(ctx, path)
+		}
+		return nil
+	})
+}
+
+// claimPrepared gives path a fresh prepared worktree checked out on
+// branch; false when none is ready or it could not be used (the caller
+// then adds a worktree the ordinary way). The caller holds the ref lock
+// (and called prepared.await before taking it); path does not exist or is
+// an empty folder.
+func (r *Repo) claimPrepared(ctx context.Context, path, branch string) bool {
+	src := r.prepared.take()
+	if src == "" {
+		return false
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		r.dropWorktree(ctx, src)
+		return false
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		r.dropWorktree(ctx, src)
+		return false
+	}
+	if _, err := r.git.run(ctx, r.dir, nil, "worktree", "move", src, path); err != nil {
+		r.dropWorktree(ctx, src)
+		return false
+	}
+	// Only the files that differ between the prepared commit and the
+	// branch are written; a branch checked out elsewhere is refused.
+	if _, err := r.git.run(ctx, path, nil, "checkout", "--quiet", branch, "--"); err != nil {
+		r.dropWorktree(context.WithoutCancel(ctx), path)
+		return false
+	}
+	return true
+}
+
+// dropWorktree removes a worktree this package made and its registration
+// (under the ref lock).
+func (r *Repo) dropWorktree(ctx context.Context, path string) {
+	if _, err := r.git.run(ctx, r.dir, nil, "worktree", "remove", "--force", path); err != nil {
+		_ = os.RemoveAll(path)
+		_, _ = r.git.run(ctx, r.dir, nil, "worktree", "prune")
+	}
+}
+
+// dropOrphanedPrepared removes the prepared worktrees of processes that
+// are gone: nobody vouches for them any more.
+func (r *Repo) dropOrphanedPrepared(ctx context.Context) error {
+	entries, err := os.ReadDir(r.preparedDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("prepared worktrees: %w", err)
+	}
+	var gone []string
+	for _, e := range entries {
+		path := filepath.Join(r.preparedDir(), e.Name())
+		pidText, _, _ := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(pidText)
+		if err == nil && pid == os.Getpid() {
+			continue // ours: ready, or being made
+		}
+		if err == nil && alive(pid) {
+			continue // another live process's
+		}
+		if r.prepared.has(path) {
+			continue
+		}
+		gone = append(gone, path)
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	for _, path := range gone {
+		if err := os.RemoveAll(path); err != nil {
+			return fmt.Errorf("remove orphaned prepared worktree: %w", err)
+		}
+	}
+	return r.refLock(ctx, func() error {
+		if _, err := r.git.run(ctx, r.dir, nil, "worktree", "prune"); err != nil {
+			return fmt.Errorf("prune orphaned prepared worktrees: %w", err)
+		}
+		return nil
+	})
+}
+
+// alive reports whether a process with this id exists.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// registerWorktree registers a linked worktree at path on branch without
+// writing its files (milliseconds: the part that needs the ref lock).
+// populateWorktree then writes them, outside the lock.
+func (r *Repo) registerWorktree(ctx context.Context, path, branch string) error {
+	if _, err := r.git.run(ctx, r.dir, nil, "worktree", "add", "--quiet", "--no-checkout", path, branch); err != nil {
+		return fmt.Errorf("add worktree %s: %w", path, err)
+	}
+	return nil
+}
+
+// populateWorktree checks out the files of a worktree registered by
+// registerWorktree (what git worktree add does after registering one:
+// reset --hard, with parallel checkout). A worktree it could not complete
+// is removed: a half-written one must never be taken for a live one.
+func (r *Repo) populateWorktree(ctx context.Context, path string) error {
+	if _, err := r.git.run(ctx, path, nil, "reset", "--hard", "--quiet"); err != nil {
+		ctx := context.WithoutCancel(ctx)
+		_ = r.refLock(ctx, func() error { r.dropWorktree(ctx, path); return nil })
+		return fmt.Errorf("check out worktree %s: %w", path, err)
+	}
+	return nil
+}
