@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
@@ -146,7 +147,7 @@ func (h *handle) observe(ctx context.Context, ev agent.Event) {
 			h.r.log.Warn("record job tool call", "err", err)
 		}
 	case "tool_result":
-		if err := st.FinishJobToolCall(ctx, h.job.ID, ev.CallID, ev.Text, ev.Failed); err != nil {
+		if err := st.FinishJobToolCall(ctx, h.job.ID, ev.CallID, ev.Text, run.OutcomeOf(ev)); err != nil {
 			h.r.log.Warn("record job tool result", "err", err)
 		}
 	case "text":

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
@@ -96,7 +97,7 @@ func TestRestoreAnswersLostCallsWithoutRunningThem(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := r.store.FinishJobToolCall(ctx, j.ID, "a", `{"branch":"","clean":true}`, false); err != nil {
+	if err := r.store.FinishJobToolCall(ctx, j.ID, "a", `{"branch":"","clean":true}`, run.OutcomeOK); err != nil {
 		t.Fatal(err)
 	}
 	esc := store.JobEscalation{JobID: j.ID, Reason: "Which way?", Severity: "high"}

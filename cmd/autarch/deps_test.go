@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"acp": {"agent", "agent/workflow", "agent/workflow/store", "agent/job", "editor", "tools"},
 	"agent/workflow": {"agent", "agent/run", "agent/workflow/store", "editor", "tools", "tools/review", "tools/terminal", "tools/verify",
 		"workspace/git", "workspace/trust", "index"},
-	"agent/workflow/store": {"tools/verify"},
+	"agent/workflow/store": {"agent/run", "tools/verify"},
 	// agent/job runs one coding-team agent (tools/team) over the workflow
 	// engine's store, repository and wiring.
 	"agent/job": {"agent", "agent/run", "agent/workflow", "agent/workflow/store", "editor", "tools", "tools/team", "workspace/git"},
