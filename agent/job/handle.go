@@ -90,7 +90,7 @@ func (r *Runner) ask(ctx context.Context, j store.Job, e store.JobEscalation) (b
 	if err := r.setStatus(ctx, j, store.JobWaiting, "waiting for a human review: "+clip(e.Reason, 200)); err != nil {
 		return false, "", err
 	}
-	v, err := r.wf.Editor.Approve(ctx, escalationApproval(j, e))
+	v, err := r.cfg.Editor.Approve(ctx, escalationApproval(j, e))
 	if errors.Is(err, editor.ErrNoTTY) || err == nil && (v.Decision == editor.DecisionDismissed || v.Decision == "") {
 		return false, "", ErrWaiting
 	}
