@@ -151,49 +151,41 @@ func (s *Session) swarmService(ctx context.Context) (*orchestrate.Service, error
 	return s.swarms, nil
 }
 
-// StartSwarm starts a swarm in the background.
-func (s *Session) StartSwarm(ctx context.Context, p editor.StartSwarmParams) (editor.SwarmRef, error) {
+// onSwarms calls fn on the session's swarms, made on first use.
+func onSwarms[P, R any](ctx context.Context, s *Session, p P, fn func(*orchestrate.Service, context.Context, P) (R, error)) (R, error) {
 	sw, err := s.swarmService(ctx)
 	if err != nil {
-		return editor.SwarmRef{}, err
+		var zero R
+		return zero, err
 	}
-	return sw.Start(ctx, p)
+	return fn(sw, ctx, p)
+}
+
+// StartSwarm starts a swarm in the background.
+func (s *Session) StartSwarm(ctx context.Context, p editor.StartSwarmParams) (editor.SwarmRef, error) {
+	return onSwarms(ctx, s, p, (*orchestrate.Service).Start)
 }
 
 // StopSwarm stops a swarm running in this session; it can be resumed.
 func (s *Session) StopSwarm(ctx context.Context, ref editor.SwarmRef) (struct{}, error) {
-	sw, err := s.swarmService(ctx)
-	if err != nil {
-		return struct{}{}, err
-	}
-	return sw.Stop(ctx, ref)
+	return onSwarms(ctx, s, ref, (*orchestrate.Service).Stop)
 }
 
 // ResumeSwarm resumes a stopped or failed swarm in the background.
 func (s *Session) ResumeSwarm(ctx context.Context, ref editor.SwarmRef) (editor.SwarmRef, error) {
-	sw, err := s.swarmService(ctx)
-	if err != nil {
-		return ref, err
-	}
-	return sw.Resume(ctx, ref)
+	return onSwarms(ctx, s, ref, (*orchestrate.Service).Resume)
 }
 
 // DecideSwarm answers one proposal awaiting the human arbiter.
 func (s *Session) DecideSwarm(ctx context.Context, p editor.SwarmDecisionParams) (struct{}, error) {
-	sw, err := s.swarmService(ctx)
-	if err != nil {
-		return struct{}{}, err
-	}
-	return sw.Decide(ctx, p)
+	return onSwarms(ctx, s, p, (*orchestrate.Service).Decide)
 }
 
 // Swarms lists the repository's swarms, most recently updated first.
 func (s *Session) Swarms(ctx context.Context) ([]editor.SwarmSnapshot, error) {
-	sw, err := s.swarmService(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return sw.Swarms(ctx)
+	return onSwarms(ctx, s, struct{}{}, func(sw *orchestrate.Service, ctx context.Context, _ struct{}) ([]editor.SwarmSnapshot, error) {
+		return sw.Swarms(ctx)
+	})
 }
 
 // Runs is the one list of the project's runs — workflows, jobs and

@@ -30,16 +30,7 @@ var fixtureStages = []string{"scoping", "research", "plan", "preflight", "pulsin
 // workflow are resumed: their conversations go on where they stopped.
 func TestUpgradeFromV7Store(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), store.FileName)
-	copyFile(t, "testdata/v7-runs.db", path)
-	st, err := store.Open(ctx, path, store.Options{})
-	if err != nil {
-		t.Fatalf("open the v7 store: %v", err)
-	}
-	defer st.Close()
-	if v, err := st.SchemaVersion(ctx); err != nil || v != store.LatestVersion() {
-		t.Fatalf("schema version %d (%v), want %d", v, err, store.LatestVersion())
-	}
+	st := openUpgraded(t, "testdata/v7-runs.db")
 	runs, err := st.Runs(ctx)
 	if err != nil {
 		t.Fatalf("list the runs: %v", err)
@@ -191,6 +182,23 @@ func dumpRuns(t *testing.T, st *store.Store) []byte {
 	b, err := json.MarshalIndent(out, "", " ")
 	must(err)
 	return append(b, '\n')
+}
+
+// openUpgraded opens a copy of a store fixture an earlier release wrote,
+// upgrading it in place to this build's schema.
+func openUpgraded(t *testing.T, fixture string) *store.Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), store.FileName)
+	copyFile(t, fixture, path)
+	st, err := store.Open(context.Background(), path, store.Options{})
+	if err != nil {
+		t.Fatalf("open the store %s: %v", fixture, err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if v, err := st.SchemaVersion(context.Background()); err != nil || v != store.LatestVersion() {
+		t.Fatalf("schema version %d (%v), want %d", v, err, store.LatestVersion())
+	}
+	return st
 }
 
 // checkedOutcome checks a stored call's outcome against its failed flag

@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/run"
@@ -19,16 +18,7 @@ import (
 // and records new outcomes typed.
 func TestUpgradeFromV9Store(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), store.FileName)
-	copyFile(t, "testdata/v9-runs.db", path)
-	st, err := store.Open(ctx, path, store.Options{})
-	if err != nil {
-		t.Fatalf("open the v9 store: %v", err)
-	}
-	defer st.Close()
-	if v, err := st.SchemaVersion(ctx); err != nil || v != store.LatestVersion() {
-		t.Fatalf("schema version %d (%v), want %d", v, err, store.LatestVersion())
-	}
+	st := openUpgraded(t, "testdata/v9-runs.db")
 	want, err := os.ReadFile("testdata/v9-runs.golden.json")
 	if err != nil {
 		t.Fatal(err)
