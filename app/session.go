@@ -9,6 +9,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"slices"
@@ -218,18 +219,8 @@ func (s *Session) Runs(ctx context.Context) ([]editor.RunSummary, error) {
 	}
 	// RFC 3339 times in UTC sort as strings; a stable sort keeps each
 	// kind's own order among equal times.
-	slices.SortStableFunc(out, func(a, b editor.RunSummary) int { return -compareStrings(a.UpdatedAt, b.UpdatedAt) })
+	slices.SortStableFunc(out, func(a, b editor.RunSummary) int { return cmp.Compare(b.UpdatedAt, a.UpdatedAt) })
 	return out, nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // emit sends an event to the stream and its activity line to the editor's
