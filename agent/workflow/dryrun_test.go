@@ -237,7 +237,7 @@ func TestSessionStartsADryRun(t *testing.T) {
 func dryRunSession(ed editor.Client, dir, url string) *workflow.Service {
 	s := workflow.NewService(workflow.ServiceConfig{Editor: ed,
 		Events: func(ev workflow.Event) { _ = ed.Notify(context.Background(), editor.MethodWorkflowEvent, ev) },
-		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Log:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Wire: func(ctx context.Context, p *workflow.Project, c *workflow.Config) error {
 			c.Model = openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1})
 			c.Settings = agent.Settings{Model: "scripted", ContextWindow: 128000}
