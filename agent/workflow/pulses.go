@@ -119,6 +119,9 @@ func (r *pulseRunner) RunPulse(ctx context.Context, p PlannedPulse) (PulseOutcom
 	if r.note != "" {
 		input += "\n\n" + r.note
 	}
+	if sp.Guidance != "" { // autarch redo's (revert.go)
+		input += "\n\nThe user's guidance for this run of the pulse: " + sp.Guidance
+	}
 	err = conv.talk(ctx, input, func(ctx context.Context, out agent.Outcome) (string, bool, error) {
 		if out.Tool != terminal.CompletePulse {
 			return "Call complete_pulse when the pulse is done.", false, nil

@@ -48,6 +48,8 @@ func verbs() []verb {
 		statusVerb(),
 		resumeVerb(),
 		stopVerb(),
+		revertVerb(),
+		redoVerb(),
 		reviewVerb(),
 		trustVerb(),
 		doctorVerb(),
