@@ -112,6 +112,8 @@ type Engine struct {
 	chats  map[string]*conversation // the discussion agent's threads, once someone talks in them
 
 	plans planBook // what dry runs recorded, by workflow id
+
+	servers runServers // the language servers of the runs in this process
 }
 
 // New checks the configuration and makes an Engine.

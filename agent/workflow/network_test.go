@@ -2,7 +2,6 @@ package workflow_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http/httptest"
@@ -28,18 +27,7 @@ import (
 // flaky proxy; onEvent, when set, also hears the workflow's events.
 func flakyHarness(t *testing.T, path string, retries int, onEvent func(*scripted.Flaky, workflow.Event)) (*harness, *scripted.Flaky, scenarioConfig, scenarioWant) {
 	t.Helper()
-	ar, err := txtar.ParseFile(path)
-	must(t, err)
-	var cfg scenarioConfig
-	var want scenarioWant
-	for _, f := range ar.Files {
-		switch f.Name {
-		case "config.json":
-			must(t, json.Unmarshal(f.Data, &cfg))
-		case "want.json":
-			must(t, json.Unmarshal(f.Data, &want))
-		}
-	}
+	ar, cfg, want := readScenario(t, path)
 	h := newHarness(t, ar, cfg)
 	proxy := &scripted.Flaky{Next: h.model, RetryAfter: 20 * time.Millisecond}
 	hs := httptest.NewServer(proxy)
@@ -47,6 +35,7 @@ func flakyHarness(t *testing.T, path string, retries int, onEvent func(*scripted
 	// Small backoffs and first-byte timeout: the faults cost milliseconds.
 	model := openai.New(openai.Config{BaseURL: hs.URL + "/v1", APIKey: "test", Stream: true, MaxRetries: retries,
 		RetryDelay: time.Millisecond, MaxRetryDelay: 10 * time.Millisecond, FirstByteTimeout: 250 * time.Millisecond})
+	var err error
 	h.engine, err = workflow.New(workflow.Config{Store: h.store, Repo: h.repo, Editor: h.ed, Model: model,
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo, StopPoll: 10 * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),

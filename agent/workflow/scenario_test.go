@@ -213,18 +213,7 @@ func steps(ar *txtar.Archive) []txtar.File {
 }
 
 func runScenario(t *testing.T, path string) {
-	ar, err := txtar.ParseFile(path)
-	must(t, err)
-	var cfg scenarioConfig
-	var want scenarioWant
-	for _, f := range ar.Files {
-		switch f.Name {
-		case "config.json":
-			must(t, json.Unmarshal(f.Data, &cfg))
-		case "want.json":
-			must(t, json.Unmarshal(f.Data, &want))
-		}
-	}
+	ar, cfg, want := readScenario(t, path)
 	h := newHarness(t, ar, cfg)
 	before := userTreeHash(t, h.dir)
 	ctx := context.Background()
@@ -246,6 +235,25 @@ func runScenario(t *testing.T, path string) {
 	if n := h.model.Remaining(); n != 0 {
 		t.Errorf("%d scripted model steps were not used", n)
 	}
+}
+
+// readScenario parses a scenario file: the archive, its config.json and
+// its want.json.
+func readScenario(t *testing.T, path string) (*txtar.Archive, scenarioConfig, scenarioWant) {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	must(t, err)
+	var cfg scenarioConfig
+	var want scenarioWant
+	for _, f := range ar.Files {
+		switch f.Name {
+		case "config.json":
+			must(t, json.Unmarshal(f.Data, &cfg))
+		case "want.json":
+			must(t, json.Unmarshal(f.Data, &want))
+		}
+	}
+	return ar, cfg, want
 }
 
 func (h *harness) check(wf store.Workflow, runErr error, want scenarioWant) {
