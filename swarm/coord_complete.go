@@ -18,7 +18,7 @@ type coordCompleteParams struct {
 }
 
 func newCoordComplete(b binding) tools.Tool {
-	return define(b, "coord_complete", coordCompleteDesc, func(ctx context.Context, _ *tools.Session, p coordCompleteParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_complete", coordCompleteDesc, func(ctx context.Context, _ *tools.Session, p coordCompleteParams) (any, error) {
 		result, err := json.Marshal(p.Result)
 		if err != nil {
 			return nil, badInput("result: %v", err)

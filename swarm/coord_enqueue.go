@@ -18,7 +18,7 @@ type coordEnqueueParams struct {
 }
 
 func newCoordEnqueue(b binding) tools.Tool {
-	return define(b, "coord_enqueue", coordEnqueueDesc, func(ctx context.Context, _ *tools.Session, p coordEnqueueParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_enqueue", coordEnqueueDesc, func(ctx context.Context, _ *tools.Session, p coordEnqueueParams) (any, error) {
 		payload, err := json.Marshal(p.Payload)
 		if err != nil {
 			return nil, badInput("payload: %v", err)

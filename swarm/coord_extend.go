@@ -17,7 +17,7 @@ type coordExtendParams struct {
 }
 
 func newCoordExtend(b binding) tools.Tool {
-	return define(b, "coord_extend", coordExtendDesc, func(ctx context.Context, _ *tools.Session, p coordExtendParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_extend", coordExtendDesc, func(ctx context.Context, _ *tools.Session, p coordExtendParams) (any, error) {
 		until, err := b.s.Extend(ctx, b.agent, p.ID, seconds(&p.ExtendSec))
 		if err != nil {
 			return nil, err

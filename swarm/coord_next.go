@@ -16,7 +16,7 @@ type coordNextParams struct {
 }
 
 func newCoordNext(b binding) tools.Tool {
-	return define(b, "coord_next", coordNextDesc, func(ctx context.Context, _ *tools.Session, p coordNextParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_next", coordNextDesc, func(ctx context.Context, _ *tools.Session, p coordNextParams) (any, error) {
 		it, err := b.s.Next(ctx, b.agent, seconds(p.LeaseSec))
 		if err != nil {
 			return nil, err

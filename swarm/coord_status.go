@@ -15,7 +15,7 @@ type coordStatusParams struct {
 }
 
 func newCoordStatus(b binding) tools.Tool {
-	return define(b, "coord_status", coordStatusDesc, func(ctx context.Context, _ *tools.Session, _ coordStatusParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "coord_status", coordStatusDesc, func(ctx context.Context, _ *tools.Session, _ coordStatusParams) (any, error) {
 		return b.s.Status(ctx)
 	})
 }

@@ -16,7 +16,7 @@ type ctxGetParams struct {
 }
 
 func newCtxGet(b binding) tools.Tool {
-	return define(b, "ctx_get", ctxGetDesc, func(ctx context.Context, _ *tools.Session, p ctxGetParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "ctx_get", ctxGetDesc, func(ctx context.Context, _ *tools.Session, p ctxGetParams) (any, error) {
 		return b.s.Get(ctx, p.Key)
 	})
 }

@@ -16,7 +16,7 @@ type ctxKeysParams struct {
 }
 
 func newCtxKeys(b binding) tools.Tool {
-	return define(b, "ctx_keys", ctxKeysDesc, func(ctx context.Context, _ *tools.Session, p ctxKeysParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "ctx_keys", ctxKeysDesc, func(ctx context.Context, _ *tools.Session, p ctxKeysParams) (any, error) {
 		keys, err := b.s.Keys(ctx, p.Prefix)
 		if err != nil {
 			return nil, err

@@ -26,7 +26,7 @@ type fsListParams struct {
 }
 
 func newFSList(b binding) tools.Tool {
-	return define(b, "fs_list", fsListDesc, func(ctx context.Context, sess *tools.Session, p fsListParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "fs_list", fsListDesc, func(ctx context.Context, sess *tools.Session, p fsListParams) (any, error) {
 		limit, err := positive(p.MaxResults, 200, "max_results")
 		if err != nil {
 			return nil, err

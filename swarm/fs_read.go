@@ -19,7 +19,7 @@ type fsReadParams struct {
 }
 
 func newFSRead(b binding) tools.Tool {
-	return define(b, "fs_read", fsReadDesc, func(_ context.Context, sess *tools.Session, p fsReadParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "fs_read", fsReadDesc, func(_ context.Context, sess *tools.Session, p fsReadParams) (any, error) {
 		limit, err := positive(p.MaxBytes, 50000, "max_bytes")
 		if err != nil {
 			return nil, err

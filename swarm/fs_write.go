@@ -23,7 +23,7 @@ type fsWriteParams struct {
 const MaxProposal = 900 << 10
 
 func newFSWrite(b binding) tools.Tool {
-	return define(b, "fs_write", fsWriteDesc, func(ctx context.Context, sess *tools.Session, p fsWriteParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectEdit, Category: tools.CategoryMutating}, "fs_write", fsWriteDesc, func(ctx context.Context, sess *tools.Session, p fsWriteParams) (any, error) {
 		rel, err := sess.Root().Clean(p.Path)
 		if err != nil {
 			return nil, badInput("%v", err)

@@ -31,7 +31,7 @@ type textMatch struct {
 const maxLineText = 500
 
 func newSearchText(b binding) tools.Tool {
-	return define(b, "search_text", searchTextDesc, func(ctx context.Context, sess *tools.Session, p searchTextParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectSearch, Category: tools.CategoryReadOnly}, "search_text", searchTextDesc, func(ctx context.Context, sess *tools.Session, p searchTextParams) (any, error) {
 		limit, err := positive(p.MaxMatches, 200, "max_matches")
 		if err != nil {
 			return nil, err

@@ -48,7 +48,7 @@ func TestRevertJobCommits(t *testing.T) {
 
 	// Start holds the job's run lock for its Run: another runner (process)
 	// is refused.
-	other, err := New(Config{Engine: r.cfg.Engine})
+	other, err := New(r.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

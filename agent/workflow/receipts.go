@@ -56,7 +56,7 @@ func (e *Engine) writeReceipt(ctx context.Context, wf store.Workflow, sp store.P
 // PulseReceipt is the completion receipt of a pulse's checkpoint commit,
 // for the side panel: ok is false when the pulse has no commit yet or the
 // commit has no receipt (a dry run, a pulse committed before receipts).
-func (s *Session) PulseReceipt(ctx context.Context, workflowID, pulseID string) (r receipt.Receipt, ok bool, err error) {
+func (s *Service) PulseReceipt(ctx context.Context, workflowID, pulseID string) (r receipt.Receipt, ok bool, err error) {
 	e, wf, err := s.find(ctx, editor.WorkflowRef{WorkflowID: workflowID})
 	if err != nil {
 		return receipt.Receipt{}, false, err

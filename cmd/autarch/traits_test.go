@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/autarch-dev/autarch/swarm"
 	"testing"
 
 	"github.com/autarch-dev/autarch/tools"
@@ -16,6 +17,7 @@ func TestEveryToolDeclaresTraits(t *testing.T) {
 		"every workflow tool": func() (*tools.Registry, error) { return registryFor("") },
 		"job":                 func() (*tools.Registry, error) { return team.Registry(nil, team.Deps{}) },
 		"catalog":             toolCatalog,
+		"swarm":               func() (*tools.Registry, error) { return swarm.Registry(nil, "explorer") },
 	}
 	for _, role := range tools.Roles {
 		regs[role] = func() (*tools.Registry, error) { return registryFor(role) }

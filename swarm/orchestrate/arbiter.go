@@ -191,10 +191,10 @@ func (t TerminalArbiter) Decide(ctx context.Context, swarmID string, round int, 
 				return nil, fmt.Errorf("no answer about %s on standard input (%v): resume the swarm in a terminal, or give --arbiter MODEL", p.Path, err)
 			}
 			word, notes, _ := strings.Cut(strings.TrimSpace(line), " ")
-			switch strings.ToLower(word) {
-			case "a", "approve", "y", "yes":
+			switch arbiterDecision(word) {
+			case editor.DecisionApprove:
 				out[p.ID] = Decision{Path: p.Path, Action: ActionApprove, Notes: strings.TrimSpace(notes)}
-			case "r", "reject", "n", "no":
+			case editor.DecisionReject:
 				out[p.ID] = Decision{Path: p.Path, Action: ActionReject, Notes: strings.TrimSpace(notes)}
 			default:
 				fmt.Fprintf(t.Out, "%q is not an answer: type a (approve) or r (reject), then optional notes\n", word)
@@ -209,6 +209,19 @@ func (t TerminalArbiter) Decide(ctx context.Context, swarmID string, round int, 
 		}
 	}
 	return out, nil
+}
+
+// arbiterDecision reads the first word of a terminal arbiter's answer
+// with the one answer parser (editor.ParseDecision: approve, y, yes, ok, …
+// or reject, r, n, no; an arbiter offers neither always nor abort), and
+// "a", the approve key the arbiter's own prompt shows ([a|r]); "" for no
+// decision.
+func arbiterDecision(word string) editor.Decision {
+	if strings.EqualFold(word, "a") {
+		return editor.DecisionApprove
+	}
+	d, _ := editor.ParseDecision(word, editor.Approval{})
+	return d
 }
 
 // Inbox is a human arbiter answering from elsewhere (the editor's side

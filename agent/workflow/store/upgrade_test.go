@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 )
 
@@ -29,16 +30,7 @@ var fixtureStages = []string{"scoping", "research", "plan", "preflight", "pulsin
 // workflow are resumed: their conversations go on where they stopped.
 func TestUpgradeFromV7Store(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), store.FileName)
-	copyFile(t, "testdata/v7-runs.db", path)
-	st, err := store.Open(ctx, path, store.Options{})
-	if err != nil {
-		t.Fatalf("open the v7 store: %v", err)
-	}
-	defer st.Close()
-	if v, err := st.SchemaVersion(ctx); err != nil || v != store.LatestVersion() {
-		t.Fatalf("schema version %d (%v), want %d", v, err, store.LatestVersion())
-	}
+	st := openUpgraded(t, "testdata/v7-runs.db")
 	runs, err := st.Runs(ctx)
 	if err != nil {
 		t.Fatalf("list the runs: %v", err)
@@ -84,7 +76,7 @@ func TestUpgradeFromV7Store(t *testing.T) {
 	if err := st.StartJobToolCall(ctx, &store.JobToolCall{JobID: jobID, CallID: "call-after", Name: "run_tests"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.FinishJobToolCall(ctx, jobID, "call-after", "pass", false); err != nil {
+	if err := st.FinishJobToolCall(ctx, jobID, "call-after", "pass", run.OutcomeOK); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.SetWorkflowStatus(ctx, wfID, store.WorkflowActive, ""); err != nil {
@@ -144,6 +136,7 @@ func dumpRuns(t *testing.T, st *store.Store) []byte {
 			must(err)
 			for i := range calls {
 				calls[i].StartedAt, calls[i].EndedAt = calls[i].StartedAt.UTC(), calls[i].EndedAt.UTC()
+				calls[i].Outcome = checkedOutcome(t, calls[i].CallID, calls[i].Outcome, calls[i].Failed, !calls[i].EndedAt.IsZero())
 			}
 			if len(calls) > 0 {
 				d["tool calls "+pid] = calls
@@ -172,6 +165,7 @@ func dumpRuns(t *testing.T, st *store.Store) []byte {
 		must(err)
 		for i := range calls {
 			calls[i].StartedAt, calls[i].EndedAt = calls[i].StartedAt.UTC(), calls[i].EndedAt.UTC()
+			calls[i].Outcome = checkedOutcome(t, calls[i].CallID, calls[i].Outcome, calls[i].Failed, !calls[i].EndedAt.IsZero())
 		}
 		d["tool calls"] = calls
 		esc, err := st.JobEscalations(ctx, j.ID)
@@ -188,6 +182,37 @@ func dumpRuns(t *testing.T, st *store.Store) []byte {
 	b, err := json.MarshalIndent(out, "", " ")
 	must(err)
 	return append(b, '\n')
+}
+
+// openUpgraded opens a copy of a store fixture an earlier release wrote,
+// upgrading it in place to this build's schema.
+func openUpgraded(t *testing.T, fixture string) *store.Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), store.FileName)
+	copyFile(t, fixture, path)
+	st, err := store.Open(context.Background(), path, store.Options{})
+	if err != nil {
+		t.Fatalf("open the store %s: %v", fixture, err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if v, err := st.SchemaVersion(context.Background()); err != nil || v != store.LatestVersion() {
+		t.Fatalf("schema version %d (%v), want %d", v, err, store.LatestVersion())
+	}
+	return st
+}
+
+// checkedOutcome checks a stored call's outcome against its failed flag
+// (an ended call has one, a running call none) and leaves it out of the
+// dump, which older releases wrote without it.
+func checkedOutcome(t *testing.T, callID string, o run.Outcome, failed, ended bool) run.Outcome {
+	t.Helper()
+	switch {
+	case !ended && o != "":
+		t.Errorf("call %s has not ended but has outcome %q", callID, o)
+	case ended && (o == "" || o.Failed() != failed):
+		t.Errorf("call %s ended with outcome %q, failed %v", callID, o, failed)
+	}
+	return ""
 }
 
 func copyFile(t *testing.T, from, to string) {
