@@ -52,7 +52,7 @@ func (s *Server) swarmSession(ctx context.Context) (*orchestrate.Session, error)
 			return open, nil
 		}
 		s.swarms = orchestrate.NewSession(orchestrate.SessionConfig{Repo: cfg.Repo, Model: cfg.Model, DefaultModel: cfg.Settings.Model,
-			Connect: connect, UI: cfg.Editor, Go: d.Go, Log: s.log, Hooks: cfg.Hooks, Guardrails: cfg.Guardrails})
+			Connect: connect, UI: cfg.Editor, Go: d.Go, Log: s.log, Hooks: cfg.Hooks, Guardrails: cfg.Guardrails, Tools: cfg.Tools})
 	}
 	return s.swarms, nil
 }

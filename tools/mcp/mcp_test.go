@@ -255,6 +255,7 @@ func TestReadOnlyFiltering(t *testing.T) {
 	}{
 		{"pulsing", true, true}, {"preflight", true, true},
 		{"discussion", true, false}, {"scoping", true, false}, {"research", true, false}, {"plan", true, false}, {"review", true, false},
+		{"swarm", true, false},
 	} {
 		t.Run(tt.role, func(t *testing.T) {
 			ts, errs := m.Tools(t.Context(), tt.role)
