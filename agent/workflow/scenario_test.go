@@ -62,6 +62,9 @@ type scenarioConfig struct {
 	// the explorer sub-agents' findings (the fan-out itself is tested in
 	// swarm/orchestrate); their task must carry the approved scope card.
 	ResearchFindings string `json:"researchFindings"`
+	// Submodules are local repositories (name → files) added to the
+	// repository as submodules before its first commit.
+	Submodules map[string]map[string]string `json:"submodules"`
 }
 
 // scenarioWant is a scenario's want.json.
@@ -156,6 +159,7 @@ func newHarness(t *testing.T, ar *txtar.Archive, cfg scenarioConfig) *harness {
 		}
 	}
 	gitRun(t, h.dir, "init", "-q", "-b", "main")
+	addSubmodules(t, h.dir, cfg.Submodules)
 	gitRun(t, h.dir, "add", "-A")
 	gitRun(t, h.dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
 	script, err := scripted.Parse(txtar.Format(&txtar.Archive{Comment: ar.Comment, Files: steps(ar)}))
