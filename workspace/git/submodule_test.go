@@ -148,3 +148,39 @@ func urlOf(gitmodules, url string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestInitSubmodulesAfterAPulse: a .gitmodules a pulse committed on the
+// workflow branch is not the base's: nothing is fetched from it. A
+// parallel pulse's own worktree gets the base's submodules checked out,
+// as the workflow's has them.
+func TestInitSubmodulesAfterAPulse(t *testing.T) {
+	ctx := context.Background()
+	marker := filepath.Join(t.TempDir(), "ran")
+	prog := gitattack.Program(t, marker)
+	_, w := withSubmodule(t, nil)
+	pt, err := w.OpenPulseTree(ctx, "p1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(pt.Path, "lib", "lib.go")); err != nil {
+		t.Errorf("the parallel pulse's worktree lacks the submodule: %v", err)
+	}
+	if _, err := w.StartPulse(ctx, "p0"); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(w.Worktree, ".gitmodules")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitattack.Write(t, p, urlOf(string(b), "ext::"+prog))
+	if _, err := w.CompletePulse(ctx, "p0", "chore: point lib elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.InitSubmodules(ctx); !errors.Is(err, git.ErrGitmodulesChanged) {
+		t.Errorf("InitSubmodules after a pulse changed .gitmodules = %v, want ErrGitmodulesChanged", err)
+	}
+	if gitattack.Ran(marker) {
+		t.Error("the pulse's .gitmodules ran a program")
+	}
+}
