@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -14,33 +12,15 @@ import (
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/mcp"
+	"github.com/autarch-dev/autarch/tools/mcp/mcptest"
 )
-
-// everythingServer is the pinned MCP test server (root devDependencies,
-// installed by npm ci; AUTARCH_TEST_NODE_BIN names another .bin).
-func everythingServer(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("AUTARCH_TEST_NODE_BIN")
-	if dir == "" {
-		_, file, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(file), "..", "node_modules", ".bin")
-	}
-	p := filepath.Join(dir, "mcp-server-everything")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("%s is missing: run `npm ci` at the repository root (it installs the pinned MCP test servers): %v", p, err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is not installed: the MCP server of this test needs it: %v", err)
-	}
-	return p
-}
 
 // TestSubagentsGetReadOnlyMCPTools (001-68): a sub-agent gets the MCP
 // tools the read-only roles get — annotated readOnlyHint, or marked
 // read-only in the user's mcp.json — and never the others, which stay
 // with the pulse that dispatched it.
 func TestSubagentsGetReadOnlyMCPTools(t *testing.T) {
-	bin := everythingServer(t)
+	bin := mcptest.Server(t, "mcp-server-everything")
 	tests := []struct {
 		name       string
 		agentType  string

@@ -4,35 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/mcp"
+	"github.com/autarch-dev/autarch/tools/mcp/mcptest"
 )
-
-// everythingServer is the pinned MCP test server (root devDependencies,
-// installed by npm ci; AUTARCH_TEST_NODE_BIN names another .bin).
-func everythingServer(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("AUTARCH_TEST_NODE_BIN")
-	if dir == "" {
-		_, file, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(file), "..", "..", "node_modules", ".bin")
-	}
-	p := filepath.Join(dir, "mcp-server-everything")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("%s is missing: run `npm ci` at the repository root (it installs the pinned MCP test servers): %v", p, err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is not installed: the MCP server of this test needs it: %v", err)
-	}
-	return p
-}
 
 // TestSwarmAgentsGetReadOnlyMCPTools (001-68): a swarm's agents are
 // offered the MCP servers' tools by the read-only roles' rule (the
@@ -40,7 +20,7 @@ func everythingServer(t *testing.T) string {
 // by the real server).
 func TestSwarmAgentsGetReadOnlyMCPTools(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "mcp.json")
-	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]tools.MCPServer{"ev": {Command: everythingServer(t)}}})
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]tools.MCPServer{"ev": {Command: mcptest.Server(t, "mcp-server-everything")}}})
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
