@@ -12,6 +12,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // sdkClient is the client side of the Go SDK's connection: it records
@@ -128,11 +129,12 @@ func TestCloseResumeFork(t *testing.T) {
 		res, err = conn.Prompt(ctx, prompt(id, "Explain it slowly"))
 		slow <- err
 	}()
-	for deadline := time.Now().Add(10 * time.Second); model.Remaining() > 2; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the slow model call did not begin")
+	testkit.CheckFor(t, 10*time.Second, 10*time.Millisecond, func() error {
+		if model.Remaining() > 2 {
+			return errors.New("the slow model call did not begin")
 		}
-	}
+		return nil
+	})
 	began := time.Now()
 	if _, err := conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: id}); err != nil {
 		t.Fatalf("session/close: %v", err)

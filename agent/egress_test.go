@@ -6,11 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,7 +15,7 @@ import (
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/scripted"
-	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // recorder keeps every request body the model server receives.
@@ -53,20 +50,13 @@ func rev(s string) string {
 func TestModelReceivesNoSecret(t *testing.T) {
 	const token, envTok = "Xk9fQ2mZ8pL4wR7tVb3n", "envTok-8Hq2Mx7Lp4Wz9"
 	t.Setenv("ACME_SERVICE_TOKEN", envTok)
-	dir := t.TempDir()
 	dotenv := "API_SECRET=" + token + "\n"
-	for name, content := range map[string]string{
+	dir := testkit.NewRepo(t, map[string]string{
 		".env":          dotenv,
 		"docs/setup.md": "# Setup\n\nUse " + token + " for staging; CI uses " + envTok + ".\n",
 		"dump.txt":      base64.StdEncoding.EncodeToString([]byte(rev(dotenv))) + "\n",
 		".gitignore":    ".env\n",
-	} {
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitInit(t, dir)
+	})
 	script, err := scripted.Parse([]byte(`A run whose tools return secrets.
 -- 01.json --
 {"tool_calls": [{"name": "read_file", "args": {"path": "docs/setup.md", "reason": "r"}}]}
@@ -86,17 +76,9 @@ func TestModelReceivesNoSecret(t *testing.T) {
 	rec := &recorder{next: srv}
 	hs := httptest.NewServer(rec)
 	defer hs.Close()
-	sess, err := tools.NewSession(tools.SessionConfig{Root: dir, Role: "pulsing", Mode: tools.ModeYolo})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	reg, err := agent.Registry("pulsing", tools.Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	engine, sess := roleTools(t, "pulsing", dir, false, nil)
 	a, err := agent.New(agent.Config{Role: "pulsing", Model: openai.New(openai.Config{BaseURL: hs.URL + "/v1", APIKey: "test", MaxRetries: -1}),
-		ModelName: "scripted", Engine: tools.NewEngine(reg, nil, slog.New(slog.DiscardHandler)), Session: sess, MaxIterations: 10})
+		ModelName: "scripted", Engine: engine, Session: sess, MaxIterations: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,10 +105,7 @@ func TestHookEvents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			dir := mainGoDir(t)
 			logFile := filepath.Join(t.TempDir(), "hooks.log")
 			t.Setenv("LOG", logFile)
 			command := record
@@ -121,19 +117,11 @@ func TestHookEvents(t *testing.T) {
 				t.Fatal(err)
 			}
 			role := cmp.Or(tt.role, agent.Discussion)
-			reg, err := agent.Registry(role, tools.Deps{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sess, err := tools.NewSession(tools.SessionConfig{Root: dir, Role: role, Mode: tools.ModeYolo, Workflow: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
+			engine, sess := roleTools(t, role, dir, true, hooks)
 			model := &turnModel{steps: tt.steps}
 			var mu sync.Mutex
 			var warnings []string
-			cfg := agent.Config{Role: role, Model: model, Engine: tools.NewEngine(reg, hooks, slog.New(slog.DiscardHandler)),
+			cfg := agent.Config{Role: role, Model: model, Engine: engine,
 				Session: sess, Workflow: "wf-1", SessionID: "sess-1", Events: func(e agent.Event) {
 					if e.Kind == "warning" {
 						mu.Lock()
@@ -194,27 +182,16 @@ func TestHookEvents(t *testing.T) {
 // The agent reports each hook that ran as a "hook" event whose text is
 // the spec's human-log line (001-78).
 func TestHookRunsAreEvents(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := mainGoDir(t)
 	hooks, err := tools.NewHooks(dir, []tools.Hook{{Name: "python-lint", Event: tools.EventPostToolUse, Command: "echo F841; exit 1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := agent.Registry(agent.Discussion, tools.Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := tools.NewSession(tools.SessionConfig{Root: dir, Role: agent.Discussion, Mode: tools.ModeYolo, Workflow: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	engine, sess := roleTools(t, agent.Discussion, dir, true, hooks)
 	var mu sync.Mutex
 	var got []agent.Event
 	a, err := agent.New(agent.Config{Role: agent.Discussion, Model: &turnModel{steps: []func(agent.Request) (agent.Response, error){call("read_file", `{"path": "main.go", "reason": "r"}`), text("done")}},
-		Engine: tools.NewEngine(reg, hooks, slog.New(slog.DiscardHandler)), Session: sess, Events: func(e agent.Event) {
+		Engine: engine, Session: sess, Events: func(e agent.Event) {
 			if e.Kind == "hook" {
 				mu.Lock()
 				got = append(got, e)

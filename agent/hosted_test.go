@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,10 +72,7 @@ func TestHostedTurn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			dir := mainGoDir(t)
 			logFile := filepath.Join(t.TempDir(), "hooks.log")
 			t.Setenv("LOG", logFile)
 			var hs []tools.Hook
@@ -87,17 +83,9 @@ func TestHostedTurn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			reg, err := agent.Registry(agent.Discussion, tools.Deps{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sess, err := tools.NewSession(tools.SessionConfig{Root: dir, Role: agent.Discussion, Mode: tools.ModeYolo, Workflow: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
+			engine, sess := roleTools(t, agent.Discussion, dir, true, hooks)
 			model := &turnModel{steps: tt.steps}
-			cfg := agent.Config{Role: agent.Discussion, Model: model, Engine: tools.NewEngine(reg, hooks, slog.New(slog.DiscardHandler)), Session: sess}
+			cfg := agent.Config{Role: agent.Discussion, Model: model, Engine: engine, Session: sess}
 			tt.cfg(&cfg)
 			a, err := agent.New(cfg)
 			if err != nil {

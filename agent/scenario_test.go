@@ -2,26 +2,17 @@ package agent_test
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
-	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
-	"github.com/autarch-dev/autarch/agent/scripted"
-	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
-
-var scenarioFilter = flag.String("scenario", "", "run only scenarios whose file name contains this")
 
 // scenarioConfig is a scenario's config.json.
 type scenarioConfig struct {
@@ -63,50 +54,15 @@ type scenarioWant struct {
 }
 
 func TestScenarios(t *testing.T) {
-	paths, _ := filepath.Glob("testdata/scenarios/*.txt")
-	if len(paths) == 0 {
-		t.Fatal("no scenarios")
-	}
-	for _, path := range paths {
-		if *scenarioFilter != "" && !strings.Contains(path, *scenarioFilter) {
-			continue
-		}
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
-			t.Parallel()
-			runScenario(t, path)
-		})
-	}
+	testkit.RunScenarios(t, "testdata/scenarios/*.txt", runScenario)
 }
 
-func runScenario(t *testing.T, path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := scripted.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ar := txtar.Parse(data)
+func runScenario(t *testing.T, sc *testkit.Scenario) {
 	var cfg scenarioConfig
 	var want scenarioWant
-	dir := t.TempDir()
-	for _, f := range ar.Files {
-		switch {
-		case f.Name == "config.json":
-			mustJSON(t, f.Data, &cfg)
-		case f.Name == "want.json":
-			mustJSON(t, f.Data, &want)
-		case strings.HasPrefix(f.Name, "repo/"):
-			p := filepath.Join(dir, strings.TrimPrefix(f.Name, "repo/"))
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	gitInit(t, dir)
-	url, _ := scripted.Start(t, script)
+	sc.Decode(t, &cfg, &want)
+	dir := sc.NewRepo(t)
+	url, _ := sc.StartModel(t)
 	model := openai.New(openai.Config{BaseURL: url, APIKey: "test", Stream: cfg.Stream, MaxRetries: -1})
 	var mu sync.Mutex
 	var events []agent.Event
@@ -117,17 +73,9 @@ func runScenario(t *testing.T, path string) {
 	}
 	meter := agent.NewMeter(cfg.Budget)
 	pricing := agent.Pricing{PromptPerMillion: cfg.PromptPrice}
-	reg, err := agent.Registry(cfg.Role, tools.Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := tools.NewSession(tools.SessionConfig{Root: dir, Role: cfg.Role, Mode: tools.ModeYolo, Workflow: cfg.Workflow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	engine, sess := roleTools(t, cfg.Role, dir, cfg.Workflow, nil)
 	a, err := agent.New(agent.Config{
-		Role: cfg.Role, Model: model, ModelName: "scripted", Engine: tools.NewEngine(reg, nil, slog.New(slog.DiscardHandler)), Session: sess,
+		Role: cfg.Role, Model: model, ModelName: "scripted", Engine: engine, Session: sess,
 		Events: sink, MaxIterations: cfg.MaxIterations, ContextWindow: cfg.ContextWindow, Meter: meter, Pricing: pricing, JSONEnvelope: cfg.Envelope,
 		Pinned: func() string { return "Scope card: the scenario's scope." },
 	})
@@ -207,32 +155,13 @@ func runScenario(t *testing.T, path string) {
 	checkNesting(t, events, want.Nested)
 }
 
-// checkNesting checks that the tool calls with the nested reasons, and
-// only they, are marked with the id of a dispatch_subagent call, and that
-// every nested result is marked with it too.
+// checkNesting checks the sub-agents' calls are nested under their
+// dispatch_subagent call (testkit.CheckNesting).
 func checkNesting(t *testing.T, events []agent.Event, nested []string) {
 	t.Helper()
-	dispatches := map[string]bool{}
-	for _, e := range events {
-		if e.Kind == "tool_call" && e.Tool == "dispatch_subagent" && e.Parent == "" {
-			dispatches[e.CallID] = true
-		}
-	}
-	var got []string
-	for _, e := range events {
-		if e.Parent == "" {
-			continue
-		}
-		if !dispatches[e.Parent] || e.Subagent == "" {
-			t.Errorf("event %+v is nested under %q, which is no dispatch_subagent call of the parent (%v)", e, e.Parent, dispatches)
-		}
-		if e.Kind == "tool_call" {
-			got = append(got, e.Reason)
-		}
-	}
-	if strings.Join(got, "|") != strings.Join(nested, "|") {
-		t.Errorf("nested tool calls = %q, want %q", got, nested)
-	}
+	testkit.CheckNesting(t, events, func(e agent.Event) testkit.Call {
+		return testkit.Call{Kind: string(e.Kind), Tool: e.Tool, ID: e.CallID, Parent: e.Parent, Subagent: e.Subagent, Reason: e.Reason}
+	}, nested)
 }
 
 func subsequence(want, got []string) bool {
@@ -243,22 +172,4 @@ func subsequence(want, got []string) bool {
 		}
 	}
 	return i == len(want)
-}
-
-func mustJSON(t *testing.T, data []byte, v any) {
-	t.Helper()
-	if err := json.Unmarshal(data, v); err != nil {
-		t.Fatalf("bad JSON %s: %v", data, err)
-	}
-}
-
-func gitInit(t *testing.T, dir string) {
-	t.Helper()
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "initial"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 }

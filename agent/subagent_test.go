@@ -171,16 +171,8 @@ func TestDispatchRefusals(t *testing.T) {
 // Outside an agent's turn (autarch tool) there is no parent to inherit
 // from: the call is refused with a result that says so.
 func TestDispatchOutsideAgent(t *testing.T) {
-	reg, err := agent.Registry(agent.Pulsing, tools.Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := tools.NewSession(tools.SessionConfig{Root: t.TempDir(), Role: agent.Pulsing, Mode: tools.ModeYolo})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	res, err := tools.NewEngine(reg, nil, slog.New(slog.DiscardHandler)).Call(t.Context(), sess, "dispatch_subagent", json.RawMessage(`{"agent_type": "explore", "task": "t", "reason": "r"}`))
+	engine, sess := roleTools(t, agent.Pulsing, t.TempDir(), false, nil)
+	res, err := engine.Call(t.Context(), sess, "dispatch_subagent", json.RawMessage(`{"agent_type": "explore", "task": "t", "reason": "r"}`))
 	if err != nil || !res.Failed || !strings.Contains(res.Output, "dispatch_subagent runs only inside an agent's turn") {
 		t.Errorf("result = %+v, %v", res, err)
 	}

@@ -174,7 +174,36 @@ const (
 	// the editor's DiagnosticsResult for paths of the user's workspace
 	// (read_lints); clients declare capabilities.experimental.autarch.diagnostics.
 	MethodDiagnostics = "autarch/diagnostics"
+	// MethodLanguageFeature (server → client request, LanguageFeatureParams)
+	// returns the editor's own LanguageFeatureResult (its language features,
+	// no second language server) for a file of the user's workspace: the
+	// discussion agent's go_to_definition and find_references. A client
+	// that does not answer it leaves them to Autarch's language servers.
+	MethodLanguageFeature = "autarch/languageFeature"
 )
+
+// LanguageFeatureParams ask the editor for the definitions ("definition")
+// or references ("references", declarations included) of the symbol at a
+// 0-based line and UTF-16 character of a workspace-relative file.
+type LanguageFeatureParams struct {
+	Feature   string `json:"feature"`
+	Path      string `json:"path"`
+	Line      int    `json:"line"`
+	Character int    `json:"character"`
+}
+
+// LanguageFeatureResult are the places the editor found: absolute file
+// paths, 0-based lines and UTF-16 characters.
+type LanguageFeatureResult struct {
+	Locations []EditorLocation `json:"locations"`
+}
+
+// EditorLocation is one place in a file.
+type EditorLocation struct {
+	Path      string `json:"path"`
+	Line      int    `json:"line"`
+	Character int    `json:"character"`
+}
 
 // NewWorkflowParams start a workflow.
 type NewWorkflowParams struct {

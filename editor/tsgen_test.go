@@ -26,7 +26,7 @@ var tsTypes = []any{
 	NewWorkflowParams{}, WorkflowRef{}, DiscussParams{}, AnswerParams{}, ReviewBranchParams{}, SearchParams{}, SearchHit{},
 	ApplyWorkflowParams{}, ApplyWorkflowResult{}, PulseDiffParams{}, PulseDiff{}, PulseDiffFile{}, FileAtParams{}, FileAtResult{},
 	WorkflowEvent{}, CardEvent{}, UsageView{}, DryRunPlanView{}, DryRunEntryView{}, DryRunFileView{}, SetAPIKeyParams{}, OpenFileParams{}, OpenFileResult{}, WorkflowSummary{}, WorkflowDetail{}, StageView{}, CardView{}, PulseView{}, PendingView{}, ActivityView{},
-	MessageView{}, ReviewView{}, CommentView{}, DiagnosticsParams{}, DiagnosticsResult{}, DiagnosticItem{},
+	MessageView{}, ReviewView{}, CommentView{}, DiagnosticsParams{}, DiagnosticsResult{}, DiagnosticItem{}, LanguageFeatureParams{}, LanguageFeatureResult{}, EditorLocation{},
 	StartJobParams{}, JobRef{}, AnswerEscalationParams{}, ApplyJobParams{}, JobEvent{}, JobSummary{}, JobCommitView{}, JobCheckView{}, EscalationView{},
 	ProjectState{}, MCPServerState{}, RuleFileState{},
 	StartSwarmParams{}, SwarmRef{}, SwarmDecisionParams{}, SwarmEvent{}, SwarmAgent{}, SwarmProposal{}, SwarmContextEntry{}, SwarmQueueItem{},

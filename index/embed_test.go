@@ -160,10 +160,7 @@ func TestVectorsFusedPersistedAndReembedded(t *testing.T) {
 		"net/dial.go":   "package net\n\n// DialTimeout connects with a deadline.\nfunc DialTimeout(addr string) {}\n",
 		"text/parse.go": "package text\n\n// parseTemplates reads template files.\nfunc parseTemplates(names []string) {}\n",
 	})
-	ix := New(r)
-	if err := ix.Build(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	ix := built(t, r)
 	// Sub-word match only the vectors see: "evicting" shares 3-grams with
 	// evictOldest, "caches" with LRUCache.
 	hits, err := ix.search(t.Context(), Query{Text: "evicting caches", Max: 3}, rankVector)

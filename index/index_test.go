@@ -3,11 +3,11 @@ package index
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace"
 )
 
@@ -59,20 +59,24 @@ func TestChunkGoLineRangesExact(t *testing.T) {
 
 func repo(t *testing.T, files map[string]string) (*workspace.Root, string) {
 	dir := t.TempDir()
-	for rel, content := range files {
-		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(content), 0o644)
-	}
-	cmd := exec.Command("git", "init", "-q")
-	cmd.Dir = dir
-	cmd.Run()
+	testkit.WriteFiles(t, dir, files)
+	testkit.Git(t, dir, "init", "-q")
 	r, err := workspace.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
 	return r, dir
+}
+
+// built is a new index of r, built.
+func built(t *testing.T, r *workspace.Root) *Index {
+	t.Helper()
+	ix := New(r)
+	if err := ix.Build(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return ix
 }
 
 func search(t *testing.T, ix *Index, q string, w ...Weight) []Hit {
@@ -95,10 +99,7 @@ func TestBuildUpdateRemovePersist(t *testing.T) {
 		".gitignore":         "build/\n",
 		"logo.png":           "\x89PNG\x00\x00binary",
 	})
-	ix := New(r)
-	if err := ix.Build(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	ix := built(t, r)
 	hits := search(t, ix, "refresh expired token")
 	if len(hits) == 0 || hits[0].Path != "auth/token.go" || hits[0].Score != 1 {
 		t.Fatalf("hits = %+v", hits)

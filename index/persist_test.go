@@ -151,10 +151,7 @@ func TestNearestAlwaysReturned(t *testing.T) {
 	r, _ := repo(t, map[string]string{
 		"calc.go": "package calc\n\n// Add returns a plus b.\nfunc Add(a, b int) int { return a + b }\n\n// Sub returns a minus b.\nfunc Sub(a, b int) int { return a - b }\n",
 	})
-	ix := New(r)
-	if err := ix.Build(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	ix := built(t, r)
 	for _, q := range []string{"subtract two numbers", "difference of integers", "minus"} {
 		if hits := search(t, ix, q); len(hits) == 0 || hits[0].Path != "calc.go" {
 			t.Errorf("%q: %+v", q, hits)

@@ -87,16 +87,53 @@ func (p *Pool) Client(root string, srv Server) *Client {
 	return c
 }
 
-// Close shuts every running server down (politely, then by force).
-func (p *Pool) Close(ctx context.Context) {
+// Running returns the client of srv for the worktree root when its server
+// is running (started and not exited); nil otherwise. Nothing is started.
+func (p *Pool) Running(root string, srv Server) *Client {
 	p.mu.Lock()
+	c := p.clients[poolKey{filepath.Clean(root), srv.Name}]
+	p.mu.Unlock()
+	if c == nil || !c.Running() {
+		return nil
+	}
+	return c
+}
+
+// Starts counts the starts of the pool's servers (restarts included).
+func (p *Pool) Starts() int {
+	n := 0
+	for _, c := range p.all() {
+		n += c.Starts()
+	}
+	return n
+}
+
+// Live counts the pool's servers running now.
+func (p *Pool) Live() int {
+	n := 0
+	for _, c := range p.all() {
+		if c.Running() {
+			n++
+		}
+	}
+	return n
+}
+
+// all are the pool's clients.
+func (p *Pool) all() []*Client {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	cs := make([]*Client, 0, len(p.clients))
 	for _, c := range p.clients {
 		cs = append(cs, c)
 	}
-	p.mu.Unlock()
+	return cs
+}
+
+// Close shuts every running server down (politely, then by force).
+func (p *Pool) Close(ctx context.Context) {
 	var wg sync.WaitGroup
-	for _, c := range cs {
+	for _, c := range p.all() {
 		wg.Go(func() { c.Shutdown(ctx) })
 	}
 	wg.Wait()
@@ -123,6 +160,21 @@ func (c *Client) Starts() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.starts
+}
+
+// Running reports whether the server is running (started, not exited).
+func (c *Client) Running() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.proc == nil {
+		return false
+	}
+	select {
+	case <-c.proc.exited:
+		return false
+	default:
+		return true
+	}
 }
 
 // UnavailableError is a server that could not start, crashed or did not
@@ -268,7 +320,7 @@ func (c *Client) running(ctx context.Context, start Starter) (*process, error) {
 		return nil, &UnavailableError{Msg: fmt.Sprintf("%s cannot start: %v", c.srv.Name, err)}
 	}
 	c.opts.Log.Info("language server started", "server", c.srv.Name, "root", c.root, "start", c.starts)
-	if _, err := c.request(ctx, p, c.opts.StartTimeout, "initialize", initializeParams(c.root)); err != nil {
+	if _, err := c.request(ctx, p, c.opts.StartTimeout, "initialize", initializeParams(c.root, c.srv.InitOptions)); err != nil {
 		p.cancel()
 		<-p.exited
 		return nil, err
@@ -353,9 +405,9 @@ func (p *process) handle(ctx context.Context, req *jsonrpc2.Request) (any, error
 
 // initializeParams are the client's capabilities: plain text or markdown
 // hovers, hierarchical symbols, versioned edits, no file operations.
-func initializeParams(root string) map[string]any {
+func initializeParams(root string, opts map[string]any) map[string]any {
 	u := uri.File(root)
-	return map[string]any{
+	params := map[string]any{
 		"processId": nil, // in its own PID namespace, the server cannot watch ours
 		"rootUri":   u, "rootPath": root,
 		"workspaceFolders": []map[string]any{{"uri": u, "name": filepath.Base(root)}},
@@ -381,6 +433,10 @@ func initializeParams(root string) map[string]any {
 			"window": map[string]any{"workDoneProgress": true},
 		},
 	}
+	if opts != nil {
+		params["initializationOptions"] = opts
+	}
+	return params
 }
 
 // Sync tells the server the content of a file (absolute path): opened on

@@ -31,6 +31,8 @@ type Server struct {
 	Markers []string
 	// Install says how to install it.
 	Install string
+	// InitOptions are the server's initializationOptions (nil: none).
+	InitOptions map[string]any
 }
 
 // Known are the servers Autarch knows, in the order they are listed.
@@ -40,7 +42,10 @@ func Known() []Server {
 			Install: "go install golang.org/x/tools/gopls@latest"},
 		{Name: "typescript-language-server", Command: []string{"typescript-language-server", "--stdio"},
 			Languages: map[string]string{".ts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".jsx": "javascriptreact", ".mjs": "javascript", ".cjs": "javascript"},
-			Markers:   []string{"tsconfig.json", "jsconfig.json", "package.json"}, Install: "npm install -g typescript-language-server typescript"},
+			Markers:   []string{"tsconfig.json", "jsconfig.json", "package.json"}, Install: "npm install -g typescript-language-server typescript",
+			// Without a syntax server, answers wait for the project to load
+			// (a syntax server answers "import put" for an imported put).
+			InitOptions: map[string]any{"tsserver": map[string]any{"useSyntaxServer": "never"}}},
 		{Name: "pyright", Command: []string{"pyright-langserver", "--stdio"}, Languages: map[string]string{".py": "python", ".pyi": "python"},
 			Markers: []string{"pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"},
 			Install: "npm install -g pyright"},

@@ -3,17 +3,19 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 const jobScript = `
@@ -35,27 +37,12 @@ const jobScript = `
 // autarch.applyJob as a workspace edit.
 func TestJobOverLSP(t *testing.T) {
 	h, url, model, dir := jobServer(t, jobScript)
-	var mu sync.Mutex
-	var escalations []editor.Approval
-	var edits []json.RawMessage
-	h.onCall = func(method string, params json.RawMessage) (any, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch method {
-		case editor.MethodApprove:
-			var a editor.Approval
-			json.Unmarshal(params, &a)
-			if a.Kind == editor.ApprovalEscalation {
-				escalations = append(escalations, a)
-				return editor.Verdict{Decision: editor.DecisionDismissed}, nil
-			}
-			return editor.Verdict{Decision: editor.DecisionApprove}, nil
-		case "workspace/applyEdit":
-			edits = append(edits, params)
-			return map[string]any{"applied": true}, nil
+	rec := h.recordEditor(func(a editor.Approval) editor.Verdict {
+		if a.Kind == editor.ApprovalEscalation {
+			return editor.Verdict{Decision: editor.DecisionDismissed}
 		}
-		return nil, nil
-	}
+		return editor.Verdict{Decision: editor.DecisionApprove}
+	})
 	initJobServer(t, h, url, dir)
 	exec := h.executeCommand
 	if err := exec(editor.CommandStartJob, editor.StartJobParams{Task: "Add Sub", Mode: "wizard"}, nil); err == nil || !strings.Contains(err.Error(), "use mechanic") {
@@ -70,11 +57,17 @@ func TestJobOverLSP(t *testing.T) {
 	if len(waiting.Escalations) != 1 || waiting.Escalations[0].Status != "Pending" || waiting.Escalations[0].Severity != "high" || !strings.HasPrefix(waiting.Branch, "ai/"+ref.JobID[:8]+"/add-sub") {
 		t.Fatalf("waiting job = %+v", waiting)
 	}
-	mu.Lock()
+	rec.mu.Lock()
+	var escalations []editor.Approval
+	for _, a := range rec.approvals {
+		if a.Kind == editor.ApprovalEscalation {
+			escalations = append(escalations, a)
+		}
+	}
 	if len(escalations) != 1 || escalations[0].JobID != ref.JobID || !strings.Contains(escalations[0].Context, "calc.go") || escalations[0].Reason != "Sub is new API: wanted?" {
 		t.Errorf("escalation approvals = %+v", escalations)
 	}
-	mu.Unlock()
+	rec.mu.Unlock()
 	if err := exec(editor.CommandAnswerEscalation, editor.AnswerEscalationParams{JobID: ref.JobID, EscalationID: "esc-nope", Approved: true}, nil); err == nil {
 		t.Error("an unknown escalation was answered")
 	}
@@ -93,11 +86,11 @@ func TestJobOverLSP(t *testing.T) {
 	if err := exec(editor.CommandApplyJob, editor.ApplyJobParams{JobID: ref.JobID, Mode: "edit"}, &applied); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	if !applied.Applied || len(edits) != 1 || !strings.Contains(string(edits[0]), "func Sub(a, b int) int { return a - b }") {
-		t.Errorf("applyJob = %+v, edits %s", applied, edits)
+	rec.mu.Lock()
+	if !applied.Applied || len(rec.edits) != 1 || !strings.Contains(string(rec.edits[0]), "func Sub(a, b int) int { return a - b }") {
+		t.Errorf("applyJob = %+v, edits %s", applied, rec.edits)
 	}
-	mu.Unlock()
+	rec.mu.Unlock()
 	if b, _ := os.ReadFile(filepath.Join(dir, "calc.go")); strings.Contains(string(b), "Sub") {
 		t.Error("the server wrote the user's file itself; apply must go through the editor")
 	}
@@ -145,17 +138,19 @@ func (h *harness) executeCommand(command string, arg, result any) error {
 // waitJob polls autarch/jobs until the only job has the status.
 func (h *harness) waitJob(status string) editor.JobSummary {
 	h.t.Helper()
-	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+	var job editor.JobSummary
+	testkit.CheckFor(h.t, 60*time.Second, 50*time.Millisecond, func() error {
 		var list []editor.JobSummary
 		if err := h.call(editor.MethodJobs, map[string]any{}, &list); err != nil {
 			h.t.Fatal(err)
 		}
-		if len(list) == 1 && list[0].Status == status {
-			return list[0]
+		if len(list) != 1 || list[0].Status != status {
+			return fmt.Errorf("the job never became %s: %+v", status, list)
 		}
-	}
-	h.t.Fatalf("the job never became %s", status)
-	return editor.JobSummary{}
+		job = list[0]
+		return nil
+	})
+	return job
 }
 
 // checkJobActivity checks a done job's stored activity (its tool calls in
@@ -224,11 +219,12 @@ func TestStopJobOverLSP(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.waitJob("Running")
-	for end := time.Now().Add(10 * time.Second); model.Remaining() > 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the job never asked the model")
+	testkit.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if model.Remaining() > 0 {
+			return errors.New("the job never asked the model")
 		}
-	}
+		return nil
+	})
 	if err := h.executeCommand(editor.CommandStopJob, editor.JobRef{JobID: ref.JobID}, nil); err != nil {
 		t.Fatal(err)
 	}

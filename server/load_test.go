@@ -2,8 +2,10 @@ package server
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // The load the benchmark holds over one LSP connection.
@@ -305,16 +308,19 @@ func search(ctx context.Context, h *harness, query string) ([]editor.SearchHit, 
 
 // waitIndexed searches until the index answers with hits.
 func waitIndexed(ctx context.Context, h *harness, timeout time.Duration) error {
-	for end := time.Now().Add(timeout); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+	var failed error
+	err := testkit.Poll(timeout, 100*time.Millisecond, func() error {
 		hits, err := search(ctx, h, "invoice ledger")
 		if err != nil {
-			return err
-		}
-		if len(hits) > 0 {
+			failed = err
 			return nil
 		}
-	}
-	return fmt.Errorf("the index found nothing within %s", timeout)
+		if len(hits) == 0 {
+			return errors.New("the index found nothing")
+		}
+		return nil
+	})
+	return cmp.Or(failed, err)
 }
 
 // searchStats is what one searcher measured.
@@ -436,9 +442,12 @@ func procStatus(field string) (string, error) {
 // back to want and returns the count it settled at.
 func settleGoroutines(want int, timeout time.Duration) int {
 	n := runtime.NumGoroutine()
-	for end := time.Now().Add(timeout); n > want && time.Now().Before(end); n = runtime.NumGoroutine() {
-		time.Sleep(50 * time.Millisecond)
-	}
+	_ = testkit.Poll(timeout, 50*time.Millisecond, func() error {
+		if n = runtime.NumGoroutine(); n > want {
+			return fmt.Errorf("%d goroutines, want %d", n, want)
+		}
+		return nil
+	})
 	return n
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // TestSearchStaysFresh: Search Codebase builds the index (with progress),
@@ -38,12 +40,14 @@ func TestSearchStaysFresh(t *testing.T) {
 	}
 	eventually := func(q, file string) {
 		t.Helper()
-		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-			if slices.Contains(search(q), file) {
-				return
+		if err := testkit.Poll(10*time.Second, 50*time.Millisecond, func() error {
+			if got := search(q); !slices.Contains(got, file) {
+				return fmt.Errorf("search %q found %v, not %s", q, got, file)
 			}
+			return nil
+		}); err != nil {
+			t.Error(err)
 		}
-		t.Errorf("search %q never found %s", q, file)
 	}
 	if got := search("login password"); !slices.Contains(got, "login.go") {
 		t.Fatalf("first search = %v", got)

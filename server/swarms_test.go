@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
@@ -39,17 +41,19 @@ func TestSwarmOverLSP(t *testing.T) {
 	}
 	wait := func(what string, ok func(editor.SwarmSnapshot) bool) editor.SwarmSnapshot {
 		t.Helper()
-		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		var last editor.SwarmSnapshot
+		testkit.CheckFor(t, 60*time.Second, 50*time.Millisecond, func() error {
 			var list []editor.SwarmSnapshot
 			if err := h.call(editor.MethodSwarms, map[string]any{}, &list); err != nil {
 				t.Fatal(err)
 			}
-			if len(list) == 1 && ok(list[0]) {
-				return list[0]
+			if len(list) != 1 || !ok(list[0]) {
+				return fmt.Errorf("the swarm never became %s: %+v", what, list)
 			}
-		}
-		t.Fatalf("the swarm never became %s", what)
-		return editor.SwarmSnapshot{}
+			last = list[0]
+			return nil
+		})
+		return last
 	}
 	awaiting := func(s editor.SwarmSnapshot) bool {
 		return s.Status == "running" && s.Stage == "arbiter" && len(s.Proposals) == 1 && s.Proposals[0].Action == ""
@@ -168,7 +172,9 @@ func runSwarmOverLSP(t *testing.T, config string, trusted bool, script string) (
 		t.Fatal(err)
 	}
 	var last editor.SwarmSnapshot
-	for end := time.Now().Add(60 * time.Second); time.Now().Before(end) && last.Status != "done" && last.Status != "failed"; time.Sleep(50 * time.Millisecond) {
+	// The caller checks how the swarm ended: a swarm still running after
+	// the deadline is its failure to report.
+	_ = testkit.Poll(60*time.Second, 50*time.Millisecond, func() error {
 		var list []editor.SwarmSnapshot
 		if err := h.call(editor.MethodSwarms, map[string]any{}, &list); err != nil {
 			t.Fatal(err)
@@ -176,7 +182,11 @@ func runSwarmOverLSP(t *testing.T, config string, trusted bool, script string) (
 		if len(list) == 1 {
 			last = list[0]
 		}
-	}
+		if last.Status != "done" && last.Status != "failed" {
+			return fmt.Errorf("the swarm is %s", last.Status)
+		}
+		return nil
+	})
 	return last, model
 }
 

@@ -61,24 +61,7 @@ func TestWorkflowOverLSP(t *testing.T) {
 		)
 	})
 	h := newHarness(t, wired)
-	var mu sync.Mutex
-	var approvals []editor.Approval
-	var edits []json.RawMessage
-	h.onCall = func(method string, params json.RawMessage) (any, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch method {
-		case editor.MethodApprove:
-			var a editor.Approval
-			json.Unmarshal(params, &a)
-			approvals = append(approvals, a)
-			return editor.Verdict{Decision: editor.DecisionApprove}, nil
-		case "workspace/applyEdit":
-			edits = append(edits, params)
-			return map[string]any{"applied": true}, nil
-		}
-		return nil, nil
-	}
+	rec := h.recordEditor(func(editor.Approval) editor.Verdict { return editor.Verdict{Decision: editor.DecisionApprove} })
 	uri := pathURI(dir)
 	var init initializeResult
 	err = h.call("initialize", map[string]any{
@@ -140,16 +123,16 @@ func TestWorkflowOverLSP(t *testing.T) {
 	if !sawToolCall || !sawProgress {
 		t.Errorf("tool call event seen %v, pulse progress seen %v", sawToolCall, sawProgress)
 	}
-	mu.Lock()
+	rec.mu.Lock()
 	// The scope card, then edit_file (sensitive in confirm-sensitive mode).
-	if len(approvals) != 2 || approvals[0].Kind != "scope" || approvals[0].WorkflowID != ref.WorkflowID || approvals[1].Kind != "tool" || approvals[1].Reason != "Add Sub" {
-		t.Errorf("approvals = %+v", approvals)
+	if len(rec.approvals) != 2 || rec.approvals[0].Kind != "scope" || rec.approvals[0].WorkflowID != ref.WorkflowID || rec.approvals[1].Kind != "tool" || rec.approvals[1].Reason != "Add Sub" {
+		t.Errorf("approvals = %+v", rec.approvals)
 	}
 	// Every client sees an edit as a diff, not as the call's JSON.
-	if len(approvals) == 2 && !strings.HasPrefix(approvals[1].Detail, "--- a/calc.go\n+++ b/calc.go\n@@ ") {
-		t.Errorf("the edit's approval shows %q, want a unified diff", approvals[1].Detail)
+	if len(rec.approvals) == 2 && !strings.HasPrefix(rec.approvals[1].Detail, "--- a/calc.go\n+++ b/calc.go\n@@ ") {
+		t.Errorf("the edit's approval shows %q, want a unified diff", rec.approvals[1].Detail)
 	}
-	mu.Unlock()
+	rec.mu.Unlock()
 	d := diags[0]
 	if d.Source != "autarch" || d.Severity != 1 || d.Range.Start.Line != 4 || !strings.Contains(d.Message, "[High · bug · new] Sub adds.") {
 		t.Errorf("diagnostic = %+v", d)
@@ -201,14 +184,14 @@ func TestWorkflowOverLSP(t *testing.T) {
 		"arguments": []any{editor.ApplyWorkflowParams{WorkflowID: ref.WorkflowID, Mode: "edit"}}}, &applied); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	if !applied.Applied || len(applied.Files) != 1 || len(edits) != 1 || !strings.Contains(string(edits[0]), `func Sub(a, b int) int { return a + b }`) {
-		t.Errorf("apply = %+v, edits %s", applied, edits)
+	rec.mu.Lock()
+	if !applied.Applied || len(applied.Files) != 1 || len(rec.edits) != 1 || !strings.Contains(string(rec.edits[0]), `func Sub(a, b int) int { return a + b }`) {
+		t.Errorf("apply = %+v, edits %s", applied, rec.edits)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "calc.go")); strings.Contains(string(b), "Sub") {
 		t.Error("the server wrote the user's file itself; apply must go through the editor")
 	}
-	mu.Unlock()
+	rec.mu.Unlock()
 
 	// The editor applied the edit: the buffer now holds the reviewed
 	// content, and the comments move to the user's file.

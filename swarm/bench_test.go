@@ -38,25 +38,19 @@ func latencies(b *testing.B, ds []time.Duration) {
 	b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds()), "p99-µs")
 }
 
-func BenchmarkCtxPutGet(b *testing.B) {
-	ctx := context.Background()
+// onBothConnections runs op b.N times on the host's embedded connection
+// and on a peer's socket connection, and reports op's latencies.
+func onBothConnections(b *testing.B, op func(b *testing.B, s *Swarm, i int)) {
 	host, peer := pair(b)
 	for _, v := range []struct {
 		name string
 		s    *Swarm
 	}{{"embedded", host}, {"socket", peer}} {
 		b.Run(v.name, func(b *testing.B) {
-			val := json.RawMessage(`{"ok":true,"task":"scan","data":["a.py","b.py"],"ts":"2025-01-01T12:00:00Z","agent":"Gemini"}`)
 			ds := make([]time.Duration, 0, b.N)
 			for i := 0; b.Loop(); i++ {
-				key := "Gemini.k" + strconv.Itoa(i%100)
 				start := time.Now()
-				if _, err := v.s.Put(ctx, key, val, ModeSet, 0); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := v.s.Get(ctx, key); err != nil {
-					b.Fatal(err)
-				}
+				op(b, v.s, i)
 				ds = append(ds, time.Since(start))
 			}
 			latencies(b, ds)
@@ -64,32 +58,34 @@ func BenchmarkCtxPutGet(b *testing.B) {
 	}
 }
 
+func BenchmarkCtxPutGet(b *testing.B) {
+	ctx := context.Background()
+	val := json.RawMessage(`{"ok":true,"task":"scan","data":["a.py","b.py"],"ts":"2025-01-01T12:00:00Z","agent":"Gemini"}`)
+	onBothConnections(b, func(b *testing.B, s *Swarm, i int) {
+		key := "Gemini.k" + strconv.Itoa(i%100)
+		if _, err := s.Put(ctx, key, val, ModeSet, 0); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Get(ctx, key); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
 func BenchmarkQueueRoundTrip(b *testing.B) {
 	ctx := context.Background()
-	host, peer := pair(b)
-	for _, v := range []struct {
-		name string
-		s    *Swarm
-	}{{"embedded", host}, {"socket", peer}} {
-		b.Run(v.name, func(b *testing.B) {
-			ds := make([]time.Duration, 0, b.N)
-			for b.Loop() {
-				start := time.Now()
-				if _, err := v.s.Enqueue(ctx, "scan", json.RawMessage(`{"dir":"docs"}`)); err != nil {
-					b.Fatal(err)
-				}
-				it, err := v.s.Next(ctx, "A", time.Minute)
-				if err != nil || it == nil {
-					b.Fatal(it, err)
-				}
-				if err := v.s.Complete(ctx, "A", it.ID, json.RawMessage(`{"ok":true}`)); err != nil {
-					b.Fatal(err)
-				}
-				ds = append(ds, time.Since(start))
-			}
-			latencies(b, ds)
-		})
-	}
+	onBothConnections(b, func(b *testing.B, s *Swarm, _ int) {
+		if _, err := s.Enqueue(ctx, "scan", json.RawMessage(`{"dir":"docs"}`)); err != nil {
+			b.Fatal(err)
+		}
+		it, err := s.Next(ctx, "A", time.Minute)
+		if err != nil || it == nil {
+			b.Fatal(it, err)
+		}
+		if err := s.Complete(ctx, "A", it.ID, json.RawMessage(`{"ok":true}`)); err != nil {
+			b.Fatal(err)
+		}
+	})
 }
 
 // BenchmarkFourAgents: 1,000 items, 4 agents (one on the host's

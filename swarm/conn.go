@@ -131,6 +131,13 @@ func Connect(ctx context.Context, opts ConnOptions) (*Conn, error) {
 // URL is the address of the NATS this connection uses.
 func (c *Conn) URL() string { return c.nc.ConnectedUrl() }
 
+// NATS is the connection itself, for other JetStream users of the same
+// NATS (the fleet); it lives as long as the Conn.
+func (c *Conn) NATS() *nats.Conn { return c.nc }
+
+// JetStream is the connection's JetStream context.
+func (c *Conn) JetStream() jetstream.JetStream { return c.js }
+
 // Hosting reports whether this process runs the embedded server.
 func (c *Conn) Hosting() bool {
 	c.mu.Lock()

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // TestEmbeddedServerGuarded: the server listens on no port at all (a
@@ -130,16 +132,14 @@ func TestHandOver(t *testing.T) {
 	host.Close()
 	var e Entry
 	var err error
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	_ = testkit.Poll(10*time.Second, 50*time.Millisecond, func() error {
 		// a request written as the old server went away is lost: it
 		// fails at its deadline and the next one reaches the new server
 		gctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
 		e, err = ps.Get(gctx, "k")
-		cancel()
-		if err == nil {
-			break
-		}
-	}
+		return err
+	})
 	if err != nil || string(e.Value) != "1" || !peer.Hosting() {
 		t.Fatalf("after the host left: %s %v, hosting %v", e.Value, err, peer.Hosting())
 	}

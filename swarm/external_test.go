@@ -3,6 +3,7 @@ package swarm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // TestHelperNATS is a separately started nats-server process (the
@@ -121,9 +124,12 @@ func TestExternalNATS(t *testing.T) {
 		t.Fatalf("status after A's lease: %+v", st)
 	}
 	var got *Item
-	for deadline := time.Now().Add(5 * time.Second); got == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		got, _ = b.Next(ctx, "B", time.Minute)
-	}
+	_ = testkit.Poll(5*time.Second, 50*time.Millisecond, func() error {
+		if got, _ = b.Next(ctx, "B", time.Minute); got == nil {
+			return errors.New("nothing redelivered")
+		}
+		return nil
+	})
 	if got == nil || got.ID != x.ID {
 		t.Fatalf("x not redelivered to B: %+v", got)
 	}

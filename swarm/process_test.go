@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // The test binary doubles as a second autarch process: with
@@ -198,11 +201,17 @@ func TestLeaseAcrossProcesses(t *testing.T) {
 	if err != nil || n != nil && time.Now().Before(until.Add(-100*time.Millisecond)) {
 		t.Fatalf("B got a leased item: %+v %v", n, err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); n == nil && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if n, err = s.Next(ctx, "B", time.Minute); err != nil {
-			t.Fatal(err)
+	_ = testkit.Poll(5*time.Second, 100*time.Millisecond, func() error {
+		if n == nil {
+			if n, err = s.Next(ctx, "B", time.Minute); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
+		if n == nil {
+			return errors.New("nothing redelivered")
+		}
+		return nil
+	})
 	if n == nil || n.ID != it.ID || n.ClaimedBy != "B" {
 		t.Fatalf("not redelivered to B after A's lease: %+v", n)
 	}
@@ -260,11 +269,10 @@ func TestKilledHost(t *testing.T) {
 	cmd.Wait()
 	var st Status
 	var err error
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if st, err = s.Status(ctx); err == nil {
-			break
-		}
-	}
+	_ = testkit.Poll(10*time.Second, 100*time.Millisecond, func() error {
+		st, err = s.Status(ctx)
+		return err
+	})
 	if err != nil {
 		t.Fatalf("no status after the host died: %v", err)
 	}
@@ -282,20 +290,22 @@ func TestKilledHost(t *testing.T) {
 	}
 	// the short lease ends: its item comes back; then the rest in order
 	seen := map[string]bool{}
-	for deadline := time.Now().Add(10 * time.Second); len(seen) < 45 && time.Now().Before(deadline); {
-		it, err := s.Next(ctx, "B", time.Hour)
-		if err != nil {
-			t.Fatal(err)
+	_ = testkit.Poll(10*time.Second, 100*time.Millisecond, func() error {
+		for len(seen) < 45 {
+			it, err := s.Next(ctx, "B", time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if it == nil {
+				return fmt.Errorf("%d items leased", len(seen))
+			}
+			if seen[it.ID] {
+				t.Fatalf("%s leased twice", it.ID)
+			}
+			seen[it.ID] = true
 		}
-		if it == nil {
-			time.Sleep(100 * time.Millisecond)
-			continue
-		}
-		if seen[it.ID] {
-			t.Fatalf("%s leased twice", it.ID)
-		}
-		seen[it.ID] = true
-	}
+		return nil
+	})
 	if len(seen) != 45 || !seen[shortID] {
 		t.Fatalf("B leased %d items (want the 44 never leased and the expired one %s: %v)", len(seen), shortID, seen[shortID])
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // clock is a settable test clock.
@@ -115,11 +117,12 @@ func TestQueueLeases(t *testing.T) {
 	// the lease ends: B gets a, A's complete fails
 	clk.add(2 * time.Second)
 	var got *Item
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	_ = testkit.Poll(5*time.Second, 50*time.Millisecond, func() error {
 		if got, err = s.Next(ctx, "B", time.Minute); err != nil || got != nil && got.ID == a.ID {
-			break
+			return nil
 		}
-	}
+		return errors.New("a not redelivered")
+	})
 	if err != nil || got == nil || got.ID != a.ID {
 		t.Fatalf("redelivery: %+v %v", got, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -17,7 +18,7 @@ import (
 func project(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	files := map[string]string{
+	testkit.WriteFiles(t, dir, map[string]string{
 		"scripts/ai_swarm.py": "import os\n\ndef main():\n    print('swarm')\n",
 		"scripts/util.py":     "def helper():\n    return 1\n",
 		"docs/notes.md":       "# Notes\ndef main is documented here\n",
@@ -25,14 +26,7 @@ func project(t *testing.T) string {
 		"leak.py":             "def main():\n    key = 'AKIAIOSFODNN7EXAMPLE'\n",
 		".gitignore":          "build/\n",
 		"build/out.py":        "def main(): pass\n",
-	}
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	return dir
 }
 

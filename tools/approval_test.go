@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // An edit approval shows the change as a unified diff, not the call's
@@ -40,7 +41,7 @@ func TestApprovalShowsEditAsDiff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ed := &approver{decision: editor.DecisionApprove}
+			ed := &testkit.Editor{T: t, Verdict: editor.Verdict{Decision: editor.DecisionApprove}}
 			h := newHarness(t, "pulsing", SessionConfig{Mode: ModeConfirmAll, Editor: ed})
 			if _, ok := h.e.reg.Get("apply_patch"); !ok {
 				if err := h.e.reg.Register(newApplyPatch()); err != nil {
@@ -49,13 +50,14 @@ func TestApprovalShowsEditAsDiff(t *testing.T) {
 			}
 			h.call("read_file", map[string]any{"path": "pkg/util.go"})
 			h.call("read_file", map[string]any{"path": "docs/guide.md"})
-			ed.decision, ed.asked = editor.DecisionReject, 0
+			ed.SetVerdict(editor.DecisionReject)
+			before := len(ed.Asked())
 			h.call(tt.tool, tt.args)
-			if ed.asked != 1 {
-				t.Fatalf("asked %d times", ed.asked)
+			if n := len(ed.Asked()) - before; n != 1 {
+				t.Fatalf("asked %d times", n)
 			}
-			if ed.last.Detail != tt.want {
-				t.Errorf("detail =\n%s\nwant\n%s", ed.last.Detail, tt.want)
+			if ed.Last().Detail != tt.want {
+				t.Errorf("detail =\n%s\nwant\n%s", ed.Last().Detail, tt.want)
 			}
 			if b, err := os.ReadFile(filepath.Join(h.dir, "pkg/util.go")); err != nil || string(b) != util {
 				t.Errorf("the approval changed the file")
@@ -107,7 +109,7 @@ func TestConfirmationAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ed := &verdictEditor{verdict: tt.verdict}
+			ed := &testkit.Editor{T: t, Verdict: tt.verdict}
 			h := newHarness(t, "pulsing", SessionConfig{Mode: ModeConfirmSensitive, Editor: ed})
 			res, err := h.e.Call(context.Background(), h.s, "write_file", json.RawMessage(`{"path": "x.txt", "content": "x", "reason": "make x"}`))
 			if errors.Is(err, ErrAborted) != tt.aborted || err != nil && !tt.aborted {
@@ -119,26 +121,15 @@ func TestConfirmationAnswers(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(h.dir, "x.txt")); (err == nil) != tt.written {
 				t.Errorf("x.txt written = %v, want %v", err == nil, tt.written)
 			}
-			if len(ed.asked) != 1 || !ed.asked[0].AllowAlways || !ed.asked[0].AllowAbort || ed.asked[0].Reason != "make x" {
-				t.Fatalf("asked %+v, want one tool approval offering always allow and abort all", ed.asked)
+			if len(ed.Asked()) != 1 || !ed.Asked()[0].AllowAlways || !ed.Asked()[0].AllowAbort || ed.Asked()[0].Reason != "make x" {
+				t.Fatalf("asked %+v, want one tool approval offering always allow and abort all", ed.Asked())
 			}
 			h.e.Call(context.Background(), h.s, "write_file", json.RawMessage(`{"path": "x.txt", "content": "x2", "reason": "again"}`))
-			if again := len(ed.asked) == 2; again != tt.askAgain {
+			if again := len(ed.Asked()) == 2; again != tt.askAgain {
 				t.Errorf("asked again = %v, want %v", again, tt.askAgain)
 			}
 		})
 	}
-}
-
-type verdictEditor struct {
-	editor.Client
-	verdict editor.Verdict
-	asked   []editor.Approval
-}
-
-func (v *verdictEditor) Approve(ctx context.Context, a editor.Approval) (editor.Verdict, error) {
-	v.asked = append(v.asked, a)
-	return v.verdict, nil
 }
 
 // allowed_only refuses a dangerous command before anyone is asked, in
@@ -158,7 +149,7 @@ func TestAllowedOnlyRefusesBeforeConfirmation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ed := &verdictEditor{verdict: editor.Verdict{Decision: editor.DecisionReject}}
+			ed := &testkit.Editor{T: t, Verdict: editor.Verdict{Decision: editor.DecisionReject}}
 			h := newHarness(t, "pulsing", SessionConfig{Mode: ModeConfirmSensitive, Editor: ed, AllowedOnly: tt.allowedOnly})
 			args, _ := json.Marshal(map[string]string{"command": tt.command, "reason": "r"})
 			res, err := h.e.Call(context.Background(), h.s, "shell", args)
@@ -168,8 +159,8 @@ func TestAllowedOnlyRefusesBeforeConfirmation(t *testing.T) {
 			if refused := strings.Contains(res.Output, allowedOnlyRefusal); refused != tt.refused {
 				t.Errorf("refused = %v, want %v: %s", refused, tt.refused, res.Output)
 			}
-			if len(ed.asked) != tt.asked {
-				t.Errorf("asked %d times, want %d", len(ed.asked), tt.asked)
+			if len(ed.Asked()) != tt.asked {
+				t.Errorf("asked %d times, want %d", len(ed.Asked()), tt.asked)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
@@ -46,7 +47,7 @@ func newAttackWorkspace(t *testing.T) attackWorkspace {
 // with no one to ask it does not run. Read-only commands run unasked.
 func TestConfirmSensitiveAsksForEveryUnprovenCommand(t *testing.T) {
 	a := newAttackWorkspace(t)
-	ed := &approver{decision: editor.DecisionReject}
+	ed := &testkit.Editor{T: t, Verdict: editor.Verdict{Decision: editor.DecisionReject}}
 	h := newHarness(t, "pulsing", SessionConfig{Root: a.ws, Mode: ModeConfirmSensitive, Editor: ed})
 	attacks := []string{
 		"env touch ../outside/x",
@@ -71,9 +72,9 @@ func TestConfirmSensitiveAsksForEveryUnprovenCommand(t *testing.T) {
 		"echo 'unterminated",
 	}
 	for _, c := range attacks {
-		before := ed.asked
+		before := len(ed.Asked())
 		res := h.call("shell", map[string]any{"command": c})
-		if ed.asked != before+1 || !strings.Contains(res.Output, "Action cancelled by user") {
+		if len(ed.Asked()) != before+1 || !strings.Contains(res.Output, "Action cancelled by user") {
 			t.Errorf("%q ran without confirmation: %s", c, res.Output)
 		}
 	}
@@ -81,9 +82,9 @@ func TestConfirmSensitiveAsksForEveryUnprovenCommand(t *testing.T) {
 		t.Fatal("an unconfirmed command wrote outside the workspace")
 	}
 	for _, c := range []string{"ls -la", "cat main.go | grep package | wc -l", "git log --oneline -5", "echo hi 2>&1"} {
-		before := ed.asked
+		before := len(ed.Asked())
 		h.call("shell", map[string]any{"command": c})
-		if ed.asked != before {
+		if len(ed.Asked()) != before {
 			t.Errorf("read-only %q asked for confirmation", c)
 		}
 	}

@@ -34,6 +34,10 @@ type Config struct {
 	WebSearch websearch.Settings `yaml:"web_search"`
 	// Swarm configures the swarm tools (package swarm).
 	Swarm SwarmConfig `yaml:"swarm"`
+	// LanguageServers adds or replaces language servers of the code
+	// intelligence tools, by name; each runs a process, so they count only
+	// when the configuration is trusted (LoadProject drops them otherwise).
+	LanguageServers map[string]LanguageServerConfig `yaml:"language_servers"`
 }
 
 // SwarmConfig is the swarm tools' rate limits: RateLimit for every tool,
@@ -282,6 +286,11 @@ func (c *Config) validate(lines map[string]int) error {
 	for name, s := range c.MCP.Servers {
 		if err := s.check(); err != nil {
 			return fmt.Errorf("%skey mcp.servers.%s: %w", at("mcp.servers."+name), name, err)
+		}
+	}
+	for name, s := range c.LanguageServers {
+		if err := s.check(); err != nil {
+			return fmt.Errorf("%skey language_servers.%s: %w", at("language_servers."+name), name, err)
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/treehash"
 )
 
@@ -29,7 +30,7 @@ func treeHash(t *testing.T, dir string) string {
 // call, changes nothing (no file, no process), asks nothing, and puts the
 // plan in words.
 func TestDryRunPlanSummary(t *testing.T) {
-	ed := &approver{decision: editor.DecisionReject}
+	ed := &testkit.Editor{T: t, Verdict: editor.Verdict{Decision: editor.DecisionReject}}
 	h := newHarness(t, "pulsing", SessionConfig{DryRun: true, AllowDelete: true, Mode: ModeConfirmSensitive, Editor: ed})
 	must := func(err error) {
 		t.Helper()
@@ -82,8 +83,8 @@ func TestDryRunPlanSummary(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.dir, "ran.txt")); err == nil {
 		t.Error("the dry run ran a shell command")
 	}
-	if ed.asked != 0 {
-		t.Errorf("asked %d confirmations (last %q) for calls a dry run does not run", ed.asked, ed.last.Title)
+	if len(ed.Asked()) != 0 {
+		t.Errorf("asked %d confirmations (last %q) for calls a dry run does not run", len(ed.Asked()), ed.Last().Title)
 	}
 	plan := h.s.DryRunSummary()
 	if len(plan) != len(calls)-1 {

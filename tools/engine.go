@@ -107,6 +107,9 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 		kind = t.Kind()
 	}
 	if !ok {
+		if msg, ok := notOffered(name, s.langServerList()); ok {
+			return opError(msg), nil
+		}
 		return opError(fmt.Sprintf("Tool not found: %q. Available tools: %s", name, strings.Join(e.reg.Names(), ", "))), nil
 	}
 	if v, ok := t.(validator); ok {
@@ -148,6 +151,7 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 		return jsonResult(map[string]any{"success": true, "dry_run": true, "plan": planned.Action,
 			"message": fmt.Sprintf("[DRY-RUN] Would execute: %s(%s)", name, args)}, false), nil
 	}
+	s.takeTouched()
 	res, err = e.execute(ctx, s, t, args)
 	if err != nil {
 		return res, err
@@ -156,6 +160,9 @@ func (e *Engine) Call(ctx context.Context, s *Session, name string, args json.Ra
 		if rel, err := s.root.Clean(ca.Path); err == nil {
 			s.markWritten(rel)
 		}
+	}
+	if touched := s.takeTouched(); len(touched) > 0 && !res.Failed && name != "rename_symbol" {
+		res = s.lspAfterWrite(ctx, touched, res)
 	}
 	// Hooks see the result as the model will (filtered once more, with
 	// their context, on the way out).
@@ -252,17 +259,24 @@ func alwaysKey(t Tool, ca callArgs) string {
 // appendContext adds hook output to a result.
 func appendContext(res Result, extra []string) Result {
 	joined := strings.Join(extra, "\n")
-	if res.JSON {
-		var m map[string]any
-		if json.Unmarshal([]byte(res.Output), &m) == nil {
-			m["hook_context"] = joined
-			out := jsonResult(m, res.Failed)
-			out.Refused = res.Refused
-			return out
-		}
+	if out, ok := withJSONKey(res, "hook_context", joined); ok {
+		return out
 	}
 	res.Output += "\n\n[hook] " + joined
 	return res
+}
+
+// withJSONKey is res with key set to v in its JSON object; ok=false when
+// res is not a JSON object.
+func withJSONKey(res Result, key string, v any) (Result, bool) {
+	var m map[string]any
+	if !res.JSON || json.Unmarshal([]byte(res.Output), &m) != nil {
+		return res, false
+	}
+	m[key] = v
+	out := jsonResult(m, res.Failed)
+	out.Refused = res.Refused
+	return out, true
 }
 
 // summarize is a one-line summary of a failed result.

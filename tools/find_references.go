@@ -22,9 +22,19 @@ func newFindReferences() Tool {
 	return newTool("find_references", findReferencesDesc, ReadOnly, runFindReferences).declare(EffectSearch, CategoryReadOnly)
 }
 
+// Servers read includeDeclaration differently (pyright leaves out the use
+// at the position asked about, typescript-language-server keeps the
+// declaration), so every server is asked with the declaration, and the
+// declaration — the symbol's definition — is dropped here unless wanted.
 func runFindReferences(ctx context.Context, s *Session, p findReferencesParams) (Result, error) {
+	if locs, ok := s.editorLocations(ctx, "references", p.symbolAt); ok {
+		if defs, ok := s.editorLocations(ctx, "definition", p.symbolAt); ok && !p.IncludeDeclaration {
+			locs = withoutDeclarations(locs, defs)
+		}
+		return s.locationsResult("references", locs, "no references found to "+p.Symbol), nil
+	}
 	r, res, ok, err := s.symbolRequest(ctx, p.symbolAt, "textDocument/references", func(at protocol.TextDocumentPositionParams) any {
-		return protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: p.IncludeDeclaration}}
+		return protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: true}}
 	})
 	if !ok {
 		return res, err
@@ -32,6 +42,17 @@ func runFindReferences(ctx context.Context, s *Session, p findReferencesParams) 
 	locs, err := langserver.Locations(r.raw)
 	if err != nil {
 		return lspError(r.c, err), nil
+	}
+	if !p.IncludeDeclaration {
+		d, res, ok, err := s.symbolRequest(ctx, p.symbolAt, "textDocument/definition", nil)
+		if !ok {
+			return res, err
+		}
+		defs, err := langserver.Locations(d.raw)
+		if err != nil {
+			return lspError(d.c, err), nil
+		}
+		locs = withoutDeclarations(locs, defs)
 	}
 	return s.locationsResult("references", locs, "no references found to "+p.Symbol), nil
 }

@@ -20,6 +20,9 @@ func newGoToDefinition() Tool {
 }
 
 func runGoToDefinition(ctx context.Context, s *Session, p goToDefinitionParams) (Result, error) {
+	if locs, ok := s.editorLocations(ctx, "definition", p.symbolAt); ok {
+		return s.locationsResult("definitions", locs, "no definition found: "+p.Symbol+" may be a keyword, a literal or defined outside the project"), nil
+	}
 	r, res, ok, err := s.symbolRequest(ctx, p.symbolAt, "textDocument/definition", nil)
 	if !ok {
 		return res, err

@@ -43,10 +43,19 @@ const maxSnippet = 200
 // Close; nil once the session is closed).
 func (s *Session) langServers() *langserver.Pool {
 	if s.cfg.LangServers != nil {
-		return s.cfg.LangServers
+		return s.cfg.LangServers.pool
 	}
 	s.lspOnce.Do(func() { s.lspOwn = langserver.NewPool(langserver.Options{}) })
 	return s.lspOwn // nil after Close
+}
+
+// langServerList are the servers the session's tools ask: the run's
+// (with the repository's language_servers), else those Autarch knows.
+func (s *Session) langServerList() []langserver.Server {
+	if s.cfg.LangServers != nil {
+		return s.cfg.LangServers.servers
+	}
+	return langserver.Known()
 }
 
 // closeLangServers shuts down the session's own servers.
@@ -91,9 +100,10 @@ func shellWords(words []string) string {
 // langClient is the client of the server for a worktree file; ok=false:
 // res says why there is none (no server for the language, not installed).
 func (s *Session) langClient(rel string) (*langserver.Client, Result, bool) {
-	srv, ok := langserver.ForFile(langserver.Known(), rel)
+	servers := s.langServerList()
+	srv, ok := langserver.ForFile(servers, rel)
 	if !ok {
-		return nil, opError(langserver.NoServerMessage(langserver.Known(), rel)), false
+		return nil, opError(langserver.NoServerMessage(servers, rel)), false
 	}
 	if _, err := srv.Path(); err != nil {
 		return nil, opError(err.Error()), false

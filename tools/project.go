@@ -104,6 +104,10 @@ func LoadProject(dir string, store *trust.Store) (p Project, err error) {
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
 		p.Ignored = append(p.Ignored, "MCP server "+name+": "+servers[name].describe())
 	}
+	for _, name := range slices.Sorted(maps.Keys(p.Settings.LanguageServers)) {
+		p.Ignored = append(p.Ignored, "language server "+name+": "+p.Settings.LanguageServers[name].describe())
+	}
+	p.Settings.LanguageServers = nil // each runs a process: trusted configuration only
 	if w := p.Settings.WebSearch; w.Configured() {
 		p.Ignored = append(p.Ignored, "web search provider "+strings.TrimSpace(w.Provider+" "+w.URL))
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // A call that something said no to (the blocklist, allowed_only, the
@@ -21,7 +22,7 @@ func TestResultRefused(t *testing.T) {
 		{name: "tool failure", tool: "read_file", args: map[string]any{"path": "missing.go"}, failed: true},
 		{name: "blocklist", tool: "shell", args: map[string]any{"command": "rm -rf /"}, failed: true, refused: true},
 		{name: "allowed_only", cfg: SessionConfig{AllowedOnly: true}, tool: "shell", args: map[string]any{"command": "pip install --user x"}, failed: true, refused: true},
-		{name: "person rejects", cfg: SessionConfig{Mode: ModeConfirmAll, Editor: &verdictEditor{verdict: editor.Verdict{Decision: editor.DecisionReject}}},
+		{name: "person rejects", cfg: SessionConfig{Mode: ModeConfirmAll, Editor: &testkit.Editor{T: t, Verdict: editor.Verdict{Decision: editor.DecisionReject}}},
 			tool: "shell", args: map[string]any{"command": "ls"}, failed: true, refused: true},
 		{name: "no terminal to ask", cfg: SessionConfig{Mode: ModeConfirmAll}, tool: "shell", args: map[string]any{"command": "ls"}, failed: true, refused: true},
 		{name: "deletion disabled", tool: "delete_file", args: map[string]any{"path": "pkg/util.go"}, failed: true, refused: true},

@@ -22,7 +22,7 @@ type renameSymbolParams struct {
 	NewName string `json:"newName" jsonschema:"The new name"`
 }
 
-// renameDiagnosticsWait bounds how long a rename waits for the server's
+// renameDiagnosticsWait bounds how long a rename (or any write) waits for the server's
 // diagnostics of the files it changed to settle.
 const renameDiagnosticsWait = 3 * time.Second
 
@@ -69,7 +69,7 @@ func runRenameSymbol(ctx context.Context, s *Session, p renameSymbolParams) (Res
 		diff.WriteString(UnifiedDiff(ch.rel, ch.before, ch.after, true))
 	}
 	out := map[string]any{"success": true, "files": files, "diff": diff.String()}
-	if diags := s.renameDiagnostics(ctx, c, files); len(diags) > 0 {
+	if diags := s.settledDiagnostics(ctx, c, files); len(diags) > 0 {
 		out["diagnostics"] = diags
 	}
 	return jsonResult(out, false), nil
@@ -148,20 +148,26 @@ func (s *Session) writeAll(changes []renamed) error {
 	return nil
 }
 
-// renameDiagnostics tells the server the new contents and returns its
-// errors and warnings for the changed files (those that came in time).
-func (s *Session) renameDiagnostics(ctx context.Context, c *langserver.Client, files []string) map[string][]langserver.Diagnostic {
+// settledDiagnostics tells the server the new contents of files and
+// returns its errors and warnings for them (those that came in time): the
+// rename's, and every write's when a server is running for the file.
+func (s *Session) settledDiagnostics(ctx context.Context, c *langserver.Client, files []string) map[string][]langserver.Diagnostic {
+	mark := c.DiagnosticsMark()
 	if err := s.lspSync(ctx, c, files...); err != nil {
 		return nil
 	}
-	// A request after the changes: the server has taken them all in when
-	// it answers, and what it publishes after comes from the whole rename.
-	last := files[len(files)-1]
-	if err := c.Call(ctx, s.lspStarter(), "textDocument/documentSymbol", protocol.DocumentSymbolParams{
-		TextDocument: protocol.TextDocumentIdentifier{URI: protocolURI(s.root.Abs(last))}}, nil); err != nil {
-		return nil
+	if len(files) > 1 {
+		// A request after the changes: the server has taken them all in
+		// when it answers, and what it publishes after comes from the
+		// whole change, not from a state with only some files changed. (A
+		// single file's publication at its new version is never such.)
+		last := files[len(files)-1]
+		if err := c.Call(ctx, s.lspStarter(), "textDocument/documentSymbol", protocol.DocumentSymbolParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: protocolURI(s.root.Abs(last))}}, nil); err != nil {
+			return nil
+		}
+		mark = c.DiagnosticsMark()
 	}
-	mark := c.DiagnosticsMark()
 	wctx, cancel := context.WithTimeout(ctx, renameDiagnosticsWait)
 	defer cancel()
 	abs := make([]string, len(files))

@@ -12,9 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/autarch-dev/autarch/tools/verify"
 )
@@ -262,19 +260,8 @@ func hangs(arg string) func(t *testing.T, root string) {
 		if _, err := os.Stat(filepath.Join(root, "started")); err != nil {
 			t.Fatalf("the hanging test never started its child, so the kill is unproven: %v", err)
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			left := sleepers("sleep\x00" + arg + "\x00")
-			if len(left) == 0 {
-				return
-			}
-			if time.Now().After(deadline) {
-				for _, pid := range left {
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-				t.Fatalf("the timeout left the test's child running: %v", left)
-			}
-			time.Sleep(50 * time.Millisecond)
+		if err := reapSleepers("sleep\x00" + arg + "\x00"); err != nil {
+			t.Fatalf("the timeout left the test's child running: %v", err)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/langserver"
+	"github.com/autarch-dev/autarch/tools/verify"
 	"github.com/autarch-dev/autarch/workspace"
 )
 
@@ -84,9 +85,10 @@ type SessionConfig struct {
 	// session's gate and DefaultEgressSources.
 	Egress *Egress
 	// LangServers are the language servers of the code intelligence tools,
-	// shared by the sessions of one worktree (its owner shuts them down);
-	// nil: the session starts its own on first use and Close stops them.
-	LangServers *langserver.Pool
+	// shared by the sessions of a run (its owner shuts them down) and
+	// configured by its repository; nil: the session starts its own (the
+	// servers Autarch knows) on first use and Close stops them.
+	LangServers *LangServers
 }
 
 // Note is one take_note entry.
@@ -152,6 +154,7 @@ type Session struct {
 	planned    map[string]string // files the dry run wrote or deleted
 	always     map[string]bool
 	written    map[string]bool
+	touched    []string // files written by the running call (takeTouched)
 	// guardrails are those of the engine that last called a tool of the
 	// session: their protected globs, as reloaded, join cfg.Protected.
 	guardrails atomic.Pointer[Guardrails]
@@ -164,6 +167,9 @@ type Session struct {
 	// when the session started ("" for none): host git calls use it and
 	// never one a command created since.
 	startGitCommonDir string
+
+	// lastReports are the last run_tests or run_lint call's reports.
+	lastReports []verify.Report
 }
 
 // NewSession opens the root and starts a session.
@@ -463,7 +469,20 @@ func (s *Session) allowAlways(key string) error {
 func (s *Session) markWritten(rel string) {
 	s.mu.Lock()
 	s.written[rel] = true
+	if !slices.Contains(s.touched, rel) {
+		s.touched = append(s.touched, rel)
+	}
 	s.mu.Unlock()
+}
+
+// takeTouched returns the files written since it was last called, and
+// forgets them.
+func (s *Session) takeTouched() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.touched
+	s.touched = nil
+	return t
 }
 
 func (s *Session) wrote(rel string) bool {

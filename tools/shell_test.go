@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools/shellcmd"
 )
 
@@ -29,21 +31,25 @@ func TestShellTimeoutKillsProcessGroup(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("timed-out command took %s to return", d)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		left := sleepers("sleep\x00" + marker)
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("processes survived the timeout: %v", left)
-			for _, pid := range left {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := reapSleepers("sleep\x00" + marker); err != nil {
+		t.Errorf("processes survived the timeout: %v", err)
 	}
+}
+
+// reapSleepers waits until no host process's command line contains want;
+// when some survive 5 s it kills them and names them in its error.
+func reapSleepers(want string) error {
+	var left []int
+	err := testkit.Poll(5*time.Second, 50*time.Millisecond, func() error {
+		if left = sleepers(want); len(left) > 0 {
+			return fmt.Errorf("still running: %v", left)
+		}
+		return nil
+	})
+	for _, pid := range left {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return err
 }
 
 // sleepers lists the host's processes whose command line contains want.
@@ -136,19 +142,19 @@ func TestShellBaselineFiltering(t *testing.T) {
 // confirm-sensitive mode: each must be put to the user, while read-only
 // commands run unasked.
 func TestShellConfirmsWhatIsNotProvablySafe(t *testing.T) {
-	ed := &approver{decision: editor.DecisionReject}
+	ed := &testkit.Editor{T: t, Verdict: editor.Verdict{Decision: editor.DecisionReject}}
 	h := newHarness(t, "pulsing", SessionConfig{Mode: ModeConfirmSensitive, Editor: ed})
 	for _, cmd := range []string{"env touch ../outside/x", "echo $(touch x)", "find . -exec touch {} +", "echo x > any/file", "git log --output=F", "rg --pre bash x"} {
-		before := ed.asked
-		if res := h.call("shell", map[string]any{"command": cmd}); !strings.Contains(res.Output, "Action cancelled by user") || ed.asked != before+1 {
+		before := len(ed.Asked())
+		if res := h.call("shell", map[string]any{"command": cmd}); !strings.Contains(res.Output, "Action cancelled by user") || len(ed.Asked()) != before+1 {
 			t.Errorf("%q ran without confirmation: %s", cmd, res.Output)
 		}
 	}
-	before := ed.asked
+	before := len(ed.Asked())
 	for _, cmd := range []string{"ls -la", "git status", "echo hi 2>&1"} {
 		h.call("shell", map[string]any{"command": cmd})
 	}
-	if ed.asked != before {
+	if len(ed.Asked()) != before {
 		t.Errorf("read-only commands asked for confirmation")
 	}
 }

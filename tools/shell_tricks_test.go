@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // gitRepoT makes a real repository in dir with one commit holding files.
@@ -84,29 +85,29 @@ func TestBlockedCommandsSeeThroughTricksInEngine(t *testing.T) {
 func TestGitObjectReadsAsk(t *testing.T) {
 	dir := t.TempDir()
 	gitRepoT(t, dir, map[string]string{".env": "API_TOKEN=abcdefghijklmnopqrstuvwxyz\n", "main.go": "package main\n"})
-	ed := &approver{decision: editor.DecisionReject}
+	ed := &testkit.Editor{T: t, Verdict: editor.Verdict{Decision: editor.DecisionReject}}
 	h := newHarness(t, "pulsing", SessionConfig{Root: dir, Mode: ModeConfirmSensitive, Editor: ed})
 	for _, cmd := range []string{
 		"git show HEAD:.env | rev", "git log -p | fold -w 8", "git cat-file --batch-all-objects --batch", "git grep API HEAD",
 		"git grep --cached API", "git diff HEAD", "git diff --cached", "git blame .env", "git archive HEAD", "git log -L1,1:.env",
 		"git log --follow -p -- .env", "git stash show -p", "git format-patch -1 --stdout",
 	} {
-		before := ed.asked
+		before := len(ed.Asked())
 		res := h.call("shell", map[string]any{"command": cmd})
-		if !strings.Contains(res.Output, "Action cancelled by user") || ed.asked != before+1 {
+		if !strings.Contains(res.Output, "Action cancelled by user") || len(ed.Asked()) != before+1 {
 			t.Errorf("%q ran without confirmation: %s", cmd, res.Output)
 		}
 		if strings.Contains(res.Output, "abcdefghij") {
 			t.Errorf("%q printed the secret: %s", cmd, res.Output)
 		}
 	}
-	before := ed.asked
+	before := len(ed.Asked())
 	for _, cmd := range []string{"git status", "git log --oneline", "git log --stat", "git diff", "git diff -- main.go", "git branch", "git rev-parse HEAD"} {
 		// They may fail (the sandbox masks .env, which git diff cannot
 		// hash): what matters is that nobody was asked.
 		h.call("shell", map[string]any{"command": cmd})
 	}
-	if ed.asked != before {
-		t.Errorf("read-only git commands asked for confirmation %d times", ed.asked-before)
+	if len(ed.Asked()) != before {
+		t.Errorf("read-only git commands asked for confirmation %d times", len(ed.Asked())-before)
 	}
 }

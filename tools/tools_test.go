@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -285,37 +286,24 @@ func TestDryRunAndConfirmation(t *testing.T) {
 		t.Errorf("summary = %+v", sum)
 	}
 	state := t.TempDir()
-	ed := &approver{decision: editor.DecisionAlwaysAllow}
+	ed := &testkit.Editor{T: t, Verdict: editor.Verdict{Decision: editor.DecisionAlwaysAllow}}
 	h2 := newHarness(t, "pulsing", SessionConfig{Mode: ModeConfirmSensitive, Editor: ed, StateDir: state})
 	h2.call("shell", map[string]any{"command": "ls", "reason": "look around"})
-	if ed.asked != 0 {
+	if len(ed.Asked()) != 0 {
 		t.Errorf("safe command asked for confirmation")
 	}
 	h2.call("shell", map[string]any{"command": "go version && make --version", "reason": "check tools"})
 	h2.call("shell", map[string]any{"command": "go env GOPATH", "reason": "again"})
-	if ed.asked != 1 || ed.last.Reason != "check tools" {
-		t.Errorf("asked %d times, last %+v", ed.asked, ed.last)
+	if len(ed.Asked()) != 1 || ed.Last().Reason != "check tools" {
+		t.Errorf("asked %d times, last %+v", len(ed.Asked()), ed.Last())
 	}
 	if b, err := os.ReadFile(filepath.Join(state, "always-allow.json")); err != nil || !strings.Contains(string(b), "shell:go") {
 		t.Errorf("always-allow not persisted: %s %v", b, err)
 	}
-	ed.decision = editor.DecisionReject
+	ed.SetVerdict(editor.DecisionReject)
 	if res := h2.call("write_file", map[string]any{"path": "y.txt", "content": "y"}); !strings.Contains(res.Output, "Action cancelled by user") {
 		t.Errorf("rejected = %s", res.Output)
 	}
-}
-
-type approver struct {
-	editor.Client
-	decision editor.Decision
-	asked    int
-	last     editor.Approval
-}
-
-func (a *approver) Approve(ctx context.Context, ap editor.Approval) (editor.Verdict, error) {
-	a.asked++
-	a.last = ap
-	return editor.Verdict{Decision: a.decision}, nil
 }
 
 func TestHooks(t *testing.T) {

@@ -17,6 +17,8 @@ import (
 	"github.com/autarch-dev/autarch/agent/job"
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/internal/testkit"
+	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // attackTest is the Go test the job agent adds: it runs attack.sh (in
@@ -43,31 +45,18 @@ func TestAttack(t *testing.T) {
 // before, the job's commit carries nothing planted, and no secret value
 // reached the model.
 func TestWholeJobAttack(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
-	}
-	secrets := scripted.HostileEnv(t)
-	trustFile := filepath.Join(t.TempDir(), "trusted.json")
-	must(t, os.WriteFile(trustFile, []byte(`{"repositories":{}}`+"\n"), 0o600))
-	t.Setenv("AUTARCH_TRUST_FILE", trustFile)
-	marker := filepath.Join(t.TempDir(), "planted-program-ran")
+	env := testkit.NewAttack(t)
+	secrets, trustFile, marker := env.Secrets, env.TrustFile, env.Marker
 	script, err := os.ReadFile("testdata/attack/attack.sh")
 	must(t, err)
 	attack := strings.ReplaceAll(string(script), "@MARKER@", marker)
 
-	dir := t.TempDir()
-	files := map[string]string{
+	dir := testkit.NewRepo(t, map[string]string{
 		"go.mod":       "module example.com/calc\n\ngo 1.22\n",
 		"calc.go":      "package calc\n\n// Add adds two numbers.\nfunc Add(a, b int) int { return a + b }\n",
 		"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3) != 5\")\n\t}\n}\n",
 		".env":         "API_TOKEN=" + secrets["committed .env"] + "\n",
-	}
-	for name, content := range files {
-		must(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
-	}
-	gitRun(t, dir, "init", "-q", "-b", "main")
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
+	})
 	natsDir := filepath.Join(dir, ".git", "autarch", "nats")
 	must(t, os.MkdirAll(natsDir, 0o700))
 	must(t, os.WriteFile(filepath.Join(natsDir, "auth.json"), []byte(`{"user":"autarch","password":"`+secrets["NATS password"]+`"}`), 0o600))
@@ -127,7 +116,7 @@ func TestWholeJobAttack(t *testing.T) {
 		t.Errorf("git fsck of the user's repository: %v\n%s", err, out)
 	}
 	if j.Branch != "" {
-		for _, line := range strings.Split(strings.TrimSpace(gitOut(t, dir, "ls-tree", "-r", "--full-tree", j.Branch)), "\n") {
+		for _, line := range strings.Split(strings.TrimSpace(testkit.Git(t, dir, "ls-tree", "-r", "--full-tree", j.Branch)), "\n") {
 			mode, _, _ := strings.Cut(line, " ")
 			_, path, _ := strings.Cut(line, "\t")
 			top, _, _ := strings.Cut(path, "/")
@@ -153,17 +142,18 @@ func TestWholeJobAttack(t *testing.T) {
 }
 
 // userRepoState is what of the user's repository no agent may change:
-// every ref outside the job's own (ai/…), main's history, HEAD, the index
+// every ref outside the job's own (ai/…) and the receipts'
+// (refs/notes/autarch), main's history, HEAD, the index
 // and the working tree.
 func userRepoState(t *testing.T, dir string) string {
 	t.Helper()
 	var refs []string
-	for _, line := range strings.Split(gitOut(t, dir, "for-each-ref", "--format=%(refname) %(objectname)"), "\n") {
-		if !strings.HasPrefix(line, "refs/heads/ai/") {
+	for _, line := range strings.Split(testkit.Git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)"), "\n") {
+		if !strings.HasPrefix(line, "refs/heads/ai/") && !strings.HasPrefix(line, git.NotesRef+" ") { // Autarch's own: the commits' receipts
 			refs = append(refs, line)
 		}
 	}
-	return strings.Join(refs, "\n") + "\n" + gitOut(t, dir, "log", "--format=%H %s", "main") + userTreeHash(t, dir)
+	return strings.Join(refs, "\n") + "\n" + testkit.Git(t, dir, "log", "--format=%H %s", "main") + testkit.UserTreeHash(t, dir)
 }
 
 // addPatch is a unified diff creating name with content.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools/team"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
@@ -26,26 +26,10 @@ func (m noModel) Complete(context.Context, agent.Request, func(string)) (agent.R
 
 func (noModel) DefaultModelName() string { return "none" }
 
-// askEditor answers escalations with a fixed verdict and counts them.
-type askEditor struct {
-	editor.Client
-	verdict editor.Verdict
-	asked   int
-}
-
-func (e *askEditor) Approve(context.Context, editor.Approval) (editor.Verdict, error) {
-	e.asked++
-	return e.verdict, nil
-}
-
 func newTestRunner(t *testing.T, ed editor.Client) (*Runner, store.Job) {
 	t.Helper()
 	dir := t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "--allow-empty", "-m", "initial"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	testkit.Commit(t, dir)
 	ctx := context.Background()
 	repo, err := git.Open(ctx, dir, git.Config{})
 	if err != nil {
@@ -77,7 +61,7 @@ func newTestRunner(t *testing.T, ed editor.Client) (*Runner, store.Job) {
 // started: call it again), an interrupted request_human_review gets its
 // escalation's answer; nothing is added twice.
 func TestRestoreAnswersLostCallsWithoutRunningThem(t *testing.T) {
-	ed := &askEditor{verdict: editor.Verdict{Decision: editor.DecisionReject, Feedback: "not now"}}
+	ed := &testkit.Editor{T: t, Verdict: editor.Verdict{Decision: editor.DecisionReject, Feedback: "not now"}}
 	r, j := newTestRunner(t, ed)
 	ctx := context.Background()
 	calls := []agent.ToolCall{
@@ -122,14 +106,14 @@ func TestRestoreAnswersLostCallsWithoutRunningThem(t *testing.T) {
 			t.Errorf("result of %s = %+v, want it to contain %s", calls[i].Name, m, want[calls[i].ID])
 		}
 	}
-	if ed.asked != 1 {
-		t.Errorf("the pending escalation was asked %d times, want 1", ed.asked)
+	if len(ed.Asked()) != 1 {
+		t.Errorf("the pending escalation was asked %d times, want 1", len(ed.Asked()))
 	}
 	again, err := r.restore(ctx, h)
 	if err != nil || len(again) != len(history) {
 		t.Errorf("a second restore gave %d messages (%v), want the same %d", len(again), err, len(history))
 	}
-	if ed.asked != 1 {
+	if len(ed.Asked()) != 1 {
 		t.Errorf("the answered escalation was asked again")
 	}
 	if input := firstInput(j, again); input != "" {
@@ -141,7 +125,7 @@ func TestRestoreAnswersLostCallsWithoutRunningThem(t *testing.T) {
 // waited (autarch.answerEscalation), whose call already has a result, is
 // given to the agent as a user message, once.
 func TestRestoreGivesLateAnswers(t *testing.T) {
-	r, j := newTestRunner(t, &askEditor{})
+	r, j := newTestRunner(t, &testkit.Editor{T: t})
 	ctx := context.Background()
 	esc := store.JobEscalation{JobID: j.ID, Reason: "Rename it?"}
 	if err := r.store.AddJobEscalation(ctx, &esc); err != nil {
@@ -169,7 +153,7 @@ func TestRestoreGivesLateAnswers(t *testing.T) {
 // TestDismissedEscalationWaits: a prompt closed without an answer leaves
 // the job Waiting and the run's context cancelled with ErrWaiting.
 func TestDismissedEscalationWaits(t *testing.T) {
-	r, j := newTestRunner(t, &askEditor{verdict: editor.Verdict{Decision: editor.DecisionDismissed}})
+	r, j := newTestRunner(t, &testkit.Editor{T: t, Verdict: editor.Verdict{Decision: editor.DecisionDismissed}})
 	ctx, cancel := context.WithCancelCause(context.Background())
 	h := &handle{r: r, job: j, cancel: cancel}
 	id, _, _, err := h.Escalate(ctx, team.Escalation{Reason: "Unsure"})
@@ -186,7 +170,7 @@ func TestDismissedEscalationWaits(t *testing.T) {
 // Running and its run lock held, so no Recover (listing jobs, another
 // process) takes it for a killed one; once released, it is recovered.
 func TestRecoverLeavesAStartingJobAlone(t *testing.T) {
-	r, j := newTestRunner(t, &askEditor{})
+	r, j := newTestRunner(t, &testkit.Editor{T: t})
 	ctx := context.Background()
 	if _, err := r.Summaries(ctx); err != nil {
 		t.Fatal(err)

@@ -182,16 +182,22 @@ func (r *Runner) agent(ctx context.Context, h *handle, history []agent.Message) 
 	if wf.Search != nil {
 		search = wf.Search(j.WorktreePath)
 	}
+	servers := tools.NewLangServers(wf.Repository, r.log) // the repository's language_servers, shut down with the agent
 	sess, err := tools.NewSession(tools.SessionConfig{Root: j.WorktreePath, Role: agent.Job, Mode: wf.Mode, Editor: wf.Editor, Search: search,
 		StateDir: r.repo.StateDir(), Commands: wf.Commands, GitCommonDir: r.repo.CommonDir(), Protected: wf.Guardrails.ProtectedPaths(),
 		AllowDelete: wf.Repository.Workspace.AllowDelete, AllowedOnly: wf.Repository.Commands.AllowedOnly, Egress: wf.Egress,
-		Context: tools.ToolContext{JobID: j.ID, TraceID: newID(), Mode: j.Mode, RepoPath: j.WorktreePath, LogEvent: h.logEvent}})
+		Context:     tools.ToolContext{JobID: j.ID, TraceID: newID(), Mode: j.Mode, RepoPath: j.WorktreePath, LogEvent: h.logEvent},
+		LangServers: servers})
 	if err != nil {
 		return nil, nil, fmt.Errorf("job session: %w", err)
 	}
+	closeSess := func() {
+		sess.Close()
+		servers.Close(context.Background())
+	}
 	reg, err := r.registry(h)
 	if err != nil {
-		sess.Close()
+		closeSess()
 		return nil, nil, err
 	}
 	remaining := j.IterationLimit - j.Iterations
@@ -205,10 +211,10 @@ func (r *Runner) agent(ctx context.Context, h *handle, history []agent.Message) 
 		Events:    func(ev agent.Event) { h.observe(ctx, ev) },
 		OnMessage: func(m agent.Message) { h.persist(ctx, m) }})
 	if err != nil {
-		sess.Close()
+		closeSess()
 		return nil, nil, err
 	}
-	return a, func() { sess.Close() }, nil
+	return a, closeSess, nil
 }
 
 // registry is the job agent's tool set: the team catalog, with run_tests
@@ -230,7 +236,10 @@ func (r *Runner) registry(h *handle) (*tools.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.wf.Repository.Apply(reg, agent.Job)
+	if reg, err = r.wf.Repository.Apply(reg, agent.Job); err != nil {
+		return nil, err
+	}
+	return tools.OfferCodeIntelligence(reg, h.job.WorktreePath, r.wf.Repository.LangServerList()), nil
 }
 
 func firstLine(s string) string {

@@ -2,9 +2,6 @@ package job_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/job"
 	"github.com/autarch-dev/autarch/agent/openai"
@@ -28,6 +23,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/team"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -75,16 +71,7 @@ type scenarioWant struct {
 }
 
 func TestJobScenarios(t *testing.T) {
-	paths, _ := filepath.Glob("testdata/scenarios/*.txt")
-	if len(paths) == 0 {
-		t.Fatal("no scenarios")
-	}
-	for _, path := range paths {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
-			t.Parallel()
-			runScenario(t, path)
-		})
-	}
+	testkit.RunScenarios(t, "testdata/scenarios/*.txt", runScenario)
 }
 
 // world is a job's world: a real git repository, a store, an engine over
@@ -93,7 +80,7 @@ type world struct {
 	dir    string
 	store  *store.Store
 	runner *job.Runner
-	ed     *scriptEditor
+	ed     *testkit.Editor
 
 	mu     sync.Mutex
 	events []editor.JobEvent
@@ -106,7 +93,7 @@ func newWorld(t testing.TB, dir, modelURL string, approvals []string, budget *jo
 	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
 	must(t, err)
 	t.Cleanup(func() { st.Close() })
-	w := &world{dir: dir, store: st, ed: &scriptEditor{t: t, approvals: approvals}}
+	w := &world{dir: dir, store: st, ed: &testkit.Editor{T: t, Approvals: approvals}}
 	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: w.ed,
 		Model:    openai.New(openai.Config{BaseURL: modelURL, APIKey: "test", MaxRetries: -1}),
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo,
@@ -125,39 +112,19 @@ func newWorld(t testing.TB, dir, modelURL string, approvals []string, budget *jo
 	return w
 }
 
-func runScenario(t *testing.T, path string) {
-	ar, err := txtar.ParseFile(path)
-	must(t, err)
+func runScenario(t *testing.T, sc *testkit.Scenario) {
 	var cfg scenarioConfig
 	var want scenarioWant
-	var steps []txtar.File
-	dir := t.TempDir()
-	for _, f := range ar.Files {
-		switch rel, isRepo := strings.CutPrefix(f.Name, "repo/"); {
-		case f.Name == "config.json":
-			must(t, json.Unmarshal(f.Data, &cfg))
-		case f.Name == "want.json":
-			must(t, json.Unmarshal(f.Data, &want))
-		case isRepo:
-			must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755))
-			must(t, os.WriteFile(filepath.Join(dir, rel), f.Data, 0o644))
-		default:
-			steps = append(steps, f)
-		}
-	}
-	gitRun(t, dir, "init", "-q", "-b", "main")
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
+	sc.Decode(t, &cfg, &want)
+	dir := sc.NewRepo(t)
 	// A change of the user's own, staged, and an untracked file: the job
 	// must leave both alone.
 	must(t, os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n\n// Add adds two numbers (the user's edit).\nfunc Add(a, b int) int { return a - b }\n"), 0o644))
-	gitRun(t, dir, "add", "calc.go")
+	testkit.Git(t, dir, "add", "calc.go")
 	must(t, os.WriteFile(filepath.Join(dir, "scratch.txt"), []byte("mine\n"), 0o644))
-	script, err := scripted.Parse(txtar.Format(&txtar.Archive{Comment: ar.Comment, Files: steps}))
-	must(t, err)
-	url, model := scripted.Start(t, script)
+	url, model := sc.StartModel(t)
 	w := newWorld(t, dir, url, cfg.Approvals, cfg.Budget)
-	before := userTreeHash(t, dir)
+	before := testkit.UserTreeHash(t, dir)
 	ctx := context.Background()
 	j, err := w.runner.Start(ctx, job.Task{Text: cfg.Task, Mode: cfg.Mode})
 	must(t, err)
@@ -178,15 +145,10 @@ func runScenario(t *testing.T, path string) {
 		t.Errorf("run: %v", err)
 	}
 	w.check(t, j, want)
-	if after := userTreeHash(t, dir); after != before {
+	if after := testkit.UserTreeHash(t, dir); after != before {
 		t.Errorf("the user's HEAD, index or working tree changed:\nbefore %s\nafter  %s", before, after)
 	}
-	if errs := model.Errors(); len(errs) > 0 {
-		t.Errorf("model script mismatches:\n%s", strings.Join(errs, "\n"))
-	}
-	if n := model.Remaining(); n != 0 {
-		t.Errorf("%d scripted model steps were not used", n)
-	}
+	testkit.CheckModel(t, model)
 }
 
 func (w *world) check(t *testing.T, j store.Job, want scenarioWant) {
@@ -198,26 +160,24 @@ func (w *world) check(t *testing.T, j store.Job, want scenarioWant) {
 	if j.Branch != branch {
 		t.Errorf("job branch %q, want %q", j.Branch, branch)
 	}
-	out := strings.TrimSpace(gitOut(t, w.dir, "log", "--reverse", "--format=%s", j.BaseCommit+".."+branch))
+	out := strings.TrimSpace(testkit.Git(t, w.dir, "log", "--reverse", "--format=%s", j.BaseCommit+".."+branch))
 	if got := strings.Split(out, "\n"); !slices.Equal(got, want.Commits) {
 		t.Errorf("commits on %s = %q, want %q", branch, got, want.Commits)
 	}
 	for file, sub := range want.Files {
-		if out := gitOut(t, w.dir, "show", branch+":"+file); !strings.Contains(out, sub) {
+		if out := testkit.Git(t, w.dir, "show", branch+":"+file); !strings.Contains(out, sub) {
 			t.Errorf("%s on %s does not contain %q:\n%s", file, branch, sub, out)
 		}
 	}
-	if !slices.Equal(w.ed.kinds(), nonNil(want.Approvals)) {
-		t.Errorf("approvals asked = %q, want %q", w.ed.kinds(), want.Approvals)
+	if !slices.Equal(w.ed.Kinds(), nonNil(want.Approvals)) {
+		t.Errorf("approvals asked = %q, want %q", w.ed.Kinds(), want.Approvals)
 	}
 	if want.EscalationContext != "" {
-		w.ed.mu.Lock()
-		for _, a := range w.ed.asked {
+		for _, a := range w.ed.Asked() {
 			if a.Kind == editor.ApprovalEscalation && (a.JobID != j.ID || a.EscalationID == "" || a.Severity == "" || !strings.Contains(a.Context, want.EscalationContext) || a.Reason == "") {
 				t.Errorf("the escalation approval lacks its job, id, severity, reason or context: %+v", a)
 			}
 		}
-		w.ed.mu.Unlock()
 	}
 	s, err := w.runner.Summary(ctx, j.ID)
 	must(t, err)
@@ -277,16 +237,14 @@ func killMidway(t *testing.T, w *world, dir, url, id string, model *scripted.Ser
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	must(t, cmd.Start())
-	deadline := time.Now().Add(2 * time.Minute)
-	for model.Remaining() > remaining {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatalf("the child did not reach the kill point (%d steps left):\n%s", model.Remaining(), out.String())
+	// The step is taken as its request arrives: the child is then in its
+	// model call.
+	testkit.CheckForChild(t, cmd, &out, 2*time.Minute, 20*time.Millisecond, func() error {
+		if n := model.Remaining(); n > remaining {
+			return fmt.Errorf("the child did not reach the kill point: %d steps left", n)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(100 * time.Millisecond) // the child is in its model call
+		return nil
+	})
 	must(t, cmd.Process.Signal(syscall.SIGKILL))
 	err := cmd.Wait()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
@@ -309,77 +267,6 @@ func TestJobChild(t *testing.T) {
 	w := newWorld(t, dir, os.Getenv("AUTARCH_JOB_CHILD_URL"), nil, nil)
 	j, err := w.runner.Run(context.Background(), os.Getenv("AUTARCH_JOB_CHILD_ID"))
 	t.Fatalf("the child's job ended (%s, %v) before it was killed", j.Status, err)
-}
-
-// scriptEditor answers approvals from a list.
-type scriptEditor struct {
-	editor.Client
-	t         testing.TB
-	mu        sync.Mutex
-	approvals []string
-	asked     []editor.Approval
-}
-
-func (s *scriptEditor) kinds() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := []string{}
-	for _, a := range s.asked {
-		out = append(out, a.Kind)
-	}
-	return out
-}
-
-func (s *scriptEditor) Approve(ctx context.Context, a editor.Approval) (editor.Verdict, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.asked = append(s.asked, a)
-	if len(s.approvals) == 0 {
-		s.t.Errorf("unexpected approval request: %s", a.Title)
-		return editor.Verdict{Decision: editor.DecisionDismissed}, nil
-	}
-	next := s.approvals[0]
-	s.approvals = s.approvals[1:]
-	if fb, ok := strings.CutPrefix(next, "reject:"); ok {
-		return editor.Verdict{Decision: editor.DecisionReject, Feedback: fb}, nil
-	}
-	return editor.Verdict{Decision: editor.Decision(next)}, nil
-}
-
-func (s *scriptEditor) ShowMessage(context.Context, editor.MessageType, string) error { return nil }
-func (s *scriptEditor) LogMessage(context.Context, editor.MessageType, string) error  { return nil }
-func (s *scriptEditor) Notify(context.Context, string, any) error                     { return nil }
-
-// userTreeHash hashes the user's HEAD, index and working tree.
-func userTreeHash(t testing.TB, dir string) string {
-	t.Helper()
-	h := sha256.New()
-	fmt.Fprintln(h, gitOut(t, dir, "symbolic-ref", "HEAD"), gitOut(t, dir, "rev-parse", "HEAD"), gitOut(t, dir, "ls-files", "--stage"))
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() {
-			b, _ := os.ReadFile(p)
-			fmt.Fprintf(h, "%s %x\n", p, sha256.Sum256(b))
-		}
-		return nil
-	})
-	return hex.EncodeToString(h.Sum(nil))[:16]
-}
-
-func gitRun(t testing.TB, dir string, args ...string) { gitOut(t, dir, args...) }
-
-func gitOut(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }
 
 func must(t testing.TB, err error) {

@@ -2,7 +2,6 @@ package workflow_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -12,10 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
-	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
@@ -29,27 +26,17 @@ import (
 // committed, in Autarch's state or in its environment — appears in any
 // request the model received, however the agent transformed it.
 func TestWholeRunAttack(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Skip("bubblewrap is not installed (apt-get install bubblewrap)")
-	}
-	secrets := scripted.HostileEnv(t)
-	trustFile := filepath.Join(t.TempDir(), "trusted.json")
-	must(t, os.WriteFile(trustFile, []byte(`{"repositories":{}}`+"\n"), 0o600))
-	t.Setenv("AUTARCH_TRUST_FILE", trustFile)
-	marker := filepath.Join(t.TempDir(), "planted-program-ran")
+	env := testkit.NewAttack(t)
+	secrets, trustFile, marker := env.Secrets, env.TrustFile, env.Marker
 
-	ar, err := txtar.ParseFile("testdata/attack/whole-run.txt")
+	raw, err := os.ReadFile("testdata/attack/whole-run.txt")
 	must(t, err)
+	data := strings.ReplaceAll(string(raw), "@MARKER@", marker)
+	data = strings.ReplaceAll(data, "@SECRET@", secrets["committed .env"])
+	sc := testkit.ParseScenario("testdata/attack/whole-run.txt", []byte(data))
 	var cfg scenarioConfig
-	for i, f := range ar.Files {
-		data := strings.ReplaceAll(string(f.Data), "@MARKER@", marker)
-		data = strings.ReplaceAll(data, "@SECRET@", secrets["committed .env"])
-		ar.Files[i].Data = []byte(data)
-		if f.Name == "config.json" {
-			must(t, json.Unmarshal(ar.Files[i].Data, &cfg))
-		}
-	}
-	h := newHarness(t, ar, cfg)
+	sc.Decode(t, &cfg, nil)
+	h := newHarness(t, sc, cfg)
 	// Autarch's own state: the swarm's NATS credentials, as package swarm
 	// writes them.
 	natsDir := filepath.Join(h.repo.StateDir(), "nats")
@@ -87,7 +74,7 @@ func TestWholeRunAttack(t *testing.T) {
 		t.Errorf("git fsck of the user's repository: %v\n%s", err, out)
 	}
 	branch := git.WorkflowBranch(wf.Name)
-	tree := gitOut(t, h.dir, "ls-tree", "-r", "--full-tree", branch)
+	tree := testkit.Git(t, h.dir, "ls-tree", "-r", "--full-tree", branch)
 	for _, line := range strings.Split(strings.TrimSpace(tree), "\n") {
 		mode, _, _ := strings.Cut(line, " ")
 		_, path, _ := strings.Cut(line, "\t")
@@ -125,13 +112,14 @@ func TestWholeRunAttack(t *testing.T) {
 
 // snapshotUserRepo records what of the user's repository no agent may
 // change: every ref outside Autarch's own namespaces (autarch/…,
-// autarch-pulse/…), packed-refs, replace refs, HEAD, the index and the
+// autarch-pulse/…, the receipts' refs/notes/autarch), packed-refs, replace refs, HEAD, the index and the
 // working tree.
 func snapshotUserRepo(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	var refs []string
-	for _, line := range strings.Split(gitOut(t, dir, "for-each-ref", "--format=%(refname) %(objectname)"), "\n") {
-		if strings.HasPrefix(line, "refs/heads/autarch/") || strings.HasPrefix(line, "refs/heads/autarch-pulse/") {
+	for _, line := range strings.Split(testkit.Git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)"), "\n") {
+		if strings.HasPrefix(line, "refs/heads/autarch/") || strings.HasPrefix(line, "refs/heads/autarch-pulse/") ||
+			strings.HasPrefix(line, git.NotesRef+" ") { // Autarch's own: the checkpoints' receipts
 			continue
 		}
 		refs = append(refs, line)
@@ -149,7 +137,7 @@ func snapshotUserRepo(t *testing.T, dir string) map[string]string {
 	return map[string]string{
 		"refs":          strings.Join(refs, "\n"),
 		"packed-refs":   strings.Join(ownPacked, "\n"),
-		"HEAD/index/wt": userTreeHash(t, dir),
-		"main's log":    gitOut(t, dir, "log", "--format=%H %s", "main"),
+		"HEAD/index/wt": testkit.UserTreeHash(t, dir),
+		"main's log":    testkit.Git(t, dir, "log", "--format=%H %s", "main"),
 	}
 }

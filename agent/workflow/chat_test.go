@@ -6,20 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 func loadHarness(t *testing.T, path string, cfg scenarioConfig) *harness {
 	t.Helper()
-	ar, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newHarness(t, ar, cfg)
+	return newHarness(t, testkit.LoadScenario(t, path), cfg)
 }
 
 func TestDiscussKeepsTheConversation(t *testing.T) {

@@ -76,7 +76,7 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 		Workflow: wf.ID != "", StateDir: e.cfg.Repo.StateDir(), Diagnostics: diags,
 		Commands: e.cfg.Repository.Commands.Policy(e.cfg.Commands), GitCommonDir: e.cfg.Repo.CommonDir(), Protected: e.cfg.Guardrails.ProtectedPaths(),
 		AllowDelete: e.cfg.Repository.Workspace.AllowDelete, AllowedOnly: e.cfg.Repository.Commands.AllowedOnly,
-		DryRun: e.cfg.DryRun, OnDryRun: e.planFor(ctx, wf.ID, stage, pulseID), Egress: e.cfg.Egress})
+		DryRun: e.cfg.DryRun, OnDryRun: e.planFor(ctx, wf.ID, stage, pulseID), Egress: e.cfg.Egress, LangServers: e.langServersOf(wf.ID)})
 	if err != nil {
 		return nil, fmt.Errorf("%s session: %w", role, err)
 	}
@@ -98,6 +98,9 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 	reg, err := agent.Registry(role, tools.Deps{Web: e.cfg.Web}, extra...)
 	if err == nil {
 		reg, err = e.cfg.Repository.Apply(reg, role)
+	}
+	if err == nil && diags == nil { // with the editor's diagnostics, its language features answer too
+		reg = tools.OfferCodeIntelligence(reg, o.Root, e.cfg.Repository.LangServerList())
 	}
 	if err != nil {
 		sess.Close()

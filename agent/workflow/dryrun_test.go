@@ -3,7 +3,7 @@ package workflow_test
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -11,11 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"golang.org/x/tools/txtar"
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
@@ -23,6 +20,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/treehash"
 	"github.com/autarch-dev/autarch/workspace/trust"
@@ -42,7 +40,7 @@ func repoFingerprint(t *testing.T, dir string) (string, []string) {
 	h := sha256.New()
 	fmt.Fprintln(h, sum)
 	for _, args := range [][]string{{"symbolic-ref", "HEAD"}, {"rev-parse", "HEAD"}, {"for-each-ref"}, {"worktree", "list", "--porcelain"}, {"stash", "list"}} {
-		fmt.Fprintf(h, "git %v\n%s", args, gitOut(t, dir, args...))
+		fmt.Fprintf(h, "git %v\n%s", args, testkit.Git(t, dir, args...))
 	}
 	return fmt.Sprintf("%x", h.Sum(nil)), paths
 }
@@ -51,29 +49,13 @@ func repoFingerprint(t *testing.T, dir string) (string, []string) {
 // scripted model (its first steps only when steps > 0).
 func dryRunRepo(t *testing.T, first ...int) (dir string, cfg scenarioConfig, url string, model *scripted.Server) {
 	t.Helper()
-	ar, err := txtar.ParseFile("testdata/dryrun/quick-path.txt")
-	must(t, err)
-	dir = t.TempDir()
-	for _, f := range ar.Files {
-		if f.Name == "config.json" {
-			must(t, json.Unmarshal(f.Data, &cfg))
-		}
-		if rel, ok := strings.CutPrefix(f.Name, "repo/"); ok {
-			p := filepath.Join(dir, rel)
-			must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-			must(t, os.WriteFile(p, f.Data, 0o644))
-		}
-	}
-	gitRun(t, dir, "init", "-q", "-b", "main")
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
-	files := steps(ar)
+	sc := testkit.LoadScenario(t, "testdata/dryrun/quick-path.txt")
+	sc.Decode(t, &cfg, nil)
+	dir = sc.NewRepo(t)
 	if len(first) > 0 {
-		files = files[:first[0]]
+		sc.Steps = sc.Steps[:first[0]]
 	}
-	script, err := scripted.Parse(txtar.Format(&txtar.Archive{Comment: ar.Comment, Files: files}))
-	must(t, err)
-	url, model = scripted.Start(t, script)
+	url, model = sc.StartModel(t)
 	return dir, cfg, url, model
 }
 
@@ -89,7 +71,7 @@ func TestDryRunQuickWorkflow(t *testing.T) {
 	ctx := context.Background()
 	p, err := workflow.OpenDryRun(ctx, dir, trust.At(filepath.Join(t.TempDir(), "trust.json")))
 	must(t, err)
-	ed := &scriptEditor{t: t, approvals: cfg.Approvals}
+	ed := &testkit.Editor{T: t, Approvals: cfg.Approvals, NoChat: true}
 	var events []workflow.Event
 	e, err := p.Engine(ctx, workflow.Config{Editor: ed,
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
@@ -116,15 +98,10 @@ func TestDryRunQuickWorkflow(t *testing.T) {
 	if after, afterPaths := repoFingerprint(t, dir); after != before {
 		t.Errorf("the dry run changed the repository:\nbefore %q\nafter  %q", beforePaths, afterPaths)
 	}
-	if got := strings.Join(ed.kinds(), ","); got != "scope" {
+	if got := strings.Join(ed.Kinds(), ","); got != "scope" {
 		t.Errorf("approvals asked = %q, want only the scope card (recorded calls are not confirmed)", got)
 	}
-	if errs := model.Errors(); len(errs) > 0 {
-		t.Errorf("model script mismatches:\n%s", strings.Join(errs, "\n"))
-	}
-	if n := model.Remaining(); n != 0 {
-		t.Errorf("%d scripted model steps were not used", n)
-	}
+	testkit.CheckModel(t, model)
 	for _, ev := range events {
 		if ev.Kind == "pulse" && ev.Status == string(workflow.PulseSucceeded) && !strings.Contains(ev.Text, "dry run: nothing committed") {
 			t.Errorf("pulse event %q does not say nothing was committed", ev.Text)
@@ -142,55 +119,22 @@ func TestDryRunQuickWorkflow(t *testing.T) {
 	}
 }
 
-// msgEditor is a scriptEditor that keeps the messages and log lines it is
-// shown.
-type msgEditor struct {
-	*scriptEditor
-	mu    sync.Mutex
-	msgs  []string
-	logs  []string
-	plans []editor.DryRunPlanView // the side panel's dry-run plan events
-}
-
-func (m *msgEditor) Notify(_ context.Context, method string, params any) error {
-	ev, ok := params.(editor.WorkflowEvent)
-	if method != editor.MethodWorkflowEvent || !ok || ev.Kind != editor.EventDryRunPlan {
-		return nil
+// planEvents are the side panel's dry-run plan events the editor was sent.
+func planEvents(t *testing.T, ed *testkit.Editor) []editor.DryRunPlanView {
+	t.Helper()
+	var plans []editor.DryRunPlanView
+	for _, n := range ed.Notifications() {
+		ev, ok := n.Params.(editor.WorkflowEvent)
+		if n.Method != editor.MethodWorkflowEvent || !ok || ev.Kind != editor.EventDryRunPlan {
+			continue
+		}
+		if ev.DryRun == nil {
+			t.Errorf("a dry_run_plan event without its plan: %+v", ev)
+			continue
+		}
+		plans = append(plans, *ev.DryRun)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if ev.DryRun == nil {
-		m.scriptEditor.t.Errorf("a dry_run_plan event without its plan: %+v", ev)
-		return nil
-	}
-	m.plans = append(m.plans, *ev.DryRun)
-	return nil
-}
-
-func (m *msgEditor) planEvents() []editor.DryRunPlanView {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.plans)
-}
-
-func (m *msgEditor) ShowMessage(_ context.Context, _ editor.MessageType, msg string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.msgs = append(m.msgs, msg)
-	return nil
-}
-
-func (m *msgEditor) LogMessage(_ context.Context, _ editor.MessageType, msg string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.logs = append(m.logs, msg)
-	return nil
-}
-
-func (m *msgEditor) shown() (msgs, logs []string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.msgs), slices.Clone(m.logs)
+	return plans
 }
 
 // The editor's start-workflow request with dryRun runs the workflow dry on
@@ -200,7 +144,7 @@ func (m *msgEditor) shown() (msgs, logs []string) {
 func TestSessionStartsADryRun(t *testing.T) {
 	dir, cfg, url, model := dryRunRepo(t)
 	before, _ := repoFingerprint(t, dir)
-	ed := &msgEditor{scriptEditor: &scriptEditor{t: t, approvals: cfg.Approvals}}
+	ed := &testkit.Editor{T: t, Approvals: cfg.Approvals, NoChat: true}
 	s := dryRunSession(ed, dir, url)
 	ctx := context.Background()
 	ref, err := s.Start(ctx, editor.NewWorkflowParams{Task: cfg.Task, Name: cfg.Name, DryRun: true})
@@ -208,13 +152,9 @@ func TestSessionStartsADryRun(t *testing.T) {
 	if ref.WorkflowID == "" || ref.Name != cfg.Name {
 		t.Errorf("ref = %+v", ref)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	var msgs, logs []string
-	for len(msgs) == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-		msgs, logs = ed.shown()
-	}
+	testkit.CheckFor(t, 30*time.Second, 20*time.Millisecond, shownMessage(ed))
 	s.Close(5 * time.Second)
+	msgs, logs := ed.Messages(), ed.Logs()
 	if len(msgs) != 1 || !strings.Contains(msgs[0], "dry run of saturate-dry done: 5 actions planned, nothing was changed") {
 		t.Errorf("messages = %q", msgs)
 	}
@@ -229,7 +169,7 @@ func TestSessionStartsADryRun(t *testing.T) {
 	if n := model.Remaining(); n != 0 {
 		t.Errorf("%d scripted steps unused", n)
 	}
-	checkPlanEvents(t, ed.planEvents(), ref.WorkflowID)
+	checkPlanEvents(t, planEvents(t, ed), ref.WorkflowID)
 }
 
 // dryRunSession is an editor session over dir whose engines use the
@@ -285,25 +225,31 @@ func checkPlanEvents(t *testing.T, plans []editor.DryRunPlanView, workflowID str
 // the card.
 func TestSessionDryRunEndsWhenACardIsDismissed(t *testing.T) {
 	dir, cfg, url, _ := dryRunRepo(t, 1) // scoping only
-	ed := &msgEditor{scriptEditor: &scriptEditor{t: t, approvals: []string{"dismiss"}}}
+	ed := &testkit.Editor{T: t, Approvals: []string{"dismiss"}, NoChat: true}
 	s := dryRunSession(ed, dir, url)
 	ref, err := s.Start(context.Background(), editor.NewWorkflowParams{Task: cfg.Task, Name: cfg.Name, DryRun: true})
 	must(t, err)
-	deadline := time.Now().Add(30 * time.Second)
-	var msgs []string
-	for len(msgs) == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-		msgs, _ = ed.shown()
-	}
+	testkit.CheckFor(t, 30*time.Second, 20*time.Millisecond, shownMessage(ed))
 	s.Close(5 * time.Second)
+	msgs := ed.Messages()
 	if len(msgs) != 1 || !strings.Contains(msgs[0], "the dry run of saturate-dry ended in scoping: what it asked was dismissed") || !strings.Contains(msgs[0], "Start it again") {
 		t.Errorf("messages = %q", msgs)
 	}
-	plans := ed.planEvents()
+	plans := planEvents(t, ed)
 	if len(plans) == 0 || !plans[len(plans)-1].Ended || !strings.Contains(plans[len(plans)-1].Outcome, "was dismissed") {
 		t.Fatalf("the panel was not told that the dry run %s ended: %+v", ref.WorkflowID, plans)
 	}
-	if got := ed.kinds(); !slices.Equal(got, []string{"scope"}) {
+	if got := ed.Kinds(); !slices.Equal(got, []string{"scope"}) {
 		t.Errorf("asked %q, want the scope card only", got)
+	}
+}
+
+// shownMessage holds once the editor was shown a message.
+func shownMessage(ed *testkit.Editor) func() error {
+	return func() error {
+		if len(ed.Messages()) == 0 {
+			return errors.New("no message shown")
+		}
+		return nil
 	}
 }

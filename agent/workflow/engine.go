@@ -112,6 +112,8 @@ type Engine struct {
 	chats  map[string]*conversation // the discussion agent's threads, once someone talks in them
 
 	plans planBook // what dry runs recorded, by workflow id
+
+	servers runServers // the language servers of the runs in this process
 }
 
 // New checks the configuration and makes an Engine.
@@ -332,7 +334,11 @@ func (e *Engine) Resume(ctx context.Context, id string) (store.Workflow, error) 
 	if err != nil {
 		return wf, err
 	}
+	_, err = e.finishOpenRevert(ctx, wf, RevertOptions{}) // a revert a dying process left half done (revert.go)
 	unlock()
+	if err != nil {
+		return wf, err
+	}
 	// Questions left unanswered are asked again by the resumed agent; cards
 	// left pending are presented again by their stage.
 	open, err := e.cfg.Store.OpenPending(ctx, wf.ID)

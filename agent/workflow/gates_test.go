@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
@@ -26,8 +27,8 @@ func TestGatedCommitBuilds(t *testing.T) {
 				t.Fatalf("run: %v", err)
 			}
 			out := t.TempDir()
-			gitRun(t, h.dir, "worktree", "add", "-q", "--detach", out, git.WorkflowBranch(wf.Name))
-			defer gitRun(t, h.dir, "worktree", "remove", "--force", out)
+			testkit.Git(t, h.dir, "worktree", "add", "-q", "--detach", out, git.WorkflowBranch(wf.Name))
+			defer testkit.Git(t, h.dir, "worktree", "remove", "--force", out)
 			for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, {"test", "./..."}} {
 				cmd := exec.Command("go", args...)
 				cmd.Dir, cmd.Env = out, append(os.Environ(), "GOFLAGS=-mod=mod")

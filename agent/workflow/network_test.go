@@ -2,7 +2,6 @@ package workflow_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http/httptest"
@@ -13,13 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
@@ -28,25 +26,18 @@ import (
 // flaky proxy; onEvent, when set, also hears the workflow's events.
 func flakyHarness(t *testing.T, path string, retries int, onEvent func(*scripted.Flaky, workflow.Event)) (*harness, *scripted.Flaky, scenarioConfig, scenarioWant) {
 	t.Helper()
-	ar, err := txtar.ParseFile(path)
-	must(t, err)
+	sc := testkit.LoadScenario(t, path)
 	var cfg scenarioConfig
 	var want scenarioWant
-	for _, f := range ar.Files {
-		switch f.Name {
-		case "config.json":
-			must(t, json.Unmarshal(f.Data, &cfg))
-		case "want.json":
-			must(t, json.Unmarshal(f.Data, &want))
-		}
-	}
-	h := newHarness(t, ar, cfg)
+	sc.Decode(t, &cfg, &want)
+	h := newHarness(t, sc, cfg)
 	proxy := &scripted.Flaky{Next: h.model, RetryAfter: 20 * time.Millisecond}
 	hs := httptest.NewServer(proxy)
 	t.Cleanup(hs.Close)
 	// Small backoffs and first-byte timeout: the faults cost milliseconds.
 	model := openai.New(openai.Config{BaseURL: hs.URL + "/v1", APIKey: "test", Stream: true, MaxRetries: retries,
 		RetryDelay: time.Millisecond, MaxRetryDelay: 10 * time.Millisecond, FirstByteTimeout: 250 * time.Millisecond})
+	var err error
 	h.engine, err = workflow.New(workflow.Config{Store: h.store, Repo: h.repo, Editor: h.ed, Model: model,
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo, StopPoll: 10 * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -126,10 +117,7 @@ func TestWorkflowSurvivesAFlakyNetwork(t *testing.T) {
 
 // scriptedToolCalls counts the tool calls a script's steps make.
 func scriptedToolCalls(t *testing.T, path string) int {
-	ar, err := txtar.ParseFile(path)
-	must(t, err)
-	s, err := scripted.Parse(txtar.Format(&txtar.Archive{Files: steps(ar)}))
-	must(t, err)
+	s := testkit.LoadScenario(t, path).Script(t, "", "")
 	n := 0
 	for _, st := range s.Steps {
 		n += len(st.ToolCalls)
@@ -222,16 +210,16 @@ func TestNoModelRefusesToStart(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
-	gitRun(t, dir, "init", "-q", "-b", "main")
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
+	testkit.Git(t, dir, "init", "-q", "-b", "main")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
 	repo, err := git.Open(ctx, dir, git.Config{})
 	must(t, err)
 	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
 	must(t, err)
 	defer st.Close()
 	start := func(s agent.Settings) error {
-		e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &scriptEditor{t: t}, Model: namelessModel{}, Settings: s})
+		e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &testkit.Editor{T: t, NoChat: true}, Model: namelessModel{}, Settings: s})
 		must(t, err)
 		_, err = e.Start(ctx, workflow.Task{Text: "Add Sub"})
 		return err

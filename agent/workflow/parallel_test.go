@@ -30,6 +30,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
@@ -221,9 +222,9 @@ func newParallelWorld(t *testing.T, url string, files map[string]string, opts ..
 	for name, content := range files {
 		must(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 	}
-	gitRun(t, dir, "init", "-q", "-b", "main")
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
+	testkit.Git(t, dir, "init", "-q", "-b", "main")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
 	return openParallelWorld(t, url, dir, opts...)
 }
 
@@ -237,7 +238,7 @@ func openParallelWorld(t *testing.T, url, dir string, opts ...func(*workflow.Con
 	w.store, err = store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
 	must(t, err)
 	t.Cleanup(func() { w.store.Close() })
-	cfg := workflow.Config{Store: w.store, Repo: repo, Editor: &scriptEditor{t: t, approvals: []string{"approve", "approve", "approve"}},
+	cfg := workflow.Config{Store: w.store, Repo: repo, Editor: &testkit.Editor{T: t, Approvals: []string{"approve", "approve", "approve"}, NoChat: true},
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo, StopPoll: 10 * time.Millisecond,
 		Quality: &tools.Quality{}, PulseLease: 3 * time.Second,
@@ -289,7 +290,7 @@ func TestParallelDiamond(t *testing.T) {
 		"pulse-4": pulseSteps("feat(parts): add D", map[string]string{"d.go": "package parts\n\n// D uses B and C.\nfunc D() int { return B() + C() }\n"}),
 	}, "pulse-2", "pulse-3")
 	w := newParallelWorld(t, url, goRepo)
-	before := userTreeHash(t, w.dir)
+	before := testkit.UserTreeHash(t, w.dir)
 	ctx := context.Background()
 	wf, err := w.engine.Start(ctx, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})
 	must(t, err)
@@ -320,13 +321,13 @@ func TestParallelDiamond(t *testing.T) {
 		t.Errorf("workflow branch commits = %q, want %q", got, want)
 	}
 	checkEachBuilds(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name))
-	if after := userTreeHash(t, w.dir); after != before {
+	if after := testkit.UserTreeHash(t, w.dir); after != before {
 		t.Errorf("the user's tree changed")
 	}
-	if wts := strings.TrimSpace(gitOut(t, w.dir, "worktree", "list")); strings.Count(wts, "\n") != 0 {
+	if wts := strings.TrimSpace(testkit.Git(t, w.dir, "worktree", "list")); strings.Count(wts, "\n") != 0 {
 		t.Errorf("git worktree list is not clean at the end:\n%s", wts)
 	}
-	if refs := strings.TrimSpace(gitOut(t, w.dir, "for-each-ref", "refs/heads/autarch-pulse/")); refs != "" {
+	if refs := strings.TrimSpace(testkit.Git(t, w.dir, "for-each-ref", "refs/heads/autarch-pulse/")); refs != "" {
 		t.Errorf("pulse branches left: %s", refs)
 	}
 	lanes := w.eventTexts("Lane")
@@ -339,14 +340,14 @@ func TestParallelDiamond(t *testing.T) {
 func checkEachBuilds(t *testing.T, dir, base, branch string) {
 	t.Helper()
 	scratch := filepath.Join(t.TempDir(), "build")
-	for _, c := range strings.Fields(gitOut(t, dir, "rev-list", "--reverse", base+".."+branch)) {
-		gitRun(t, dir, "worktree", "add", "-q", "--detach", scratch, c)
+	for _, c := range strings.Fields(testkit.Git(t, dir, "rev-list", "--reverse", base+".."+branch)) {
+		testkit.Git(t, dir, "worktree", "add", "-q", "--detach", scratch, c)
 		cmd := exec.Command("go", "build", "./...")
 		cmd.Dir = scratch
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("commit %.8s does not build: %v\n%s", c, err, out)
 		}
-		gitRun(t, dir, "worktree", "remove", "--force", scratch)
+		testkit.Git(t, dir, "worktree", "remove", "--force", scratch)
 	}
 }
 
@@ -394,7 +395,7 @@ func TestParallelConflictRerun(t *testing.T) {
 	if c := w.eventTexts("Conflict"); len(c) != 1 || !strings.Contains(c[0], "pulse-3: re-run on the new head: pulse pulse-3 conflicts with the workflow head in n.go") {
 		t.Errorf("conflict events %q", c)
 	}
-	if wts := strings.TrimSpace(gitOut(t, w.dir, "worktree", "list")); strings.Count(wts, "\n") != 0 {
+	if wts := strings.TrimSpace(testkit.Git(t, w.dir, "worktree", "list")); strings.Count(wts, "\n") != 0 {
 		t.Errorf("git worktree list is not clean at the end:\n%s", wts)
 	}
 }
@@ -467,7 +468,7 @@ func TestParallelSecondConflictHalts(t *testing.T) {
 	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, want) {
 		t.Errorf("workflow branch commits = %q, want %q", got, want)
 	}
-	if kept := strings.TrimSpace(gitOut(t, w.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/autarch-pulse/")); kept != "autarch-pulse/numbers/pulse-4" {
+	if kept := strings.TrimSpace(testkit.Git(t, w.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/autarch-pulse/")); kept != "autarch-pulse/numbers/pulse-4" {
 		t.Errorf("kept pulse branches %q, want pulse-4's", kept)
 	}
 }
@@ -522,21 +523,19 @@ func TestParallelKillResume(t *testing.T) {
 		"pulse-4": pulseSteps("feat(parts): add D", map[string]string{"d.go": "package parts\n\n// D uses B and C.\nfunc D() int { return B() + C() }\n"}),
 	})
 	w := newParallelWorld(t, url, goRepo)
-	before := userTreeHash(t, w.dir)
+	before := testkit.UserTreeHash(t, w.dir)
 	child := exec.Command(os.Args[0], "-test.run", "^TestParallelCrashChild$", "-test.count=1")
 	child.Env = append(os.Environ(), crashDirEnv+"="+w.dir)
 	child.Stderr = os.Stderr
 	must(t, child.Start())
 	repo, err := git.Open(context.Background(), w.dir, git.Config{})
 	must(t, err)
-	deadline := time.Now().Add(60 * time.Second)
-	for !(fileExists(filepath.Join(repo.PulseTreePath("parts", "pulse-2"), "b.go")) && fileExists(filepath.Join(repo.PulseTreePath("parts", "pulse-3"), "c.go"))) {
-		if time.Now().After(deadline) {
-			child.Process.Kill()
-			t.Fatal("the child never had pulses 2 and 3 running")
+	testkit.CheckForChild(t, child, nil, 60*time.Second, 20*time.Millisecond, func() error {
+		if !fileExists(filepath.Join(repo.PulseTreePath("parts", "pulse-2"), "b.go")) || !fileExists(filepath.Join(repo.PulseTreePath("parts", "pulse-3"), "c.go")) {
+			return errors.New("the child never had pulses 2 and 3 running")
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 	killed := time.Now()
 	must(t, child.Process.Signal(syscall.SIGKILL))
 	_ = child.Wait()
@@ -552,7 +551,7 @@ func TestParallelKillResume(t *testing.T) {
 		t.Errorf("workflow branch commits = %q, want %q", got, want)
 	}
 	for file, content := range map[string]string{"b.go": bGo, "c.go": cGo} {
-		if got := gitOut(t, w.dir, "show", git.WorkflowBranch(wf.Name)+":"+file); got != content {
+		if got := testkit.Git(t, w.dir, "show", git.WorkflowBranch(wf.Name)+":"+file); got != content {
 			t.Errorf("%s written by the killed run was lost: %q", file, got)
 		}
 	}
@@ -568,10 +567,10 @@ func TestParallelKillResume(t *testing.T) {
 		t.Errorf("resume did not report waiting for the killed run's leases")
 	}
 	checkEachBuilds(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name))
-	if after := userTreeHash(t, w.dir); after != before {
+	if after := testkit.UserTreeHash(t, w.dir); after != before {
 		t.Errorf("the user's tree changed")
 	}
-	if wts := strings.TrimSpace(gitOut(t, w.dir, "worktree", "list")); strings.Count(wts, "\n") != 0 {
+	if wts := strings.TrimSpace(testkit.Git(t, w.dir, "worktree", "list")); strings.Count(wts, "\n") != 0 {
 		t.Errorf("git worktree list is not clean at the end:\n%s", wts)
 	}
 }
@@ -682,7 +681,7 @@ func TestParallelStopResume(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("after the stop: %v, want %v", got, want)
 	}
-	if wts := strings.TrimSpace(gitOut(t, w.dir, "worktree", "list")); strings.Count(wts, "\n") != 1 {
+	if wts := strings.TrimSpace(testkit.Git(t, w.dir, "worktree", "list")); strings.Count(wts, "\n") != 1 {
 		t.Errorf("after the stop, worktrees other than the workflow's remain:\n%s", wts)
 	}
 	wf, err = w.engine.Resume(ctx, wf.ID)
@@ -741,7 +740,7 @@ func TestParallelHaltLetsRunningFinish(t *testing.T) {
 	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, []string{"feat(parts): add A1", "feat(parts): add B"}) {
 		t.Errorf("workflow branch commits = %q", got)
 	}
-	if kept := strings.TrimSpace(gitOut(t, w.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/autarch-pulse/")); kept != "autarch-pulse/parts/pulse-3" {
+	if kept := strings.TrimSpace(testkit.Git(t, w.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/autarch-pulse/")); kept != "autarch-pulse/parts/pulse-3" {
 		t.Errorf("kept pulse branches %q, want pulse-3's", kept)
 	}
 	recoverCutLanding(t, w, wf)
@@ -761,17 +760,17 @@ func recoverCutLanding(t *testing.T, w *parallelWorld, wf store.Workflow) {
 		}
 	}
 	branch := "refs/heads/" + git.WorkflowBranch(wf.Name)
-	head := strings.TrimSpace(gitOut(t, w.dir, "rev-parse", branch))
-	tree := strings.TrimSpace(gitOut(t, w.dir, "rev-parse", "autarch-pulse/parts/pulse-3^{tree}"))
-	landed := strings.TrimSpace(gitOut(t, w.dir, "commit-tree", tree, "-p", head, "-m", "feat(parts): add C"))
+	head := strings.TrimSpace(testkit.Git(t, w.dir, "rev-parse", branch))
+	tree := strings.TrimSpace(testkit.Git(t, w.dir, "rev-parse", "autarch-pulse/parts/pulse-3^{tree}"))
+	landed := strings.TrimSpace(testkit.Git(t, w.dir, "commit-tree", tree, "-p", head, "-m", "feat(parts): add C"))
 	repo, err := git.Open(ctx, w.dir, git.Config{})
 	must(t, err)
 	must(t, w.store.StartPulse(ctx, p3.ID, store.PulseStart{PulseBranch: "autarch-pulse/parts/pulse-3", WorktreePath: repo.PulseTreePath("parts", "pulse-3")}))
 	_, err = w.store.AcquireLease(ctx, p3.ID, wf.ID, "a dead process", 1, time.Minute)
 	must(t, err)
 	must(t, w.store.SetWaiting(ctx, p3.ID, "a dead process", landed))
-	gitRun(t, w.dir, "update-ref", branch, landed, head)
-	gitRun(t, w.dir, "update-ref", "-d", "refs/heads/autarch-pulse/parts/pulse-3")
+	testkit.Git(t, w.dir, "update-ref", branch, landed, head)
+	testkit.Git(t, w.dir, "update-ref", "-d", "refs/heads/autarch-pulse/parts/pulse-3")
 	must(t, w.engine.Recover(ctx))
 	got, err := w.store.Pulse(ctx, p3.ID)
 	must(t, err)

@@ -5,69 +5,12 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
-
-// progressEditor records progress items; the rest of editor.Client is
-// not used by onEvent's progress (nil: a call would fail the test loudly).
-type progressEditor struct {
-	editor.Client
-	mu    sync.Mutex
-	items []*progressItem
-}
-
-type progressItem struct {
-	title   string
-	reports []string
-	ended   bool
-	cancel  chan struct{}
-}
-
-func (e *progressEditor) StartProgress(_ context.Context, title string, _ bool) (editor.Progress, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	it := &progressItem{title: title, cancel: make(chan struct{})}
-	e.items = append(e.items, it)
-	return &recordedProgress{e: e, it: it}, nil
-}
-func (e *progressEditor) Notify(context.Context, string, any) error                    { return nil }
-func (e *progressEditor) LogMessage(context.Context, editor.MessageType, string) error { return nil }
-
-// open lists the titles of the items not ended, with their reports.
-func (e *progressEditor) open() map[string][]string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := map[string][]string{}
-	for _, it := range e.items {
-		if !it.ended {
-			out[it.title] = slices.Clone(it.reports)
-		}
-	}
-	return out
-}
-
-type recordedProgress struct {
-	e  *progressEditor
-	it *progressItem
-}
-
-func (p *recordedProgress) Report(_ context.Context, msg string, _ int) error {
-	p.e.mu.Lock()
-	defer p.e.mu.Unlock()
-	p.it.reports = append(p.it.reports, msg)
-	return nil
-}
-func (p *recordedProgress) End(context.Context, string) error {
-	p.e.mu.Lock()
-	defer p.e.mu.Unlock()
-	p.it.ended = true
-	return nil
-}
-func (p *recordedProgress) Cancelled() <-chan struct{} { return p.it.cancel }
 
 // Parallel pulses have one progress item each: a pulse's agent reports to
 // its own, a pulse ending ends only its own, and a stage change ends all.
@@ -90,7 +33,7 @@ func TestProgressPerRunningPulse(t *testing.T) {
 		}
 		stored[id] = p.ID
 	}
-	ed := &progressEditor{}
+	ed := &testkit.Editor{}
 	s := NewSession(SessionConfig{Editor: ed})
 	s.engine = &Engine{cfg: Config{Store: st}}
 	ev := func(kind editor.EventKind, pulse, status, tool string) Event {
@@ -101,15 +44,15 @@ func TestProgressPerRunningPulse(t *testing.T) {
 	s.onEvent(ev(editor.EventToolCall, stored["pulse-3"], "", "write_file"))
 	s.onEvent(ev(editor.EventToolCall, stored["pulse-2"], "", "read_file"))
 	want := map[string][]string{"Autarch: pulse pulse-2 — pulse-2": {"read_file: r"}, "Autarch: pulse pulse-3 — pulse-3": {"write_file: r"}}
-	if got := ed.open(); !maps.EqualFunc(got, want, slices.Equal) {
+	if got := ed.OpenProgress(); !maps.EqualFunc(got, want, slices.Equal) {
 		t.Fatalf("open progress = %v, want %v", got, want)
 	}
 	s.onEvent(ev(editor.EventPulse, "pulse-2", string(PulseSucceeded), ""))
-	if got := ed.open(); len(got) != 1 || got["Autarch: pulse pulse-3 — pulse-3"] == nil {
+	if got := ed.OpenProgress(); len(got) != 1 || got["Autarch: pulse pulse-3 — pulse-3"] == nil {
 		t.Fatalf("after pulse 2 ended, open progress = %v; want pulse 3's only", got)
 	}
 	s.onEvent(Event{Kind: editor.EventStage, WorkflowID: wf.ID, Stage: string(StageReview), Text: "pulsing → review"})
-	if got := ed.open(); len(got) != 0 {
+	if got := ed.OpenProgress(); len(got) != 0 {
 		t.Errorf("after the stage changed, open progress = %v", got)
 	}
 }

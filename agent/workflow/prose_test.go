@@ -15,7 +15,7 @@ import (
 // most twice per stage; the third reaches the user as a message.
 func TestProseQuestionsRejected(t *testing.T) {
 	h := loadHarness(t, "testdata/other/prose-question.txt", scenarioConfig{Approvals: []string{"approve"}})
-	h.ed.answers = [][][]string{{{"No"}}}
+	h.ed.Answers = [][][]string{{{"No"}}}
 	ctx := context.Background()
 	wf, err := h.engine.Start(ctx, workflow.Task{Text: "Add Neg", Name: "neg", Path: workflow.PathQuick})
 	must(t, err)

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // TestToolCallArgsStored: every tool call is stored with the model's
@@ -76,13 +75,8 @@ func TestToolCallArgsStored(t *testing.T) {
 // check more than its want.json.
 func openScenario(t *testing.T, path string) (*harness, scenarioConfig) {
 	t.Helper()
-	ar, err := txtar.ParseFile(path)
-	must(t, err)
+	sc := testkit.LoadScenario(t, path)
 	var cfg scenarioConfig
-	for _, f := range ar.Files {
-		if f.Name == "config.json" {
-			must(t, json.Unmarshal(f.Data, &cfg))
-		}
-	}
-	return newHarness(t, ar, cfg), cfg
+	sc.Decode(t, &cfg, nil)
+	return newHarness(t, sc, cfg), cfg
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
@@ -27,9 +28,9 @@ func configRepo(t *testing.T, content string) (dir string, write func(string), s
 		must(t, os.WriteFile(cfgPath, []byte(content), 0o644))
 	}
 	write(content)
-	gitRun(t, dir, "init", "-q", "-b", "main")
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
+	testkit.Git(t, dir, "init", "-q", "-b", "main")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
 	return dir, write, trust.At(filepath.Join(t.TempDir(), "trusted.json"))
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // TestCompleteReviewCardGone: complete_review on a card deleted meanwhile
@@ -19,7 +20,7 @@ import (
 func TestCompleteReviewCardGone(t *testing.T) {
 	h := loadHarness(t, "testdata/other/review-card-gone.txt", scenarioConfig{MaxIterations: 2})
 	must(t, os.WriteFile(filepath.Join(h.dir, "calc.go"), []byte("package calc\n\nfunc Two() int { return 2 }\n"), 0o644))
-	gitRun(t, h.dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-am", "Two")
+	testkit.Git(t, h.dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-am", "Two")
 	db, err := sql.Open("sqlite", store.Path(h.repo.StateDir()))
 	must(t, err)
 	defer db.Close()

@@ -36,6 +36,7 @@ func (e *Engine) Run(ctx context.Context, id string) (store.Workflow, error) {
 		return wf, err
 	}
 	defer unlock()
+	defer e.startLangServers(wf.ID)()
 	go e.watchStop(ctx, wf.ID, cancel)
 	for {
 		wf, err = e.cfg.Store.Workflow(ctx, wf.ID)

@@ -3,37 +3,26 @@ package workflow_test
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"go.lsp.dev/protocol"
-	"golang.org/x/tools/txtar"
-
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
-	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
-
-var scenarioFilter = flag.String("scenario", "", "run only workflow scenarios whose file name contains this")
 
 // scenarioConfig is a scenario's config.json.
 type scenarioConfig struct {
@@ -116,19 +105,7 @@ type scenarioWant struct {
 }
 
 func TestWorkflowScenarios(t *testing.T) {
-	paths, _ := filepath.Glob("testdata/scenarios/*.txt")
-	if len(paths) == 0 {
-		t.Fatal("no scenarios")
-	}
-	for _, path := range paths {
-		if *scenarioFilter != "" && !strings.Contains(path, *scenarioFilter) {
-			continue
-		}
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
-			t.Parallel()
-			runScenario(t, path)
-		})
-	}
+	testkit.RunScenarios(t, "testdata/scenarios/*.txt", runScenario)
 }
 
 // harness is one scenario's world: a real git repo, the scripted model, a
@@ -138,7 +115,7 @@ type harness struct {
 	dir    string
 	repo   *git.Repo
 	store  *store.Store
-	ed     *scriptEditor
+	ed     *testkit.Editor
 	engine *workflow.Engine
 	model  *scripted.Server
 
@@ -148,31 +125,20 @@ type harness struct {
 	onEvent func(workflow.Event)
 }
 
-func newHarness(t *testing.T, ar *txtar.Archive, cfg scenarioConfig) *harness {
+func newHarness(t *testing.T, sc *testkit.Scenario, cfg scenarioConfig) *harness {
 	t.Helper()
-	h := &harness{t: t, dir: t.TempDir()}
-	for _, f := range ar.Files {
-		if rel, ok := strings.CutPrefix(f.Name, "repo/"); ok {
-			p := filepath.Join(h.dir, rel)
-			must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-			must(t, os.WriteFile(p, f.Data, 0o644))
-		}
-	}
-	gitRun(t, h.dir, "init", "-q", "-b", "main")
+	h := &harness{t: t, dir: sc.NewRepo(t)}
+	url, srv := sc.StartModel(t)
 	addSubmodules(t, h.dir, cfg.Submodules)
-	gitRun(t, h.dir, "add", "-A")
-	gitRun(t, h.dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
-	script, err := scripted.Parse(txtar.Format(&txtar.Archive{Comment: ar.Comment, Files: steps(ar)}))
-	must(t, err)
-	url, srv := scripted.Start(t, script)
 	h.model = srv
 	ctx := context.Background()
+	var err error
 	h.repo, err = git.Open(ctx, h.dir, git.Config{})
 	must(t, err)
 	h.store, err = store.Open(ctx, store.Path(h.repo.StateDir()), store.Options{})
 	must(t, err)
 	t.Cleanup(func() { h.store.Close() })
-	h.ed = &scriptEditor{t: t, approvals: cfg.Approvals, answers: cfg.Answers}
+	h.ed = &testkit.Editor{T: t, Approvals: cfg.Approvals, Answers: cfg.Answers, NoChat: true}
 	h.engine, err = workflow.New(workflow.Config{Store: h.store, Repo: h.repo, Editor: h.ed,
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: cmp.Or(tools.Mode(cfg.Mode), tools.ModeYolo),
@@ -206,31 +172,12 @@ func fanOutFindings(t *testing.T, findings string) func(ctx context.Context, key
 	}
 }
 
-func steps(ar *txtar.Archive) []txtar.File {
-	var out []txtar.File
-	for _, f := range ar.Files {
-		if f.Name != "config.json" && f.Name != "want.json" && !strings.HasPrefix(f.Name, "repo/") {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func runScenario(t *testing.T, path string) {
-	ar, err := txtar.ParseFile(path)
-	must(t, err)
+func runScenario(t *testing.T, sc *testkit.Scenario) {
 	var cfg scenarioConfig
 	var want scenarioWant
-	for _, f := range ar.Files {
-		switch f.Name {
-		case "config.json":
-			must(t, json.Unmarshal(f.Data, &cfg))
-		case "want.json":
-			must(t, json.Unmarshal(f.Data, &want))
-		}
-	}
-	h := newHarness(t, ar, cfg)
-	before := userTreeHash(t, h.dir)
+	sc.Decode(t, &cfg, &want)
+	h := newHarness(t, sc, cfg)
+	before := testkit.UserTreeHash(t, h.dir)
 	ctx := context.Background()
 	wf, err := h.engine.Start(ctx, workflow.Task{Text: cfg.Task, Name: cfg.Name, Path: workflow.Path(cfg.Path)})
 	must(t, err)
@@ -241,15 +188,10 @@ func runScenario(t *testing.T, path string) {
 		wf, err = h.engine.Resume(ctx, wf.ID)
 	}
 	h.check(wf, err, want)
-	if after := userTreeHash(t, h.dir); after != before {
+	if after := testkit.UserTreeHash(t, h.dir); after != before {
 		t.Errorf("the user's HEAD, index or working tree changed:\nbefore %s\nafter  %s", before, after)
 	}
-	if errs := h.model.Errors(); len(errs) > 0 {
-		t.Errorf("model script mismatches:\n%s", strings.Join(errs, "\n"))
-	}
-	if n := h.model.Remaining(); n != 0 {
-		t.Errorf("%d scripted model steps were not used", n)
-	}
+	testkit.CheckModel(t, h.model)
 }
 
 func (h *harness) check(wf store.Workflow, runErr error, want scenarioWant) {
@@ -306,16 +248,16 @@ func (h *harness) check(wf store.Workflow, runErr error, want scenarioWant) {
 	if len(bs) != want.Baselines {
 		t.Errorf("%d baselines, want %d", len(bs), want.Baselines)
 	}
-	if want.Approvals != nil && !slices.Equal(h.ed.kinds(), want.Approvals) {
-		t.Errorf("approvals asked = %q, want %q", h.ed.kinds(), want.Approvals)
+	if want.Approvals != nil && !slices.Equal(h.ed.Kinds(), want.Approvals) {
+		t.Errorf("approvals asked = %q, want %q", h.ed.Kinds(), want.Approvals)
 	}
 	for file, sub := range want.Files {
-		out := gitOut(t, h.dir, "show", git.WorkflowBranch(wf.Name)+":"+file)
+		out := testkit.Git(t, h.dir, "show", git.WorkflowBranch(wf.Name)+":"+file)
 		if !strings.Contains(out, sub) {
 			t.Errorf("%s on the workflow branch does not contain %q:\n%s", file, sub, out)
 		}
 	}
-	kept := gitOut(t, h.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/autarch-pulse/")
+	kept := testkit.Git(t, h.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/autarch-pulse/")
 	var keptIDs []string
 	for _, ref := range strings.Fields(kept) {
 		keptIDs = append(keptIDs, ref[strings.LastIndex(ref, "/")+1:])
@@ -349,7 +291,7 @@ func (h *harness) check(wf store.Workflow, runErr error, want scenarioWant) {
 	if _, err := os.Stat(h.repo.WorktreePath(wf.Name)); want.WorktreeRemoved != errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("worktree %s exists = %v, want removed = %v", h.repo.WorktreePath(wf.Name), err == nil, want.WorktreeRemoved)
 	}
-	branch := gitOut(t, h.dir, "for-each-ref", "--format=%(refname)", "refs/heads/"+git.WorkflowBranch(wf.Name))
+	branch := testkit.Git(t, h.dir, "for-each-ref", "--format=%(refname)", "refs/heads/"+git.WorkflowBranch(wf.Name))
 	if (strings.TrimSpace(branch) == "") != want.BranchRemoved {
 		t.Errorf("workflow branch present = %v, want removed = %v", branch != "", want.BranchRemoved)
 	}
@@ -456,31 +398,13 @@ func (h *harness) checkFirstRun(wf store.Workflow, want scenarioWant) {
 	}
 }
 
-// checkNesting checks that the tool calls with the nested reasons, and
-// only they, are marked with the id of a dispatch_subagent call.
+// checkNesting checks the sub-agents' calls are nested under their
+// dispatch_subagent call (testkit.CheckNesting).
 func checkNesting(t *testing.T, events []workflow.Event, nested []string) {
 	t.Helper()
-	dispatches := map[string]bool{}
-	for _, ev := range events {
-		if ev.Kind == "tool_call" && ev.Tool == "dispatch_subagent" && ev.ParentToolCallID == "" {
-			dispatches[ev.ToolCallID] = true
-		}
-	}
-	var got []string
-	for _, ev := range events {
-		if ev.ParentToolCallID == "" {
-			continue
-		}
-		if !dispatches[ev.ParentToolCallID] || ev.Subagent == "" {
-			t.Errorf("event %+v is nested under %q, which is no dispatch_subagent call", ev, ev.ParentToolCallID)
-		}
-		if ev.Kind == "tool_call" {
-			got = append(got, ev.Reason)
-		}
-	}
-	if strings.Join(got, "|") != strings.Join(nested, "|") {
-		t.Errorf("nested tool calls = %q, want %q", got, nested)
-	}
+	testkit.CheckNesting(t, events, func(ev workflow.Event) testkit.Call {
+		return testkit.Call{Kind: string(ev.Kind), Tool: ev.Tool, ID: ev.ToolCallID, Parent: ev.ParentToolCallID, Subagent: ev.Subagent, Reason: ev.Reason}
+	}, nested)
 }
 
 // checkKickoff checks that a pulse that ran names its initiating message:
@@ -493,53 +417,12 @@ func (h *harness) checkKickoff(wf store.Workflow, p store.Pulse) {
 	}
 }
 
-// userTreeHash fingerprints what the user owns: HEAD, the index and every
-// file of the working tree (outside .git).
-func userTreeHash(t *testing.T, dir string) string {
-	t.Helper()
-	h := sha256.New()
-	fmt.Fprintln(h, gitOut(t, dir, "symbolic-ref", "HEAD"), gitOut(t, dir, "rev-parse", "HEAD"))
-	idx, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
-	must(t, err)
-	h.Write(idx)
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() {
-			b, _ := os.ReadFile(p)
-			fmt.Fprintf(h, "%s %x\n", p, sha256.Sum256(b))
-		}
-		return nil
-	})
-	return hex.EncodeToString(h.Sum(nil))[:16]
-}
-
 func commitSubjects(t *testing.T, dir, base, branch string) []string {
-	out := strings.TrimSpace(gitOut(t, dir, "log", "--reverse", "--format=%s", base+".."+branch))
+	out := strings.TrimSpace(testkit.Git(t, dir, "log", "--reverse", "--format=%s", base+".."+branch))
 	if out == "" {
 		return []string{}
 	}
 	return strings.Split(out, "\n")
-}
-
-func gitRun(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	gitOut(t, dir, args...)
-}
-
-func gitOut(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }
 
 func must(t *testing.T, err error) {
@@ -547,93 +430,4 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// scriptEditor answers approvals and questions from the scenario's script
-// and records what it was asked.
-type scriptEditor struct {
-	t         *testing.T
-	mu        sync.Mutex
-	approvals []string
-	answers   [][][]string
-	asked     []editor.Approval
-}
-
-func (s *scriptEditor) kinds() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := []string{}
-	for _, a := range s.asked {
-		out = append(out, a.Kind)
-	}
-	return out
-}
-
-func (s *scriptEditor) Approve(ctx context.Context, a editor.Approval) (editor.Verdict, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.asked = append(s.asked, a)
-	if len(s.approvals) == 0 {
-		s.t.Errorf("unexpected approval request: %s", a.Title)
-		return editor.Verdict{Decision: editor.DecisionDismissed}, nil
-	}
-	next := s.approvals[0]
-	s.approvals = s.approvals[1:]
-	switch {
-	case next == "approve":
-		return editor.Verdict{Decision: editor.DecisionApprove}, nil
-	case next == "dismiss":
-		return editor.Verdict{Decision: editor.DecisionDismissed}, nil
-	case next == "abort":
-		return editor.Verdict{Decision: editor.DecisionAbort}, nil
-	case strings.HasPrefix(next, "reject:"):
-		return editor.Verdict{Decision: editor.DecisionReject, Feedback: strings.TrimPrefix(next, "reject:")}, nil
-	}
-	s.t.Errorf("bad scripted approval %q", next)
-	return editor.Verdict{Decision: editor.DecisionDismissed}, nil
-}
-
-func (s *scriptEditor) Ask(ctx context.Context, qs []editor.Question) ([]editor.Answer, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(qs) == 1 && qs[0].Type == editor.FreeText && strings.HasPrefix(qs[0].Prompt, "Reply to") {
-		return nil, editor.ErrNoTTY // no one to chat with
-	}
-	if len(s.answers) == 0 {
-		s.t.Errorf("unexpected questions: %+v", qs)
-		return []editor.Answer{{Dismissed: true}}, nil
-	}
-	next := s.answers[0]
-	s.answers = s.answers[1:]
-	out := make([]editor.Answer, len(qs))
-	for i := range qs {
-		if i >= len(next) || next[i] == nil {
-			out[i] = editor.Answer{Dismissed: true}
-			continue
-		}
-		out[i] = editor.Answer{Values: next[i]}
-	}
-	return out, nil
-}
-
-func (s *scriptEditor) ShowMessage(context.Context, editor.MessageType, string) error { return nil }
-func (s *scriptEditor) LogMessage(context.Context, editor.MessageType, string) error  { return nil }
-func (s *scriptEditor) ShowMessageRequest(context.Context, editor.MessageType, string, []string) (string, error) {
-	return "", nil
-}
-func (s *scriptEditor) StartProgress(context.Context, string, bool) (editor.Progress, error) {
-	return nil, errors.New("no progress in tests")
-}
-func (s *scriptEditor) ApplyEdit(context.Context, string, protocol.WorkspaceEdit) (bool, error) {
-	return false, nil
-}
-func (s *scriptEditor) PublishDiagnostics(context.Context, protocol.PublishDiagnosticsParams) error {
-	return nil
-}
-func (s *scriptEditor) ShowDocument(context.Context, protocol.ShowDocumentParams) (bool, error) {
-	return false, nil
-}
-func (s *scriptEditor) Notify(context.Context, string, any) error { return nil }
-func (s *scriptEditor) Call(context.Context, string, any, any) error {
-	return errors.New("no custom requests in tests")
 }

@@ -22,11 +22,11 @@ var allowed = map[string][]string{
 	// and jobs.
 	"acp": {"agent", "agent/workflow", "agent/workflow/store", "agent/job", "editor", "tools"},
 	"agent/workflow": {"agent", "agent/run", "agent/workflow/store", "editor", "tools", "tools/review", "tools/terminal", "tools/verify",
-		"workspace/git", "workspace/trust", "index"},
+		"workspace/git", "workspace/trust", "index", "receipt"},
 	"agent/workflow/store": {"tools/verify"},
 	// agent/job runs one coding-team agent (tools/team) over the workflow
 	// engine's store, repository and wiring.
-	"agent/job": {"agent", "agent/run", "agent/workflow", "agent/workflow/store", "editor", "tools", "tools/team", "workspace/git"},
+	"agent/job": {"agent", "agent/run", "agent/workflow", "agent/workflow/store", "editor", "tools", "tools/team", "workspace/git", "receipt", "tools/verify"},
 	"agent":     {"tools", "tools/terminal", "editor"},
 	// agent/run is the run kernel under workflows, jobs and swarms: a
 	// run's identity and status, its lock, stop and background group, its
@@ -38,6 +38,9 @@ var allowed = map[string][]string{
 	"agent/scripted":    {},
 	"tools":             {"editor", "tools/shellcmd", "tools/verify", "tools/websearch", "workspace", "workspace/git", "workspace/textsearch", "workspace/sandbox", "workspace/trust", "workspace/unidiff", "index", "langserver"},
 	"tools/indexsearch": {"index", "tools", "workspace", "workspace/git"},
+	// receipt writes, reads and re-checks the completion receipts of
+	// checkpoint commits (git notes; issue 32).
+	"receipt":           {"tools", "tools/verify", "workspace/git"},
 	"tools/review":      {"tools"},
 	"tools/team":        {"tools", "tools/verify", "workspace", "workspace/git", "workspace/unidiff"},
 	"tools/terminal":    {"editor", "tools", "workspace/git"},
@@ -63,12 +66,19 @@ var allowed = map[string][]string{
 	"workspace/treehash": {},
 	// workspace/git/gitattack plants attacks on host-side git for tests.
 	"workspace/git/gitattack": {},
+	// internal/testkit is the tests' shared kit (imported only from
+	// tests): the fake editor, the txtar scenario runner, git helpers and
+	// the wait helper. It stays low so that internal tests may use it.
+	"internal/testkit": {"editor", "agent/scripted"},
+	// fleet: workflows and jobs on a pool of workers over NATS JetStream:
+	// the queue of runs, run records with leases, workers, run events.
+	"fleet": {"agent/run", "swarm"},
 	// swarm: shared context, leased queue, proposals and rate limits on
 	// NATS JetStream, and the swarm tools.
 	"swarm": {"tools", "workspace", "workspace/textsearch"},
 	// swarm/orchestrate runs a swarm's rounds: agents over the engine's
 	// tools, the arbiter, writes in the swarm's worktree, the transcript.
-	"swarm/orchestrate": {"agent", "agent/run", "editor", "swarm", "tools", "tools/verify", "workspace", "workspace/git"},
+	"swarm/orchestrate": {"agent", "agent/run", "editor", "swarm", "tools", "tools/verify", "workspace", "workspace/git", "receipt"},
 
 	// index/embedtrain trains the index's shipped code embedder (through
 	// cmd/autarch-train-embedder, make train-embedder).

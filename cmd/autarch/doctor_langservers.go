@@ -1,9 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"maps"
+	"os/exec"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/autarch-dev/autarch/langserver"
 )
@@ -12,19 +17,37 @@ import (
 // tools (go_to_definition, find_references, rename_symbol…) use: where
 // each was found, or how to install it. A missing server is no failure:
 // the tools then answer that there is none.
-func reportLangServers(w io.Writer) {
-	fmt.Fprintln(w, "== language servers (code intelligence tools)")
-	for _, srv := range langserver.Known() {
+func reportLangServers(w io.Writer, title string, servers []langserver.Server) {
+	fmt.Fprintln(w, title)
+	order := []string{".go", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".py", ".pyi", ".rs"}
+	for _, srv := range servers {
 		exts := make([]string, 0, len(srv.Languages))
-		for _, e := range []string{".go", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".py", ".pyi", ".rs"} {
+		for _, e := range order {
 			if _, ok := srv.Languages[e]; ok {
 				exts = append(exts, e)
 			}
 		}
-		if p, err := srv.Path(); err == nil {
-			fmt.Fprintf(w, "%s (%s): %s\n", srv.Name, strings.Join(exts, " "), p)
-			continue
+		for _, e := range slices.Sorted(maps.Keys(srv.Languages)) {
+			if !slices.Contains(order, e) {
+				exts = append(exts, e)
+			}
 		}
-		fmt.Fprintf(w, "%s (%s): not found on PATH; install with `%s`\n", srv.Name, strings.Join(exts, " "), srv.Install)
+		p, err := srv.Path()
+		switch {
+		case err != nil:
+			fmt.Fprintf(w, "%s (%s): not found on PATH; install with `%s`\n", srv.Name, strings.Join(exts, " "), srv.Install)
+		case srv.Name == "rust-analyzer" && !runs(p, "--version"):
+			// rustup installs a proxy that fails until the component is added.
+			fmt.Fprintf(w, "%s (%s): %s does not run (a rustup proxy without the component?); install with `%s`\n", srv.Name, strings.Join(exts, " "), p, srv.Install)
+		default:
+			fmt.Fprintf(w, "%s (%s): %s\n", srv.Name, strings.Join(exts, " "), p)
+		}
 	}
+}
+
+// runs reports whether path args exits 0 within a few seconds.
+func runs(path string, args ...string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return exec.CommandContext(ctx, path, args...).Run() == nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // The run's log says stages and pulse steps in words, not in the events'
@@ -200,11 +201,12 @@ func openPTY(t *testing.T) (pty, tty *os.File) {
 // waitUntil polls cond every 20 ms until it holds or the deadline passes.
 func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(d); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, d)
+	testkit.CheckFor(t, d, 20*time.Millisecond, func() error {
+		if !cond() {
+			return errors.New(what)
 		}
-	}
+		return nil
+	})
 }
 
 // autarch stop from a second terminal ends the first terminal's run that

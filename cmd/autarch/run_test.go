@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // scriptedRepo makes a git repository from a txtar's repo/ files and
@@ -122,7 +124,7 @@ func TestRunFullPathFromTheCommandLine(t *testing.T) {
 func TestRunKilledMidPulseThenResumed(t *testing.T) {
 	bin := buildBinary(t)
 	dir, steps := scriptedRepo(t, "testdata/run-kill.txt")
-	url, _ := scripted.Start(t, steps("", "05"))
+	url, model := scripted.Start(t, steps("", "05"))
 	var stderr bytes.Buffer
 	cmd := autarchCmd(context.Background(), bin, dir, url, "run", "--yes", "--name", "half", "Add Half")
 	cmd.Stderr = &stderr
@@ -130,18 +132,17 @@ func TestRunKilledMidPulseThenResumed(t *testing.T) {
 		t.Fatal(err)
 	}
 	written := filepath.Join(dir, ".git", "autarch", "worktrees", "half", "half.go")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if _, err := os.Stat(written); err == nil {
-			break
+	// The slow step is the script's last, taken as its request arrives:
+	// the process is then in the slow model call.
+	testkit.CheckForChild(t, cmd, &stderr, 60*time.Second, 20*time.Millisecond, func() error {
+		if _, err := os.Stat(written); err != nil {
+			return fmt.Errorf("the pulse never wrote half.go: %w", err)
 		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the pulse never wrote half.go:\n%s", stderr.String())
+		if n := model.Remaining(); n > 0 {
+			return fmt.Errorf("the slow model call has not begun (%d steps left)", n)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(300 * time.Millisecond) // into the slow model call
+		return nil
+	})
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
 
+	"github.com/autarch-dev/autarch/langserver"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/sandbox"
 	"github.com/autarch-dev/autarch/workspace/trust"
@@ -54,7 +55,7 @@ func runDoctor(ctx context.Context, io stdio, args []string) int {
 	}
 	fmt.Fprintf(io.out, "network policy: %s (AUTARCH_SANDBOX_NETWORK=preflight|always|never)\n", policy.Network)
 	fmt.Fprintln(io.out, policy.EnvReport(os.Environ()))
-	reportLangServers(io.out)
+	reportLangServers(io.out, "== language servers (code intelligence tools)", langserver.Known())
 	if !doctorModel(ctx, io, *baseURL, *model) {
 		code = 1
 	}
@@ -74,6 +75,9 @@ func runDoctor(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.out, "%s: no hooks or servers configured (%s)\n", p.Config.Repo, strings.Join(trust.ExecutableFiles(), ", "))
 	case trust.Trusted:
 		fmt.Fprintf(io.out, "%s: %s trusted (trust store %s)\n", p.Config.Repo, strings.Join(p.Config.Names(), ", "), store.Path())
+		if n := len(p.Settings.LanguageServers); n > 0 {
+			reportLangServers(io.out, "language servers configured (language_servers):", p.Settings.LangServerList()[:n])
+		}
 	default:
 		fmt.Fprintln(io.out, p.Untrusted())
 	}

@@ -101,6 +101,10 @@ type statusPulse struct {
 	UnresolvedIssues []store.UnresolvedIssue `json:"unresolvedIssues,omitempty"`
 	GateSummary      string                  `json:"gateSummary,omitempty"`
 	Gates            *verify.GateRun         `json:"gates,omitempty"`
+	// Reverted: the pulse was done and reverted (autarch revert); it is
+	// pending (Proposed) until it runs again, with Guidance (autarch redo).
+	Reverted bool   `json:"reverted,omitempty"`
+	Guidance string `json:"guidance,omitempty"`
 }
 
 func withPulses(ctx context.Context, st *store.Store, rows []editor.WorkflowSummary, act activityLister) ([]statusRow, error) {
@@ -116,7 +120,7 @@ func withPulses(ctx context.Context, st *store.Store, rows []editor.WorkflowSumm
 		}
 		for _, p := range pulses {
 			sp := statusPulse{ID: p.PlannedID, Title: p.Title, Status: p.Status, Rejections: p.RejectionCount, Failures: p.Failures,
-				UnresolvedIssues: p.UnresolvedIssues, Gates: p.Gates}
+				UnresolvedIssues: p.UnresolvedIssues, Gates: p.Gates, Reverted: p.RevertedBy != "" && p.Status == store.PulseProposed, Guidance: p.Guidance}
 			if p.Gates != nil {
 				sp.GateSummary = p.Gates.Summary()
 			}

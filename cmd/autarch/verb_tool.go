@@ -176,6 +176,9 @@ func searcher(s *codesearch.Search, dryRun bool) tools.Searcher {
 
 // isTerminal reports whether r is an interactive terminal.
 func isTerminal(r any) bool {
+	if i, ok := r.(interface{ Interactive() bool }); ok { // a fleet run's submitter answers
+		return i.Interactive()
+	}
 	f, ok := r.(*os.File)
 	if !ok {
 		return false

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/index"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace"
 )
 
@@ -41,7 +44,20 @@ func TestWatcherKeepsTheIndexFresh(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- w.run(ctx) }()
-	time.Sleep(100 * time.Millisecond) // the watches are in place
+	// The watches are in place once a probe's change reaches the index.
+	probe := 0
+	testkit.CheckFor(t, 10*time.Second, 50*time.Millisecond, func() error {
+		probe++
+		write("probe.go", fmt.Sprintf("package probe\n\n// Probe %d.\n", probe))
+		select {
+		case rels := <-batches:
+			if slices.Contains(rels, "probe.go") {
+				return nil
+			}
+		default:
+		}
+		return errors.New("the watcher sees no change yet")
+	})
 
 	files := func(query string) []string {
 		hits, err := ix.Search(t.Context(), index.Query{Text: query, Max: 10})

@@ -2,6 +2,7 @@ package orchestrate
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
@@ -72,21 +74,18 @@ func TestKillMidRound(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The critic's conversation is written before its model call, which
-	// the script holds for 2 s: kill the process during it.
+	// the script holds for 2 s: kill the process during it (its first
+	// step is taken as its request arrives).
 	critic := filepath.Join(Dir(w.repo.StateDir()), st.ID, "agents", "critic.json")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, err := os.Stat(critic); err == nil {
-			break
+	testkit.CheckForChild(t, child, &out, 20*time.Second, 20*time.Millisecond, func() error {
+		if _, err := os.Stat(critic); err != nil {
+			return fmt.Errorf("the helper never reached the critic's turn: %w", err)
 		}
-		if time.Now().After(deadline) {
-			child.Process.Kill()
-			child.Wait()
-			t.Fatalf("the helper never reached the critic's turn:\n%s", out.String())
+		if n := w.models["critic"].Remaining(); n > 2 {
+			return fmt.Errorf("the critic's model call has not arrived (%d steps left)", n)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(300 * time.Millisecond)
+		return nil
+	})
 	if err := child.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

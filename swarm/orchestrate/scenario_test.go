@@ -15,6 +15,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 	"github.com/autarch-dev/autarch/workspace/treehash"
@@ -71,24 +72,21 @@ func newWorld(t testing.TB, scenario string) *world {
 	if scenario == "" {
 		return w
 	}
-	ar, err := txtar.ParseFile(filepath.Join("testdata", scenario+".txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	byAgent := map[string][]txtar.File{}
-	for _, f := range ar.Files {
+	// Each agent's steps are its own scenario's: NAME/NN-step.json.
+	sc := testkit.LoadScenario(t, filepath.Join("testdata", scenario+".txtar"))
+	byAgent := map[string]*testkit.Scenario{}
+	for _, f := range sc.Steps {
 		name, step, ok := strings.Cut(f.Name, "/")
 		if !ok {
 			t.Fatalf("%s: step %s is not NAME/NN-step.json", scenario, f.Name)
 		}
-		byAgent[name] = append(byAgent[name], txtar.File{Name: step, Data: f.Data})
-	}
-	for name, steps := range byAgent {
-		script, err := scripted.Parse(txtar.Format(&txtar.Archive{Comment: ar.Comment, Files: steps}))
-		if err != nil {
-			t.Fatalf("%s/%s: %v", scenario, name, err)
+		if byAgent[name] == nil {
+			byAgent[name] = &testkit.Scenario{Path: sc.Path + ":" + name, Comment: sc.Comment}
 		}
-		w.urls[name], w.models[name] = scripted.Start(t, script)
+		byAgent[name].Steps = append(byAgent[name].Steps, txtar.File{Name: step, Data: f.Data})
+	}
+	for name, agentScenario := range byAgent {
+		w.urls[name], w.models[name] = agentScenario.StartModel(t)
 	}
 	return w
 }

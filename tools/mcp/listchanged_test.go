@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -34,13 +36,13 @@ func TestToolListChanged(t *testing.T) {
 	if res := h.call("mcp_live_grow", `{"reason": "r"}`); res.Failed || res.Output != "grew" {
 		t.Fatalf("grow = %+v", res)
 	}
-	var after []string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if after = names(); slices.Contains(after, "mcp_live_grown") {
-			break
+	testkit.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if after := names(); !slices.Contains(after, "mcp_live_grown") {
+			return fmt.Errorf("tools after list_changed = %v, want grown added", after)
 		}
-	}
-	if !slices.Contains(after, "mcp_live_grown") || slices.Contains(after, "mcp_live_env") {
+		return nil
+	})
+	if after := names(); !slices.Contains(after, "mcp_live_grown") || slices.Contains(after, "mcp_live_env") {
 		t.Fatalf("tools after list_changed = %v, want grown added and env removed", after)
 	}
 	h2 := newHarness(t, m, "pulsing", tools.ModeYolo)

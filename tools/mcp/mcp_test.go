@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/mcp/mcptest"
 	"github.com/autarch-dev/autarch/workspace/trust"
@@ -109,7 +110,7 @@ type harness struct {
 	t    *testing.T
 	e    *tools.Engine
 	s    *tools.Session
-	ui   *approver
+	ui   *testkit.Editor
 	reg  *tools.Registry
 	role string
 }
@@ -123,7 +124,7 @@ func newHarness(t *testing.T, m *Manager, role string, mode tools.Mode) *harness
 	if err := m.Register(t.Context(), role, reg); err != nil {
 		t.Fatal(err)
 	}
-	ui := &approver{decision: editor.DecisionApprove}
+	ui := &testkit.Editor{T: t, Verdict: editor.Verdict{Decision: editor.DecisionApprove}}
 	s, err := tools.NewSession(tools.SessionConfig{Root: t.TempDir(), Role: role, Mode: mode, Editor: ui})
 	if err != nil {
 		t.Fatal(err)
@@ -139,17 +140,6 @@ func (h *harness) call(name, args string) tools.Result {
 		h.t.Fatal(err)
 	}
 	return res
-}
-
-type approver struct {
-	editor.Client
-	decision editor.Decision
-	asked    int
-}
-
-func (a *approver) Approve(context.Context, editor.Approval) (editor.Verdict, error) {
-	a.asked++
-	return editor.Verdict{Decision: a.decision}, nil
 }
 
 func TestEverythingOverStdio(t *testing.T) {
@@ -201,16 +191,13 @@ func TestEverythingOverStreamableHTTP(t *testing.T) {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			c.Close()
-			break
+	testkit.CheckFor(t, 20*time.Second, 100*time.Millisecond, func() error {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			return fmt.Errorf("server-everything does not listen on %d: %w", port, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server-everything did not listen on %d", port)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return c.Close()
+	})
 	m := userServers(t, map[string]tools.MCPServer{"web": {Type: "http", URL: url, Headers: map[string]string{"X-Test": "1"}}})
 	h := newHarness(t, m, "pulsing", tools.ModeYolo)
 	if res := h.call("mcp_web_echo", `{"message": "over http", "reason": "r"}`); !strings.Contains(res.Output, "Echo: over http") {
@@ -263,12 +250,12 @@ func TestReadOnlyFiltering(t *testing.T) {
 func TestSensitiveConfirmation(t *testing.T) {
 	m := userServers(t, map[string]tools.MCPServer{"everything": {Command: nodeBin(t, "mcp-server-everything")}})
 	h := newHarness(t, m, "pulsing", tools.ModeConfirmSensitive)
-	if res := h.call("mcp_everything_echo", `{"message": "hi", "reason": "r"}`); h.ui.asked != 1 || !strings.Contains(res.Output, "Echo: hi") {
-		t.Errorf("approved: asked %d, %s", h.ui.asked, res.Output)
+	if res := h.call("mcp_everything_echo", `{"message": "hi", "reason": "r"}`); len(h.ui.Asked()) != 1 || !strings.Contains(res.Output, "Echo: hi") {
+		t.Errorf("approved: asked %d, %s", len(h.ui.Asked()), res.Output)
 	}
-	h.ui.decision = editor.DecisionReject
-	if res := h.call("mcp_everything_echo", `{"message": "no", "reason": "r"}`); h.ui.asked != 2 || strings.Contains(res.Output, "Echo: no") {
-		t.Errorf("rejected: asked %d, %s", h.ui.asked, res.Output)
+	h.ui.SetVerdict(editor.DecisionReject)
+	if res := h.call("mcp_everything_echo", `{"message": "no", "reason": "r"}`); len(h.ui.Asked()) != 2 || strings.Contains(res.Output, "Echo: no") {
+		t.Errorf("rejected: asked %d, %s", len(h.ui.Asked()), res.Output)
 	}
 }
 
@@ -304,13 +291,12 @@ func TestMisbehavingServers(t *testing.T) {
 
 func waitState(t *testing.T, s *Server, want string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if st, _ := s.State(); st == want {
-			return
+	testkit.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if st, err := s.State(); st != want {
+			return fmt.Errorf("state = %s (%v), want %s", st, err, want)
 		}
-	}
-	st, err := s.State()
-	t.Fatalf("state = %s (%v), want %s", st, err, want)
+		return nil
+	})
 }
 
 func TestScrubbedEnvironment(t *testing.T) {
@@ -446,11 +432,12 @@ func TestWrapperChildrenStopped(t *testing.T) {
 				h.call("mcp_wrapped_crash", `{"reason": "r"}`)
 				waitState(t, m.servers["wrapped"], StateExited)
 			}
-			for deadline := time.Now().Add(10 * time.Second); alive(child); time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("after %s the wrapper's child %d still runs", end, child)
+			testkit.CheckFor(t, 10*time.Second, 20*time.Millisecond, func() error {
+				if alive(child) {
+					return fmt.Errorf("after %s the wrapper's child %d still runs", end, child)
 				}
-			}
+				return nil
+			})
 		})
 	}
 }

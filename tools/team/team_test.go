@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -84,15 +85,7 @@ func runGit(t *testing.T, dir string, args ...string) string {
 
 func write(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteFiles(t, dir, files)
 }
 
 func newRepo(t *testing.T, files map[string]string) repo {

@@ -14,6 +14,7 @@ import {
   MethodApprove,
   MethodAskQuestions,
   MethodDiagnostics,
+  MethodLanguageFeature,
   MethodFileAt,
   MethodJobEvent,
   MethodSwarmEvent,
@@ -25,6 +26,8 @@ import {
   type AskQuestionsParams,
   type AskQuestionsResult,
   type DiagnosticsParams,
+  type LanguageFeatureParams,
+  type LanguageFeatureResult,
   type DiagnosticsResult,
   type DiscussParams,
   type FileAtParams,
@@ -37,6 +40,7 @@ import {
   type WorkflowRef,
 } from './lspext.gen';
 import { JobList, jobOpCommands, mergeActivity } from './jobs';
+import { featureCommand, toEditorLocations } from './languageFeatures';
 import { SwarmList } from './swarm';
 import { SwarmView } from './swarmView';
 import { Panel, type PanelHost } from './panel';
@@ -110,6 +114,7 @@ export class App implements vscode.Disposable, PanelHost {
     ctx.handleRequest<AskQuestionsParams, AskQuestionsResult>(MethodAskQuestions, (p, token) => this.onAskQuestions(p, token));
     ctx.handleRequest<Approval, Verdict>(MethodApprove, (p, token) => this.onApprove(p, token));
     ctx.handleRequest<DiagnosticsParams, DiagnosticsResult>(MethodDiagnostics, (p) => collectDiagnostics(p));
+    ctx.handleRequest<LanguageFeatureParams, LanguageFeatureResult>(MethodLanguageFeature, (p) => editorLanguageFeature(p));
     ctx.handleNotification<WorkflowEvent>(MethodWorkflowEvent, (ev) => {
       if (ev && typeof ev === 'object') this.state.onEvent(ev);
       // A dry run that ended keeps nothing to answer later (its workflow lived in a temporary store).
@@ -454,6 +459,17 @@ async function openAt(uri: vscode.Uri, start: number, end: number): Promise<void
   const last = Math.min(Math.max(first, end - 1), Math.max(0, doc.lineCount - 1));
   const range = new vscode.Range(first, 0, last, doc.lineAt(last).range.end.character);
   await vscode.window.showTextDocument(doc, { selection: range, preview: true });
+}
+
+/** The editor's own definitions or references for autarch/languageFeature (the discussion agent's go_to_definition and find_references); an error leaves them to Autarch's language servers. */
+export async function editorLanguageFeature(params: LanguageFeatureParams): Promise<LanguageFeatureResult> {
+  const command = featureCommand(params?.feature);
+  const uri = typeof params?.path === 'string' ? resolveWorkspaceFile(params.path) : undefined;
+  if (!command || !uri || typeof params.line !== 'number' || typeof params.character !== 'number') {
+    throw new Error(`autarch/languageFeature: no feature ${String(params?.feature)} at ${String(params?.path)}`);
+  }
+  const raw = await vscode.commands.executeCommand<unknown>(command, uri, new vscode.Position(params.line, params.character));
+  return { locations: toEditorLocations(raw) };
 }
 
 /** The editor's diagnostics for autarch/diagnostics; requested files that are not open are opened (not shown) first so that language servers check them. */

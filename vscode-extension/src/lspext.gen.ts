@@ -47,6 +47,8 @@ export const MethodWorkflowEvent = "autarch/workflowEvent";
 export const MethodApprove = "autarch/approve";
 /** MethodDiagnostics (server → client request, DiagnosticsParams) returns the editor's DiagnosticsResult for paths of the user's workspace (read_lints); clients declare capabilities.experimental.autarch.diagnostics. */
 export const MethodDiagnostics = "autarch/diagnostics";
+/** MethodLanguageFeature (server → client request, LanguageFeatureParams) returns the editor's own LanguageFeatureResult (its language features, no second language server) for a file of the user's workspace: the discussion agent's go_to_definition and find_references. A client that does not answer it leaves them to Autarch's language servers. */
+export const MethodLanguageFeature = "autarch/languageFeature";
 /** EventStage: the workflow entered a stage (Text says from where), or preflight runs (Status "running"). */
 export const EventStage = "stage";
 /** EventToolCall: an agent called a tool (Tool, Reason, ToolCallID). */
@@ -460,6 +462,23 @@ export interface DiagnosticItem {
   severity: string;
   message: string;
   source: string;
+}
+
+export interface LanguageFeatureParams {
+  feature: string;
+  path: string;
+  line: number;
+  character: number;
+}
+
+export interface LanguageFeatureResult {
+  locations: EditorLocation[];
+}
+
+export interface EditorLocation {
+  path: string;
+  line: number;
+  character: number;
 }
 
 export interface StartJobParams {

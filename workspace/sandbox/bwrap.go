@@ -48,6 +48,9 @@ var toolchainRoots = map[string][]string{
 	".deno":   nil,
 	".asdf":   nil,
 	"sdk":     nil, // golang.org/dl toolchains (~/sdk/go1.x)
+	// A project's node_modules/.bin on PATH: its links point into the
+	// packages beside it (typescript-language-server, pyright).
+	"node_modules": nil,
 }
 
 // toolchainSecrets are masked inside a toolchain root.

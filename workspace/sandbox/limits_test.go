@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // TestLimitsStopAttacks runs each attack in the real sandbox and expects
@@ -219,17 +221,12 @@ func hostTasks() int {
 // waitGone waits until no process's command line contains s.
 func waitGone(t *testing.T, s string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		pids := processesWith(s)
-		if len(pids) == 0 {
-			return
+	testkit.CheckFor(t, 5*time.Second, 20*time.Millisecond, func() error {
+		if pids := processesWith(s); len(pids) > 0 {
+			return fmt.Errorf("%d processes survived the command", len(pids))
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d processes survived the command", len(pids))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // leftovers fails when a command's cgroup was not removed.

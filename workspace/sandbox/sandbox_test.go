@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // fixture is a fake home with credentials, a project and a sibling project.
@@ -274,17 +276,12 @@ func TestTimeoutKillsEverything(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("Run took %v after a 500ms timeout", d)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		pids := processesWith("sleep\x00" + marker + "\x00")
-		if len(pids) == 0 {
-			break
+	testkit.CheckFor(t, 3*time.Second, 50*time.Millisecond, func() error {
+		if pids := processesWith("sleep\x00" + marker + "\x00"); len(pids) > 0 {
+			return fmt.Errorf("processes survived the timeout: %v", pids)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes survived the timeout: %v", pids)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // processesWith returns the pids whose command line contains s.

@@ -36,7 +36,7 @@ func (o ops) AddNote(ctx context.Context, n *Note) error {
 	return nil
 }
 
-// Notes lists a stage's notes in order.
+// Notes lists a stage's notes in order (but those a revert set aside).
 func (o ops) Notes(ctx context.Context, workflowID, stage string) ([]Note, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (Note, error) {
 		var n Note
@@ -44,7 +44,7 @@ func (o ops) Notes(ctx context.Context, workflowID, stage string) ([]Note, error
 		err := row.Scan(&n.ID, &n.WorkflowID, &n.Stage, &n.Content, &at)
 		n.CreatedAt = unstamp(at)
 		return n, err
-	}, "notes", `SELECT id, workflow_id, stage, content, created_at FROM notes WHERE workflow_id=? AND stage=? ORDER BY id`, workflowID, stage)
+	}, "notes", `SELECT id, workflow_id, stage, content, created_at FROM notes WHERE workflow_id=? AND stage=? AND set_aside_by='' ORDER BY id`, workflowID, stage)
 }
 
 // ClearNotes deletes a stage's notes.
@@ -90,7 +90,8 @@ func (o ops) AddMessage(ctx context.Context, m *Message) error {
 }
 
 // Messages lists the conversation of a stage (and pulse, "" for none) in
-// order.
+// order, but the messages a revert set aside (a reverted pulse's earlier
+// runs: kept, not current).
 func (o ops) Messages(ctx context.Context, workflowID, stage, pulseID string) ([]Message, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (Message, error) {
 		var m Message
@@ -103,7 +104,7 @@ func (o ops) Messages(ctx context.Context, workflowID, stage, pulseID string) ([
 		m.CreatedAt = unstamp(at)
 		return m, err
 	}, "messages", `SELECT id, run_id, stage, pulse_id, role, content, data, created_at FROM messages
-		WHERE run_id=? AND stage=? AND pulse_id=? ORDER BY id`, workflowID, stage, pulseID)
+		WHERE run_id=? AND stage=? AND pulse_id=? AND set_aside_by='' ORDER BY id`, workflowID, stage, pulseID)
 }
 
 // ToolCall is one tool call with its reason and outcome.

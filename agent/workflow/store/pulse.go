@@ -72,10 +72,15 @@ type Pulse struct {
 	// far: completion validation judges a resumed pulse on them too.
 	Failures []PulseFailure
 	// Gates is the last quality-gate run (nil before any).
-	Gates     *verify.GateRun
-	CreatedAt time.Time
-	StartedAt time.Time
-	EndedAt   time.Time
+	Gates *verify.GateRun
+	// RevertedBy names the revert that made the pulse Proposed again
+	// ("" for a pulse never reverted); Guidance is the user's guidance
+	// for its next run (autarch redo), "" for none.
+	RevertedBy string
+	Guidance   string
+	CreatedAt  time.Time
+	StartedAt  time.Time
+	EndedAt    time.Time
 }
 
 // PulseFailure is a failed tool call not yet resolved by a later
@@ -218,7 +223,7 @@ func (o ops) AddPulse(ctx context.Context, p *Pulse) error {
 const pulseCols = `id, workflow_id, plan_id, planned_id, seq, title, description, expected_changes, depends_on, estimated_size, status,
 	initiating_message_id, summary, checkpoint_commit, pulse_branch, worktree_path, diff_files, diff_additions, diff_deletions,
 	is_recovery_checkpoint, unresolved_issues, failure_reason, rejection_count, extension_count, failures, gate_run, diff_artifact_id,
-	created_at, started_at, ended_at`
+	created_at, started_at, ended_at, reverted_by, guidance`
 
 func scanPulse(row interface{ Scan(...any) error }) (Pulse, error) {
 	var p Pulse
@@ -228,7 +233,7 @@ func scanPulse(row interface{ Scan(...any) error }) (Pulse, error) {
 	if err := row.Scan(&p.ID, &p.WorkflowID, &plan, &p.PlannedID, &p.Seq, &p.Title, &p.Description, &exp, &dep, &p.EstimatedSize,
 		&p.Status, &p.InitiatingMessageID, &p.Summary, &p.CheckpointCommit, &p.PulseBranch, &p.WorktreePath, &p.Diff.Files,
 		&p.Diff.Additions, &p.Diff.Deletions, &p.IsRecoveryCheckpoint, &un, &p.FailureReason, &p.RejectionCount,
-		&p.ExtensionCount, &fails, &gates, &p.DiffArtifactID, &created, &started, &ended); err != nil {
+		&p.ExtensionCount, &fails, &gates, &p.DiffArtifactID, &created, &started, &ended, &p.RevertedBy, &p.Guidance); err != nil {
 		return Pulse{}, err
 	}
 	p.PlanID = plan.String

@@ -63,6 +63,9 @@ type ReviewComment struct {
 	// (it was there before the workflow) rather than being new.
 	PreExisting bool
 	CreatedAt   time.Time
+	// ResolvedBy names the revert that undid the lines the comment is on
+	// ("" while it stands).
+	ResolvedBy string
 }
 
 // ErrReviewNotFound is returned, unwrapped, for a missing review card. Its
@@ -210,11 +213,11 @@ func (o ops) Comments(ctx context.Context, reviewID string) ([]ReviewComment, er
 		var c ReviewComment
 		var at sql.NullInt64
 		err := row.Scan(&c.ID, &c.ReviewID, &c.Type, &c.FilePath, &c.StartLine, &c.EndLine, &c.Severity, &c.Category,
-			&c.Description, &c.Suggestion, &c.PreExisting, &at)
+			&c.Description, &c.Suggestion, &c.PreExisting, &at, &c.ResolvedBy)
 		c.CreatedAt = unstamp(at)
 		return c, err
 	}, "review comments", `SELECT id, review_id, type, file_path, start_line, end_line, severity, category, description, suggestion,
-		pre_existing, created_at FROM review_comments WHERE review_id=? ORDER BY created_at, rowid`, reviewID)
+		pre_existing, created_at, resolved_by FROM review_comments WHERE review_id=? ORDER BY created_at, rowid`, reviewID)
 }
 
 // CompleteReview records complete_review's recommendation and summary.

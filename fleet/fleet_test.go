@@ -1,0 +1,205 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	kernel "github.com/autarch-dev/autarch/agent/run"
+)
+
+// startNATS starts a real nats-server with JetStream on a loopback port.
+func startNATS(t testing.TB) string {
+	t.Helper()
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server not ready")
+	}
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	return srv.ClientURL()
+}
+
+func openFleet(t testing.TB, url string, lease time.Duration) *Fleet {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(context.Background(), nc, js, Options{Lease: lease})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestClaimRenewFinish(t *testing.T) {
+	ctx := context.Background()
+	f := openFleet(t, startNATS(t), 3*time.Second)
+	r, err := f.Submit(ctx, Spec{Kind: Workflow, Repo: "/tmp/r.git", Task: "Add Sub"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.NewClaimer(ctx, "w1", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cl, err := c.Next(cctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl.Run.ID != r.ID || cl.Run.State != Running || cl.Run.Worker != "w1" || cl.Run.Attempts != 1 {
+		t.Fatalf("claimed %+v", cl.Run)
+	}
+	if _, err := f.Stop(ctx, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	stop, err := cl.Renew(ctx)
+	if err != nil || !stop {
+		t.Fatalf("renew after a stop = %v, %v; want a stop asked", stop, err)
+	}
+	if err := cl.Record(ctx, func(r *Run) { r.Branch = "autarch/sub"; r.Commits = append(r.Commits, "abc") }); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Finish(ctx, Completed, "done"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.Get(ctx, r.ID)
+	if err != nil || got.State != Completed || got.Branch != "autarch/sub" || !slices.Equal(got.Commits, []string{"abc"}) {
+		t.Fatalf("record = %+v, %v", got, err)
+	}
+	info, err := f.queue.Info(ctx)
+	if err != nil || info.State.Msgs != 0 {
+		t.Errorf("queue after finish holds %d messages (%v)", info.State.Msgs, err)
+	}
+}
+
+// A worker that stops renewing loses the run to the next worker after
+// its lease; its late result is refused by the record's revision check.
+func TestExpiredLeaseIsTakenOverAndLateResultRefused(t *testing.T) {
+	ctx := context.Background()
+	f := openFleet(t, startNATS(t), time.Second)
+	r, err := f.Submit(ctx, Spec{Kind: Job, Repo: "/tmp/r.git", Task: "Fix it"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, _ := f.NewClaimer(ctx, "w1", nil, nil)
+	c2, err := f.NewClaimer(ctx, "w2", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	dead, err := c1.Next(cctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// w1 never renews: w2 gets the run once the lease has run out.
+	taken, err := c2.Next(cctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if taken.Run.ID != r.ID || taken.Run.Worker != "w2" || taken.Run.Attempts != 2 || taken.TakenOver != "w1" {
+		t.Fatalf("takeover = %+v (from %q)", taken.Run, taken.TakenOver)
+	}
+	if err := dead.Finish(ctx, Completed, "late"); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("late finish = %v, want ErrLeaseLost", err)
+	}
+	if _, err := dead.Renew(ctx); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("late renew = %v, want ErrLeaseLost", err)
+	}
+	if err := taken.Finish(ctx, Completed, "done"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.Get(ctx, r.ID); got.State != Completed || got.Reason != "done" {
+		t.Errorf("record = %+v", got)
+	}
+}
+
+// A run goes only to workers that have all its labels.
+func TestLabelsRouteRuns(t *testing.T) {
+	ctx := context.Background()
+	f := openFleet(t, startNATS(t), 5*time.Second)
+	gpu, err := f.Submit(ctx, Spec{Repo: "/r.git", Task: "t", Labels: []string{"gpu", "linux"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := f.NewClaimer(ctx, "plain", []string{"linux"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+	defer cancel()
+	if cl, err := plain.Next(short); err == nil {
+		t.Fatalf("a worker without the gpu label claimed %+v", cl.Run)
+	}
+	big, err := f.NewClaimer(ctx, "big", []string{"gpu", "linux", "x86"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel2 := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel2()
+	cl, err := big.Next(cctx)
+	if err != nil || cl.Run.ID != gpu.ID {
+		t.Fatalf("claim = %v, %v", cl, err)
+	}
+}
+
+func TestEventsFollowInOrder(t *testing.T) {
+	ctx := context.Background()
+	f := openFleet(t, startNATS(t), 5*time.Second)
+	ref := kernel.Ref{Kind: kernel.KindJob, ID: NewID()}
+	for _, text := range []string{"one", "two", "three"} {
+		if err := f.Publish(ctx, kernel.Event{Run: ref, Kind: kernel.EventMessage, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	err := f.Follow(cctx, ref.ID, func(ev kernel.Event) bool {
+		got = append(got, ev.Text)
+		return len(got) < 3
+	})
+	if err != nil || !slices.Equal(got, []string{"one", "two", "three"}) {
+		t.Fatalf("followed %q, %v", got, err)
+	}
+}
+
+func TestParseLabels(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+		ok   bool
+	}{
+		{"", nil, true},
+		{"b,a,b", []string{"a", "b"}, true},
+		{"GPU", nil, false},
+		{"a.b", nil, false},
+		{"a,b,c,d,e,f,g", nil, false},
+	} {
+		got, err := ParseLabels(tc.in)
+		if (err == nil) != tc.ok || !slices.Equal(got, tc.want) {
+			t.Errorf("ParseLabels(%q) = %q, %v", tc.in, got, err)
+		}
+	}
+	if n := len(subsets([]string{"a", "b", "c"})); n != 8 {
+		t.Errorf("subsets of 3 labels = %d", n)
+	}
+}
