@@ -150,12 +150,14 @@ func parentFrom(ctx context.Context) (parentCall, bool) {
 }
 
 // runSubagent runs one sub-agent turn, isolated from a's conversation,
-// over a's root with a's tools (read-only ones, plus commands for test).
+// over a's root with a's tools (read-only ones, plus commands for test,
+// plus the MCP tools read-only roles get).
 func (a *Agent) runSubagent(ctx context.Context, callID string, p dispatchParams) (string, error) {
 	names := slices.Clone(subagentReadTools)
 	if p.AgentType == SubagentTest {
 		names = append(names, subagentTestTools...)
 	}
+	names = append(names, readOnlyServerTools(a.cfg.Engine.Registry())...)
 	reg := a.cfg.Engine.Registry().Filter(names)
 	if p.AgentType == SubagentTest && !reg.Has("shell") {
 		return "", &subagentRefusal{"the test sub-agent cannot run: commands are turned off (commands.enabled is false in .autarch/config.yaml)"}
@@ -201,6 +203,28 @@ func (a *Agent) runSubagent(ctx context.Context, callID string, p dispatchParams
 		return "", errors.New(out.Text)
 	}
 	return out.Text, nil
+}
+
+// serverTool is a tool an MCP server provides (tools/mcp.Tool): ReadOnly
+// is the rule the read-only roles get such tools by (the server's
+// readOnlyHint, or the user's marking in their mcp.json).
+type serverTool interface {
+	tools.Tool
+	Original() string
+	ReadOnly() bool
+}
+
+// readOnlyServerTools are the MCP tools of reg a sub-agent gets: those
+// read-only by the main roles' rule. Sub-agents change nothing, so a
+// server's other tools stay with the agent that dispatched them.
+func readOnlyServerTools(reg *tools.Registry) []string {
+	var names []string
+	for _, t := range reg.List() {
+		if st, ok := t.(serverTool); ok && st.ReadOnly() {
+			names = append(names, t.Name())
+		}
+	}
+	return names
 }
 
 // addDelegated counts a sub-agent's usage in the current turn's.

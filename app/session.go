@@ -147,7 +147,7 @@ func (s *Session) swarmService(ctx context.Context) (*orchestrate.Service, error
 			return open, nil
 		}
 		s.swarms = orchestrate.NewService(orchestrate.ServiceConfig{Repo: cfg.Repo, Model: cfg.Model, DefaultModel: cfg.Settings.Model,
-			Connect: connect, UI: cfg.Editor, Events: s.swarmEvent, Go: s.Go, Log: s.cfg.Log, Hooks: cfg.Hooks, Guardrails: cfg.Guardrails})
+			Connect: connect, UI: cfg.Editor, Events: s.swarmEvent, Go: s.Go, Log: s.cfg.Log, Hooks: cfg.Hooks, Guardrails: cfg.Guardrails, Tools: cfg.Tools})
 	}
 	return s.swarms, nil
 }

@@ -3,13 +3,14 @@ package app
 import (
 	"context"
 	"errors"
-	"github.com/autarch-dev/autarch/agent"
 	"io"
 	"os/exec"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/autarch-dev/autarch/agent"
 
 	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow"

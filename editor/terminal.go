@@ -133,6 +133,11 @@ func (t *Terminal) ShowMessageRequest(ctx context.Context, typ MessageType, msg 
 
 func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
 	if t.AutoApprove {
+		// Said in the log as the questions' auto-answers are: what was
+		// asked and what --yes answered.
+		t.mu.Lock()
+		fmt.Fprintf(t.Out, "? %s\n  auto-answered (--yes): approved\n", a.Title)
+		t.mu.Unlock()
 		return Verdict{Decision: DecisionApprove}, nil
 	}
 	if !t.Interactive {

@@ -3,13 +3,14 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"github.com/autarch-dev/autarch/app"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/autarch-dev/autarch/app"
 
 	"go.uber.org/goleak"
 

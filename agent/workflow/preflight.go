@@ -111,6 +111,10 @@ func (e *Engine) preflightProgress(setupID string) func(ctx context.Context, too
 // run's gw is nil); failure explains why preflight failed ("" when it
 // completed).
 func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Workflow, root, setupID string) (result store.PreflightResult, failure string, err error) {
+	submodules, err := e.submodules(ctx, gw, setupID)
+	if err != nil {
+		return result, "", err
+	}
 	conv, err := e.open(ctx, wf, StagePreflight, "", talkOptions{Root: root, OnToolCall: e.preflightProgress(setupID)})
 	if err != nil {
 		return result, "", err
@@ -118,8 +122,8 @@ func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Wo
 	defer conv.close()
 	input := "Prepare this worktree for the pulses: install dependencies, run the build, lint and tests once " +
 		"(run_tests and run_lint record what they find as baselines), record any other pre-existing issue (seen only in shell output) " +
-		"with record_baseline, then call complete_preflight. Do not run git submodule commands: commands cannot write the repository; " +
-		"if the build needs submodules that are not checked out, say so in the summary. " +
+		"with record_baseline, then call complete_preflight. Do not run git submodule commands: commands cannot write the repository. " +
+		submodules + " " +
 		"Set buildSuccess false only when the build cannot work here (the workflow then stops before any pulse): " +
 		"a build error recorded as a baseline is not a failed build."
 	err = conv.talk(ctx, input, func(ctx context.Context, out agent.Outcome) (string, bool, error) {
@@ -159,6 +163,34 @@ func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Wo
 		return result, "preflight failed: " + f.reason, nil
 	}
 	return result, failure, err
+}
+
+// submodules checks out, on the host, the submodules of the worktree's
+// commit (git.Workflow.InitSubmodules) and says to the preflight agent
+// what was done; a submodule that cannot be fetched is the agent's to
+// judge (a build that needs it does not succeed), not a broken engine.
+func (e *Engine) submodules(ctx context.Context, gw *git.Workflow, setupID string) (string, error) {
+	const missing = "If the build needs submodules that are not checked out, say so in the summary."
+	if gw == nil {
+		return missing, nil // a dry run has no worktree
+	}
+	if err := e.cfg.Store.SetPreflightProgress(ctx, setupID, "checking out the submodules"); err != nil {
+		e.cfg.Log.Warn("record preflight progress", "err", err)
+	}
+	paths, err := gw.InitSubmodules(ctx)
+	var exit *git.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return "", ctx.Err()
+	case errors.Is(err, git.ErrGitmodulesChanged), errors.As(err, &exit):
+		e.cfg.Log.Warn("preflight: submodules", "err", err)
+		return "Autarch could not check out the submodules (it fetches them over file and https URLs only): " + err.Error() + ". " + missing, nil
+	case err != nil:
+		return "", err
+	case len(paths) == 0:
+		return missing, nil
+	}
+	return "Autarch checked out the submodules (git submodule update --init --recursive): " + strings.Join(paths, ", ") + ".", nil
 }
 
 // abandon ends a workflow whose preflight failed: its worktree and branch

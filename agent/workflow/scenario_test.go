@@ -51,6 +51,9 @@ type scenarioConfig struct {
 	// the explorer sub-agents' findings (the fan-out itself is tested in
 	// swarm/orchestrate); their task must carry the approved scope card.
 	ResearchFindings string `json:"researchFindings"`
+	// Submodules are local repositories (name → files) added to the
+	// repository as submodules before its first commit.
+	Submodules map[string]map[string]string `json:"submodules"`
 }
 
 // scenarioWant is a scenario's want.json.
@@ -126,6 +129,7 @@ func newHarness(t *testing.T, sc *testkit.Scenario, cfg scenarioConfig) *harness
 	t.Helper()
 	h := &harness{t: t, dir: sc.NewRepo(t)}
 	url, srv := sc.StartModel(t)
+	addSubmodules(t, h.dir, cfg.Submodules)
 	h.model = srv
 	ctx := context.Background()
 	var err error

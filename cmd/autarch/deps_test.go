@@ -45,12 +45,13 @@ var allowed = map[string][]string{
 	"tools/indexsearch": {"index", "tools", "workspace", "workspace/git"},
 	// receipt writes, reads and re-checks the completion receipts of
 	// checkpoint commits (git notes; issue 32).
-	"receipt":        {"tools", "tools/verify", "workspace/git"},
-	"tools/review":   {"tools"},
-	"tools/team":     {"tools", "tools/verify", "workspace", "workspace/git", "workspace/unidiff"},
-	"tools/terminal": {"editor", "tools", "workspace/git"},
-	"tools/mcp":      {"tools", "workspace/sandbox", "workspace/trust"},
-	"tools/shellcmd": {},
+	"receipt":           {"tools", "tools/verify", "workspace/git"},
+	"tools/review":      {"tools"},
+	"tools/team":        {"tools", "tools/verify", "workspace", "workspace/git", "workspace/unidiff"},
+	"tools/terminal":    {"editor", "tools", "workspace/git"},
+	"tools/mcp":         {"tools", "workspace/sandbox", "workspace/trust"},
+	"tools/mcp/mcptest": {},
+	"tools/shellcmd":    {},
 	// langserver is the language-server client (issue 33): process and
 	// lifecycle glue over go.lsp.dev; the tools start it in the sandbox.
 	"langserver":           {},

@@ -53,7 +53,7 @@ func (f *engineFlags) wire(model agent.Model, warn func(string)) func(ctx contex
 		cfg.Meter = agent.NewMeter(f.budget)
 		cfg.MaxIterations = f.maxIter
 		if p != nil {
-			if cfg.ResearchFanOut, err = researchFanOut(p, model, cfg.Settings.ModelFor(agent.Research)); err != nil {
+			if cfg.ResearchFanOut, err = researchFanOut(p, model, cfg.Settings.ModelFor(agent.Research), cfg.Tools); err != nil {
 				return err
 			}
 		}
@@ -68,7 +68,7 @@ const envResearchExplorers = "AUTARCH_RESEARCH_EXPLORERS"
 // researchFanOut is Research's fan-out to explorer sub-agents sharing
 // findings through a read-only swarm, when AUTARCH_RESEARCH_EXPLORERS asks
 // for it (nil: off, the default).
-func researchFanOut(p *workflow.Project, model agent.Model, modelName string) (func(ctx context.Context, key, scope string) (string, error), error) {
+func researchFanOut(p *workflow.Project, model agent.Model, modelName string, mcpTools func(context.Context, string) []tools.Tool) (func(ctx context.Context, key, scope string) (string, error), error) {
 	v := os.Getenv(envResearchExplorers)
 	if v == "" || v == "0" {
 		return nil, nil
@@ -80,7 +80,7 @@ func researchFanOut(p *workflow.Project, model agent.Model, modelName string) (f
 	connect := func(ctx context.Context) (orchestrate.OpenEngine, func(), error) {
 		return orchestrate.ConnectNATS(ctx, p.Repo.StateDir(), p.Config.Settings.Swarm, nil)
 	}
-	return orchestrate.FanOut{Repo: p.Repo, Connect: connect, Model: model, ModelName: modelName, Explorers: n, Hooks: p.Hooks, Guardrails: p.Guardrails}.Research, nil
+	return orchestrate.FanOut{Repo: p.Repo, Connect: connect, Model: model, ModelName: modelName, Explorers: n, Hooks: p.Hooks, Guardrails: p.Guardrails, Tools: mcpTools}.Research, nil
 }
 
 // embedFromEnv gives an index the embedding endpoint configured in the

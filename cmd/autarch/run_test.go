@@ -90,7 +90,7 @@ func TestRunFullPathFromTheCommandLine(t *testing.T) {
 	if !strings.Contains(stdout.String(), "calc-sub\tdone\tCompleted") {
 		t.Errorf("stdout = %q", stdout.String())
 	}
-	for _, want := range []string{"auto-answered (--yes): Sub", "▶ research", "• edit_file: Add Sub", "■ plan card submitted for approval: Approve the plan (1 pulse)",
+	for _, want := range []string{"auto-answered (--yes): Sub", "? Approve the plan (1 pulse)\n  auto-answered (--yes): approved", "▶ research", "• edit_file: Add Sub", "■ plan card submitted for approval: Approve the plan (1 pulse)",
 		"■ plan approved", "◆ pulse pulse-1 started: Add Sub", "◆ pulse pulse-1 succeeded: feat(calc): add Sub (", "■ review recommends approve: Sub is correct."} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("the run's log lacks %q:\n%s", want, stderr.String())

@@ -154,6 +154,8 @@ func printJobEvent(io stdio, ev editor.JobEvent) {
 		if ev.Failed {
 			fmt.Fprintf(io.err, "    ✗ %s failed: %s\n", ev.Tool, ev.Text)
 		}
+	case "hook":
+		fmt.Fprintf(io.err, "    %s\n", ev.Text) // the spec's line, as a workflow's log shows it
 	case "check":
 		fmt.Fprintf(io.err, "    %s: %s (%s)\n", ev.Tool, ev.Status, ev.Text)
 	case "branch", "commit", "plan", "analysis":

@@ -138,15 +138,21 @@ func newOrchestrator(ctx context.Context, io stdio, f *swarmFlags, repo *git.Rep
 		closeEngine()
 		return nil, nil, err
 	}
+	servers, err := mcpManager(io, project)
+	if err != nil {
+		stderrWarn(io, "swarm")(fmt.Sprintf("MCP servers: %v; the agents get no MCP tool until it is fixed", err))
+	}
+	closeAll := func() { closeEngine(); servers.Close() }
 	arbiter := func(name string) orchestrate.Arbiter { return swarmArbiter(io, name, model, project.Hooks) }
 	o, err := orchestrate.New(orchestrate.Config{Repo: repo, Open: open, Model: model, DefaultModel: f.model,
 		Arbiter: arbiter, MaxIterations: f.maxIter, TokenBudget: f.tokenBudget, Concurrency: f.concurrency, Hooks: project.Hooks, Guardrails: project.Guardrails,
-		Commands: withNetwork(policy, project.Settings), Events: func(ev editor.SwarmEvent) { printSwarmEvent(io, ev) }})
+		Commands: withNetwork(policy, project.Settings), Events: func(ev editor.SwarmEvent) { printSwarmEvent(io, ev) },
+		Tools: managerTools(servers, stderrWarn(io, "swarm"))})
 	if err != nil {
-		closeEngine()
+		closeAll()
 		return nil, nil, err
 	}
-	return o, closeEngine, nil
+	return o, closeAll, nil
 }
 
 // swarmArbiter is the human at this terminal, or an arbiter model whose

@@ -552,6 +552,15 @@ async function runWorkflow(page, ws) {
   await snap('review-on-branch-copy');
   log(`the review's Problems entry opened: ${tabText.replace(/\s+/g, ' ').trim().slice(0, 160)}`);
   if (!/calc \(review [0-9a-f]{8}\)\.go/.test(tabText)) throw new Error(`the review's Problems entry opened a tab that reads like the user's file: "${tabText}"`);
+  log("the side panel's comment location opens that same copy: no second tab, not the user's file");
+  const location = (await inFrames(page, '#review-comments .comment[data-severity=high] .comment-location', 10_000)).first();
+  await location.click();
+  await page.waitForTimeout(1500);
+  const afterTab = page.locator('.tabs-container .tab.active').first();
+  const afterText = `${(await afterTab.getAttribute('title')) ?? ''} ${(await afterTab.getAttribute('aria-label')) ?? ''} ${await afterTab.innerText()}`;
+  if (!/calc \(review [0-9a-f]{8}\)\.go/.test(afterText)) throw new Error(`the panel's comment location opened "${afterText}", not the reviewed copy`);
+  const copies = await page.locator('.tabs-container .tab', { hasText: /calc \(review [0-9a-f]{8}\)\.go/ }).count();
+  if (copies !== 1) throw new Error(`${copies} tabs of the reviewed copy are open after clicking the panel's comment location, want 1`);
   await runCommand(page, 'View: Close All Editors', 30_000);
 
   log('Apply Workflow as an undoable edit');

@@ -56,6 +56,10 @@ type Policy struct {
 	// Egress is the secret filter of the agents' model requests and
 	// events (nil: the worktree session's own).
 	Egress *tools.Egress
+	// Tools are MCP servers' tools offered to every agent besides the
+	// swarm's (Config.Tools); only read-only ones are: an agent's one way
+	// to change anything is an fs_write proposal the arbiter decides.
+	Tools []tools.Tool
 }
 
 // QueueLister is an Engine that lists its queue's items with their leases

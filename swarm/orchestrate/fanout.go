@@ -39,6 +39,8 @@ type FanOut struct {
 	Hooks *tools.Hooks
 	// Guardrails are the project's guardrails (Config.Guardrails).
 	Guardrails *tools.Guardrails
+	// Tools are the MCP servers' tools by role (Config.Tools).
+	Tools func(ctx context.Context, role string) []tools.Tool
 }
 
 // maxFindings bounds the consolidated findings given to the Research agent.
@@ -58,7 +60,7 @@ func (f FanOut) Research(ctx context.Context, key, task string) (string, error) 
 	}
 	defer closeEngine()
 	o, err := New(Config{Repo: f.Repo, Open: open, Model: f.Model, DefaultModel: f.ModelName,
-		Arbiter: func(string) Arbiter { return NewInbox() }, Events: f.Events, Hooks: f.Hooks, Guardrails: f.Guardrails})
+		Arbiter: func(string) Arbiter { return NewInbox() }, Events: f.Events, Hooks: f.Hooks, Guardrails: f.Guardrails, Tools: f.Tools})
 	if err != nil {
 		return "", err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/autarch-dev/autarch/agent"
 	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/swarm"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
@@ -67,6 +69,28 @@ type Config struct {
 	// guardrails', else the repository's read untrusted: detected gates
 	// only).
 	Quality *tools.Quality
+	// Tools are the MCP servers' tools for an agent role (nil: none),
+	// asked with Role when a run starts: the agents get the read-only
+	// ones, by the rule the workflow's read-only roles follow.
+	Tools func(ctx context.Context, role string) []tools.Tool
+}
+
+// Role is the role a swarm's agents ask Config.Tools for their MCP tools
+// with: a read-only role (their writes are proposals).
+const Role = "swarm"
+
+// serverTools are the read-only MCP tools the agents of a run get.
+func (o *Orchestrator) serverTools(ctx context.Context) []tools.Tool {
+	if o.cfg.Tools == nil {
+		return nil
+	}
+	var out []tools.Tool
+	for _, t := range o.cfg.Tools(ctx, Role) {
+		if t.Kind() == tools.ReadOnly && !slices.Contains(swarm.ToolNames, t.Name()) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // DefaultConcurrency bounds the agents of a round running at once when
@@ -221,7 +245,7 @@ func (o *Orchestrator) Run(ctx context.Context, id string) (*State, error) {
 	if err := ensureWorktree(ctx, o.cfg.Repo, st); err != nil {
 		return st, o.fail(s, st, err)
 	}
-	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree, Policy{Hooks: o.cfg.Hooks, Guardrails: o.cfg.Guardrails, Egress: o.egress})
+	eng, err := o.cfg.Open(ctx, st.ID, st.Worktree, Policy{Hooks: o.cfg.Hooks, Guardrails: o.cfg.Guardrails, Egress: o.egress, Tools: o.serverTools(ctx)})
 	if err != nil {
 		return st, o.fail(s, st, fmt.Errorf("open the swarm engine: %w", err))
 	}

@@ -34,6 +34,8 @@ type ServiceConfig struct {
 	Hooks *tools.Hooks
 	// Guardrails are the project's guardrails (Config.Guardrails).
 	Guardrails *tools.Guardrails
+	// Tools are the MCP servers' tools by role (Config.Tools).
+	Tools func(ctx context.Context, role string) []tools.Tool
 }
 
 // Service is the swarms of one application session: runs in the
@@ -79,7 +81,7 @@ func (s *Service) connect(ctx context.Context) (*Orchestrator, error) {
 		return nil, fmt.Errorf("the swarm engine (NATS): %w", err)
 	}
 	o, err := New(Config{Repo: s.cfg.Repo, Open: open, Model: s.cfg.Model, DefaultModel: s.cfg.DefaultModel,
-		Arbiter: s.arbiter, Events: s.notify, Hooks: s.cfg.Hooks, Guardrails: s.cfg.Guardrails})
+		Arbiter: s.arbiter, Events: s.notify, Hooks: s.cfg.Hooks, Guardrails: s.cfg.Guardrails, Tools: s.cfg.Tools})
 	if err != nil {
 		return nil, err
 	}

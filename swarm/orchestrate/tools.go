@@ -65,6 +65,7 @@ func (t *agentTools) engine(s *swarm.Swarm, agent string) (*tools.Engine, *tools
 	if err != nil {
 		return nil, nil, err
 	}
+	reg.AddMissing(t.policy.Tools...)
 	e := tools.NewEngine(reg, t.policy.Hooks, t.log).WithGuardrails(t.policy.Guardrails)
 	t.engines[agent] = e
 	return e, t.sess, nil
@@ -85,13 +86,7 @@ func (t *agentTools) offering(s *swarm.Swarm, agent string, readOnly bool) (*too
 	if ro, ok := t.engines[key]; ok {
 		return ro, sess, nil
 	}
-	var names []string
-	for _, n := range swarm.ToolNames {
-		if !isWrite(n) {
-			names = append(names, n)
-		}
-	}
-	ro := e.Derive(e.Registry().Filter(names))
+	ro := e.Derive(e.Registry().Filter(t.names(true)))
 	t.engines[key] = ro
 	return ro, sess, nil
 }
@@ -143,6 +138,11 @@ func (t *agentTools) call(ctx context.Context, s *swarm.Swarm, agent, tool strin
 	if json.Valid([]byte(res.Output)) {
 		return json.RawMessage(res.Output), nil
 	}
+	if !res.Failed {
+		// An MCP tool's text (the swarm's own tools answer JSON).
+		b, _ := json.Marshal(map[string]any{"output": res.Output})
+		return b, nil
+	}
 	b, _ := json.Marshal(map[string]any{"error": res.Output, "failed": res.Failed})
 	return b, nil
 }
@@ -154,13 +154,22 @@ func (t *agentTools) schemas(s *swarm.Swarm, readOnly bool) []tools.FunctionSche
 	if err != nil {
 		return nil
 	}
+	return e.Registry().Schemas(t.names(readOnly))
+}
+
+// names are the tools offered: the swarm's (without fs_write when
+// readOnly), then the MCP servers' read-only ones.
+func (t *agentTools) names(readOnly bool) []string {
 	var names []string
 	for _, n := range swarm.ToolNames {
 		if !readOnly || !isWrite(n) {
 			names = append(names, n)
 		}
 	}
-	return e.Registry().Schemas(names)
+	for _, x := range t.policy.Tools {
+		names = append(names, x.Name())
+	}
+	return names
 }
 
 func (t *agentTools) close() {

@@ -124,8 +124,12 @@ func (m *Manager) Server(name string) (*Server, bool) {
 	return s, ok
 }
 
-// readOnlyRoles get only tools annotated readOnlyHint.
-func readOnlyRoles() []string { return []string{"discussion", "scoping", "research", "plan", "review"} }
+// readOnlyRoles get only tools annotated readOnlyHint (or marked
+// read-only by the user); "swarm" is every swarm agent's (their writes are
+// proposals an arbiter decides).
+func readOnlyRoles() []string {
+	return []string{"discussion", "scoping", "research", "plan", "review", "swarm"}
+}
 
 // Tools starts the servers (those not yet running) and returns their tools
 // for an agent role ("" for every tool): read-only roles get only the tools

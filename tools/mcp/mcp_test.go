@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -20,6 +19,7 @@ import (
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/mcp/mcptest"
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
@@ -68,23 +68,10 @@ func serveMisbehaving() {
 	}
 }
 
-// nodeBin is the repository's node_modules/.bin holding the MCP servers
-// (root devDependencies, installed by npm ci).
+// nodeBin is the pinned MCP server name (mcptest.Server).
 func nodeBin(t *testing.T, name string) string {
 	t.Helper()
-	dir := os.Getenv("AUTARCH_TEST_NODE_BIN")
-	if dir == "" {
-		_, file, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(file), "..", "..", "node_modules", ".bin")
-	}
-	p := filepath.Join(dir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("%s is missing: run `npm ci` at the repository root (it installs the pinned MCP test servers): %v", p, err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node is not installed: the MCP servers of these tests need it: %v", err)
-	}
-	return p
+	return mcptest.Server(t, name)
 }
 
 // userServers writes a user mcp.json and returns a manager over it.
@@ -242,6 +229,7 @@ func TestReadOnlyFiltering(t *testing.T) {
 	}{
 		{"pulsing", true, true}, {"preflight", true, true},
 		{"discussion", true, false}, {"scoping", true, false}, {"research", true, false}, {"plan", true, false}, {"review", true, false},
+		{"swarm", true, false},
 	} {
 		t.Run(tt.role, func(t *testing.T) {
 			ts, errs := m.Tools(t.Context(), tt.role)

@@ -51,7 +51,7 @@ import { composerHint, composerTarget, gitScheme, parseGitUri } from './picks';
 import { promptApproval, promptFeedback, PromptQueue, promptQuestions } from './prompts';
 import { checkAnswers, decodePending, textAnswer } from './questions';
 import { restoreCandidates } from './review';
-import { ReviewComments, resolveWorkspaceFile, workspaceRelative } from './reviewComments';
+import { ReviewComments, resolveWorkspaceFile, reviewUri, workspaceRelative } from './reviewComments';
 import { WorkflowState } from './state';
 import { statusBarText } from './status';
 
@@ -262,7 +262,9 @@ export class App implements vscode.Disposable, PanelHost {
         await vscode.commands.executeCommand(jobOpCommands[msg.op], msg.jobId);
         return;
       case 'open':
-        await openWorkspaceFile(msg.file, msg.start, msg.end);
+        // A comment on an unapplied branch opens the reviewed copy its thread and Problems entry use (the same tab), not the user's file.
+        if (msg.uri) await openAt(reviewUri(vscode.Uri.parse(msg.uri)), msg.start, msg.end);
+        else await openWorkspaceFile(msg.file, msg.start, msg.end);
         return;
       case 'draft':
         this.pending.setDraft(msg.pendingId, msg.index, { values: msg.values });
@@ -447,6 +449,11 @@ export class App implements vscode.Disposable, PanelHost {
 export async function openWorkspaceFile(file: string, start: number, end: number): Promise<void> {
   const uri = resolveWorkspaceFile(file);
   if (!uri) throw new Error(`No workspace folder holds ${file}.`);
+  await openAt(uri, start, end);
+}
+
+/** Shows a document with lines start..end (1-based) selected. */
+async function openAt(uri: vscode.Uri, start: number, end: number): Promise<void> {
   const doc = await vscode.workspace.openTextDocument(uri);
   const first = Math.min(Math.max(0, start - 1), Math.max(0, doc.lineCount - 1));
   const last = Math.min(Math.max(first, end - 1), Math.max(0, doc.lineCount - 1));

@@ -2,6 +2,7 @@
 // a message box that is never re-rendered), its style and its script. Pure
 // strings; the script runs in the webview under a nonce-only CSP.
 import { jobOpCommands, type JobOp } from './jobs';
+import { gitScheme } from './picks';
 import { sectionIds, type SectionId } from './panelView';
 
 /** Messages the webview posts to the extension. */
@@ -11,7 +12,7 @@ export type FromWebview =
   | { type: 'command'; command: string }
   | { type: 'workflow'; op: 'stop' | 'resume' | 'apply' | 'diff'; workflowId: string; pulseId?: string }
   | { type: 'job'; op: JobOp; jobId: string }
-  | { type: 'open'; file: string; start: number; end: number }
+  | { type: 'open'; file: string; start: number; end: number; uri?: string }
   | { type: 'answer'; pendingId: string; workflowId?: string; stored?: boolean; answers: { values: string[] }[] }
   | { type: 'draft'; pendingId: string; index: number; values: string[] }
   | { type: 'decide'; pendingId: string; decision: string; feedback?: string }
@@ -44,7 +45,10 @@ export function parseWebviewMessage(m: unknown): FromWebview | undefined {
     case 'open': {
       const start = Number(o.start);
       const end = Number(o.end);
-      return str(o.file) && o.file ? { type: 'open', file: o.file, start: Number.isFinite(start) ? start : 0, end: Number.isFinite(end) ? end : 0 } : undefined;
+      if (!str(o.file) || !o.file) return undefined;
+      const open = { type: 'open' as const, file: o.file, start: Number.isFinite(start) ? start : 0, end: Number.isFinite(end) ? end : 0 };
+      // A review comment on an unapplied branch names the reviewed copy it is anchored to (only those are taken).
+      return str(o.uri) && o.uri.startsWith(`${gitScheme}:`) ? { ...open, uri: o.uri } : open;
     }
     case 'answer':
       if (!str(o.pendingId) || !Array.isArray(o.answers) || !o.answers.every((a) => typeof a === 'object' && a !== null && strs((a as { values?: unknown }).values))) return undefined;
@@ -259,7 +263,7 @@ const script = `(function () {
     else if (a === 'command') post({ type: 'command', command: el.dataset.command });
     else if (a === 'workflow') post({ type: 'workflow', op: el.dataset.op, workflowId: el.dataset.id, pulseId: el.dataset.pulse });
     else if (a === 'job') post({ type: 'job', op: el.dataset.op, jobId: el.dataset.id });
-    else if (a === 'open') { ev.preventDefault(); post({ type: 'open', file: el.dataset.file, start: Number(el.dataset.start), end: Number(el.dataset.end) }); }
+    else if (a === 'open') { ev.preventDefault(); post({ type: 'open', file: el.dataset.file, start: Number(el.dataset.start), end: Number(el.dataset.end), uri: el.dataset.uri }); }
     else if (a === 'option') {
       const q = el.closest('.question');
       q.querySelectorAll('.pending-option').forEach((b) => b.classList.toggle('selected', b === el));

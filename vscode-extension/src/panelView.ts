@@ -332,7 +332,9 @@ function renderComment(c: CommentView): string {
   let loc = '';
   if (c.filePath) {
     const lines = place === 'line' ? `:${c.startLine}${c.endLine && c.endLine !== c.startLine ? `-${c.endLine}` : ''}` : '';
-    loc = `<a class="comment-location" href="#" data-action="open" data-file="${attr(c.filePath)}" data-start="${attr(c.startLine ?? 0)}" data-end="${attr(c.endLine ?? c.startLine ?? 0)}">${e(c.filePath + lines)}</a>`;
+    // data-uri: where the comment is anchored (an unapplied branch's reviewed copy), as its thread and diagnostic are.
+    const uri = c.uri ? ` data-uri="${attr(c.uri)}"` : '';
+    loc = `<a class="comment-location" href="#" data-action="open" data-file="${attr(c.filePath)}" data-start="${attr(c.startLine ?? 0)}" data-end="${attr(c.endLine ?? c.startLine ?? 0)}"${uri}>${e(c.filePath + lines)}</a>`;
   }
   return (
     `<li class="comment severity-${severityOf(c)}" data-id="${attr(c.id)}" data-severity="${severityOf(c)}" data-type="${place}" data-pre-existing="${c.preExisting ? 'true' : 'false'}">` +

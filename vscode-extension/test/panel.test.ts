@@ -250,3 +250,22 @@ test('every button of the side panel does something: a data-action the script ha
   }
   assert.ok(commands >= 6, `only ${commands} command buttons were checked`);
 });
+
+test("a review comment's location opens the copy it is anchored to (issue 31.3: not the user's file at a wrong line)", () => {
+  const onBranch = { id: 'c2', type: 'line', filePath: 'calc.go', startLine: 8, endLine: 8, severity: 'Medium', category: 'bug', description: 'x', preExisting: false, uri: 'autarch-git:/calc.go?commit=abc123' };
+  const review = { ...detail.review!, comments: [onBranch] };
+  const s = renderPanel(model({ review, detail: { ...detail, review } }));
+  assert.match(s.workflow, /<a class="comment-location" href="#" data-action="open" data-file="calc.go" data-start="8" data-end="8" data-uri="autarch-git:\/calc.go\?commit=abc123">calc.go:8<\/a>/);
+  // The page's script posts the anchor with the click.
+  assert.match(panelScript, /type: 'open', file: el\.dataset\.file, start: Number\(el\.dataset\.start\), end: Number\(el\.dataset\.end\), uri: el\.dataset\.uri/);
+  assert.deepEqual(parseWebviewMessage({ type: 'open', file: 'calc.go', start: 8, end: 8, uri: 'autarch-git:/calc.go?commit=abc123' }), {
+    type: 'open', file: 'calc.go', start: 8, end: 8, uri: 'autarch-git:/calc.go?commit=abc123',
+  });
+  // Only a reviewed copy is taken from the page: any other URI opens the workspace file by its path.
+  for (const uri of ['file:///etc/passwd', 'command:workbench.action.terminal.new', 'https://example.com/']) {
+    assert.deepEqual(parseWebviewMessage({ type: 'open', file: 'calc.go', start: 8, end: 8, uri }), { type: 'open', file: 'calc.go', start: 8, end: 8 });
+  }
+  // A comment anchored to the user's file (applied) has no reviewed copy to name.
+  const applied = renderPanel(model());
+  assert.doesNotMatch(applied.workflow, /data-uri=/);
+});

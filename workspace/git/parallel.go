@@ -1,6 +1,7 @@
 package git
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -123,6 +124,11 @@ func (w *Workflow) OpenPulseTree(ctx context.Context, pulseID string) (*PulseTre
 		}
 	}
 	if err := w.copyArtifacts(ctx, pt.Path); err != nil {
+		return nil, err
+	}
+	// The submodules preflight checked out in the workflow's worktree
+	// (InitSubmodules), checked out here too.
+	if _, err := r.initSubmodules(ctx, pt.Path, cmp.Or(w.BaseCommit, "HEAD")); err != nil && !submodulesUnavailable(err) {
 		return nil, err
 	}
 	return pt, nil
