@@ -1,7 +1,7 @@
 // Package acp is Autarch's Agent Client Protocol surface
 // (github.com/coder/acp-go-sdk): Zed, JetBrains IDEs and Neovim plugins
 // (CodeCompanion, avante) drive Autarch over stdio. Like package server it
-// is a transport: an ACP session is a folder's workflow.Session in one of
+// is a transport: an ACP session is a folder's app.Session in one of
 // three modes — discuss (the read-only discussion agent), workflow (the
 // phased workflow) and job (one coding-team job) — and each request is a
 // call on the domain. The domain's events, approvals and questions reach
@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autarch-dev/autarch/app"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -27,7 +28,6 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 )
@@ -79,14 +79,15 @@ var modes = []sdk.SessionMode{
 type Config struct {
 	// Version is Autarch's version (agentInfo).
 	Version string
-	// Session makes the workflow session of a folder (cmd/autarch wires it
-	// like the LSP server's); ui reaches the ACP client, document reads
+	// Session makes the application session of a folder (cmd/autarch
+	// wires it like the LSP server's, its events to Events(ui)); ui
+	// reaches the ACP client, document reads
 	// the client's open buffers, servers are the MCP servers the clients
 	// pass for the folder's sessions (they join the agents' tools like the
 	// user's own servers; the set grows as later sessions pass more, and
 	// shrinks as the last session that passed a server closes). The wiring
 	// stops the servers it starts through servers.OnRelease and OnClose.
-	Session func(folder string, servers *MCPServers, ui editor.Client, document func(path string) (string, bool)) *workflow.Session
+	Session func(folder string, servers *MCPServers, ui editor.Client, document func(path string) (string, bool)) *app.Session
 	// APIKeyMissing reports whether the model endpoint needs an API key
 	// the environment does not give (nil: none is needed).
 	APIKeyMissing func() bool
@@ -200,7 +201,7 @@ func (a *Agent) Close() {
 	var wg sync.WaitGroup
 	for _, f := range folders {
 		wg.Go(func() {
-			f.ws.Close(a.cfg.CloseWait)
+			f.app.Close(a.cfg.CloseWait)
 			f.mcp.close() // after the runs that used the servers ended
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/autarch-dev/autarch/app"
 	"io"
 	"log/slog"
 	"os"
@@ -54,8 +55,8 @@ func testAgentWith(t *testing.T, model agent.Model) *Agent {
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	return New(Config{Version: "test", Log: log, CloseWait: time.Second, Tools: testCatalog(t),
-		Session: func(folder string, servers *MCPServers, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
-			return workflow.NewSession(workflow.SessionConfig{Editor: ui, Document: document, Log: log,
+		Session: func(folder string, servers *MCPServers, ui editor.Client, document func(string) (string, bool)) *app.Session {
+			return app.New(app.Config{Editor: ui, Document: document, Events: Events(ui), Deltas: Events(ui), Log: log,
 				Wire: func(ctx context.Context, p *workflow.Project, cfg *workflow.Config) error {
 					cfg.Model = model
 					cfg.Deltas = Deltas(ui)

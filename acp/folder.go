@@ -17,21 +17,22 @@ import (
 
 	"github.com/autarch-dev/autarch/agent/job"
 	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/app"
 	"github.com/autarch-dev/autarch/editor"
 )
 
-// folder is one project directory: its workflow session (one engine and
-// store per folder, whatever the number of ACP sessions over it) and the
+// folder is one project directory: its application session (one engine
+// and store per folder, whatever the number of ACP sessions over it) and the
 // editor.Client the domain reaches the user through, which routes each
 // event, approval and question to the ACP session it belongs to.
 type folder struct {
 	a   *Agent
 	dir string
-	ws  *workflow.Session
+	app *app.Session
 	mcp *MCPServers
 
 	mu         sync.Mutex
-	runner     *job.Runner
+	recovered  bool          // the jobs a killed process left running are Stopped
 	discussing *session      // the session whose discussion turn runs
 	turnBegan  chan struct{} // closed (and replaced) when a turn begins
 }
@@ -40,36 +41,34 @@ var _ editor.Client = (*folder)(nil)
 
 func newFolder(a *Agent, dir string, servers *MCPServers) *folder {
 	f := &folder{a: a, dir: dir, mcp: servers, turnBegan: make(chan struct{})}
-	f.ws = a.cfg.Session(dir, servers, f, f.document)
-	f.ws.SetFolders([]string{dir})
+	f.app = a.cfg.Session(dir, servers, f, f.document)
+	f.app.SetFolders([]string{dir})
 	return f
 }
 
 // engine opens the folder's workflow engine.
 func (f *folder) engine(ctx context.Context) (*workflow.Engine, error) {
-	e, err := f.ws.Engine(ctx)
+	e, err := f.app.Engine(ctx)
 	if err != nil {
 		return nil, invalidParams("cannot open %s: %v", f.dir, err)
 	}
 	return e, nil
 }
 
-// jobs is the folder's job runner, made over its engine on first use,
-// when the jobs a killed process left running are marked Stopped.
+// jobs is the folder's job runner (its application session's), made on
+// first use, when the jobs a killed process left running are marked
+// Stopped.
 func (f *folder) jobs(ctx context.Context) (*job.Runner, error) {
-	e, err := f.engine(ctx)
+	if _, err := f.engine(ctx); err != nil {
+		return nil, err
+	}
+	r, err := f.app.JobRunner(ctx)
 	if err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
-	r, made := f.runner, false
-	if r == nil {
-		if r, err = job.New(job.Config{Engine: e, Events: f.jobEvent, Deltas: f.jobDelta}); err != nil {
-			f.mu.Unlock()
-			return nil, err
-		}
-		f.runner, made = r, true
-	}
+	made := !f.recovered
+	f.recovered = true
 	f.mu.Unlock()
 	if made { // outside f.mu: recovering emits events, which are routed
 		if err := r.Recover(ctx); err != nil {
@@ -232,17 +231,9 @@ func (f *folder) ShowDocument(ctx context.Context, params protocol.ShowDocumentP
 	return false, nil
 }
 
-// Notify forwards workflow events to their session.
-func (f *folder) Notify(ctx context.Context, method string, params any) error {
-	ev, ok := params.(editor.WorkflowEvent)
-	if method != editor.MethodWorkflowEvent || !ok {
-		return nil
-	}
-	if s := f.route(ctx, ev.WorkflowID, ""); s != nil {
-		s.workflowEvent(ctx, ev)
-	}
-	return nil
-}
+// Notify sends nothing: events reach the sessions through the application
+// session's stream (Events).
+func (f *folder) Notify(ctx context.Context, method string, params any) error { return nil }
 
 // Call answers that ACP clients have no autarch/* methods.
 func (f *folder) Call(ctx context.Context, method string, params, result any) error {

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"github.com/autarch-dev/autarch/app"
 	"maps"
 	"slices"
 	"strings"
@@ -10,7 +11,6 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
 )
 
@@ -22,7 +22,7 @@ func TestFolderMCPServers(t *testing.T) {
 	var mu sync.Mutex
 	made := map[string]*MCPServers{}
 	open := a.cfg.Session
-	a.cfg.Session = func(folder string, servers *MCPServers, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
+	a.cfg.Session = func(folder string, servers *MCPServers, ui editor.Client, document func(string) (string, bool)) *app.Session {
 		mu.Lock()
 		made[folder] = servers
 		mu.Unlock()
@@ -108,7 +108,7 @@ func TestFolderMCPServersCountSessions(t *testing.T) {
 	var released []string
 	closed := 0
 	open := a.cfg.Session
-	a.cfg.Session = func(folder string, m *MCPServers, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
+	a.cfg.Session = func(folder string, m *MCPServers, ui editor.Client, document func(string) (string, bool)) *app.Session {
 		mu.Lock()
 		servers = m
 		mu.Unlock()

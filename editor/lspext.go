@@ -156,6 +156,25 @@ type OpenFileResult struct {
 	Shown bool `json:"shown"`
 }
 
+// MethodRuns (client → server request, {}) returns RunSummary[]: every run
+// of the project — workflows, jobs and swarms — in one list, most recently
+// updated first.
+const MethodRuns = "autarch/runs"
+
+// RunSummary is one run of any kind in the one list of runs: Kind is
+// "workflow", "job" or "swarm"; the kind's own list (autarch/workflows,
+// autarch/jobs, autarch/swarms) has its detail.
+type RunSummary struct {
+	Kind         string `json:"kind"`
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Task         string `json:"task"`
+	Status       string `json:"status"`
+	StatusReason string `json:"statusReason,omitempty"`
+	Branch       string `json:"branch"`
+	UpdatedAt    string `json:"updatedAt"`
+}
+
 // Workflow methods.
 const (
 	// MethodWorkflows (client → server request, {}) returns WorkflowSummary[].

@@ -72,6 +72,9 @@ type SwarmEvent struct {
 	Status string `json:"status,omitempty"`
 	Text   string `json:"text,omitempty"`
 	Failed bool   `json:"failed,omitempty"`
+	// Refused marks an "applied" event of an approved write the swarm's
+	// rules refused (Failed is set too).
+	Refused bool `json:"refused,omitempty"`
 }
 
 // SwarmAgent is one agent of a swarm.

@@ -30,7 +30,7 @@ var tsTypes = []any{
 	StartJobParams{}, JobRef{}, AnswerEscalationParams{}, ApplyJobParams{}, JobEvent{}, JobSummary{}, JobCommitView{}, JobCheckView{}, EscalationView{},
 	ProjectState{}, MCPServerState{}, RuleFileState{},
 	StartSwarmParams{}, SwarmRef{}, SwarmDecisionParams{}, SwarmEvent{}, SwarmAgent{}, SwarmProposal{}, SwarmContextEntry{}, SwarmQueueItem{},
-	SwarmRateLimitHit{}, SwarmSnapshot{},
+	SwarmRateLimitHit{}, SwarmSnapshot{}, RunSummary{},
 }
 
 // TestTypeScript keeps the extension's protocol declarations generated from

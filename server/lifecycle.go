@@ -9,7 +9,7 @@ import (
 
 	"go.lsp.dev/uri"
 
-	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/app"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 )
@@ -145,12 +145,12 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 
 // openSession makes the session's domain now that the client is known.
 func (s *Server) openSession(folders []string) {
-	params := SessionParams{Editor: s.Client(), Document: s.docs.byPath, Diagnostics: s.editorDiagnostics()}
-	var sess *workflow.Session
+	params := SessionParams{Editor: s.Client(), Document: s.docs.byPath, Diagnostics: s.editorDiagnostics(), Events: s.notifyEvent}
+	var sess *app.Session
 	if s.cfg.Session != nil {
 		sess = s.cfg.Session(params)
 	} else {
-		sess = workflow.NewSession(workflow.SessionConfig{Editor: params.Editor, Document: params.Document, Diagnostics: params.Diagnostics, Log: s.log})
+		sess = app.New(app.Config{Editor: params.Editor, Document: params.Document, Diagnostics: params.Diagnostics, Events: params.Events, Log: s.log})
 	}
 	sess.SetFolders(folders)
 	s.mu.Lock()

@@ -79,6 +79,9 @@ func methodTable() map[string]method {
 		editor.CommandAnswerEscalation: cmd((*Server).answerEscalation),
 		editor.CommandApplyJob:         cmd((*Server).applyJob),
 
+		// runs.go
+		editor.MethodRuns: req((*Server).runs),
+
 		// swarms.go
 		editor.MethodSwarms:               req((*Server).listSwarms),
 		editor.CommandStartSwarm:          cmd((*Server).startSwarm),

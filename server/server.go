@@ -3,7 +3,7 @@
 // It holds no domain logic: every method is a handler in methods.go's one
 // table, in the file of its family (lifecycle.go, workspace.go,
 // textdocument.go, window.go, autarch.go, workflows.go), and a handler
-// decodes, calls one domain function (mostly a workflow.Session method)
+// decodes, calls one method of the application session (app.Session)
 // and encodes. The server reaches the user only through its editor.Client
 // (client.go).
 //
@@ -33,10 +33,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/autarch-dev/autarch/agent/job"
-	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/app"
 	"github.com/autarch-dev/autarch/editor"
-	"github.com/autarch-dev/autarch/swarm/orchestrate"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -55,6 +53,9 @@ type SessionParams struct {
 	Document func(path string) (string, bool)
 	// Diagnostics are the client's diagnostics (nil when it cannot give them).
 	Diagnostics tools.Diagnostics
+	// Events is the session's event stream, which the server sends as
+	// notifications (app.Config.Events).
+	Events func(app.Event)
 }
 
 // Config configures a Server.
@@ -70,7 +71,7 @@ type Config struct {
 	// Session makes the domain of a session once the client is known
 	// (cmd/autarch wires model, sandbox and search into it); nil: a session
 	// without a model.
-	Session func(p SessionParams) *workflow.Session
+	Session func(p SessionParams) *app.Session
 	// Settings receives the effective model settings whenever they change
 	// (cmd/autarch's model follows them).
 	Settings func(model editor.ModelSettings, apiKey string)
@@ -97,9 +98,7 @@ type Server struct {
 	client   clientInfo
 	folders  []string
 	settings settings
-	session  *workflow.Session
-	jobs     *job.Session         // made on first use (jobs.go)
-	swarms   *orchestrate.Session // made on first use (swarms.go)
+	session  *app.Session
 
 	conn   jsonrpc2.Conn
 	exitCh chan int
@@ -287,7 +286,7 @@ func (s *Server) is(st lifecycle) bool {
 }
 
 // domain is the session's domain, made at initialize.
-func (s *Server) domain() (*workflow.Session, error) {
+func (s *Server) domain() (*app.Session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.session == nil {

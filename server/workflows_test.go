@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"github.com/autarch-dev/autarch/app"
 	"os"
 	"path/filepath"
 	"strings"
@@ -292,8 +293,8 @@ func wired(s *Server) {
 		defer mu.Unlock()
 		model, name = openai.New(openai.Config{BaseURL: m.BaseURL, APIKey: key, Stream: true}), m.Name
 	}
-	s.cfg.Session = func(p SessionParams) *workflow.Session {
-		return workflow.NewSession(workflow.SessionConfig{Editor: p.Editor, Document: p.Document, Diagnostics: p.Diagnostics, Log: s.log,
+	s.cfg.Session = func(p SessionParams) *app.Session {
+		return app.New(app.Config{Editor: p.Editor, Document: p.Document, Diagnostics: p.Diagnostics, Events: p.Events, Log: s.log,
 			Wire: func(ctx context.Context, _ *workflow.Project, cfg *workflow.Config) error {
 				mu.Lock()
 				defer mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
@@ -89,7 +90,7 @@ func (r *Runner) ask(ctx context.Context, j store.Job, e store.JobEscalation) (b
 	if err := r.setStatus(ctx, j, store.JobWaiting, "waiting for a human review: "+clip(e.Reason, 200)); err != nil {
 		return false, "", err
 	}
-	v, err := r.wf.Editor.Approve(ctx, escalationApproval(j, e))
+	v, err := r.cfg.Editor.Approve(ctx, escalationApproval(j, e))
 	if errors.Is(err, editor.ErrNoTTY) || err == nil && (v.Decision == editor.DecisionDismissed || v.Decision == "") {
 		return false, "", ErrWaiting
 	}
@@ -146,7 +147,7 @@ func (h *handle) observe(ctx context.Context, ev agent.Event) {
 			h.r.log.Warn("record job tool call", "err", err)
 		}
 	case "tool_result":
-		if err := st.FinishJobToolCall(ctx, h.job.ID, ev.CallID, ev.Text, ev.Failed); err != nil {
+		if err := st.FinishJobToolCall(ctx, h.job.ID, ev.CallID, ev.Text, run.OutcomeOf(ev)); err != nil {
 			h.r.log.Warn("record job tool result", "err", err)
 		}
 	case "text":

@@ -30,6 +30,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/team"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
@@ -47,11 +48,36 @@ func DefaultBudget(m team.Mode) Budget {
 	return Budget{Tokens: 400_000, Iterations: 60}
 }
 
-// Config configures a Runner.
+// Config configures a Runner: the project's wiring jobs share with the
+// project's other runs (what cmd/autarch picks; app.JobConfig takes it
+// from the project's workflow wiring), given explicitly.
 type Config struct {
-	// Engine is the workflow engine whose store, repository, model,
-	// settings, editor, hooks, guardrails and confinement jobs share.
-	Engine *workflow.Engine
+	Store *store.Store
+	Repo  *git.Repo
+	// StateDir holds the run locks ("": the repository's state dir).
+	StateDir string
+	// Editor asks the person (escalations, confirmations).
+	Editor   editor.Client
+	Model    agent.Model
+	Settings agent.Settings
+	// Mode, Commands, Guardrails, Egress and Repository are the tool
+	// sessions' confinement and policy; Hooks run around tool calls.
+	Mode       tools.Mode
+	Commands   tools.CommandPolicy
+	Hooks      *tools.Hooks
+	Guardrails *tools.Guardrails
+	Egress     *tools.Egress
+	Repository tools.Config
+	// Search is the code search of a worktree (nil: none).
+	Search func(dir string) tools.Searcher
+	Web    tools.WebSearcher
+	// Tools adds tools to a role's set (MCP servers; nil: none).
+	Tools func(ctx context.Context, role string) []tools.Tool
+	Meter *agent.Meter
+	Log   *slog.Logger
+	// Apply brings a branch's commits into the user's folder the way a
+	// workflow's are (workflow.Engine.Apply; nil: jobs are not applied).
+	Apply func(ctx context.Context, wf store.Workflow, mode workflow.ApplyMode, document func(path string) (string, bool)) (editor.ApplyWorkflowResult, error)
 	// Events receives what jobs do (nil: dropped).
 	Events func(editor.JobEvent)
 	// Deltas receives the agent's messages in pieces as the model streams
@@ -68,7 +94,6 @@ type Config struct {
 // Runner starts, runs, resumes and lists jobs.
 type Runner struct {
 	cfg   Config
-	wf    workflow.Config
 	store *store.Store
 	repo  *git.Repo
 	log   *slog.Logger
@@ -85,8 +110,8 @@ type Runner struct {
 
 // New makes a Runner.
 func New(cfg Config) (*Runner, error) {
-	if cfg.Engine == nil {
-		return nil, errors.New("job runner: no workflow engine")
+	if cfg.Store == nil || cfg.Repo == nil {
+		return nil, errors.New("job runner: no store or repository")
 	}
 	if cfg.Budget == nil {
 		cfg.Budget = DefaultBudget
@@ -94,14 +119,13 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.StopPoll <= 0 {
 		cfg.StopPoll = 500 * time.Millisecond
 	}
-	wf := cfg.Engine.Config()
-	log := wf.Log
+	log := cfg.Log
 	if log == nil {
 		log = slog.Default()
 	}
 	// Jobs keep their run locks beside the workflows' (job-<id>.lock).
-	locks := run.NewLocks(filepath.Join(cmp.Or(wf.StateDir, wf.Repo.StateDir()), "locks"))
-	return &Runner{cfg: cfg, wf: wf, store: wf.Store, repo: wf.Repo, log: log.With("component", "job"), locks: locks}, nil
+	locks := run.NewLocks(filepath.Join(cmp.Or(cfg.StateDir, cfg.Repo.StateDir()), "locks"))
+	return &Runner{cfg: cfg, store: cfg.Store, repo: cfg.Repo, log: log.With("component", "job"), locks: locks}, nil
 }
 
 func (r *Runner) emit(ev editor.JobEvent) { run.Send(r.cfg.Events, ev) }
@@ -174,8 +198,8 @@ func (r *Runner) Start(ctx context.Context, t Task) (store.Job, error) {
 
 // checkModel refuses to start a job no model could run.
 func (r *Runner) checkModel() error {
-	d, ok := r.wf.Model.(agent.DefaultNamer)
-	if r.wf.Model == nil || ok && d.DefaultModelName() == "" && r.wf.Settings.ModelFor(agent.Job) == "" {
+	d, ok := r.cfg.Model.(agent.DefaultNamer)
+	if r.cfg.Model == nil || ok && d.DefaultModelName() == "" && r.cfg.Settings.ModelFor(agent.Job) == "" {
 		return workflow.ErrNoModel
 	}
 	return nil

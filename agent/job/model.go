@@ -53,7 +53,7 @@ func (m *metered) Complete(ctx context.Context, req agent.Request, onText func(s
 		return resp, err
 	}
 	u := resp.Usage
-	used := run.UsageOf(u, m.r.wf.Settings.Pricing)
+	used := run.UsageOf(u, m.r.cfg.Settings.Pricing)
 	cost := used.Cost
 	ctx = context.WithoutCancel(ctx)
 	if err := m.r.store.AddJobUsage(ctx, j.ID, used.PromptTokens, used.CompletionTokens, cost); err != nil {

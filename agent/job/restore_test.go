@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent"
-	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools/team"
@@ -56,11 +56,7 @@ func newTestRunner(t *testing.T, ed editor.Client) (*Runner, store.Job) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: ed, Model: noModel{t}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := New(Config{Engine: e})
+	r, err := New(Config{Store: st, Repo: repo, Editor: ed, Model: noModel{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +92,7 @@ func TestRestoreAnswersLostCallsWithoutRunningThem(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := r.store.FinishJobToolCall(ctx, j.ID, "a", `{"branch":"","clean":true}`, false); err != nil {
+	if err := r.store.FinishJobToolCall(ctx, j.ID, "a", `{"branch":"","clean":true}`, run.OutcomeOK); err != nil {
 		t.Fatal(err)
 	}
 	esc := store.JobEscalation{JobID: j.ID, Reason: "Which way?", Severity: "high"}

@@ -177,7 +177,7 @@ func (e *limitError) Error() string { return e.reason }
 // agent makes the job's agent: the team catalog in a session rooted at
 // the job's worktree, its conversation restored and persisted as it goes.
 func (r *Runner) agent(ctx context.Context, h *handle, history []agent.Message) (*agent.Agent, func(), error) {
-	j, wf := h.job, r.wf
+	j, wf := h.job, r.cfg
 	var search tools.Searcher
 	if wf.Search != nil {
 		search = wf.Search(j.WorktreePath)
@@ -214,7 +214,7 @@ func (r *Runner) agent(ctx context.Context, h *handle, history []agent.Message) 
 // registry is the job agent's tool set: the team catalog, with run_tests
 // and run_lint recording their results for the job.
 func (r *Runner) registry(h *handle) (*tools.Registry, error) {
-	ts, err := team.Tools(h, team.Deps{Tools: tools.Deps{Web: r.wf.Web}, RefLock: &r.refs})
+	ts, err := team.Tools(h, team.Deps{Tools: tools.Deps{Web: r.cfg.Web}, RefLock: &r.refs})
 	if err != nil {
 		return nil, err
 	}
@@ -223,14 +223,14 @@ func (r *Runner) registry(h *handle) (*tools.Registry, error) {
 			ts[i] = recording{Tool: t, h: h, kind: kind}
 		}
 	}
-	if r.wf.Tools != nil {
-		ts = append(ts, r.wf.Tools(context.Background(), agent.Job)...)
+	if r.cfg.Tools != nil {
+		ts = append(ts, r.cfg.Tools(context.Background(), agent.Job)...)
 	}
 	reg, err := tools.NewRegistry(ts...)
 	if err != nil {
 		return nil, err
 	}
-	return r.wf.Repository.Apply(reg, agent.Job)
+	return r.cfg.Repository.Apply(reg, agent.Job)
 }
 
 func firstLine(s string) string {

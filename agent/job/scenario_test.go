@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autarch-dev/autarch/app"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -112,11 +113,12 @@ func newWorld(t testing.TB, dir, modelURL string, approvals []string, budget *jo
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	must(t, err)
-	cfg := job.Config{Engine: e, StopPoll: 20 * time.Millisecond, Events: func(ev editor.JobEvent) {
+	cfg := app.JobConfig(e)
+	cfg.StopPoll, cfg.Events = 20*time.Millisecond, func(ev editor.JobEvent) {
 		w.mu.Lock()
 		w.events = append(w.events, ev)
 		w.mu.Unlock()
-	}}
+	}
 	if budget != nil {
 		cfg.Budget = func(team.Mode) job.Budget { return *budget }
 	}

@@ -13,69 +13,69 @@ import (
 	"github.com/autarch-dev/autarch/editor"
 )
 
-// Session is the jobs of one editor session: the runner over the
-// workflow session's engine (opened on first use), runs in the background
-// for the session's lifetime, events sent to the editor as
-// autarch/jobEvent notifications. Every job method of the server is one
-// call on it.
-type Session struct {
-	ws       *workflow.Session
-	document func(path string) (string, bool)
-	log      *slog.Logger
+// ServiceConfig wires the jobs of one application session.
+type ServiceConfig struct {
+	// Open makes the runners' configuration, on first use (the project's
+	// wiring: app.JobConfig).
+	Open func(ctx context.Context) (Config, error)
+	// Go runs a job in the background for the session's lifetime.
+	Go func(ctx context.Context, fn func(ctx context.Context)) error
+	// Document is the user's open copy of a file (absolute path), for
+	// applying as an edit.
+	Document func(path string) (string, bool)
+	// Events receives what the jobs do, typed (nil: dropped).
+	Events func(editor.JobEvent)
+	Log    *slog.Logger
+}
+
+// Service is the jobs of one application session: the runner (made on
+// first use), runs in the background for the session's lifetime, how each
+// run ended told to the user. The application session (package app) holds
+// one for every transport.
+type Service struct {
+	cfg ServiceConfig
 
 	mu     sync.Mutex
 	runner *Runner
 	ui     editor.Client
 }
 
-// NewSession makes the jobs of a workflow session; document is the
-// user's open copy of a file (absolute path), for applying as an edit.
-func NewSession(ws *workflow.Session, document func(path string) (string, bool), log *slog.Logger) *Session {
-	if log == nil {
-		log = slog.Default()
+// NewService makes the jobs of an application session.
+func NewService(cfg ServiceConfig) *Service {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
 	}
-	if document == nil {
-		document = func(string) (string, bool) { return "", false }
+	if cfg.Document == nil {
+		cfg.Document = func(string) (string, bool) { return "", false }
 	}
-	return &Session{ws: ws, document: document, log: log}
+	return &Service{cfg: cfg}
 }
 
-// open returns the runner, made over the session's engine on first use.
-func (s *Session) open(ctx context.Context) (*Runner, error) {
+// Runner is the session's job runner, made on first use.
+func (s *Service) Runner(ctx context.Context) (*Runner, error) { return s.open(ctx) }
+
+// open returns the runner, made on first use.
+func (s *Service) open(ctx context.Context) (*Runner, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.runner != nil {
 		return s.runner, nil
 	}
-	e, err := s.ws.Engine(ctx)
+	cfg, err := s.cfg.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s.ui = e.Config().Editor
-	r, err := New(Config{Engine: e, Events: s.notify})
+	cfg.Events = s.cfg.Events
+	r, err := New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	s.runner = r
+	s.runner, s.ui = r, cfg.Editor
 	return r, nil
 }
 
-// notify forwards a job event to the editor: the side panel's event and,
-// for tool calls, an activity line.
-func (s *Session) notify(ev editor.JobEvent) {
-	ctx := context.Background()
-	if err := s.ui.Notify(ctx, editor.MethodJobEvent, ev); err != nil {
-		s.log.Debug("job event not delivered", "err", err)
-	}
-	if ev.Kind == "tool_call" {
-		if err := s.ui.LogMessage(ctx, editor.Log, fmt.Sprintf("[job %.8s] %s: %s", ev.JobID, ev.Tool, ev.Reason)); err != nil {
-			s.log.Debug("log message not delivered", "err", err)
-		}
-	}
-}
-
 // Start starts a job and runs it in the background.
-func (s *Session) Start(ctx context.Context, p editor.StartJobParams) (editor.JobRef, error) {
+func (s *Service) Start(ctx context.Context, p editor.StartJobParams) (editor.JobRef, error) {
 	r, err := s.open(ctx)
 	if err != nil {
 		return editor.JobRef{}, err
@@ -88,7 +88,7 @@ func (s *Session) Start(ctx context.Context, p editor.StartJobParams) (editor.Jo
 }
 
 // Resume resumes a stopped, failed or waiting job in the background.
-func (s *Session) Resume(ctx context.Context, ref editor.JobRef) (editor.JobRef, error) {
+func (s *Service) Resume(ctx context.Context, ref editor.JobRef) (editor.JobRef, error) {
 	r, err := s.open(ctx)
 	if err != nil {
 		return editor.JobRef{}, err
@@ -105,7 +105,7 @@ func (s *Session) Resume(ctx context.Context, ref editor.JobRef) (editor.JobRef,
 
 // Stop stops a running or waiting job; its run ends within the stop poll
 // and the user is told it can be resumed.
-func (s *Session) Stop(ctx context.Context, ref editor.JobRef) error {
+func (s *Service) Stop(ctx context.Context, ref editor.JobRef) error {
 	r, err := s.open(ctx)
 	if err != nil {
 		return err
@@ -121,7 +121,7 @@ func (s *Session) Stop(ctx context.Context, ref editor.JobRef) error {
 
 // AnswerEscalation answers a waiting job's escalation and resumes it in
 // the background.
-func (s *Session) AnswerEscalation(ctx context.Context, p editor.AnswerEscalationParams) error {
+func (s *Service) AnswerEscalation(ctx context.Context, p editor.AnswerEscalationParams) error {
 	r, err := s.open(ctx)
 	if err != nil {
 		return err
@@ -137,7 +137,7 @@ func (s *Session) AnswerEscalation(ctx context.Context, p editor.AnswerEscalatio
 }
 
 // Jobs lists the jobs, most recently updated first.
-func (s *Session) Jobs(ctx context.Context) ([]editor.JobSummary, error) {
+func (s *Service) Jobs(ctx context.Context) ([]editor.JobSummary, error) {
 	r, err := s.open(ctx)
 	if err != nil {
 		return nil, err
@@ -146,12 +146,12 @@ func (s *Session) Jobs(ctx context.Context) ([]editor.JobSummary, error) {
 }
 
 // Apply brings a job's commits into the user's folder.
-func (s *Session) Apply(ctx context.Context, p editor.ApplyJobParams) (editor.ApplyWorkflowResult, error) {
+func (s *Service) Apply(ctx context.Context, p editor.ApplyJobParams) (editor.ApplyWorkflowResult, error) {
 	r, err := s.open(ctx)
 	if err != nil {
 		return editor.ApplyWorkflowResult{}, err
 	}
-	res, err := r.Apply(ctx, p.JobID, workflow.ApplyMode(p.Mode), s.document)
+	res, err := r.Apply(ctx, p.JobID, workflow.ApplyMode(p.Mode), s.cfg.Document)
 	if err != nil {
 		return res, invalid(err)
 	}
@@ -160,8 +160,8 @@ func (s *Session) Apply(ctx context.Context, p editor.ApplyJobParams) (editor.Ap
 
 // background runs a job for the session's lifetime and tells the user
 // how the run ended.
-func (s *Session) background(ctx context.Context, j store.Job, run func(ctx context.Context) (store.Job, error)) error {
-	return s.ws.Go(ctx, func(ctx context.Context) {
+func (s *Service) background(ctx context.Context, j store.Job, run func(ctx context.Context) (store.Job, error)) error {
+	return s.cfg.Go(ctx, func(ctx context.Context) {
 		end, err := run(ctx)
 		if end.ID == "" {
 			end = j
@@ -174,7 +174,7 @@ func (s *Session) background(ctx context.Context, j store.Job, run func(ctx cont
 		case errors.Is(err, ErrWaiting):
 			msg = fmt.Sprintf("Autarch: job %s waits for your review (side panel).", end.Name)
 		case err != nil && ctx.Err() != nil:
-			s.log.Info("job run ended with the session", "job", end.ID, "err", err)
+			s.cfg.Log.Info("job run ended with the session", "job", end.ID, "err", err)
 			return
 		case err != nil:
 			typ, msg = editor.Error, fmt.Sprintf("Autarch: job %s failed: %v — resume it from the side panel once the cause is fixed.", end.Name, err)
@@ -183,8 +183,11 @@ func (s *Session) background(ctx context.Context, j store.Job, run func(ctx cont
 		default:
 			return
 		}
+		if s.ui == nil {
+			return
+		}
 		if err := s.ui.ShowMessage(msgCtx, typ, msg); err != nil {
-			s.log.Debug("message not delivered", "err", err)
+			s.cfg.Log.Debug("message not delivered", "err", err)
 		}
 	})
 }

@@ -133,6 +133,9 @@ func (r *Runner) Apply(ctx context.Context, ref string, mode workflow.ApplyMode,
 	if j.Branch == "" || len(commits) == 0 {
 		return editor.ApplyWorkflowResult{}, fmt.Errorf("job %s has no commit to apply yet (it is %s)", j.Name, j.Status)
 	}
+	if r.cfg.Apply == nil {
+		return editor.ApplyWorkflowResult{}, fmt.Errorf("job %s cannot be applied here: apply its branch %s with git", j.Name, j.Branch)
+	}
 	wf := store.Workflow{Name: j.Name, BaseCommit: j.BaseCommit, WorkflowBranch: j.Branch}
-	return r.cfg.Engine.Apply(ctx, wf, mode, document)
+	return r.cfg.Apply(ctx, wf, mode, document)
 }

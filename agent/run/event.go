@@ -76,17 +76,30 @@ type Event struct {
 }
 
 // Failed reports whether a tool call did not succeed (failed or refused).
-func (e Event) Failed() bool { return e.Outcome == OutcomeFailed || e.Outcome == OutcomeRefused }
+func (e Event) Failed() bool { return e.Outcome.Failed() }
+
+// Failed reports whether the call did not succeed (failed or refused).
+func (o Outcome) Failed() bool { return o == OutcomeFailed || o == OutcomeRefused }
+
+// OutcomeOf is how an agent loop's tool result event says its call ended:
+// its typed outcome, or (an event without one) its failed flag.
+func OutcomeOf(ev agent.Event) Outcome {
+	switch ev.Outcome {
+	case agent.CallOK, agent.CallFailed, agent.CallRefused:
+		return Outcome(ev.Outcome)
+	}
+	if ev.Failed {
+		return OutcomeFailed
+	}
+	return OutcomeOK
+}
 
 // FromAgent is an agent loop's event as a run's event.
 func FromAgent(run Ref, ev agent.Event) Event {
 	out := Event{Run: run, Kind: EventKind(ev.Kind), At: time.Now(), Text: ev.Text, Tool: ev.Tool, Reason: ev.Reason,
 		CallID: ev.CallID, ParentCallID: ev.Parent, Subagent: ev.Subagent}
 	if ev.Kind == string(EventToolResult) {
-		out.Outcome = OutcomeOK
-		if ev.Failed {
-			out.Outcome = OutcomeFailed
-		}
+		out.Outcome = OutcomeOf(ev)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/autarch-dev/autarch/agent/run"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -100,7 +101,7 @@ const reanchorDelay = 300 * time.Millisecond
 // reviewDiagnostics is the review a session shows as diagnostics: the
 // latest one, re-anchored when one of its files changes.
 type reviewDiagnostics struct {
-	s *Session
+	s *Service
 
 	mu        sync.Mutex
 	published map[uri.URI]bool
@@ -187,9 +188,7 @@ func (r *reviewDiagnostics) reanchor(ctx context.Context, paths []string) {
 	cp := *v
 	cp.Comments = append([]editor.CommentView(nil), v.Comments...)
 	r.publish(ctx, &cp)
-	if err := r.s.cfg.Editor.Notify(ctx, editor.MethodWorkflowEvent, editor.WorkflowEvent{Kind: editor.EventReviewAnchor, Text: cp.ID}); err != nil {
-		r.s.cfg.Log.Debug("event not delivered", "err", err)
-	}
+	run.Send(r.s.cfg.Events, editor.WorkflowEvent{Kind: editor.EventReviewAnchor, Text: cp.ID})
 }
 
 // reanchorSoon re-anchors the review shortly after a file changed.

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
@@ -168,7 +169,7 @@ func (c *conversation) observe(ctx context.Context, ev agent.Event) {
 		}
 		c.mu.Unlock()
 		if id != 0 {
-			if err := c.e.cfg.Store.FinishToolCall(ctx, id, ev.Text, ev.Failed); err != nil {
+			if err := c.e.cfg.Store.FinishToolCall(ctx, id, ev.Text, run.OutcomeOf(ev)); err != nil {
 				c.e.cfg.Log.Warn("record tool result", "err", err)
 			}
 		}
@@ -207,7 +208,7 @@ func (c *conversation) recordSubagent(ctx context.Context, ev agent.Event) {
 		delete(c.children, key)
 		c.mu.Unlock()
 		if id != 0 {
-			if err := c.e.cfg.Store.FinishToolCall(ctx, id, ev.Text, ev.Failed); err != nil {
+			if err := c.e.cfg.Store.FinishToolCall(ctx, id, ev.Text, run.OutcomeOf(ev)); err != nil {
 				c.e.cfg.Log.Warn("record a sub-agent's tool result", "err", err)
 			}
 		}

@@ -179,7 +179,7 @@ func (r *pulseRunner) committed(cp git.Checkpoint) string {
 // cards and questions reach the user as usual; at the end the plan is
 // shown as a message and in full in the log, and the dry run's state is
 // removed.
-func (s *Session) startDryRun(ctx context.Context, p editor.NewWorkflowParams) (editor.WorkflowRef, error) {
+func (s *Service) startDryRun(ctx context.Context, p editor.NewWorkflowParams) (editor.WorkflowRef, error) {
 	folder, err := s.folder()
 	if err != nil {
 		return editor.WorkflowRef{}, err
@@ -216,7 +216,7 @@ func (s *Session) startDryRun(ctx context.Context, p editor.NewWorkflowParams) (
 }
 
 // dryRunEngine wires a dry run's engine as the session's own.
-func (s *Session) dryRunEngine(ctx context.Context, proj *Project, cfg Config) (*Engine, error) {
+func (s *Service) dryRunEngine(ctx context.Context, proj *Project, cfg Config) (*Engine, error) {
 	if s.cfg.Wire != nil {
 		if err := s.cfg.Wire(ctx, proj, &cfg); err != nil {
 			return nil, err
@@ -229,7 +229,7 @@ func (s *Session) dryRunEngine(ctx context.Context, proj *Project, cfg Config) (
 // whole plan in the log, and the side panel's last plan event, which says
 // the dry run ended (its pending cards and questions can no longer be
 // answered: the panel drops them).
-func (s *Session) reportDryRun(ctx context.Context, wf store.Workflow, err error, plan tools.Plan) {
+func (s *Service) reportDryRun(ctx context.Context, wf store.Workflow, err error, plan tools.Plan) {
 	summary := plan.Summary()
 	if lerr := s.cfg.Editor.LogMessage(ctx, editor.Info, fmt.Sprintf("Autarch: dry run of workflow %s:\n%s", wf.Name, summary)); lerr != nil {
 		s.cfg.Log.Debug("dry-run plan not logged", "err", lerr)

@@ -234,8 +234,9 @@ func TestSessionStartsADryRun(t *testing.T) {
 
 // dryRunSession is an editor session over dir whose engines use the
 // scripted model at url.
-func dryRunSession(ed editor.Client, dir, url string) *workflow.Session {
-	s := workflow.NewSession(workflow.SessionConfig{Editor: ed,
+func dryRunSession(ed editor.Client, dir, url string) *workflow.Service {
+	s := workflow.NewService(workflow.ServiceConfig{Editor: ed,
+		Events: func(ev workflow.Event) { _ = ed.Notify(context.Background(), editor.MethodWorkflowEvent, ev) },
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Wire: func(ctx context.Context, p *workflow.Project, c *workflow.Config) error {
 			c.Model = openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1})

@@ -91,7 +91,7 @@ func TestProgressPerRunningPulse(t *testing.T) {
 		stored[id] = p.ID
 	}
 	ed := &progressEditor{}
-	s := NewSession(SessionConfig{Editor: ed})
+	s := NewService(ServiceConfig{Editor: ed})
 	s.engine = &Engine{cfg: Config{Store: st}}
 	ev := func(kind editor.EventKind, pulse, status, tool string) Event {
 		return Event{Kind: kind, WorkflowID: wf.ID, Stage: string(StagePulsing), PulseID: pulse, Status: status, Tool: tool, Reason: "r", Text: pulse}

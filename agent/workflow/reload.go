@@ -51,7 +51,7 @@ func isConfigFile(top, path string) bool {
 
 // configChanged reloads the open project's configuration when one of
 // paths is a configuration file, and tells the user what is wrong with it.
-func (s *Session) configChanged(paths []string) {
+func (s *Service) configChanged(paths []string) {
 	s.mu.Lock()
 	p := s.project
 	s.mu.Unlock()

@@ -38,8 +38,8 @@ type CodeSearch interface {
 	Close()
 }
 
-// SessionConfig configures a Session.
-type SessionConfig struct {
+// ServiceConfig configures a Service.
+type ServiceConfig struct {
 	// Editor reaches the user: messages, approvals, progress, edits,
 	// diagnostics and the side panel's events.
 	Editor editor.Client
@@ -53,16 +53,21 @@ type SessionConfig struct {
 	Document func(path string) (string, bool)
 	// Diagnostics are the editor's diagnostics (nil: the project's checker).
 	Diagnostics tools.Diagnostics
-	Log         *slog.Logger
+	// Events receives the workflows' events, typed (nil: dropped): the
+	// application session turns them into its one event stream, and a
+	// transport into its protocol's notifications.
+	Events func(Event)
+	Log    *slog.Logger
 }
 
-// Session is the workflows of one editor session over its first workspace
+// Service is the workflows of one editor session over its first workspace
 // folder: the engine opened on first use, runs in the background bounded by
 // the session, progress per workflow, the latest review shown as
-// diagnostics and re-anchored as files change, and the code search. Every
-// surface of the server is one call on it.
-type Session struct {
-	cfg SessionConfig
+// diagnostics and re-anchored as files change, and the code search. The
+// application session (package app) is the one object transports talk
+// to; it holds a Service for its workflows.
+type Service struct {
+	cfg ServiceConfig
 
 	openMu sync.Mutex // serialises opening the engine
 
@@ -81,27 +86,27 @@ type Session struct {
 	review reviewDiagnostics
 }
 
-// NewSession makes a Session; nothing is opened until first use.
-func NewSession(cfg SessionConfig) *Session {
+// NewService makes a Service; nothing is opened until first use.
+func NewService(cfg ServiceConfig) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
 	if cfg.Document == nil {
 		cfg.Document = func(string) (string, bool) { return "", false }
 	}
-	s := &Session{cfg: cfg, progress: map[string]*workProgress{}}
+	s := &Service{cfg: cfg, progress: map[string]*workProgress{}}
 	s.review.s = s
 	return s
 }
 
 // SetFolders records the workspace folders; the first one is the project.
-func (s *Session) SetFolders(folders []string) {
+func (s *Service) SetFolders(folders []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.folders = slices.Clone(folders)
 }
 
-func (s *Session) folder() (string, error) {
+func (s *Service) folder() (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.folders) == 0 {
@@ -113,7 +118,7 @@ func (s *Session) folder() (string, error) {
 // Close cancels the session's runs and waits at most wait for them to
 // record how they ended (each step is durable in the store as it
 // happens), then closes the engine, the store and the code search.
-func (s *Session) Close(wait time.Duration) {
+func (s *Service) Close(wait time.Duration) {
 	s.mu.Lock()
 	s.closed = true
 	s.runs.Cancel()
@@ -139,23 +144,23 @@ func (s *Session) Close(wait time.Duration) {
 
 // goRun runs fn in the background for the session's lifetime (Close
 // cancels it); ctx's values are kept, not its cancellation.
-func (s *Session) goRun(ctx context.Context, fn func(ctx context.Context)) error {
+func (s *Service) goRun(ctx context.Context, fn func(ctx context.Context)) error {
 	return s.runs.Go(ctx, fn)
 }
 
 // Engine is the session's engine, opened over the first workspace folder
 // on first use.
-func (s *Session) Engine(ctx context.Context) (*Engine, error) { return s.open(ctx) }
+func (s *Service) Engine(ctx context.Context) (*Engine, error) { return s.open(ctx) }
 
 // Go runs fn in the background for the session's lifetime (Close cancels
 // it and waits for it); ctx's values are kept, not its cancellation.
-func (s *Session) Go(ctx context.Context, fn func(ctx context.Context)) error {
+func (s *Service) Go(ctx context.Context, fn func(ctx context.Context)) error {
 	return s.goRun(ctx, fn)
 }
 
 // codeSearch is the folder's code search, made on first use (the folder
 // need not be a git repository).
-func (s *Session) codeSearch() (CodeSearch, error) {
+func (s *Service) codeSearch() (CodeSearch, error) {
 	folder, err := s.folder()
 	if err != nil {
 		return nil, err
@@ -172,7 +177,7 @@ func (s *Session) codeSearch() (CodeSearch, error) {
 }
 
 // open returns the engine, opening it over the first workspace folder.
-func (s *Session) open(ctx context.Context) (*Engine, error) {
+func (s *Service) open(ctx context.Context) (*Engine, error) {
 	s.mu.Lock()
 	e := s.engine
 	s.mu.Unlock()
@@ -231,7 +236,7 @@ func (s *Session) open(ctx context.Context) (*Engine, error) {
 
 // askTrust asks the user whether to trust the repository's configuration
 // (hooks run only from trusted content); until then it is ignored.
-func (s *Session) askTrust(ctx context.Context, p *Project) {
+func (s *Service) askTrust(ctx context.Context, p *Project) {
 	var detail strings.Builder
 	for _, f := range p.Config.Config.Files {
 		fmt.Fprintf(&detail, "%s:\n%s\n", f.Name, f.Data)
@@ -252,7 +257,7 @@ func (s *Session) askTrust(ctx context.Context, p *Project) {
 }
 
 // tell shows a message, logging when it cannot be delivered.
-func (s *Session) tell(ctx context.Context, typ editor.MessageType, msg string) {
+func (s *Service) tell(ctx context.Context, typ editor.MessageType, msg string) {
 	if err := s.cfg.Editor.ShowMessage(ctx, typ, msg); err != nil {
 		s.cfg.Log.Debug("message not delivered", "err", err, "message", msg)
 	}
@@ -260,7 +265,7 @@ func (s *Session) tell(ctx context.Context, typ editor.MessageType, msg string) 
 
 // background runs a workflow step (Run, Resume) for the session's
 // lifetime; how it ended is reported to the user.
-func (s *Session) background(ctx context.Context, name string, fn func(ctx context.Context) (store.Workflow, error)) error {
+func (s *Service) background(ctx context.Context, name string, fn func(ctx context.Context) (store.Workflow, error)) error {
 	return s.goRun(ctx, func(ctx context.Context) {
 		wf, err := fn(ctx)
 		s.endProgress(ctx, wf.ID, "")
@@ -309,7 +314,7 @@ func completedMessage(wf store.Workflow, r *editor.ReviewView) (editor.MessageTy
 }
 
 // Start starts a workflow and runs it in the background.
-func (s *Session) Start(ctx context.Context, p editor.NewWorkflowParams) (editor.WorkflowRef, error) {
+func (s *Service) Start(ctx context.Context, p editor.NewWorkflowParams) (editor.WorkflowRef, error) {
 	if p.DryRun {
 		return s.startDryRun(ctx, p)
 	}
@@ -327,7 +332,7 @@ func (s *Session) Start(ctx context.Context, p editor.NewWorkflowParams) (editor
 
 // Discuss sends a message to the discussion agent; its answer arrives as
 // an event.
-func (s *Session) Discuss(ctx context.Context, p editor.DiscussParams) error {
+func (s *Service) Discuss(ctx context.Context, p editor.DiscussParams) error {
 	if strings.TrimSpace(p.Message) == "" {
 		return invalid("the message is empty: ask something about the code")
 	}
@@ -343,7 +348,7 @@ func (s *Session) Discuss(ctx context.Context, p editor.DiscussParams) error {
 }
 
 // find opens the engine and the workflow a reference names (id or name).
-func (s *Session) find(ctx context.Context, ref editor.WorkflowRef) (*Engine, store.Workflow, error) {
+func (s *Service) find(ctx context.Context, ref editor.WorkflowRef) (*Engine, store.Workflow, error) {
 	id := ref.WorkflowID
 	if id == "" {
 		id = ref.Name
@@ -363,7 +368,7 @@ func (s *Session) find(ctx context.Context, ref editor.WorkflowRef) (*Engine, st
 }
 
 // Stop stops a workflow.
-func (s *Session) Stop(ctx context.Context, ref editor.WorkflowRef) error {
+func (s *Service) Stop(ctx context.Context, ref editor.WorkflowRef) error {
 	e, wf, err := s.find(ctx, ref)
 	if err != nil {
 		return err
@@ -372,7 +377,7 @@ func (s *Session) Stop(ctx context.Context, ref editor.WorkflowRef) error {
 }
 
 // Resume resumes a stopped, halted or waiting workflow in the background.
-func (s *Session) Resume(ctx context.Context, ref editor.WorkflowRef) (editor.WorkflowRef, error) {
+func (s *Service) Resume(ctx context.Context, ref editor.WorkflowRef) (editor.WorkflowRef, error) {
 	e, wf, err := s.find(ctx, ref)
 	if err != nil {
 		return editor.WorkflowRef{}, err
@@ -386,7 +391,7 @@ func (s *Session) Resume(ctx context.Context, ref editor.WorkflowRef) (editor.Wo
 
 // Answer answers a pending question or decides a pending card, then
 // resumes the workflow in the background.
-func (s *Session) Answer(ctx context.Context, p editor.AnswerParams) error {
+func (s *Service) Answer(ctx context.Context, p editor.AnswerParams) error {
 	e, err := s.open(ctx)
 	if err != nil {
 		return err
@@ -404,7 +409,7 @@ func (s *Session) Answer(ctx context.Context, p editor.AnswerParams) error {
 
 // Review reviews the current branch against a base and shows the comments
 // as diagnostics; cancelling ctx stops the review.
-func (s *Session) Review(ctx context.Context, p editor.ReviewBranchParams) (editor.ReviewView, error) {
+func (s *Service) Review(ctx context.Context, p editor.ReviewBranchParams) (editor.ReviewView, error) {
 	e, err := s.open(ctx)
 	if err != nil {
 		return editor.ReviewView{}, err
@@ -422,7 +427,7 @@ func (s *Session) Review(ctx context.Context, p editor.ReviewBranchParams) (edit
 }
 
 // Search queries the code index, waiting for it to be built.
-func (s *Session) Search(ctx context.Context, p editor.SearchParams) ([]editor.SearchHit, error) {
+func (s *Service) Search(ctx context.Context, p editor.SearchParams) ([]editor.SearchHit, error) {
 	if strings.TrimSpace(p.Query) == "" {
 		return nil, invalid("the query is empty")
 	}
@@ -445,7 +450,7 @@ func (s *Session) Search(ctx context.Context, p editor.SearchParams) ([]editor.S
 }
 
 // Reindex rebuilds the code index in the background, with progress.
-func (s *Session) Reindex(ctx context.Context) error {
+func (s *Service) Reindex(ctx context.Context) error {
 	cs, err := s.codeSearch()
 	if err != nil {
 		return err
@@ -455,7 +460,7 @@ func (s *Session) Reindex(ctx context.Context) error {
 }
 
 // Workflows lists the workflows.
-func (s *Session) Workflows(ctx context.Context) ([]editor.WorkflowSummary, error) {
+func (s *Service) Workflows(ctx context.Context) ([]editor.WorkflowSummary, error) {
 	e, err := s.open(ctx)
 	if err != nil {
 		return nil, err
@@ -464,7 +469,7 @@ func (s *Session) Workflows(ctx context.Context) ([]editor.WorkflowSummary, erro
 }
 
 // Workflow is one workflow's detail, its review comments anchored.
-func (s *Session) Workflow(ctx context.Context, ref editor.WorkflowRef) (editor.WorkflowDetail, error) {
+func (s *Service) Workflow(ctx context.Context, ref editor.WorkflowRef) (editor.WorkflowDetail, error) {
 	e, err := s.open(ctx)
 	if err != nil {
 		return editor.WorkflowDetail{}, err
@@ -486,7 +491,7 @@ const restoreScan = 20
 // workflow that is not abandoned as diagnostics (with their quick fixes):
 // an editor that reloads finds its Problems as it left them, before any
 // workflow event. A folder that holds no workflows shows nothing.
-func (s *Session) RestoreReview(ctx context.Context) {
+func (s *Service) RestoreReview(ctx context.Context) {
 	err := s.goRun(ctx, func(ctx context.Context) {
 		e, err := s.open(ctx)
 		if err != nil {
@@ -519,7 +524,7 @@ func (s *Session) RestoreReview(ctx context.Context) {
 }
 
 // FileAt is a file's content at a commit.
-func (s *Session) FileAt(ctx context.Context, p editor.FileAtParams) (editor.FileAtResult, error) {
+func (s *Service) FileAt(ctx context.Context, p editor.FileAtParams) (editor.FileAtResult, error) {
 	e, err := s.open(ctx)
 	if err != nil {
 		return editor.FileAtResult{}, err
@@ -535,7 +540,7 @@ func (s *Session) FileAt(ctx context.Context, p editor.FileAtParams) (editor.Fil
 }
 
 // Diff is the diff of a workflow or of one of its pulses.
-func (s *Session) Diff(ctx context.Context, p editor.PulseDiffParams) (editor.PulseDiff, error) {
+func (s *Service) Diff(ctx context.Context, p editor.PulseDiffParams) (editor.PulseDiff, error) {
 	e, wf, err := s.find(ctx, editor.WorkflowRef{WorkflowID: p.WorkflowID})
 	if err != nil {
 		return editor.PulseDiff{}, err
@@ -545,7 +550,7 @@ func (s *Session) Diff(ctx context.Context, p editor.PulseDiffParams) (editor.Pu
 
 // Apply brings a workflow's work into the user's folder and re-anchors the
 // review.
-func (s *Session) Apply(ctx context.Context, p editor.ApplyWorkflowParams) (editor.ApplyWorkflowResult, error) {
+func (s *Service) Apply(ctx context.Context, p editor.ApplyWorkflowParams) (editor.ApplyWorkflowResult, error) {
 	e, wf, err := s.find(ctx, editor.WorkflowRef{WorkflowID: p.WorkflowID})
 	if err != nil {
 		return editor.ApplyWorkflowResult{}, err
@@ -559,7 +564,7 @@ func (s *Session) Apply(ctx context.Context, p editor.ApplyWorkflowParams) (edit
 
 // FilesChanged tells the session files changed on disk (saved, created,
 // deleted; absolute paths): the index and the review follow.
-func (s *Session) FilesChanged(paths ...string) {
+func (s *Service) FilesChanged(paths ...string) {
 	s.mu.Lock()
 	cs := s.search
 	s.mu.Unlock()
@@ -574,7 +579,7 @@ func (s *Session) FilesChanged(paths ...string) {
 
 // Edited tells the session a buffer changed (absolute path, full text);
 // opened is true for a document just opened.
-func (s *Session) Edited(path, text string, opened bool) {
+func (s *Service) Edited(path, text string, opened bool) {
 	s.mu.Lock()
 	cs := s.search
 	s.mu.Unlock()
@@ -585,7 +590,7 @@ func (s *Session) Edited(path, text string, opened bool) {
 }
 
 // repo is the open project's repository (nil before the engine opens).
-func (s *Session) repo() *git.Repo {
+func (s *Service) repo() *git.Repo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.project == nil {
@@ -594,19 +599,13 @@ func (s *Session) repo() *git.Repo {
 	return s.project.Repo
 }
 
-// onEvent forwards a workflow event: to the side panel, to the log of any
-// client, as progress, and as review diagnostics.
-func (s *Session) onEvent(ev Event) {
+// onEvent forwards a workflow event to the events' sink, and shows it as
+// progress and as review diagnostics.
+func (s *Service) onEvent(ev Event) {
 	ctx := context.Background()
-	ui := s.cfg.Editor
-	if err := ui.Notify(ctx, editor.MethodWorkflowEvent, ev); err != nil {
-		s.cfg.Log.Debug("workflow event not delivered", "err", err)
-	}
+	run.Send(s.cfg.Events, ev)
 	switch ev.Kind {
 	case editor.EventToolCall:
-		if err := ui.LogMessage(ctx, editor.Log, fmt.Sprintf("[%s] %s: %s", ev.Stage, ev.Tool, ev.Reason)); err != nil {
-			s.cfg.Log.Debug("log message not delivered", "err", err)
-		}
 		s.reportProgress(ctx, s.progressKey(ctx, ev), ev.Tool+": "+ev.Reason)
 	case editor.EventStage:
 		s.endProgress(ctx, ev.WorkflowID, ev.Text)
@@ -639,7 +638,7 @@ type workProgress struct {
 // pulses of a parallel workflow run at once, one item each), or the
 // workflow's. Pulse events name the plan's pulse id, the agents' events the
 // stored pulse's id.
-func (s *Session) progressKey(ctx context.Context, ev Event) string {
+func (s *Service) progressKey(ctx context.Context, ev Event) string {
 	if ev.PulseID == "" {
 		return ev.WorkflowID
 	}
@@ -651,7 +650,7 @@ func (s *Session) progressKey(ctx context.Context, ev Event) string {
 }
 
 // plannedID is the plan's id of a stored pulse (remembered; "" unknown).
-func (s *Session) plannedID(ctx context.Context, pulseID string) string {
+func (s *Service) plannedID(ctx context.Context, pulseID string) string {
 	if id, ok := s.planned.Load(pulseID); ok {
 		return id.(string)
 	}
@@ -672,7 +671,7 @@ func (s *Session) plannedID(ctx context.Context, pulseID string) string {
 // beginProgress shows a cancellable progress item for a workflow's current
 // work (key: the workflow's id, or a pulse's key); cancelling it stops the
 // workflow.
-func (s *Session) beginProgress(ctx context.Context, workflowID, key, title string) {
+func (s *Service) beginProgress(ctx context.Context, workflowID, key, title string) {
 	s.endOne(ctx, key, "")
 	p, err := s.cfg.Editor.StartProgress(ctx, title, true)
 	if err != nil {
@@ -703,7 +702,7 @@ func (s *Session) beginProgress(ctx context.Context, workflowID, key, title stri
 	}
 }
 
-func (s *Session) reportProgress(ctx context.Context, key, message string) {
+func (s *Service) reportProgress(ctx context.Context, key, message string) {
 	s.progMu.Lock()
 	wp := s.progress[key]
 	if wp == nil {
@@ -719,7 +718,7 @@ func (s *Session) reportProgress(ctx context.Context, key, message string) {
 
 // endProgress ends every progress item of the workflow (its own and its
 // pulses').
-func (s *Session) endProgress(ctx context.Context, workflowID, message string) {
+func (s *Service) endProgress(ctx context.Context, workflowID, message string) {
 	s.progMu.Lock()
 	var keys []string
 	for k := range s.progress {
@@ -734,7 +733,7 @@ func (s *Session) endProgress(ctx context.Context, workflowID, message string) {
 }
 
 // endOne ends one progress item.
-func (s *Session) endOne(ctx context.Context, key, message string) {
+func (s *Service) endOne(ctx context.Context, key, message string) {
 	s.progMu.Lock()
 	wp := s.progress[key]
 	delete(s.progress, key)
@@ -764,7 +763,7 @@ func invalid(format string, args ...any) error {
 
 // Open shows a file of the workspace at a line in the editor (relative
 // paths are the first folder's).
-func (s *Session) Open(ctx context.Context, p editor.OpenFileParams) (editor.OpenFileResult, error) {
+func (s *Service) Open(ctx context.Context, p editor.OpenFileParams) (editor.OpenFileResult, error) {
 	folder, err := s.folder()
 	if err != nil {
 		return editor.OpenFileResult{}, err

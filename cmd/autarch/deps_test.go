@@ -16,16 +16,21 @@ import (
 var allowed = map[string][]string{
 	"cmd/autarch":          {"*"}, // wiring: the only place picking concrete implementations
 	"cmd/autarch-scripted": {"agent/scripted"},
-	"server":               {"agent/workflow", "agent/job", "editor", "tools", "index", "swarm/orchestrate"},
-	"codesearch":           {"editor", "index", "tools", "tools/indexsearch", "workspace", "workspace/git"},
-	// acp is a transport like server: ACP sessions over workflow sessions
-	// and jobs.
-	"acp": {"agent", "agent/workflow", "agent/workflow/store", "agent/job", "editor", "tools"},
+	// server is a transport: it talks to the application session (app)
+	// only, and turns its typed events into notifications.
+	"server": {"app", "agent/run", "agent/workflow", "editor", "tools", "index"},
+	// app is the application session every transport talks to: the runs
+	// of every kind, one event stream, one list of runs, one activity view.
+	"app":        {"agent/job", "agent/run", "agent/workflow", "editor", "swarm/orchestrate", "tools"},
+	"codesearch": {"editor", "index", "tools", "tools/indexsearch", "workspace", "workspace/git"},
+	// acp is a transport like server: ACP sessions over the application
+	// session (app), its workflows' and jobs' records replayed.
+	"acp": {"agent", "app", "agent/workflow", "agent/workflow/store", "agent/job", "editor", "tools"},
 	"agent/workflow": {"agent", "agent/run", "agent/workflow/store", "editor", "tools", "tools/review", "tools/terminal", "tools/verify",
 		"workspace/git", "workspace/trust", "index"},
-	"agent/workflow/store": {"tools/verify"},
-	// agent/job runs one coding-team agent (tools/team) over the workflow
-	// engine's store, repository and wiring.
+	"agent/workflow/store": {"agent/run", "tools/verify"},
+	// agent/job runs one coding-team agent (tools/team) over the project's
+	// store, repository and wiring, given explicitly (job.Config).
 	"agent/job": {"agent", "agent/run", "agent/workflow", "agent/workflow/store", "editor", "tools", "tools/team", "workspace/git"},
 	"agent":     {"tools", "tools/terminal", "editor"},
 	// agent/run is the run kernel under workflows, jobs and swarms: a

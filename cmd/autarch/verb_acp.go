@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/autarch-dev/autarch/app"
 	"log/slog"
 	"maps"
 	"net"
@@ -63,9 +64,9 @@ func runACP(ctx context.Context, io stdio, args []string) int {
 	}
 	a := acp.New(acp.Config{Version: version, Log: logger, Tools: catalog,
 		APIKeyMissing: func() bool { return apiKey == "" && !localEndpoint(f.baseURL) },
-		Session: func(folder string, servers *acp.MCPServers, ui editor.Client, document func(string) (string, bool)) *workflow.Session {
+		Session: func(folder string, servers *acp.MCPServers, ui editor.Client, document func(string) (string, bool)) *app.Session {
 			warn := func(msg string) { logger.Warn(msg) }
-			return workflow.NewSession(workflow.SessionConfig{Editor: ui, Document: document, Log: logger,
+			return app.New(app.Config{Editor: ui, Document: document, Events: acp.Events(ui), Deltas: acp.Events(ui), Log: logger,
 				Wire:   streamTo(ui, withClientMCP(withOwnMCP(f, model, warn, servers), servers, warn)),
 				Search: func(folder string) workflow.CodeSearch { return newCodeSearch(folder, ui, false, logger) }})
 		}})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/autarch-dev/autarch/app"
 	"strings"
 	"text/tabwriter"
 
@@ -82,7 +83,9 @@ func runJob(ctx context.Context, io stdio, args []string) int {
 
 // newJobs is the job runner over a verb's engine, its events on stderr.
 func newJobs(io stdio, w *workflows) (*job.Runner, error) {
-	return job.New(job.Config{Engine: w.engine, Events: func(ev editor.JobEvent) { printJobEvent(io, ev) }})
+	cfg := app.JobConfig(w.engine)
+	cfg.Events = func(ev editor.JobEvent) { printJobEvent(io, ev) }
+	return job.New(cfg)
 }
 
 func countSet(bs ...bool) int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/autarch-dev/autarch/app"
 	"io"
 	"log/slog"
 	"os"
@@ -57,13 +58,13 @@ func newServer(logger *slog.Logger, logPath string) *server.Server {
 	defaults.model = "" // the editor's settings name the model
 	defaults.live = &liveServers{}
 	return server.New(server.Config{Version: version, LogFile: logPath, Logger: logger, Settings: model.set, Project: defaults.live.projectState,
-		Session: func(p server.SessionParams) *workflow.Session {
+		Session: func(p server.SessionParams) *app.Session {
 			warn := func(msg string) {
 				if err := p.Editor.ShowMessage(context.Background(), editor.Warning, "Autarch: "+msg); err != nil {
 					logger.Debug("message not delivered", "err", err)
 				}
 			}
-			return workflow.NewSession(workflow.SessionConfig{Editor: p.Editor, Document: p.Document, Diagnostics: p.Diagnostics, Log: logger,
+			return app.New(app.Config{Editor: p.Editor, Document: p.Document, Diagnostics: p.Diagnostics, Events: p.Events, Log: logger,
 				Wire:   defaults.wire(model, warn),
 				Search: func(folder string) workflow.CodeSearch { return newCodeSearch(folder, p.Editor, false, logger) }})
 		}})

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
@@ -171,7 +172,7 @@ type callView struct {
 type callRecord struct {
 	id, tool, reason, summary string
 	args                      json.RawMessage
-	failed                    bool
+	outcome                   kernel.Outcome
 	started, ended            time.Time
 	stage, pulse              string
 	parentCallID, subagent    string
@@ -244,12 +245,12 @@ func (a activityLister) job(ctx context.Context, st *store.Store, id, status str
 }
 
 func workflowCall(c store.ToolCall, pulse string) callRecord {
-	return callRecord{id: c.CallID, tool: c.Name, reason: c.Reason, summary: c.ResultSummary, args: c.Args, failed: c.Failed,
+	return callRecord{id: c.CallID, tool: c.Name, reason: c.Reason, summary: c.ResultSummary, args: c.Args, outcome: c.Outcome,
 		started: c.StartedAt, ended: c.EndedAt, stage: c.Stage, pulse: pulse, parentCallID: c.ParentCallID, subagent: c.Subagent}
 }
 
 func jobCall(c store.JobCall) callRecord {
-	return callRecord{id: c.CallID, tool: c.Name, reason: c.Reason, summary: c.Summary, args: c.Args, failed: c.Failed,
+	return callRecord{id: c.CallID, tool: c.Name, reason: c.Reason, summary: c.Summary, args: c.Args, outcome: c.Outcome,
 		started: c.StartedAt, ended: c.EndedAt}
 }
 
@@ -291,27 +292,21 @@ func (a activityLister) view(c callRecord, live bool) callView {
 	return v
 }
 
-// refusalMarkers are what a refused call's result says (tools: the
-// guardrails, a blocking hook, the user's answer, a missing terminal for
-// the confirmation, allowed_only, allow_delete, the secret gate).
-var refusalMarkers = []string{"Guardrail: ", "Blocked by hook: ", "Action cancelled by user", "No TTY available for confirmation",
-	"allowed_only=True", "deletion disabled", `"blocked":true`}
-
+// callStatus is how a call shows: its recorded outcome (the store keeps
+// the run kernel's ok, failed or refused as the call ends), or running or
+// interrupted for a call that has not ended.
 func callStatus(c callRecord, live bool) string {
 	switch {
 	case c.ended.IsZero() && live:
 		return "running"
 	case c.ended.IsZero():
 		return "interrupted"
-	case !c.failed:
-		return "ok"
+	case c.outcome == kernel.OutcomeRefused:
+		return "refused"
+	case c.outcome.Failed():
+		return "error"
 	}
-	for _, m := range refusalMarkers {
-		if strings.Contains(c.summary, m) {
-			return "refused"
-		}
-	}
-	return "error"
+	return "ok"
 }
 
 // line is the call in a few words: "running shell `go test ./...` for 12s".

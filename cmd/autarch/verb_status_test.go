@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
@@ -61,9 +62,9 @@ func seedActivity(t *testing.T, st *store.Store, now time.Time) (live, stopped, 
 			Args: json.RawMessage(`{"path":"auth/login.go","start_line":1}`), ResultSummary: "package auth", StartedAt: at(289), EndedAt: at(288)},
 		{WorkflowID: wf.ID, Stage: "pulsing", PulseID: pulse.ID, CallID: "call_3", Name: "write_file",
 			Args:          json.RawMessage(`{"path":".env","content":"A=1\nB=2\n"}`),
-			ResultSummary: `{"blocked":true,"reason":"sensitive path .env"}`, Failed: true, StartedAt: at(200), EndedAt: at(200)},
+			ResultSummary: `{"blocked":true,"reason":"sensitive path .env"}`, Outcome: kernel.OutcomeRefused, StartedAt: at(200), EndedAt: at(200)},
 		{WorkflowID: wf.ID, Stage: "pulsing", PulseID: pulse.ID, CallID: "call_4", Name: "shell", Args: json.RawMessage(`{"command":"rm -rf build","timeout":30}`),
-			ResultSummary: `{"success":false,"error":"Action cancelled by user"}`, Failed: true, StartedAt: at(150), EndedAt: at(140)},
+			ResultSummary: `{"success":false,"error":"Action cancelled by user"}`, Outcome: kernel.OutcomeRefused, StartedAt: at(150), EndedAt: at(140)},
 		{WorkflowID: wf.ID, Stage: "pulsing", PulseID: pulse.ID, CallID: "call_5", Name: "edit_file",
 			Args:          json.RawMessage(`{"path":"auth/login.go","oldString":"a","newString":"b"}`),
 			ResultSummary: `{"success":false,"error":"oldString not found"}`, Failed: true, StartedAt: at(100), EndedAt: at(99)},
@@ -90,7 +91,7 @@ func seedActivity(t *testing.T, st *store.Store, now time.Time) (live, stopped, 
 		func() error {
 			return st.StartJobToolCall(ctx, &store.JobToolCall{JobID: j.ID, CallID: "j1", Name: "read_file", Reason: "read Add"})
 		},
-		func() error { return st.FinishJobToolCall(ctx, j.ID, "j1", "package add", false) },
+		func() error { return st.FinishJobToolCall(ctx, j.ID, "j1", "package add", kernel.OutcomeOK) },
 		func() error {
 			return st.StartJobToolCall(ctx, &store.JobToolCall{JobID: j.ID, CallID: "j2", Name: "run_tests"})
 		},
@@ -172,16 +173,16 @@ func TestCallStatusAndLine(t *testing.T) {
 			"running", "running shell `go test ./...` for 12s"},
 		{"process gone", callRecord{tool: "shell", args: json.RawMessage(`{"command":"go test ./..."}`), started: at(12)}, false,
 			"interrupted", "interrupted in shell `go test ./...`"},
-		{"ok", callRecord{tool: "read_file", args: json.RawMessage(`{"path":"a.go"}`), started: at(42), ended: at(40)}, true,
+		{"ok", callRecord{tool: "read_file", args: json.RawMessage(`{"path":"a.go"}`), outcome: kernel.OutcomeOK, started: at(42), ended: at(40)}, true,
 			"ok", "last call read_file `a.go`: ok in 2s, 40s ago"},
-		{"error", callRecord{tool: "edit_file", summary: `{"error":"oldString not found"}`, failed: true, started: at(1), ended: at(1)}, true,
+		{"error", callRecord{tool: "edit_file", summary: `{"error":"oldString not found"}`, outcome: kernel.OutcomeFailed, started: at(1), ended: at(1)}, true,
 			"error", "last call edit_file: error in 0s, 1s ago"},
-		{"guardrail", callRecord{tool: "shell", summary: `{"success":false,"error":"Guardrail: command blocked (rm)"}`, failed: true, started: at(3), ended: at(3)}, true,
+		{"guardrail", callRecord{tool: "shell", summary: `{"success":false,"error":"Guardrail: command blocked (rm)"}`, outcome: kernel.OutcomeRefused, started: at(3), ended: at(3)}, true,
 			"refused", "last call shell: refused in 0s, 3s ago"},
-		{"hook", callRecord{tool: "shell", summary: `{"success":false,"error":"Blocked by hook: no"}`, failed: true, started: at(3), ended: at(3)}, true, "refused", ""},
-		{"user", callRecord{tool: "shell", summary: `{"success":false,"error":"Action cancelled by user Feedback: no"}`, failed: true, started: at(3), ended: at(3)}, true, "refused", ""},
-		{"allowed_only", callRecord{tool: "shell", summary: `{"success":false,"error":"Command classified as 'dangerous' and allowed_only=True"}`, failed: true, started: at(3), ended: at(3)}, true, "refused", ""},
-		{"secret gate", callRecord{tool: "read_file", summary: `{"blocked":true,"reason":"secret"}`, failed: true, started: at(3), ended: at(3)}, true, "refused", ""},
+		{"hook", callRecord{tool: "shell", summary: `{"success":false,"error":"Blocked by hook: no"}`, outcome: kernel.OutcomeRefused, started: at(3), ended: at(3)}, true, "refused", ""},
+		{"user", callRecord{tool: "shell", summary: `{"success":false,"error":"Action cancelled by user Feedback: no"}`, outcome: kernel.OutcomeRefused, started: at(3), ended: at(3)}, true, "refused", ""},
+		{"allowed_only", callRecord{tool: "shell", summary: `{"success":false,"error":"Command classified as 'dangerous' and allowed_only=True"}`, outcome: kernel.OutcomeRefused, started: at(3), ended: at(3)}, true, "refused", ""},
+		{"secret gate", callRecord{tool: "read_file", summary: `{"blocked":true,"reason":"secret"}`, outcome: kernel.OutcomeRefused, started: at(3), ended: at(3)}, true, "refused", ""},
 		{"sub-agent", callRecord{tool: "grep", args: json.RawMessage(`{"pattern":"x"}`), parentCallID: "call_2", subagent: "explore", started: at(2)}, true,
 			"running", "running grep `x` for 2s (explore sub-agent of call call_2)"},
 	}

@@ -389,7 +389,7 @@ func (r *run) apply(ctx context.Context) error {
 		rel, err := applyProposal(sess, rules, *p, !strings.Contains(p.Notes, "create_dirs: false"))
 		if err != nil {
 			p.Action, p.Notes = ActionReject, refusedPrefix+err.Error()
-			r.emit(editor.SwarmEvent{Kind: "applied", Agent: p.Agent, Path: p.Path, Failed: true, Text: p.Notes})
+			r.emit(editor.SwarmEvent{Kind: "applied", Agent: p.Agent, Path: p.Path, Failed: true, Refused: true, Text: p.Notes})
 			continue
 		}
 		written = append(written, rel)

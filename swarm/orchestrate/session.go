@@ -15,15 +15,17 @@ import (
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
-// SessionConfig wires the swarms of one editor session.
-type SessionConfig struct {
+// ServiceConfig wires the swarms of one application session.
+type ServiceConfig struct {
 	Repo         *git.Repo
 	Model        agent.Model
 	DefaultModel string
 	// Connect opens the project's swarm engine, once, on first use.
 	Connect func(ctx context.Context) (OpenEngine, error)
-	// UI receives autarch/swarmEvent notifications and messages.
+	// UI is the person: messages and the human arbiter's notices.
 	UI editor.Client
+	// Events receives what the swarms do, typed (nil: dropped).
+	Events func(editor.SwarmEvent)
 	// Go runs a swarm in the background for the session's lifetime.
 	Go  func(ctx context.Context, fn func(ctx context.Context)) error
 	Log *slog.Logger
@@ -34,11 +36,12 @@ type SessionConfig struct {
 	Guardrails *tools.Guardrails
 }
 
-// Session is the swarms of one editor session: runs in the background,
-// a human arbiter answering from the side panel (Decide), events sent to
-// the editor. Every swarm method of the server is one call on it.
-type Session struct {
-	cfg   SessionConfig
+// Service is the swarms of one application session: runs in the
+// background, a human arbiter answering from the side panel (Decide),
+// typed events to the session's sink. The application session (package
+// app) holds one for every transport.
+type Service struct {
+	cfg   ServiceConfig
 	inbox *Inbox
 
 	mu      sync.Mutex
@@ -46,16 +49,16 @@ type Session struct {
 	running kernel.Active // the swarms this session runs
 }
 
-// NewSession makes the swarms of an editor session.
-func NewSession(cfg SessionConfig) *Session {
+// NewService makes the swarms of an application session.
+func NewService(cfg ServiceConfig) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Session{cfg: cfg, inbox: NewInbox()}
+	return &Service{cfg: cfg, inbox: NewInbox()}
 }
 
 // open returns the orchestrator, made on first use.
-func (s *Session) open(ctx context.Context) (*Orchestrator, error) {
+func (s *Service) open(ctx context.Context) (*Orchestrator, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.o == nil {
@@ -70,7 +73,7 @@ func (s *Session) open(ctx context.Context) (*Orchestrator, error) {
 
 // connect makes the orchestrator over the project's NATS, closed with the
 // session.
-func (s *Session) connect(ctx context.Context) (*Orchestrator, error) {
+func (s *Service) connect(ctx context.Context) (*Orchestrator, error) {
 	open, err := s.cfg.Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("the swarm engine (NATS): %w", err)
@@ -87,41 +90,34 @@ func (s *Session) connect(ctx context.Context) (*Orchestrator, error) {
 }
 
 // arbiter is the side panel's human, or an arbiter model.
-func (s *Session) arbiter(name string) Arbiter {
+func (s *Service) arbiter(name string) Arbiter {
 	if name == "" || name == "human" {
 		return s.inbox
 	}
 	return ModelArbiter{Model: s.cfg.Model, ModelName: name, Hooks: s.cfg.Hooks, Log: func(msg string) { s.cfg.Log.Warn("swarm arbiter", "msg", msg) }}
 }
 
-// notify forwards a swarm event to the editor (and tool calls as log lines).
-func (s *Session) notify(ev editor.SwarmEvent) {
+// notify forwards a swarm event to the sink, and tells the person what
+// waits on them or was refused.
+func (s *Service) notify(ev editor.SwarmEvent) {
 	ctx := context.Background()
-	if err := s.cfg.UI.Notify(ctx, editor.MethodSwarmEvent, ev); err != nil {
-		s.cfg.Log.Debug("swarm event not delivered", "err", err)
-	}
+	kernel.Send(s.cfg.Events, ev)
 	if ev.Kind == "awaiting" && (ev.Agent == "" || ev.Agent == "human") {
 		msg := fmt.Sprintf("Autarch: swarm %s: %s — approve or reject them in the Swarm view (or Autarch: Decide Swarm Proposal).", ev.SwarmID, ev.Text)
 		if err := s.cfg.UI.ShowMessage(ctx, editor.Info, msg); err != nil {
 			s.cfg.Log.Debug("message not delivered", "err", err)
 		}
 	}
-	if ev.Kind == "applied" && ev.Failed && strings.HasPrefix(ev.Text, refusedPrefix) {
+	if ev.Kind == "applied" && ev.Refused {
 		msg := fmt.Sprintf("Autarch: swarm %s: the approved write of %s was refused: %s", ev.SwarmID, ev.Path, strings.TrimPrefix(ev.Text, refusedPrefix))
 		if err := s.cfg.UI.ShowMessage(ctx, editor.Warning, msg); err != nil {
 			s.cfg.Log.Debug("message not delivered", "err", err)
 		}
 	}
-	if ev.Kind == "tool_call" || ev.Kind == "decision" || ev.Kind == "commit" || ev.Kind == "applied" {
-		line := fmt.Sprintf("[swarm %.8s] %s %s %s%s %s", ev.SwarmID, ev.Kind, ev.Agent, ev.Tool, ev.Path, clip(ev.Text, 200))
-		if err := s.cfg.UI.LogMessage(ctx, editor.Log, line); err != nil {
-			s.cfg.Log.Debug("log message not delivered", "err", err)
-		}
-	}
 }
 
 // Start starts a swarm in the background.
-func (s *Session) Start(ctx context.Context, p editor.StartSwarmParams) (editor.SwarmRef, error) {
+func (s *Service) Start(ctx context.Context, p editor.StartSwarmParams) (editor.SwarmRef, error) {
 	agents, err := ParseAgents(p.Agents)
 	if err != nil {
 		return editor.SwarmRef{}, Invalid(err)
@@ -145,7 +141,7 @@ func (s *Session) Start(ctx context.Context, p editor.StartSwarmParams) (editor.
 }
 
 // Resume resumes a stopped or failed swarm in the background.
-func (s *Session) Resume(ctx context.Context, ref editor.SwarmRef) (editor.SwarmRef, error) {
+func (s *Service) Resume(ctx context.Context, ref editor.SwarmRef) (editor.SwarmRef, error) {
 	o, err := s.open(ctx)
 	if err != nil {
 		return ref, err
@@ -164,7 +160,7 @@ func (s *Session) Resume(ctx context.Context, ref editor.SwarmRef) (editor.Swarm
 var errStopped = errors.New("stopped by the user")
 
 // Stop stops a swarm running in this session; it can be resumed.
-func (s *Session) Stop(ctx context.Context, ref editor.SwarmRef) (struct{}, error) {
+func (s *Service) Stop(ctx context.Context, ref editor.SwarmRef) (struct{}, error) {
 	if !s.running.Cancel(ref.SwarmID, errStopped) {
 		return struct{}{}, Invalid(fmt.Errorf("swarm %q is not running in this editor session", ref.SwarmID))
 	}
@@ -172,7 +168,7 @@ func (s *Session) Stop(ctx context.Context, ref editor.SwarmRef) (struct{}, erro
 }
 
 // Decide answers one proposal awaiting the human arbiter.
-func (s *Session) Decide(ctx context.Context, p editor.SwarmDecisionParams) (struct{}, error) {
+func (s *Service) Decide(ctx context.Context, p editor.SwarmDecisionParams) (struct{}, error) {
 	if p.ProposalID == "" {
 		return struct{}{}, Invalid(errors.New("no proposalId: name the proposal to decide"))
 	}
@@ -184,7 +180,7 @@ func (s *Session) Decide(ctx context.Context, p editor.SwarmDecisionParams) (str
 
 // Swarms lists the repository's swarms, most recently updated first; the
 // running ones with their shared context and queue.
-func (s *Session) Swarms(ctx context.Context) ([]editor.SwarmSnapshot, error) {
+func (s *Service) Swarms(ctx context.Context) ([]editor.SwarmSnapshot, error) {
 	list, err := List(s.cfg.Repo.StateDir())
 	if err != nil {
 		return nil, err
@@ -205,7 +201,7 @@ func (s *Session) Swarms(ctx context.Context) ([]editor.SwarmSnapshot, error) {
 }
 
 // background runs the swarm id until it ends, is stopped or the session ends.
-func (s *Session) background(ctx context.Context, o *Orchestrator, id string) error {
+func (s *Service) background(ctx context.Context, o *Orchestrator, id string) error {
 	// Stop cancels stopCtx (through the run kernel's Active); the run's
 	// context follows it.
 	stopCtx, stop := context.WithCancelCause(context.Background())

@@ -35,6 +35,7 @@ export const CommandApplyWorkflow = "autarch.applyWorkflow";
 export const CommandPulseDiff = "autarch.pulseDiff";
 /** CommandOpenFile (OpenFileParams) opens a file of the workspace at a line with window/showDocument and returns OpenFileResult (clients without showDocument get Shown false and open it themselves). */
 export const CommandOpenFile = "autarch.openFile";
+export const MethodRuns = "autarch/runs";
 /** MethodWorkflows (client → server request, {}) returns WorkflowSummary[]. */
 export const MethodWorkflows = "autarch/workflows";
 /** MethodWorkflow (client → server request, WorkflowRef) returns WorkflowDetail. */
@@ -600,6 +601,7 @@ export interface SwarmEvent {
   status?: string;
   text?: string;
   failed?: boolean;
+  refused?: boolean;
 }
 
 export interface SwarmAgent {
@@ -662,5 +664,16 @@ export interface SwarmSnapshot {
   proposals: SwarmProposal[];
   rateLimits: SwarmRateLimitHit[];
   commits: string[];
+  updatedAt: string;
+}
+
+export interface RunSummary {
+  kind: string;
+  id: string;
+  name: string;
+  task: string;
+  status: string;
+  statusReason?: string;
+  branch: string;
   updatedAt: string;
 }

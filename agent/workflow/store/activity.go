@@ -52,14 +52,14 @@ func (o ops) RecentJobToolCalls(ctx context.Context, jobID string, n int) ([]Job
 		var c JobCall
 		var args sql.NullString
 		var started, ended sql.NullInt64
-		err := row.Scan(&c.JobID, &c.CallID, &c.Name, &c.Reason, &c.Summary, &c.Failed, &started, &ended, &args)
+		err := row.Scan(&c.JobID, &c.CallID, &c.Name, &c.Reason, &c.Summary, &c.Outcome, &c.Failed, &started, &ended, &args)
 		if args.Valid {
 			c.Args = json.RawMessage(args.String)
 		}
 		c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
 		return c, err
 	}, "recent job tool calls", `WITH c AS MATERIALIZED (SELECT * FROM tool_calls WHERE run_id=? ORDER BY id DESC LIMIT ?)
-		SELECT c.run_id, c.call_id, c.name, c.reason, c.result_summary, c.failed, c.started_at, c.ended_at,
+		SELECT c.run_id, c.call_id, c.name, c.reason, c.result_summary, c.outcome, c.failed, c.started_at, c.ended_at,
 		(SELECT t.value -> '$.args' FROM messages m, json_each(m.data, '$.tool_calls') t
 			WHERE m.run_id=c.run_id AND m.role='assistant' AND m.data IS NOT NULL AND m.created_at<=c.started_at
 				AND c.call_id<>'' AND t.value ->> '$.id' = c.call_id

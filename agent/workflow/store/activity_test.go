@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"github.com/autarch-dev/autarch/agent/run"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -101,11 +102,11 @@ func TestRecentJobToolCalls(t *testing.T) {
 	}
 	assistant(`{"tool_calls":[{"id":"call_1","name":"read_file","args":{"path":"a.go"}},{"id":"call_2","name":"run_tests","args":{}}]}`)
 	start("call_1", "read_file")
-	if err := s.FinishJobToolCall(ctx, j.ID, "call_1", "package a", false); err != nil {
+	if err := s.FinishJobToolCall(ctx, j.ID, "call_1", "package a", run.OutcomeOK); err != nil {
 		t.Fatal(err)
 	}
 	start("call_2", "run_tests")
-	if err := s.FinishJobToolCall(ctx, j.ID, "call_2", "1 failed", true); err != nil {
+	if err := s.FinishJobToolCall(ctx, j.ID, "call_2", "1 failed", run.OutcomeFailed); err != nil {
 		t.Fatal(err)
 	}
 	start("", "get_repo_state") // the model gave no id: no arguments are guessed

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/autarch-dev/autarch/agent/run"
 )
 
 // Note is one take_note entry; notes belong to a stage and are cleared when
@@ -123,9 +125,13 @@ type ToolCall struct {
 	Args          json.RawMessage
 	Reason        string
 	ResultSummary string
-	Failed        bool
-	StartedAt     time.Time
-	EndedAt       time.Time // zero while running
+	// Outcome is how the call ended (ok, failed, refused; "" while it
+	// runs, or when its process died first); Failed is set for failed and
+	// refused calls.
+	Outcome   run.Outcome `json:",omitempty"`
+	Failed    bool
+	StartedAt time.Time
+	EndedAt   time.Time // zero while running
 }
 
 // AddToolCall records a tool call as it starts (or, with EndedAt set by the
@@ -143,23 +149,43 @@ func (o ops) AddToolCall(ctx context.Context, c *ToolCall) error {
 	if c.ParentCallID != "" && c.Subagent == "" {
 		return fmt.Errorf("tool call %s: a sub-agent's call (parent %s) needs its sub-agent type", c.Name, c.ParentCallID)
 	}
+	if !c.EndedAt.IsZero() && c.Outcome == "" {
+		c.Outcome = run.OutcomeOK
+		if c.Failed {
+			c.Outcome = run.OutcomeFailed
+		}
+	}
+	c.Failed = c.Failed || c.Outcome.Failed()
 	err := o.q.QueryRowContext(ctx, `INSERT INTO tool_calls (run_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason,
-		result_summary, failed, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`, c.WorkflowID, c.Stage, c.PulseID, c.CallID,
-		c.ParentCallID, c.Subagent, c.Name, rawJSON(c.Args), c.Reason, c.ResultSummary, c.Failed, stamp(c.StartedAt), stamp(c.EndedAt)).Scan(&c.ID)
+		result_summary, outcome, failed, started_at, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`, c.WorkflowID, c.Stage, c.PulseID, c.CallID,
+		c.ParentCallID, c.Subagent, c.Name, rawJSON(c.Args), c.Reason, c.ResultSummary, c.Outcome, c.Failed, stamp(c.StartedAt), stamp(c.EndedAt)).Scan(&c.ID)
 	if err != nil {
 		return fmt.Errorf("add tool call %s: %w", c.Name, err)
 	}
 	return nil
 }
 
-// FinishToolCall records a tool call's outcome.
-func (o ops) FinishToolCall(ctx context.Context, id int64, resultSummary string, failed bool) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE tool_calls SET result_summary=?, failed=?, ended_at=? WHERE id=?`,
-		resultSummary, failed, stamp(o.clock()), id)
+// FinishToolCall records how a tool call ended: its result's summary and
+// its outcome (ok, failed or refused).
+func (o ops) FinishToolCall(ctx context.Context, id int64, resultSummary string, outcome run.Outcome) error {
+	if err := checkOutcome(outcome); err != nil {
+		return err
+	}
+	res, err := o.q.ExecContext(ctx, `UPDATE tool_calls SET result_summary=?, outcome=?, failed=?, ended_at=? WHERE id=?`,
+		resultSummary, outcome, outcome.Failed(), stamp(o.clock()), id)
 	if err != nil {
 		return fmt.Errorf("finish tool call %d: %w", id, err)
 	}
 	return expectOne(res, "tool call", fmt.Sprint(id))
+}
+
+// checkOutcome refuses an outcome that is not the run kernel's.
+func checkOutcome(o run.Outcome) error {
+	switch o {
+	case run.OutcomeOK, run.OutcomeFailed, run.OutcomeRefused:
+		return nil
+	}
+	return fmt.Errorf("invalid tool call outcome %q: use ok, failed or refused", o)
 }
 
 // ToolCalls lists the tool calls of a workflow's pulse ("" for calls outside
@@ -170,15 +196,15 @@ func (o ops) ToolCalls(ctx context.Context, workflowID, pulseID string) ([]ToolC
 		workflowID, pulseID)
 }
 
-const toolCallColumns = `id, run_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason, result_summary, failed,
-	started_at, ended_at`
+const toolCallColumns = `id, run_id, stage, pulse_id, call_id, parent_call_id, subagent, name, args, reason, result_summary, outcome,
+	failed, started_at, ended_at`
 
 func scanToolCall(row interface{ Scan(...any) error }) (ToolCall, error) {
 	var c ToolCall
 	var args sql.NullString
 	var started, ended sql.NullInt64
 	err := row.Scan(&c.ID, &c.WorkflowID, &c.Stage, &c.PulseID, &c.CallID, &c.ParentCallID, &c.Subagent, &c.Name, &args, &c.Reason,
-		&c.ResultSummary, &c.Failed, &started, &ended)
+		&c.ResultSummary, &c.Outcome, &c.Failed, &started, &ended)
 	if args.Valid {
 		c.Args = json.RawMessage(args.String)
 	}

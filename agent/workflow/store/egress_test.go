@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -34,7 +35,7 @@ func TestStoredRecordsHaveNoSecret(t *testing.T) {
 	if err := st.AddToolCall(ctx, &tc); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.FinishToolCall(ctx, tc.ID, "printed "+rev, false); err != nil {
+	if err := st.FinishToolCall(ctx, tc.ID, "printed "+rev, run.OutcomeOK); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := json.Marshal(map[string]any{"tool_calls": []map[string]string{{"name": "grep", "args": `{"pattern":"` + secret + `"}`}}})

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/autarch-dev/autarch/agent/run"
 )
 
 // JobStatus is where a job stands.
@@ -234,11 +236,14 @@ func (o ops) JobMessages(ctx context.Context, jobID string) ([]JobMessage, error
 // JobToolCall is one tool call of a job's agent, recorded as it starts
 // and as it ends.
 type JobToolCall struct {
-	JobID     string
-	CallID    string
-	Name      string
-	Reason    string
-	Summary   string
+	JobID   string
+	CallID  string
+	Name    string
+	Reason  string
+	Summary string
+	// Outcome is how the call ended ("" while it runs, or when its
+	// process died first); Failed is set for failed and refused calls.
+	Outcome   run.Outcome `json:",omitempty"`
 	Failed    bool
 	StartedAt time.Time
 	EndedAt   time.Time // zero while running (or when the process died)
@@ -258,11 +263,15 @@ func (o ops) StartJobToolCall(ctx context.Context, c *JobToolCall) error {
 	return nil
 }
 
-// FinishJobToolCall records how the latest running call with that id ended.
-func (o ops) FinishJobToolCall(ctx context.Context, jobID, callID, summary string, failed bool) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE tool_calls SET result_summary=?, failed=?, ended_at=? WHERE id=(
+// FinishJobToolCall records how the latest running call with that id
+// ended: its result's summary and its outcome (ok, failed or refused).
+func (o ops) FinishJobToolCall(ctx context.Context, jobID, callID, summary string, outcome run.Outcome) error {
+	if err := checkOutcome(outcome); err != nil {
+		return err
+	}
+	res, err := o.q.ExecContext(ctx, `UPDATE tool_calls SET result_summary=?, outcome=?, failed=?, ended_at=? WHERE id=(
 		SELECT id FROM tool_calls WHERE run_id=? AND call_id=? AND ended_at IS NULL ORDER BY id DESC LIMIT 1)`,
-		summary, failed, stamp(o.clock()), jobID, callID)
+		summary, outcome, outcome.Failed(), stamp(o.clock()), jobID, callID)
 	if err != nil {
 		return fmt.Errorf("finish job tool call %s: %w", callID, err)
 	}
@@ -274,10 +283,10 @@ func (o ops) JobToolCalls(ctx context.Context, jobID string) ([]JobToolCall, err
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobToolCall, error) {
 		var c JobToolCall
 		var started, ended sql.NullInt64
-		err := row.Scan(&c.JobID, &c.CallID, &c.Name, &c.Reason, &c.Summary, &c.Failed, &started, &ended)
+		err := row.Scan(&c.JobID, &c.CallID, &c.Name, &c.Reason, &c.Summary, &c.Outcome, &c.Failed, &started, &ended)
 		c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
 		return c, err
-	}, "job tool calls", `SELECT run_id, call_id, name, reason, result_summary, failed, started_at, ended_at FROM tool_calls
+	}, "job tool calls", `SELECT run_id, call_id, name, reason, result_summary, outcome, failed, started_at, ended_at FROM tool_calls
 		WHERE run_id=? ORDER BY id`, jobID)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/autarch-dev/autarch/agent/run"
 	"strings"
 	"testing"
 )
@@ -95,10 +96,10 @@ func TestJobRecordsAndRefusals(t *testing.T) {
 	if err := s.StartJobToolCall(ctx, &JobToolCall{JobID: j.ID, CallID: "c1", Name: "apply_patch"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishJobToolCall(ctx, j.ID, "c1", "applied", false); err != nil {
+	if err := s.FinishJobToolCall(ctx, j.ID, "c1", "applied", run.OutcomeOK); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishJobToolCall(ctx, j.ID, "c1", "again", false); !errors.Is(err, ErrNotFound) {
+	if err := s.FinishJobToolCall(ctx, j.ID, "c1", "again", run.OutcomeOK); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a finished call was finished again: %v", err)
 	}
 	calls, err := s.JobToolCalls(ctx, j.ID)

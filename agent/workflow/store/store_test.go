@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/autarch-dev/autarch/agent/run"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -594,16 +595,16 @@ func TestConversationRecords(t *testing.T) {
 	if err := s.AddToolCall(ctx, &call); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.FinishToolCall(ctx, call.ID, "exit 1: undefined: x", true); err != nil {
+	if err := s.FinishToolCall(ctx, call.ID, "exit 1: undefined: x", run.OutcomeFailed); err != nil {
 		t.Fatal(err)
 	}
 	calls, err := s.ToolCalls(ctx, w.ID, "p1")
 	want := call
-	want.ResultSummary, want.Failed, want.EndedAt = "exit 1: undefined: x", true, fixed
+	want.ResultSummary, want.Outcome, want.Failed, want.EndedAt = "exit 1: undefined: x", run.OutcomeFailed, true, fixed
 	if err != nil || len(calls) != 1 || !reflect.DeepEqual(calls[0], want) {
 		t.Fatalf("tool calls:\n got %+v\nwant %+v (%v)", calls, want, err)
 	}
-	if err := s.FinishToolCall(ctx, 9999, "", false); !errors.Is(err, ErrNotFound) {
+	if err := s.FinishToolCall(ctx, 9999, "", run.OutcomeOK); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("finish a missing call: %v", err)
 	}
 	// A sub-agent's call is stored as a child of its dispatch call; one

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 )
 
@@ -84,7 +85,7 @@ func TestUpgradeFromV7Store(t *testing.T) {
 	if err := st.StartJobToolCall(ctx, &store.JobToolCall{JobID: jobID, CallID: "call-after", Name: "run_tests"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.FinishJobToolCall(ctx, jobID, "call-after", "pass", false); err != nil {
+	if err := st.FinishJobToolCall(ctx, jobID, "call-after", "pass", run.OutcomeOK); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.SetWorkflowStatus(ctx, wfID, store.WorkflowActive, ""); err != nil {
@@ -144,6 +145,7 @@ func dumpRuns(t *testing.T, st *store.Store) []byte {
 			must(err)
 			for i := range calls {
 				calls[i].StartedAt, calls[i].EndedAt = calls[i].StartedAt.UTC(), calls[i].EndedAt.UTC()
+				calls[i].Outcome = checkedOutcome(t, calls[i].CallID, calls[i].Outcome, calls[i].Failed, !calls[i].EndedAt.IsZero())
 			}
 			if len(calls) > 0 {
 				d["tool calls "+pid] = calls
@@ -172,6 +174,7 @@ func dumpRuns(t *testing.T, st *store.Store) []byte {
 		must(err)
 		for i := range calls {
 			calls[i].StartedAt, calls[i].EndedAt = calls[i].StartedAt.UTC(), calls[i].EndedAt.UTC()
+			calls[i].Outcome = checkedOutcome(t, calls[i].CallID, calls[i].Outcome, calls[i].Failed, !calls[i].EndedAt.IsZero())
 		}
 		d["tool calls"] = calls
 		esc, err := st.JobEscalations(ctx, j.ID)
@@ -188,6 +191,20 @@ func dumpRuns(t *testing.T, st *store.Store) []byte {
 	b, err := json.MarshalIndent(out, "", " ")
 	must(err)
 	return append(b, '\n')
+}
+
+// checkedOutcome checks a stored call's outcome against its failed flag
+// (an ended call has one, a running call none) and leaves it out of the
+// dump, which older releases wrote without it.
+func checkedOutcome(t *testing.T, callID string, o run.Outcome, failed, ended bool) run.Outcome {
+	t.Helper()
+	switch {
+	case !ended && o != "":
+		t.Errorf("call %s has not ended but has outcome %q", callID, o)
+	case ended && (o == "" || o.Failed() != failed):
+		t.Errorf("call %s ended with outcome %q, failed %v", callID, o, failed)
+	}
+	return ""
 }
 
 func copyFile(t *testing.T, from, to string) {
