@@ -40,7 +40,7 @@ import { JobList, jobOpCommands, mergeActivity } from './jobs';
 import { SwarmList } from './swarm';
 import { SwarmView } from './swarmView';
 import { Panel, type PanelHost } from './panel';
-import { panelCommands, type FromWebview } from './panelHtml';
+import { panelCommands, type FromWebview, type WorkflowOp } from './panelHtml';
 import type { PanelModel, StoredItem } from './panelView';
 import { PendingStore, type PendingApproval, type PendingQuestions } from './pending';
 import { composerHint, composerTarget, gitScheme, parseGitUri } from './picks';
@@ -347,7 +347,11 @@ export class App implements vscode.Disposable, PanelHost {
     await this.ctx.executeCommand(CommandDiscuss, [params]);
   }
 
-  private async workflowOp(op: 'stop' | 'resume' | 'apply' | 'diff', workflowId: string, pulseId?: string): Promise<void> {
+  private async workflowOp(op: WorkflowOp, workflowId: string, pulseId?: string): Promise<void> {
+    if (op === 'revert' || op === 'redo') {
+      await vscode.commands.executeCommand(op === 'revert' ? 'autarch.ui.revertPulse' : 'autarch.ui.redoPulse', workflowId, pulseId ?? '');
+      return;
+    }
     if (op === 'apply') {
       await vscode.commands.executeCommand('autarch.ui.applyWorkflow', workflowId);
       return;
