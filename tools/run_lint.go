@@ -47,6 +47,7 @@ func runRunLint(ctx context.Context, s *Session, p runLintParams) (Result, error
 			fixed = &n
 		}
 	}
+	s.keepReports(reports)
 	return lintResult(reports, fixed, len(s.Baselines())-baselines, s.keepDetail(reports)), nil
 }
 

@@ -63,6 +63,7 @@ func runRunTests(ctx context.Context, s *Session, p runTestsParams) (Result, err
 	if worst(reports) == verify.StatusPass && rel == "" && p.Pattern == "" {
 		s.resolveCommandFailures() // spec 004-58: the whole project's tests pass
 	}
+	s.keepReports(reports)
 	return testsResult(reports, len(s.Baselines())-baselines, s.keepDetail(reports)), nil
 }
 

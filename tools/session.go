@@ -14,6 +14,7 @@ import (
 
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/langserver"
+	"github.com/autarch-dev/autarch/tools/verify"
 	"github.com/autarch-dev/autarch/workspace"
 )
 
@@ -164,6 +165,9 @@ type Session struct {
 	// when the session started ("" for none): host git calls use it and
 	// never one a command created since.
 	startGitCommonDir string
+
+	// lastReports are the last run_tests or run_lint call's reports.
+	lastReports []verify.Report
 }
 
 // NewSession opens the root and starts a session.

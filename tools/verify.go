@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +37,21 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 // detector finds the session's projects' checks.
 func (s *Session) detector() verify.Detector { return verify.Detector{Root: s.root.Dir()} }
+
+// LastReports are the reports of the session's last run_tests or
+// run_lint call (nil before any), as the model's result summarises them:
+// a job's commit receipt rests on them.
+func (s *Session) LastReports() []verify.Report {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.lastReports)
+}
+
+func (s *Session) keepReports(rs []verify.Report) {
+	s.mu.Lock()
+	s.lastReports = slices.Clone(rs)
+	s.mu.Unlock()
+}
 
 // verifyBaselines are the session's baselines for filtering reports.
 func (s *Session) verifyBaselines() []verify.Baseline {

@@ -17,6 +17,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/job"
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // attackTest is the Go test the job agent adds: it runs attack.sh (in
@@ -153,13 +154,14 @@ func TestWholeJobAttack(t *testing.T) {
 }
 
 // userRepoState is what of the user's repository no agent may change:
-// every ref outside the job's own (ai/…), main's history, HEAD, the index
+// every ref outside the job's own (ai/…) and the receipts'
+// (refs/notes/autarch), main's history, HEAD, the index
 // and the working tree.
 func userRepoState(t *testing.T, dir string) string {
 	t.Helper()
 	var refs []string
 	for _, line := range strings.Split(gitOut(t, dir, "for-each-ref", "--format=%(refname) %(objectname)"), "\n") {
-		if !strings.HasPrefix(line, "refs/heads/ai/") {
+		if !strings.HasPrefix(line, "refs/heads/ai/") && !strings.HasPrefix(line, git.NotesRef+" ") { // Autarch's own: the commits' receipts
 			refs = append(refs, line)
 		}
 	}

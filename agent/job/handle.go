@@ -65,6 +65,7 @@ func (h *handle) Committed(ctx context.Context, c team.Commit) error {
 		return err
 	}
 	h.r.emit(editor.JobEvent{Kind: "commit", JobID: h.job.ID, Text: fmt.Sprintf("%.8s %s (%s)", c.Hash, firstLine(c.Message), c.Branch)})
+	h.writeReceipt(ctx, c)
 	return nil
 }
 

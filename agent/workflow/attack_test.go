@@ -125,13 +125,14 @@ func TestWholeRunAttack(t *testing.T) {
 
 // snapshotUserRepo records what of the user's repository no agent may
 // change: every ref outside Autarch's own namespaces (autarch/…,
-// autarch-pulse/…), packed-refs, replace refs, HEAD, the index and the
+// autarch-pulse/…, the receipts' refs/notes/autarch), packed-refs, replace refs, HEAD, the index and the
 // working tree.
 func snapshotUserRepo(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	var refs []string
 	for _, line := range strings.Split(gitOut(t, dir, "for-each-ref", "--format=%(refname) %(objectname)"), "\n") {
-		if strings.HasPrefix(line, "refs/heads/autarch/") || strings.HasPrefix(line, "refs/heads/autarch-pulse/") {
+		if strings.HasPrefix(line, "refs/heads/autarch/") || strings.HasPrefix(line, "refs/heads/autarch-pulse/") ||
+			strings.HasPrefix(line, git.NotesRef+" ") { // Autarch's own: the checkpoints' receipts
 			continue
 		}
 		refs = append(refs, line)

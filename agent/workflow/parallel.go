@@ -369,6 +369,7 @@ func (s *scheduler) landOne(ctx context.Context, res laneResult) error {
 	if err != nil {
 		return err
 	}
+	s.e.recordReceipt(ctx, s.r.wf, sp, cp.Commit)
 	out := res.out
 	end := store.PulseEnd{Status: PulseSucceeded, Summary: out.Summary, CheckpointCommit: cp.Commit, Diff: diffStats(cp.Stats),
 		UnresolvedIssues: out.Unresolved, DiffPatch: s.r.diffPatch(ctx, sp, cp)}

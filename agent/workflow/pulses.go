@@ -32,6 +32,7 @@ func (e *Engine) pulse(ctx context.Context, wf store.Workflow) error {
 	if err != nil {
 		return err
 	}
+	e.backfillReceipts(ctx, wf, pulses)
 	pinned, err := e.pinned(ctx, wf)
 	if err != nil {
 		return err
@@ -180,6 +181,7 @@ func (r *pulseRunner) complete(ctx context.Context, sp store.Pulse, done termina
 	if r.tree != nil { // committed on its branch; the pulse lands in plan order (parallel.go)
 		return PulseOutcome{Status: PulseSucceeded, Summary: done.Summary, Unresolved: unresolved, checkpoint: cp}, nil
 	}
+	r.e.recordReceipt(ctx, r.wf, sp, cp.Commit)
 	if err := r.e.cfg.Store.FinishPulse(context.WithoutCancel(ctx), sp.ID, store.PulseEnd{Status: PulseSucceeded, Summary: done.Summary,
 		CheckpointCommit: cp.Commit, Diff: diffStats(cp.Stats), UnresolvedIssues: unresolved, DiffPatch: r.diffPatch(ctx, sp, cp)}); err != nil {
 		return PulseOutcome{}, err

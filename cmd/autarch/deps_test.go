@@ -27,11 +27,11 @@ var allowed = map[string][]string{
 	// session (app), its workflows' and jobs' records replayed.
 	"acp": {"agent", "app", "agent/workflow", "agent/workflow/store", "agent/job", "editor", "tools"},
 	"agent/workflow": {"agent", "agent/run", "agent/workflow/store", "editor", "tools", "tools/review", "tools/terminal", "tools/verify",
-		"workspace/git", "workspace/trust", "index"},
+		"workspace/git", "workspace/trust", "index", "receipt"},
 	"agent/workflow/store": {"agent/run", "tools/verify"},
 	// agent/job runs one coding-team agent (tools/team) over the project's
 	// store, repository and wiring, given explicitly (job.Config).
-	"agent/job": {"agent", "agent/run", "agent/workflow", "agent/workflow/store", "editor", "tools", "tools/team", "workspace/git"},
+	"agent/job": {"agent", "agent/run", "agent/workflow", "agent/workflow/store", "editor", "tools", "tools/team", "workspace/git", "receipt", "tools/verify"},
 	"agent":     {"tools", "tools/terminal", "editor"},
 	// agent/run is the run kernel under workflows, jobs and swarms: a
 	// run's identity and status, its lock, stop and background group, its
@@ -43,11 +43,14 @@ var allowed = map[string][]string{
 	"agent/scripted":    {},
 	"tools":             {"editor", "tools/shellcmd", "tools/verify", "tools/websearch", "workspace", "workspace/git", "workspace/textsearch", "workspace/sandbox", "workspace/trust", "workspace/unidiff", "index", "langserver"},
 	"tools/indexsearch": {"index", "tools", "workspace", "workspace/git"},
-	"tools/review":      {"tools"},
-	"tools/team":        {"tools", "tools/verify", "workspace", "workspace/git", "workspace/unidiff"},
-	"tools/terminal":    {"editor", "tools", "workspace/git"},
-	"tools/mcp":         {"tools", "workspace/sandbox", "workspace/trust"},
-	"tools/shellcmd":    {},
+	// receipt writes, reads and re-checks the completion receipts of
+	// checkpoint commits (git notes; issue 32).
+	"receipt":        {"tools", "tools/verify", "workspace/git"},
+	"tools/review":   {"tools"},
+	"tools/team":     {"tools", "tools/verify", "workspace", "workspace/git", "workspace/unidiff"},
+	"tools/terminal": {"editor", "tools", "workspace/git"},
+	"tools/mcp":      {"tools", "workspace/sandbox", "workspace/trust"},
+	"tools/shellcmd": {},
 	// langserver is the language-server client (issue 33): process and
 	// lifecycle glue over go.lsp.dev; the tools start it in the sandbox.
 	"langserver":           {},
@@ -72,7 +75,7 @@ var allowed = map[string][]string{
 	"swarm": {"tools", "workspace", "workspace/textsearch"},
 	// swarm/orchestrate runs a swarm's rounds: agents over the engine's
 	// tools, the arbiter, writes in the swarm's worktree, the transcript.
-	"swarm/orchestrate": {"agent", "agent/run", "editor", "swarm", "tools", "tools/verify", "workspace", "workspace/git"},
+	"swarm/orchestrate": {"agent", "agent/run", "editor", "swarm", "tools", "tools/verify", "workspace", "workspace/git", "receipt"},
 
 	// index/embedtrain trains the index's shipped code embedder (through
 	// cmd/autarch-train-embedder, make train-embedder).

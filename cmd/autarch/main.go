@@ -51,6 +51,7 @@ func verbs() []verb {
 		revertVerb(),
 		redoVerb(),
 		reviewVerb(),
+		receiptVerb(),
 		trustVerb(),
 		doctorVerb(),
 		versionVerb(),

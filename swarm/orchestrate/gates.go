@@ -47,19 +47,25 @@ func (r *run) gateSession() (*tools.Session, error) {
 // runGates runs the quality gates over changed in the swarm's worktree
 // (full: over the whole project).
 func (r *run) runGates(ctx context.Context, changed []string, full bool) (verify.GateRun, error) {
+	run, _, err := r.runGatesWith(ctx, changed, full)
+	return run, err
+}
+
+// runGatesWith is runGates, also returning the configuration it used.
+func (r *run) runGatesWith(ctx context.Context, changed []string, full bool) (verify.GateRun, verify.Gates, error) {
 	q, err := r.o.quality()
 	if err != nil {
-		return verify.GateRun{}, err
+		return verify.GateRun{}, verify.Gates{}, err
 	}
 	sess, err := r.gateSession()
 	if err != nil {
-		return verify.GateRun{}, err
+		return verify.GateRun{}, verify.Gates{}, err
 	}
 	defer sess.Close()
 	g := q.Gates
 	g.Full = g.Full || full
 	run := sess.QualityGates(ctx, g, changed)
-	return run, ctx.Err()
+	return run, g, ctx.Err()
 }
 
 // baseline runs the gates once before the swarm's first write, on the
@@ -102,10 +108,11 @@ func (r *run) gate(ctx context.Context, written []string) error {
 	if r.st.GatesCommit == head {
 		return nil
 	}
-	run, err := r.runGates(ctx, written, false)
+	run, g, err := r.runGatesWith(ctx, written, false)
 	if err != nil {
 		return err
 	}
+	r.writeReceipt(ctx, head, g, run)
 	r.st.Gates, r.st.GatesCommit, r.st.GatesRound = &run, head, r.st.Round
 	text := run.Summary()
 	if run.Failed() {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/tools/verify"
 )
 
 // checkCache remembers, per tree state, whether the whole project's
@@ -22,6 +23,9 @@ import (
 type checkCache struct {
 	mu     sync.Mutex
 	status map[string]string // tool + "\x00" + tree state → status
+	// reports are the runs' reports, by the same key, for the commit's
+	// receipt.
+	reports map[string][]verify.Report
 	// unverified: the user allowed this job's commits without tests.
 	unverified bool
 }
@@ -38,7 +42,9 @@ func (c *checkCache) allowUnverified() {
 	c.mu.Unlock()
 }
 
-func newCheckCache() *checkCache { return &checkCache{status: map[string]string{}} }
+func newCheckCache() *checkCache {
+	return &checkCache{status: map[string]string{}, reports: map[string][]verify.Report{}}
+}
 
 func (c *checkCache) get(tool, state string) (string, bool) {
 	c.mu.Lock()
@@ -47,10 +53,18 @@ func (c *checkCache) get(tool, state string) (string, bool) {
 	return s, ok
 }
 
-func (c *checkCache) put(tool, state, status string) {
+func (c *checkCache) put(tool, state string, res tools.Result, reports []verify.Report) {
 	c.mu.Lock()
-	c.status[tool+"\x00"+state] = status
+	c.status[tool+"\x00"+state] = statusOf(res)
+	c.reports[tool+"\x00"+state] = reports
 	c.mu.Unlock()
+}
+
+// report is the reports of the tool's run on the tree state.
+func (c *checkCache) report(tool, state string) []verify.Report {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reports[tool+"\x00"+state]
 }
 
 // run runs a verification tool on the whole project (or takes its verdict
@@ -64,9 +78,8 @@ func (c *checkCache) run(ctx context.Context, s *tools.Session, t tools.Tool, st
 	if err != nil {
 		return "", res, err
 	}
-	st := statusOf(res)
-	c.put(t.Name(), state, st)
-	return st, res, nil
+	c.put(t.Name(), state, res, s.LastReports())
+	return statusOf(res), res, nil
 }
 
 // statusOf reads a run_tests/run_lint result's status.
@@ -112,7 +125,7 @@ func (r recorded) Run(ctx context.Context, s *tools.Session, args json.RawMessag
 	}
 	res, err := r.Tool.Run(ctx, s, args)
 	if err == nil && state != "" {
-		r.cache.put(r.Name(), state, statusOf(res))
+		r.cache.put(r.Name(), state, res, s.LastReports())
 	}
 	return res, err
 }

@@ -96,7 +96,7 @@ func (c committer) commit(ctx context.Context, s *tools.Session, message string)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	failed, unverified, results, err := c.verify(ctx, s, state)
+	failed, unverified, results, reports, err := c.verify(ctx, s, state)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -147,7 +147,7 @@ func (c committer) commit(ctx context.Context, s *tools.Session, message string)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	if err := c.job.Committed(ctx, Commit{Hash: hash, Message: summary.Message(), Branch: branch, Files: files}); err != nil {
+	if err := c.job.Committed(ctx, Commit{Hash: hash, Message: summary.Message(), Branch: branch, Files: files, Checks: reports}); err != nil {
 		return tools.Result{}, fmt.Errorf("recording the job's commit: %w", err)
 	}
 	// checkResults (an extension of the spec's shape): the passing
@@ -168,7 +168,7 @@ func (c committer) commit(ctx context.Context, s *tools.Session, message string)
 // quality gates' configured command for it (003-30); tests that can run
 // neither way are unverified (unverified names them), a missing linter
 // only noted.
-func (c committer) verify(ctx context.Context, s *tools.Session, state string) (failed, unverified []string, res map[string]any, err error) {
+func (c committer) verify(ctx context.Context, s *tools.Session, state string) (failed, unverified []string, res map[string]any, reports []verify.Report, err error) {
 	d := verify.Detector{Root: s.Root().Dir()}
 	res = map[string]any{}
 	for _, v := range c.verifiers {
@@ -177,6 +177,7 @@ func (c committer) verify(ctx context.Context, s *tools.Session, state string) (
 			switch {
 			case ok:
 				res[v.tool.Name()] = r
+				reports = append(reports, r)
 				if r.Status != verify.StatusPass {
 					failed = append(failed, fmt.Sprintf("%s (%s: %s)", v.tool.Name(), r.Command, r.Status))
 				}
@@ -189,8 +190,9 @@ func (c committer) verify(ctx context.Context, s *tools.Session, state string) (
 		}
 		st, r, err := c.checks.run(ctx, s, v.tool, state)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
+		reports = append(reports, c.checks.report(v.tool.Name(), state)...)
 		if r.Output != "" || st != "pass" { // a verdict from the cache was recorded when it ran
 			res[v.tool.Name()] = resultValue(r)
 		}
@@ -198,7 +200,7 @@ func (c committer) verify(ctx context.Context, s *tools.Session, state string) (
 			failed = append(failed, fmt.Sprintf("%s (%s)", v.tool.Name(), st))
 		}
 	}
-	return failed, unverified, res, nil
+	return failed, unverified, res, reports, nil
 }
 
 // allowUnverified asks the human, once per job, whether the job may

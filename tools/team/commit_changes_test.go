@@ -130,7 +130,7 @@ func TestCommitVerifiesOncePerTree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if failed, _, _, err := c.verify(t.Context(), h.s, state); err != nil || len(failed) > 0 {
+		if failed, _, _, _, err := c.verify(t.Context(), h.s, state); err != nil || len(failed) > 0 {
 			t.Fatalf("verify = %v, %v", failed, err)
 		}
 	}

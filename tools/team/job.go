@@ -6,6 +6,8 @@ package team
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/autarch-dev/autarch/tools/verify"
 )
 
 // Mode is a job's operating mode.
@@ -59,6 +61,9 @@ type Commit struct {
 	Message string `json:"message"`
 	Branch  string `json:"branch"`
 	Files   int    `json:"files"`
+	// Checks are the reports of the tests and linters the commit rests on
+	// (its completion receipt's checks).
+	Checks []verify.Report `json:"-"`
 }
 
 // Job is the running job the team tools act for. agent/job implements it

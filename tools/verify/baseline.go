@@ -19,6 +19,11 @@ type Baseline struct {
 	Description string
 }
 
+// Matches reports whether the baseline explains a finding in file whose
+// text is a failing test's name and message ("name\nmessage") or an
+// issue's rule and message ("rule message"), as Filter matches them.
+func (b Baseline) Matches(file, text string) bool { return b.matches(file, text) }
+
 // matches reports whether the baseline explains a finding. Source is not
 // compared: the same compile or vet error surfaces in a build, a test run
 // (go test vets and compiles) and a linter, whichever the baseline was

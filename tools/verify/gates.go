@@ -61,9 +61,9 @@ func (g GateRun) Failed() bool {
 // whole suite when none changed), or of everything when cfg.Full. A
 // project whose build fails is not tested or linted (its compile errors
 // would only repeat). Baselines filter every report.
-func RunGates(ctx context.Context, exec Exec, d Detector, cfg Gates, changed []string, baselines []Baseline) GateRun {
+func RunGates(ctx context.Context, exec Exec, d Detector, cfg Gates, changed []string, baselines []Baseline) (run GateRun) {
 	start := time.Now()
-	run := GateRun{Changed: changed}
+	run = GateRun{Changed: changed}
 	defer func() { run.Duration = time.Since(start) }()
 	switch {
 	case cfg.Off:

@@ -20,7 +20,7 @@ func Run(ctx context.Context, exec Exec, c Check, t Target, timeout time.Duratio
 		return r
 	}
 	out, err := exec(ctx, c.Dir, r.Command, timeout)
-	r.Duration, r.Output = out.Duration, joinOutput(out)
+	r.Duration, r.Output, r.ExitCode = out.Duration, joinOutput(out), out.ExitCode
 	switch {
 	case err != nil:
 		r.fail(fmt.Sprintf("%s could not run: %v", c.Name, err))

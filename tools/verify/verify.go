@@ -85,6 +85,9 @@ type Report struct {
 	Dir     string `json:"dir"`
 	Command string `json:"command"`
 	Status  string `json:"status"`
+	// ExitCode is the command's exit status (-1: it timed out or was
+	// killed; 0 when it never ran, Status "error").
+	ExitCode int `json:"exitCode"`
 	// Error says why Status is "error" (the runner is missing, timed
 	// out, or crashed) and what to do.
 	Error    string        `json:"error,omitempty"`
