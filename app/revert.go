@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -110,4 +111,24 @@ func userError(ctx context.Context, err error) error {
 		return err
 	}
 	return invalidError{err}
+}
+
+// PulseReceipt is a pulse's completion receipt for the side panel: its
+// text as autarch receipt show prints it, and its JSON.
+func (s *Session) PulseReceipt(ctx context.Context, p editor.PulseReceiptParams) (editor.PulseReceiptView, error) {
+	if p.WorkflowID == "" || p.Pulse == "" {
+		return editor.PulseReceiptView{}, invalid(`name the workflow and the pulse: {"workflowId": ..., "pulse": "pulse-1"}`)
+	}
+	r, ok, err := s.Service.PulseReceipt(ctx, p.WorkflowID, p.Pulse)
+	if err != nil {
+		return editor.PulseReceiptView{}, err
+	}
+	if !ok {
+		return editor.PulseReceiptView{Message: fmt.Sprintf("%s has no receipt: it has no checkpoint commit yet (not run, failed, reverted or a recovery checkpoint), or its commit was made without one (a dry run, or before receipts). Run the pulse to completion to get one.", p.Pulse)}, nil
+	}
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return editor.PulseReceiptView{}, fmt.Errorf("encode the receipt of %s: %w", p.Pulse, err)
+	}
+	return editor.PulseReceiptView{Found: true, Commit: r.Commit, Text: r.Text(), Receipt: string(raw)}, nil
 }

@@ -90,8 +90,9 @@ func methodTable() map[string]method {
 		editor.CommandDecideSwarmProposal: cmd((*Server).decideSwarmProposal),
 
 		// revert.go
-		editor.MethodPlanRevert:  req((*Server).planRevert),
-		editor.MethodRevertPulse: req((*Server).revertPulse),
-		editor.MethodRedoPulse:   req((*Server).redoPulse),
+		editor.MethodPlanRevert:   req((*Server).planRevert),
+		editor.MethodRevertPulse:  req((*Server).revertPulse),
+		editor.MethodRedoPulse:    req((*Server).redoPulse),
+		editor.MethodPulseReceipt: req((*Server).pulseReceipt),
 	}
 }

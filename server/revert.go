@@ -21,3 +21,7 @@ func (s *Server) revertPulse(ctx context.Context, params json.RawMessage) (any, 
 func (s *Server) redoPulse(ctx context.Context, params json.RawMessage) (any, error) {
 	return call(s, ctx, params, (*app.Session).RedoPulse)
 }
+
+func (s *Server) pulseReceipt(ctx context.Context, params json.RawMessage) (any, error) {
+	return call(s, ctx, params, (*app.Session).PulseReceipt)
+}

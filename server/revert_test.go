@@ -29,7 +29,7 @@ const redoScript = `
 
 // TestRevertRedoOverLSP plans, reverts and redoes a completed workflow's
 // pulse with the autarch/planRevert, autarch/revertPulse and
-// autarch/redoPulse requests: the plan lists the pulse and its files, the
+// autarch/redoPulse requests, and reads its receipt (autarch/pulseReceipt): the plan lists the pulse and its files, the
 // revert makes it pending and shown as reverted, redo runs it again (with
 // the guidance) to completion; mistakes are invalid params that say what
 // to do.
@@ -73,6 +73,16 @@ func TestRevertRedoOverLSP(t *testing.T) {
 		t.Fatalf("before the revert pulse-1 = %+v", first)
 	}
 
+	// The done pulse's receipt: its checkpoint, tree and checks.
+	var rc editor.PulseReceiptView
+	if err := h.call(editor.MethodPulseReceipt, editor.PulseReceiptParams{WorkflowID: ref.WorkflowID, Pulse: "pulse-1"}, &rc); err != nil {
+		t.Fatal(err)
+	}
+	if !rc.Found || rc.Commit != first.Commit || !strings.Contains(rc.Text, "Receipt of pulse commit "+first.Commit) || !strings.Contains(rc.Text, "  tree ") ||
+		!strings.Contains(rc.Receipt, `"tree"`) {
+		t.Errorf("receipt of pulse-1 = %+v", rc)
+	}
+
 	// Mistakes say what to do.
 	for _, tc := range []struct {
 		method string
@@ -83,6 +93,7 @@ func TestRevertRedoOverLSP(t *testing.T) {
 		{editor.MethodPlanRevert, editor.RevertPulseParams{WorkflowID: ref.WorkflowID, Pulse: "pulse-9"}, "pulse-9"},
 		{editor.MethodRevertPulse, editor.RevertPulseParams{WorkflowID: "nope", Pulse: "pulse-1"}, "nope"},
 		{editor.MethodRedoPulse, editor.RedoPulseParams{WorkflowID: ref.WorkflowID, Pulse: "pulse-1"}, "revert it first"},
+		{editor.MethodPulseReceipt, editor.PulseReceiptParams{WorkflowID: ref.WorkflowID}, "name the workflow and the pulse"},
 	} {
 		err := h.call(tc.method, tc.params, nil)
 		if rpcCode(err) != jsonrpc2.InvalidParams || !strings.Contains(err.Error(), tc.want) {
@@ -112,6 +123,10 @@ func TestRevertRedoOverLSP(t *testing.T) {
 	reverted := pulseOf(t, h, ref)
 	if !reverted.Reverted || reverted.Status != "Proposed" || reverted.Commit != "" {
 		t.Errorf("after the revert pulse-1 = %+v, want shown as reverted", reverted)
+	}
+
+	if err := h.call(editor.MethodPulseReceipt, editor.PulseReceiptParams{WorkflowID: ref.WorkflowID, Pulse: "pulse-1"}, &rc); err != nil || rc.Found || !strings.Contains(rc.Message, "no checkpoint commit") {
+		t.Errorf("receipt of the reverted pulse-1 = %+v, %v; want none, saying why", rc, err)
 	}
 
 	var redone editor.WorkflowRef
