@@ -348,8 +348,9 @@ export class App implements vscode.Disposable, PanelHost {
   }
 
   private async workflowOp(op: WorkflowOp, workflowId: string, pulseId?: string): Promise<void> {
-    if (op === 'revert' || op === 'redo') {
-      await vscode.commands.executeCommand(op === 'revert' ? 'autarch.ui.revertPulse' : 'autarch.ui.redoPulse', workflowId, pulseId ?? '');
+    if (op === 'revert' || op === 'redo' || op === 'receipt') {
+      const command = { revert: 'autarch.ui.revertPulse', redo: 'autarch.ui.redoPulse', receipt: 'autarch.ui.showReceipt' }[op];
+      await vscode.commands.executeCommand(command, workflowId, pulseId ?? '');
       return;
     }
     if (op === 'apply') {

@@ -21,8 +21,8 @@ export type FromWebview =
 export const panelCommands: ReadonlySet<string> = new Set(['autarch.showServerStatus', 'autarch.setApiKey', 'autarch.openLog', 'autarch.restartServer', 'autarch.ui.newWorkflow', 'autarch.ui.reviewBranch', 'workbench.trust.manage', 'workbench.action.openSettings2']);
 
 /** What the panel's workflow and pulse buttons do. */
-export type WorkflowOp = 'stop' | 'resume' | 'apply' | 'diff' | 'revert' | 'redo';
-const ops = new Set<string>(['stop', 'resume', 'apply', 'diff', 'revert', 'redo']);
+export type WorkflowOp = 'stop' | 'resume' | 'apply' | 'diff' | 'revert' | 'redo' | 'receipt';
+const ops = new Set<string>(['stop', 'resume', 'apply', 'diff', 'revert', 'redo', 'receipt']);
 const str = (v: unknown): v is string => typeof v === 'string';
 const strs = (v: unknown): v is string[] => Array.isArray(v) && v.every(str);
 

@@ -310,9 +310,12 @@ function renderPulseLane(p: PulseView): string {
 
 /** The Revert…/Redo… buttons of a done or reverted pulse. */
 function renderPulseUndo(workflowId: string, p: PulseView): string {
-  const button = (op: 'revert' | 'redo', label: string, title: string) =>
+  const button = (op: 'revert' | 'redo' | 'receipt', label: string, title: string) =>
     ` <button class="pulse-${op} icon" data-action="workflow" data-op="${op}" data-id="${attr(workflowId)}" data-pulse="${attr(p.id)}" title="${attr(title)}">${label}</button>`;
-  if (canRevert(p)) return button('revert', 'Revert…', 'Undo this pulse (and the later pulses that depend on it) on the workflow branch');
+  if (canRevert(p)) {
+    return button('receipt', 'Receipt', 'Show the completion receipt of this pulse’s checkpoint: the gates run, their results, the tree') +
+      button('revert', 'Revert…', 'Undo this pulse (and the later pulses that depend on it) on the workflow branch');
+  }
   if (canRedo(p)) return button('redo', 'Redo…', 'Run this reverted pulse again, with optional guidance');
   return '';
 }

@@ -5,10 +5,13 @@ import * as vscode from 'vscode';
 import type { App } from './app';
 import {
   MethodPlanRevert,
+  MethodPulseReceipt,
   MethodRedoPulse,
   MethodRevertPulse,
   MethodWorkflow,
   MethodWorkflows,
+  type PulseReceiptParams,
+  type PulseReceiptView,
   type PulseView,
   type RedoPulseParams,
   type RevertPlanView,
@@ -18,10 +21,10 @@ import {
   type WorkflowRef,
   type WorkflowSummary,
 } from './lspext.gen';
-import { canRedo, canRevert, pulseItems, revertConfirmation, revertedMessage } from './revertView';
+import { canRedo, canRevert, hasReceipt, pulseItems, receiptDocument, revertConfirmation, revertedMessage } from './revertView';
 
 /** The workflow and the pulse a command works on: given (the panel's buttons) or picked. */
-async function pickPulse(app: App, verb: 'Revert' | 'Redo', fits: (p: PulseView) => boolean, id?: string, pulseId?: string): Promise<{ wf: WorkflowRef; pulse: string } | undefined> {
+async function pickPulse(app: App, verb: 'Revert' | 'Redo' | 'Show the receipt of', fits: (p: PulseView) => boolean, id?: string, pulseId?: string): Promise<{ wf: WorkflowRef; pulse: string } | undefined> {
   let wf: WorkflowRef | undefined = id ? { workflowId: id, name: app.state.summary(id)?.name } : undefined;
   if (!wf) {
     const list = ((await app.ctx.request<WorkflowSummary[] | null>(MethodWorkflows, {})) ?? []).filter((w) => w.pulses > 0);
@@ -40,7 +43,7 @@ async function pickPulse(app: App, verb: 'Revert' | 'Redo', fits: (p: PulseView)
   const detail = await app.ctx.request<WorkflowDetail>(MethodWorkflow, wf);
   const items = pulseItems(detail, fits);
   if (!items.length) {
-    const what = verb === 'Revert' ? 'no done pulse to revert' : 'no reverted pulse to redo (Revert Pulse… first)';
+    const what = { Revert: 'no done pulse to revert', Redo: 'no reverted pulse to redo (Revert Pulse… first)', 'Show the receipt of': 'no done pulse, so no receipt yet' }[verb];
     void vscode.window.showInformationMessage(`Autarch: ${wf.name ?? wf.workflowId} has ${what}.`);
     return undefined;
   }
@@ -90,5 +93,18 @@ export const revertCommands: Record<string, (app: App, ...args: unknown[]) => Pr
     void vscode.window.showInformationMessage(
       `Autarch: running ${target.pulse} of ${ref.name ?? target.wf.name ?? ref.workflowId} again${params.guidance ? ' with your guidance' : ''}; the panel shows its progress.`,
     );
+  },
+
+  'autarch.ui.showReceipt': async (app, id, pulseId) => {
+    const target = await pickPulse(app, 'Show the receipt of', hasReceipt, typeof id === 'string' && id ? id : undefined, typeof pulseId === 'string' && pulseId ? pulseId : undefined);
+    if (!target) return;
+    const params: PulseReceiptParams = { workflowId: target.wf.workflowId, pulse: target.pulse };
+    const r = await app.ctx.request<PulseReceiptView>(MethodPulseReceipt, params);
+    if (!r.found) {
+      void vscode.window.showInformationMessage(`Autarch: ${r.message ?? `${target.pulse} has no receipt.`}`);
+      return;
+    }
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: receiptDocument(target.wf.name ?? target.wf.workflowId, target.pulse, r) });
+    await vscode.window.showTextDocument(doc, { preview: true });
   },
 };

@@ -1,10 +1,13 @@
 // Revert and redo of a workflow's pulses (issue 32), the pure half: what a
 // pulse offers, the confirmation's text and the messages (revert.ts has
 // the commands).
-import type { PulseView, RevertPlanView, RevertPulseResult, WorkflowDetail } from './lspext.gen';
+import type { PulseReceiptView, PulseView, RevertPlanView, RevertPulseResult, WorkflowDetail } from './lspext.gen';
 
 /** A pulse that can be reverted: done, with its checkpoint commit on the workflow branch. */
 export const canRevert = (p: PulseView): boolean => p.status === 'Succeeded' && !!p.commit && !p.recovery;
+
+/** A pulse whose receipt can be shown: done, with its checkpoint commit. */
+export const hasReceipt = (p: PulseView): boolean => p.status === 'Succeeded' && !!p.commit && !p.recovery;
 
 /** A pulse that can be redone: reverted, pending again. */
 export const canRedo = (p: PulseView): boolean => !!p.reverted;
@@ -54,4 +57,14 @@ export function pulseItems(d: WorkflowDetail, fits: (p: PulseView) => boolean): 
     detail: p.summary || undefined,
     pulse: p,
   }));
+}
+
+/** The read-only document a receipt opens as: its text, then its JSON (what autarch receipt verify re-checks). */
+export function receiptDocument(workflow: string, pulse: string, r: PulseReceiptView): string {
+  return (
+    `# Completion receipt of ${pulse} (${workflow})\n\n` +
+    `\`\`\`text\n${(r.text ?? '').trimEnd()}\n\`\`\`\n\n` +
+    `Re-check it on this commit: autarch receipt verify ${r.commit ?? ''}\n\n` +
+    `## The receipt as recorded (git notes, refs/notes/autarch)\n\n\`\`\`json\n${r.receipt ?? ''}\n\`\`\`\n`
+  );
 }

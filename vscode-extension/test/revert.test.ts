@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseWebviewMessage } from '../src/panelHtml';
 import { renderPanel, type PanelModel } from '../src/panelView';
-import { canRedo, canRevert, pulseItems, pulseStatusLabel, revertConfirmation, revertedMessage } from '../src/revertView';
+import { canRedo, canRevert, hasReceipt, pulseItems, pulseStatusLabel, receiptDocument, revertConfirmation, revertedMessage } from '../src/revertView';
 import type { PulseView, RevertPlanView, WorkflowDetail, WorkflowSummary } from '../src/lspext.gen';
 
 const summary: WorkflowSummary = {
@@ -32,6 +32,8 @@ test('only a done pulse offers Revert…, only a reverted pulse offers Redo…, 
   const html = renderPanel(model()).workflow;
   const item = (id: string) => html.slice(html.indexOf(`data-id="${id}"`), html.indexOf('</li>', html.indexOf(`data-id="${id}"`)));
   assert.match(item('pulse-1'), /data-op="revert" data-id="wf1" data-pulse="pulse-1"[^>]*>Revert…</);
+  assert.match(item('pulse-1'), /data-op="receipt" data-id="wf1" data-pulse="pulse-1"[^>]*>Receipt</);
+  assert.doesNotMatch(item('pulse-2'), /data-op="receipt"/);
   assert.doesNotMatch(item('pulse-1'), /data-op="redo"/);
   assert.match(item('pulse-2'), /data-reverted="true"/);
   assert.match(item('pulse-2'), /class="pulse-status status-reverted">reverted</);
@@ -44,6 +46,7 @@ test('only a done pulse offers Revert…, only a reverted pulse offers Redo…, 
 test('the panel’s Revert…/Redo… buttons post messages the extension accepts', () => {
   assert.deepEqual(parseWebviewMessage({ type: 'workflow', op: 'revert', workflowId: 'wf1', pulseId: 'pulse-1' }), { type: 'workflow', op: 'revert', workflowId: 'wf1', pulseId: 'pulse-1' });
   assert.deepEqual(parseWebviewMessage({ type: 'workflow', op: 'redo', workflowId: 'wf1', pulseId: 'pulse-2' }), { type: 'workflow', op: 'redo', workflowId: 'wf1', pulseId: 'pulse-2' });
+  assert.deepEqual(parseWebviewMessage({ type: 'workflow', op: 'receipt', workflowId: 'wf1', pulseId: 'pulse-1' }), { type: 'workflow', op: 'receipt', workflowId: 'wf1', pulseId: 'pulse-1' });
   assert.equal(parseWebviewMessage({ type: 'workflow', op: 'rm -rf', workflowId: 'wf1' }), undefined);
 });
 
@@ -88,4 +91,14 @@ test('Revert Pulse… and Redo Pulse… are in the palette', () => {
   const titles = Object.fromEntries(manifest.contributes.commands.map((c) => [c.command, c.title]));
   assert.equal(titles['autarch.ui.revertPulse'], 'Revert Pulse…');
   assert.equal(titles['autarch.ui.redoPulse'], 'Redo Pulse…');
+  assert.equal(titles['autarch.ui.showReceipt'], 'Show Pulse Receipt');
+});
+
+test('a done pulse’s receipt opens as its text, how to re-check it, and its JSON', () => {
+  assert.deepEqual([done, reverted, pending, recovery].map(hasReceipt), [true, false, false, false]);
+  const doc = receiptDocument('calc', 'pulse-1', { found: true, commit: 'abc123', text: 'Receipt of pulse commit abc123\n  tree     t1\n', receipt: '{"tree": "t1"}' });
+  assert.match(doc, /^# Completion receipt of pulse-1 \(calc\)\n/);
+  assert.match(doc, /```text\nReceipt of pulse commit abc123\n  tree     t1\n```/);
+  assert.match(doc, /autarch receipt verify abc123/);
+  assert.match(doc, /```json\n\{"tree": "t1"\}\n```/);
 });
