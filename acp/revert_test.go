@@ -42,6 +42,7 @@ func TestRevertRedoCommands(t *testing.T) {
 	}
 
 	n := 3
+	var lastPlan string // the last plan update
 	prompt := func(text string, choose string) (string, []string) {
 		t.Helper()
 		n++
@@ -58,6 +59,11 @@ func TestRevertRedoCommands(t *testing.T) {
 			t.Fatalf("%s: %+v", text, r.Error)
 		}
 		got, _ := messageChunks(t, updates, "")
+		for _, u := range updates {
+			if strings.Contains(string(u), `"sessionUpdate":"plan"`) {
+				lastPlan = string(u)
+			}
+		}
 		return got, asked
 	}
 	if got, _ := prompt("/revert 1", ""); !strings.Contains(got, "no workflow yet") {
@@ -84,6 +90,9 @@ func TestRevertRedoCommands(t *testing.T) {
 	got, _ = prompt("/revert 1", "revert")
 	if !strings.Contains(got, "Reverted pulse-1 of add-sub") || !strings.Contains(got, "/redo pulse-1") {
 		t.Errorf("/revert says %q", got)
+	}
+	if !strings.Contains(lastPlan, "Pulse pulse-1: Add Sub (reverted: /redo pulse-1 runs it again)") {
+		t.Errorf("after the revert the plan shows %s", lastPlan)
 	}
 	if tree := gitOut(t, repo, "show", branch+":calc.go"); strings.Contains(tree, "Sub") {
 		t.Errorf("after the revert the workflow branch still has Sub:\n%s", tree)
