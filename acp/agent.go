@@ -277,6 +277,7 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 	if err := s.replay(ctx); err != nil {
 		return sdk.LoadSessionResponse{}, fmt.Errorf("replay session %s: %w", p.SessionId, err)
 	}
+	s.announceCommands(ctx)
 	return sdk.LoadSessionResponse{Modes: modeState(s.mode())}, nil
 }
 
@@ -288,6 +289,7 @@ func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
+	s.announceCommands(ctx)
 	return sdk.ResumeSessionResponse{Modes: modeState(s.mode())}, nil
 }
 

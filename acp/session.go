@@ -97,7 +97,9 @@ func (s *session) setMode(ctx context.Context, m Mode) error {
 		return invalidRequest("session %s is running a turn: wait for it, or send session/cancel, before changing the mode", rec.ID)
 	}
 	s.update(ctx, func(r *record) { r.Mode = m })
-	return s.send(ctx, sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m)}})
+	err := s.send(ctx, sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m)}})
+	s.announceCommands(ctx)
+	return err
 }
 
 func boundTo(rec record) string {
@@ -125,7 +127,10 @@ func (s *session) prompt(ctx context.Context, text string) (sdk.PromptResponse, 
 	if mode == ModeWorkflow || isJob {
 		s.update(ctx, func(r *record) { r.Prompts = append(r.Prompts, text) })
 	}
+	name, args, command := slashCommand(text)
 	switch {
+	case mode == ModeWorkflow && command:
+		err = s.commandTurn(ctx, name, args)
 	case mode == ModeWorkflow:
 		err = s.workflowTurn(ctx, text)
 	case isJob:

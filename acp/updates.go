@@ -427,6 +427,9 @@ func pulseTitle(p editor.PulseView) string {
 	case "failed", "stopped":
 		t += fmt.Sprintf(" (%s%s)", strings.ToLower(p.Status), suffix(p.FailureReason))
 	}
+	if p.Reverted {
+		t += " (reverted: /redo " + p.ID + " runs it again)"
+	}
 	return t
 }
 

@@ -538,6 +538,11 @@ type PulseView struct {
 	WaitingOn []string `json:"waitingOn,omitempty"`
 	// MergeOrder is its place in the order pulses land (1-based).
 	MergeOrder int `json:"mergeOrder,omitempty"`
+	// Reverted is set on a pulse a revert made pending again (its work
+	// undone on the workflow branch; redo or resume runs it again), and
+	// Guidance is the user's guidance for that next run.
+	Reverted bool   `json:"reverted,omitempty"`
+	Guidance string `json:"guidance,omitempty"`
 }
 
 // PendingView is a question or approval the workflow waits for. Payload is

@@ -31,12 +31,13 @@ var tsTypes = []any{
 	ProjectState{}, MCPServerState{}, RuleFileState{},
 	StartSwarmParams{}, SwarmRef{}, SwarmDecisionParams{}, SwarmEvent{}, SwarmAgent{}, SwarmProposal{}, SwarmContextEntry{}, SwarmQueueItem{},
 	SwarmRateLimitHit{}, SwarmSnapshot{}, RunSummary{},
+	RevertPulseParams{}, RevertPlanView{}, RevertPulseView{}, RevertPulseResult{}, RedoPulseParams{}, PulseReceiptParams{}, PulseReceiptView{},
 }
 
 // TestTypeScript keeps the extension's protocol declarations generated from
 // the Go ones: it fails when lspext.gen.ts differs (run with -update).
 func TestTypeScript(t *testing.T) {
-	got, err := generateTS([]string{"lspext.go", "editor.go", "jobs.go", "swarm.go"})
+	got, err := generateTS([]string{"lspext.go", "editor.go", "jobs.go", "swarm.go", "revert.go"})
 	if err != nil {
 		t.Fatal(err)
 	}

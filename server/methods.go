@@ -88,5 +88,11 @@ func methodTable() map[string]method {
 		editor.CommandStopSwarm:           cmd((*Server).stopSwarm),
 		editor.CommandResumeSwarm:         cmd((*Server).resumeSwarm),
 		editor.CommandDecideSwarmProposal: cmd((*Server).decideSwarmProposal),
+
+		// revert.go
+		editor.MethodPlanRevert:   req((*Server).planRevert),
+		editor.MethodRevertPulse:  req((*Server).revertPulse),
+		editor.MethodRedoPulse:    req((*Server).redoPulse),
+		editor.MethodPulseReceipt: req((*Server).pulseReceipt),
 	}
 }

@@ -145,7 +145,7 @@ func (e *Engine) pulseViews(ctx context.Context, wf store.Workflow, d *editor.Wo
 	for _, p := range pulses {
 		v := editor.PulseView{ID: p.PlannedID, Title: p.Title, Status: string(p.Status), Summary: p.Summary, Commit: p.CheckpointCommit,
 			Branch: p.PulseBranch, Files: p.Diff.Files, Additions: p.Diff.Additions, Deletions: p.Diff.Deletions, Recovery: p.IsRecoveryCheckpoint,
-			Unresolved: []string{}, FailureReason: p.FailureReason}
+			Unresolved: []string{}, FailureReason: p.FailureReason, Reverted: p.RevertedBy != "" && p.Status == PulseProposed, Guidance: p.Guidance}
 		for _, u := range p.UnresolvedIssues {
 			v.Unresolved = append(v.Unresolved, u.Issue+" — "+u.Reason)
 		}

@@ -267,6 +267,7 @@ async function main() {
 
     await runJob(page);
     await runWorkflow(page, ws);
+    await revertPulse(page, ws);
     await runSwarm(page, ws);
     log('PASS');
   } catch (err) {
@@ -652,6 +653,41 @@ async function runWorkflow(page, ws) {
   const jobAfterReload = await textInFrames(page, '#jobs .job-item[data-status="Done"] .job-commit', 30_000);
   if (!jobAfterReload?.includes('feat(calc): add Neg')) throw new Error(`after the reload the panel's job reads "${jobAfterReload}"`);
   await snap('jobs-after-reload');
+}
+
+/**
+ * Revert… on the completed workflow's pulse-2 in the side panel (issue 32):
+ * the modal confirmation lists the pulse and its file; confirmed, the pulse
+ * shows as reverted (pending again, Redo… offered), the workflow branch
+ * has a revert commit, and the user's checkout is untouched.
+ */
+async function revertPulse(page, ws) {
+  log("Revert… on calc-ops's pulse-2 in the side panel");
+  const before = checkout(ws);
+  const branchBefore = git(ws, 'rev-parse', 'autarch/calc-ops').trim();
+  await clickInFrames(page, '.workflow-item:has-text("calc-ops")');
+  await clickInFrames(page, '#pulses .pulse-item[data-id="pulse-2"] .pulse-revert', 30_000);
+  const dialog = page.locator('.monaco-dialog-box').first();
+  await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+  const dialogText = await dialog.innerText();
+  await page.screenshot({ path: join(artifacts, 'revert-confirmation.png') });
+  for (const want of ['Revert pulse-2 of calc-ops', 'pulse-2 Add Mul', 'calc.go']) {
+    if (!dialogText.includes(want)) throw new Error(`the revert confirmation lacks "${want}": ${dialogText}`);
+  }
+  await dialog.locator('.monaco-button', { hasText: /^Revert/ }).first().click();
+  const reverted = await inFrames(page, '#pulses .pulse-item[data-id="pulse-2"][data-reverted="true"]', 30_000);
+  const status = await reverted.first().locator('.pulse-status').innerText();
+  if (status.trim() !== 'reverted') throw new Error(`the reverted pulse's status reads "${status}"`);
+  if ((await reverted.first().locator('.pulse-redo').count()) !== 1) throw new Error('the reverted pulse offers no Redo…');
+  await page.locator('.notification-toast', { hasText: 'reverted pulse-2 of calc-ops' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+  await page.screenshot({ path: join(artifacts, 'pulse-reverted.png') });
+  const branchAfter = git(ws, 'rev-parse', 'autarch/calc-ops').trim();
+  if (branchAfter === branchBefore || git(ws, 'show', 'autarch/calc-ops:calc.go').includes('func Mul')) throw new Error('the workflow branch still has pulse-2 after the revert');
+  const after = checkout(ws);
+  for (const k of Object.keys(before)) {
+    if (after[k] !== before[k]) throw new Error(`the revert changed the user's checkout (${k}): "${before[k]}" → "${after[k]}"`);
+  }
+  log(`pulse-2 reverted: autarch/calc-ops ${branchBefore.slice(0, 8)} → ${branchAfter.slice(0, 8)}; the checkout is untouched`);
 }
 
 /**

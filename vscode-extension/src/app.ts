@@ -44,7 +44,7 @@ import { featureCommand, toEditorLocations } from './languageFeatures';
 import { SwarmList } from './swarm';
 import { SwarmView } from './swarmView';
 import { Panel, type PanelHost } from './panel';
-import { panelCommands, type FromWebview } from './panelHtml';
+import { panelCommands, type FromWebview, type WorkflowOp } from './panelHtml';
 import type { PanelModel, StoredItem } from './panelView';
 import { PendingStore, type PendingApproval, type PendingQuestions } from './pending';
 import { composerHint, composerTarget, gitScheme, parseGitUri } from './picks';
@@ -354,7 +354,12 @@ export class App implements vscode.Disposable, PanelHost {
     await this.ctx.executeCommand(CommandDiscuss, [params]);
   }
 
-  private async workflowOp(op: 'stop' | 'resume' | 'apply' | 'diff', workflowId: string, pulseId?: string): Promise<void> {
+  private async workflowOp(op: WorkflowOp, workflowId: string, pulseId?: string): Promise<void> {
+    if (op === 'revert' || op === 'redo' || op === 'receipt') {
+      const command = { revert: 'autarch.ui.revertPulse', redo: 'autarch.ui.redoPulse', receipt: 'autarch.ui.showReceipt' }[op];
+      await vscode.commands.executeCommand(command, workflowId, pulseId ?? '');
+      return;
+    }
     if (op === 'apply') {
       await vscode.commands.executeCommand('autarch.ui.applyWorkflow', workflowId);
       return;

@@ -5,6 +5,7 @@ import { App } from './app';
 import { commands } from './commands';
 import { jobCommands } from './jobCommands';
 import { swarmCommands } from './swarmView';
+import { revertCommands } from './revert';
 import { Ctx } from './ctx';
 import { commandEnabled, notRunningMessage, serverRunningKey } from './enablement';
 
@@ -16,7 +17,7 @@ export async function activate(ext: vscode.ExtensionContext): Promise<void> {
   const syncEnablement = () => void vscode.commands.executeCommand('setContext', serverRunningKey, ctx.running);
   ext.subscriptions.push(ctx.onChange(syncEnablement));
   syncEnablement();
-  for (const [id, fn] of Object.entries({ ...commands, ...jobCommands, ...swarmCommands })) {
+  for (const [id, fn] of Object.entries({ ...commands, ...jobCommands, ...swarmCommands, ...revertCommands })) {
     ext.subscriptions.push(
       vscode.commands.registerCommand(id, async (...args: unknown[]) => {
         if (!commandEnabled(id, ctx.running ? 'running' : ctx.state)) {

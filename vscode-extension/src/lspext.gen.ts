@@ -121,6 +121,14 @@ export const CommandDecideSwarmProposal = "autarch.decideSwarmProposal";
 export const MethodSwarms = "autarch/swarms";
 /** MethodSwarmEvent (server → client notification) carries a SwarmEvent. */
 export const MethodSwarmEvent = "autarch/swarmEvent";
+/** MethodPlanRevert (RevertPulseParams) returns the RevertPlanView of reverting a pulse, changing nothing: the confirmation a person sees. */
+export const MethodPlanRevert = "autarch/planRevert";
+/** MethodRevertPulse (RevertPulseParams) reverts a pulse and the later pulses that depend on it on the workflow branch and returns a RevertPulseResult; a workflow already applied needs Applied true. */
+export const MethodRevertPulse = "autarch/revertPulse";
+/** MethodRedoPulse (RedoPulseParams) runs a reverted pulse again, with optional guidance, resuming the workflow in the background; it returns the WorkflowRef. */
+export const MethodRedoPulse = "autarch/redoPulse";
+/** MethodPulseReceipt (PulseReceiptParams) returns the PulseReceiptView of a pulse's checkpoint commit. */
+export const MethodPulseReceipt = "autarch/pulseReceipt";
 
 export interface ServerStatus {
   version: string;
@@ -397,6 +405,8 @@ export interface PulseView {
   worker?: string;
   waitingOn?: string[];
   mergeOrder?: number;
+  reverted?: boolean;
+  guidance?: string;
 }
 
 export interface PendingView {
@@ -695,4 +705,57 @@ export interface RunSummary {
   statusReason?: string;
   branch: string;
   updatedAt: string;
+}
+
+export interface RevertPulseParams {
+  workflowId: string;
+  name?: string;
+  pulse: string;
+  applied?: boolean;
+}
+
+export interface RevertPlanView {
+  workflowId: string;
+  workflow: string;
+  branch: string;
+  pulse: string;
+  pulses: RevertPulseView[];
+  files: string[];
+  appliedTo?: string;
+}
+
+export interface RevertPulseView {
+  id: string;
+  title: string;
+  status: string;
+  commit?: string;
+  summary?: string;
+  files: string[];
+}
+
+export interface RevertPulseResult {
+  plan: RevertPlanView;
+  commits: string[];
+  resolved: number;
+  message: string;
+}
+
+export interface RedoPulseParams {
+  workflowId: string;
+  name?: string;
+  pulse: string;
+  guidance?: string;
+}
+
+export interface PulseReceiptParams {
+  workflowId: string;
+  pulse: string;
+}
+
+export interface PulseReceiptView {
+  found: boolean;
+  commit?: string;
+  text?: string;
+  receipt?: string;
+  message?: string;
 }

@@ -17,6 +17,7 @@
 //   #scope, #research, #plan : details.card[data-status] > .card-title .card-status .markdown .card-feedback
 //   #pulses > li.pulse-item[data-id][data-status]  .pulse-title .pulse-status .pulse-commit .pulse-stats
 //             .pulse-recovery .pulse-unresolved li .pulse-failure .pulse-diff
+//             [data-reverted] .pulse-reverted .pulse-revert .pulse-redo
 //   #review[data-status] .review-recommendation[data-recommendation] .review-summary
 //   #review-comments > li.comment[data-id][data-severity=high|medium|low][data-type=line|file|review][data-pre-existing]
 //             .comment-label ("High · bug · new") .comment-location .comment-description .comment-suggestion

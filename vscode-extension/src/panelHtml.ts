@@ -10,7 +10,7 @@ export type FromWebview =
   | { type: 'ready'; selected?: string }
   | { type: 'select'; workflowId: string }
   | { type: 'command'; command: string }
-  | { type: 'workflow'; op: 'stop' | 'resume' | 'apply' | 'diff'; workflowId: string; pulseId?: string }
+  | { type: 'workflow'; op: WorkflowOp; workflowId: string; pulseId?: string }
   | { type: 'job'; op: JobOp; jobId: string }
   | { type: 'open'; file: string; start: number; end: number; uri?: string }
   | { type: 'answer'; pendingId: string; workflowId?: string; stored?: boolean; answers: { values: string[] }[] }
@@ -21,7 +21,9 @@ export type FromWebview =
 /** Commands the panel's buttons (data-action="command") may run. */
 export const panelCommands: ReadonlySet<string> = new Set(['autarch.showServerStatus', 'autarch.setApiKey', 'autarch.openLog', 'autarch.restartServer', 'autarch.ui.newWorkflow', 'autarch.ui.reviewBranch', 'workbench.trust.manage', 'workbench.action.openSettings2']);
 
-const ops = new Set(['stop', 'resume', 'apply', 'diff']);
+/** What the panel's workflow and pulse buttons do. */
+export type WorkflowOp = 'stop' | 'resume' | 'apply' | 'diff' | 'revert' | 'redo' | 'receipt';
+const ops = new Set<string>(['stop', 'resume', 'apply', 'diff', 'revert', 'redo', 'receipt']);
 const str = (v: unknown): v is string => typeof v === 'string';
 const strs = (v: unknown): v is string[] => Array.isArray(v) && v.every(str);
 
@@ -38,7 +40,7 @@ export function parseWebviewMessage(m: unknown): FromWebview | undefined {
       return str(o.command) ? { type: 'command', command: o.command } : undefined;
     case 'workflow':
       return str(o.op) && ops.has(o.op) && str(o.workflowId) && o.workflowId
-        ? { type: 'workflow', op: o.op as 'stop', workflowId: o.workflowId, pulseId: str(o.pulseId) && o.pulseId ? o.pulseId : undefined }
+        ? { type: 'workflow', op: o.op as WorkflowOp, workflowId: o.workflowId, pulseId: str(o.pulseId) && o.pulseId ? o.pulseId : undefined }
         : undefined;
     case 'job':
       return str(o.op) && Object.hasOwn(jobOpCommands, o.op) && str(o.jobId) && o.jobId ? { type: 'job', op: o.op as JobOp, jobId: o.jobId } : undefined;
@@ -135,6 +137,7 @@ textarea{width:100%;box-sizing:border-box;font-family:inherit;color:var(--vscode
 .pulse-item[data-status=Failed] .pulse-status{background:var(--vscode-errorForeground)}
 .pulse-recovery{font-size:.8em;color:var(--vscode-editorWarning-foreground)}
 .pulse-failure{color:var(--vscode-errorForeground)}
+.pulse-item[data-reverted=true] .pulse-title{text-decoration:line-through;opacity:.8}.pulse-reverted{font-size:.9em;color:var(--vscode-editorWarning-foreground)}
 .add{color:var(--vscode-gitDecoration-addedResourceForeground)}.del{color:var(--vscode-gitDecoration-deletedResourceForeground)}
 .pending-item{border:1px solid var(--vscode-focusBorder);padding:6px 8px;margin:6px 0}
 .pending-title{font-weight:bold}

@@ -5,6 +5,7 @@ import type { DryRunPlanView, JobSummary, Answer, Approval, CardView, CommentVie
 import { isUnifiedDiff, renderDiff } from './diff';
 import { renderJobs, type FeedItem } from './jobs';
 import { renderMarkdown } from './markdown';
+import { canRedo, canRevert, pulseStatusLabel } from './revertView';
 import type { PendingItem } from './pending';
 import type { StoredPending } from './questions';
 import { commentPlace, severityOf, threadLabel } from './review';
@@ -307,11 +308,23 @@ function renderPulseLane(p: PulseView): string {
   return `<div class="pulse-lane"${p.lane ? ` data-lane="${p.lane}"` : ''}>${parts.join(' · ')}</div>`;
 }
 
+/** The Revert…/Redo… buttons of a done or reverted pulse. */
+function renderPulseUndo(workflowId: string, p: PulseView): string {
+  const button = (op: 'revert' | 'redo' | 'receipt', label: string, title: string) =>
+    ` <button class="pulse-${op} icon" data-action="workflow" data-op="${op}" data-id="${attr(workflowId)}" data-pulse="${attr(p.id)}" title="${attr(title)}">${label}</button>`;
+  if (canRevert(p)) {
+    return button('receipt', 'Receipt', 'Show the completion receipt of this pulse’s checkpoint: the gates run, their results, the tree') +
+      button('revert', 'Revert…', 'Undo this pulse (and the later pulses that depend on it) on the workflow branch');
+  }
+  if (canRedo(p)) return button('redo', 'Redo…', 'Run this reverted pulse again, with optional guidance');
+  return '';
+}
+
 function renderPulse(workflowId: string, p: PulseView): string {
   const unresolved = p.unresolved?.length ? `<ul class="pulse-unresolved">${p.unresolved.map((u) => `<li>${e(u)}</li>`).join('')}</ul>` : '';
   return (
-    `<li class="pulse-item" data-id="${attr(p.id)}" data-status="${attr(p.status)}">` +
-    `<div><span class="pulse-title">${e(p.title)}</span> <span class="pulse-status status-${slug(p.status)}">${e(p.status)}</span>` +
+    `<li class="pulse-item" data-id="${attr(p.id)}" data-status="${attr(p.status)}"${p.reverted ? ' data-reverted="true"' : ''}>` +
+    `<div><span class="pulse-title">${e(p.title)}</span> <span class="pulse-status status-${slug(pulseStatusLabel(p))}">${e(pulseStatusLabel(p))}</span>` +
     (p.recovery ? ` <span class="pulse-recovery" title="A recovery checkpoint keeps the work of the failed or stopped pulse">recovery checkpoint</span>` : '') +
     `</div>` +
     (p.summary ? `<div class="pulse-summary">${e(p.summary)}</div>` : '') +
@@ -319,7 +332,9 @@ function renderPulse(workflowId: string, p: PulseView): string {
     (p.commit ? `<code class="pulse-commit">${e(p.commit.slice(0, 10))}</code> ` : '') +
     `<span class="pulse-stats">${p.files} file${p.files === 1 ? '' : 's'} <span class="add">+${p.additions}</span> <span class="del">−${p.deletions}</span></span>` +
     (p.commit ? ` <button class="pulse-diff icon" data-action="workflow" data-op="diff" data-id="${attr(workflowId)}" data-pulse="${attr(p.id)}">Diff</button>` : '') +
+    renderPulseUndo(workflowId, p) +
     `</div>` +
+    (p.reverted ? `<div class="pulse-reverted">Reverted: its work was undone on the workflow branch${p.guidance ? `; redo guidance: ${e(p.guidance)}` : ''}. Redo runs it again.</div>` : '') +
     (p.failureReason ? `<div class="pulse-failure">${e(p.failureReason)}</div>` : '') +
     renderPulseLane(p) +
     unresolved +
