@@ -55,6 +55,10 @@ func TestFleetOneMachine(t *testing.T) {
 	if got := gitCmd(t, remote, "log", "--format=%s", "main..autarch/calc-sub"); got != "feat(calc): add Sub\n" {
 		t.Errorf("the remote's branch has %q", got)
 	}
+	// the checkpoint's receipt travels with the branch: anyone can verify it
+	if note := gitCmd(t, remote, "notes", "--ref", "refs/notes/autarch", "show", "autarch/calc-sub"); !strings.Contains(note, strings.TrimSpace(gitCmd(t, remote, "rev-parse", "autarch/calc-sub^{tree}"))) {
+		t.Errorf("the remote's receipt of the checkpoint does not name its tree:\n%s", note)
+	}
 	if got := gitCmd(t, dir, "rev-parse", "HEAD"); got != head || gitCmd(t, dir, "status", "--porcelain") != "" {
 		t.Errorf("the submitter's checkout changed")
 	}

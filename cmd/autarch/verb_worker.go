@@ -396,6 +396,7 @@ type pusher struct {
 	mu     sync.Mutex
 	pushed map[string]string
 	last   string
+	notes  string // the receipts' tip last pushed (git.NotesRef)
 }
 
 func (p *pusher) branch() string {
@@ -448,6 +449,23 @@ func (p *pusher) sync(ctx context.Context) error {
 			}
 			p.pushed[b], p.last = tip, b
 		}
+	}
+	return p.pushNotes(ctx)
+}
+
+// pushNotes pushes the checkpoints' receipts (git notes) when they moved,
+// so that anyone can verify the run's branch (autarch receipt verify).
+func (p *pusher) pushNotes(ctx context.Context) error {
+	tip, err := p.repo.NotesTip(ctx)
+	if err != nil || tip == "" || tip == p.notes {
+		return err
+	}
+	if err := p.repo.PushNotes(ctx, p.url); err != nil {
+		return err
+	}
+	// the merge with the remote's receipts moved our tip again
+	if p.notes, err = p.repo.NotesTip(ctx); err != nil {
+		return err
 	}
 	return nil
 }

@@ -78,11 +78,29 @@ func (r *Repo) TreeOf(ctx context.Context, commit string) (tree, parent string, 
 	return f[0], parent, nil
 }
 
+// remoteNotes is where PushNotes fetches a remote's receipts before
+// merging them with this repository's.
+const remoteNotes = "refs/autarch/remote-notes"
+
+// pushNotesTries bounds PushNotes' fetch-merge-push rounds against other
+// pushers of the same remote (the fleet's workers).
+const pushNotesTries = 5
+
+// NotesTip is NotesRef's commit ("" when no receipt was written yet).
+func (r *Repo) NotesTip(ctx context.Context) (string, error) {
+	if ok, err := r.refExists(ctx, NotesRef); err != nil || !ok {
+		return "", err
+	}
+	return r.ResolveCommit(ctx, NotesRef)
+}
+
 // PushNotes pushes NotesRef to remote (a remote's name or URL), beside the
 // branches Autarch pushes, so that a clone can verify their receipts
 // (code that pushes a branch itself adds NotesRefspec to its push). The
-// remote's notes must be an ancestor of ours (fetch and merge them first
-// otherwise: git notes --ref autarch merge).
+// remote's receipts are fetched and merged into ours first (ours win for a
+// commit both annotate: a receipt is checked against its commit anyway),
+// and a push that lost a race with another pusher is tried again; it is
+// never forced, so no receipt on the remote is dropped.
 func (r *Repo) PushNotes(ctx context.Context, remote string) error {
 	if strings.HasPrefix(remote, "-") {
 		return fmt.Errorf("push notes: remote %q is not a remote's name or URL", remote)
@@ -92,10 +110,38 @@ func (r *Repo) PushNotes(ctx context.Context, remote string) error {
 	} else if !ok {
 		return nil // no receipt written yet
 	}
-	// A remote the user named may be a path (file://): allowed here, as
-	// for any push the user asks for; ext:: stays refused (safeConfig).
-	if _, err := r.git.run(ctx, r.dir, nil, "-c", "protocol.file.allow=always", "push", "--quiet", "--no-verify", remote, NotesRefspec); err != nil {
-		return fmt.Errorf("push %s to %s: %w", NotesRef, remote, err)
+	var err error
+	for range pushNotesTries {
+		if err = r.mergeRemoteNotes(ctx, remote); err != nil {
+			return err
+		}
+		// A remote the user named may be a path (file://): allowed here,
+		// as for any push the user asks for; ext:: stays refused
+		// (safeConfig).
+		if _, err = r.git.run(ctx, r.dir, nil, "-c", "protocol.file.allow=always", "push", "--quiet", "--no-verify", remote, NotesRefspec); err == nil {
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("push %s to %s (%d tries): %w", NotesRef, remote, pushNotesTries, err)
+}
+
+// mergeRemoteNotes fetches remote's NotesRef, if it has one, and merges it
+// into ours under the ref lock.
+func (r *Repo) mergeRemoteNotes(ctx context.Context, remote string) error {
+	out, err := r.git.text(ctx, r.dir, "-c", "protocol.file.allow=always", "ls-remote", remote, NotesRef)
+	if err != nil {
+		return fmt.Errorf("receipts of %s: %w", remote, err)
+	}
+	if strings.TrimSpace(out) == "" {
+		return nil // the remote has no receipts yet
+	}
+	if _, err := r.git.run(ctx, r.dir, nil, "-c", "protocol.file.allow=always", "fetch", "-q", "--no-tags", remote, "+"+NotesRef+":"+remoteNotes); err != nil {
+		return fmt.Errorf("fetching the receipts of %s: %w", remote, err)
+	}
+	return r.refLock(ctx, func() error {
+		if _, err := r.git.run(ctx, r.dir, nil, "notes", "--ref", NotesRef, "merge", "-q", "-s", "ours", remoteNotes); err != nil {
+			return fmt.Errorf("merging the receipts of %s: %w", remote, err)
+		}
+		return nil
+	})
 }

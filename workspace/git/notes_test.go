@@ -59,3 +59,48 @@ func TestNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestPushNotesMergesOtherPushers: two clones of one remote (two fleet
+// workers) annotate their own commits and push their receipts in turn;
+// each push merges what the other pushed before (never forced), so the
+// remote ends with every receipt.
+func TestPushNotesMergesOtherPushers(t *testing.T) {
+	ctx := context.Background()
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitT(t, t.TempDir(), "init", "-q", "--bare", remote)
+	seed, _ := userRepo(t)
+	gitT(t, seed, "push", "-q", remote, "main")
+	worker := func(name string) (*Repo, string) {
+		dir := filepath.Join(t.TempDir(), name)
+		gitT(t, t.TempDir(), "clone", "-q", remote, dir)
+		gitT(t, dir, "commit", "-q", "--allow-empty", "-m", name)
+		r, err := Open(ctx, dir, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, gitT(t, dir, "rev-parse", "HEAD")
+	}
+	a, ca := worker("a")
+	b, cb := worker("b")
+	note := func(r *Repo, commit, body string) {
+		t.Helper()
+		if err := r.AddNote(ctx, commit, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.PushNotes(ctx, remote); err != nil {
+			t.Fatalf("PushNotes: %v", err)
+		}
+	}
+	note(a, ca, `{"by":"a"}`)
+	note(b, cb, `{"by":"b"}`) // the remote's notes are not an ancestor of b's
+	head := gitT(t, seed, "rev-parse", "HEAD")
+	note(a, head, `{"by":"a","of":"main"}`)
+	for commit, want := range map[string]string{ca: `{"by":"a"}`, cb: `{"by":"b"}`, head: `{"by":"a","of":"main"}`} {
+		if got := gitT(t, remote, "notes", "--ref", NotesRef, "show", commit); got != want {
+			t.Errorf("the remote's note on %.8s = %q, want %q", commit, got, want)
+		}
+	}
+	if tip, err := a.NotesTip(ctx); err != nil || tip != gitT(t, remote, "rev-parse", NotesRef) {
+		t.Errorf("NotesTip = %q, %v; want the remote's %s", tip, err, gitT(t, remote, "rev-parse", NotesRef))
+	}
+}
