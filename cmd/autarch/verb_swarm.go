@@ -223,6 +223,8 @@ func printSwarmEvent(io stdio, ev editor.SwarmEvent) {
 		if ev.Failed {
 			fmt.Fprintf(io.err, "    ✗ %s %s: %s\n", ev.Agent, ev.Tool, clipLine(ev.Text, 200))
 		}
+	case "hook":
+		fmt.Fprintf(io.err, "    %s (%s)\n", ev.Text, ev.Agent) // the spec's line, as a workflow's log shows it
 	case "text":
 		fmt.Fprintf(io.err, "  %s: %s\n", ev.Agent, clipLine(ev.Text, 400))
 	case "proposal":

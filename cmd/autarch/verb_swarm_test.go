@@ -130,4 +130,9 @@ func TestSwarmResultFailingGates(t *testing.T) {
 	if !strings.Contains(errOut.String(), "✗ the round's writes fail the quality gates") {
 		t.Errorf("gates event printed as %q", errOut.String())
 	}
+	errOut.Reset()
+	printSwarmEvent(stdio{err: &errOut}, editor.SwarmEvent{Kind: "hook", Agent: "explorer", Tool: "fs_read", Text: "🔍 Hook no-private: ⛔ blocked fs_read"})
+	if got := errOut.String(); got != "    🔍 Hook no-private: ⛔ blocked fs_read (explorer)\n" {
+		t.Errorf("hook event printed as %q, want the spec's line", got)
+	}
 }

@@ -138,6 +138,18 @@ func TestSwarmHooks(t *testing.T) {
 	if blocked != 2 {
 		t.Errorf("%d blocked calls in the transcript, want 2 (fs_read and fs_write of private/key.txt)", blocked)
 	}
+	// every hook that ran has the spec's line in the human log
+	lines := map[string]int{}
+	for _, ev := range tr {
+		if ev.Kind == "hook" {
+			lines[ev.Text]++
+		}
+	}
+	for _, want := range []string{"🔍 Hook no-private: ⛔ blocked fs_read", "🔍 Hook no-private: ⛔ blocked fs_write", "🔍 Hook log-pre: ✅", "🔍 Hook log-post: ✅"} {
+		if lines[want] == 0 {
+			t.Errorf("no %q line in the swarm's log; hook lines: %v", want, lines)
+		}
+	}
 }
 
 // TestSwarmHooksUntrusted: an untrusted project's hooks never run for the

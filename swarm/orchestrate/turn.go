@@ -139,6 +139,8 @@ func (r *run) agentEvent(a editor.SwarmAgent, e agent.Event) {
 		r.emit(editor.SwarmEvent{Kind: "tool_call", Agent: a.Name, Tool: e.Tool, Text: clip(string(e.Args), 300)})
 	case "retry", "compaction":
 		r.emit(editor.SwarmEvent{Kind: e.Kind, Agent: a.Name, Text: e.Text})
+	case "hook": // the spec's line ("🔍 Hook NAME: ✅"), as a workflow's log shows it
+		r.emit(editor.SwarmEvent{Kind: "hook", Agent: a.Name, Tool: e.Tool, Text: e.Text, Failed: e.Failed})
 	case "warning":
 		r.warn(a.Name + ": " + e.Text)
 	}
