@@ -29,6 +29,8 @@ install: build
 test: test-go test-ext
 
 test-go: build node-deps gopls  # node-deps: the MCP servers tools/mcp tests drive; gopls: the code intelligence tools' tests
+	$(GO) vet ./...
+	PATH="$$($(GO) env GOPATH)/bin:$$PATH" $(GO) test -race -count=1 ./...
 
 # gopls, pinned: the code intelligence tools' tests run against a real one
 # (v0.23.0 is the last that runs on this Go); installed into $(go env GOPATH)/bin.
@@ -36,8 +38,6 @@ GOPLS_VERSION := v0.23.0
 gopls:
 	@PATH="$$($(GO) env GOPATH)/bin:$$PATH" gopls version 2>/dev/null | grep -q 'gopls $(GOPLS_VERSION)' || \
 	  { echo "go install golang.org/x/tools/gopls@$(GOPLS_VERSION)"; $(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION); }
-	$(GO) vet ./...
-	PATH="$$($(GO) env GOPATH)/bin:$$PATH" $(GO) test -race -count=1 ./...
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...

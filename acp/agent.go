@@ -289,7 +289,9 @@ func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
-	s.announceCommands(ctx)
+	if s.mode() == ModeWorkflow { // a mode without commands sends nothing: resume replays nothing
+		s.announceCommands(ctx)
+	}
 	return sdk.ResumeSessionResponse{Modes: modeState(s.mode())}, nil
 }
 
