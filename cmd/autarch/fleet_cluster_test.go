@@ -34,6 +34,27 @@ import (
 // cluster routes; it returns them and their client URLs.
 func natsCluster(t *testing.T, n int) ([]*server.Server, []string) {
 	t.Helper()
+	// The cluster's route ports are picked free and then given to the
+	// servers: another process may take one in between, and that server
+	// never gets ready. Such a cluster is shut down and made again on
+	// other ports.
+	for attempt := 1; ; attempt++ {
+		srvs, urls, err := startNATSCluster(t, n)
+		if err == nil {
+			return srvs, urls
+		}
+		if attempt == 3 {
+			t.Fatalf("a NATS cluster of %d: %v (3 attempts)", n, err)
+		}
+		t.Logf("a NATS cluster of %d: %v; starting it again on other ports", n, err)
+	}
+}
+
+// startNATSCluster starts n nats-servers routed to each other (one alone
+// when n is 1), each with JetStream; an error when one is not ready (and
+// then none is left running).
+func startNATSCluster(t *testing.T, n int) ([]*server.Server, []string, error) {
+	t.Helper()
 	ports := make([]int, n)
 	for i := range ports {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -48,7 +69,12 @@ func natsCluster(t *testing.T, n int) ([]*server.Server, []string) {
 		routes = append(routes, &url.URL{Scheme: "nats", Host: fmt.Sprintf("127.0.0.1:%d", p)})
 	}
 	var srvs []*server.Server
-	var urls []string
+	stop := func() {
+		for _, srv := range srvs {
+			srv.Shutdown()
+			srv.WaitForShutdown()
+		}
+	}
 	for i := range n {
 		opts := &server.Options{ServerName: fmt.Sprintf("n%d", i+1), Host: "127.0.0.1", Port: -1, JetStream: true,
 			StoreDir: t.TempDir(), NoSigs: true, NoLog: true, Routes: routes,
@@ -58,19 +84,22 @@ func natsCluster(t *testing.T, n int) ([]*server.Server, []string) {
 		}
 		srv, err := server.NewServer(opts)
 		if err != nil {
-			t.Fatal(err)
+			stop()
+			return nil, nil, err
 		}
 		go srv.Start()
-		t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
 		srvs = append(srvs, srv)
 	}
-	for _, srv := range srvs {
-		if !srv.ReadyForConnections(20 * time.Second) {
-			t.Fatal("a nats-server of the cluster is not ready")
+	var urls []string
+	for i, srv := range srvs {
+		if !srv.ReadyForConnections(30 * time.Second) {
+			stop()
+			return nil, nil, fmt.Errorf("nats-server n%d (cluster port %d) is not ready", i+1, ports[i])
 		}
 		urls = append(urls, srv.ClientURL())
 	}
-	return srvs, urls
+	t.Cleanup(stop)
+	return srvs, urls, nil
 }
 
 // modelRouter serves one scripted model per fleet run: each request goes
