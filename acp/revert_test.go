@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/openai"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // TestRevertRedoCommands: workflow mode offers /revert and /redo as
@@ -120,11 +120,7 @@ func calcRepo(t *testing.T) string {
 
 func gitOut(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(testkit.Git(t, dir, args...))
 }
 
 // availableCommands are the names of the last available commands update.
