@@ -39,7 +39,7 @@ func TestFleetThroughput(t *testing.T) {
 func fleetRound(t *testing.T, bin string, k, n int) time.Duration {
 	_, urls := natsCluster(t, 1)
 	_, remote, _ := fleetRepo(t)
-	router := &modelRouter{t: t, cur: map[int]int{}, ids: map[string]int{}, scripts: map[int][]*scripted.Server{}}
+	router := &modelRouter{t: t, cur: map[int]int{}, ids: map[string]int{}, last: map[string]int{}, scripts: map[int][]*scripted.Server{}}
 	for i := range n {
 		var steps []string
 		for _, s := range quickSteps(fmt.Sprintf("F%d", i), fmt.Sprintf("f%d.go", i)) {

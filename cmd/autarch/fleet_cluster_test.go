@@ -116,14 +116,37 @@ type modelRouter struct {
 	// each worker has its own) holds in the fleet.
 	ids   map[string]int
 	fleet *fleet.Fleet
+	// last is the run each worker's last marked request named: the
+	// answer when the fleet cannot be read (each worker runs one at a time).
+	last map[string]int
 }
 
-// heldBy is the run the worker holds ("" for none).
+// heldBy is the run the worker holds ("" for none). A NATS node is shut
+// down mid-test, so a lookup may fail while the client fails over: it is
+// tried again for a while before the worker is said to hold nothing.
 func (m *modelRouter) heldBy(worker string) (int, bool) {
+	m.mu.Lock()
+	ids := make(map[string]int, len(m.ids))
 	for id, n := range m.ids {
-		if r, err := m.fleet.Get(context.Background(), id); err == nil && r.State == fleet.Running && r.Worker == worker {
-			return n, true
+		ids[id] = n
+	}
+	m.mu.Unlock()
+	for try := 0; try < 50; try++ {
+		failed := false
+		for id, n := range ids {
+			r, err := m.fleet.Get(context.Background(), id)
+			if err != nil {
+				failed = true
+				continue
+			}
+			if r.State == fleet.Running && r.Worker == worker {
+				return n, true
+			}
 		}
+		if !failed {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	return -1, false
 }
@@ -139,16 +162,21 @@ var markerRE = regexp.MustCompile(`\[fleet-(\d+)\]`)
 func (m *modelRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	m.mu.Lock()
 	var s *scripted.Server
 	n, found := -1, false
+	worker, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	if match := markerRE.FindSubmatch(body); match != nil {
 		n, _ = strconv.Atoi(string(match[1]))
 		found = true
 	}
 	if !found {
-		worker, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		n, found = m.heldBy(worker)
+	}
+	m.mu.Lock()
+	if !found && strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		n, found = m.last[worker]
+	} else if found {
+		m.last[worker] = n
 	}
 	if found {
 		if list := m.scripts[n]; m.cur[n] < len(list) {
@@ -260,7 +288,7 @@ func TestFleetClusterAcceptance(t *testing.T) {
 	// run 0 is killed in its pulse (script 0 ends in a model call that
 	// never answers); its takeover runs script 1 from the start.
 	slow := append(quickSteps("Half", "half.go")[:3], `{"delay_ms": 120000, "text": "never answered: the worker is killed"}`)
-	router := &modelRouter{t: t, cur: map[int]int{}, ids: map[string]int{}, scripts: map[int][]*scripted.Server{
+	router := &modelRouter{t: t, cur: map[int]int{}, ids: map[string]int{}, last: map[string]int{}, scripts: map[int][]*scripted.Server{
 		0: {mustScript(t, slow...), mustScript(t, quickSteps("Half", "half.go")...)},
 		1: {mustScript(t, quickSteps("Double", "double.go")...)},
 		2: {mustScript(t, fullSteps("Triple", "Quad")...)},
