@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -79,7 +78,7 @@ func runSubmit(ctx context.Context, io stdio, args []string) int {
 	}
 	defer closeFleet()
 	spec := fleet.Spec{Kind: kind, Repo: *repo, Base: *base, Mode: *mode, Path: *path, Labels: labels, Name: *name, Task: task,
-		Submitter: submitterName(), ConfigDigest: trustedDigest(ctx, ff.root), Yes: *yes, Budget: *budget}
+		Submitter: fleet.Submitter(), ConfigDigest: trustedDigest(ctx, ff.root), Yes: *yes, Budget: *budget}
 	r, err := f.Submit(ctx, spec)
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch submit: %v\n", err)
@@ -157,14 +156,6 @@ func followRun(ctx context.Context, io stdio, f *fleet.Fleet, id string, answer 
 		return 1
 	}
 	return code
-}
-
-// submitterName names the submitter for the fleet's budget per submitter.
-func submitterName() string {
-	if u := strings.TrimSpace(os.Getenv("USER")); u != "" {
-		return u
-	}
-	return "unknown"
 }
 
 // trustedDigest is the digest of the local checkout's executable
