@@ -22,6 +22,10 @@ var ErrNoFleet = errors.New("no fleet is configured: set autarch.fleet.natsUrl t
 // unreachable fleet does not hold up the list of runs.
 const fleetConnectTimeout = 10 * time.Second
 
+// fleetRetryAfter is how long a failed connection to the fleet is not
+// tried again (each list of runs would wait for it otherwise).
+const fleetRetryAfter = 30 * time.Second
+
 // contextLines is how many of a fleet run's last output lines are kept
 // to show beside its question (a card, a diff).
 const contextLines = 40
@@ -36,6 +40,9 @@ type fleetState struct {
 	live     context.Context    // ends with f's connection
 	stop     context.CancelFunc // closes f's connection and its follows
 	followed map[string]*fleetView
+	// failed is when connecting last failed, with err; reset by SetFleet.
+	failed time.Time
+	err    error
 }
 
 // fleetView is what the session knows of a run it follows.
@@ -58,6 +65,7 @@ func (s *Session) SetFleet(st editor.FleetSettings) {
 		fs.stop()
 	}
 	fs.f, fs.live, fs.stop, fs.followed = nil, nil, nil, nil
+	fs.failed, fs.err = time.Time{}, nil
 }
 
 // fleetConn is the fleet's connection, made on first use.
@@ -71,11 +79,15 @@ func (s *Session) fleetConn(ctx context.Context) (*fleet.Fleet, error) {
 	if fs.settings.NatsURL == "" {
 		return nil, ErrNoFleet
 	}
+	if fs.err != nil && time.Since(fs.failed) < fleetRetryAfter {
+		return nil, fs.err
+	}
 	cctx, cancel := context.WithTimeout(ctx, fleetConnectTimeout)
 	defer cancel()
 	f, closeConn, err := fleet.Connect(cctx, fleet.ConnOptions{URL: fs.settings.NatsURL, CredsFile: fs.settings.Creds, Logger: s.cfg.Log}, fleet.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("reaching the fleet at %s: %w; check autarch.fleet.natsUrl and that the server is up", fs.settings.NatsURL, err)
+		fs.failed, fs.err = time.Now(), fmt.Errorf("reaching the fleet at %s: %w; check autarch.fleet.natsUrl and that the server is up", fs.settings.NatsURL, err)
+		return nil, fs.err
 	}
 	live, stop := context.WithCancel(context.Background())
 	if err := s.Go(ctx, func(ctx context.Context) {

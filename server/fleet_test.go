@@ -201,3 +201,27 @@ func (h *harness) waitFleetEvent(id, kind string) editor.FleetEvent {
 		}
 	}
 }
+
+// TestFleetUnreachable: a fleet that cannot be reached hides none of the
+// local runs (autarch/runs answers), and Run in Background says what
+// failed and what to check.
+func TestFleetUnreachable(t *testing.T) {
+	h, dir := newHarness(t, wired), calcRepo(t)
+	uri := pathURI(dir)
+	if err := h.call("initialize", map[string]any{
+		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "calc"}}, "capabilities": map[string]any{},
+		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: "http://127.0.0.1:9/v1"}, Fleet: editor.FleetSettings{NatsURL: "nats://127.0.0.1:9"}},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second answers at once: the failure is remembered for a while
+		var runs []editor.RunSummary
+		if err := h.call(editor.MethodRuns, struct{}{}, &runs); err != nil || len(runs) != 0 {
+			t.Fatalf("runs = %+v, %v", runs, err)
+		}
+	}
+	err := h.call(editor.MethodFleetSubmit, editor.FleetSubmitParams{Task: "Add Sub"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "reaching the fleet at nats://127.0.0.1:9") || !strings.Contains(err.Error(), "check autarch.fleet.natsUrl") {
+		t.Errorf("Run in Background with an unreachable fleet: %v", err)
+	}
+}
