@@ -11,28 +11,11 @@ import (
 	"testing"
 	"time"
 
-	natsserver "github.com/nats-io/nats-server/v2/server"
-
 	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/fleet"
 	"github.com/autarch-dev/autarch/internal/testkit"
 )
-
-// startNATS starts a real nats-server with JetStream on a loopback port.
-func startNATS(t testing.TB) string {
-	t.Helper()
-	srv, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	return srv.ClientURL()
-}
 
 // TestFleetRunOverLSP drives a fleet run from the editor: without
 // autarch.fleet.natsUrl Run in Background says what to set; with it
@@ -43,7 +26,7 @@ func startNATS(t testing.TB) string {
 // pushed its branch and completed, autarch/fleetApply fetches the branch
 // from the remote and applies it as an edit.
 func TestFleetRunOverLSP(t *testing.T) {
-	natsURL := startNATS(t)
+	natsURL := testkit.StartNATS(t)
 	// the model is the workers': the editor's is never called here
 	h, url, dir := newHarness(t, wired), "http://127.0.0.1:9/v1", calcRepo(t)
 	remote := filepath.Join(t.TempDir(), "remote.git")
