@@ -276,7 +276,7 @@ const script = `(function () {
     else if (a === 'command') post({ type: 'command', command: el.dataset.command });
     else if (a === 'workflow') post({ type: 'workflow', op: el.dataset.op, workflowId: el.dataset.id, pulseId: el.dataset.pulse });
     else if (a === 'job') post({ type: 'job', op: el.dataset.op, jobId: el.dataset.id });
-    else if (a === 'fleet') { const ta = el.closest('li') && el.closest('li').querySelector('.run-answer-text'); post({ type: 'fleet', op: el.dataset.op, runId: el.dataset.id, text: ta ? ta.value : undefined }); }
+    else if (a === 'fleet') { const ta = el.closest('li') && el.closest('li').querySelector('.run-answer-text'); post({ type: 'fleet', op: el.dataset.op, runId: el.dataset.id, text: el.dataset.answer !== undefined ? el.dataset.answer : ta ? ta.value : undefined }); }
     else if (a === 'open') { ev.preventDefault(); post({ type: 'open', file: el.dataset.file, start: Number(el.dataset.start), end: Number(el.dataset.end), uri: el.dataset.uri }); }
     else if (a === 'option') {
       const q = el.closest('.question');

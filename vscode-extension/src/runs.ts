@@ -71,6 +71,15 @@ export function fleetActions(r: RunSummary): ('answer' | 'apply')[] {
   return ops;
 }
 
+/**
+ * The choices a fleet run's prompt offers as buttons: the terminal's approval prompt names each
+ * ("approve [y], reject [n], always allow [w]?"); a button answers with its key. A question
+ * without such choices is answered in the text box only.
+ */
+export function promptChoices(prompt: string): { label: string; answer: string }[] {
+  return [...prompt.matchAll(/([A-Za-z][A-Za-z ]*?) \[([a-z0-9])\]/g)].map((m) => ({ label: m[1].trim().replace(/^./, (c) => c.toUpperCase()), answer: m[2] }));
+}
+
 /** The head of the list: its title and the buttons that start runs ("Run in Background" only with a fleet). */
 function renderHead(fleet: boolean | undefined): string {
   return (
@@ -148,6 +157,9 @@ function renderFleetRun(r: RunSummary, status: string, now: number): string {
     ? `<div class="run-question">` +
       ((r.context ?? []).length ? `<pre class="run-context">${e((r.context ?? []).slice(-12).join('\n'))}</pre>` : '') +
       `<div class="run-prompt">${e(r.prompt ?? '')}</div>` +
+      promptChoices(r.prompt ?? '')
+        .map((c) => `<button class="run-choice secondary" data-action="fleet" data-op="answer" data-id="${attr(r.id)}" data-answer="${attr(c.answer)}">${e(c.label)}</button> `)
+        .join('') +
       `<textarea class="run-answer-text" rows="1" placeholder="Your answer (as you would type it after autarch submit --wait)"></textarea>` +
       `<button class="run-answer" data-action="fleet" data-op="answer" data-id="${attr(r.id)}">Answer</button></div>`
     : '';

@@ -6,7 +6,7 @@ import { fleetConfigured, settingsFrom } from '../src/config';
 import type { JobSummary, RunSummary, WorkflowSummary } from '../src/lspext.gen';
 import { panelCommands, parseWebviewMessage } from '../src/panelHtml';
 import { renderPanel, type PanelModel } from '../src/panelView';
-import { fleetActions, renderRuns, when } from '../src/runs';
+import { fleetActions, promptChoices, renderRuns, when } from '../src/runs';
 
 const now = Date.parse('2026-11-29T12:00:00Z');
 const wf: WorkflowSummary = { id: 'wf1', name: 'fix-login', task: 'Fix login', status: 'Active', stage: 'pulsing', branch: 'autarch/fix-login', pulses: 3, pulsesDone: 1, createdAt: '', updatedAt: '2026-11-29T11:58:00Z' } as unknown as WorkflowSummary;
@@ -94,4 +94,16 @@ test('a fleet run offers an answer while it waits and Apply once completed with 
   assert.equal(when('2026-11-29T11:59:50Z', now), 'just now');
   assert.equal(when('2026-11-27T11:00:00Z', now), '2 d ago');
   assert.equal(when('', now), '');
+});
+
+test("a fleet run's approval prompt offers its choices as buttons that answer with their key", () => {
+  assert.deepEqual(promptChoices('approve [y], reject [n], always allow [w], abort all [x]?'), [
+    { label: 'Approve', answer: 'y' },
+    { label: 'Reject', answer: 'n' },
+    { label: 'Always allow', answer: 'w' },
+    { label: 'Abort all', answer: 'x' },
+  ]);
+  assert.deepEqual(promptChoices('choose a number (empty to skip):'), []);
+  const html = renderRuns({ runs: [{ ...runs[3], prompt: 'approve [y], reject [n]?' }], workflows: [], selected: '', now });
+  assert.match(html, /<button class="run-choice secondary" data-action="fleet" data-op="answer" data-id="0123456789abcdef" data-answer="y">Approve<\/button> <button class="run-choice secondary"[^>]*data-answer="n">Reject<\/button>/);
 });
