@@ -260,6 +260,13 @@ func (s *Session) ApplyFleet(ctx context.Context, p editor.FleetApplyParams) (ed
 	if err != nil {
 		return editor.ApplyWorkflowResult{}, err
 	}
+	repo, err := s.fleetRepo(ctx)
+	if err != nil {
+		return editor.ApplyWorkflowResult{}, err
+	}
+	if r.Spec.Repo != repo { // its branch is fetched from its remote: only this project's
+		return editor.ApplyWorkflowResult{}, fmt.Errorf("fleet run %s is not a run of this project (it works on %s, this project is %s): apply it in a checkout of its repository", p.ID, r.Spec.Repo, repo)
+	}
 	if r.State != fleet.Completed {
 		return editor.ApplyWorkflowResult{}, fmt.Errorf("fleet run %s is %s: apply it once it completed", p.ID, strings.ToLower(string(r.State)))
 	}

@@ -131,6 +131,17 @@ func TestFleetRunOverLSP(t *testing.T) {
 		t.Errorf("completed fleet run = %+v", done)
 	}
 	h.waitFleetEvent(ref.ID, "status")
+	other, err := f.Submit(ctx, fleet.Spec{Kind: fleet.Workflow, Repo: "https://example.com/other.git", Task: "elsewhere"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.call(editor.MethodFleetApply, editor.FleetApplyParams{ID: other.ID, Mode: "edit"}, &applied); err == nil || !strings.Contains(err.Error(), "not a run of this project") {
+		t.Errorf("another repository's fleet run was applied here: %+v, %v", applied, err)
+	}
+	var all []editor.RunSummary
+	if err := h.call(editor.MethodRuns, struct{}{}, &all); err != nil || slices.ContainsFunc(all, func(r editor.RunSummary) bool { return r.ID == other.ID }) {
+		t.Errorf("another repository's fleet run is listed: %+v, %v", all, err)
+	}
 	if err := h.call(editor.MethodFleetApply, editor.FleetApplyParams{ID: ref.ID, Mode: "edit"}, &applied); err != nil {
 		t.Fatal(err)
 	}
