@@ -117,7 +117,7 @@ export class App implements vscode.Disposable, PanelHost {
         void ext.workspaceState.update(discussionKey, this.state.keptDiscussion());
       }
     });
-    this.disposables.push(this.jobs.onChange(() => this.changed()), this.jobs, this.runs.onChange(() => this.changed()), this.runs);
+    this.disposables.push(this.jobs.onChange(() => this.changed()), this.jobs, this.runs.onChange(() => this.changed()), this.runs.onChange(() => this.announceFleetQuestions()), this.runs);
     // The list of runs follows every kind's typed events (and the workflows' list, refreshed on theirs).
     const offState = this.state.onChange(() => this.runs.scheduleRefresh());
     this.disposables.push({ dispose: offState }, this.jobs.onChange(() => this.runs.scheduleRefresh()), this.swarms.onChange(() => this.runs.scheduleRefresh()));
@@ -137,18 +137,35 @@ export class App implements vscode.Disposable, PanelHost {
     this.changed();
   }
 
-  /** A fleet run's event: the list of runs follows; a question it now waits on is announced (answered in the panel). */
+  /** Fleet runs that said they ask something, to announce once the list of runs has caught up. */
+  private readonly fleetAsked = new Set<string>();
+  /** The question last announced per fleet run. */
+  private readonly fleetAnnounced = new Map<string, string>();
+
+  /** A fleet run's event: the list of runs follows; a question it asks is announced once the list shows it still waits. */
   private onFleetEvent(ev: FleetEvent): void {
+    if (ev?.kind === 'prompt' && ev.id) this.fleetAsked.add(ev.id);
     this.runs.scheduleRefresh();
-    if (ev?.kind !== 'prompt' || !ev.id) return;
-    const name = this.runs.find(ev.id)?.name ?? ev.id;
-    void vscode.window
-      .showInformationMessage(`Autarch: fleet run ${name} asks: ${ev.text ?? ''}`, 'Answer…', 'Show in Panel')
-      .then((choice) => {
-        if (choice === 'Answer…') return vscode.commands.executeCommand(fleetOpCommands.answer, ev.id);
+  }
+
+  /**
+   * Announces the questions fleet runs wait on (an answer box is on their rows too). Only after the
+   * list caught up, so that the replay of a run's earlier events announces nothing already answered.
+   */
+  private announceFleetQuestions(): void {
+    for (const id of this.fleetAsked) {
+      const r = this.runs.find(id);
+      if (!r?.prompt) continue;
+      this.fleetAsked.delete(id);
+      if (this.fleetAnnounced.get(id) === r.prompt) continue;
+      this.fleetAnnounced.set(id, r.prompt);
+      void vscode.window.showInformationMessage(`Autarch: fleet run ${r.name} asks: ${r.prompt}`, 'Answer…', 'Show in Panel').then((choice) => {
+        if (choice === 'Answer…') return vscode.commands.executeCommand(fleetOpCommands.answer, id);
         if (choice === 'Show in Panel') return this.panel.reveal();
         return undefined;
       });
+    }
+    if (this.runs.loaded) for (const id of this.fleetAsked) if (!this.runs.find(id)?.prompt) this.fleetAsked.delete(id);
   }
 
   // ---- server → client requests ----
