@@ -14,7 +14,7 @@ import { escapeHtml } from './status';
 
 export class RunList extends RefreshedList<RunSummary> {
   constructor(request: Request) {
-    super(request, MethodRuns, 150);
+    super(request, MethodRuns, 300);
   }
 
   get runs(): RunSummary[] {
