@@ -35,19 +35,24 @@ func gitHistory(t *testing.T, dir string) []FileCommit {
 	return commits
 }
 
-// TestQualityGoLocHist measures golochist-dev (AUTARCH_BENCH_INDEX=1) with
-// and without each file's history.
-func TestQualityGoLocHist(t *testing.T) {
-	if os.Getenv("AUTARCH_BENCH_INDEX") == "" {
-		t.Skip("set AUTARCH_BENCH_INDEX=1")
-	}
+// histRepo is one golochist-dev repository indexed, its queries and its
+// history.
+type histRepo struct {
+	name    string
+	ix      *Index
+	rows    []evalQuery
+	commits []FileCommit
+}
+
+// golochistDev clones and indexes the golochist-dev repositories (without
+// history).
+func golochistDev(t *testing.T) []histRepo {
 	dir := filepath.Join(benchDir(t), "golochist-dev")
 	byRepo := map[string][]evalQuery{}
 	for _, r := range locRows(t, filepath.Join(dir, "dev.jsonl")) {
 		byRepo[r.repo] = append(byRepo[r.repo], r.evalQuery)
 	}
-	var without, with perQuery
-	tuned := map[histTune][]float64{}
+	var repos []histRepo
 	for _, repo := range []string{"caddyserver/caddy", "nats-io/nats.go", "junegunn/fzf", "labstack/echo"} {
 		work := filepath.Join(t.TempDir(), "repo")
 		bundle, _ := filepath.Abs(filepath.Join(dir, strings.ReplaceAll(repo, "/", "_")+".bundle"))
@@ -58,34 +63,95 @@ func TestQualityGoLocHist(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { root.Close() })
 		ix := New(root)
 		ix.SetEmbedder(benchEmbedder(t))
 		if err := ix.Build(context.Background(), nil); err != nil {
 			t.Fatal(err)
 		}
-		a := evaluate(t, ix, byRepo[repo], rankFused, nil, 200)
-		ix.AddHistory(gitHistory(t, work), "")
-		if os.Getenv("AUTARCH_TUNE_HIST") != "" {
-			for _, mx := range []float64{0.25, 0.5, 0.75, 1} {
-				for _, hl := range []float64{3, 10, 30} {
-					k := histTune{mx, hl}
-					ix.histTune, ix.histTerms = k, nil
-					p := evaluate(t, ix, byRepo[repo], rankFused, nil, 200)
-					tuned[k] = append(tuned[k], p.mrr...)
-				}
-			}
-			ix.histTune, ix.histTerms = histTune{mix: histMix, halfLife: histHalfLife}, nil
-		}
-		b := evaluate(t, ix, byRepo[repo], rankFused, nil, 200)
-		fmt.Printf("%-20s without: R@10 %.3f MRR %.3f | with history: R@10 %.3f MRR %.3f\n", repo, mean(a.r10), mean(a.mrr), mean(b.r10), mean(b.mrr))
+		repos = append(repos, histRepo{repo, ix, byRepo[repo], gitHistory(t, work)})
+	}
+	return repos
+}
+
+// withHistory records the repository's whole history afresh under tune.
+func (r histRepo) withHistory(tune histTune) {
+	r.ix.mu.Lock()
+	r.ix.commits, r.ix.histTune = nil, tune
+	r.ix.mu.Unlock()
+	r.ix.AddHistory(r.commits, "")
+}
+
+// withoutHistory drops the repository's history.
+func (r histRepo) withoutHistory() {
+	r.ix.mu.Lock()
+	r.ix.commits, r.ix.histTerms = nil, nil
+	r.ix.mu.Unlock()
+}
+
+// TestQualityGoLocHist measures golochist-dev (AUTARCH_BENCH_INDEX=1) with
+// and without each file's history.
+func TestQualityGoLocHist(t *testing.T) {
+	if os.Getenv("AUTARCH_BENCH_INDEX") == "" {
+		t.Skip("set AUTARCH_BENCH_INDEX=1")
+	}
+	var without, with perQuery
+	for _, r := range golochistDev(t) {
+		r.withoutHistory()
+		a := evaluate(t, r.ix, r.rows, rankFused, nil, 200)
+		r.withHistory(defaultHistTune())
+		b := evaluate(t, r.ix, r.rows, rankFused, nil, 200)
+		fmt.Printf("%-20s without: R@10 %.3f MRR %.3f | with history: R@10 %.3f MRR %.3f\n", r.name, mean(a.r10), mean(a.mrr), mean(b.r10), mean(b.mrr))
 		without.r10, without.mrr = append(without.r10, a.r10...), append(without.mrr, a.mrr...)
 		with.r10, with.mrr = append(with.r10, b.r10...), append(with.mrr, b.mrr...)
-		root.Close()
-	}
-	for k, v := range tuned {
-		fmt.Printf("tune mix %.2f half-life %.0f: MRR %.3f\n", k.mix, k.halfLife, mean(v))
 	}
 	d, lo, hi := bootstrap(without.mrr, with.mrr)
 	fmt.Printf("\ngolochist-dev (%d queries) | R@10 | MRR |\n|---|---|---|\n| without history | %.3f | %.3f |\n| with history | %.3f | %.3f |\nMRR %+.3f [%+.3f, %+.3f] (95%% paired bootstrap)\n",
 		len(with.mrr), mean(without.r10), mean(without.mrr), mean(with.r10), mean(with.mrr), d, lo, hi)
+}
+
+// TestTuneHist prints golochist-dev R@10/MRR for variants of the history
+// field (AUTARCH_TUNE_HIST=1; dev split only).
+func TestTuneHist(t *testing.T) {
+	if os.Getenv("AUTARCH_TUNE_HIST") == "" {
+		t.Skip("set AUTARCH_TUNE_HIST=1")
+	}
+	base := defaultHistTune()
+	type variant struct {
+		name string
+		tune histTune
+	}
+	vs := []variant{{"default", base}}
+	add := func(name string, f func(*histTune)) {
+		v := base
+		f(&v)
+		vs = append(vs, variant{name, v})
+	}
+	add("per file only, half-life 10 (before)", func(h *histTune) { h.cmix, h.halfLife = 0, 10 })
+	add("per file only", func(h *histTune) { h.cmix = 0 })
+	add("per commit only", func(h *histTune) { h.mix = 0 })
+	for _, hl := range []float64{3, 10} {
+		for _, cm := range []float64{0.25, 0.35} {
+			add(fmt.Sprintf("half-life %.0f, commit mix %.2f", hl, cm), func(h *histTune) { h.halfLife, h.cmix = hl, cm })
+		}
+	}
+	repos := golochistDev(t)
+	var without perQuery
+	for _, r := range repos {
+		r.withoutHistory()
+		a := evaluate(t, r.ix, r.rows, rankFused, nil, 200)
+		without.r10, without.mrr = append(without.r10, a.r10...), append(without.mrr, a.mrr...)
+	}
+	fmt.Printf("| variant | R@10 | MRR | per repo MRR |\n|---|---|---|---|\n| without history | %.3f | %.3f | |\n", mean(without.r10), mean(without.mrr))
+	for _, v := range vs {
+		var p perQuery
+		var per []string
+		for _, r := range repos {
+			r.withHistory(v.tune)
+			b := evaluate(t, r.ix, r.rows, rankFused, nil, 200)
+			p.r10, p.mrr = append(p.r10, b.r10...), append(p.mrr, b.mrr...)
+			per = append(per, fmt.Sprintf("%.3f", mean(b.mrr)))
+		}
+		fmt.Printf("| %s | %.3f | %.3f | %s |\n", v.name, mean(p.r10), mean(p.mrr), strings.Join(per, " "))
+	}
 }

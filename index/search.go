@@ -132,7 +132,7 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 			}
 		}
 	}
-	if mode != rankVector && ix.histTune.mix > 0 {
+	if mode != rankVector {
 		ix.addHistory(s, queryTerms(q.Text))
 	}
 	var cands []uint32
@@ -242,16 +242,12 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 }
 
 // addHistory lifts the chunks of the files whose history matches the
-// query by histMix of their history score (normalised to the best file);
-// a file that matched nothing else enters with its first chunk.
+// query (histLift) by that share of the best chunk's score; a file that
+// matched nothing else enters with its first chunk.
 func (ix *Index) addHistory(s *scorer, qterms map[string]float64) {
-	hs := ix.histScores(qterms)
-	if len(hs) == 0 {
+	lift := ix.histLift(qterms)
+	if len(lift) == 0 {
 		return
-	}
-	var top float64
-	for _, v := range hs {
-		top = max(top, v)
 	}
 	var topC float32
 	for _, id := range s.touched {
@@ -263,12 +259,12 @@ func (ix *Index) addHistory(s *scorer, qterms map[string]float64) {
 	lifted := map[uint32]bool{}
 	for _, id := range s.touched {
 		f := ix.byID[ix.chunks[id].File]
-		if v := hs[f.Path]; v > 0 {
-			s.scores[id] += topC * float32(ix.histTune.mix*v/top)
+		if v := lift[f.Path]; v > 0 {
+			s.scores[id] += topC * float32(v)
 			lifted[ix.chunks[id].File] = true
 		}
 	}
-	for p, v := range hs {
+	for p, v := range lift {
 		f, ok := ix.files[p]
 		if !ok || len(f.Chunks) == 0 || v <= 0 {
 			continue
@@ -277,7 +273,7 @@ func (ix *Index) addHistory(s *scorer, qterms map[string]float64) {
 		if lifted[ix.chunks[id].File] || ix.chunks[id].Dead {
 			continue
 		}
-		s.scores[id] = topC * float32(ix.histTune.mix*v/top)
+		s.scores[id] = topC * float32(v)
 		s.touched = append(s.touched, id)
 	}
 }
