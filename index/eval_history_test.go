@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autarch-dev/autarch/workspace"
 )
@@ -99,9 +100,15 @@ func TestQualityGoLocHist(t *testing.T) {
 	for _, r := range golochistDev(t) {
 		r.withoutHistory()
 		a := evaluate(t, r.ix, r.rows, rankFused, nil, 200)
+		t0 := time.Now()
 		r.withHistory(defaultHistTune())
+		r.ix.mu.RLock()
+		r.ix.histIndexLocked()
+		r.ix.mu.RUnlock()
+		cost := time.Since(t0)
 		b := evaluate(t, r.ix, r.rows, rankFused, nil, 200)
-		fmt.Printf("%-20s without: R@10 %.3f MRR %.3f | with history: R@10 %.3f MRR %.3f\n", r.name, mean(a.r10), mean(a.mrr), mean(b.r10), mean(b.mrr))
+		fmt.Printf("%-20s without: R@10 %.3f MRR %.3f | with history: R@10 %.3f MRR %.3f | %d commits recorded and indexed in %s\n",
+			r.name, mean(a.r10), mean(a.mrr), mean(b.r10), mean(b.mrr), len(r.ix.commits), cost.Round(time.Millisecond))
 		without.r10, without.mrr = append(without.r10, a.r10...), append(without.mrr, a.mrr...)
 		with.r10, with.mrr = append(with.r10, b.r10...), append(with.mrr, b.mrr...)
 	}

@@ -203,15 +203,13 @@ func (b *bm25Docs) score(qterms map[string]float64) map[int]float64 {
 	if b.avg == 0 {
 		return nil
 	}
-	n := float64(len(b.lens))
 	out := map[int]float64{}
 	for t, qw := range qterms {
 		ps := b.postings[t]
 		if len(ps) == 0 {
 			continue
 		}
-		df := float64(len(ps))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		idf := bm25IDF(len(b.lens), len(ps))
 		for _, p := range ps {
 			tf := p.tf / (1 - bm25B + bm25B*b.lens[p.doc]/b.avg)
 			out[p.doc] += qw * idf * tf * (bm25K1 + 1) / (bm25K1 + tf)
