@@ -91,30 +91,41 @@ func (r histRepo) withoutHistory() {
 }
 
 // TestQualityGoLocHist measures golochist-dev (AUTARCH_BENCH_INDEX=1) with
-// and without each file's history.
+// and without each file's history, from the files of the first 200 chunks
+// found and of the first 50 (the split's procedure: autarch search --max 50).
 func TestQualityGoLocHist(t *testing.T) {
 	if os.Getenv("AUTARCH_BENCH_INDEX") == "" {
 		t.Skip("set AUTARCH_BENCH_INDEX=1")
 	}
-	var without, with perQuery
+	depths := []int{200, 50}
+	without, with := make([]perQuery, len(depths)), make([]perQuery, len(depths))
 	for _, r := range golochistDev(t) {
 		r.withoutHistory()
-		a := evaluate(t, r.ix, r.rows, rankFused, nil, 200)
+		for i, d := range depths {
+			a := evaluate(t, r.ix, r.rows, rankFused, nil, d)
+			without[i].r10, without[i].mrr = append(without[i].r10, a.r10...), append(without[i].mrr, a.mrr...)
+		}
 		t0 := time.Now()
 		r.withHistory(defaultHistTune())
 		r.ix.mu.RLock()
 		r.ix.histIndexLocked()
 		r.ix.mu.RUnlock()
 		cost := time.Since(t0)
-		b := evaluate(t, r.ix, r.rows, rankFused, nil, 200)
+		for i, d := range depths {
+			b := evaluate(t, r.ix, r.rows, rankFused, nil, d)
+			with[i].r10, with[i].mrr = append(with[i].r10, b.r10...), append(with[i].mrr, b.mrr...)
+		}
+		n := len(r.rows)
 		fmt.Printf("%-20s without: R@10 %.3f MRR %.3f | with history: R@10 %.3f MRR %.3f | %d commits recorded and indexed in %s\n",
-			r.name, mean(a.r10), mean(a.mrr), mean(b.r10), mean(b.mrr), len(r.ix.commits), cost.Round(time.Millisecond))
-		without.r10, without.mrr = append(without.r10, a.r10...), append(without.mrr, a.mrr...)
-		with.r10, with.mrr = append(with.r10, b.r10...), append(with.mrr, b.mrr...)
+			r.name, mean(without[0].r10[len(without[0].r10)-n:]), mean(without[0].mrr[len(without[0].mrr)-n:]),
+			mean(with[0].r10[len(with[0].r10)-n:]), mean(with[0].mrr[len(with[0].mrr)-n:]), len(r.ix.commits), cost.Round(time.Millisecond))
 	}
-	d, lo, hi := bootstrap(without.mrr, with.mrr)
-	fmt.Printf("\ngolochist-dev (%d queries) | R@10 | MRR |\n|---|---|---|\n| without history | %.3f | %.3f |\n| with history | %.3f | %.3f |\nMRR %+.3f [%+.3f, %+.3f] (95%% paired bootstrap)\n",
-		len(with.mrr), mean(without.r10), mean(without.mrr), mean(with.r10), mean(with.mrr), d, lo, hi)
+	fmt.Printf("\ngolochist-dev (%d queries) | R@10 | MRR | MRR lift (95%% paired bootstrap) |\n|---|---|---|---|\n", len(with[0].mrr))
+	for i, d := range depths {
+		diff, lo, hi := bootstrap(without[i].mrr, with[i].mrr)
+		fmt.Printf("| without history, %d chunks | %.3f | %.3f | |\n| with history, %d chunks | %.3f | %.3f | %+.3f [%+.3f, %+.3f] |\n",
+			d, mean(without[i].r10), mean(without[i].mrr), d, mean(with[i].r10), mean(with[i].mrr), diff, lo, hi)
+	}
 }
 
 // TestTuneHist prints golochist-dev R@10/MRR for variants of the history
@@ -134,7 +145,7 @@ func TestTuneHist(t *testing.T) {
 		f(&v)
 		vs = append(vs, variant{name, v})
 	}
-	add("per file only, half-life 10 (before)", func(h *histTune) { h.cmix, h.halfLife = 0, 10 })
+	add("per file only, half-life 10", func(h *histTune) { h.cmix, h.halfLife = 0, 10 })
 	add("per file only", func(h *histTune) { h.cmix = 0 })
 	add("per commit only", func(h *histTune) { h.mix = 0 })
 	for _, hl := range []float64{3, 10} {
@@ -142,23 +153,28 @@ func TestTuneHist(t *testing.T) {
 			add(fmt.Sprintf("half-life %.0f, commit mix %.2f", hl, cm), func(h *histTune) { h.halfLife, h.cmix = hl, cm })
 		}
 	}
+	for _, mx := range []float64{0.35, 0.75} {
+		add(fmt.Sprintf("file mix %.2f", mx), func(h *histTune) { h.mix = mx })
+	}
 	repos := golochistDev(t)
-	var without perQuery
+	var without, without50 perQuery
 	for _, r := range repos {
 		r.withoutHistory()
-		a := evaluate(t, r.ix, r.rows, rankFused, nil, 200)
+		a, a50 := evaluate(t, r.ix, r.rows, rankFused, nil, 200), evaluate(t, r.ix, r.rows, rankFused, nil, 50)
 		without.r10, without.mrr = append(without.r10, a.r10...), append(without.mrr, a.mrr...)
+		without50.r10, without50.mrr = append(without50.r10, a50.r10...), append(without50.mrr, a50.mrr...)
 	}
-	fmt.Printf("| variant | R@10 | MRR | per repo MRR |\n|---|---|---|---|\n| without history | %.3f | %.3f | |\n", mean(without.r10), mean(without.mrr))
+	fmt.Printf("| variant | R@10 | MRR | R@10, MRR of 50 chunks | per repo MRR |\n|---|---|---|---|---|\n| without history | %.3f | %.3f | %.3f, %.3f | |\n", mean(without.r10), mean(without.mrr), mean(without50.r10), mean(without50.mrr))
 	for _, v := range vs {
-		var p perQuery
+		var p, p50 perQuery
 		var per []string
 		for _, r := range repos {
 			r.withHistory(v.tune)
-			b := evaluate(t, r.ix, r.rows, rankFused, nil, 200)
+			b, b50 := evaluate(t, r.ix, r.rows, rankFused, nil, 200), evaluate(t, r.ix, r.rows, rankFused, nil, 50)
 			p.r10, p.mrr = append(p.r10, b.r10...), append(p.mrr, b.mrr...)
+			p50.r10, p50.mrr = append(p50.r10, b50.r10...), append(p50.mrr, b50.mrr...)
 			per = append(per, fmt.Sprintf("%.3f", mean(b.mrr)))
 		}
-		fmt.Printf("| %s | %.3f | %.3f | %s |\n", v.name, mean(p.r10), mean(p.mrr), strings.Join(per, " "))
+		fmt.Printf("| %s | %.3f | %.3f | %.3f, %.3f | %s |\n", v.name, mean(p.r10), mean(p.mrr), mean(p50.r10), mean(p50.mrr), strings.Join(per, " "))
 	}
 }

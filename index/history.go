@@ -20,14 +20,15 @@ import (
 //     and each file the sum of the scores of the commits that changed it
 //     (a file that often changed for reasons like the query's).
 //
-// Each score is normalised to the best file and lifts every chunk of the
-// file, by histMix and histCommitMix of the best lexical chunk's score; a
-// file the query's words did not reach enters with its first chunk. Files
-// without history, and indexes without any, rank as before.
+// Each score is normalised to the best file and lifts the file's best
+// chunk (addHistory) by histMix and histCommitMix of the best lexical
+// chunk's score. Files without history, and indexes without any, rank as
+// before.
 //
 // Chosen on ../shared/bench/golochist-dev only (make bench-index; the
 // variants tried are in TestTuneHist): MRR 0.733 without history, 0.755
-// with the per-file field alone (half-life 10), 0.779 with both.
+// with the per-file field alone (half-life 10, every chunk lifted), 0.772
+// with both (R@10 0.881 → 0.893).
 const (
 	histCommits = 30
 	histMessage = 600

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -157,5 +158,47 @@ func TestHistorySavedAndReused(t *testing.T) {
 	}
 	if hits := search(t, ix, "websocket handshake"); len(hits) == 0 || hits[0].Path != "server/conn.go" || hits[0].Nearest {
 		t.Errorf("a reopened index does not search by its history: %+v", hits)
+	}
+}
+
+// TestHistoryLiftsOneChunkAFile: the history lifts a file's best chunk
+// only (its other chunks would crowd other files out of a short list), and
+// brings in a file the query's words did not reach by its first chunk.
+func TestHistoryLiftsOneChunkAFile(t *testing.T) {
+	var big strings.Builder
+	big.WriteString("package p\n")
+	for i := range 4 {
+		fmt.Fprintf(&big, "\n// Refresh%d renews the session token.\nfunc Refresh%d() {\n%s}\n", i, i, strings.Repeat("\t_ = 1\n", 70))
+	}
+	r, _ := repo(t, map[string]string{
+		"big.go":   big.String(),
+		"quiet.go": "package p\n\nfunc Idle() {}\n",
+	})
+	ix := built(t, r)
+	if n := len(ix.files["big.go"].Chunks); n < 3 {
+		t.Fatalf("big.go has %d chunks, want several", n)
+	}
+	ix.AddHistory([]FileCommit{
+		{Message: "renew the session token before it expires", Paths: []string{"big.go"}},
+		{Message: "session token storage moves to the keyring", Paths: []string{"quiet.go"}},
+	}, "h")
+	q := queryTerms("session token")
+	before := &scorer{scores: make([]float32, len(ix.chunks))}
+	for term, w := range q {
+		ix.scoreTerm(before, term, w)
+	}
+	after := &scorer{scores: slices.Clone(before.scores), touched: slices.Clone(before.touched)}
+	ix.addHistory(after, q)
+	lifted := map[string]int{}
+	for id := range after.scores {
+		if after.scores[id] > before.scores[id] {
+			lifted[ix.byID[ix.chunks[id].File].Path]++
+		}
+	}
+	if lifted["big.go"] != 1 || lifted["quiet.go"] != 1 {
+		t.Errorf("chunks lifted per file: %v, want one of big.go and one of quiet.go", lifted)
+	}
+	if id := ix.files["quiet.go"].Chunks[0]; !slices.Contains(after.touched, id) {
+		t.Error("quiet.go, found by its history only, is not among the candidates")
 	}
 }

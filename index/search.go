@@ -241,36 +241,39 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 	return hits, nil
 }
 
-// addHistory lifts the chunks of the files whose history matches the
-// query (histLift) by that share of the best chunk's score; a file that
-// matched nothing else enters with its first chunk.
+// addHistory lifts, for each file whose history matches the query
+// (histLift), its best chunk by that share of the best chunk's score; a
+// file that matched nothing else enters with its first chunk. One chunk a
+// file: the history speaks of the file, and its other chunks would crowd
+// out other files.
 func (ix *Index) addHistory(s *scorer, qterms map[string]float64) {
 	lift := ix.histLift(qterms)
 	if len(lift) == 0 {
 		return
 	}
 	var topC float32
+	best := map[uint32]uint32{} // file → its best chunk
 	for _, id := range s.touched {
 		topC = max(topC, s.scores[id])
+		f := ix.chunks[id].File
+		if b, ok := best[f]; !ok || s.scores[id] > s.scores[b] {
+			best[f] = id
+		}
 	}
 	if topC == 0 {
 		topC = 1
-	}
-	lifted := map[uint32]bool{}
-	for _, id := range s.touched {
-		f := ix.byID[ix.chunks[id].File]
-		if v := lift[f.Path]; v > 0 {
-			s.scores[id] += topC * float32(v)
-			lifted[ix.chunks[id].File] = true
-		}
 	}
 	for p, v := range lift {
 		f, ok := ix.files[p]
 		if !ok || len(f.Chunks) == 0 || v <= 0 {
 			continue
 		}
+		if id, ok := best[ix.chunks[f.Chunks[0]].File]; ok {
+			s.scores[id] += topC * float32(v)
+			continue
+		}
 		id := f.Chunks[0]
-		if lifted[ix.chunks[id].File] || ix.chunks[id].Dead {
+		if ix.chunks[id].Dead {
 			continue
 		}
 		s.scores[id] = topC * float32(v)
