@@ -129,7 +129,22 @@ func TestQualityGoLocHist(t *testing.T) {
 }
 
 // TestTuneHist prints golochist-dev R@10/MRR for variants of the history
-// field (AUTARCH_TUNE_HIST=1; dev split only).
+// field (AUTARCH_TUNE_HIST=1; dev split only). Tried on 2026-11-29 (MRR,
+// 200 chunks; without history 0.733, the per-file field alone 0.755;
+// differences of ±0.02 are noise at 240 rows):
+//
+//   - per-file field: boilerplate kept 0.756; 1/log2(1+files)^0.5–2 per
+//     commit 0.747–0.751; subject ×1.5–3 0.748–0.753; half-life by commits
+//     made since (50, 200, 1000) 0.742–0.756 instead of the file's own
+//     (3: 0.763, 10: 0.755, 30: 0.747); mix 0.3–1 0.730–0.745;
+//   - as a BM25F field of the file-level ranking (weight 0.5–4) instead of
+//     a list: 0.747–0.749;
+//   - per commit (each message a document, its files share its score),
+//     with the per-file field: 0.758–0.779 (top 10/50/all commits: all
+//     best; 1/files^0.5–1 or 1/log2(1+files)^0.5–2 no better; a half-life
+//     of 300 commits +0.007 MRR but −0.007 R@10);
+//   - the lift on every chunk of a file (0.777) crowds a 50-hit list (R@10
+//     0.875); on the best chunk only 0.772, R@10 0.892 of 50 chunks.
 func TestTuneHist(t *testing.T) {
 	if os.Getenv("AUTARCH_TUNE_HIST") == "" {
 		t.Skip("set AUTARCH_TUNE_HIST=1")
