@@ -22,6 +22,7 @@ type Claim struct {
 	worker  string
 	attempt int
 	msg     jetstream.Msg
+	saves   int // states saved (state.go)
 }
 
 // Claimer takes runs from the queue subjects of a worker's labels.
