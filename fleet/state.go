@@ -76,15 +76,15 @@ func (cl *Claim) SaveState(ctx context.Context, file string, commits int) error 
 	}
 	fh, err := os.Open(file)
 	if err != nil {
-		return fmt.Errorf("fleet: saving the state of run %s: %w", cl.Run.ID, err)
+		return fmt.Errorf("fleet: saving the state of run %s: %w", cl.id, err)
 	}
 	defer fh.Close()
 	h := sha256.New()
 	cl.saves++
-	name := fmt.Sprintf("%s.%d.%d", cl.Run.ID, cl.attempt, cl.saves)
-	info, err := obs.Put(ctx, jetstream.ObjectMeta{Name: name, Description: "run " + cl.Run.ID + " state"}, io.TeeReader(fh, h))
+	name := fmt.Sprintf("%s.%d.%d", cl.id, cl.attempt, cl.saves)
+	info, err := obs.Put(ctx, jetstream.ObjectMeta{Name: name, Description: "run " + cl.id + " state"}, io.TeeReader(fh, h))
 	if err != nil {
-		return fmt.Errorf("fleet: saving the state of run %s: %w", cl.Run.ID, err)
+		return fmt.Errorf("fleet: saving the state of run %s: %w", cl.id, err)
 	}
 	ref := &StateRef{Object: name, Digest: hex.EncodeToString(h.Sum(nil)), Size: int64(info.Size), Attempt: cl.attempt,
 		Commits: commits, Saved: cl.f.now()}
