@@ -152,3 +152,10 @@ func (f *Fleet) DropState(ctx context.Context, r Run) error {
 	}
 	return nil
 }
+
+// Current is the run's record as this claim last wrote it.
+func (cl *Claim) Current() Run {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.Run
+}

@@ -38,28 +38,14 @@ func TestStateSaveIsFencedByTheLease(t *testing.T) {
 		b, _ := os.ReadFile(out)
 		return string(b)
 	}
-	c1, _ := f.NewClaimer(ctx, "w1", nil, nil)
-	c2, err := f.NewClaimer(ctx, "w2", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	dead, err := c1.Next(cctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := f.FetchState(ctx, dead.Run, filepath.Join(dir, "none")); ok || err != nil {
-		t.Fatalf("a first claim has state: %v, %v", ok, err)
-	}
-	if err := dead.SaveState(ctx, file("a", "after pulse 1"), 1); err != nil {
-		t.Fatal(err)
-	}
-	// w1 stops renewing: w2 takes the run over once the lease ran out.
-	taken, err := c2.Next(cctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dead, taken := claimThenTakeOver(t, f, func(dead *Claim) {
+		if ok, err := f.FetchState(ctx, dead.Run, filepath.Join(dir, "none")); ok || err != nil {
+			t.Fatalf("a first claim has state: %v, %v", ok, err)
+		}
+		if err := dead.SaveState(ctx, file("a", "after pulse 1"), 1); err != nil {
+			t.Fatal(err)
+		}
+	})
 	if taken.Run.Attempts != 2 || taken.Run.Saved == nil || taken.Run.Saved.Attempt != 1 || taken.Run.Saved.Commits != 1 {
 		t.Fatalf("the takeover's record = %+v, state %+v", taken.Run, taken.Run.Saved)
 	}

@@ -194,7 +194,7 @@ func (w *fleetWorker) execute(ctx context.Context, cl *fleet.Claim) int {
 		return 1
 	}
 	if state == fleet.Completed { // nothing resumes a completed run
-		if err := w.f.DropState(bg, cl.Run); err != nil {
+		if err := w.f.DropState(bg, cl.Current()); err != nil {
 			w.log.Warn("fleet: dropping the run's saved state", "run", run.ID, "err", err)
 		}
 	}
