@@ -84,9 +84,13 @@ func marksProgress(line string) bool {
 }
 
 // takeover is what a worker resumes: the workflow's name or the job's id
-// ("" to start the run afresh) and the run's branch tip it fetched.
+// ("" to start the run afresh) and the run's branch tip it fetched. ended
+// is set when the state says the run ended (its worker was lost before it
+// could record that): nothing is left to run.
 type takeover struct {
 	ref, branch, tip string
+	ended            fleet.State
+	why              string
 }
 
 // pushed is what the pusher starts from: the fetched tip is on the remote.
@@ -226,6 +230,12 @@ func stateRun(ctx context.Context, st *store.Store, run fleet.Run) (takeover, er
 			}
 		}
 		t.ref = wf.Name
+		switch wf.Status {
+		case store.WorkflowCompleted:
+			t.ended, t.why = fleet.Completed, "completed on "+run.Branch+" (its worker was lost before it recorded so)"
+		case store.WorkflowAbandoned:
+			t.ended, t.why = fleet.Failed, "the workflow was abandoned ("+wf.StatusReason+"); submit it again once the cause is fixed"
+		}
 		if run.Branch != "" {
 			t.branch = git.WorkflowBranch(wf.Name)
 		}
@@ -241,6 +251,9 @@ func stateRun(ctx context.Context, st *store.Store, run fleet.Run) (takeover, er
 			return t, fmt.Errorf("the state's job branch %q is not one of its job", j.Branch)
 		}
 		t.ref, t.branch = j.ID, j.Branch
+		if j.Status == store.JobDone {
+			t.ended, t.why = fleet.Completed, "completed on "+run.Branch+" (its worker was lost before it recorded so)"
+		}
 	default:
 		return t, fmt.Errorf("the state holds no %s", run.Spec.Kind)
 	}

@@ -219,6 +219,12 @@ func (w *fleetWorker) work(ctx context.Context, cl *fleet.Claim, publish func(ke
 	if err != nil {
 		return fleet.Failed, fmt.Sprintf("%v; check that worker %s can reach %s, then: autarch fleet resume %s", err, w.name, run.Spec.Repo, run.ID), 1
 	}
+	switch resume.ended {
+	case fleet.Completed:
+		return fleet.Completed, resume.why, 0
+	case fleet.Failed:
+		return fleet.Failed, resume.why, 1
+	}
 	if run.Spec.BaseCommit == "" && run.Branch == "" { // every later attempt starts from this very commit
 		base, err := repo.ResolveCommit(ctx, fleetBase)
 		if err == nil {
