@@ -155,6 +155,7 @@ func TestFleetTakeoverResumesWorkflow(t *testing.T) {
 	if len(dead.Commits) != 1 || dead.Saved == nil || dead.Saved.Commits != 1 {
 		t.Fatalf("when w1 was killed the record had commits %v and state %+v; want pulse 1's commit pushed and a state saved after it\n%s", dead.Commits, dead.Saved, log1.String())
 	}
+	t.Logf("w1's last saved state: %s, %d bytes", dead.Saved.Object, dead.Saved.Size)
 	w2, log2 := r.worker(t, "w2", second)
 	run := r.finish(t, id, w2, log2, second)
 	if run.Branch != "autarch/two" {
