@@ -177,6 +177,13 @@ func adoptState(ctx context.Context, f *fleet.Fleet, run fleet.Run, repo *git.Re
 		if ok, err := repo.IsAncestor(ctx, run.Spec.BaseCommit, tip); err != nil || !ok {
 			return takeover{}, errors.Join(err, fmt.Errorf("the remote's %s does not start from the run's base commit", t.branch))
 		}
+		known, err := stateCommits(ctx, st, t.ref, run.Spec.Kind)
+		if err != nil {
+			return takeover{}, err
+		}
+		if tip != run.Spec.BaseCommit && !known[tip] {
+			return takeover{}, fmt.Errorf("the remote's %s ends in %.12s, a commit the saved state does not know (its worker was lost between a push and a save)", t.branch, tip)
+		}
 		if _, err := repo.Git(ctx, repo.Top(), nil, "update-ref", "refs/heads/"+t.branch, tip, ""); err != nil {
 			return takeover{}, err
 		}
@@ -261,6 +268,42 @@ func stateRun(ctx context.Context, st *store.Store, run fleet.Run) (takeover, er
 		return t, fmt.Errorf("the state's branch %q is not the run's %s", t.branch, run.Branch)
 	}
 	return t, nil
+}
+
+// stateCommits are the commits the state knows it made on the run's
+// branch: the landed pulses' checkpoints and the reverts' commits of a
+// workflow, a job's commits. The remote's branch must end in one of them
+// (or at the base): a commit pushed after the state was saved would be
+// made again by the resumed run.
+func stateCommits(ctx context.Context, st *store.Store, ref string, kind fleet.Kind) (map[string]bool, error) {
+	known := map[string]bool{}
+	if kind == fleet.Job {
+		commits, err := st.JobCommits(ctx, ref)
+		for _, c := range commits {
+			known[c.Hash] = true
+		}
+		return known, err
+	}
+	wf, err := st.WorkflowByName(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	pulses, err := st.WorkflowPulses(ctx, wf.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pulses {
+		if p.Status == store.PulseSucceeded && p.CheckpointCommit != "" {
+			known[p.CheckpointCommit] = true
+		}
+	}
+	reverts, err := st.Reverts(ctx, wf.ID)
+	for _, r := range reverts {
+		for _, c := range r.RevertCommits {
+			known[c.Commit] = true
+		}
+	}
+	return known, err
 }
 
 // jobBranchNameRE is what create_branch makes after ai/<id8>/.

@@ -84,3 +84,36 @@ func TestFleetStateIsCheckedBeforeItIsResumed(t *testing.T) {
 		})
 	}
 }
+
+// The commits a state knows are its landed checkpoints: a remote branch
+// ending elsewhere (pushed after the state was saved) is not resumed.
+func TestFleetStateKnowsItsCheckpoints(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	wf := store.Workflow{Name: "two", Task: "t", Stage: "pulsing", BaseCommit: "b0"}
+	if err := st.CreateWorkflow(ctx, &wf); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct{ id, commit string }{{"pulse-1", "c1"}, {"pulse-2", ""}} {
+		sp := store.Pulse{WorkflowID: wf.ID, PlannedID: p.id, Description: p.id}
+		if err := st.AddPulse(ctx, &sp); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.StartPulse(ctx, sp.ID, store.PulseStart{}); err != nil {
+			t.Fatal(err)
+		}
+		if p.commit != "" {
+			if err := st.FinishPulse(ctx, sp.ID, store.PulseEnd{Status: store.PulseSucceeded, CheckpointCommit: p.commit}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	known, err := stateCommits(ctx, st, "two", fleet.Workflow)
+	if err != nil || len(known) != 1 || !known["c1"] {
+		t.Fatalf("stateCommits = %v, %v; want c1 alone", known, err)
+	}
+}
