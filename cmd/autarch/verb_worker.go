@@ -211,7 +211,7 @@ func (w *fleetWorker) execute(ctx context.Context, cl *fleet.Claim) int {
 // would, pushes its branch's checkpoints as they are made, and says how
 // it ended.
 func (w *fleetWorker) work(ctx context.Context, cl *fleet.Claim, publish func(kernel.EventKind, kernel.Status, string)) (fleet.State, string, int) {
-	run := cl.Run
+	run := cl.Current() // the claim's renewals run meanwhile
 	say := func(text string) { publish(kernel.EventMessage, "", text) }
 	dir := filepath.Join(w.dir, fmt.Sprintf("%s-%d", run.ID, run.Attempts))
 	os.RemoveAll(dir) // a clone a dead attempt of this worker left
