@@ -50,6 +50,8 @@ import { PendingStore, type PendingApproval, type PendingQuestions } from './pen
 import { composerHint, composerTarget, gitScheme, parseGitUri } from './picks';
 import { promptApproval, promptFeedback, PromptQueue, promptQuestions } from './prompts';
 import { checkAnswers, decodePending, textAnswer } from './questions';
+import { receiptContent } from './revert';
+import { receiptScheme } from './revertView';
 import { restoreCandidates } from './review';
 import { ReviewComments, resolveWorkspaceFile, reviewUri, workspaceRelative } from './reviewComments';
 import { WorkflowState } from './state';
@@ -94,6 +96,7 @@ export class App implements vscode.Disposable, PanelHost {
       vscode.window.registerWebviewViewProvider(Panel.viewId, this.panel),
       vscode.workspace.registerTextDocumentContentProvider(gitScheme, { provideTextDocumentContent: (uri) => this.fileAt(uri) }),
       vscode.workspace.registerTextDocumentContentProvider(approvalScheme, { provideTextDocumentContent: (uri) => this.approvalTexts.get(uri.toString()) ?? '' }),
+      vscode.workspace.registerTextDocumentContentProvider(receiptScheme, { provideTextDocumentContent: (uri) => receiptContent(this, uri) }),
       ctx.onChange(() => this.onServerChange()),
       ctx.onStop(() => this.pending.clear()),
     );
