@@ -804,6 +804,13 @@ async function redoPulse(page, ws) {
   if (!branchAfter.startsWith(commit?.trim() ?? '-') && !git(ws, 'rev-list', `${branchBefore}..autarch/calc-ops`).includes(commit?.trim() ?? '-')) {
     throw new Error(`the panel's pulse-2 commit ${commit} is not on autarch/calc-ops over the revert`);
   }
+  // The second review approves without comments: the first review's threads (Mul adds) are gone from the Comments view too.
+  await runCommand(page, 'Comments: Focus on Comments View', 30_000);
+  const stale = page.locator('.monaco-list-row', { hasText: 'bug · new' });
+  for (const end = Date.now() + 30_000; (await stale.count()) > 0; ) {
+    if (Date.now() > end) throw new Error(`after the second review (no comments) the Comments view still lists the first review's thread: ${(await stale.first().innerText()).replace(/\s+/g, ' ')}`);
+    await page.waitForTimeout(300);
+  }
   await (await inFrames(page, '#pulses .pulse-item[data-id="pulse-2"]', 5_000)).first().scrollIntoViewIfNeeded();
   await page.waitForTimeout(400);
   await page.screenshot({ path: join(artifacts, 'pulse-redone.png') });

@@ -52,7 +52,7 @@ import { promptApproval, promptFeedback, PromptQueue, promptQuestions } from './
 import { checkAnswers, decodePending, textAnswer } from './questions';
 import { receiptContent } from './revert';
 import { receiptScheme } from './revertView';
-import { restoreCandidates } from './review';
+import { restoreCandidates, threadsToShow } from './review';
 import { ReviewComments, resolveWorkspaceFile, reviewUri, workspaceRelative } from './reviewComments';
 import { WorkflowState } from './state';
 import { statusBarText } from './status';
@@ -382,7 +382,8 @@ export class App implements vscode.Disposable, PanelHost {
     const sel = this.state.selected;
     const detail = sel && this.state.detail?.summary.id === sel ? this.state.detail : undefined;
     const r = sel ? detail?.review : this.state.branchReview;
-    if (r?.comments?.length) this.review.show(r.comments);
+    const comments = threadsToShow(r);
+    if (comments) this.review.show(comments);
   }
 
   /**
