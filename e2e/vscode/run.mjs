@@ -14,11 +14,12 @@
 // workflow, a job: Start Job from the palette, its request_human_review
 // approved through the job row's Answer review button, its commit on its
 // ai/… branch, its Apply button and its calls in the Activity feed. After
-// the workflow, its pulse-2 reverted, redone with guidance (a new checkpoint
-// commit) and its receipt shown from the side panel; then a swarm: Start Swarm from the palette (one agent, the human
-// arbiter, writes allowed), the agent's fs_write proposal shown as a diff in
-// the Swarm view and approved there, the swarm done with its commit on
-// autarch/swarm-<id> and the user's checkout untouched.
+// the workflow, from the side panel: its pulse-2 reverted (Revert…), run
+// again with guidance (Redo…) to a new checkpoint commit, and its receipt
+// (Receipt) shown. Last, a swarm: Start Swarm from the palette (one agent,
+// the human arbiter, writes allowed), the agent's fs_write proposal shown as
+// a diff in the Swarm view and approved there, the swarm done with its
+// commit on autarch/swarm-<id> and the user's checkout untouched.
 // Screenshots of every step go to e2e/artifacts/vscode/; assertions are on
 // the DOM. The code-server process group and the model are killed at the
 // end, pass or fail.
