@@ -14,10 +14,12 @@
 // workflow, a job: Start Job from the palette, its request_human_review
 // approved through the job row's Answer review button, its commit on its
 // ai/… branch, its Apply button and its calls in the Activity feed. After
-// the workflow, a swarm: Start Swarm from the palette (one agent, the human
-// arbiter, writes allowed), the agent's fs_write proposal shown as a diff in
-// the Swarm view and approved there, the swarm done with its commit on
-// autarch/swarm-<id> and the user's checkout untouched.
+// the workflow, from the side panel: its pulse-2 reverted (Revert…), run
+// again with guidance (Redo…) to a new checkpoint commit, and its receipt
+// (Receipt) shown. Last, a swarm: Start Swarm from the palette (one agent,
+// the human arbiter, writes allowed), the agent's fs_write proposal shown as
+// a diff in the Swarm view and approved there, the swarm done with its
+// commit on autarch/swarm-<id> and the user's checkout untouched.
 // Screenshots of every step go to e2e/artifacts/vscode/; assertions are on
 // the DOM. The code-server process group and the model are killed at the
 // end, pass or fail.
@@ -268,6 +270,8 @@ async function main() {
     await runJob(page);
     await runWorkflow(page, ws);
     await revertPulse(page, ws);
+    await redoPulse(page, ws);
+    await showReceipt(page, ws);
     await runSwarm(page, ws);
     log('PASS');
   } catch (err) {
@@ -408,6 +412,67 @@ async function panelStatusButtons(page) {
   await page.screenshot({ path: join(artifacts, '2-set-api-key.png') });
   await page.keyboard.press('Escape');
   await runCommand(page, 'Notifications: Clear All Notifications', 30_000);
+}
+
+/**
+ * What the editor area and the disk hold, for the log: the tabs (active *,
+ * dirty +), the focused element, each visible editor's Mul line, and
+ * calc.go's Mul line on disk.
+ */
+async function editorsState(page, ws) {
+  const tabs = await page.locator('.tabs-container .tab').evaluateAll((els) =>
+    els.map((el) => `${el.classList.contains('active') ? '*' : ''}${el.classList.contains('dirty') ? '+' : ''}${el.getAttribute('title') ?? el.textContent}`),
+  );
+  const focus = await page.evaluate(() => {
+    const a = document.activeElement;
+    const ed = a?.closest('.monaco-editor');
+    const where = a?.closest('.part, .pane-body, .monaco-workbench .quick-input-widget')?.className?.split(' ').slice(0, 2).join('.') ?? '';
+    return `${a?.tagName ?? '-'}.${(a?.className ?? '').toString().split(' ')[0]} in ${where}${ed ? ` (editor ${ed.getAttribute('data-uri') ?? ''})` : ''}`;
+  });
+  const views = await page.locator('.editor-instance .monaco-editor .view-lines').evaluateAll((els) =>
+    els.map((el) => el.innerText.replace(/\u00a0/g, ' ').split('\n').find((l) => l.includes('func Mul')) ?? '(no Mul line)'),
+  );
+  const disk = (readFileSync(join(ws, 'calc.go'), 'utf8').split('\n').find((l) => l.includes('func Mul')) ?? '(no Mul line)');
+  return `tabs [${tabs.join(' | ')}]; focus ${focus}; editors [${views.join(' | ')}]; disk ${disk}`;
+}
+
+/** The text of the first visible editor that shows `has` (non-breaking spaces as spaces). */
+async function editorText(page, has) {
+  const lines = page.locator('.editor-instance .monaco-editor .view-lines', { hasText: has }).first();
+  await lines.waitFor({ timeout: 10_000 });
+  return (await lines.innerText()).replace(/\u00a0/g, ' ');
+}
+
+/**
+ * Waits until calc.go is saved with Mul's body `body`: on disk, and its tab
+ * clean (no save of it under way).
+ */
+async function savedAs(page, ws, body) {
+  const want = `func Mul(a, b int) int { ${body} }`;
+  const dirty = page.locator('.tabs-container .tab.dirty', { hasText: 'calc.go' });
+  for (const end = Date.now() + 30_000; ; ) {
+    const disk = readFileSync(join(ws, 'calc.go'), 'utf8');
+    if (disk.includes(want) && (await dirty.count()) === 0) return;
+    if (Date.now() > end) throw new Error(`calc.go was not saved with "${want}" within 30s: ${await editorsState(page, ws)}`);
+    await page.waitForTimeout(250);
+  }
+}
+
+/**
+ * Asks for the quick fixes of the review's diagnostic as a person does: in
+ * the editor, on the commented line (Mul), with Ctrl+. there. (Ctrl+. with
+ * the focus left in Problems shows the Problems view's own list, which it
+ * computes once per entry and keeps: an entry that appeared after a reload
+ * before the code actions could be had keeps an empty list.)
+ */
+async function quickFixFromEditor(page) {
+  const line = page.locator('.editor-instance .monaco-editor .view-line', { hasText: 'func Mul' }).first();
+  await line.waitFor({ state: 'visible', timeout: 20_000 });
+  await line.click({ position: { x: 20, y: 5 } });
+  await page.waitForTimeout(300);
+  const focus = await page.evaluate(() => !!document.activeElement?.closest('.editor-instance .monaco-editor'));
+  if (!focus) throw new Error('a click on the Mul line did not put the focus in its editor');
+  await page.keyboard.press('Control+.');
 }
 
 /** The whole workflow, step by step, with a screenshot at each. */
@@ -596,18 +661,27 @@ async function runWorkflow(page, ws) {
 
   log('applying the suggestion as a quick fix');
   await problem.click();
-  await page.waitForTimeout(500);
-  await page.keyboard.press('Control+.');
+  await quickFixFromEditor(page);
   const fix = page.locator('.action-widget .monaco-list-row, .context-view .action-item', { hasText: 'Apply Autarch' }).first();
   await fix.waitFor({ state: 'visible', timeout: 20_000 });
   await snap('quick-fix');
   await fix.click();
   await page.locator('.monaco-editor .view-lines', { hasText: 'return a * b' }).first().waitFor({ timeout: 20_000 });
   await snap('suggestion-applied');
+  log(`the suggestion applied: ${await editorsState(page, ws)}`);
 
   log('reloading the window: the review comes back without the panel');
   // The reviewed content on disk (the suggestion undone), the Explorer in
   // the side bar: nothing but the server's restore can show the review.
+  // code-server is VS Code for the web, where files.autoSave defaults to
+  // afterDelay: the suggestion is saved about a second after the quick fix.
+  // An undo back to the saved text while that save is still being written
+  // (seconds on a loaded machine) leaves the editor clean with the
+  // suggestion on disk: VS Code's text file model does not mark it dirty
+  // again when the save ends, so Save All writes nothing and the reload
+  // finds "a * b" (the review then anchors on the branch's copy). A person
+  // sees the tab's dirty dot go and undoes after that: so does the test.
+  await savedAs(page, ws, 'return a * b');
   // The user's calc.go (the one with the suggestion), not the branch's copy a thread may have opened.
   await page.keyboard.press('Control+P');
   const reopen = page.locator('.quick-input-widget input');
@@ -615,10 +689,15 @@ async function runWorkflow(page, ws) {
   await reopen.fill('calc.go');
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'calc.go' }).first().click({ timeout: 10_000 });
   await page.locator('.monaco-editor .view-lines', { hasText: 'return a * b' }).first().click();
+  log(`calc.go focused for the undo: ${await editorsState(page, ws)}`);
   await page.keyboard.press('Control+Z');
   await page.locator('.monaco-editor .view-lines', { hasText: 'return a * b' }).waitFor({ state: 'detached', timeout: 10_000 });
+  // The undo happened in the user's calc.go: its editor shows the reviewed Mul again.
+  const undone = await editorText(page, 'func Mul');
+  if (!undone.includes('func Mul(a, b int) int { return a + b }')) throw new Error(`after Ctrl+Z the editor of calc.go reads:\n${undone}`);
   await runCommand(page, 'File: Save All Files', 30_000);
-  await page.waitForTimeout(1000);
+  await savedAs(page, ws, 'return a + b');
+  log(`after Ctrl+Z and Save All: ${await editorsState(page, ws)}`);
   await page.keyboard.press('Control+Shift+E');
   await page.waitForTimeout(500);
   await page.reload({ waitUntil: 'domcontentloaded' });
@@ -638,8 +717,7 @@ async function runWorkflow(page, ws) {
       if (Date.now() > end) throw new Error(`after the reload Problems never showed (or kept) the review's entry: ${err.message}`);
     }
   }
-  await page.waitForTimeout(500);
-  await page.keyboard.press('Control+.');
+  await quickFixFromEditor(page);
   const fixAgain = page.locator('.action-widget .monaco-list-row, .context-view .action-item', { hasText: 'Apply Autarch' }).first();
   await fixAgain.waitFor({ state: 'visible', timeout: 20_000 });
   await snap('quick-fix-after-reload');
@@ -688,6 +766,102 @@ async function revertPulse(page, ws) {
     if (after[k] !== before[k]) throw new Error(`the revert changed the user's checkout (${k}): "${before[k]}" → "${after[k]}"`);
   }
   log(`pulse-2 reverted: autarch/calc-ops ${branchBefore.slice(0, 8)} → ${branchAfter.slice(0, 8)}; the checkout is untouched`);
+}
+
+/**
+ * Redo… on the reverted pulse-2 in the side panel (issue 32): its input box
+ * takes the guidance; the pulse runs again (the model sees the guidance),
+ * through the quality gates, to a new checkpoint commit on the workflow
+ * branch; the panel shows it done (Receipt and Revert… offered again), the
+ * workflow completed after its second review, the user's checkout untouched.
+ */
+async function redoPulse(page, ws) {
+  log("Redo… on calc-ops's reverted pulse-2 in the side panel");
+  const started = Date.now();
+  const before = checkout(ws);
+  const branchBefore = git(ws, 'rev-parse', 'autarch/calc-ops').trim();
+  await runCommand(page, 'Notifications: Clear All Notifications', 30_000);
+  await clickInFrames(page, '#pulses .pulse-item[data-id="pulse-2"][data-reverted="true"] .pulse-redo', 30_000);
+  const title = page.locator('.quick-input-widget .quick-input-title', { hasText: 'Redo pulse-2' });
+  await title.waitFor({ state: 'visible', timeout: 20_000 });
+  const prompt = (await page.locator('.quick-input-widget .quick-input-message, .quick-input-widget .quick-input-description').allInnerTexts()).join(' ');
+  await page.screenshot({ path: join(artifacts, 'redo-guidance.png') });
+  log(`redo's input box: ${prompt.replace(/\s+/g, ' ').trim().slice(0, 140)}`);
+  if (!/guidance/i.test(prompt)) throw new Error(`the redo's input box does not ask for guidance: "${prompt}"`);
+  await page.locator('.quick-input-widget input').fill('multiply, do not add');
+  await page.keyboard.press('Enter');
+  await page.locator('.notification-toast', { hasText: 'running pulse-2 of calc-ops again with your guidance' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  // The pulse runs again: its tool calls approved as during the workflow (Always allow), until it is done.
+  const done = '#pulses .pulse-item[data-id="pulse-2"][data-status="Succeeded"]:not([data-reverted]) .pulse-receipt';
+  for (const end = Date.now() + 180_000; !(await inFrames(page, done, 1).catch(() => null)); ) {
+    if (Date.now() > end) throw new Error('the redone pulse-2 was not done within 180s');
+    const toast = page.locator('.notification-toast').filter({ has: page.locator('.monaco-button', { hasText: /^(Approve|Always allow)$/ }) });
+    if ((await toast.count()) > 0) {
+      const t = toast.first();
+      const always = t.locator('.monaco-button', { hasText: 'Always allow' });
+      log(`redo approval: ${(await t.innerText()).replace(/\s+/g, ' ').slice(0, 100)}`);
+      await ((await always.count()) > 0 ? always : t.locator('.monaco-button', { hasText: /^Approve$/ })).first().click();
+    }
+    await page.waitForTimeout(500);
+  }
+  const status = await textInFrames(page, '#pulses .pulse-item[data-id="pulse-2"] .pulse-status', 5_000);
+  if (status?.trim() !== 'Succeeded') throw new Error(`the redone pulse's status reads "${status}"`);
+  const summary = await textInFrames(page, '#pulses .pulse-item[data-id="pulse-2"] .pulse-summary', 5_000);
+  if (!summary?.includes('add Mul that multiplies')) throw new Error(`the redone pulse's summary reads "${summary}"`);
+  if (await inFrames(page, '#pulses .pulse-item[data-id="pulse-2"] .pulse-redo', 1).catch(() => null)) throw new Error('the redone pulse still offers Redo…');
+  // The new checkpoint commit on the workflow branch, over the revert, multiplying.
+  const branchAfter = git(ws, 'rev-parse', 'autarch/calc-ops').trim();
+  const subjects = git(ws, 'log', '--format=%s', `${branchBefore}..autarch/calc-ops`).trim().split('\n').filter(Boolean);
+  if (!subjects.some((s) => s.includes('add Mul that multiplies'))) throw new Error(`no checkpoint commit of the redone pulse on autarch/calc-ops over ${branchBefore.slice(0, 8)}: ${JSON.stringify(subjects)}`);
+  if (!git(ws, 'show', 'autarch/calc-ops:calc.go').includes('func Mul(a, b int) int { return a * b }')) throw new Error("the workflow branch's calc.go lacks the redone Mul");
+  // The workflow completes after its second review; the panel says so.
+  await waitText(page, '.workflow-item:has-text("calc-ops")', (t) => /completed/i.test(t), 120_000);
+  const commit = await textInFrames(page, '#pulses .pulse-item[data-id="pulse-2"] .pulse-commit', 5_000);
+  if (!branchAfter.startsWith(commit?.trim() ?? '-') && !git(ws, 'rev-list', `${branchBefore}..autarch/calc-ops`).includes(commit?.trim() ?? '-')) {
+    throw new Error(`the panel's pulse-2 commit ${commit} is not on autarch/calc-ops over the revert`);
+  }
+  // The second review approves without comments: the first review's threads (Mul adds) are gone from the Comments view too.
+  await runCommand(page, 'Comments: Focus on Comments View', 30_000);
+  const stale = page.locator('.monaco-list-row', { hasText: 'bug · new' });
+  for (const end = Date.now() + 30_000; (await stale.count()) > 0; ) {
+    if (Date.now() > end) throw new Error(`after the second review (no comments) the Comments view still lists the first review's thread: ${(await stale.first().innerText()).replace(/\s+/g, ' ')}`);
+    await page.waitForTimeout(300);
+  }
+  await (await inFrames(page, '#pulses .pulse-item[data-id="pulse-2"]', 5_000)).first().scrollIntoViewIfNeeded();
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: join(artifacts, 'pulse-redone.png') });
+  const after = checkout(ws);
+  for (const k of Object.keys(before)) {
+    if (after[k] !== before[k]) throw new Error(`the redo changed the user's checkout (${k}): "${before[k]}" → "${after[k]}"`);
+  }
+  log(`pulse-2 redone: autarch/calc-ops ${branchBefore.slice(0, 8)} → ${branchAfter.slice(0, 8)} (${subjects.join(' | ')}); the checkout is untouched; ${((Date.now() - started) / 1000).toFixed(1)}s`);
+}
+
+/**
+ * Receipt on the done pulse-2 in the side panel (issue 32): a read-only
+ * document (not a dirty Untitled buffer) with the pulse's checkpoint
+ * commit, its tree as git has it, and the gate commands with their exits.
+ */
+async function showReceipt(page, ws) {
+  log("Receipt on calc-ops's pulse-2 in the side panel");
+  const commit = git(ws, 'log', '-1', '--format=%H', '--grep=add Mul that multiplies', 'autarch/calc-ops').trim();
+  const tree = git(ws, 'rev-parse', `${commit}^{tree}`).trim();
+  await clickInFrames(page, '#pulses .pulse-item[data-id="pulse-2"] .pulse-receipt', 30_000);
+  const tab = page.locator('.tabs-container .tab.active', { hasText: /receipt/i }).first();
+  await tab.waitFor({ state: 'visible', timeout: 20_000 });
+  const lines = page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'Completion receipt of pulse-2' }).first();
+  await lines.waitFor({ timeout: 20_000 });
+  const text = (await lines.innerText()).replace(/\u00a0/g, ' ');
+  await page.screenshot({ path: join(artifacts, 'receipt.png') });
+  const tabText = `${(await tab.getAttribute('title')) ?? ''} ${await tab.innerText()}`.replace(/\s+/g, ' ').trim();
+  log(`receipt tab "${tabText.slice(0, 100)}": ${text.split('\n').slice(0, 8).join(' | ').slice(0, 300)}`);
+  if (/Untitled/.test(tabText) || (await page.locator('.tabs-container .tab.dirty').count()) > 0) throw new Error(`the receipt opened as a dirty or Untitled buffer: "${tabText}"`);
+  const want = [`commit ${commit}`, `tree     ${tree}`, 'calc-ops', 'gates', 'exit 0'];
+  for (const w of want) {
+    if (!text.includes(w)) throw new Error(`the receipt lacks "${w}":\n${text}`);
+  }
+  if (!/✓ .*exit 0, .*— `[^`]+`/.test(text)) throw new Error(`the receipt shows no passing gate with its command and exit:\n${text}`);
+  await runCommand(page, 'View: Close All Editors', 30_000);
 }
 
 /**

@@ -55,7 +55,9 @@ import { PendingStore, type PendingApproval, type PendingQuestions } from './pen
 import { composerHint, composerTarget, gitScheme, parseGitUri } from './picks';
 import { promptApproval, promptFeedback, PromptQueue, promptQuestions } from './prompts';
 import { checkAnswers, decodePending, textAnswer } from './questions';
-import { restoreCandidates } from './review';
+import { receiptContent } from './revert';
+import { receiptScheme } from './revertView';
+import { restoreCandidates, threadsToShow } from './review';
 import { ReviewComments, resolveWorkspaceFile, reviewUri, workspaceRelative } from './reviewComments';
 import { WorkflowState } from './state';
 import { statusBarText } from './status';
@@ -102,6 +104,7 @@ export class App implements vscode.Disposable, PanelHost {
       vscode.window.registerWebviewViewProvider(Panel.viewId, this.panel),
       vscode.workspace.registerTextDocumentContentProvider(gitScheme, { provideTextDocumentContent: (uri) => this.fileAt(uri) }),
       vscode.workspace.registerTextDocumentContentProvider(approvalScheme, { provideTextDocumentContent: (uri) => this.approvalTexts.get(uri.toString()) ?? '' }),
+      vscode.workspace.registerTextDocumentContentProvider(receiptScheme, { provideTextDocumentContent: (uri) => receiptContent(this, uri) }),
       ctx.onChange(() => this.onServerChange()),
       ctx.onStop(() => this.pending.clear()),
     );
@@ -429,7 +432,8 @@ export class App implements vscode.Disposable, PanelHost {
     const sel = this.state.selected;
     const detail = sel && this.state.detail?.summary.id === sel ? this.state.detail : undefined;
     const r = sel ? detail?.review : this.state.branchReview;
-    if (r?.comments?.length) this.review.show(r.comments);
+    const comments = threadsToShow(r);
+    if (comments) this.review.show(comments);
   }
 
   /**

@@ -21,7 +21,7 @@ import {
   type WorkflowRef,
   type WorkflowSummary,
 } from './lspext.gen';
-import { canRedo, canRevert, hasReceipt, pulseItems, receiptDocument, revertConfirmation, revertedMessage } from './revertView';
+import { canRedo, canRevert, hasReceipt, parseReceiptQuery, pulseItems, receiptDocument, receiptLocation, receiptScheme, revertConfirmation, revertedMessage } from './revertView';
 
 /** The workflow and the pulse a command works on: given (the panel's buttons) or picked. */
 async function pickPulse(app: App, verb: 'Revert' | 'Redo' | 'Show the receipt of', fits: (p: PulseView) => boolean, id?: string, pulseId?: string): Promise<{ wf: WorkflowRef; pulse: string } | undefined> {
@@ -104,7 +104,18 @@ export const revertCommands: Record<string, (app: App, ...args: unknown[]) => Pr
       void vscode.window.showInformationMessage(`Autarch: ${r.message ?? `${target.pulse} has no receipt.`}`);
       return;
     }
-    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: receiptDocument(target.wf.name ?? target.wf.workflowId, target.pulse, r) });
+    // A read-only document of receiptScheme (not an Untitled buffer that asks to be saved when closed).
+    const uri = vscode.Uri.from({ scheme: receiptScheme, ...receiptLocation(target.wf.workflowId, target.wf.name ?? target.wf.workflowId, target.pulse) });
+    const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc, { preview: true });
   },
 };
+
+/** The text of a receipt document (receiptScheme): the pulse's receipt as the server has it now. */
+export async function receiptContent(app: App, uri: vscode.Uri): Promise<string> {
+  const q = parseReceiptQuery(uri.query);
+  if (!q) return 'This receipt document names no pulse: open a receipt with the Receipt button of a done pulse in the Autarch panel.\n';
+  const r = await app.ctx.request<PulseReceiptView>(MethodPulseReceipt, { workflowId: q.workflowId, pulse: q.pulse } satisfies PulseReceiptParams);
+  if (!r.found) return `${r.message ?? `${q.pulse} has no receipt.`}\n`;
+  return receiptDocument(q.workflow, q.pulse, r);
+}

@@ -68,3 +68,21 @@ export function receiptDocument(workflow: string, pulse: string, r: PulseReceipt
     `## The receipt as recorded (git notes, refs/notes/autarch)\n\n\`\`\`json\n${r.receipt ?? ''}\n\`\`\`\n`
   );
 }
+
+/** The scheme of a receipt's read-only document (revert.ts fetches its text from the server when it is opened). */
+export const receiptScheme = 'autarch-receipt';
+
+/** The path and query of a pulse's receipt document: the tab reads "<workflow> <pulse> receipt.md" (markdown), the query names the pulse. */
+export function receiptLocation(workflowId: string, workflow: string, pulse: string): { path: string; query: string } {
+  const name = `${workflow} ${pulse} receipt.md`.replace(/[/\\]/g, '-');
+  return { path: `/${name}`, query: new URLSearchParams({ workflowId, workflow, pulse }).toString() };
+}
+
+/** The pulse a receipt document's query names; undefined when it names none. */
+export function parseReceiptQuery(query: string): { workflowId: string; workflow: string; pulse: string } | undefined {
+  const q = new URLSearchParams(query);
+  const workflowId = q.get('workflowId') ?? '';
+  const pulse = q.get('pulse') ?? '';
+  if (!workflowId || !pulse) return undefined;
+  return { workflowId, workflow: q.get('workflow') || workflowId, pulse };
+}

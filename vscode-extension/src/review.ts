@@ -107,3 +107,14 @@ export function restoreCandidates(list: readonly Pick<WorkflowSummary, 'id' | 's
     .filter((w) => w.status !== 'Abandoned')
     .map((w) => w.id);
 }
+
+/**
+ * The inline threads to show for the review the panel has: its comments,
+ * none for a review without comments (a later review that approves, e.g.
+ * after a pulse was redone, clears the earlier review's threads, as the
+ * server clears its Problems); undefined (keep what is shown) when no review
+ * is known.
+ */
+export function threadsToShow(r: Pick<ReviewView, 'comments'> | null | undefined): readonly CommentView[] | undefined {
+  return r ? (r.comments ?? []) : undefined;
+}

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseWebviewMessage } from '../src/panelHtml';
 import { renderPanel, type PanelModel } from '../src/panelView';
-import { canRedo, canRevert, hasReceipt, pulseItems, pulseStatusLabel, receiptDocument, revertConfirmation, revertedMessage } from '../src/revertView';
+import { canRedo, canRevert, hasReceipt, parseReceiptQuery, pulseItems, pulseStatusLabel, receiptDocument, receiptLocation, revertConfirmation, revertedMessage } from '../src/revertView';
 import type { PulseView, RevertPlanView, WorkflowDetail, WorkflowSummary } from '../src/lspext.gen';
 
 const summary: WorkflowSummary = {
@@ -101,4 +101,12 @@ test('a done pulse’s receipt opens as its text, how to re-check it, and its JS
   assert.match(doc, /```text\nReceipt of pulse commit abc123\n  tree     t1\n```/);
   assert.match(doc, /autarch receipt verify abc123/);
   assert.match(doc, /```json\n\{"tree": "t1"\}\n```/);
+});
+
+test('a receipt opens as a read-only markdown document named after its workflow and pulse, whose query names the pulse', () => {
+  const loc = receiptLocation('wf 1&2', 'calc/ops', 'pulse-2');
+  assert.equal(loc.path, '/calc-ops pulse-2 receipt.md');
+  assert.deepEqual(parseReceiptQuery(loc.query), { workflowId: 'wf 1&2', workflow: 'calc/ops', pulse: 'pulse-2' });
+  assert.equal(parseReceiptQuery('pulse=pulse-2'), undefined);
+  assert.equal(parseReceiptQuery(''), undefined);
 });

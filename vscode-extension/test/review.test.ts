@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { commentBody, commentRange, commentsSignature, decorationRanges, fenced, restoreCandidates, reviewSummaryLine, threadLabel } from '../src/review';
+import { commentBody, commentRange, commentsSignature, decorationRanges, fenced, restoreCandidates, reviewSummaryLine, threadLabel, threadsToShow } from '../src/review';
 import type { CommentView } from '../src/lspext.gen';
 
 const line: CommentView = { id: 'c1', type: 'line', filePath: 'pkg/a.go', startLine: 3, endLine: 5, severity: 'High', category: 'bug', description: 'Nil map write.', suggestion: 'm := map[string]int{}', preExisting: false };
@@ -52,4 +52,13 @@ test('restoreCandidates: the most recent workflows first, abandoned ones left ou
   assert.deepEqual(restoreCandidates([w('a', 'Completed', '2025-01-01'), w('b', 'Abandoned', '2025-01-03'), w('c', 'Halted', '2025-01-02')]), ['c', 'a']);
   assert.deepEqual(restoreCandidates([]), []);
   assert.equal(restoreCandidates(Array.from({ length: 30 }, (_, i) => w(`w${i}`, 'Completed', `2025-01-${String(i + 1).padStart(2, '0')}`))).length, 20);
+});
+
+test('a later review without comments clears the earlier review’s threads; no known review keeps them', () => {
+  const c = { id: 'c1', type: 'line', filePath: 'calc.go', startLine: 10, endLine: 10, severity: 'High', category: 'bug', description: 'Mul adds' } as CommentView;
+  assert.deepEqual(threadsToShow({ comments: [c] }), [c]);
+  assert.deepEqual(threadsToShow({ comments: [] }), []);
+  assert.deepEqual(threadsToShow({ comments: null as unknown as CommentView[] }), []);
+  assert.equal(threadsToShow(null), undefined);
+  assert.equal(threadsToShow(undefined), undefined);
 });
