@@ -39,6 +39,8 @@ type Fleet struct {
 	runs    jetstream.KeyValue
 	workers jetstream.KeyValue
 	queue   jetstream.Stream
+	// limits and rates are the shared limits' buckets (limits.go).
+	limits, rates jetstream.KeyValue
 	lease   time.Duration
 	now     func() time.Time
 }
@@ -90,6 +92,9 @@ func Open(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, opts Optio
 		})
 	}); err != nil {
 		return nil, fmt.Errorf("fleet: the workers bucket: %w", err)
+	}
+	if err := f.openLimits(ctx, replicas); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
