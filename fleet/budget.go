@@ -21,7 +21,7 @@ const budgetPrefix = "budget."
 // they spent: each worker adds every model call's usage (priced by the
 // worker) under a revision check. A zero cap is no limit.
 type Budget struct {
-	Submitter string `json:"submitter"`
+	Submitter string  `json:"submitter"`
 	USD       float64 `json:"usd,omitempty"`
 	Tokens    int64   `json:"tokens,omitempty"`
 	// Spent is the submitter's runs' usage since the budget was set (or

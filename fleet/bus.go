@@ -41,8 +41,8 @@ type Fleet struct {
 	queue   jetstream.Stream
 	// limits and rates are the shared limits' buckets (limits.go).
 	limits, rates jetstream.KeyValue
-	lease   time.Duration
-	now     func() time.Time
+	lease         time.Duration
+	now           func() time.Time
 }
 
 // Open creates (or finds) the fleet's streams and buckets on a connection.

@@ -16,9 +16,9 @@ import (
 type countingGate struct {
 	refuse error
 
-	mu     sync.Mutex
-	waits  []Endpoint
-	spent  int
+	mu    sync.Mutex
+	waits []Endpoint
+	spent int
 }
 
 func (g *countingGate) Wait(ctx context.Context, ep Endpoint) error {
