@@ -46,7 +46,7 @@ func (b Budget) Over() string {
 type OverBudgetError struct{ Budget Budget }
 
 func (e *OverBudgetError) Error() string {
-	return e.Budget.Over() + "; raise it with: autarch fleet budget " + e.Budget.Submitter + " --usd N (or --tokens N, or --reset), then the run goes on"
+	return e.Budget.Over() + "; raise it with: autarch fleet budget " + e.Budget.Submitter + " --usd N (or --tokens N, or --reset)"
 }
 
 func budgetKey(submitter string) string { return budgetPrefix + workerKey(submitter) }
@@ -180,7 +180,7 @@ func (f *Fleet) budgetRecheck() time.Duration { return min(f.lease/3, 10*time.Se
 // it (autarch fleet status shows it); a run that is no longer queued or
 // already says so is left as it is.
 func (f *Fleet) holdOverBudget(ctx context.Context, id string, over *OverBudgetError) {
-	why := "waiting in the queue: " + over.Error()
+	why := "waiting in the queue: " + over.Error() + ", and a worker takes it"
 	f.update(ctx, id, func(r *Run) error {
 		if r.Reason == why || r.State.Ended() {
 			return errDone
