@@ -14,8 +14,13 @@ import (
 	kernel "github.com/autarch-dev/autarch/agent/run"
 )
 
-// budgetPrefix starts the limits bucket's keys of submitters' budgets.
-const budgetPrefix = "budget."
+// The limits bucket's keys of a submitter: its caps (set by the fleet's
+// operator) and its spend (added to by workers). They are apart, so that
+// a worker's user may write the spend but not the caps (perms.go).
+const (
+	budgetPrefix = "budget."
+	spentPrefix  = "spent."
+)
 
 // Budget is what a submitter's runs may spend across the fleet, and what
 // they spent: each worker adds every model call's usage (priced by the
@@ -24,10 +29,23 @@ type Budget struct {
 	Submitter string  `json:"submitter"`
 	USD       float64 `json:"usd,omitempty"`
 	Tokens    int64   `json:"tokens,omitempty"`
-	// Spent is the submitter's runs' usage since the budget was set (or
-	// reset).
-	Spent   kernel.Usage `json:"spent"`
-	Updated time.Time    `json:"updated"`
+	// Spent is the submitter's runs' usage since it was first counted
+	// (or reset).
+	Spent kernel.Usage `json:"spent"`
+}
+
+// caps is a submitter's budget record; spend its spend record.
+type caps struct {
+	Submitter string    `json:"submitter"`
+	USD       float64   `json:"usd,omitempty"`
+	Tokens    int64     `json:"tokens,omitempty"`
+	Updated   time.Time `json:"updated"`
+}
+
+type spend struct {
+	Submitter string       `json:"submitter"`
+	Spent     kernel.Usage `json:"spent"`
+	Updated   time.Time    `json:"updated"`
 }
 
 // Over says how the submitter is over its budget ("" when it is not).
@@ -49,8 +67,6 @@ func (e *OverBudgetError) Error() string {
 	return e.Budget.Over() + "; raise it with: autarch fleet budget " + e.Budget.Submitter + " --usd N (or --tokens N, or --reset)"
 }
 
-func budgetKey(submitter string) string { return budgetPrefix + workerKey(submitter) }
-
 // SetBudget sets a submitter's caps (0: none); reset also zeroes what it
 // spent so far.
 func (f *Fleet) SetBudget(ctx context.Context, submitter string, usd float64, tokens int64, reset bool) (Budget, error) {
@@ -60,56 +76,99 @@ func (f *Fleet) SetBudget(ctx context.Context, submitter string, usd float64, to
 	if usd < 0 || tokens < 0 {
 		return Budget{}, errors.New("fleet: a budget is 0 (no limit) or more")
 	}
-	return f.changeBudget(ctx, submitter, func(b *Budget) {
-		b.USD, b.Tokens = usd, tokens
-		if reset {
-			b.Spent = kernel.Usage{}
-		}
-	})
-}
-
-// Budget reads a submitter's budget (a zero Budget when none was set).
-func (f *Fleet) Budget(ctx context.Context, submitter string) (Budget, error) {
-	b, _, err := f.readBudget(ctx, submitter)
-	return b, err
-}
-
-// Budgets lists every submitter's budget, by name.
-func (f *Fleet) Budgets(ctx context.Context) ([]Budget, error) {
-	keys, err := f.limits.ListKeysFiltered(ctx, budgetPrefix+">")
-	if errors.Is(err, jetstream.ErrNoKeysFound) {
-		return nil, nil
+	data, _ := json.Marshal(caps{Submitter: submitter, USD: usd, Tokens: tokens, Updated: f.now()})
+	if _, err := f.limits.Put(ctx, budgetPrefix+workerKey(submitter), data); err != nil {
+		return Budget{}, fmt.Errorf("fleet: recording the budget of %s: %w", submitter, err)
 	}
+	if reset {
+		data, _ := json.Marshal(spend{Submitter: submitter, Updated: f.now()})
+		if _, err := f.limits.Put(ctx, spentPrefix+workerKey(submitter), data); err != nil {
+			return Budget{}, fmt.Errorf("fleet: resetting the spend of %s: %w", submitter, err)
+		}
+	}
+	return f.Budget(ctx, submitter)
+}
+
+// Budget reads a submitter's budget and spend (zero when none was set).
+func (f *Fleet) Budget(ctx context.Context, submitter string) (Budget, error) {
+	b := Budget{Submitter: submitter}
+	var c caps
+	if _, err := f.readLimit(ctx, budgetPrefix+workerKey(submitter), &c); err != nil {
+		return b, err
+	}
+	var s spend
+	if _, err := f.readLimit(ctx, spentPrefix+workerKey(submitter), &s); err != nil {
+		return b, err
+	}
+	b.USD, b.Tokens, b.Spent = c.USD, c.Tokens, s.Spent
+	return b, nil
+}
+
+// Budgets lists every submitter with a budget or a spend, by name.
+func (f *Fleet) Budgets(ctx context.Context) ([]Budget, error) {
+	keys, err := f.limits.ListKeys(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("fleet: listing budgets: %w", err)
 	}
-	var out []Budget
+	names := map[string]bool{}
 	for k := range keys.Keys() {
-		e, err := f.limits.Get(ctx, k)
+		if !strings.HasPrefix(k, budgetPrefix) && !strings.HasPrefix(k, spentPrefix) {
+			continue
+		}
+		var rec struct {
+			Submitter string `json:"submitter"`
+		}
+		if _, err := f.readLimit(ctx, k, &rec); err == nil && rec.Submitter != "" {
+			names[rec.Submitter] = true
+		}
+	}
+	var out []Budget
+	for name := range names {
+		b, err := f.Budget(ctx, name)
 		if err != nil {
-			continue // deleted since listed
+			return nil, err
 		}
-		var b Budget
-		if json.Unmarshal(e.Value(), &b) == nil {
-			out = append(out, b)
-		}
+		out = append(out, b)
 	}
 	slices.SortFunc(out, func(a, b Budget) int { return strings.Compare(a.Submitter, b.Submitter) })
 	return out, nil
 }
 
-// AddSpend adds a model call's usage to the submitter's spend; it returns
-// the budget after it. A submitter without a budget has its spend counted
-// too (a budget set later starts from it, unless reset).
-func (f *Fleet) AddSpend(ctx context.Context, submitter string, u kernel.Usage) (Budget, error) {
+// AddSpend adds a model call's usage to the submitter's spend under a
+// revision check (again with the fresh spend when another worker wrote
+// first). A submitter without a budget has its spend counted too.
+func (f *Fleet) AddSpend(ctx context.Context, submitter string, u kernel.Usage) error {
 	if submitter == "" {
-		return Budget{}, nil
+		return nil
 	}
-	return f.changeBudget(ctx, submitter, func(b *Budget) {
-		b.Spent.PromptTokens += u.PromptTokens
-		b.Spent.CompletionTokens += u.CompletionTokens
-		b.Spent.Cost += u.Cost
-	})
+	key := spentPrefix + workerKey(submitter)
+	for range 100 {
+		var s spend
+		rev, err := f.readLimit(ctx, key, &s)
+		if err != nil {
+			return err
+		}
+		s.Submitter, s.Updated = submitter, f.now()
+		s.Spent.PromptTokens += u.PromptTokens
+		s.Spent.CompletionTokens += u.CompletionTokens
+		s.Spent.Cost += u.Cost
+		data, _ := json.Marshal(s)
+		if rev == 0 {
+			_, err = f.limits.Create(ctx, key, data)
+		} else {
+			_, err = f.limits.Update(ctx, key, data, rev)
+		}
+		if err == nil {
+			return nil
+		}
+		if !isWrongRevision(err) && !errors.Is(err, jetstream.ErrKeyExists) {
+			return fmt.Errorf("fleet: adding to the spend of %s: %w", submitter, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("fleet: the spend of %s changes too often to update; try again", submitter)
 }
 
 // CheckBudget is an *OverBudgetError when the submitter is over its
@@ -128,48 +187,20 @@ func (f *Fleet) CheckBudget(ctx context.Context, submitter string) error {
 	return nil
 }
 
-func (f *Fleet) readBudget(ctx context.Context, submitter string) (Budget, uint64, error) {
-	b := Budget{Submitter: submitter}
-	e, err := f.limits.Get(ctx, budgetKey(submitter))
+// readLimit reads a record of the limits bucket into v; its revision is
+// 0 when there is none.
+func (f *Fleet) readLimit(ctx context.Context, key string, v any) (uint64, error) {
+	e, err := f.limits.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return b, 0, nil
+		return 0, nil
 	}
 	if err != nil {
-		return b, 0, fmt.Errorf("fleet: reading the budget of %s: %w", submitter, err)
+		return 0, fmt.Errorf("fleet: reading %s: %w", key, err)
 	}
-	if err := json.Unmarshal(e.Value(), &b); err != nil {
-		return Budget{Submitter: submitter}, e.Revision(), fmt.Errorf("fleet: the budget of %s is not valid (set it again with autarch fleet budget): %w", submitter, err)
+	if err := json.Unmarshal(e.Value(), v); err != nil {
+		return 0, fmt.Errorf("fleet: the record %s is not valid (set it again with autarch fleet budget or limits): %w", key, err)
 	}
-	return b, e.Revision(), nil
-}
-
-// changeBudget changes a submitter's budget with fn under a revision
-// check, again with the fresh record when another worker wrote first.
-func (f *Fleet) changeBudget(ctx context.Context, submitter string, fn func(*Budget)) (Budget, error) {
-	for range 100 {
-		b, rev, err := f.readBudget(ctx, submitter)
-		if err != nil && rev == 0 {
-			return b, err
-		}
-		fn(&b)
-		b.Submitter, b.Updated = submitter, f.now()
-		data, _ := json.Marshal(b)
-		if rev == 0 {
-			_, err = f.limits.Create(ctx, budgetKey(submitter), data)
-		} else {
-			_, err = f.limits.Update(ctx, budgetKey(submitter), data, rev)
-		}
-		if err == nil {
-			return b, nil
-		}
-		if !isWrongRevision(err) && !errors.Is(err, jetstream.ErrKeyExists) {
-			return b, fmt.Errorf("fleet: recording the budget of %s: %w", submitter, err)
-		}
-		if err := ctx.Err(); err != nil {
-			return b, err
-		}
-	}
-	return Budget{}, fmt.Errorf("fleet: the budget of %s changes too often to update; try again", submitter)
+	return e.Revision(), nil
 }
 
 // budgetRecheck is how long a run whose submitter is over budget stays

@@ -27,7 +27,7 @@ func TestOverBudgetRunIsNotClaimed(t *testing.T) {
 	for _, w := range []*Fleet{f, other} {
 		go func() {
 			for range 10 {
-				if _, err := w.AddSpend(ctx, "alice", kernel.Usage{PromptTokens: 50, CompletionTokens: 10, Cost: 0.01}); err != nil {
+				if err := w.AddSpend(ctx, "alice", kernel.Usage{PromptTokens: 50, CompletionTokens: 10, Cost: 0.01}); err != nil {
 					done <- err
 					return
 				}

@@ -93,17 +93,8 @@ func (f *Fleet) SetRate(ctx context.Context, r Rate) error {
 // set).
 func (f *Fleet) Rate(ctx context.Context) (Rate, error) {
 	var r Rate
-	e, err := f.limits.Get(ctx, rateKey)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return r, nil
-	}
-	if err != nil {
-		return r, fmt.Errorf("fleet: reading the rate limit: %w", err)
-	}
-	if err := json.Unmarshal(e.Value(), &r); err != nil {
-		return Rate{}, fmt.Errorf("fleet: the rate limit's record is not valid (set it again with autarch fleet limits): %w", err)
-	}
-	return r, nil
+	_, err := f.readLimit(ctx, rateKey, &r)
+	return r, err
 }
 
 // window is an endpoint's shared state, as a generic cell rate

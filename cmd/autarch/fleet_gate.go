@@ -109,7 +109,7 @@ func (g *fleetGate) Spent(ctx context.Context, ep openai.Endpoint, u agent.Usage
 	if err := g.f.Spend(ctx, fleet.EndpointKey(ep.Host(), ep.Model), lim, u.PromptTokens+u.CompletionTokens); err != nil {
 		g.log.Warn("fleet: adding tokens to the shared rate limit", "err", err)
 	}
-	if _, err := g.f.AddSpend(ctx, g.submitter, kernel.UsageOf(u, g.pricing)); err != nil {
+	if err := g.f.AddSpend(ctx, g.submitter, kernel.UsageOf(u, g.pricing)); err != nil {
 		g.log.Warn("fleet: adding to the submitter's spend", "submitter", g.submitter, "err", err)
 	}
 }
