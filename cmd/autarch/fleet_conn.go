@@ -18,6 +18,9 @@ import (
 type fleetFlags struct {
 	nats, creds, root string
 	lease             time.Duration
+	// user is who answers runs from this connection (submit's and
+	// follow's --submitter; else the NATS user, else $USER).
+	user string
 }
 
 func addFleetFlags(fs *flag.FlagSet) *fleetFlags {
@@ -54,7 +57,7 @@ func (ff *fleetFlags) open(ctx context.Context, log *slog.Logger) (*fleet.Fleet,
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := fleet.Open(ctx, c.NATS(), c.JetStream(), fleet.Options{Lease: ff.lease})
+	f, err := fleet.Open(ctx, c.NATS(), c.JetStream(), fleet.Options{Lease: ff.lease, User: submitterOf(ff.user, ff.nats)})
 	if err != nil {
 		c.Close()
 		return nil, nil, fmt.Errorf("%w (is JetStream enabled on %s?)", err, c.URL())

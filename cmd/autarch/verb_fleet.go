@@ -31,6 +31,7 @@ func runFleet(ctx context.Context, io stdio, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON (status)")
 	yes := fs.Bool("yes", false, "follow without answering questions (follow)")
 	sf := addSharedLimitFlags(fs)
+	fs.StringVar(&ff.user, "submitter", "", "who answers the run's questions (follow): its submitter, as autarch submit named it (default: the NATS user, else $USER)")
 	if code, ok := parseFlags(fs, args[1:]); !ok {
 		return code
 	}

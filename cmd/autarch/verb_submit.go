@@ -73,6 +73,7 @@ func runSubmit(ctx context.Context, io stdio, args []string) int {
 			*repo = abs
 		}
 	}
+	ff.user = *submitter
 	f, closeFleet, err := ff.open(ctx, nil)
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch submit: %v\n", err)

@@ -244,7 +244,7 @@ func (w *fleetWorker) work(ctx context.Context, cl *fleet.Claim, publish func(ke
 		say(msg)
 	}
 	in, answer := io.Pipe()
-	unsub, err := w.f.Answers(run.ID, func(line string) { fmt.Fprintln(answer, strings.TrimRight(line, "\n")) })
+	unsub, err := w.f.AnswersOf(run, func(line string) { fmt.Fprintln(answer, strings.TrimRight(line, "\n")) }, say)
 	if err != nil {
 		return fleet.Failed, err.Error(), 1
 	}
