@@ -200,3 +200,25 @@ func TestWorkerCannotAnswerItsRun(t *testing.T) {
 		t.Fatalf("the worker's user cannot finish its run: %v", err)
 	}
 }
+
+// docs/fleet.md shows each role's permission set as PermissionsFor gives
+// it, so that what operators copy is what the tests enforce.
+func TestFleetDocShowsThePermissions(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "fleet.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, role := range map[string]Role{"WORKER": RoleWorker, "SUBMITTER": RoleSubmitter} {
+		p, err := PermissionsFor(role)
+		if err != nil {
+			t.Fatal(err)
+		}
+		block := "  " + strings.ReplaceAll(name+" = "+p.Config(), "\n", "\n  ")
+		if !strings.Contains(string(doc), block) {
+			t.Errorf("docs/fleet.md does not show the %s permissions as fleet.PermissionsFor gives them:\n%s", role, block)
+		}
+	}
+	if _, err := PermissionsFor("admin"); err == nil {
+		t.Error("an unknown role got permissions")
+	}
+}
