@@ -135,40 +135,17 @@ func (f *Fleet) Budgets(ctx context.Context) ([]Budget, error) {
 }
 
 // AddSpend adds a model call's usage to the submitter's spend under a
-// revision check (again with the fresh spend when another worker wrote
-// first). A submitter without a budget has its spend counted too.
+// revision check. A submitter without a budget has its spend counted too.
 func (f *Fleet) AddSpend(ctx context.Context, submitter string, u kernel.Usage) error {
 	if submitter == "" {
 		return nil
 	}
-	key := spentPrefix + workerKey(submitter)
-	for range 100 {
-		var s spend
-		rev, err := f.readLimit(ctx, key, &s)
-		if err != nil {
-			return err
-		}
-		s.Submitter, s.Updated = submitter, f.now()
+	return changeRecord(ctx, f.limits, spentPrefix+workerKey(submitter), "the spend of "+submitter, f.now, func(s *spend, now time.Time) {
+		s.Submitter, s.Updated = submitter, now
 		s.Spent.PromptTokens += u.PromptTokens
 		s.Spent.CompletionTokens += u.CompletionTokens
 		s.Spent.Cost += u.Cost
-		data, _ := json.Marshal(s)
-		if rev == 0 {
-			_, err = f.limits.Create(ctx, key, data)
-		} else {
-			_, err = f.limits.Update(ctx, key, data, rev)
-		}
-		if err == nil {
-			return nil
-		}
-		if !isWrongRevision(err) && !errors.Is(err, jetstream.ErrKeyExists) {
-			return fmt.Errorf("fleet: adding to the spend of %s: %w", submitter, err)
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
-	return fmt.Errorf("fleet: the spend of %s changes too often to update; try again", submitter)
+	})
 }
 
 // CheckBudget is an *OverBudgetError when the submitter is over its

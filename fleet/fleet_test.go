@@ -17,7 +17,13 @@ import (
 // startNATS starts a real nats-server with JetStream on a loopback port.
 func startNATS(t testing.TB) string {
 	t.Helper()
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	return serveNATS(t, &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+}
+
+// serveNATS starts a nats-server with opts until the test ends.
+func serveNATS(t testing.TB, opts *server.Options) string {
+	t.Helper()
+	srv, err := server.NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

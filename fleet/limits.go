@@ -173,41 +173,48 @@ func (f *Fleet) WaitRate(ctx context.Context, key string, lim Rate, wait func(ti
 	}
 }
 
-// changeWindow changes an endpoint's window with fn under a revision
-// check, again with the fresh window when another worker wrote first.
+// changeWindow changes an endpoint's window with fn.
 func (f *Fleet) changeWindow(ctx context.Context, key string, fn func(*window, time.Time)) error {
+	return changeRecord(ctx, f.rates, key, "the rate window of "+key, f.now, fn)
+}
+
+// changeRecord changes the JSON record of key in kv with fn under a
+// revision check, again with the fresh record when another worker wrote
+// first. A missing record (or one that is not valid) starts from zero.
+func changeRecord[T any](ctx context.Context, kv jetstream.KeyValue, key, what string, now func() time.Time, fn func(*T, time.Time)) error {
 	for range 100 {
-		var w window
+		var v T
 		var rev uint64
-		e, err := f.rates.Get(ctx, key)
+		e, err := kv.Get(ctx, key)
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
 		case err != nil:
-			return fmt.Errorf("fleet: the rate window of %s: %w", key, err)
+			return fmt.Errorf("fleet: %s: %w", what, err)
 		default:
 			rev = e.Revision()
-			if json.Unmarshal(e.Value(), &w) != nil {
-				w = window{}
+			if json.Unmarshal(e.Value(), &v) != nil {
+				var zero T
+				v = zero
 			}
 		}
-		fn(&w, f.now())
-		data, _ := json.Marshal(w)
+		fn(&v, now())
+		data, _ := json.Marshal(v)
 		if rev == 0 {
-			_, err = f.rates.Create(ctx, key, data)
+			_, err = kv.Create(ctx, key, data)
 		} else {
-			_, err = f.rates.Update(ctx, key, data, rev)
+			_, err = kv.Update(ctx, key, data, rev)
 		}
 		if err == nil {
 			return nil
 		}
 		if !isWrongRevision(err) && !errors.Is(err, jetstream.ErrKeyExists) {
-			return fmt.Errorf("fleet: the rate window of %s: %w", key, err)
+			return fmt.Errorf("fleet: %s: %w", what, err)
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}
-	return fmt.Errorf("fleet: the rate window of %s changes too often to update; try again", key)
+	return fmt.Errorf("fleet: %s changes too often to update; try again", what)
 }
 
 func later(a, b time.Time) time.Time {

@@ -51,16 +51,7 @@ authorization {
 		t.Fatalf("the permission sets do not make a valid nats-server configuration: %v\n%s", err, conf)
 	}
 	opts.NoSigs, opts.NoLog = true, true
-	srv, err := server.NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	return srv.ClientURL()
+	return serveNATS(t, opts)
 }
 
 // openAs opens the fleet as a NATS user; the connection's asynchronous
