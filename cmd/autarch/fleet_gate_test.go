@@ -12,13 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
-	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/fleet"
 )
 
@@ -28,27 +26,13 @@ import (
 // are added to the submitter's spend, priced by the worker.
 func TestTwoWorkersModelRequestsAreSpaced(t *testing.T) {
 	ctx := context.Background()
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-
+	_, urls := natsCluster(t, 1)
 	const calls = 6
-	var script strings.Builder
-	script.WriteString("six answers\n")
+	var steps []string
 	for i := range calls {
-		fmt.Fprintf(&script, "-- %02d.json --\n{\"text\": \"answer %d\", \"usage\": {\"prompt_tokens\": 100, \"completion_tokens\": 10}}\n", i+1, i+1)
+		steps = append(steps, fmt.Sprintf(`{"text": "answer %d", "usage": {"prompt_tokens": 100, "completion_tokens": 10}}`, i+1))
 	}
-	parsed, err := scripted.Parse([]byte(script.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := scripted.NewServer(parsed)
+	model := mustScript(t, steps...)
 	var mu sync.Mutex
 	var arrived []time.Time
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -65,20 +49,7 @@ func TestTwoWorkersModelRequestsAreSpaced(t *testing.T) {
 	var said []string
 	var workers []*openai.Model
 	for range 2 {
-		nc, err := nats.Connect(srv.ClientURL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		js, err := jetstream.New(nc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := fleet.Open(ctx, nc, js, fleet.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		gate := &fleetGate{f: f, rate: rate, submitter: "alice", pricing: agent.Pricing{PromptPerMillion: 10, CompletionPerMillion: 100},
+		gate := &fleetGate{f: openFleetAt(t, urls[0]), rate: rate, submitter: "alice", pricing: agent.Pricing{PromptPerMillion: 10, CompletionPerMillion: 100},
 			say: func(s string) { mu.Lock(); said = append(said, s); mu.Unlock() }, stop: func(error) {}, log: slog.New(slog.DiscardHandler)}
 		workers = append(workers, openai.New(openai.Config{BaseURL: hs.URL + "/v1", APIKey: "sk-test", Gate: gate}))
 	}
@@ -107,18 +78,28 @@ func TestTwoWorkersModelRequestsAreSpaced(t *testing.T) {
 	if len(arrived) != calls || len(said) < 2 || !strings.Contains(said[0], "waiting for the fleet's rate limit (600 requests/min on 127.0.0.1:") {
 		t.Errorf("%d requests arrived; the runs said %q", len(arrived), said)
 	}
-	nc, err := nats.Connect(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
-	f, err := fleet.Open(ctx, nc, js, fleet.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := f.Budget(ctx, "alice")
+	b, err := openFleetAt(t, urls[0]).Budget(ctx, "alice")
 	if want := int64(calls * 110); err != nil || b.Spent.Tokens() != want || b.Spent.Cost < 0.0119 || b.Spent.Cost > 0.0121 {
 		t.Errorf("alice's spend = %+v, %v; want %d tokens, $0.012", b.Spent, err, want)
 	}
+}
+
+// openFleetAt opens the fleet on its own connection to url, as a worker
+// on its own machine does.
+func openFleetAt(t *testing.T, url string) *fleet.Fleet {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := fleet.Open(context.Background(), nc, js, fleet.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
