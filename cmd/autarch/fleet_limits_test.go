@@ -45,7 +45,7 @@ func TestFleetBudgetPerSubmitter(t *testing.T) {
 	m.worker.Wait()
 	for _, want := range []string{
 		"waiting for the fleet's rate limit (20 requests/min on 127.0.0.1:",
-		"stopped: stopped at its next step: alice is over its fleet budget: spent 2100 of 2000 tokens; raise it with: autarch fleet budget alice --usd N",
+		"stopped: alice is over its fleet budget: spent 2100 of 2000 tokens; raise it with: autarch fleet budget alice --usd N",
 		"then: autarch fleet resume ",
 	} {
 		if !strings.Contains(serr.String(), want) {

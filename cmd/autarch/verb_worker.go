@@ -189,7 +189,7 @@ func (w *fleetWorker) execute(ctx context.Context, cl *fleet.Claim) int {
 	case errors.Is(cause, errStopAsked):
 		state, reason = fleet.Stopped, errStopAsked.Error()+"; continue it with: autarch fleet resume "+run.ID
 	case errors.As(cause, &over):
-		state, reason, code = fleet.Stopped, "stopped at its next step: "+over.Error()+", then: autarch fleet resume "+run.ID, 3
+		state, reason, code = fleet.Stopped, over.Error()+", then: autarch fleet resume "+run.ID, 3
 	case ctx.Err() != nil:
 		// this worker is shutting down: the lease runs out and another
 		// worker takes the run over from its last pushed checkpoint
