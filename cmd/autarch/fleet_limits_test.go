@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
@@ -20,7 +22,21 @@ import (
 // The fleet's rate limit (autarch fleet limits) spaces the run's model
 // requests, and its events say so.
 func TestFleetBudgetPerSubmitter(t *testing.T) {
-	m := startOneMachine(t, "testdata/job.txt", "", "03", "--name", "w1")
+	// an external NATS, so that the short-lived fleet commands host
+	// nothing the worker needs (the embedded one moves to another process
+	// when its host exits)
+	_, urls := natsCluster(t, 1)
+	nurl := urls[0]
+	m := &oneMachine{bin: buildBinary(t)}
+	var steps func(from, to string) *scripted.Script
+	m.dir, steps = scriptedRepo(t, "testdata/job.txt")
+	url, model := scripted.Start(t, steps("", "03"))
+	m.model = model
+	m.remote = filepath.Join(t.TempDir(), "remote.git")
+	gitCmd(t, t.TempDir(), "clone", "-q", "--bare", m.dir, m.remote)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	m.ctx = ctx
 	fleetCmd := func(args ...string) string {
 		t.Helper()
 		out, err := m.cmd(t, args...).CombinedOutput()
@@ -29,13 +45,18 @@ func TestFleetBudgetPerSubmitter(t *testing.T) {
 		}
 		return string(out)
 	}
-	fleetCmd("fleet", "budget", "--root", m.dir, "--tokens", "2000", "alice")
-	if out := fleetCmd("fleet", "limits", "--root", m.dir, "--rpm", "20"); !strings.Contains(out, "20 requests/min") {
+	fleetCmd("fleet", "budget", "--nats", nurl, "--tokens", "2000", "alice")
+	if out := fleetCmd("fleet", "limits", "--nats", nurl, "--rpm", "20"); !strings.Contains(out, "20 requests/min") {
 		t.Errorf("fleet limits said %q", out)
+	}
+	m.worker = fleetEnv(t, autarchCmd(ctx, m.bin, m.dir, url, "worker", "--nats", nurl, "--dir", t.TempDir(), "--once", "--name", "w1"), t.TempDir())
+	m.worker.Stderr = &m.werr
+	if err := m.worker.Start(); err != nil {
+		t.Fatal(err)
 	}
 	// each step of the script spends 1050 tokens: the third call is over
 	var serr bytes.Buffer
-	submit := m.cmd(t, "submit", "--root", m.dir, "--repo", m.remote, "--kind", "job", "--submitter", "alice", "--yes", "--wait", "Fix Add")
+	submit := m.cmd(t, "submit", "--nats", nurl, "--repo", m.remote, "--kind", "job", "--submitter", "alice", "--yes", "--wait", "Fix Add")
 	submit.Stderr = &serr
 	err := submit.Run()
 	var exit *exec.ExitError
@@ -52,16 +73,16 @@ func TestFleetBudgetPerSubmitter(t *testing.T) {
 			t.Errorf("the submitter's terminal lacks %q:\n%s", want, serr.String())
 		}
 	}
-	if out := fleetCmd("fleet", "budget", "--root", m.dir); !strings.Contains(out, "alice") || !strings.Contains(out, "2100") || !strings.Contains(out, "over") {
+	if out := fleetCmd("fleet", "budget", "--nats", nurl); !strings.Contains(out, "alice") || !strings.Contains(out, "2100") || !strings.Contains(out, "over") {
 		t.Errorf("fleet budget = %s", out)
 	}
 
 	// her next run waits in the queue: a worker does not claim it
-	id := strings.TrimSpace(strings.Split(fleetCmd("submit", "--root", m.dir, "--repo", m.remote, "--kind", "job", "--submitter", "alice", "--yes", "Fix Add again"), "\n")[0])
+	id := strings.TrimSpace(strings.Split(fleetCmd("submit", "--nats", nurl, "--repo", m.remote, "--kind", "job", "--submitter", "alice", "--yes", "Fix Add again"), "\n")[0])
 	wctx, stopWorker := context.WithCancel(m.ctx)
 	defer stopWorker()
 	var werr bytes.Buffer
-	worker := fleetEnv(t, autarchCmd(wctx, m.bin, m.dir, "", "worker", "--root", m.dir, "--dir", t.TempDir(), "--once", "--name", "w2", "--lease", "3s"), t.TempDir())
+	worker := fleetEnv(t, autarchCmd(wctx, m.bin, m.dir, "", "worker", "--nats", nurl, "--dir", t.TempDir(), "--once", "--name", "w2", "--lease", "3s"), t.TempDir())
 	worker.Stderr = &werr
 	if err := worker.Start(); err != nil {
 		t.Fatal(err)
@@ -69,7 +90,7 @@ func TestFleetBudgetPerSubmitter(t *testing.T) {
 	defer func() { stopWorker(); worker.Wait() }()
 	want := "run " + id + ": waiting in the queue: alice is over its fleet budget: spent 2100 of 2000 tokens"
 	testkit.CheckForChild(t, worker, &werr, 60*time.Second, 200*time.Millisecond, func() error {
-		out := fleetCmd("fleet", "status", "--root", m.dir)
+		out := fleetCmd("fleet", "status", "--nats", nurl)
 		if !strings.Contains(out, want) {
 			return fmt.Errorf("fleet status lacks %q:\n%s", want, out)
 		}
