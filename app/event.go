@@ -17,6 +17,9 @@ type Event struct {
 	Workflow *editor.WorkflowEvent `json:"-"`
 	Job      *editor.JobEvent      `json:"-"`
 	Swarm    *editor.SwarmEvent    `json:"-"`
+	// Fleet is set instead on an event of a fleet run this session
+	// follows (its Run names a workflow or a job).
+	Fleet *editor.FleetEvent `json:"-"`
 }
 
 // outcome is a tool result's outcome from its failed flag and, when the

@@ -58,6 +58,8 @@ type Session struct {
 
 	mu     sync.Mutex
 	swarms *orchestrate.Service
+
+	fleet fleetState
 }
 
 // New makes a Session; nothing is opened until first use.
@@ -190,7 +192,8 @@ func (s *Session) Swarms(ctx context.Context) ([]editor.SwarmSnapshot, error) {
 }
 
 // Runs is the one list of the project's runs — workflows, jobs and
-// swarms, each with its kind — most recently updated first.
+// swarms, each with its kind, and the fleet's runs of the project when a
+// fleet is configured (SetFleet) — most recently updated first.
 func (s *Session) Runs(ctx context.Context) ([]editor.RunSummary, error) {
 	wfs, err := s.Workflows(ctx)
 	if err != nil {
@@ -204,7 +207,12 @@ func (s *Session) Runs(ctx context.Context) ([]editor.RunSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]editor.RunSummary, 0, len(wfs)+len(jobs)+len(swarms))
+	fleetRuns, err := s.fleetRuns(ctx)
+	if err != nil { // the fleet's trouble hides none of the local runs
+		s.cfg.Log.Warn("fleet runs are not listed", "err", err)
+	}
+	out := make([]editor.RunSummary, 0, len(wfs)+len(jobs)+len(swarms)+len(fleetRuns))
+	out = append(out, fleetRuns...)
 	for _, w := range wfs {
 		out = append(out, editor.RunSummary{Kind: string(kernel.KindWorkflow), ID: w.ID, Name: w.Name, Task: w.Task, Status: w.Status,
 			StatusReason: w.StatusReason, Branch: w.Branch, UpdatedAt: w.UpdatedAt})

@@ -94,6 +94,20 @@ type Settings struct {
 	// APIKey is ignored (and logged as a warning): use autarch/setApiKey.
 	APIKey   string `json:"apiKey,omitempty"`
 	LogLevel string `json:"logLevel,omitempty"`
+	// Fleet is the fleet of worker machines the editor's "Run in
+	// Background" submits to (none when NatsURL is empty).
+	Fleet FleetSettings `json:"fleet,omitempty"`
+}
+
+// FleetSettings configure the fleet (autarch.fleet.*).
+type FleetSettings struct {
+	// NatsURL is the fleet's NATS server (nats://host:4222, JetStream on).
+	NatsURL string `json:"natsUrl,omitempty"`
+	// Creds is a NATS credentials file (.creds) for NatsURL.
+	Creds string `json:"creds,omitempty"`
+	// Repo is the git URL the workers clone and push the runs' branches
+	// to ("": the folder's origin remote, else the folder itself).
+	Repo string `json:"repo,omitempty"`
 }
 
 // SetAPIKeyParams carry the model's API key ("" falls back to OPENAI_API_KEY).
@@ -173,6 +187,77 @@ type RunSummary struct {
 	StatusReason string `json:"statusReason,omitempty"`
 	Branch       string `json:"branch"`
 	UpdatedAt    string `json:"updatedAt"`
+	// Fleet is set on a run of the fleet (autarch/fleetSubmit): Worker is
+	// the worker running it; Prompt the question it waits on, answered
+	// with autarch/fleetAnswer, after the lines that led to it (Context:
+	// a card, a diff).
+	Fleet   bool     `json:"fleet,omitempty"`
+	Worker  string   `json:"worker,omitempty"`
+	Prompt  string   `json:"prompt,omitempty"`
+	Context []string `json:"context,omitempty"`
+}
+
+// Fleet methods: runs of the fleet's workers (autarch.fleet.natsUrl).
+const (
+	// MethodFleetSubmit (client → server request, FleetSubmitParams)
+	// queues a run for the fleet's workers and returns its FleetRunRef;
+	// it is listed by autarch/runs with its worker.
+	MethodFleetSubmit = "autarch/fleetSubmit"
+	// MethodFleetAnswer (client → server request, FleetAnswerParams)
+	// answers the question a fleet run waits on (RunSummary.Prompt).
+	MethodFleetAnswer = "autarch/fleetAnswer"
+	// MethodFleetApply (client → server request, FleetApplyParams) fetches
+	// a completed fleet run's branch from its remote and brings it into
+	// the user's folder as a workflow's Apply does; returns
+	// ApplyWorkflowResult.
+	MethodFleetApply = "autarch/fleetApply"
+	// MethodFleetEvent (server → client notification) carries a
+	// FleetEvent of a run this editor follows.
+	MethodFleetEvent = "autarch/fleetEvent"
+)
+
+// FleetSubmitParams ask for a fleet run, as autarch submit does.
+type FleetSubmitParams struct {
+	// Kind is "workflow" (default) or "job".
+	Kind string `json:"kind,omitempty"`
+	Task string `json:"task"`
+	// Name is the workflow's name ("": made from the task).
+	Name string `json:"name,omitempty"`
+	// Mode is a job's mode (mechanic, genius); Path a workflow's path
+	// (quick, full, auto).
+	Mode string `json:"mode,omitempty"`
+	Path string `json:"path,omitempty"`
+	// Base is the ref to start from ("": the remote's default branch).
+	Base   string   `json:"base,omitempty"`
+	Labels []string `json:"labels,omitempty"`
+}
+
+// FleetRunRef names a fleet run (16 hex digits).
+type FleetRunRef struct {
+	ID string `json:"id"`
+}
+
+// FleetAnswerParams answer a fleet run's question with one line.
+type FleetAnswerParams struct {
+	ID     string `json:"id"`
+	Answer string `json:"answer"`
+}
+
+// FleetApplyParams apply a completed fleet run's branch ("merge" or
+// "edit", as ApplyWorkflowParams.Mode).
+type FleetApplyParams struct {
+	ID   string `json:"id"`
+	Mode string `json:"mode"`
+}
+
+// FleetEvent is one event of a fleet run: Kind "status" (Status: done,
+// stopped, failed, running…), "message" (a line of its output) or
+// "prompt" (Text: the question it now waits on).
+type FleetEvent struct {
+	ID     string `json:"id"`
+	Kind   string `json:"kind"`
+	Status string `json:"status,omitempty"`
+	Text   string `json:"text,omitempty"`
 }
 
 // Workflow methods.

@@ -31,6 +31,7 @@ var tsTypes = []any{
 	ProjectState{}, MCPServerState{}, RuleFileState{},
 	StartSwarmParams{}, SwarmRef{}, SwarmDecisionParams{}, SwarmEvent{}, SwarmAgent{}, SwarmProposal{}, SwarmContextEntry{}, SwarmQueueItem{},
 	SwarmRateLimitHit{}, SwarmSnapshot{}, RunSummary{},
+	FleetSettings{}, FleetSubmitParams{}, FleetRunRef{}, FleetAnswerParams{}, FleetApplyParams{}, FleetEvent{},
 	RevertPulseParams{}, RevertPlanView{}, RevertPulseView{}, RevertPulseResult{}, RedoPulseParams{}, PulseReceiptParams{}, PulseReceiptView{},
 }
 

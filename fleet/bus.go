@@ -30,9 +30,9 @@ type Options struct {
 	Replicas int
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
-	// User names who answers from this handle (the submitter): it
-	// travels with each answer, and a worker accepts only its run's
-	// submitter's (AnswersOf).
+	// User names who answers from this handle (the submitter; Submitter()
+	// when empty): it travels with each answer, and a worker accepts only
+	// its run's submitter's (AnswersOf).
 	User string
 }
 
@@ -60,6 +60,9 @@ func Open(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, opts Optio
 	}
 	if f.now == nil {
 		f.now = time.Now
+	}
+	if f.user == "" {
+		f.user = Submitter()
 	}
 	replicas := opts.Replicas
 	if replicas <= 0 {

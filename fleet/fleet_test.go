@@ -7,33 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	kernel "github.com/autarch-dev/autarch/agent/run"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // startNATS starts a real nats-server with JetStream on a loopback port.
-func startNATS(t testing.TB) string {
-	t.Helper()
-	return serveNATS(t, &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-}
-
-// serveNATS starts a nats-server with opts until the test ends.
-func serveNATS(t testing.TB, opts *server.Options) string {
-	t.Helper()
-	srv, err := server.NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	return srv.ClientURL()
-}
+func startNATS(t testing.TB) string { return testkit.StartNATS(t) }
 
 func openFleet(t testing.TB, url string, lease time.Duration) *Fleet {
 	t.Helper()

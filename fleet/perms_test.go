@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	kernel "github.com/autarch-dev/autarch/agent/run"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // startNATSWithUsers starts a nats-server from a configuration file whose
@@ -51,7 +52,7 @@ authorization {
 		t.Fatalf("the permission sets do not make a valid nats-server configuration: %v\n%s", err, conf)
 	}
 	opts.NoSigs, opts.NoLog = true, true
-	return serveNATS(t, opts)
+	return testkit.ServeNATS(t, opts)
 }
 
 // openAs opens the fleet as a NATS user; the connection's asynchronous

@@ -155,7 +155,9 @@ func (s *Server) openSession(folders []string) {
 	sess.SetFolders(folders)
 	s.mu.Lock()
 	s.session = sess
+	fleet := s.settings.fleet
 	s.mu.Unlock()
+	sess.SetFleet(fleet)
 }
 
 // editorDiagnostics asks the client for its diagnostics (autarch/diagnostics)

@@ -82,6 +82,10 @@ func methodTable() map[string]method {
 		// runs.go
 		editor.MethodRuns: req((*Server).runs),
 
+		editor.MethodFleetSubmit: req((*Server).fleetSubmit),
+		editor.MethodFleetAnswer: req((*Server).fleetAnswer),
+		editor.MethodFleetApply:  req((*Server).fleetApply),
+
 		// swarms.go
 		editor.MethodSwarms:               req((*Server).listSwarms),
 		editor.CommandStartSwarm:          cmd((*Server).startSwarm),

@@ -27,7 +27,10 @@ var eventMethods = map[kernel.Kind]string{
 // its kind's notification, carrying the kind's own event.
 func (s *Server) notifyEvent(ev app.Event) {
 	var params any
+	method := eventMethods[ev.Run.Kind]
 	switch {
+	case ev.Fleet != nil:
+		params, method = *ev.Fleet, editor.MethodFleetEvent
 	case ev.Workflow != nil:
 		params = *ev.Workflow
 	case ev.Job != nil:
@@ -37,7 +40,7 @@ func (s *Server) notifyEvent(ev app.Event) {
 	default:
 		return
 	}
-	if err := s.Client().Notify(context.Background(), eventMethods[ev.Run.Kind], params); err != nil {
+	if err := s.Client().Notify(context.Background(), method, params); err != nil {
 		s.log.Debug("event not delivered", "kind", ev.Run.Kind, "err", err)
 	}
 }

@@ -20,6 +20,7 @@ type settings struct {
 	keySource string
 	logLevel  string
 	source    string
+	fleet     editor.FleetSettings
 }
 
 // resolveSettings applies the environment fallbacks (OPENAI_API_KEY,
@@ -27,7 +28,7 @@ type settings struct {
 // comes from autarch/setApiKey (key) or the environment, never from the
 // settings payload.
 func resolveSettings(in editor.Settings, key, source string, getenv func(string) string) settings {
-	out := settings{model: in.Model, apiKey: key, keySource: sourceRequest, logLevel: in.LogLevel, source: source}
+	out := settings{model: in.Model, apiKey: key, keySource: sourceRequest, logLevel: in.LogLevel, source: source, fleet: in.Fleet}
 	fromEnv := false
 	if out.apiKey == "" {
 		out.apiKey, out.keySource = getenv("OPENAI_API_KEY"), sourceEnv
@@ -55,8 +56,12 @@ func resolveSettings(in editor.Settings, key, source string, getenv func(string)
 func (s *Server) setSettings(st settings) {
 	s.mu.Lock()
 	s.settings = st
+	sess := s.session
 	s.mu.Unlock()
 	s.cfg.Settings(st.model, st.apiKey)
+	if sess != nil {
+		sess.SetFleet(st.fleet)
+	}
 }
 
 // status describes the model configuration without the key.

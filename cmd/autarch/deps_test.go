@@ -20,8 +20,9 @@ var allowed = map[string][]string{
 	// only, and turns its typed events into notifications.
 	"server": {"app", "agent/run", "agent/workflow", "editor", "tools", "index"},
 	// app is the application session every transport talks to: the runs
-	// of every kind, one event stream, one list of runs, one activity view.
-	"app":        {"agent/job", "agent/run", "agent/workflow", "editor", "swarm/orchestrate", "tools"},
+	// of every kind (the fleet's too), one event stream, one list of runs,
+	// one activity view.
+	"app":        {"agent/job", "agent/run", "agent/workflow", "editor", "fleet", "swarm/orchestrate", "tools"},
 	"codesearch": {"editor", "index", "tools", "tools/indexsearch", "workspace", "workspace/git"},
 	// acp is a transport like server: ACP sessions over the application
 	// session (app), its workflows' and jobs' records replayed.

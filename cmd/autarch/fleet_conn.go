@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -53,14 +52,5 @@ func (ff *fleetFlags) open(ctx context.Context, log *slog.Logger) (*fleet.Fleet,
 		}
 		opts.StateDir = repo.StateDir()
 	}
-	c, err := swarm.Connect(ctx, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	f, err := fleet.Open(ctx, c.NATS(), c.JetStream(), fleet.Options{Lease: ff.lease, User: submitterOf(ff.user, ff.nats)})
-	if err != nil {
-		c.Close()
-		return nil, nil, fmt.Errorf("%w (is JetStream enabled on %s?)", err, c.URL())
-	}
-	return f, func() { c.Close() }, nil
+	return fleet.Connect(ctx, opts, fleet.Options{Lease: ff.lease, User: submitterOf(ff.user, ff.nats)})
 }

@@ -160,5 +160,5 @@ func submitterOf(flagValue, natsURL string) string {
 	if u, err := url.Parse(first); err == nil && u.User != nil && u.User.Username() != "" {
 		return u.User.Username()
 	}
-	return submitterName()
+	return fleet.Submitter()
 }

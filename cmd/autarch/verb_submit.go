@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -159,14 +158,6 @@ func followRun(ctx context.Context, io stdio, f *fleet.Fleet, id string, answer 
 		return 1
 	}
 	return code
-}
-
-// submitterName names the submitter for the fleet's budget per submitter.
-func submitterName() string {
-	if u := strings.TrimSpace(os.Getenv("USER")); u != "" {
-		return u
-	}
-	return "unknown"
 }
 
 // trustedDigest is the digest of the local checkout's executable

@@ -16,6 +16,7 @@ import {
   MethodDiagnostics,
   MethodLanguageFeature,
   MethodFileAt,
+  MethodFleetEvent,
   MethodJobEvent,
   MethodSwarmEvent,
   EventDryRunPlan,
@@ -32,6 +33,7 @@ import {
   type DiscussParams,
   type FileAtParams,
   type FileAtResult,
+  type FleetEvent,
   type JobEvent,
   type SwarmEvent,
   type Verdict,
@@ -39,7 +41,10 @@ import {
   type WorkflowEvent,
   type WorkflowRef,
 } from './lspext.gen';
+import { fleetConfigured } from './config';
+import { fleetOpCommands } from './fleetCommands';
 import { JobList, jobOpCommands, mergeActivity } from './jobs';
+import { RunList } from './runs';
 import { featureCommand, toEditorLocations } from './languageFeatures';
 import { SwarmList } from './swarm';
 import { SwarmView } from './swarmView';
@@ -69,6 +74,8 @@ export class App implements vscode.Disposable, PanelHost {
   readonly review: ReviewComments;
   readonly jobs: JobList;
   readonly swarms: SwarmList;
+  /** The one list of runs (autarch/runs) the panel shows. */
+  readonly runs: RunList;
   private readonly prompts = new PromptQueue();
   private readonly statusItem: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
@@ -80,6 +87,7 @@ export class App implements vscode.Disposable, PanelHost {
     this.state = new WorkflowState((method, params) => ctx.request(method, params));
     this.jobs = new JobList((method, params) => ctx.request(method, params));
     this.swarms = new SwarmList((method, params) => ctx.request(method, params));
+    this.runs = new RunList((method, params) => ctx.request(method, params));
     const swarmView = new SwarmView({ swarms: this.swarms, executeCommand: (c, a) => ctx.executeCommand(c, a) });
     this.disposables.push(swarmView, this.swarms, vscode.window.registerWebviewViewProvider(SwarmView.viewId, swarmView));
     this.panel = new Panel(this);
@@ -109,7 +117,10 @@ export class App implements vscode.Disposable, PanelHost {
         void ext.workspaceState.update(discussionKey, this.state.keptDiscussion());
       }
     });
-    this.disposables.push(this.jobs.onChange(() => this.changed()), this.jobs);
+    this.disposables.push(this.jobs.onChange(() => this.changed()), this.jobs, this.runs.onChange(() => this.changed()), this.runs.onChange(() => this.announceFleetQuestions()), this.runs);
+    // The list of runs follows every kind's typed events (and the workflows' list, refreshed on theirs).
+    const offState = this.state.onChange(() => this.runs.scheduleRefresh());
+    this.disposables.push({ dispose: offState }, this.jobs.onChange(() => this.runs.scheduleRefresh()), this.swarms.onChange(() => this.runs.scheduleRefresh()));
 
     ctx.handleRequest<AskQuestionsParams, AskQuestionsResult>(MethodAskQuestions, (p, token) => this.onAskQuestions(p, token));
     ctx.handleRequest<Approval, Verdict>(MethodApprove, (p, token) => this.onApprove(p, token));
@@ -122,7 +133,39 @@ export class App implements vscode.Disposable, PanelHost {
     });
     ctx.handleNotification<JobEvent>(MethodJobEvent, (ev) => this.jobs.onEvent(ev));
     ctx.handleNotification<SwarmEvent>(MethodSwarmEvent, (ev) => this.swarms.onEvent(ev));
+    ctx.handleNotification<FleetEvent>(MethodFleetEvent, (ev) => this.onFleetEvent(ev));
     this.changed();
+  }
+
+  /** Fleet runs that said they ask something, to announce once the list of runs has caught up. */
+  private readonly fleetAsked = new Set<string>();
+  /** The question last announced per fleet run. */
+  private readonly fleetAnnounced = new Map<string, string>();
+
+  /** A fleet run's event: the list of runs follows; a question it asks is announced once the list shows it still waits. */
+  private onFleetEvent(ev: FleetEvent): void {
+    if (ev?.kind === 'prompt' && ev.id) this.fleetAsked.add(ev.id);
+    this.runs.scheduleRefresh();
+  }
+
+  /**
+   * Announces the questions fleet runs wait on (an answer box is on their rows too). Only after the
+   * list caught up, so that the replay of a run's earlier events announces nothing already answered.
+   */
+  private announceFleetQuestions(): void {
+    for (const id of this.fleetAsked) {
+      const r = this.runs.find(id);
+      if (!r?.prompt) continue;
+      this.fleetAsked.delete(id);
+      if (this.fleetAnnounced.get(id) === r.prompt) continue;
+      this.fleetAnnounced.set(id, r.prompt);
+      void vscode.window.showInformationMessage(`Autarch: fleet run ${r.name} asks: ${r.prompt}`, 'Answer…', 'Show in Panel').then((choice) => {
+        if (choice === 'Answer…') return vscode.commands.executeCommand(fleetOpCommands.answer, id);
+        if (choice === 'Show in Panel') return this.panel.reveal();
+        return undefined;
+      });
+    }
+    if (this.runs.loaded) for (const id of this.fleetAsked) if (!this.runs.find(id)?.prompt) this.fleetAsked.delete(id);
   }
 
   // ---- server → client requests ----
@@ -216,6 +259,9 @@ export class App implements vscode.Disposable, PanelHost {
       review: sel ? (detail?.review ?? undefined) : this.state.branchReview,
       jobs: this.jobs.jobs,
       jobsError: this.jobs.error,
+      runs: this.runs.loaded ? this.runs.runs : undefined,
+      runsError: this.runs.error,
+      fleet: fleetConfigured((k) => vscode.workspace.getConfiguration('autarch').get(k)),
     };
   }
 
@@ -236,6 +282,7 @@ export class App implements vscode.Disposable, PanelHost {
     void this.ctx.refreshStatus().catch(() => undefined);
     void this.state.refresh().catch(() => undefined);
     void this.jobs.refresh();
+    void this.runs.refresh();
   }
 
   async onMessage(msg: FromWebview): Promise<void> {
@@ -247,7 +294,7 @@ export class App implements vscode.Disposable, PanelHost {
           await this.state.refresh().catch(() => undefined);
         }
         // A panel restored by a reload shows its jobs at once, not once it is shown again.
-        if (this.ctx.running) await this.jobs.refresh();
+        if (this.ctx.running) await Promise.all([this.jobs.refresh(), this.runs.refresh()]);
         return;
       case 'select':
         await this.state.select(msg.workflowId);
@@ -260,6 +307,9 @@ export class App implements vscode.Disposable, PanelHost {
       case 'job':
         // The palette command, with the job preselected.
         await vscode.commands.executeCommand(jobOpCommands[msg.op], msg.jobId);
+        return;
+      case 'fleet':
+        await vscode.commands.executeCommand(fleetOpCommands[msg.op], msg.runId, msg.text);
         return;
       case 'open':
         // A comment on an unapplied branch opens the reviewed copy its thread and Problems entry use (the same tab), not the user's file.
@@ -406,6 +456,7 @@ export class App implements vscode.Disposable, PanelHost {
       // The lists fetched while the server was not running (Restricted Mode, a restart) hold its error: fetch them again.
       void this.jobs.refresh();
       void this.swarms.refresh();
+      void this.runs.refresh();
     }
     this.wasRunning = running;
     this.changed();

@@ -18,7 +18,23 @@ export function settingsFrom(get: Getter): Settings {
   if (baseUrl) s.model.baseUrl = baseUrl;
   if (name) s.model.name = name;
   if (logLevel) s.logLevel = logLevel;
+  const natsUrl = str(get('fleet.natsUrl'));
+  if (natsUrl) {
+    s.fleet = { natsUrl };
+    const creds = str(get('fleet.creds'));
+    const repo = str(get('fleet.repo'));
+    if (creds) s.fleet.creds = creds;
+    if (repo) s.fleet.repo = repo;
+  }
   return s;
+}
+
+/** The context key that is true when a fleet is configured (autarch.fleet.natsUrl): "Run in Background" shows. */
+export const fleetConfiguredKey = 'autarch.fleetConfigured';
+
+/** Whether a fleet is configured: "Run in Background" submits to it. */
+export function fleetConfigured(get: Getter): boolean {
+  return str(get('fleet.natsUrl')) !== '';
 }
 
 /** The autarch binary: the configured path, else the one shipped in the extension. */

@@ -4,6 +4,8 @@ import * as vscode from 'vscode';
 import { App } from './app';
 import { commands } from './commands';
 import { jobCommands } from './jobCommands';
+import { fleetCommands } from './fleetCommands';
+import { fleetConfigured, fleetConfiguredKey } from './config';
 import { swarmCommands } from './swarmView';
 import { revertCommands } from './revert';
 import { Ctx } from './ctx';
@@ -17,7 +19,10 @@ export async function activate(ext: vscode.ExtensionContext): Promise<void> {
   const syncEnablement = () => void vscode.commands.executeCommand('setContext', serverRunningKey, ctx.running);
   ext.subscriptions.push(ctx.onChange(syncEnablement));
   syncEnablement();
-  for (const [id, fn] of Object.entries({ ...commands, ...jobCommands, ...swarmCommands, ...revertCommands })) {
+  // "Run in Background" shows (panel, palette, view title) only with a fleet configured.
+  const syncFleet = () => void vscode.commands.executeCommand('setContext', fleetConfiguredKey, fleetConfigured((k) => vscode.workspace.getConfiguration('autarch').get(k)));
+  syncFleet();
+  for (const [id, fn] of Object.entries({ ...commands, ...jobCommands, ...fleetCommands, ...swarmCommands, ...revertCommands })) {
     ext.subscriptions.push(
       vscode.commands.registerCommand(id, async (...args: unknown[]) => {
         if (!commandEnabled(id, ctx.running ? 'running' : ctx.state)) {
@@ -41,6 +46,10 @@ export async function activate(ext: vscode.ExtensionContext): Promise<void> {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('autarch.serverPath')) void ctx.start();
       else if (e.affectsConfiguration('autarch')) void ctx.pushSettings();
+      if (e.affectsConfiguration('autarch.fleet')) {
+        syncFleet();
+        app.panel.update();
+      }
     }),
   );
   await ctx.start();

@@ -101,11 +101,11 @@ export class JobList extends RefreshedList<JobSummary> {
 const e = escapeHtml;
 const attr = (s: string | number | boolean | undefined): string => e(String(s ?? ''));
 
-/** The side panel's jobs section ("" when there are none). */
+/** The side panel's jobs section: each job's commits, checks, escalations and usage (the list of runs lists them; "" when there are none). */
 export function renderJobs(jobs: JobSummary[], error?: string): string {
   if (!jobs.length && !error) return '';
   const items = jobs.map(renderJob).join('\n');
-  return `<h2>Jobs <span class="count">${jobs.length}</span></h2>\n${error ? `<div class="error">${e(error)}</div>` : ''}<ul id="jobs">${items}</ul>`;
+  return `<h2>Job details <span class="count">${jobs.length}</span></h2>\n${error ? `<div class="error">${e(error)}</div>` : ''}<ul id="jobs">${items}</ul>`;
 }
 
 function renderJob(j: JobSummary): string {

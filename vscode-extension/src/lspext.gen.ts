@@ -36,6 +36,14 @@ export const CommandPulseDiff = "autarch.pulseDiff";
 /** CommandOpenFile (OpenFileParams) opens a file of the workspace at a line with window/showDocument and returns OpenFileResult (clients without showDocument get Shown false and open it themselves). */
 export const CommandOpenFile = "autarch.openFile";
 export const MethodRuns = "autarch/runs";
+/** MethodFleetSubmit (client → server request, FleetSubmitParams) queues a run for the fleet's workers and returns its FleetRunRef; it is listed by autarch/runs with its worker. */
+export const MethodFleetSubmit = "autarch/fleetSubmit";
+/** MethodFleetAnswer (client → server request, FleetAnswerParams) answers the question a fleet run waits on (RunSummary.Prompt). */
+export const MethodFleetAnswer = "autarch/fleetAnswer";
+/** MethodFleetApply (client → server request, FleetApplyParams) fetches a completed fleet run's branch from its remote and brings it into the user's folder as a workflow's Apply does; returns ApplyWorkflowResult. */
+export const MethodFleetApply = "autarch/fleetApply";
+/** MethodFleetEvent (server → client notification) carries a FleetEvent of a run this editor follows. */
+export const MethodFleetEvent = "autarch/fleetEvent";
 /** MethodWorkflows (client → server request, {}) returns WorkflowSummary[]. */
 export const MethodWorkflows = "autarch/workflows";
 /** MethodWorkflow (client → server request, WorkflowRef) returns WorkflowDetail. */
@@ -152,6 +160,7 @@ export interface Settings {
   model: ModelSettings;
   apiKey?: string;
   logLevel?: string;
+  fleet?: FleetSettings;
 }
 
 export interface ModelSettings {
@@ -705,6 +714,47 @@ export interface RunSummary {
   statusReason?: string;
   branch: string;
   updatedAt: string;
+  fleet?: boolean;
+  worker?: string;
+  prompt?: string;
+  context?: string[];
+}
+
+export interface FleetSettings {
+  natsUrl?: string;
+  creds?: string;
+  repo?: string;
+}
+
+export interface FleetSubmitParams {
+  kind?: string;
+  task: string;
+  name?: string;
+  mode?: string;
+  path?: string;
+  base?: string;
+  labels?: string[];
+}
+
+export interface FleetRunRef {
+  id: string;
+}
+
+export interface FleetAnswerParams {
+  id: string;
+  answer: string;
+}
+
+export interface FleetApplyParams {
+  id: string;
+  mode: string;
+}
+
+export interface FleetEvent {
+  id: string;
+  kind: string;
+  status?: string;
+  text?: string;
 }
 
 export interface RevertPulseParams {

@@ -9,9 +9,15 @@
 //                    .dryrun-stage[data-stage] > ol.dryrun-entries > li.dryrun-entry[data-tool][data-path?] .dryrun-action .dryrun-reason
 //                    ul.dryrun-files > li.dryrun-file[data-path]
 //   #jobs > li.job-item[data-id][data-status]  .job-actions > button[data-action=job][data-op]  (jobs.ts lists its classes)
-//   #workflows > li.workflow-item[data-id][data-status][data-stage]   one per workflow; .selected;
-//                li.workflow-item.discussion[data-id=""]               the discussion (always first)
-//   #new-workflow                                                     button: Autarch: New Workflow
+//   #workflows: the one list of runs (autarch/runs; runs.ts), every kind with .run-kind[data-kind] (badge), .wf-status,
+//                .run-branch, .run-when; li.workflow-item.discussion[data-id=""] the discussion (always first);
+//     li.workflow-item[data-id][data-status][data-stage][data-kind=workflow]   a workflow; .selected
+//     li.run-item[data-kind=job][data-id][data-status] .run-actions > button.run-job-<op>[data-action=job][data-op]
+//     li.run-item[data-kind=swarm] button.run-swarm-view (the Swarm view)
+//     li.run-item[data-fleet=true][data-kind][data-id][data-status][data-waiting?] .run-fleet .run-worker
+//        .run-question > pre.run-context .run-prompt textarea.run-answer-text button.run-answer[data-action=fleet][data-op=answer]
+//        button.run-apply[data-action=fleet][data-op=apply]
+//   #new-workflow, #start-job, #run-in-background (only with autarch.fleet.natsUrl)   buttons: New Workflow, Start Job, Run in Background
 //   #workflow-header[data-id][data-status]  .wf-stop .wf-resume .wf-diff .wf-apply  (buttons)
 //   #stage-timeline > li.stage[data-stage][data-state=done|current|todo]
 //   #scope, #research, #plan : details.card[data-status] > .card-title .card-status .markdown .card-feedback

@@ -12,6 +12,7 @@ export type FromWebview =
   | { type: 'command'; command: string }
   | { type: 'workflow'; op: WorkflowOp; workflowId: string; pulseId?: string }
   | { type: 'job'; op: JobOp; jobId: string }
+  | { type: 'fleet'; op: FleetOp; runId: string; text?: string }
   | { type: 'open'; file: string; start: number; end: number; uri?: string }
   | { type: 'answer'; pendingId: string; workflowId?: string; stored?: boolean; answers: { values: string[] }[] }
   | { type: 'draft'; pendingId: string; index: number; values: string[] }
@@ -19,7 +20,10 @@ export type FromWebview =
   | { type: 'send'; text: string };
 
 /** Commands the panel's buttons (data-action="command") may run. */
-export const panelCommands: ReadonlySet<string> = new Set(['autarch.showServerStatus', 'autarch.setApiKey', 'autarch.openLog', 'autarch.restartServer', 'autarch.ui.newWorkflow', 'autarch.ui.reviewBranch', 'workbench.trust.manage', 'workbench.action.openSettings2']);
+export const panelCommands: ReadonlySet<string> = new Set(['autarch.showServerStatus', 'autarch.setApiKey', 'autarch.openLog', 'autarch.restartServer', 'autarch.ui.newWorkflow', 'autarch.ui.startJob', 'autarch.ui.runInBackground', 'autarch.swarm.focus', 'autarch.ui.reviewBranch', 'workbench.trust.manage', 'workbench.action.openSettings2']);
+
+/** What a fleet run's buttons do: answer its question (with the text typed beside it), apply its branch. */
+export type FleetOp = 'answer' | 'apply';
 
 /** What the panel's workflow and pulse buttons do. */
 export type WorkflowOp = 'stop' | 'resume' | 'apply' | 'diff' | 'revert' | 'redo' | 'receipt';
@@ -44,6 +48,10 @@ export function parseWebviewMessage(m: unknown): FromWebview | undefined {
         : undefined;
     case 'job':
       return str(o.op) && Object.hasOwn(jobOpCommands, o.op) && str(o.jobId) && o.jobId ? { type: 'job', op: o.op as JobOp, jobId: o.jobId } : undefined;
+    case 'fleet':
+      return (o.op === 'answer' || o.op === 'apply') && str(o.runId) && o.runId
+        ? { type: 'fleet', op: o.op, runId: o.runId, text: str(o.text) ? o.text : undefined }
+        : undefined;
     case 'open': {
       const start = Number(o.start);
       const end = Number(o.end);
@@ -113,6 +121,8 @@ button.icon{padding:0 4px;background:transparent;color:var(--vscode-textLink-for
 textarea{width:100%;box-sizing:border-box;font-family:inherit;color:var(--vscode-input-foreground);background:var(--vscode-input-background);border:1px solid var(--vscode-input-border,transparent);padding:4px;resize:vertical}
 .section-head{display:flex;align-items:center;justify-content:space-between}
 #workflows,#jobs{list-style:none;padding:0;margin:0}
+.run-kind,.run-fleet{font-size:.8em;opacity:.8;border:1px solid var(--vscode-panel-border,#8884);border-radius:3px;padding:0 3px}
+.run-item{padding:3px 4px}.run-context{white-space:pre-wrap;max-height:10em;overflow:auto;font-size:.85em}.run-answer-text{width:100%;box-sizing:border-box}
 .job-item{margin:.3em 0 .6em}
 .activity-job{color:var(--vscode-descriptionForeground);font-size:.9em}
 .activity-item.escalation .activity-tool{color:var(--vscode-editorWarning-foreground)}
@@ -266,6 +276,7 @@ const script = `(function () {
     else if (a === 'command') post({ type: 'command', command: el.dataset.command });
     else if (a === 'workflow') post({ type: 'workflow', op: el.dataset.op, workflowId: el.dataset.id, pulseId: el.dataset.pulse });
     else if (a === 'job') post({ type: 'job', op: el.dataset.op, jobId: el.dataset.id });
+    else if (a === 'fleet') { const ta = el.closest('li') && el.closest('li').querySelector('.run-answer-text'); post({ type: 'fleet', op: el.dataset.op, runId: el.dataset.id, text: el.dataset.answer !== undefined ? el.dataset.answer : ta ? ta.value : undefined }); }
     else if (a === 'open') { ev.preventDefault(); post({ type: 'open', file: el.dataset.file, start: Number(el.dataset.start), end: Number(el.dataset.end), uri: el.dataset.uri }); }
     else if (a === 'option') {
       const q = el.closest('.question');

@@ -1,10 +1,11 @@
 // Pure rendering of the side panel's sections (HTML strings) from a model.
 // Everything from the server is escaped (escapeHtml) or rendered by the safe
 // Markdown renderer; the DOM ids and classes are listed in panel.ts.
-import type { DryRunPlanView, JobSummary, Answer, Approval, CardView, CommentView, MessageView, PulseView, Question, ReviewView, ProjectState, ServerStatus, WorkflowDetail, WorkflowSummary } from './lspext.gen';
+import type { DryRunPlanView, JobSummary, RunSummary, Answer, Approval, CardView, CommentView, MessageView, PulseView, Question, ReviewView, ProjectState, ServerStatus, WorkflowDetail, WorkflowSummary } from './lspext.gen';
 import { isUnifiedDiff, renderDiff } from './diff';
 import { renderJobs, type FeedItem } from './jobs';
 import { renderMarkdown } from './markdown';
+import { renderRuns } from './runs';
 import { canRedo, canRevert, pulseStatusLabel } from './revertView';
 import type { PendingItem } from './pending';
 import type { StoredPending } from './questions';
@@ -44,6 +45,13 @@ export interface PanelModel {
   /** The jobs (autarch job), most recently updated first. */
   jobs?: JobSummary[];
   jobsError?: string;
+  /** The one list of runs (autarch/runs), most recently updated first; undefined until it answered. */
+  runs?: RunSummary[];
+  runsError?: string;
+  /** A fleet is configured (autarch.fleet.natsUrl): "Run in Background" shows. */
+  fleet?: boolean;
+  /** Now (ms), for the runs' "when" (tests pin it). */
+  now?: number;
 }
 
 export type SectionId = 'pending' | 'dryrun' | 'workflows' | 'jobs' | 'workflow' | 'activity' | 'conversation' | 'server';
@@ -229,20 +237,9 @@ function renderQuestion(id: string, i: number, q: Question, values: string[], im
 
 // ---- workflows ----
 
+/** The one list of runs (runs.ts): every workflow, job and swarm, and the fleet's runs, with their kind. */
 function renderWorkflows(m: PanelModel): string {
-  const rows = [
-    `<li class="workflow-item discussion${m.selected === '' ? ' selected' : ''}" data-action="select" data-id="" tabindex="0"><span class="wf-name">Discussion</span><span class="wf-meta">Ask about the codebase</span></li>`,
-    ...m.workflows.map(
-      (w) =>
-        `<li class="workflow-item${w.id === m.selected ? ' selected' : ''}" data-action="select" data-id="${attr(w.id)}" data-status="${attr(w.status)}" data-stage="${attr(w.stage)}" tabindex="0">` +
-        `<span class="wf-name">${e(w.name)}</span> <span class="wf-status status-${slug(w.status)}">${e(w.status)}</span>` +
-        `<span class="wf-meta">${e(w.stage)}${w.pulses ? ` · ${w.pulsesDone}/${w.pulses} pulses` : ''}</span></li>`,
-    ),
-  ];
-  return (
-    `<div class="section-head"><h2>Workflows</h2><button id="new-workflow" class="secondary" data-action="command" data-command="autarch.ui.newWorkflow">New Workflow</button></div>` +
-    `<ul id="workflows">${rows.join('')}</ul>`
-  );
+  return renderRuns({ runs: m.runs, runsError: m.runsError, workflows: m.workflows, jobs: m.jobs, selected: m.selected, fleet: m.fleet, now: m.now });
 }
 
 function renderWorkflow(m: PanelModel): string {

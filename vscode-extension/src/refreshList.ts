@@ -7,6 +7,8 @@ export type Request = <T>(method: string, params: unknown) => Promise<T>;
 export class RefreshedList<T> {
   items: T[] = [];
   error: string | undefined;
+  /** Whether the server answered once. */
+  loaded = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly listeners = new Set<() => void>();
 
@@ -31,6 +33,7 @@ export class RefreshedList<T> {
       const list = await this.request<T[] | null>(this.method, {});
       this.items = Array.isArray(list) ? list : [];
       this.error = undefined;
+      this.loaded = true;
     } catch (err) {
       this.error = err instanceof Error ? err.message : String(err);
     }

@@ -87,3 +87,31 @@ func (r *Repo) Branches(ctx context.Context, prefix string) (map[string]string, 
 	}
 	return m, nil
 }
+
+// FetchBranch brings one branch of a remote into this repository as the
+// local branch of the same name, under the repository's ref lock, and
+// returns its commit. It only fast-forwards: a local branch of that name
+// that has commits the remote's lacks, or that is checked out, is left
+// as it is and the fetch fails.
+func (r *Repo) FetchBranch(ctx context.Context, url, branch string) (string, error) {
+	ref := "refs/heads/" + strings.TrimPrefix(branch, "refs/heads/")
+	err := r.refLock(ctx, func() error {
+		args := append(append([]string{}, allowFile...), "fetch", "-q", "--no-tags", "--no-write-fetch-head", url, ref+":"+ref)
+		_, err := r.git.run(ctx, r.top, nil, args...)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("fetching %s from %s: %w", branch, url, err)
+	}
+	return r.ResolveCommit(ctx, ref)
+}
+
+// RemoteURL is the URL of one of the repository's remotes ("" when it
+// has none of that name).
+func (r *Repo) RemoteURL(ctx context.Context, name string) string {
+	out, err := r.git.text(ctx, r.top, "config", "--get", "remote."+name+".url")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
