@@ -45,7 +45,7 @@ func TestFleetBudgetPerSubmitter(t *testing.T) {
 		}
 		return string(out)
 	}
-	fleetCmd("fleet", "budget", "--nats", nurl, "--tokens", "2000", "alice")
+	fleetCmd("fleet", "budget", "--nats", nurl, "alice", "--tokens", "2000")
 	if out := fleetCmd("fleet", "limits", "--nats", nurl, "--rpm", "20"); !strings.Contains(out, "20 requests/min") {
 		t.Errorf("fleet limits said %q", out)
 	}

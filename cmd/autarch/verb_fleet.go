@@ -43,11 +43,15 @@ func runFleet(ctx context.Context, io stdio, args []string) int {
 	switch sub {
 	case "status", "limits":
 	case "budget":
-		if fs.NArg() > 1 {
-			fmt.Fprintln(io.err, "usage: autarch fleet budget [SUBMITTER [--usd X] [--tokens N] [--reset]] (--nats URL | --root REPO)")
-			return 2
+		if id = fs.Arg(0); id != "" { // its flags may follow the name
+			if code, ok := parseFlags(fs, fs.Args()[1:]); !ok {
+				return code
+			}
+			if fs.NArg() > 0 {
+				fmt.Fprintln(io.err, "usage: autarch fleet budget [SUBMITTER [--usd X] [--tokens N] [--reset]] (--nats URL | --root REPO)")
+				return 2
+			}
 		}
-		id = fs.Arg(0)
 	case "stop", "resume", "follow":
 		if fs.NArg() != 1 {
 			fmt.Fprintf(io.err, "usage: autarch fleet %s ID (--nats URL | --root REPO): the run's id, as autarch submit printed it\n", sub)
