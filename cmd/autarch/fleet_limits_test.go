@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
@@ -27,16 +25,7 @@ func TestFleetBudgetPerSubmitter(t *testing.T) {
 	// when its host exits)
 	_, urls := natsCluster(t, 1)
 	nurl := urls[0]
-	m := &oneMachine{bin: buildBinary(t)}
-	var steps func(from, to string) *scripted.Script
-	m.dir, steps = scriptedRepo(t, "testdata/job.txt")
-	url, model := scripted.Start(t, steps("", "03"))
-	m.model = model
-	m.remote = filepath.Join(t.TempDir(), "remote.git")
-	gitCmd(t, t.TempDir(), "clone", "-q", "--bare", m.dir, m.remote)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	m.ctx = ctx
+	m, url := newOneMachine(t, "testdata/job.txt", "", "03")
 	fleetCmd := func(args ...string) string {
 		t.Helper()
 		out, err := m.cmd(t, args...).CombinedOutput()
@@ -49,11 +38,7 @@ func TestFleetBudgetPerSubmitter(t *testing.T) {
 	if out := fleetCmd("fleet", "limits", "--nats", nurl, "--rpm", "20"); !strings.Contains(out, "20 requests/min") {
 		t.Errorf("fleet limits said %q", out)
 	}
-	m.worker = fleetEnv(t, autarchCmd(ctx, m.bin, m.dir, url, "worker", "--nats", nurl, "--dir", t.TempDir(), "--once", "--name", "w1"), t.TempDir())
-	m.worker.Stderr = &m.werr
-	if err := m.worker.Start(); err != nil {
-		t.Fatal(err)
-	}
+	m.startWorker(t, url, "--nats", nurl, "--name", "w1")
 	// each step of the script spends 1050 tokens: the third call is over
 	var serr bytes.Buffer
 	submit := m.cmd(t, "submit", "--nats", nurl, "--repo", m.remote, "--kind", "job", "--submitter", "alice", "--yes", "--wait", "Fix Add")
