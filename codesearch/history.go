@@ -9,8 +9,8 @@ import (
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
-// historyDepth is the most commits read when a file history starts (the
-// index keeps each file's latest few; older commits rarely reach them).
+// historyDepth is the most commits read when a history starts (the index
+// keeps as many of the latest; each file's field takes its newest few).
 const historyDepth = 5000
 
 // GitHistory is the index's history source for root when root is in a

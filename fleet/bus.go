@@ -45,6 +45,9 @@ type Fleet struct {
 	queue   jetstream.Stream
 	lease   time.Duration
 	now     func() time.Time
+	// replicas of the streams and buckets (the state bucket, made when
+	// first used).
+	replicas int
 
 	// limits and rates are the shared limits' buckets (limits.go); user
 	// is who answers from this handle (Options.User).
@@ -68,6 +71,7 @@ func Open(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, opts Optio
 	if replicas <= 0 {
 		replicas = min(max(len(nc.Servers()), 1), 3)
 	}
+	f.replicas = replicas
 	var err error
 	if f.queue, err = retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
 		return js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -19,9 +20,14 @@ type Claim struct {
 	TakenOver string
 
 	f       *Fleet
+	id      string // Run.ID, read without the lock
 	worker  string
 	attempt int
 	msg     jetstream.Msg
+	saves   int // states saved (state.go)
+	// mu orders the claim's updates of its record (its lease renewals,
+	// its pushes and saved states come from several goroutines).
+	mu sync.Mutex
 }
 
 // Claimer takes runs from the queue subjects of a worker's labels.
@@ -136,14 +142,16 @@ func (c *Claimer) take(ctx context.Context, m jetstream.Msg) (*Claim, error) {
 		m.NakWithDelay(time.Second)
 		return nil, err
 	}
-	return &Claim{Run: r, TakenOver: prev, f: c.f, worker: c.worker, attempt: r.Attempts, msg: m}, nil
+	return &Claim{Run: r, TakenOver: prev, f: c.f, id: r.ID, worker: c.worker, attempt: r.Attempts, msg: m}, nil
 }
 
 // mine updates the run's record if this claim still holds it: the
 // record names this worker and attempt (a takeover moved both), checked
 // again by the bucket's revision on the write.
 func (cl *Claim) mine(ctx context.Context, fn func(*Run)) error {
-	r, err := cl.f.update(ctx, cl.Run.ID, func(r *Run) error {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	r, err := cl.f.update(ctx, cl.id, func(r *Run) error {
 		if r.Worker != cl.worker || r.Attempts != cl.attempt || r.State != Running {
 			return ErrLeaseLost
 		}
@@ -161,10 +169,10 @@ func (cl *Claim) mine(ctx context.Context, fn func(*Run)) error {
 // reports whether a stop was asked. ErrLeaseLost: stop working on it.
 func (cl *Claim) Renew(ctx context.Context) (stop bool, err error) {
 	if err := cl.msg.InProgress(); err != nil {
-		return false, fmt.Errorf("fleet: renewing the lease of run %s: %w", cl.Run.ID, err)
+		return false, fmt.Errorf("fleet: renewing the lease of run %s: %w", cl.id, err)
 	}
-	err = cl.mine(ctx, func(r *Run) { r.Lease = cl.f.now().Add(cl.f.lease) })
-	return cl.Run.StopAsked, err
+	err = cl.mine(ctx, func(r *Run) { r.Lease, stop = cl.f.now().Add(cl.f.lease), r.StopAsked })
+	return stop, err
 }
 
 // Record changes the run's record (its branch, its pushed commits) while
@@ -178,7 +186,7 @@ func (cl *Claim) Finish(ctx context.Context, state State, reason string) error {
 		return err
 	}
 	if err := cl.msg.DoubleAck(ctx); err != nil {
-		return fmt.Errorf("fleet: taking run %s off the queue: %w", cl.Run.ID, err)
+		return fmt.Errorf("fleet: taking run %s off the queue: %w", cl.id, err)
 	}
 	return nil
 }

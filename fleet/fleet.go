@@ -122,7 +122,9 @@ type Run struct {
 	// Attempts counts the claims (a takeover after a lost lease is one).
 	Attempts int `json:"attempts"`
 	// StopAsked is set by autarch fleet stop: the worker stops the run.
-	StopAsked bool      `json:"stopAsked,omitempty"`
+	StopAsked bool `json:"stopAsked,omitempty"`
+	// Saved is where the run's last saved durable state is (state.go).
+	Saved     *StateRef `json:"saved,omitempty"`
 	Submitted time.Time `json:"submitted"`
 	Updated   time.Time `json:"updated"`
 	// Revision is the record's revision in the bucket (not stored).

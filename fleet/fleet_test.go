@@ -78,6 +78,31 @@ func TestClaimRenewFinish(t *testing.T) {
 	}
 }
 
+// claimThenTakeOver: w1 claims the one queued run and never renews; w2
+// takes it over once the lease has run out; between, when set, is called
+// with w1's claim before w2 tries.
+func claimThenTakeOver(t *testing.T, f *Fleet, between func(dead *Claim)) (dead, taken *Claim) {
+	t.Helper()
+	ctx := context.Background()
+	c1, _ := f.NewClaimer(ctx, "w1", nil, nil)
+	c2, err := f.NewClaimer(ctx, "w2", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if dead, err = c1.Next(cctx); err != nil {
+		t.Fatal(err)
+	}
+	if between != nil {
+		between(dead)
+	}
+	if taken, err = c2.Next(cctx); err != nil {
+		t.Fatal(err)
+	}
+	return dead, taken
+}
+
 // A worker that stops renewing loses the run to the next worker after
 // its lease; its late result is refused by the record's revision check.
 func TestExpiredLeaseIsTakenOverAndLateResultRefused(t *testing.T) {
@@ -87,22 +112,7 @@ func TestExpiredLeaseIsTakenOverAndLateResultRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c1, _ := f.NewClaimer(ctx, "w1", nil, nil)
-	c2, err := f.NewClaimer(ctx, "w2", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	dead, err := c1.Next(cctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// w1 never renews: w2 gets the run once the lease has run out.
-	taken, err := c2.Next(cctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dead, taken := claimThenTakeOver(t, f, nil)
 	if taken.Run.ID != r.ID || taken.Run.Worker != "w2" || taken.Run.Attempts != 2 || taken.TakenOver != "w1" {
 		t.Fatalf("takeover = %+v (from %q)", taken.Run, taken.TakenOver)
 	}

@@ -35,10 +35,14 @@ type Permissions struct {
 }
 
 // jsDestructive are the JetStream API calls no worker or submitter makes:
-// deleting or purging the fleet's streams, deleting their messages, and
-// the server's and the cluster's administration.
+// deleting streams or their messages, purging the queue, the events and
+// the records (a worker purges the chunks of run states it replaced, in
+// the state object store), and the server's and the cluster's
+// administration.
 var jsDestructive = []string{
-	"$JS.API.STREAM.DELETE.>", "$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.MSG.DELETE.>",
+	"$JS.API.STREAM.DELETE.>", "$JS.API.STREAM.MSG.DELETE.>",
+	"$JS.API.STREAM.PURGE." + queueStream, "$JS.API.STREAM.PURGE." + eventsStream,
+	"$JS.API.STREAM.PURGE.KV_" + runsBucket, "$JS.API.STREAM.PURGE.KV_" + workersBucket, "$JS.API.STREAM.PURGE.KV_" + limitsBucket,
 	"$JS.API.ACCOUNT.PURGE.>", "$JS.API.SERVER.>", "$JS.API.META.>",
 }
 
@@ -47,7 +51,7 @@ var jsDestructive = []string{
 //
 // A worker publishes on the JetStream API (its consumers, the buckets'
 // reads), acks queue messages, writes run records, worker heartbeats,
-// rate windows and spend, and publishes events; it never publishes on
+// rate windows, spend and run states, and publishes events; it never publishes on
 // autarch.fleet.answers.>, so it cannot approve its own cards or answer
 // its run's questions. A submitter queues runs, writes their records
 // (stop, resume) and publishes answers. Neither may publish on _INBOX.>
@@ -61,7 +65,7 @@ func PermissionsFor(role Role) (Permissions, error) {
 		return Permissions{
 			Publish: SubjectPermission{
 				Allow: []string{"$JS.API.>", "$JS.ACK." + queueStream + ".>", "$KV." + runsBucket + ".>", "$KV." + workersBucket + ".>",
-					"$KV." + ratesBucket + ".>", "$KV." + limitsBucket + "." + spentPrefix + ">", eventsPrefix + ".>"},
+					"$KV." + ratesBucket + ".>", "$KV." + limitsBucket + "." + spentPrefix + ">", "$O." + stateBucket + ".>", eventsPrefix + ".>"},
 				Deny: jsDestructive,
 			},
 			Subscribe: SubjectPermission{Allow: []string{"_INBOX.>", answersPrefix + ".>"}},

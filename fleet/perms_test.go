@@ -114,6 +114,18 @@ func TestWorkerCannotAnswerItsRun(t *testing.T) {
 	if err := worker.AddSpend(ctx, "alice", kernel.Usage{PromptTokens: 10}); err != nil {
 		t.Fatalf("the worker's user cannot add spend: %v", err)
 	}
+	state := filepath.Join(t.TempDir(), "state.db")
+	for i := range 2 { // the second save supersedes (deletes) the first
+		if err := os.WriteFile(state, []byte(fmt.Sprint("state ", i)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.SaveState(ctx, state, i); err != nil {
+			t.Fatalf("the worker's user cannot save the run's state: %v", err)
+		}
+	}
+	if ok, err := worker.FetchState(ctx, cl.Current(), state); !ok || err != nil {
+		t.Fatalf("the worker's user cannot fetch the run's state: %v, %v", ok, err)
+	}
 	got, refused := make(chan string, 8), make(chan string, 8)
 	unsub, err := worker.AnswersOf(cl.Run, func(line string) { got <- line }, func(why string) { refused <- why })
 	if err != nil {

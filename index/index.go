@@ -100,8 +100,8 @@ type Index struct {
 	// racy is racyWindow (tests shorten it); reads counts files read.
 	racy  time.Duration
 	reads atomic.Int64
-	// history: each file's recent commit messages (history.go)
-	history    map[string]*fileHistory
+	// history: the recorded commits, oldest first (history.go)
+	commits    []histCommit
 	histHead   string
 	histMu     sync.Mutex
 	histTerms  *histIndex
@@ -115,7 +115,7 @@ type Index struct {
 // New makes an empty index over root.
 func New(root *workspace.Root) *Index {
 	ix := &Index{root: root, gate: workspace.DefaultGate(), files: map[string]*fileInfo{}, skipped: map[string]stamp{}, lex: newLexicon(), racy: racyWindow, spillAt: spillBytes,
-		histTune: histTune{mix: histMix, halfLife: histHalfLife}}
+		histTune: defaultHistTune()}
 	ix.SetEmbedder(nil)
 	return ix
 }

@@ -47,11 +47,17 @@ var ErrStale = errors.New("no usable saved index")
 // errNotIndexed is ErrStale for a project never indexed.
 var errNotIndexed = fmt.Errorf("%w: not indexed yet", ErrStale)
 
-// savedHistory is the files' histories as saved.
+// savedHistory is the recorded history as saved.
 type savedHistory struct {
-	Head  string
-	Files map[string]*fileHistory
+	// Layout is histLayout; an index saved with another (0: each file's
+	// messages, before the commits were kept) reads the history again.
+	Layout  int
+	Head    string
+	Commits []histCommit
 }
+
+// histLayout is the layout of savedHistory.
+const histLayout = 1
 
 // legacyFile is the whole-gob index of format 4 and before.
 const legacyFile = "index.gob"
@@ -139,7 +145,7 @@ func (ix *Index) write(f *os.File) error {
 	if err := enc.Encode(ix.skipped); err != nil {
 		return err
 	}
-	if err := enc.Encode(savedHistory{Head: ix.histHead, Files: ix.history}); err != nil {
+	if err := enc.Encode(savedHistory{Layout: histLayout, Head: ix.histHead, Commits: ix.commits}); err != nil {
 		return err
 	}
 	if err := sw.begin(secChunks); err != nil {
@@ -267,7 +273,10 @@ func (ix *Index) Load(dir string) error {
 	ix.byID, ix.chunks, ix.sumLen, ix.live = files, m.chunks, h.SumLen, h.Live
 	ix.lex = lexicon{base: m.dict, Terms: map[string]uint32{}}
 	ix.vecs, ix.vscale, ix.builtAt, ix.skipped = newVecStore(ix.dim, len(m.chunks), vecs), scales, h.BuiltAt, skipped
-	ix.history, ix.histHead, ix.histTerms = hist.Files, hist.Head, nil
+	if hist.Layout != histLayout {
+		hist = savedHistory{} // read again from the start by the next refresh
+	}
+	ix.commits, ix.histHead, ix.histTerms = hist.Commits, hist.Head, nil
 	ix.files = make(map[string]*fileInfo, len(files))
 	for _, f := range files {
 		ix.files[f.Path] = f

@@ -132,7 +132,7 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 			}
 		}
 	}
-	if mode != rankVector && ix.histTune.mix > 0 {
+	if mode != rankVector {
 		ix.addHistory(s, queryTerms(q.Text))
 	}
 	var cands []uint32
@@ -241,43 +241,42 @@ func (ix *Index) searchMix(ctx context.Context, q Query, mode rankMode, m mix) (
 	return hits, nil
 }
 
-// addHistory lifts the chunks of the files whose history matches the
-// query by histMix of their history score (normalised to the best file);
-// a file that matched nothing else enters with its first chunk.
+// addHistory lifts, for each file whose history matches the query
+// (histLift), its best chunk by that share of the best chunk's score; a
+// file that matched nothing else enters with its first chunk. One chunk a
+// file: the history speaks of the file, and its other chunks would crowd
+// out other files.
 func (ix *Index) addHistory(s *scorer, qterms map[string]float64) {
-	hs := ix.histScores(qterms)
-	if len(hs) == 0 {
+	lift := ix.histLift(qterms)
+	if len(lift) == 0 {
 		return
 	}
-	var top float64
-	for _, v := range hs {
-		top = max(top, v)
-	}
 	var topC float32
+	best := map[uint32]uint32{} // file → its best chunk
 	for _, id := range s.touched {
 		topC = max(topC, s.scores[id])
+		f := ix.chunks[id].File
+		if b, ok := best[f]; !ok || s.scores[id] > s.scores[b] {
+			best[f] = id
+		}
 	}
 	if topC == 0 {
 		topC = 1
 	}
-	lifted := map[uint32]bool{}
-	for _, id := range s.touched {
-		f := ix.byID[ix.chunks[id].File]
-		if v := hs[f.Path]; v > 0 {
-			s.scores[id] += topC * float32(ix.histTune.mix*v/top)
-			lifted[ix.chunks[id].File] = true
-		}
-	}
-	for p, v := range hs {
+	for p, v := range lift {
 		f, ok := ix.files[p]
 		if !ok || len(f.Chunks) == 0 || v <= 0 {
 			continue
 		}
-		id := f.Chunks[0]
-		if lifted[ix.chunks[id].File] || ix.chunks[id].Dead {
+		if id, ok := best[ix.chunks[f.Chunks[0]].File]; ok {
+			s.scores[id] += topC * float32(v)
 			continue
 		}
-		s.scores[id] = topC * float32(ix.histTune.mix*v/top)
+		id := f.Chunks[0]
+		if ix.chunks[id].Dead {
+			continue
+		}
+		s.scores[id] = topC * float32(v)
 		s.touched = append(s.touched, id)
 	}
 }

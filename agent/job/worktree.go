@@ -18,6 +18,10 @@ func worktreePath(repo *git.Repo, id string) string {
 	return filepath.Join(repo.WorktreeRoot(), "job-"+id[:8])
 }
 
+// WorktreePath is where job id's worktree lives in repo (a fleet
+// takeover puts a job's worktree there, not where another machine had it).
+func WorktreePath(repo *git.Repo, id string) string { return worktreePath(repo, id) }
+
 // ensureWorktree makes sure the job's linked worktree exists: created
 // detached at the base (or on the job's branch once create_branch made
 // one); a folder that disappeared is recreated. The user's HEAD, index

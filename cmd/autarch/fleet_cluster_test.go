@@ -286,10 +286,14 @@ func TestFleetClusterAcceptance(t *testing.T) {
 	dir, remote, head := fleetRepo(t)
 
 	// run 0 is killed in its pulse (script 0 ends in a model call that
-	// never answers); its takeover runs script 1 from the start.
-	slow := append(quickSteps("Half", "half.go")[:3], `{"delay_ms": 120000, "text": "never answered: the worker is killed"}`)
+	// never answers); its takeover resumes it from its saved state: the
+	// scope card and the preflight are not asked again, the interrupted
+	// pulse runs again from its start (script 1 begins in the pulse).
+	half := quickSteps("Half", "half.go")
+	slow := append(slices.Clone(half[:3]), `{"delay_ms": 120000, "text": "never answered: the worker is killed"}`)
+	resumed := `{"expect": {"tools": ["complete_pulse"]}, ` + strings.TrimPrefix(half[2], "{")
 	router := &modelRouter{t: t, cur: map[int]int{}, ids: map[string]int{}, last: map[string]int{}, scripts: map[int][]*scripted.Server{
-		0: {mustScript(t, slow...), mustScript(t, quickSteps("Half", "half.go")...)},
+		0: {mustScript(t, slow...), mustScript(t, resumed, half[3], half[4])},
 		1: {mustScript(t, quickSteps("Double", "double.go")...)},
 		2: {mustScript(t, fullSteps("Triple", "Quad")...)},
 		3: {mustScript(t, quickSteps("Neg", "neg.go")...)},

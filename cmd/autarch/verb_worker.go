@@ -13,6 +13,7 @@ import (
 	"time"
 
 	kernel "github.com/autarch-dev/autarch/agent/run"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/fleet"
 	"github.com/autarch-dev/autarch/workspace/git"
 	"github.com/autarch-dev/autarch/workspace/trust"
@@ -199,6 +200,11 @@ func (w *fleetWorker) execute(ctx context.Context, cl *fleet.Claim) int {
 		fmt.Fprintf(w.io.err, "autarch worker: run %s: %v\n", run.ID, err)
 		return 1
 	}
+	if state == fleet.Completed { // nothing resumes a completed run
+		if err := w.f.DropState(bg, cl.Current()); err != nil {
+			w.log.Warn("fleet: dropping the run's saved state", "run", run.ID, "err", err)
+		}
+	}
 	status := map[fleet.State]kernel.Status{fleet.Completed: kernel.Done, fleet.Stopped: kernel.Stopped}[state]
 	if status == "" {
 		status = kernel.Failed
@@ -212,24 +218,19 @@ func (w *fleetWorker) execute(ctx context.Context, cl *fleet.Claim) int {
 // would, pushes its branch's checkpoints as they are made, and says how
 // it ended.
 func (w *fleetWorker) work(ctx context.Context, cl *fleet.Claim, publish func(kernel.EventKind, kernel.Status, string)) (fleet.State, string, int) {
-	run := cl.Run
+	run := cl.Current() // the claim's renewals run meanwhile
 	say := func(text string) { publish(kernel.EventMessage, "", text) }
-	rev := run.Spec.BaseCommit
-	if rev == "" {
-		rev = run.Spec.Base
-	}
-	if rev == "" {
-		rev = "HEAD"
-	}
-	if run.Branch != "" {
-		rev = run.Branch // the last checkpoint an earlier attempt pushed
-		say("continues from the last checkpoint pushed to " + run.Branch)
-	}
 	dir := filepath.Join(w.dir, fmt.Sprintf("%s-%d", run.ID, run.Attempts))
 	os.RemoveAll(dir) // a clone a dead attempt of this worker left
-	repo, err := git.Clone(ctx, run.Spec.Repo, dir, rev, fleetBase, git.Config{})
+	repo, resume, err := w.checkout(ctx, run, dir, say)
 	if err != nil {
 		return fleet.Failed, fmt.Sprintf("%v; check that worker %s can reach %s, then: autarch fleet resume %s", err, w.name, run.Spec.Repo, run.ID), 1
+	}
+	switch resume.ended {
+	case fleet.Completed:
+		return fleet.Completed, resume.why, 0
+	case fleet.Failed:
+		return fleet.Failed, resume.why, 1
 	}
 	if run.Spec.BaseCommit == "" && run.Branch == "" { // every later attempt starts from this very commit
 		base, err := repo.ResolveCommit(ctx, fleetBase)
@@ -250,10 +251,17 @@ func (w *fleetWorker) work(ctx context.Context, cl *fleet.Claim, publish func(ke
 	}
 	defer unsub()
 	defer answer.Close()
-	out := &eventWriter{emit: publish}
+	p := &pusher{repo: repo, url: run.Spec.Repo, cl: cl, pushed: resume.pushed(), commits: len(run.Commits)}
+	state := &runState{cl: cl, p: p, file: store.Path(repo.StateDir())}
+	defer state.close()
+	saveState := func() {
+		if err := state.save(ctx); err != nil && ctx.Err() == nil {
+			w.log.Warn("fleet: saving the run's state", "run", run.ID, "err", err)
+		}
+	}
+	out := &eventWriter{emit: publish, mark: saveState}
 	sio := stdio{in: remoteInput{Reader: in, interactive: !run.Spec.Yes}, out: out, err: out}
 
-	p := &pusher{repo: repo, url: run.Spec.Repo, cl: cl, pushed: map[string]string{}}
 	pctx, stopPush := context.WithCancel(ctx)
 	pushDone := make(chan struct{})
 	go func() {
@@ -261,7 +269,9 @@ func (w *fleetWorker) work(ctx context.Context, cl *fleet.Claim, publish func(ke
 		p.loop(pctx)
 	}()
 	var code int
-	if run.Spec.Kind == fleet.Job {
+	if resume.ref != "" {
+		code = runResume(ctx, sio, w.limits.priced(resumeArgs(dir, run.Spec, resume.ref)))
+	} else if run.Spec.Kind == fleet.Job {
 		code = runJob(ctx, sio, w.limits.priced(jobArgs(dir, run.Spec)))
 	} else {
 		code = runRun(ctx, sio, w.limits.priced(workflowArgs(dir, run.Spec)))
@@ -270,6 +280,9 @@ func (w *fleetWorker) work(ctx context.Context, cl *fleet.Claim, publish func(ke
 	<-pushDone
 	if err := p.sync(context.WithoutCancel(ctx)); err != nil {
 		return fleet.Failed, err.Error() + "; resume it with: autarch fleet resume " + run.ID, 1
+	}
+	if code != 0 && ctx.Err() == nil { // what autarch fleet resume continues from
+		saveState()
 	}
 	switch code {
 	case 0:
@@ -350,6 +363,9 @@ func (r remoteInput) Interactive() bool { return r.interactive }
 // whole line a message, a prompt without its newline as text.
 type eventWriter struct {
 	emit func(kernel.EventKind, kernel.Status, string)
+	// mark, when set, is called (before the run goes on) after a line
+	// that marks its progress (marksProgress).
+	mark func()
 
 	mu    sync.Mutex
 	buf   []byte
@@ -357,6 +373,12 @@ type eventWriter struct {
 }
 
 func (e *eventWriter) Write(p []byte) (int, error) {
+	marked := false
+	defer func() {
+		if marked && e.mark != nil {
+			e.mark()
+		}
+	}()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.buf = append(e.buf, p...)
@@ -368,6 +390,7 @@ func (e *eventWriter) Write(p []byte) (int, error) {
 		line := string(e.buf[:i])
 		e.buf = e.buf[i+1:]
 		e.emit(kernel.EventMessage, "", line)
+		marked = marked || marksProgress(line)
 		if strings.TrimSpace(line) != "" {
 			e.lines = append(e.lines, strings.TrimSpace(line))
 			if len(e.lines) > 3 {
@@ -404,6 +427,8 @@ type pusher struct {
 	pushed map[string]string
 	last   string
 	notes  string // the receipts' tip last pushed (git.NotesRef)
+	// commits counts the run's commits on the remote (Run.Commits).
+	commits int
 }
 
 func (p *pusher) branch() string {
@@ -451,7 +476,10 @@ func (p *pusher) sync(ctx context.Context) error {
 				return err
 			}
 			commits := strings.Fields(string(out))
-			if err := p.cl.Record(ctx, func(r *fleet.Run) { r.Branch, r.Commits = b, append(r.Commits, commits...) }); err != nil {
+			if err := p.cl.Record(ctx, func(r *fleet.Run) {
+				r.Branch, r.Commits = b, append(r.Commits, commits...)
+				p.commits = len(r.Commits)
+			}); err != nil {
 				return err
 			}
 			p.pushed[b], p.last = tip, b
