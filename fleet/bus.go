@@ -30,6 +30,10 @@ type Options struct {
 	Replicas int
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// User names who answers from this handle (the submitter; Submitter()
+	// when empty): it travels with each answer, and a worker accepts only
+	// its run's submitter's (AnswersOf).
+	User string
 }
 
 // Fleet is one process's handle on the fleet's streams and buckets.
@@ -44,16 +48,24 @@ type Fleet struct {
 	// replicas of the streams and buckets (the state bucket, made when
 	// first used).
 	replicas int
+
+	// limits and rates are the shared limits' buckets (limits.go); user
+	// is who answers from this handle (Options.User).
+	limits, rates jetstream.KeyValue
+	user          string
 }
 
 // Open creates (or finds) the fleet's streams and buckets on a connection.
 func Open(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, opts Options) (*Fleet, error) {
-	f := &Fleet{nc: nc, js: js, lease: opts.Lease, now: opts.Now}
+	f := &Fleet{nc: nc, js: js, lease: opts.Lease, now: opts.Now, user: opts.User}
 	if f.lease <= 0 {
 		f.lease = DefaultLease
 	}
 	if f.now == nil {
 		f.now = time.Now
+	}
+	if f.user == "" {
+		f.user = Submitter()
 	}
 	replicas := opts.Replicas
 	if replicas <= 0 {
@@ -94,6 +106,9 @@ func Open(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, opts Optio
 		})
 	}); err != nil {
 		return nil, fmt.Errorf("fleet: the workers bucket: %w", err)
+	}
+	if err := f.openLimits(ctx, replicas); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -355,16 +370,18 @@ func (f *Fleet) Follow(ctx context.Context, id string, fn func(kernel.Event) boo
 // Answer sends a line the submitter typed to the worker running the run
 // (an answer to its question or card).
 func (f *Fleet) Answer(id, line string) error {
-	return f.nc.Publish(answersPrefix+"."+id, []byte(line))
+	m := nats.NewMsg(answersPrefix + "." + id)
+	m.Data = []byte(line)
+	if f.user != "" {
+		m.Header.Set(submitterHeader, f.user)
+	}
+	return f.nc.PublishMsg(m)
 }
 
-// Answers subscribes to the lines a run's submitter sends.
+// Answers subscribes to the lines sent to a run (see AnswersOf, which
+// also checks who sent them).
 func (f *Fleet) Answers(id string, fn func(line string)) (func(), error) {
-	sub, err := f.nc.Subscribe(answersPrefix+"."+id, func(m *nats.Msg) { fn(string(m.Data)) })
-	if err != nil {
-		return nil, fmt.Errorf("fleet: answers of run %s: %w", id, err)
-	}
-	return func() { sub.Unsubscribe() }, nil
+	return f.AnswersOf(Run{ID: id}, fn, nil)
 }
 
 // consumerName is the durable consumer of one label set's subject,

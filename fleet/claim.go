@@ -115,6 +115,9 @@ func (c *Claimer) take(ctx context.Context, m jetstream.Msg) (*Claim, error) {
 		case r.State == Running:
 			prev = r.Worker
 		}
+		if err := c.f.CheckBudget(ctx, r.Spec.Submitter); err != nil {
+			return err
+		}
 		r.State, r.Worker, r.Lease, r.Reason = Running, c.worker, c.f.now().Add(c.f.lease), ""
 		if prev != "" {
 			r.Reason = "taken over from " + prev + " (its lease expired)"
@@ -123,12 +126,17 @@ func (c *Claimer) take(ctx context.Context, m jetstream.Msg) (*Claim, error) {
 		return nil
 	})
 	var busy errBusy
+	var over *OverBudgetError
 	switch {
 	case errors.Is(err, errDone), errors.Is(err, ErrNoRun):
 		m.Ack()
 		return nil, nil
 	case errors.As(err, &busy):
 		m.NakWithDelay(busy.left)
+		return nil, nil
+	case errors.As(err, &over):
+		c.f.holdOverBudget(ctx, id, over)
+		m.NakWithDelay(c.f.budgetRecheck())
 		return nil, nil
 	case err != nil:
 		m.NakWithDelay(time.Second)

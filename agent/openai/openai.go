@@ -53,6 +53,10 @@ type Config struct {
 	// RetryBudget bounds the time of one call, retries and waits included
 	// (default 10 minutes): no retry starts that would end beyond it.
 	RetryBudget time.Duration
+	// Gate, when not nil, is asked before every request (each attempt)
+	// and told of each whole answer's tokens: a fleet worker's shared
+	// rate limits and submitter budget.
+	Gate Gate
 }
 
 // Environment variables that tune retries (durations as Go writes them:
@@ -166,8 +170,12 @@ func (m *Model) Complete(ctx context.Context, req agent.Request, onText func(str
 	key := callKey()
 	start := time.Now()
 	for attempt := 1; ; attempt++ {
+		if err := m.gateWait(ctx, req.Model); err != nil {
+			return agent.Response{}, fmt.Errorf("chat completion: %w", err)
+		}
 		resp, f := m.attempt(ctx, params, key, attempt, onText)
 		if f == nil {
+			m.gateSpent(ctx, req.Model, resp.Usage)
 			return resp, nil
 		}
 		if ctx.Err() != nil {

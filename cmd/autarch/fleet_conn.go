@@ -17,6 +17,9 @@ import (
 type fleetFlags struct {
 	nats, creds, root string
 	lease             time.Duration
+	// user is who answers runs from this connection (submit's and
+	// follow's --submitter; else the NATS user, else $USER).
+	user string
 }
 
 func addFleetFlags(fs *flag.FlagSet) *fleetFlags {
@@ -49,5 +52,5 @@ func (ff *fleetFlags) open(ctx context.Context, log *slog.Logger) (*fleet.Fleet,
 		}
 		opts.StateDir = repo.StateDir()
 	}
-	return fleet.Connect(ctx, opts, fleet.Options{Lease: ff.lease})
+	return fleet.Connect(ctx, opts, fleet.Options{Lease: ff.lease, User: submitterOf(ff.user, ff.nats)})
 }

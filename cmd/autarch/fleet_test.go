@@ -148,7 +148,16 @@ type oneMachine struct {
 
 func startOneMachine(t *testing.T, script, from, to string, workerArgs ...string) *oneMachine {
 	t.Helper()
-	m := &oneMachine{bin: buildBinary(t)}
+	m, url := newOneMachine(t, script, from, to)
+	m.startWorker(t, url, append([]string{"--root", m.dir}, workerArgs...)...)
+	return m
+}
+
+// newOneMachine is oneMachine without its worker yet; url is the
+// scripted model's.
+func newOneMachine(t *testing.T, script, from, to string) (m *oneMachine, url string) {
+	t.Helper()
+	m = &oneMachine{bin: buildBinary(t)}
 	var steps func(from, to string) *scripted.Script
 	m.dir, steps = scriptedRepo(t, script)
 	url, model := scripted.Start(t, steps(from, to))
@@ -158,13 +167,19 @@ func startOneMachine(t *testing.T, script, from, to string, workerArgs ...string
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	m.ctx = ctx
-	args := append([]string{"worker", "--root", m.dir, "--dir", t.TempDir(), "--once"}, workerArgs...)
-	m.worker = fleetEnv(t, autarchCmd(ctx, m.bin, m.dir, url, args...), t.TempDir())
+	return m, url
+}
+
+// startWorker starts the --once worker with args (its NATS first) on the
+// scripted model at url.
+func (m *oneMachine) startWorker(t *testing.T, url string, args ...string) {
+	t.Helper()
+	args = append(append([]string{"worker"}, args...), "--dir", t.TempDir(), "--once")
+	m.worker = fleetEnv(t, autarchCmd(m.ctx, m.bin, m.dir, url, args...), t.TempDir())
 	m.worker.Stderr = &m.werr
 	if err := m.worker.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return m
 }
 
 // cmd is autarch with args in the submitter's repository, with a home of

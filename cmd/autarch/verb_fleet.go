@@ -14,8 +14,8 @@ import (
 func fleetVerb() verb {
 	return verb{
 		name:    "fleet",
-		usage:   "autarch fleet status|stop ID|resume ID|follow ID (--nats URL [--creds FILE] | --root REPO) [--json]",
-		summary: "the fleet's workers and runs; stop, resume or follow a fleet run by id",
+		usage:   "autarch fleet status|stop ID|resume ID|follow ID|limits [--rpm N] [--tpm N]|budget [SUBMITTER [--usd X] [--tokens N] [--reset]] (--nats URL [--creds FILE] | --root REPO) [--json]",
+		summary: "the fleet's workers and runs; stop, resume or follow a fleet run by id; shared rate limits and budgets per submitter",
 		run:     runFleet,
 	}
 }
@@ -30,6 +30,8 @@ func runFleet(ctx context.Context, io stdio, args []string) int {
 	ff := addFleetFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON (status)")
 	yes := fs.Bool("yes", false, "follow without answering questions (follow)")
+	sf := addSharedLimitFlags(fs)
+	fs.StringVar(&ff.user, "submitter", "", "who answers the run's questions (follow): its submitter, as autarch submit named it (default: the NATS user, else $USER)")
 	if code, ok := parseFlags(fs, args[1:]); !ok {
 		return code
 	}
@@ -39,7 +41,17 @@ func runFleet(ctx context.Context, io stdio, args []string) int {
 	}
 	id := ""
 	switch sub {
-	case "status":
+	case "status", "limits":
+	case "budget":
+		if id = fs.Arg(0); id != "" { // its flags may follow the name
+			if code, ok := parseFlags(fs, fs.Args()[1:]); !ok {
+				return code
+			}
+			if fs.NArg() > 0 {
+				fmt.Fprintln(io.err, "usage: autarch fleet budget [SUBMITTER [--usd X] [--tokens N] [--reset]] (--nats URL | --root REPO)")
+				return 2
+			}
+		}
 	case "stop", "resume", "follow":
 		if fs.NArg() != 1 {
 			fmt.Fprintf(io.err, "usage: autarch fleet %s ID (--nats URL | --root REPO): the run's id, as autarch submit printed it\n", sub)
@@ -51,7 +63,7 @@ func runFleet(ctx context.Context, io stdio, args []string) int {
 			return 2
 		}
 	default:
-		fmt.Fprintf(io.err, "autarch fleet: unknown command %q: use status, stop, resume or follow\n", sub)
+		fmt.Fprintf(io.err, "autarch fleet: unknown command %q: use status, stop, resume, follow, limits or budget\n", sub)
 		return 2
 	}
 	f, closeFleet, err := ff.open(ctx, nil)
@@ -82,6 +94,10 @@ func runFleet(ctx context.Context, io stdio, args []string) int {
 		return 0
 	case "follow":
 		return followRun(ctx, io, f, id, !*yes)
+	case "limits":
+		return fleetLimits(ctx, io, f, fs, sf)
+	case "budget":
+		return fleetBudget(ctx, io, f, fs, sf, id, *asJSON)
 	}
 	return fleetStatus(ctx, io, f, *asJSON)
 }
@@ -132,4 +148,5 @@ func printFleet(io stdio, workers []fleet.Worker, runs []fleet.Run) {
 		}
 	}
 	tw.Flush()
+	printWaiting(io, runs)
 }

@@ -19,7 +19,7 @@ func submitVerb() verb {
 	return verb{
 		name: "submit",
 		usage: "autarch submit (--nats URL [--creds FILE] | --root REPO) --repo GIT_URL [--base REF] [--kind workflow|job] [--mode mechanic|genius] " +
-			"[--path quick|full|auto] [--labels a,b] [--name NAME] [--budget USD] [--yes] [--wait] TASK",
+			"[--path quick|full|auto] [--labels a,b] [--name NAME] [--budget USD] [--submitter NAME] [--yes] [--wait] TASK",
 		summary: "queue a workflow or job for the fleet's workers; --wait follows it and answers its questions",
 		run:     runSubmit,
 	}
@@ -37,6 +37,7 @@ func runSubmit(ctx context.Context, io stdio, args []string) int {
 	name := fs.String("name", "", "the workflow's name; its branch is autarch/NAME (default: made from the task)")
 	budget := fs.Float64("budget", 0, "stop the run when this many dollars are spent (0: no cap)")
 	yes := fs.Bool("yes", false, "approve every card, extension and tool call and answer questions with defaults, on the worker")
+	submitter := fs.String("submitter", "", "who submits, for the fleet's budget per submitter (default: the NATS user of --nats, else $USER)")
 	wait := fs.Bool("wait", false, "follow the run's events here, answer its questions, exit 0 only when it completes")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -71,6 +72,7 @@ func runSubmit(ctx context.Context, io stdio, args []string) int {
 			*repo = abs
 		}
 	}
+	ff.user = *submitter
 	f, closeFleet, err := ff.open(ctx, nil)
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch submit: %v\n", err)
@@ -78,7 +80,7 @@ func runSubmit(ctx context.Context, io stdio, args []string) int {
 	}
 	defer closeFleet()
 	spec := fleet.Spec{Kind: kind, Repo: *repo, Base: *base, Mode: *mode, Path: *path, Labels: labels, Name: *name, Task: task,
-		Submitter: fleet.Submitter(), ConfigDigest: trustedDigest(ctx, ff.root), Yes: *yes, Budget: *budget}
+		Submitter: submitterOf(*submitter, ff.nats), ConfigDigest: trustedDigest(ctx, ff.root), Yes: *yes, Budget: *budget}
 	r, err := f.Submit(ctx, spec)
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch submit: %v\n", err)

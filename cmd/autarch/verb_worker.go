@@ -22,7 +22,7 @@ import (
 func workerVerb() verb {
 	return verb{
 		name:    "worker",
-		usage:   "autarch worker (--nats URL [--creds FILE] | --root REPO) [--labels a,b] [--dir DIR] [--concurrency N] [--once] [--name NAME]",
+		usage:   "autarch worker (--nats URL [--creds FILE] | --root REPO) [--labels a,b] [--dir DIR] [--concurrency N] [--once] [--name NAME] [--rpm N] [--tpm N] [--price-prompt USD] [--price-completion USD]",
 		summary: "join the fleet: claim queued workflows and jobs, run them in clones, push their branches",
 		run:     runWorker,
 	}
@@ -35,6 +35,7 @@ const fleetBase = "fleet-base"
 func runWorker(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("worker", io)
 	ff := addFleetFlags(fs)
+	lf := addLimitFlags(fs)
 	labelsFlag := fs.String("labels", "", "comma-separated labels: this worker takes runs whose labels it all has")
 	home, _ := os.UserCacheDir()
 	dir := fs.String("dir", filepath.Join(home, "autarch", "fleet"), "where each run gets its own clone")
@@ -45,7 +46,7 @@ func runWorker(ctx context.Context, io stdio, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if err := ff.check(); err != nil {
+	if err := errors.Join(ff.check(), lf.check()); err != nil {
 		fmt.Fprintf(io.err, "autarch worker: %v\n", err)
 		return 2
 	}
@@ -70,7 +71,7 @@ func runWorker(ctx context.Context, io stdio, args []string) int {
 		fmt.Fprintf(io.err, "autarch worker: %v\n", err)
 		return 1
 	}
-	w := &fleetWorker{f: f, name: *name, labels: labels, dir: *dir, io: io, log: log}
+	w := &fleetWorker{f: f, name: *name, labels: labels, dir: *dir, io: io, log: log, limits: lf}
 	beatCtx, stopBeat := context.WithCancel(ctx)
 	defer stopBeat()
 	go w.beat(beatCtx)
@@ -117,6 +118,7 @@ type fleetWorker struct {
 	dir    string
 	io     stdio
 	log    *slog.Logger
+	limits *limitFlags
 
 	mu   sync.Mutex
 	runs []string
@@ -177,13 +179,18 @@ func (w *fleetWorker) execute(ctx context.Context, cl *fleet.Claim) int {
 	defer cancel(nil)
 	go cl.Keep(rctx, func(err error) { cancel(err) }, func() { cancel(errStopAsked) })
 
-	state, reason, code := w.work(rctx, cl, publish)
+	gate := &fleetGate{f: w.f, rate: w.limits.rate, submitter: run.Spec.Submitter, pricing: w.limits.pricing,
+		say: func(s string) { publish(kernel.EventMessage, "", s) }, stop: cancel, log: w.log}
+	state, reason, code := w.work(withModelGate(rctx, gate), cl, publish)
+	var over *fleet.OverBudgetError
 	switch cause := context.Cause(rctx); {
 	case errors.Is(cause, fleet.ErrLeaseLost):
 		fmt.Fprintf(w.io.err, "autarch worker: run %s: %v\n", run.ID, cause)
 		return 1
 	case errors.Is(cause, errStopAsked):
 		state, reason = fleet.Stopped, errStopAsked.Error()+"; continue it with: autarch fleet resume "+run.ID
+	case errors.As(cause, &over):
+		state, reason, code = fleet.Stopped, over.Error()+", then: autarch fleet resume "+run.ID, 3
 	case ctx.Err() != nil:
 		// this worker is shutting down: the lease runs out and another
 		// worker takes the run over from its last pushed checkpoint
@@ -238,7 +245,7 @@ func (w *fleetWorker) work(ctx context.Context, cl *fleet.Claim, publish func(ke
 		say(msg)
 	}
 	in, answer := io.Pipe()
-	unsub, err := w.f.Answers(run.ID, func(line string) { fmt.Fprintln(answer, strings.TrimRight(line, "\n")) })
+	unsub, err := w.f.AnswersOf(run, func(line string) { fmt.Fprintln(answer, strings.TrimRight(line, "\n")) }, say)
 	if err != nil {
 		return fleet.Failed, err.Error(), 1
 	}
@@ -263,11 +270,11 @@ func (w *fleetWorker) work(ctx context.Context, cl *fleet.Claim, publish func(ke
 	}()
 	var code int
 	if resume.ref != "" {
-		code = runResume(ctx, sio, resumeArgs(dir, run.Spec, resume.ref))
+		code = runResume(ctx, sio, w.limits.priced(resumeArgs(dir, run.Spec, resume.ref)))
 	} else if run.Spec.Kind == fleet.Job {
-		code = runJob(ctx, sio, jobArgs(dir, run.Spec))
+		code = runJob(ctx, sio, w.limits.priced(jobArgs(dir, run.Spec)))
 	} else {
-		code = runRun(ctx, sio, workflowArgs(dir, run.Spec))
+		code = runRun(ctx, sio, w.limits.priced(workflowArgs(dir, run.Spec)))
 	}
 	stopPush()
 	<-pushDone

@@ -84,6 +84,7 @@ func openWorkflows(ctx context.Context, io stdio, f *engineFlags, needModel bool
 	if err != nil {
 		return nil, err
 	}
+	modelCfg.Gate = modelGate(ctx) // a fleet run's shared limits (nil locally)
 	open := workflow.OpenProject
 	if f.dryRun {
 		open = workflow.OpenDryRun

@@ -11,7 +11,15 @@ import (
 // shut down when the test ends, and returns its client URL.
 func StartNATS(t testing.TB) string {
 	t.Helper()
-	srv, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	return ServeNATS(t, &natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+}
+
+// ServeNATS starts a nats-server with opts (a configuration of users and
+// permissions, say), shut down when the test ends, and returns its
+// client URL.
+func ServeNATS(t testing.TB, opts *natsserver.Options) string {
+	t.Helper()
+	srv, err := natsserver.NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
