@@ -310,6 +310,14 @@ func (h *harness) check(wf store.Workflow, runErr error, want scenarioWant) {
 			if !called[ev.ToolCallID] {
 				t.Errorf("tool_result %s names call %q, which no tool_call announced", ev.Tool, ev.ToolCallID)
 			}
+		case "stage": // a stage change names the stage left (From), for renderers that must not parse Text
+			if strings.Contains(ev.Text, " → ") && ev.From == "" {
+				t.Errorf("stage event %q without From", ev.Text)
+			}
+		case "pulse":
+			if strings.Contains(ev.Text, "PulseCompleted") {
+				t.Errorf("pulse event %s says the internal name: %q", ev.PulseID, ev.Text)
+			}
 		}
 	}
 	checkNesting(t, h.events, want.Nested)
