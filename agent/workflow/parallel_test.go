@@ -291,13 +291,7 @@ func TestParallelDiamond(t *testing.T) {
 	}, "pulse-2", "pulse-3")
 	w := newParallelWorld(t, url, goRepo)
 	before := testkit.UserTreeHash(t, w.dir)
-	ctx := context.Background()
-	wf, err := w.engine.Start(ctx, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})
-	must(t, err)
-	wf, err = w.engine.Run(ctx, wf.ID)
-	if err != nil || wf.Status != store.WorkflowCompleted {
-		t.Fatalf("run: %v, workflow %s (%s)", err, wf.Status, wf.StatusReason)
-	}
+	wf := w.complete(t, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})
 	router.check()
 	log := router.requests()
 	first := func(id string) int { return slices.Index(log, id) }
@@ -380,13 +374,7 @@ func TestParallelConflictRerun(t *testing.T) {
 		"pulse-3": pulseSteps("feat(parts): N is three", map[string]string{"n.go": numbers("3")}) + rerunSteps("feat(parts): N is two plus three", "n.go", numbers("2 + 3")),
 	}, "pulse-2", "pulse-3")
 	w := newParallelWorld(t, url, files)
-	ctx := context.Background()
-	wf, err := w.engine.Start(ctx, workflow.Task{Text: "numbers", Name: "numbers", Parallel: 2})
-	must(t, err)
-	wf, err = w.engine.Run(ctx, wf.ID)
-	if err != nil || wf.Status != store.WorkflowCompleted {
-		t.Fatalf("run: %v, workflow %s (%s)", err, wf.Status, wf.StatusReason)
-	}
+	wf := w.complete(t, workflow.Task{Text: "numbers", Name: "numbers", Parallel: 2})
 	router.check()
 	want := []string{"feat(parts): add A1", "feat(parts): N is two", "feat(parts): N is two plus three"}
 	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, want) {

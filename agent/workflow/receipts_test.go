@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
-	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/receipt"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -24,13 +23,8 @@ func TestParallelPulsesReceipts(t *testing.T) {
 		"pulse-4": pulseSteps("feat(parts): add D", map[string]string{"d.go": "package parts\n\n// D uses B and C.\nfunc D() int { return B() + C() }\n"}),
 	}, "pulse-2", "pulse-3")
 	w := newParallelWorld(t, url, goRepo)
+	wf := w.complete(t, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})
 	ctx := context.Background()
-	wf, err := w.engine.Start(ctx, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})
-	must(t, err)
-	wf, err = w.engine.Run(ctx, wf.ID)
-	if err != nil || wf.Status != store.WorkflowCompleted {
-		t.Fatalf("run: %v, workflow %s (%s)", err, wf.Status, wf.StatusReason)
-	}
 	router.check()
 	commits := strings.Fields(testkit.Git(t, w.dir, "rev-list", "--reverse", wf.BaseCommit+".."+git.WorkflowBranch(wf.Name)))
 	if len(commits) != 4 {
