@@ -218,26 +218,15 @@ type parallelWorld struct {
 
 func newParallelWorld(t *testing.T, url string, files map[string]string, opts ...func(*workflow.Config)) *parallelWorld {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		must(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
-	}
-	testkit.Git(t, dir, "init", "-q", "-b", "main")
-	testkit.Git(t, dir, "add", "-A")
-	testkit.Git(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
-	return openParallelWorld(t, url, dir, opts...)
+	return openParallelWorld(t, url, testkit.NewRepo(t, files), opts...)
 }
 
 // openParallelWorld opens an engine on the repository in dir.
 func openParallelWorld(t *testing.T, url, dir string, opts ...func(*workflow.Config)) *parallelWorld {
 	t.Helper()
 	w := &parallelWorld{dir: dir}
-	ctx := context.Background()
-	repo, err := git.Open(ctx, w.dir, git.Config{})
-	must(t, err)
-	w.store, err = store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
-	must(t, err)
-	t.Cleanup(func() { w.store.Close() })
+	repo, st := openState(t, dir)
+	w.store = st
 	cfg := workflow.Config{Store: w.store, Repo: repo, Editor: &testkit.Editor{T: t, Approvals: []string{"approve", "approve", "approve"}, NoChat: true},
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo, StopPoll: 10 * time.Millisecond,
@@ -254,6 +243,7 @@ func openParallelWorld(t *testing.T, url, dir string, opts ...func(*workflow.Con
 	for _, o := range opts {
 		o(&cfg)
 	}
+	var err error
 	w.engine, err = workflow.New(cfg)
 	must(t, err)
 	return w

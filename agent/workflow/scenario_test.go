@@ -131,13 +131,8 @@ func newHarness(t *testing.T, sc *testkit.Scenario, cfg scenarioConfig) *harness
 	url, srv := sc.StartModel(t)
 	addSubmodules(t, h.dir, cfg.Submodules)
 	h.model = srv
-	ctx := context.Background()
+	h.repo, h.store = openState(t, h.dir)
 	var err error
-	h.repo, err = git.Open(ctx, h.dir, git.Config{})
-	must(t, err)
-	h.store, err = store.Open(ctx, store.Path(h.repo.StateDir()), store.Options{})
-	must(t, err)
-	t.Cleanup(func() { h.store.Close() })
 	h.ed = &testkit.Editor{T: t, Approvals: cfg.Approvals, Answers: cfg.Answers, NoChat: true}
 	h.engine, err = workflow.New(workflow.Config{Store: h.store, Repo: h.repo, Editor: h.ed,
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
