@@ -3,8 +3,6 @@ package acp
 import (
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -109,13 +107,7 @@ func TestRevertRedoCommands(t *testing.T) {
 // calcRepo is a Go module with one function, committed.
 func calcRepo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return a + b }\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module calc\n\ngo 1.22\n"), 0o644)
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
-		gitOut(t, dir, args...)
-	}
-	return dir
+	return testkit.NewRepo(t, map[string]string{"calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n", "go.mod": "module calc\n\ngo 1.22\n"})
 }
 
 func gitOut(t *testing.T, dir string, args ...string) string {
