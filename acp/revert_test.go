@@ -22,15 +22,7 @@ func TestRevertRedoCommands(t *testing.T) {
 	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
 	p := serve(t, a)
 	repo := calcRepo(t)
-	p.call(1, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
-	r := p.call(2, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+quote(repo)+`,"mcpServers":[]}}`)
-	var created struct {
-		SessionID string `json:"sessionId"`
-	}
-	if r.Error != nil || json.Unmarshal(r.Result, &created) != nil {
-		t.Fatalf("session/new: %+v %s", r.Error, r.Result)
-	}
-	id := created.SessionID
+	id := openSession(t, p, repo)
 	r, updates := p.exchange(3, `{"jsonrpc":"2.0","id":3,"method":"session/set_mode","params":{"sessionId":`+quote(id)+`,"modeId":"workflow"}}`)
 	if r.Error != nil {
 		t.Fatalf("session/set_mode: %+v", r.Error)
