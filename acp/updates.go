@@ -393,12 +393,12 @@ func planEntries(d editor.WorkflowDetail) []sdk.PlanEntry {
 		if st.Stage == "done" {
 			continue
 		}
-		out = append(out, sdk.PlanEntry{Content: stageTitle(st.Stage), Priority: sdk.PlanEntryPriorityMedium, Status: stageStatus(st.State)})
+		out = append(out, sdk.PlanEntry{Content: stageTitle(st.Stage), Priority: sdk.PlanEntryPriorityMedium, Status: entryStatus(st.State, "done", "current")})
 		if st.Stage != "pulsing" {
 			continue
 		}
 		for _, p := range d.Pulses {
-			out = append(out, sdk.PlanEntry{Content: pulseTitle(p), Priority: sdk.PlanEntryPriorityHigh, Status: pulseStatus(p.Status)})
+			out = append(out, sdk.PlanEntry{Content: pulseTitle(p), Priority: sdk.PlanEntryPriorityHigh, Status: entryStatus(p.Status, "succeeded", "running")})
 		}
 	}
 	return out
@@ -411,11 +411,14 @@ func stageTitle(stage string) string {
 	return strings.ToUpper(stage[:1]) + stage[1:]
 }
 
-func stageStatus(state string) sdk.PlanEntryStatus {
-	switch state {
-	case "done":
+// entryStatus is a plan entry's status from a stage's state or a pulse's
+// status (any case): completed when it is done, in progress when it is
+// running, else pending.
+func entryStatus(status, done, running string) sdk.PlanEntryStatus {
+	switch strings.ToLower(status) {
+	case done:
 		return sdk.PlanEntryStatusCompleted
-	case "current":
+	case running:
 		return sdk.PlanEntryStatusInProgress
 	}
 	return sdk.PlanEntryStatusPending
@@ -431,16 +434,6 @@ func pulseTitle(p editor.PulseView) string {
 		t += " (reverted: /redo " + p.ID + " runs it again)"
 	}
 	return t
-}
-
-func pulseStatus(status string) sdk.PlanEntryStatus {
-	switch strings.ToLower(status) {
-	case "succeeded":
-		return sdk.PlanEntryStatusCompleted
-	case "running":
-		return sdk.PlanEntryStatusInProgress
-	}
-	return sdk.PlanEntryStatusPending
 }
 
 // pendingText tells the user what a waiting workflow asks and how the
