@@ -273,12 +273,7 @@ var goRepo = map[string]string{"go.mod": "module example.com/parts\n\ngo 1.22\n"
 // first request until the other's arrived), and the workflow branch ends
 // with four commits in plan order, each building.
 func TestParallelDiamond(t *testing.T) {
-	router, url := newPulseRouter(t, parallelMain(diamondPlan), map[string]string{
-		"pulse-1": pulseSteps("feat(parts): add A1", map[string]string{"a.go": "package parts\n\n// A is the first part.\nfunc A() int { return 1 }\n"}),
-		"pulse-2": pulseSteps("feat(parts): add B", map[string]string{"b.go": "package parts\n\n// B uses A.\nfunc B() int { return A() + 1 }\n"}),
-		"pulse-3": pulseSteps("feat(parts): add C", map[string]string{"c.go": "package parts\n\n// C uses A.\nfunc C() int { return A() + 2 }\n"}),
-		"pulse-4": pulseSteps("feat(parts): add D", map[string]string{"d.go": "package parts\n\n// D uses B and C.\nfunc D() int { return B() + C() }\n"}),
-	}, "pulse-2", "pulse-3")
+	router, url := newPulseRouter(t, parallelMain(diamondPlan), diamondSteps(), "pulse-2", "pulse-3")
 	w := newParallelWorld(t, url, goRepo)
 	before := testkit.UserTreeHash(t, w.dir)
 	wf := w.complete(t, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})

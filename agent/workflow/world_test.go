@@ -39,3 +39,14 @@ func openState(t testing.TB, dir string) (*git.Repo, *store.Store) {
 	t.Cleanup(func() { st.Close() })
 	return repo, st
 }
+
+// diamondSteps are the scripts of diamondPlan's pulses: each adds its
+// part (A1, B, C, D) in a commit of its own.
+func diamondSteps() map[string]string {
+	return map[string]string{
+		"pulse-1": pulseSteps("feat(parts): add A1", map[string]string{"a.go": "package parts\n\n// A is the first part.\nfunc A() int { return 1 }\n"}),
+		"pulse-2": pulseSteps("feat(parts): add B", map[string]string{"b.go": "package parts\n\n// B uses A.\nfunc B() int { return A() + 1 }\n"}),
+		"pulse-3": pulseSteps("feat(parts): add C", map[string]string{"c.go": "package parts\n\n// C uses A.\nfunc C() int { return A() + 2 }\n"}),
+		"pulse-4": pulseSteps("feat(parts): add D", map[string]string{"d.go": "package parts\n\n// D uses B and C.\nfunc D() int { return B() + C() }\n"}),
+	}
+}
