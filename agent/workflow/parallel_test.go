@@ -210,10 +210,7 @@ type parallelWorld struct {
 	dir    string
 	store  *store.Store
 	engine *workflow.Engine
-	events []workflow.Event
-	mu     sync.Mutex
-	// onEvent sees every event (under mu).
-	onEvent func(workflow.Event)
+	recorder
 }
 
 func newParallelWorld(t *testing.T, url string, files map[string]string, opts ...func(*workflow.Config)) *parallelWorld {
@@ -231,15 +228,8 @@ func openParallelWorld(t *testing.T, url, dir string, opts ...func(*workflow.Con
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo, StopPoll: 10 * time.Millisecond,
 		Quality: &tools.Quality{}, PulseLease: 3 * time.Second,
-		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Events: func(ev workflow.Event) {
-			w.mu.Lock()
-			w.events = append(w.events, ev)
-			if w.onEvent != nil {
-				w.onEvent(ev)
-			}
-			w.mu.Unlock()
-		}}
+		Log:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Events: w.record}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -118,11 +117,7 @@ type harness struct {
 	ed     *testkit.Editor
 	engine *workflow.Engine
 	model  *scripted.Server
-
-	mu     sync.Mutex
-	events []workflow.Event
-	// onEvent, when set, sees every event as it happens (under mu).
-	onEvent func(workflow.Event)
+	recorder
 }
 
 func newHarness(t *testing.T, sc *testkit.Scenario, cfg scenarioConfig) *harness {
@@ -140,12 +135,7 @@ func newHarness(t *testing.T, sc *testkit.Scenario, cfg scenarioConfig) *harness
 		StopPoll: 10 * time.Millisecond, MaxIterations: cfg.MaxIterations, ResearchFanOut: fanOutFindings(t, cfg.ResearchFindings), PreflightTimeout: time.Duration(cfg.PreflightTimeoutMS) * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Events: func(ev workflow.Event) {
-			h.mu.Lock()
-			h.events = append(h.events, ev)
-			if h.onEvent != nil {
-				h.onEvent(ev)
-			}
-			h.mu.Unlock()
+			h.record(ev)
 			if cfg.StopOnEvent != "" && string(ev.Kind)+":"+ev.Tool == cfg.StopOnEvent {
 				h.engine.Stop(context.Background(), ev.WorkflowID, "stopped by the test")
 			}

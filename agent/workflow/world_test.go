@@ -2,6 +2,7 @@ package workflow_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
@@ -48,5 +49,23 @@ func diamondSteps() map[string]string {
 		"pulse-2": pulseSteps("feat(parts): add B", map[string]string{"b.go": "package parts\n\n// B uses A.\nfunc B() int { return A() + 1 }\n"}),
 		"pulse-3": pulseSteps("feat(parts): add C", map[string]string{"c.go": "package parts\n\n// C uses A.\nfunc C() int { return A() + 2 }\n"}),
 		"pulse-4": pulseSteps("feat(parts): add D", map[string]string{"d.go": "package parts\n\n// D uses B and C.\nfunc D() int { return B() + C() }\n"}),
+	}
+}
+
+// recorder keeps the events a workflow emits, in order.
+type recorder struct {
+	mu     sync.Mutex
+	events []workflow.Event
+	// onEvent, when set, sees every event as it happens (under mu).
+	onEvent func(workflow.Event)
+}
+
+// record keeps ev and shows it to onEvent.
+func (r *recorder) record(ev workflow.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, ev)
+	if r.onEvent != nil {
+		r.onEvent(ev)
 	}
 }
