@@ -144,7 +144,7 @@ func noCommit(repo *git.Repo) error {
 // the events' internal names (PlanCardResolved, PulseCompleted, …) stay in
 // the events for editors.
 func printEvent(io stdio, ev workflow.Event) {
-	if ev.PulseID != "" && ev.Kind != "pulse" && ev.Kind != "usage" {
+	if ev.PulseID != "" && ev.Kind != editor.EventPulse && ev.Kind != editor.EventUsage {
 		// Parallel pulses interleave: each line names its pulse, written
 		// whole.
 		var b strings.Builder
@@ -157,11 +157,11 @@ func printEvent(io stdio, ev workflow.Event) {
 		return
 	}
 	switch ev.Kind {
-	case "stage":
+	case editor.EventStage:
 		fmt.Fprintln(io.err, stageWords(ev))
-	case "tool_call":
+	case editor.EventToolCall:
 		fmt.Fprintf(io.err, "  • %s: %s\n", ev.Tool, ev.Reason)
-	case "tool_result":
+	case editor.EventToolResult:
 		if ev.Failed {
 			fmt.Fprintf(io.err, "    ✗ %s failed: %s\n", ev.Tool, ev.Text)
 		}
@@ -169,15 +169,15 @@ func printEvent(io stdio, ev workflow.Event) {
 		fmt.Fprintf(io.err, "    %s\n", ev.Text)
 	case "retry":
 		fmt.Fprintf(io.err, "  ↻ %s\n", ev.Text)
-	case "message":
+	case editor.EventMessage:
 		fmt.Fprintf(io.err, "\n%s\n\n", ev.Text)
-	case "pulse":
+	case editor.EventPulse:
 		fmt.Fprintf(io.err, "◆ pulse %s %s\n", ev.PulseID, pulseWords(ev))
-	case "card":
+	case editor.EventCard:
 		fmt.Fprintf(io.err, "■ %s\n", cardWords(ev))
-	case "review_comment":
+	case editor.EventReviewComment:
 		fmt.Fprintf(io.err, "  ✎ [%s] %s\n", ev.Status, ev.Text)
-	case "halt":
+	case editor.EventHalt:
 		if ev.Status == string(store.WorkflowFailed) {
 			fmt.Fprintln(io.err, "■ workflow failed") // runResult prints the cause
 			break
@@ -344,7 +344,7 @@ type pulseNames struct {
 }
 
 func (n *pulseNames) plan(ctx context.Context, ev workflow.Event) workflow.Event {
-	if ev.PulseID == "" || ev.Kind == "pulse" || n.store == nil {
+	if ev.PulseID == "" || ev.Kind == editor.EventPulse || n.store == nil {
 		return ev
 	}
 	if id, ok := n.ids.Load(ev.PulseID); ok {
