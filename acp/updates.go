@@ -368,9 +368,14 @@ func verdict(res sdk.RequestPermissionResponse) editor.Verdict {
 func choiceOptions(choices []string) []sdk.PermissionOption {
 	out := make([]sdk.PermissionOption, len(choices))
 	for i, c := range choices {
-		out[i] = sdk.PermissionOption{OptionId: sdk.PermissionOptionId("choice-" + strconv.Itoa(i)), Name: c, Kind: sdk.PermissionOptionKindAllowOnce}
+		out[i] = sdk.PermissionOption{OptionId: choiceID(i), Name: c, Kind: sdk.PermissionOptionKindAllowOnce}
 	}
 	return out
+}
+
+// choiceID is the option id of a question's i-th choice.
+func choiceID(i int) sdk.PermissionOptionId {
+	return sdk.PermissionOptionId("choice-" + strconv.Itoa(i))
 }
 
 // chosen is the choice a permission outcome selected ("" for none).
@@ -378,11 +383,12 @@ func chosen(res sdk.RequestPermissionResponse, choices []string) string {
 	if res.Outcome.Selected == nil {
 		return ""
 	}
-	i, err := strconv.Atoi(strings.TrimPrefix(string(res.Outcome.Selected.OptionId), "choice-"))
-	if err != nil || i < 0 || i >= len(choices) {
-		return ""
+	for i, c := range choices {
+		if res.Outcome.Selected.OptionId == choiceID(i) {
+			return c
+		}
 	}
-	return choices[i]
+	return ""
 }
 
 // planEntries are a workflow's stages, with its pulses after the pulsing
