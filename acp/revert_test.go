@@ -3,8 +3,6 @@ package acp
 import (
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,15 +22,7 @@ func TestRevertRedoCommands(t *testing.T) {
 	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
 	p := serve(t, a)
 	repo := calcRepo(t)
-	p.call(1, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
-	r := p.call(2, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+quote(repo)+`,"mcpServers":[]}}`)
-	var created struct {
-		SessionID string `json:"sessionId"`
-	}
-	if r.Error != nil || json.Unmarshal(r.Result, &created) != nil {
-		t.Fatalf("session/new: %+v %s", r.Error, r.Result)
-	}
-	id := created.SessionID
+	id := openSession(t, p, repo)
 	r, updates := p.exchange(3, `{"jsonrpc":"2.0","id":3,"method":"session/set_mode","params":{"sessionId":`+quote(id)+`,"modeId":"workflow"}}`)
 	if r.Error != nil {
 		t.Fatalf("session/set_mode: %+v", r.Error)
@@ -109,13 +99,7 @@ func TestRevertRedoCommands(t *testing.T) {
 // calcRepo is a Go module with one function, committed.
 func calcRepo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n\nfunc Add(a, b int) int { return a + b }\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module calc\n\ngo 1.22\n"), 0o644)
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
-		gitOut(t, dir, args...)
-	}
-	return dir
+	return testkit.NewRepo(t, map[string]string{"calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n", "go.mod": "module calc\n\ngo 1.22\n"})
 }
 
 func gitOut(t *testing.T, dir string, args ...string) string {

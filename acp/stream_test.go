@@ -73,6 +73,17 @@ func readScript(t *testing.T, path string) *scripted.Script {
 // newSession initializes p and opens a session over repo in mode.
 func newSession(t *testing.T, p *rawPeer, repo string, mode Mode) string {
 	t.Helper()
+	id := openSession(t, p, repo)
+	if r := p.call(3, `{"jsonrpc":"2.0","id":3,"method":"session/set_mode","params":{"sessionId":`+quote(id)+`,"modeId":`+quote(string(mode))+`}}`); r.Error != nil {
+		t.Fatalf("session/set_mode: %+v", r.Error)
+	}
+	return id
+}
+
+// openSession initializes p (request 1) and opens a session over repo
+// (request 2) in its first mode; it returns the session's id.
+func openSession(t *testing.T, p *rawPeer, repo string) string {
+	t.Helper()
 	p.call(1, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 	r := p.call(2, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+quote(repo)+`,"mcpServers":[]}}`)
 	var created struct {
@@ -80,9 +91,6 @@ func newSession(t *testing.T, p *rawPeer, repo string, mode Mode) string {
 	}
 	if r.Error != nil || json.Unmarshal(r.Result, &created) != nil {
 		t.Fatalf("session/new: %+v %s", r.Error, r.Result)
-	}
-	if r := p.call(3, `{"jsonrpc":"2.0","id":3,"method":"session/set_mode","params":{"sessionId":`+quote(created.SessionID)+`,"modeId":`+quote(string(mode))+`}}`); r.Error != nil {
-		t.Fatalf("session/set_mode: %+v", r.Error)
 	}
 	return created.SessionID
 }

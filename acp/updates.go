@@ -368,9 +368,14 @@ func verdict(res sdk.RequestPermissionResponse) editor.Verdict {
 func choiceOptions(choices []string) []sdk.PermissionOption {
 	out := make([]sdk.PermissionOption, len(choices))
 	for i, c := range choices {
-		out[i] = sdk.PermissionOption{OptionId: sdk.PermissionOptionId("choice-" + strconv.Itoa(i)), Name: c, Kind: sdk.PermissionOptionKindAllowOnce}
+		out[i] = sdk.PermissionOption{OptionId: choiceID(i), Name: c, Kind: sdk.PermissionOptionKindAllowOnce}
 	}
 	return out
+}
+
+// choiceID is the option id of a question's i-th choice.
+func choiceID(i int) sdk.PermissionOptionId {
+	return sdk.PermissionOptionId("choice-" + strconv.Itoa(i))
 }
 
 // chosen is the choice a permission outcome selected ("" for none).
@@ -378,11 +383,12 @@ func chosen(res sdk.RequestPermissionResponse, choices []string) string {
 	if res.Outcome.Selected == nil {
 		return ""
 	}
-	i, err := strconv.Atoi(strings.TrimPrefix(string(res.Outcome.Selected.OptionId), "choice-"))
-	if err != nil || i < 0 || i >= len(choices) {
-		return ""
+	for i, c := range choices {
+		if res.Outcome.Selected.OptionId == choiceID(i) {
+			return c
+		}
 	}
-	return choices[i]
+	return ""
 }
 
 // planEntries are a workflow's stages, with its pulses after the pulsing
@@ -393,12 +399,12 @@ func planEntries(d editor.WorkflowDetail) []sdk.PlanEntry {
 		if st.Stage == "done" {
 			continue
 		}
-		out = append(out, sdk.PlanEntry{Content: stageTitle(st.Stage), Priority: sdk.PlanEntryPriorityMedium, Status: stageStatus(st.State)})
+		out = append(out, sdk.PlanEntry{Content: stageTitle(st.Stage), Priority: sdk.PlanEntryPriorityMedium, Status: entryStatus(st.State, "done", "current")})
 		if st.Stage != "pulsing" {
 			continue
 		}
 		for _, p := range d.Pulses {
-			out = append(out, sdk.PlanEntry{Content: pulseTitle(p), Priority: sdk.PlanEntryPriorityHigh, Status: pulseStatus(p.Status)})
+			out = append(out, sdk.PlanEntry{Content: pulseTitle(p), Priority: sdk.PlanEntryPriorityHigh, Status: entryStatus(p.Status, "succeeded", "running")})
 		}
 	}
 	return out
@@ -411,11 +417,14 @@ func stageTitle(stage string) string {
 	return strings.ToUpper(stage[:1]) + stage[1:]
 }
 
-func stageStatus(state string) sdk.PlanEntryStatus {
-	switch state {
-	case "done":
+// entryStatus is a plan entry's status from a stage's state or a pulse's
+// status (any case): completed when it is done, in progress when it is
+// running, else pending.
+func entryStatus(status, done, running string) sdk.PlanEntryStatus {
+	switch strings.ToLower(status) {
+	case done:
 		return sdk.PlanEntryStatusCompleted
-	case "current":
+	case running:
 		return sdk.PlanEntryStatusInProgress
 	}
 	return sdk.PlanEntryStatusPending
@@ -431,16 +440,6 @@ func pulseTitle(p editor.PulseView) string {
 		t += " (reverted: /redo " + p.ID + " runs it again)"
 	}
 	return t
-}
-
-func pulseStatus(status string) sdk.PlanEntryStatus {
-	switch strings.ToLower(status) {
-	case "succeeded":
-		return sdk.PlanEntryStatusCompleted
-	case "running":
-		return sdk.PlanEntryStatusInProgress
-	}
-	return sdk.PlanEntryStatusPending
 }
 
 // pendingText tells the user what a waiting workflow asks and how the

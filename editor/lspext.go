@@ -424,8 +424,8 @@ type EventKind string
 
 // Workflow event kinds.
 const (
-	// EventStage: the workflow entered a stage (Text says from where), or
-	// preflight runs (Status "running").
+	// EventStage: the workflow entered a stage (From, Text says from
+	// where), or preflight runs (Status "running", Worktree).
 	EventStage EventKind = "stage"
 	// EventToolCall: an agent called a tool (Tool, Reason, ToolCallID).
 	EventToolCall EventKind = "tool_call"
@@ -433,7 +433,8 @@ const (
 	EventToolResult EventKind = "tool_result"
 	// EventMessage: an agent or the user said something (Text).
 	EventMessage EventKind = "message"
-	// EventPulse: a pulse changed status (PulseID, Status, Text).
+	// EventPulse: a pulse changed status (PulseID, Status, Text;
+	// Unresolved).
 	EventPulse EventKind = "pulse"
 	// EventCard: a card was submitted or decided (Card).
 	EventCard EventKind = "card"
@@ -507,6 +508,14 @@ type WorkflowEvent struct {
 	Card   *CardEvent `json:"card,omitempty"`
 	Text   string     `json:"text,omitempty"`
 	Failed bool       `json:"failed,omitempty"`
+	// From is the stage the workflow left (EventStage of a stage change).
+	From string `json:"from,omitempty"`
+	// Worktree is the folder preflight checks the build in (EventStage,
+	// Status "running").
+	Worktree string `json:"worktree,omitempty"`
+	// Unresolved counts the issues a succeeded pulse left unresolved
+	// (EventPulse).
+	Unresolved int `json:"unresolved,omitempty"`
 	// DryRun is the plan of an EventDryRunPlan.
 	DryRun *DryRunPlanView `json:"dryRun,omitempty"`
 	// Usage is an EventUsage's model call.

@@ -3,7 +3,6 @@ package server
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -201,13 +200,7 @@ func swarmServer(t *testing.T, config string, trusted bool, script string) (*har
 		os.MkdirAll(filepath.Join(dir, ".autarch"), 0o755)
 		os.WriteFile(filepath.Join(dir, ".autarch", "config.yaml"), []byte(config), 0o644)
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	testkit.Commit(t, dir)
 	trustFile := filepath.Join(t.TempDir(), "trusted.json")
 	t.Setenv("AUTARCH_TRUST_FILE", trustFile)
 	if trusted {

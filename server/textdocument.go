@@ -69,6 +69,14 @@ type textDocumentItem struct {
 	Text    string `json:"text"`
 }
 
+// textDocumentParams are the params of a notification that names a
+// document only (didSave, didClose).
+type textDocumentParams struct {
+	TextDocument struct {
+		URI string `json:"uri"`
+	} `json:"textDocument"`
+}
+
 // edited tells the domain a document's text changed.
 func (s *Server) edited(u, text string, opened bool) {
 	path, ok := uriPath(u)
@@ -82,11 +90,7 @@ func (s *Server) edited(u, text string, opened bool) {
 
 // didSave re-indexes the saved file from disk.
 func (s *Server) didSave(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		TextDocument struct {
-			URI string `json:"uri"`
-		} `json:"textDocument"`
-	}
+	var p textDocumentParams
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}
@@ -132,11 +136,7 @@ func (s *Server) didChange(ctx context.Context, raw json.RawMessage) (any, error
 }
 
 func (s *Server) didClose(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		TextDocument struct {
-			URI string `json:"uri"`
-		} `json:"textDocument"`
-	}
+	var p textDocumentParams
 	if err := decode(raw, &p); err != nil {
 		return nil, err
 	}

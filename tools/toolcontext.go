@@ -129,6 +129,13 @@ type costed struct {
 	cost Cost
 }
 
+// CostDescribed reports whether t's description already ends with its
+// cost (t is WithCost's).
+func CostDescribed(t Tool) bool {
+	_, ok := t.(costed)
+	return ok
+}
+
 func (c costed) Cost() Cost { return c.cost }
 
 func (c costed) Description() string {

@@ -230,16 +230,9 @@ func feedbackText(fb string) string {
 // was dismissed, or the editor cannot show that kind of question); the
 // answers reach the agent when the workflow resumes.
 func (e *Engine) AnswerPending(ctx context.Context, workflowID, pendingID string, answers []editor.Answer) error {
-	wf, err := e.Find(ctx, workflowID)
+	wf, p, err := e.openPending(ctx, workflowID, pendingID, "question")
 	if err != nil {
 		return err
-	}
-	p, err := e.cfg.Store.PendingItem(ctx, pendingID)
-	if err != nil {
-		return fmt.Errorf("pending item %s: %w", pendingID, err)
-	}
-	if p.WorkflowID != wf.ID || p.Status != store.PendingOpen {
-		return fmt.Errorf("%s is not an open question of workflow %s", pendingID, wf.Name)
 	}
 	var qs []editor.Question
 	if p.Kind == pendingReply {
@@ -269,4 +262,22 @@ func (e *Engine) AnswerPending(ctx context.Context, workflowID, pendingID string
 		}
 		return tx.AddMessage(ctx, &store.Message{WorkflowID: wf.ID, Stage: p.Stage, Role: agent.RoleUser, Content: text})
 	})
+}
+
+// openPending is a workflow (its id or name) and its open pending item
+// pendingID; what names what the item must be ("question", "approval")
+// when it is not open or of another workflow.
+func (e *Engine) openPending(ctx context.Context, workflowID, pendingID, what string) (store.Workflow, store.Pending, error) {
+	wf, err := e.Find(ctx, workflowID)
+	if err != nil {
+		return store.Workflow{}, store.Pending{}, err
+	}
+	p, err := e.cfg.Store.PendingItem(ctx, pendingID)
+	if err != nil {
+		return store.Workflow{}, store.Pending{}, fmt.Errorf("pending item %s: %w", pendingID, err)
+	}
+	if p.WorkflowID != wf.ID || p.Status != store.PendingOpen {
+		return store.Workflow{}, store.Pending{}, fmt.Errorf("%s is not an open %s of workflow %s", pendingID, what, wf.Name)
+	}
+	return wf, p, nil
 }

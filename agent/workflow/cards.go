@@ -152,16 +152,9 @@ func (e *Engine) cardStageFor(ctx context.Context, wf store.Workflow) (cardStage
 // Approved, the workflow moves to the next stage; rejected, the feedback
 // reaches the agent when the workflow resumes.
 func (e *Engine) DecidePending(ctx context.Context, workflowID, pendingID string, v editor.Verdict) error {
-	wf, err := e.Find(ctx, workflowID)
+	wf, p, err := e.openPending(ctx, workflowID, pendingID, "approval")
 	if err != nil {
 		return err
-	}
-	p, err := e.cfg.Store.PendingItem(ctx, pendingID)
-	if err != nil {
-		return fmt.Errorf("pending item %s: %w", pendingID, err)
-	}
-	if p.WorkflowID != wf.ID || p.Status != store.PendingOpen {
-		return fmt.Errorf("%s is not an open approval of workflow %s", pendingID, wf.Name)
 	}
 	if v.Decision != editor.DecisionApprove && v.Decision != editor.DecisionReject {
 		return fmt.Errorf("decision %q is not accepted: use approve or reject", v.Decision)

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +18,6 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
-	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // flakyHarness is a scenario's harness whose model is reached through a
@@ -208,23 +206,14 @@ func (namelessModel) DefaultModelName() string { return "" }
 // No workflow starts without a model; the refusal says how to set one.
 func TestNoModelRefusesToStart(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	must(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
-	testkit.Git(t, dir, "init", "-q", "-b", "main")
-	testkit.Git(t, dir, "add", "-A")
-	testkit.Git(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
-	repo, err := git.Open(ctx, dir, git.Config{})
-	must(t, err)
-	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
-	must(t, err)
-	defer st.Close()
+	repo, st := openState(t, testkit.NewRepo(t, map[string]string{"a.txt": "a\n"}))
 	start := func(s agent.Settings) error {
 		e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &testkit.Editor{T: t, NoChat: true}, Model: namelessModel{}, Settings: s})
 		must(t, err)
 		_, err = e.Start(ctx, workflow.Task{Text: "Add Sub"})
 		return err
 	}
-	err = start(agent.Settings{})
+	err := start(agent.Settings{})
 	if !errors.Is(err, workflow.ErrNoModel) || !strings.Contains(err.Error(), "autarch.model.name") || !strings.Contains(err.Error(), "AUTARCH_MODEL") {
 		t.Errorf("start = %v, want ErrNoModel with the configuration steps", err)
 	}

@@ -379,12 +379,8 @@ func (s *scheduler) landOne(ctx context.Context, res laneResult) error {
 	s.release(ctx, sp)
 	s.landed[res.id] = true
 	delete(s.finished, res.id)
-	ev := "PulseCompleted"
-	if len(out.Unresolved) > 0 {
-		ev = "PulseCompleted with unresolved issues"
-	}
 	s.e.emit(Event{Kind: "pulse", WorkflowID: s.r.wf.ID, Stage: string(StagePulsing), PulseID: res.id, Status: string(PulseSucceeded),
-		Text: fmt.Sprintf("%s: %s (%s; landed %d of %d)", ev, out.Summary, s.r.committed(cp), s.landedCount(), len(s.order))})
+		Unresolved: len(out.Unresolved), Text: fmt.Sprintf("%s (%s; landed %d of %d)", out.Summary, s.r.committed(cp), s.landedCount(), len(s.order))})
 	if err := s.recheck(ctx); err != nil {
 		return err
 	}

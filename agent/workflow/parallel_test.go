@@ -210,50 +210,30 @@ type parallelWorld struct {
 	dir    string
 	store  *store.Store
 	engine *workflow.Engine
-	events []workflow.Event
-	mu     sync.Mutex
-	// onEvent sees every event (under mu).
-	onEvent func(workflow.Event)
+	recorder
 }
 
 func newParallelWorld(t *testing.T, url string, files map[string]string, opts ...func(*workflow.Config)) *parallelWorld {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		must(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
-	}
-	testkit.Git(t, dir, "init", "-q", "-b", "main")
-	testkit.Git(t, dir, "add", "-A")
-	testkit.Git(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
-	return openParallelWorld(t, url, dir, opts...)
+	return openParallelWorld(t, url, testkit.NewRepo(t, files), opts...)
 }
 
 // openParallelWorld opens an engine on the repository in dir.
 func openParallelWorld(t *testing.T, url, dir string, opts ...func(*workflow.Config)) *parallelWorld {
 	t.Helper()
 	w := &parallelWorld{dir: dir}
-	ctx := context.Background()
-	repo, err := git.Open(ctx, w.dir, git.Config{})
-	must(t, err)
-	w.store, err = store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
-	must(t, err)
-	t.Cleanup(func() { w.store.Close() })
+	repo, st := openState(t, dir)
+	w.store = st
 	cfg := workflow.Config{Store: w.store, Repo: repo, Editor: &testkit.Editor{T: t, Approvals: []string{"approve", "approve", "approve"}, NoChat: true},
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo, StopPoll: 10 * time.Millisecond,
 		Quality: &tools.Quality{}, PulseLease: 3 * time.Second,
-		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Events: func(ev workflow.Event) {
-			w.mu.Lock()
-			w.events = append(w.events, ev)
-			if w.onEvent != nil {
-				w.onEvent(ev)
-			}
-			w.mu.Unlock()
-		}}
+		Log:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Events: w.record}
 	for _, o := range opts {
 		o(&cfg)
 	}
+	var err error
 	w.engine, err = workflow.New(cfg)
 	must(t, err)
 	return w
@@ -283,21 +263,10 @@ var goRepo = map[string]string{"go.mod": "module example.com/parts\n\ngo 1.22\n"
 // first request until the other's arrived), and the workflow branch ends
 // with four commits in plan order, each building.
 func TestParallelDiamond(t *testing.T) {
-	router, url := newPulseRouter(t, parallelMain(diamondPlan), map[string]string{
-		"pulse-1": pulseSteps("feat(parts): add A1", map[string]string{"a.go": "package parts\n\n// A is the first part.\nfunc A() int { return 1 }\n"}),
-		"pulse-2": pulseSteps("feat(parts): add B", map[string]string{"b.go": "package parts\n\n// B uses A.\nfunc B() int { return A() + 1 }\n"}),
-		"pulse-3": pulseSteps("feat(parts): add C", map[string]string{"c.go": "package parts\n\n// C uses A.\nfunc C() int { return A() + 2 }\n"}),
-		"pulse-4": pulseSteps("feat(parts): add D", map[string]string{"d.go": "package parts\n\n// D uses B and C.\nfunc D() int { return B() + C() }\n"}),
-	}, "pulse-2", "pulse-3")
+	router, url := newPulseRouter(t, parallelMain(diamondPlan), diamondSteps(), "pulse-2", "pulse-3")
 	w := newParallelWorld(t, url, goRepo)
 	before := testkit.UserTreeHash(t, w.dir)
-	ctx := context.Background()
-	wf, err := w.engine.Start(ctx, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})
-	must(t, err)
-	wf, err = w.engine.Run(ctx, wf.ID)
-	if err != nil || wf.Status != store.WorkflowCompleted {
-		t.Fatalf("run: %v, workflow %s (%s)", err, wf.Status, wf.StatusReason)
-	}
+	wf := w.complete(t, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})
 	router.check()
 	log := router.requests()
 	first := func(id string) int { return slices.Index(log, id) }
@@ -380,13 +349,7 @@ func TestParallelConflictRerun(t *testing.T) {
 		"pulse-3": pulseSteps("feat(parts): N is three", map[string]string{"n.go": numbers("3")}) + rerunSteps("feat(parts): N is two plus three", "n.go", numbers("2 + 3")),
 	}, "pulse-2", "pulse-3")
 	w := newParallelWorld(t, url, files)
-	ctx := context.Background()
-	wf, err := w.engine.Start(ctx, workflow.Task{Text: "numbers", Name: "numbers", Parallel: 2})
-	must(t, err)
-	wf, err = w.engine.Run(ctx, wf.ID)
-	if err != nil || wf.Status != store.WorkflowCompleted {
-		t.Fatalf("run: %v, workflow %s (%s)", err, wf.Status, wf.StatusReason)
-	}
+	wf := w.complete(t, workflow.Task{Text: "numbers", Name: "numbers", Parallel: 2})
 	router.check()
 	want := []string{"feat(parts): add A1", "feat(parts): N is two", "feat(parts): N is two plus three"}
 	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, want) {

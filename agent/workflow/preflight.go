@@ -64,7 +64,7 @@ func (e *Engine) preflight(ctx context.Context, wf store.Workflow) error {
 	if err := e.cfg.Store.StartPreflight(ctx, &setup); err != nil {
 		return err
 	}
-	e.emit(Event{Kind: "stage", WorkflowID: wf.ID, Stage: wf.Stage, Status: "running", Text: "preflight in " + root})
+	e.emit(Event{Kind: "stage", WorkflowID: wf.ID, Stage: wf.Stage, Status: "running", Worktree: root, Text: "preflight in " + root})
 	pctx, cancel := context.WithTimeoutCause(ctx, e.cfg.PreflightTimeout, errPreflightTimeout)
 	defer cancel()
 	result, failure, err := e.runPreflight(pctx, wf, gw, root, setup.ID)

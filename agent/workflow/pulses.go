@@ -186,12 +186,8 @@ func (r *pulseRunner) complete(ctx context.Context, sp store.Pulse, done termina
 		CheckpointCommit: cp.Commit, Diff: diffStats(cp.Stats), UnresolvedIssues: unresolved, DiffPatch: r.diffPatch(ctx, sp, cp)}); err != nil {
 		return PulseOutcome{}, err
 	}
-	ev := "PulseCompleted"
-	if len(unresolved) > 0 {
-		ev = "PulseCompleted with unresolved issues"
-	}
 	r.e.emit(Event{Kind: "pulse", WorkflowID: r.wf.ID, Stage: string(StagePulsing), PulseID: sp.PlannedID, Status: string(PulseSucceeded),
-		Text: fmt.Sprintf("%s: %s (%s)", ev, done.Summary, r.committed(cp)) + leftOut(cp)})
+		Unresolved: len(unresolved), Text: fmt.Sprintf("%s (%s)", done.Summary, r.committed(cp)) + leftOut(cp)})
 	return PulseOutcome{Status: PulseSucceeded, Summary: done.Summary, Unresolved: unresolved}, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
-	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/receipt"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -17,20 +16,10 @@ import (
 // on the commits that landed (rebased or not), and the engine reads them
 // for the side panel (PulseReceipt).
 func TestParallelPulsesReceipts(t *testing.T) {
-	router, url := newPulseRouter(t, parallelMain(diamondPlan), map[string]string{
-		"pulse-1": pulseSteps("feat(parts): add A1", map[string]string{"a.go": "package parts\n\n// A is the first part.\nfunc A() int { return 1 }\n"}),
-		"pulse-2": pulseSteps("feat(parts): add B", map[string]string{"b.go": "package parts\n\n// B uses A.\nfunc B() int { return A() + 1 }\n"}),
-		"pulse-3": pulseSteps("feat(parts): add C", map[string]string{"c.go": "package parts\n\n// C uses A.\nfunc C() int { return A() + 2 }\n"}),
-		"pulse-4": pulseSteps("feat(parts): add D", map[string]string{"d.go": "package parts\n\n// D uses B and C.\nfunc D() int { return B() + C() }\n"}),
-	}, "pulse-2", "pulse-3")
+	router, url := newPulseRouter(t, parallelMain(diamondPlan), diamondSteps(), "pulse-2", "pulse-3")
 	w := newParallelWorld(t, url, goRepo)
+	wf := w.complete(t, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})
 	ctx := context.Background()
-	wf, err := w.engine.Start(ctx, workflow.Task{Text: "add the parts", Name: "parts", Parallel: 2})
-	must(t, err)
-	wf, err = w.engine.Run(ctx, wf.ID)
-	if err != nil || wf.Status != store.WorkflowCompleted {
-		t.Fatalf("run: %v, workflow %s (%s)", err, wf.Status, wf.StatusReason)
-	}
 	router.check()
 	commits := strings.Fields(testkit.Git(t, w.dir, "rev-list", "--reverse", wf.BaseCommit+".."+git.WorkflowBranch(wf.Name)))
 	if len(commits) != 4 {

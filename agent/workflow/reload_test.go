@@ -28,9 +28,7 @@ func configRepo(t *testing.T, content string) (dir string, write func(string), s
 		must(t, os.WriteFile(cfgPath, []byte(content), 0o644))
 	}
 	write(content)
-	testkit.Git(t, dir, "init", "-q", "-b", "main")
-	testkit.Git(t, dir, "add", "-A")
-	testkit.Git(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "-m", "initial")
+	testkit.Commit(t, dir)
 	return dir, write, trust.At(filepath.Join(t.TempDir(), "trusted.json"))
 }
 

@@ -58,10 +58,7 @@ func TestRevertChildProcess(t *testing.T) {
 		t.Skip("run by TestRevertRedoAndCrash")
 	}
 	ctx := context.Background()
-	repo, err := git.Open(ctx, dir, git.Config{})
-	must(t, err)
-	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
-	must(t, err)
+	repo, st := openState(t, dir)
 	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &testkit.Editor{T: t},
 		Model: openai.New(openai.Config{BaseURL: "http://127.0.0.1:1", APIKey: "unused"}), Settings: agent.Settings{Model: "unused"}})
 	must(t, err)

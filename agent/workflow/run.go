@@ -121,7 +121,7 @@ func (e *Engine) advance(ctx context.Context, wf store.Workflow, to Stage) error
 	if err != nil {
 		return err
 	}
-	e.emit(Event{Kind: "stage", WorkflowID: wf.ID, Stage: string(to), Text: fmt.Sprintf("%s → %s", wf.Stage, to)})
+	e.emit(Event{Kind: "stage", WorkflowID: wf.ID, Stage: string(to), From: wf.Stage, Text: fmt.Sprintf("%s → %s", wf.Stage, to)})
 	return nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -118,11 +117,7 @@ type harness struct {
 	ed     *testkit.Editor
 	engine *workflow.Engine
 	model  *scripted.Server
-
-	mu     sync.Mutex
-	events []workflow.Event
-	// onEvent, when set, sees every event as it happens (under mu).
-	onEvent func(workflow.Event)
+	recorder
 }
 
 func newHarness(t *testing.T, sc *testkit.Scenario, cfg scenarioConfig) *harness {
@@ -131,13 +126,8 @@ func newHarness(t *testing.T, sc *testkit.Scenario, cfg scenarioConfig) *harness
 	url, srv := sc.StartModel(t)
 	addSubmodules(t, h.dir, cfg.Submodules)
 	h.model = srv
-	ctx := context.Background()
+	h.repo, h.store = openState(t, h.dir)
 	var err error
-	h.repo, err = git.Open(ctx, h.dir, git.Config{})
-	must(t, err)
-	h.store, err = store.Open(ctx, store.Path(h.repo.StateDir()), store.Options{})
-	must(t, err)
-	t.Cleanup(func() { h.store.Close() })
 	h.ed = &testkit.Editor{T: t, Approvals: cfg.Approvals, Answers: cfg.Answers, NoChat: true}
 	h.engine, err = workflow.New(workflow.Config{Store: h.store, Repo: h.repo, Editor: h.ed,
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
@@ -145,12 +135,7 @@ func newHarness(t *testing.T, sc *testkit.Scenario, cfg scenarioConfig) *harness
 		StopPoll: 10 * time.Millisecond, MaxIterations: cfg.MaxIterations, ResearchFanOut: fanOutFindings(t, cfg.ResearchFindings), PreflightTimeout: time.Duration(cfg.PreflightTimeoutMS) * time.Millisecond,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Events: func(ev workflow.Event) {
-			h.mu.Lock()
-			h.events = append(h.events, ev)
-			if h.onEvent != nil {
-				h.onEvent(ev)
-			}
-			h.mu.Unlock()
+			h.record(ev)
 			if cfg.StopOnEvent != "" && string(ev.Kind)+":"+ev.Tool == cfg.StopOnEvent {
 				h.engine.Stop(context.Background(), ev.WorkflowID, "stopped by the test")
 			}
@@ -309,6 +294,14 @@ func (h *harness) check(wf store.Workflow, runErr error, want scenarioWant) {
 		case "tool_result":
 			if !called[ev.ToolCallID] {
 				t.Errorf("tool_result %s names call %q, which no tool_call announced", ev.Tool, ev.ToolCallID)
+			}
+		case "stage": // a stage change names the stage left (From), for renderers that must not parse Text
+			if strings.Contains(ev.Text, " → ") && ev.From == "" {
+				t.Errorf("stage event %q without From", ev.Text)
+			}
+		case "pulse":
+			if strings.Contains(ev.Text, "PulseCompleted") {
+				t.Errorf("pulse event %s says the internal name: %q", ev.PulseID, ev.Text)
 			}
 		}
 	}

@@ -31,9 +31,9 @@ func TestRunLogSpeaksWords(t *testing.T) {
 	io := stdio{err: &errb}
 	for _, ev := range []workflow.Event{
 		{Kind: "stage", Stage: "scoping", Text: "workflow calc-sub started"},
-		{Kind: "stage", Stage: "research", Text: "scoping → research"},
-		{Kind: "stage", Stage: "preflight", Text: "plan → preflight"},
-		{Kind: "stage", Stage: "preflight", Status: "running", Text: "preflight in /r/.git/autarch/worktrees/calc-sub"},
+		{Kind: "stage", Stage: "research", From: "scoping", Text: "scoping → research"},
+		{Kind: "stage", Stage: "preflight", From: "plan", Text: "plan → preflight"},
+		{Kind: "stage", Stage: "preflight", Status: "running", Worktree: "/r/.git/autarch/worktrees/calc-sub", Text: "preflight in /r/.git/autarch/worktrees/calc-sub"},
 		{Kind: "pulse", PulseID: "pulse-1", Status: "QualityGates", Text: "quality gates in 0s: build go build: pass"},
 		{Kind: "pulse", PulseID: "pulse-1", Status: "CompletionRejected", Text: "run the tests first"},
 		{Kind: "pulse", PulseID: "pulse-2", Status: "Conflict", Text: "re-run on the new head: calc.go changed"},

@@ -39,9 +39,7 @@ func scriptedRepo(t *testing.T, path string) (dir string, steps func(from, to st
 			}
 		}
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "-m", "initial"}} {
-		gitCmd(t, dir, args...)
-	}
+	testkit.Commit(t, dir)
 	return dir, func(from, to string) *scripted.Script {
 		var files []txtar.File
 		for _, f := range ar.Files {

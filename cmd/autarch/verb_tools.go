@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/tools"
@@ -114,7 +113,7 @@ func printTools(w io.Writer, reg *tools.Registry) {
 		if tr := t.Traits(); tr.Valid() {
 			fmt.Fprintf(w, "Category: %s (%s); effect: %s\n", tr.Category, tr.Category.Risk(), tr.Effect)
 		}
-		if c, ok := tools.CostOf(t); ok && !strings.Contains(t.Description(), c.String()) {
+		if c, ok := tools.CostOf(t); ok && !tools.CostDescribed(t) {
 			fmt.Fprintf(w, "%s\n", c)
 		}
 		var schema any

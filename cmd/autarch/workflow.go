@@ -145,22 +145,24 @@ func noCommit(repo *git.Repo) error {
 // the events' internal names (PlanCardResolved, PulseCompleted, …) stay in
 // the events for editors.
 func printEvent(io stdio, ev workflow.Event) {
-	if ev.PulseID != "" && ev.Kind != "pulse" && ev.Kind != "usage" {
+	if ev.PulseID != "" && ev.Kind != editor.EventPulse && ev.Kind != editor.EventUsage {
 		// Parallel pulses interleave: each line names its pulse, written
 		// whole.
 		var b strings.Builder
-		printEvent(stdio{in: io.in, out: io.out, err: &b}, workflow.Event{Kind: ev.Kind, Stage: ev.Stage, Tool: ev.Tool, Reason: ev.Reason, Text: ev.Text, Failed: ev.Failed, Status: ev.Status})
+		own := ev
+		own.PulseID = ""
+		printEvent(stdio{in: io.in, out: io.out, err: &b}, own)
 		if b.Len() > 0 {
 			fmt.Fprint(io.err, prefixLines("["+ev.PulseID+"] ", b.String()))
 		}
 		return
 	}
 	switch ev.Kind {
-	case "stage":
-		fmt.Fprintln(io.err, stageWords(ev.Stage, ev.Text))
-	case "tool_call":
+	case editor.EventStage:
+		fmt.Fprintln(io.err, stageWords(ev))
+	case editor.EventToolCall:
 		fmt.Fprintf(io.err, "  • %s: %s\n", ev.Tool, ev.Reason)
-	case "tool_result":
+	case editor.EventToolResult:
 		if ev.Failed {
 			fmt.Fprintf(io.err, "    ✗ %s failed: %s\n", ev.Tool, ev.Text)
 		}
@@ -168,15 +170,15 @@ func printEvent(io stdio, ev workflow.Event) {
 		fmt.Fprintf(io.err, "    %s\n", ev.Text)
 	case "retry":
 		fmt.Fprintf(io.err, "  ↻ %s\n", ev.Text)
-	case "message":
+	case editor.EventMessage:
 		fmt.Fprintf(io.err, "\n%s\n\n", ev.Text)
-	case "pulse":
-		fmt.Fprintf(io.err, "◆ pulse %s %s\n", ev.PulseID, pulseWords(ev.Status, ev.Text))
-	case "card":
-		fmt.Fprintf(io.err, "■ %s\n", cardWords(ev.Status, ev.Text))
-	case "review_comment":
+	case editor.EventPulse:
+		fmt.Fprintf(io.err, "◆ pulse %s %s\n", ev.PulseID, pulseWords(ev))
+	case editor.EventCard:
+		fmt.Fprintf(io.err, "■ %s\n", cardWords(ev))
+	case editor.EventReviewComment:
 		fmt.Fprintf(io.err, "  ✎ [%s] %s\n", ev.Status, ev.Text)
-	case "halt":
+	case editor.EventHalt:
 		if ev.Status == string(store.WorkflowFailed) {
 			fmt.Fprintln(io.err, "■ workflow failed") // runResult prints the cause
 			break
@@ -185,41 +187,38 @@ func printEvent(io stdio, ev workflow.Event) {
 	}
 }
 
-// stageWords says which stage a workflow entered, without the event's
-// internal wording: "▶ research" (not "▶ research scoping → research"),
-// "▶ scoping: workflow calc-sub started", "  preflight works in DIR".
-func stageWords(stage, text string) string {
+// stageWords says which stage a workflow entered, from the event's typed
+// fields: "▶ research" for a stage change (From), "▶ scoping: workflow
+// calc-sub started", "  preflight checks the build in … DIR" (Worktree).
+func stageWords(ev workflow.Event) string {
 	switch {
-	case strings.Contains(text, " → "):
-		return "▶ " + stage
-	case strings.HasPrefix(text, "preflight in "):
-		return "  preflight checks the build in the workflow's worktree, " + strings.TrimPrefix(text, "preflight in ")
-	case text == "":
-		return "▶ " + stage
+	case ev.Worktree != "":
+		return "  preflight checks the build in the workflow's worktree, " + ev.Worktree
+	case ev.From != "" || ev.Text == "":
+		return "▶ " + ev.Stage
 	}
-	return "▶ " + stage + ": " + text
+	return "▶ " + ev.Stage + ": " + ev.Text
 }
 
 // pulseWords says what happened to a pulse: "started: Add Sub",
-// "succeeded: feat(calc): add Sub (1a2b3c4, +3 −0)".
-func pulseWords(status, text string) string {
-	for _, p := range []struct{ internal, words string }{
-		{"PulseCompleted with unresolved issues: ", "completed with unresolved issues: "},
-		{"PulseCompleted: ", ""},
-	} {
-		if rest, ok := strings.CutPrefix(text, p.internal); ok {
-			if p.words != "" {
-				return p.words + rest
-			}
-			text = rest
-		}
+// "succeeded: feat(calc): add Sub (1a2b3c4, +3 −0)", "completed with
+// unresolved issues: …" (Unresolved).
+func pulseWords(ev workflow.Event) string {
+	switch {
+	case ev.Status == string(workflow.PulseSucceeded) && ev.Unresolved > 0:
+		return "completed with unresolved issues: " + ev.Text
+	case (ev.Status == "QualityGates" || ev.Status == "Rebased") && ev.Text != "":
+		return ev.Text // "quality gates in 2s: build go build: pass; …", "rebased onto …"
 	}
-	switch status {
-	case "QualityGates", "Rebased":
-		if text != "" { // "quality gates in 2s: build go build: pass; …", "rebased onto …"
-			return text
-		}
+	verb := pulseVerb(ev.Status)
+	if ev.Text == "" {
+		return verb
 	}
+	return verb + ": " + ev.Text
+}
+
+// pulseVerb says a pulse status in words: "started", "waits to land".
+func pulseVerb(status string) string {
 	verb := map[string]string{string(workflow.PulseRunning): "started", string(workflow.PulseSucceeded): "succeeded",
 		string(workflow.PulseFailed): "failed", string(workflow.PulseStopped): "stopped",
 		"QualityGates": "quality gates ran", "CompletionRejected": "completion sent back to the agent",
@@ -228,41 +227,41 @@ func pulseWords(status, text string) string {
 	if verb == "" {
 		verb = strings.ToLower(status)
 	}
-	if text == "" {
-		return verb
-	}
-	return verb + ": " + text
+	return verb
 }
 
-// cardWords says what happened to a card or an extension request.
-func cardWords(status, text string) string {
+// cardWords says what happened to a card or an extension request, from
+// the event's Card.
+func cardWords(ev workflow.Event) string {
 	with := func(s string) string {
-		if text == "" {
+		if ev.Text == "" {
 			return s
 		}
-		return s + ": " + text
+		return s + ": " + ev.Text
 	}
-	switch status {
-	case "PlanCardResolved":
+	c := ev.Card
+	if c == nil {
+		return with(ev.Status)
+	}
+	switch {
+	case c.Kind == editor.CardPlan && c.Status == editor.CardApproved:
 		return "plan approved"
-	case "ExtensionApproved":
+	case c.Kind == editor.CardExtension && c.Status == editor.CardApproved:
 		return "extension approved"
-	case "ExtensionRejected":
+	case c.Kind == editor.CardExtension && c.Status == editor.CardRejected:
 		return with("extension declined")
+	case c.Kind == editor.CardReview && c.Status == editor.CardSubmitted:
+		return with("review recommends " + strings.ReplaceAll(c.Recommendation, "_", " "))
 	}
-	kind, what, _ := strings.Cut(status, " ")
-	switch what {
-	case "submitted":
-		return with(kind + " card submitted for approval")
-	case "rejected":
-		return with(kind + " card sent back with changes")
-	case "approved":
-		return kind + " card approved"
+	switch c.Status {
+	case editor.CardSubmitted:
+		return with(string(c.Kind) + " card submitted for approval")
+	case editor.CardRejected:
+		return with(string(c.Kind) + " card sent back with changes")
+	case editor.CardApproved:
+		return string(c.Kind) + " card approved"
 	}
-	if kind == "review" {
-		return with("review recommends " + strings.ReplaceAll(what, "_", " "))
-	}
-	return with(status)
+	return with(ev.Status)
 }
 
 // runResult prints how a run ended and returns the exit code: 0 when the
@@ -322,7 +321,7 @@ func endWords(wf store.Workflow, err error) string {
 		}
 		return fmt.Sprintf("workflow %s was stopped %s (%s); its work so far is kept", wf.Name, at, why)
 	case h.Pulse != "":
-		return fmt.Sprintf("workflow %s halted at pulse %s (%s): %s", wf.Name, h.Pulse, pulseWords(string(h.Status), ""), h.Reason)
+		return fmt.Sprintf("workflow %s halted at pulse %s (%s): %s", wf.Name, h.Pulse, pulseVerb(string(h.Status)), h.Reason)
 	}
 	return fmt.Sprintf("workflow %s halted in %s: %s", wf.Name, where, h.Reason)
 }
@@ -346,7 +345,7 @@ type pulseNames struct {
 }
 
 func (n *pulseNames) plan(ctx context.Context, ev workflow.Event) workflow.Event {
-	if ev.PulseID == "" || ev.Kind == "pulse" || n.store == nil {
+	if ev.PulseID == "" || ev.Kind == editor.EventPulse || n.store == nil {
 		return ev
 	}
 	if id, ok := n.ids.Load(ev.PulseID); ok {

@@ -40,12 +40,9 @@ func newSearchCode() tools.Tool {
 
 func searchCode(ctx context.Context, s *tools.Session, p searchCodeParams) (tools.Result, error) {
 	zero := map[string]any{"matches": []codeMatch{}, "totalMatches": 0, "truncated": false}
-	max := searchDefault
-	if p.MaxResults != nil {
-		max = *p.MaxResults
-	}
-	if max < 1 || max > searchMax {
-		return failure("invalid_query", fmt.Sprintf("maxResults must be between 1 and %d", searchMax), zero), nil
+	max, res, ok := maxResults(p.MaxResults, searchDefault, searchMax, zero)
+	if !ok {
+		return res, nil
 	}
 	m, err := tools.NewMatcher(p.Query, true)
 	if p.Query == "" || err != nil {

@@ -36,12 +36,9 @@ func semanticSearch(ctx context.Context, s *tools.Session, p semanticSearchParam
 	if strings.TrimSpace(p.Query) == "" {
 		return failure("invalid_query", "query is empty: describe what you are looking for", zero), nil
 	}
-	max := tools.SearchDefaultResults
-	if p.MaxResults != nil {
-		max = *p.MaxResults
-	}
-	if max < 1 || max > tools.SearchMaxResults {
-		return failure("invalid_query", fmt.Sprintf("maxResults must be between 1 and %d", tools.SearchMaxResults), zero), nil
+	max, bad, ok := maxResults(p.MaxResults, tools.SearchDefaultResults, tools.SearchMaxResults, zero)
+	if !ok {
+		return bad, nil
 	}
 	req := tools.SearchRequest{Query: p.Query, MaxResults: max}
 	prefix := ""

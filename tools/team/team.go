@@ -27,6 +27,7 @@ package team
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/autarch-dev/autarch/tools"
@@ -107,6 +108,18 @@ func failure(code, msg string, fields map[string]any) tools.Result {
 	}
 	out["code"], out["error"] = code, msg
 	return tools.JSONResult(out, true)
+}
+
+// maxResults is a search's maxResults parameter n: def when not given;
+// ok false (res the answer, with zero's fields) when out of 1..most.
+func maxResults(n *int, def, most int, zero map[string]any) (max int, res tools.Result, ok bool) {
+	if n == nil {
+		return def, tools.Result{}, true
+	}
+	if *n < 1 || *n > most {
+		return 0, failure("invalid_query", fmt.Sprintf("maxResults must be between 1 and %d", most), zero), false
+	}
+	return *n, tools.Result{}, true
 }
 
 // noJob answers a call made without a job (a listing's tools).

@@ -80,15 +80,7 @@ func (d Detector) nodeChecks(dir string) []Check {
 			if t.Related {
 				args = []string{bin, "related", "--run", "--passWithNoTests"}
 			}
-			args = append(args, "--reporter=default", "--reporter=json")
-			var files []string
-			if t.Pattern != "" {
-				if jsFilePattern(t.Pattern) {
-					files = append(files, t.Pattern)
-				} else {
-					args = append(args, "--testNamePattern", t.Pattern)
-				}
-			}
+			args, files := jsPattern(append(args, "--reporter=default", "--reporter=json"), t.Pattern)
 			// The JSON report goes to a file: tests' own console output
 			// goes to stdout, where it would corrupt it.
 			return withReport(quote(append(append(args, files...), t.Paths...)) + ` --outputFile.json="$f"`)
@@ -99,16 +91,7 @@ func (d Detector) nodeChecks(dir string) []Check {
 			if t.Related {
 				args = append(args, "--passWithNoTests", "--findRelatedTests")
 			}
-			var files []string
-			if t.Pattern != "" {
-				if jsFilePattern(t.Pattern) {
-					// A positional pattern is a test path pattern in every jest
-					// version (--testPathPattern became --testPathPatterns in 30).
-					files = append(files, t.Pattern)
-				} else {
-					args = append(args, "--testNamePattern", t.Pattern)
-				}
-			}
+			args, files := jsPattern(args, t.Pattern)
 			return withReport(quote(append(append(args, files...), t.Paths...)) + ` --outputFile="$f"`)
 		}))
 	}
@@ -140,6 +123,21 @@ func (d Detector) nodeChecks(dir string) []Check {
 		}))
 	}
 	return out
+}
+
+// jsPattern puts a test pattern into a vitest or jest command: a file
+// pattern as files, to go after the options (a positional pattern is a
+// test path pattern in every jest version: --testPathPattern became
+// --testPathPatterns in 30), any other as --testNamePattern.
+func jsPattern(args []string, pattern string) (_, files []string) {
+	switch {
+	case pattern == "":
+	case jsFilePattern(pattern):
+		files = append(files, pattern)
+	default:
+		args = append(args, "--testNamePattern", pattern)
+	}
+	return args, files
 }
 
 // jsFilePattern reports whether a run_tests pattern names test files (a

@@ -58,7 +58,7 @@ export const MethodApprove = "autarch/approve";
 export const MethodDiagnostics = "autarch/diagnostics";
 /** MethodLanguageFeature (server → client request, LanguageFeatureParams) returns the editor's own LanguageFeatureResult (its language features, no second language server) for a file of the user's workspace: the discussion agent's go_to_definition and find_references. A client that does not answer it leaves them to Autarch's language servers. */
 export const MethodLanguageFeature = "autarch/languageFeature";
-/** EventStage: the workflow entered a stage (Text says from where), or preflight runs (Status "running"). */
+/** EventStage: the workflow entered a stage (From, Text says from where), or preflight runs (Status "running", Worktree). */
 export const EventStage = "stage";
 /** EventToolCall: an agent called a tool (Tool, Reason, ToolCallID). */
 export const EventToolCall = "tool_call";
@@ -66,7 +66,7 @@ export const EventToolCall = "tool_call";
 export const EventToolResult = "tool_result";
 /** EventMessage: an agent or the user said something (Text). */
 export const EventMessage = "message";
-/** EventPulse: a pulse changed status (PulseID, Status, Text). */
+/** EventPulse: a pulse changed status (PulseID, Status, Text; Unresolved). */
 export const EventPulse = "pulse";
 /** EventCard: a card was submitted or decided (Card). */
 export const EventCard = "card";
@@ -305,6 +305,9 @@ export interface WorkflowEvent {
   card?: CardEvent | null;
   text?: string;
   failed?: boolean;
+  from?: string;
+  worktree?: string;
+  unresolved?: number;
   dryRun?: DryRunPlanView | null;
   usage?: UsageView | null;
 }

@@ -92,20 +92,30 @@ func (w *Workflow) pulseTip(ctx context.Context, id string) (commit, tree string
 	return out, tree, true, nil
 }
 
+// lockPulse checks pulseID, takes the worktree's lock and reads its
+// state; the caller holds the lock until it calls unlock.
+func (w *Workflow) lockPulse(ctx context.Context, pulseID string) (st wtState, unlock func(), err error) {
+	if err := ValidatePulseID(pulseID); err != nil {
+		return wtState{}, nil, err
+	}
+	w.mu.Lock()
+	if st, err = w.state(ctx); err != nil {
+		w.mu.Unlock()
+		return wtState{}, nil, err
+	}
+	return st, w.mu.Unlock, nil
+}
+
 // StartPulse creates the pulse branch at the workflow head and switches the
 // worktree to it (no file changes). The worktree must be at rest on the
 // workflow branch, and the pulse branch must not exist yet (see
 // ResumePulse). It returns the pulse branch.
 func (w *Workflow) StartPulse(ctx context.Context, pulseID string) (string, error) {
-	if err := ValidatePulseID(pulseID); err != nil {
-		return "", err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	st, err := w.state(ctx)
+	st, unlock, err := w.lockPulse(ctx, pulseID)
 	if err != nil {
 		return "", err
 	}
+	defer unlock()
 	branch := PulseBranch(w.Name, pulseID)
 	if st.headRef != w.ref() {
 		return "", fmt.Errorf("start pulse %s: the worktree is on %s, not on %s: complete or checkpoint the running pulse first", pulseID, short(st.headRef), w.Branch)
@@ -129,15 +139,11 @@ func (w *Workflow) StartPulse(ctx context.Context, pulseID string) (string, erro
 // still descend from the workflow head, and the worktree must have no
 // uncommitted changes to tracked files.
 func (w *Workflow) ResumePulse(ctx context.Context, pulseID string) (string, error) {
-	if err := ValidatePulseID(pulseID); err != nil {
-		return "", err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	st, err := w.state(ctx)
+	st, unlock, err := w.lockPulse(ctx, pulseID)
 	if err != nil {
 		return "", err
 	}
+	defer unlock()
 	branch := PulseBranch(w.Name, pulseID)
 	tip, _, ok, err := w.pulseTip(ctx, pulseID)
 	if err != nil {
@@ -185,12 +191,11 @@ func (w *Workflow) CompletePulse(ctx context.Context, pulseID, summary string) (
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	st, err := w.state(ctx)
+	st, unlock, err := w.lockPulse(ctx, pulseID)
 	if err != nil {
 		return Checkpoint{}, err
 	}
+	defer unlock()
 	pulseRef := w.pulseRef(pulseID)
 	if st.headRef != pulseRef {
 		return Checkpoint{}, fmt.Errorf("complete pulse %s: the worktree is on %s, not on %s: start the pulse first", pulseID, short(st.headRef), short(pulseRef))
@@ -234,15 +239,11 @@ func (w *Workflow) CompletePulse(ctx context.Context, pulseID, summary string) (
 // rest on the workflow head. reason goes into the commit message. Call it
 // after the agent has stopped, with a context that is not cancelled.
 func (w *Workflow) RecoveryCheckpoint(ctx context.Context, pulseID, reason string) (Checkpoint, error) {
-	if err := ValidatePulseID(pulseID); err != nil {
-		return Checkpoint{}, err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	st, err := w.state(ctx)
+	st, unlock, err := w.lockPulse(ctx, pulseID)
 	if err != nil {
 		return Checkpoint{}, err
 	}
+	defer unlock()
 	pulseRef := w.pulseRef(pulseID)
 	tip, tipTree, ok, err := w.pulseTip(ctx, pulseID)
 	if err != nil {
@@ -327,15 +328,11 @@ func (w *Workflow) rest(ctx context.Context, head string) error {
 // DeletePulseBranch deletes a kept pulse branch. The worktree must not be
 // on it.
 func (w *Workflow) DeletePulseBranch(ctx context.Context, pulseID string) error {
-	if err := ValidatePulseID(pulseID); err != nil {
-		return err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	st, err := w.state(ctx)
+	st, unlock, err := w.lockPulse(ctx, pulseID)
 	if err != nil {
 		return err
 	}
+	defer unlock()
 	if st.headRef == w.pulseRef(pulseID) {
 		return fmt.Errorf("delete pulse branch %s: the worktree is on it; checkpoint the pulse first", pulseID)
 	}

@@ -133,10 +133,17 @@ func (o ops) ScopeCards(ctx context.Context, workflowID string) ([]ScopeCard, er
 
 // ApprovedScopeCard is the workflow's latest approved scope card.
 func (o ops) ApprovedScopeCard(ctx context.Context, workflowID string) (ScopeCard, error) {
-	c, err := scanScope(o.q.QueryRowContext(ctx, `SELECT `+scopeCols+` FROM scope_cards WHERE workflow_id=? AND status='Approved'
+	return latestApproved(ctx, o, scanScope, "scope_cards", scopeCols, "approved scope card of workflow", workflowID)
+}
+
+// latestApproved is a workflow's latest approved card of table (its
+// columns cols, scanned by scan); what names it when there is none.
+func latestApproved[T any](ctx context.Context, o ops, scan func(interface{ Scan(...any) error }) (T, error), table, cols, what, workflowID string) (T, error) {
+	c, err := scan(o.q.QueryRowContext(ctx, `SELECT `+cols+` FROM `+table+` WHERE workflow_id=? AND status='Approved'
 		ORDER BY created_at DESC, rowid DESC LIMIT 1`, workflowID))
 	if err != nil {
-		return ScopeCard{}, notFound(err, "approved scope card of workflow", workflowID)
+		var zero T
+		return zero, notFound(err, what, workflowID)
 	}
 	return c, nil
 }
@@ -240,12 +247,7 @@ func (o ops) ResearchCards(ctx context.Context, workflowID string) ([]Research, 
 
 // ApprovedResearch is the workflow's latest approved research.
 func (o ops) ApprovedResearch(ctx context.Context, workflowID string) (Research, error) {
-	r, err := scanResearch(o.q.QueryRowContext(ctx, `SELECT `+researchCols+` FROM research WHERE workflow_id=? AND status='Approved'
-		ORDER BY created_at DESC, rowid DESC LIMIT 1`, workflowID))
-	if err != nil {
-		return Research{}, notFound(err, "approved research of workflow", workflowID)
-	}
-	return r, nil
+	return latestApproved(ctx, o, scanResearch, "research", researchCols, "approved research of workflow", workflowID)
 }
 
 // queryAll runs a query and scans every row.
