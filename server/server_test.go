@@ -52,7 +52,11 @@ func newHarness(t *testing.T, setup func(*Server)) *harness {
 	h.raw = clientEnd
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
-	go func() { h.exit <- h.srv.Serve(ctx, serverEnd) }()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		h.exit <- h.srv.Serve(ctx, serverEnd)
+	}()
 	h.client = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientEnd))
 	h.client.Go(ctx, jsonrpc2.AsyncHandler(func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		params := json.RawMessage(append([]byte(nil), req.Params()...))
@@ -69,6 +73,13 @@ func newHarness(t *testing.T, setup func(*Server)) *harness {
 		cancel()
 		h.client.Close()
 		h.raw.Close()
+		// the session's runs and its swarm host (an embedded NATS writing
+		// under the test's folder) stop before the folder is removed
+		select {
+		case <-served:
+		case <-time.After(30 * time.Second):
+			t.Errorf("the server did not stop within 30 s of its connection closing")
+		}
 	})
 	return h
 }
