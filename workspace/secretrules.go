@@ -90,7 +90,7 @@ var localRules = []ruleSpec{
 	{name: "secret environment assignment", generic: true, keywords: credentialWords,
 		re: `(?i)(?:^|[\s;])(?:export\s+)?[A-Z0-9_]*(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|ACCESS_?KEY)[A-Z0-9_]*\s*=\s*["']?([A-Za-z0-9_\-+/=.]{16,})(?:["'\s;]|$)`},
 	// YAML and INI style: `password: S3cr3tP4ss` unquoted, to the end of the line.
-	{name: "unquoted credential", generic: true, keywords: append([]string{"pwd", "credential", "private_key", "private-key"}, credentialWords...),
+	{name: "unquoted credential", generic: true, keywords: append([]string{"pwd", "credential", "private_key", "private-key", "privatekey"}, credentialWords...),
 		re: `(?i)^\s*(?:-\s+)?["']?[\w.-]*(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)[\w.-]*["']?\s*[:=]\s*([^\s'"#{}\[\]()<>$,;\\]{8,200})\s*(?:#.*)?$`},
 	{name: "URL with password", re: `[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:[^/\s:@]{6,}@`, keywords: []string{"://"}},
 	// DATABASE_URL=postgres://db/app?sslmode=require&password=…
@@ -228,9 +228,71 @@ var keywordGuards = map[string]func(data []byte, end int) bool{
 	// \bA3-[A-Z0-9]{6}-
 	"1password-secret-key": func(data []byte, end int) bool {
 		return end >= 2 && data[end-2] == 'A' && len(data) > end+7 && data[end+7] == '-' &&
-			runOf(data[end+1:], func(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' }, 6)
+			runOf(data[end+1:], isUpperDigit, 6)
 	},
+	// SK[0-9a-fA-F]{32}, case-sensitive: its keyword "sk" is in every
+	// "task", "mask" and "disk".
+	"twilio-api-key": func(data []byte, end int) bool {
+		return end >= 1 && data[end-1] == 'S' && data[end] == 'K' && runOf(data[end+1:], isHexByte, 32)
+	},
+	// ^\s*(?:-\s+)?["']?[\w.-]*(?:passw(?:or)?d|…|credentials?)[\w.-]*["']?\s*[:=]…
+	"unquoted credential": unquotedKeyNear,
+	// …(?:secret_?key(?:_?base)?|…|signing_?key|…|secret)["']?\]?\s*(?:[:=]|=>)…
+	// and …[a-z0-9_]*(?:secret_?key…)\s*[:=]… (the two rules of the name).
+	"secret key": func(data []byte, end int) bool {
+		text := data[end+1:]
+		i := 0
+		for i < len(text) && (text[i] >= 0x80 || isWordByte(text[i])) {
+			i++
+		}
+		if i < len(text) && (text[i] == '"' || text[i] == '\'') {
+			i++
+		}
+		if i < len(text) && text[i] == ']' {
+			i++
+		}
+		return assignAfter(text[i:], func(byte) bool { return false }, "", ":=")
+	},
+	// (?i)[\w.-]{0,50}?(?:administrat(?:)or_login_password|password)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|…)
+	"hashicorp-tf-password": assignNear,
+	// (?i)[\w.-]{0,50}?(?:(?-i:ETSY|[Ee]tsy))(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|…)
+	"etsy-access-token": assignNear,
+	// \bSG\.[A-Za-z0-9_\-]{16,32}\. and \b(SG\.(?i)[a-z0-9=_\-\.]{66})
+	"SendGrid key":       sendGridNear,
+	"sendgrid-api-token": sendGridNear,
+	// \b(hf_[A-Za-z0-9]{30,40})\b and \b(hf_(?i:[a-z]{34}))
+	"Hugging Face token":       func(data []byte, end int) bool { return runOf(data[end+1:], isAlnumByte, 30) },
+	"huggingface-access-token": func(data []byte, end int) bool { return runOf(data[end+1:], isAlnumByte, 34) },
+	// \b(key-[0-9a-f]{32})\b
+	"Mailgun key": func(data []byte, end int) bool { return runOf(data[end+1:], isHexByte, 32) },
+	// \b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b and
+	// \b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b
+	"AWS access key":   func(data []byte, end int) bool { return runOf(data[end+1:], isUpperDigit, 16) },
+	"aws-access-token": func(data []byte, end int) bool { return runOf(data[end+1:], isUpperDigit, 16) },
 }
+
+// sendGridNear: after "SG." at least 16 of the characters both SendGrid
+// rules take.
+func sendGridNear(data []byte, end int) bool {
+	return runOf(data[end+1:], func(c byte) bool { return isWordByte(c) || c == '-' || c == '=' || c == '.' }, 16)
+}
+
+// unquotedKeyNear is the guard of the unquoted credential rule: the line
+// up to the keyword is white space, '-', quotes and [\w.-] (the rule's
+// ^\s*(?:-\s+)?["']?[\w.-]*), and the keyword is followed by [\w.-]*, a
+// quote, white space and ':' or '='. Every alternative of the rule holds
+// one of its keywords (privatekey too), so a match's own hit passes.
+func unquotedKeyNear(data []byte, end int) bool {
+	for i := end; i >= 0 && data[i] != '\n'; i-- {
+		c := data[i]
+		if c < 0x80 && !isWordByte(c) && c != '.' && c != '-' && c != '"' && c != '\'' && c != ' ' && c != '\t' && c != '\f' && c != '\r' {
+			return false
+		}
+	}
+	return assignAfter(data[end+1:], func(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }, `"'`, ":=")
+}
+
+func isUpperDigit(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' }
 
 // isURLStop is what URL with password's [^/\s:@] excludes.
 func isURLStop(c byte) bool {
