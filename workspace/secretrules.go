@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
@@ -387,7 +388,7 @@ func isWordByte(c byte) bool {
 // rule is a compiled ruleSpec.
 type rule struct {
 	name    string
-	re      *regexp.Regexp
+	re      *lazyRegexp
 	group   int
 	entropy float64
 	generic bool
@@ -399,8 +400,33 @@ type rule struct {
 
 type allowRule struct {
 	target    string
-	res       []*regexp.Regexp
+	res       []*lazyRegexp
 	stopwords []string
+}
+
+// lazyRegexp is a rule's regexp, compiled when a line first reaches it: a
+// process that checks a few files compiles the few rules their keywords
+// name, not all of them (compiling them all is most of a CLI call's
+// start). compileRules has parsed src, so compiling cannot fail.
+type lazyRegexp struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+// newLazyRegexp checks src (the errors regexp.Compile would report) and
+// returns it to compile on first use.
+func newLazyRegexp(src string) (*lazyRegexp, error) {
+	if _, err := syntax.Parse(src, syntax.Perl); err != nil {
+		return nil, err
+	}
+	return &lazyRegexp{src: src}, nil
+}
+
+// get is the compiled regexp.
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
 }
 
 // ruleSet is the compiled rules and their keyword automaton.
@@ -425,7 +451,7 @@ func compileRules(local, third []ruleSpec, guards map[string]func([]byte, int) b
 	var kwRules [][]uint16
 	var keywords []string
 	add := func(spec ruleSpec, extra []allowRule) {
-		re, err := regexp.Compile(spec.re)
+		re, err := newLazyRegexp(spec.re)
 		if err != nil {
 			rs.dropped = append(rs.dropped, fmt.Sprintf("%s: %v", spec.name, err))
 			return
@@ -478,7 +504,7 @@ func compileAllow(a allowSpec) (allowRule, error) {
 		ar.stopwords = append(ar.stopwords, strings.ToLower(s))
 	}
 	for _, s := range a.regexes {
-		re, err := regexp.Compile(s)
+		re, err := newLazyRegexp(s)
 		if err != nil {
 			return allowRule{}, fmt.Errorf("allowlist regex %q: %w", s, err)
 		}
@@ -489,7 +515,7 @@ func compileAllow(a allowSpec) (allowRule, error) {
 
 // matchLine reports whether the line holds this rule's kind of secret.
 func (r *rule) matchLine(line []byte) bool {
-	for _, m := range r.re.FindAllSubmatchIndex(line, 16) {
+	for _, m := range r.re.get().FindAllSubmatchIndex(line, 16) {
 		secret := line[m[0]:m[1]]
 		switch {
 		case r.group > 0 && 2*r.group+1 < len(m) && m[2*r.group] >= 0:
@@ -527,7 +553,7 @@ func (r *rule) allowed(secret, match, line []byte) bool {
 			target = line
 		}
 		for _, re := range a.res {
-			if re.Match(target) {
+			if re.get().Match(target) {
 				return true
 			}
 		}
