@@ -836,11 +836,11 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 		}
 		return true
 	}
-	high := -1 // whether the line has a byte ≥ 0x80, once asked
+	high := -1 // whether the line has a K or ſ, once asked
 	highLine := func() bool {
 		if high < 0 {
 			high = 0
-			if hasHighByte(data[lineStart:lineEnd]) {
+			if foldsToASCII(data[lineStart:lineEnd]) {
 				high = 1
 			}
 		}
@@ -869,12 +869,22 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 
 // admits reports whether a keyword hit ending at data[end] sends its line
 // to rule id's regex: the rule's guard, when it has one, holds there, or
-// the line has a byte ≥ 0x80 (highLine; under (?i), K and ſ match a
-// regex's k and s where the automaton sees no keyword, so another
+// the line has a K or ſ (highLine, foldsToASCII; under (?i), K and ſ match
+// a regex's k and s where the automaton sees no keyword, so another
 // keyword's hit must still send the line to the regex, as without guards).
 func (rs *ruleSet) admits(id uint16, data []byte, end int, highLine func() bool) bool {
 	near := rs.rules[id].near
 	return near == nil || near(data, end) || highLine()
+}
+
+// foldsToASCII reports whether b holds one of the two characters that
+// (?i) matches to an ASCII letter: the Kelvin sign K (k) and the long s ſ
+// (s); no other character folds to ASCII (TestOnlyKelvinAndLongSFold).
+// Other non-ASCII text (minified JavaScript, translations) keeps the
+// guards: its lines were sent to every regex a keyword named, which on a
+// line of 100 KB costs tens of milliseconds each.
+func foldsToASCII(b []byte) bool {
+	return bytes.Contains(b, []byte("K")) || bytes.Contains(b, []byte("ſ"))
 }
 
 // hasHighByte reports a byte ≥ 0x80 in b.

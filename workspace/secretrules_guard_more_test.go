@@ -1,6 +1,9 @@
 package workspace
 
-import "testing"
+import (
+	"testing"
+	"unicode"
+)
 
 // TestMoreGuardsKeepVerdicts: the guards of the rules whose keywords are
 // common in code (twilio's "sk", the unquoted credential's "token", the
@@ -52,5 +55,55 @@ func TestMoreGuardsKeepVerdicts(t *testing.T) {
 		if (p != "") != l.secret {
 			t.Errorf("%q: found %q without guards, want a secret: %v", l.line, p, l.secret)
 		}
+	}
+}
+
+// TestOnlyKelvinAndLongSFold backs foldsToASCII: no other character is
+// matched by (?i) to an ASCII letter.
+func TestOnlyKelvinAndLongSFold(t *testing.T) {
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < 0x80 && r != '\u212a' && r != '\u017f' {
+				t.Errorf("%U folds to %q", r, f)
+			}
+		}
+	}
+}
+
+// TestGuardsOnNonASCIILines: a line with other non-ASCII text is guarded
+// (a keyword hit whose guard fails does not reach the regex), and the
+// verdicts stay those without guards, K and ſ spelling keywords included.
+func TestGuardsOnNonASCIILines(t *testing.T) {
+	guarded, plain := secretRules(), compileRules(localRules, gitleaksRules, nil)
+	first := func(rs *ruleSet, data []byte) string {
+		name := ""
+		rs.scan(data, func(_, _ int, n string) bool { name = n; return false })
+		return name
+	}
+	val := "Xk9fQ2mZ8pL4wR7tYb"
+	for _, l := range []string{
+		fake("// café: password: ", val), fake("x := \"é\"; db_password = \"", val, "\""), fake("é s.", "aB3dE5fG7hJ9kL1mN3pQ5rS7"),
+		fake("token é; pa\u017f\u017fword = '", val, "'"), fake("é api_\u212aey: token ", val), fake("ü task", "0a1b2c3d4e5f60718293a4b5c6d7e8f9"),
+		fake("ü TASK", "0a1b2c3d4e5f60718293a4b5c6d7e8f9"), "var π = os.Args // s.Close() token",
+	} {
+		if g, p := first(guarded, []byte(l)), first(plain, []byte(l)); g != p {
+			t.Errorf("%q: with guards %q, without %q", l, g, p)
+		}
+	}
+	// The vault rule's guard holds on "é os.Open": the line does not reach its regex.
+	line := []byte("é := os.Open(name)")
+	var hits, admitted int
+	for _, h := range guarded.kw.hits(nil, line) {
+		for _, id := range guarded.kw.accept[h.state] {
+			if guarded.rules[id].name == "vault-service-token" {
+				hits++
+				if guarded.admits(id, line, h.pos, func() bool { return foldsToASCII(line) }) {
+					admitted++
+				}
+			}
+		}
+	}
+	if hits == 0 || admitted != 0 {
+		t.Errorf("%q: %d vault keyword hits, %d admitted; want some, none admitted", line, hits, admitted)
 	}
 }
