@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // ruleSpec is one secret rule as data: our own (localRules) or ported from
@@ -317,7 +318,144 @@ func familyGuard(spec ruleSpec) func([]byte, int) bool {
 			return nil
 		}
 	}
+	if g := familyValueGuard(spec.re[len(m[0]):]); g != nil {
+		return g
+	}
 	return assignNear
+}
+
+// familyValueSkip is what stands between a family rule's assignment
+// operator and its value: [\x60'"\s=]{0,5}, then the value's group.
+const familyValueSkip = `[\x60'"\s=]{0,5}(`
+
+// familyValueGuard is assignNear that also checks the value: after the
+// operator (at most 4 bytes) and at most 5 quotes, spaces or '=', a run
+// of at least the value's least length of bytes the value can hold (any
+// byte ≥ 0x80 among them). rest is the rule's regex after the operator;
+// a rest not of the family's shape gives nil. (On minified JavaScript,
+// linear: and the like are followed by an assignment, rarely by 32 hex
+// digits, and each line sent to the regex costs a scan of the line.)
+func familyValueGuard(rest string) func([]byte, int) bool {
+	if !strings.HasPrefix(rest, familyValueSkip) {
+		return nil
+	}
+	re, err := syntax.Parse(rest, syntax.Perl|syntax.FoldCase)
+	if err != nil {
+		return nil
+	}
+	var value *syntax.Regexp
+	var find func(r *syntax.Regexp)
+	find = func(r *syntax.Regexp) {
+		if value != nil {
+			return
+		}
+		if r.Op == syntax.OpCapture {
+			value = r
+			return
+		}
+		for _, s := range r.Sub {
+			find(s)
+		}
+	}
+	find(re)
+	if value == nil {
+		return nil
+	}
+	var set [256]bool
+	if !byteSet(value, &set) {
+		return nil
+	}
+	least := minChars(value)
+	if least < 1 {
+		return nil
+	}
+	return func(data []byte, end int) bool {
+		text := data[end+1:]
+		i := 0
+		for i < len(text) && (text[i] >= 0x80 || isWordByte(text[i]) || strings.IndexByte(".- \t\n\f\r\v'\"", text[i]) >= 0) {
+			i++
+		}
+		if i >= len(text) || strings.IndexByte("=>:|?,", text[i]) < 0 {
+			return false
+		}
+		for v := i + 1; v <= i+9 && v+least <= len(text); v++ {
+			run := 0
+			for run < least && (text[v+run] >= 0x80 || set[text[v+run]]) {
+				run++
+			}
+			if run == least {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// byteSet adds to set every ASCII byte r can match (false when r holds
+// something byteSet does not know).
+func byteSet(r *syntax.Regexp, set *[256]bool) bool {
+	switch r.Op {
+	case syntax.OpLiteral:
+		for _, c := range r.Rune {
+			for f := c; ; {
+				if f < 0x80 {
+					set[f] = true
+				}
+				if f = unicode.SimpleFold(f); f == c {
+					break
+				}
+			}
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(r.Rune); i += 2 {
+			for c := r.Rune[i]; c <= r.Rune[i+1] && c < 0x80; c++ {
+				set[c] = true
+			}
+		}
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		for c := range 0x80 {
+			set[c] = true
+		}
+	case syntax.OpCapture, syntax.OpConcat, syntax.OpAlternate, syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		for _, s := range r.Sub {
+			if !byteSet(s, set) {
+				return false
+			}
+		}
+	case syntax.OpEmptyMatch:
+	default:
+		return false
+	}
+	return true
+}
+
+// minChars is the least number of characters r matches.
+func minChars(r *syntax.Regexp) int {
+	switch r.Op {
+	case syntax.OpLiteral:
+		return len(r.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpPlus:
+		return minChars(r.Sub[0])
+	case syntax.OpRepeat:
+		return r.Min * minChars(r.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, s := range r.Sub {
+			n += minChars(s)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := -1
+		for _, s := range r.Sub {
+			if m := minChars(s); n < 0 || m < n {
+				n = m
+			}
+		}
+		return max(n, 0)
+	}
+	return 0
 }
 
 // assignNear: after the keyword, word characters, '.', '-', spaces and

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"strings"
 	"testing"
 	"unicode"
 )
@@ -33,6 +34,19 @@ func TestMoreGuardsKeepVerdicts(t *testing.T) {
 		{fake("SG.", "aB3dE5fG7hJ9kL1m.aB3dE5fG7hJ9kL1mN3pQ"), true}, {fake("SG.", "aB3dE5fG7hJ9kL1"), false},
 		{fake("hf_", "aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH"), true}, {fake("key-", hex32), true},
 		{fake("AKIA", "Q3ZRXJ7VN2LMPW4K"), true}, {fake("A3TX", "Q3ZRXJ7VN2LMPW4K"), true}, {fake("AKIA", "Q3ZRXJ7VN2LMPW4"), false},
+	}
+	// The gitleaks assignment family's value check: the value after the
+	// operator (up to 4 bytes) and up to 5 quotes, spaces or '='.
+	for _, l := range []string{
+		fake("linear:::= '", hex32, "'"), fake(`linear , "`, hex32, `"`), fake("LINEAR => ", hex32, ";"), fake(`linear="""""`, hex32),
+		fake(`linear: '`, hex32[:31], "'"), "linear: function(a){return a}", fake("linear_key ?= `", hex32, "`"), fake("linear\t|| ", hex32, `\n`),
+		fake(`adafruit = "`, "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY", `"`), fake(`beamer: "b_`, "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xYaB3dE5fG7hJ", `"`),
+		fake("linear: '", strings.Repeat("\u017f", 32), "'"), fake("linear: é", hex32), fake("linear: '", strings.ToUpper(hex32), "'"),
+	} {
+		lines = append(lines, struct {
+			line   string
+			secret bool
+		}{l, first(plain, []byte(l)) != ""})
 	}
 	for _, l := range lines {
 		data := []byte(l.line)
