@@ -56,9 +56,12 @@ bench-index: build
 train-embedder:
 	$(GO) run ./cmd/autarch-train-embedder -out index/embedder/code-embedder.bin
 
-# grep against ripgrep over $(go env GOROOT)/src: prints the ratio table.
+# grep against ripgrep over $(go env GOROOT)/src and the Go module cache:
+# a new, cold autarch process per query against rg -i -c, paired runs,
+# medians, the load average per row. AUTARCH_BENCH_BEFORE=<another autarch
+# binary> adds its column; AUTARCH_BENCH_RUNS=<n> more pairs.
 bench-grep:
-	AUTARCH_BENCH_RG=1 $(GO) test -count=1 -v -run TestGrepVersusRipgrep ./tools
+	AUTARCH_BENCH_RG=1 $(GO) test -count=1 -v -timeout 60m -run '^TestGrepVersusRipgrep$$' ./tools
 
 # Pulse start on a 45k-file repository (four copies of $(go env GOROOT)/src,
 # or AUTARCH_BENCH_PULSE_REPO): worktrees prepared ahead against checked out,

@@ -46,6 +46,10 @@ type Egress struct {
 	files []string
 	mu    sync.Mutex // serialises AddValues
 	set   atomic.Pointer[valueSet]
+	// harvested is closed once the values of the workspace's blocked
+	// files are in set: the walk that finds them runs while a session
+	// starts, and every filtering waits for it (ready).
+	harvested chan struct{}
 }
 
 // MinSecretValue is the shortest value masked by value: shorter ones
@@ -74,11 +78,16 @@ func NewEgress(ctx context.Context, gate *workspace.Gate, src EgressSources) *Eg
 	if gate == nil {
 		gate = workspace.DefaultGate()
 	}
-	e := &Egress{gate: gate, files: src.Files}
+	e := &Egress{gate: gate, files: src.Files, harvested: make(chan struct{})}
+	go func() { // the walk of whole workspaces overlaps the session's start and first tool call
+		defer close(e.harvested)
+		var vals []string
+		for _, root := range src.Roots {
+			vals = append(vals, harvestRoot(ctx, gate, root)...)
+		}
+		e.AddValues(vals...)
+	}()
 	var vals []string
-	for _, root := range src.Roots {
-		vals = append(vals, harvestRoot(ctx, gate, root)...)
-	}
 	for _, f := range src.Files {
 		if data, err := workspace.ReadSmallFile(f, maxHarvestFile); err == nil {
 			vals = append(vals, harvestAll(data)...)
@@ -88,6 +97,13 @@ func NewEgress(ctx context.Context, gate *workspace.Gate, src EgressSources) *Eg
 	vals = append(vals, src.Values...)
 	e.AddValues(vals...)
 	return e
+}
+
+// ready waits until the values harvested from the workspace are masked.
+func (e *Egress) ready() {
+	if e.harvested != nil {
+		<-e.harvested
+	}
 }
 
 // DefaultEgressSources are the sources of a session over root: the
@@ -171,6 +187,7 @@ func (e *Egress) Values() int {
 	if e == nil {
 		return 0
 	}
+	e.ready()
 	if s := e.set.Load(); s != nil {
 		return len(s.values)
 	}
@@ -183,6 +200,7 @@ func (e *Egress) Version() uint64 {
 	if e == nil {
 		return 0
 	}
+	e.ready()
 	if s := e.set.Load(); s != nil {
 		return s.version
 	}
@@ -195,6 +213,7 @@ func (e *Egress) Text(s string) string {
 	if e == nil || s == "" {
 		return s
 	}
+	e.ready()
 	if set := e.set.Load(); set != nil {
 		s = set.mask(s)
 	}

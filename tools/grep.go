@@ -230,13 +230,12 @@ type fileMatches struct {
 // grepFile searches one file, appending its matches to out unless the gate
 // blocks the file.
 func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, rel string, m *Matcher, out []fileMatches) []fileMatches {
-	data, err := root.OpenWalked(&sc.file, rel, sc.data, workspace.MaxGrepFileSize)
+	data, binary, err := root.OpenWalkedText(&sc.file, rel, sc.data, workspace.MaxGrepFileSize)
 	defer sc.file.Close()
-	if err != nil || len(data) == 0 {
-		return out
+	if data != nil {
+		sc.data = data // the buffer, grown, for the next file
 	}
-	sc.data = data
-	if workspace.IsBinary(data) {
+	if err != nil || binary || len(data) == 0 {
 		return out
 	}
 	starts := m.matchLines(sc, data)

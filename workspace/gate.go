@@ -692,12 +692,15 @@ var controlFinder = func() *textsearch.ByteFinder {
 	return textsearch.NewByteFinder(set...)
 }()
 
+// binaryPrefix is how much of a file IsBinary looks at.
+const binaryPrefix = 8192
+
 // IsBinary reports whether data looks binary: a NUL byte, or more than 10%
 // control characters (other than tab, newline, carriage return, form feed,
 // escape) in the first 8 KB.
 func IsBinary(data []byte) bool {
-	if len(data) > 8192 {
-		data = data[:8192]
+	if len(data) > binaryPrefix {
+		data = data[:binaryPrefix]
 	}
 	if len(data) == 0 || controlFinder.Index(data) < 0 {
 		return false

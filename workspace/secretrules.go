@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // ruleSpec is one secret rule as data: our own (localRules) or ported from
@@ -90,7 +92,7 @@ var localRules = []ruleSpec{
 	{name: "secret environment assignment", generic: true, keywords: credentialWords,
 		re: `(?i)(?:^|[\s;])(?:export\s+)?[A-Z0-9_]*(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|ACCESS_?KEY)[A-Z0-9_]*\s*=\s*["']?([A-Za-z0-9_\-+/=.]{16,})(?:["'\s;]|$)`},
 	// YAML and INI style: `password: S3cr3tP4ss` unquoted, to the end of the line.
-	{name: "unquoted credential", generic: true, keywords: append([]string{"pwd", "credential", "private_key", "private-key"}, credentialWords...),
+	{name: "unquoted credential", generic: true, keywords: append([]string{"pwd", "credential", "private_key", "private-key", "privatekey"}, credentialWords...),
 		re: `(?i)^\s*(?:-\s+)?["']?[\w.-]*(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)[\w.-]*["']?\s*[:=]\s*([^\s'"#{}\[\]()<>$,;\\]{8,200})\s*(?:#.*)?$`},
 	{name: "URL with password", re: `[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:[^/\s:@]{6,}@`, keywords: []string{"://"}},
 	// DATABASE_URL=postgres://db/app?sslmode=require&password=…
@@ -228,9 +230,71 @@ var keywordGuards = map[string]func(data []byte, end int) bool{
 	// \bA3-[A-Z0-9]{6}-
 	"1password-secret-key": func(data []byte, end int) bool {
 		return end >= 2 && data[end-2] == 'A' && len(data) > end+7 && data[end+7] == '-' &&
-			runOf(data[end+1:], func(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' }, 6)
+			runOf(data[end+1:], isUpperDigit, 6)
 	},
+	// SK[0-9a-fA-F]{32}, case-sensitive: its keyword "sk" is in every
+	// "task", "mask" and "disk".
+	"twilio-api-key": func(data []byte, end int) bool {
+		return end >= 1 && data[end-1] == 'S' && data[end] == 'K' && runOf(data[end+1:], isHexByte, 32)
+	},
+	// ^\s*(?:-\s+)?["']?[\w.-]*(?:passw(?:or)?d|…|credentials?)[\w.-]*["']?\s*[:=]…
+	"unquoted credential": unquotedKeyNear,
+	// …(?:secret_?key(?:_?base)?|…|signing_?key|…|secret)["']?\]?\s*(?:[:=]|=>)…
+	// and …[a-z0-9_]*(?:secret_?key…)\s*[:=]… (the two rules of the name).
+	"secret key": func(data []byte, end int) bool {
+		text := data[end+1:]
+		i := 0
+		for i < len(text) && (text[i] >= 0x80 || isWordByte(text[i])) {
+			i++
+		}
+		if i < len(text) && (text[i] == '"' || text[i] == '\'') {
+			i++
+		}
+		if i < len(text) && text[i] == ']' {
+			i++
+		}
+		return assignAfter(text[i:], func(byte) bool { return false }, "", ":=")
+	},
+	// (?i)[\w.-]{0,50}?(?:administrat(?:)or_login_password|password)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|…)
+	"hashicorp-tf-password": assignNear,
+	// (?i)[\w.-]{0,50}?(?:(?-i:ETSY|[Ee]tsy))(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|…)
+	"etsy-access-token": assignNear,
+	// \bSG\.[A-Za-z0-9_\-]{16,32}\. and \b(SG\.(?i)[a-z0-9=_\-\.]{66})
+	"SendGrid key":       sendGridNear,
+	"sendgrid-api-token": sendGridNear,
+	// \b(hf_[A-Za-z0-9]{30,40})\b and \b(hf_(?i:[a-z]{34}))
+	"Hugging Face token":       func(data []byte, end int) bool { return runOf(data[end+1:], isAlnumByte, 30) },
+	"huggingface-access-token": func(data []byte, end int) bool { return runOf(data[end+1:], isAlnumByte, 34) },
+	// \b(key-[0-9a-f]{32})\b
+	"Mailgun key": func(data []byte, end int) bool { return runOf(data[end+1:], isHexByte, 32) },
+	// \b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b and
+	// \b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b
+	"AWS access key":   func(data []byte, end int) bool { return runOf(data[end+1:], isUpperDigit, 16) },
+	"aws-access-token": func(data []byte, end int) bool { return runOf(data[end+1:], isUpperDigit, 16) },
 }
+
+// sendGridNear: after "SG." at least 16 of the characters both SendGrid
+// rules take.
+func sendGridNear(data []byte, end int) bool {
+	return runOf(data[end+1:], func(c byte) bool { return isWordByte(c) || c == '-' || c == '=' || c == '.' }, 16)
+}
+
+// unquotedKeyNear is the guard of the unquoted credential rule: the line
+// up to the keyword is white space, '-', quotes and [\w.-] (the rule's
+// ^\s*(?:-\s+)?["']?[\w.-]*), and the keyword is followed by [\w.-]*, a
+// quote, white space and ':' or '='. Every alternative of the rule holds
+// one of its keywords (privatekey too), so a match's own hit passes.
+func unquotedKeyNear(data []byte, end int) bool {
+	for i := end; i >= 0 && data[i] != '\n'; i-- {
+		c := data[i]
+		if c < 0x80 && !isWordByte(c) && c != '.' && c != '-' && c != '"' && c != '\'' && c != ' ' && c != '\t' && c != '\f' && c != '\r' {
+			return false
+		}
+	}
+	return assignAfter(data[end+1:], func(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }, `"'`, ":=")
+}
+
+func isUpperDigit(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' }
 
 // isURLStop is what URL with password's [^/\s:@] excludes.
 func isURLStop(c byte) bool {
@@ -254,7 +318,144 @@ func familyGuard(spec ruleSpec) func([]byte, int) bool {
 			return nil
 		}
 	}
+	if g := familyValueGuard(spec.re[len(m[0]):]); g != nil {
+		return g
+	}
 	return assignNear
+}
+
+// familyValueSkip is what stands between a family rule's assignment
+// operator and its value: [\x60'"\s=]{0,5}, then the value's group.
+const familyValueSkip = `[\x60'"\s=]{0,5}(`
+
+// familyValueGuard is assignNear that also checks the value: after the
+// operator (at most 4 bytes) and at most 5 quotes, spaces or '=', a run
+// of at least the value's least length of bytes the value can hold (any
+// byte ≥ 0x80 among them). rest is the rule's regex after the operator;
+// a rest not of the family's shape gives nil. (On minified JavaScript,
+// linear: and the like are followed by an assignment, rarely by 32 hex
+// digits, and each line sent to the regex costs a scan of the line.)
+func familyValueGuard(rest string) func([]byte, int) bool {
+	if !strings.HasPrefix(rest, familyValueSkip) {
+		return nil
+	}
+	re, err := syntax.Parse(rest, syntax.Perl|syntax.FoldCase)
+	if err != nil {
+		return nil
+	}
+	var value *syntax.Regexp
+	var find func(r *syntax.Regexp)
+	find = func(r *syntax.Regexp) {
+		if value != nil {
+			return
+		}
+		if r.Op == syntax.OpCapture {
+			value = r
+			return
+		}
+		for _, s := range r.Sub {
+			find(s)
+		}
+	}
+	find(re)
+	if value == nil {
+		return nil
+	}
+	var set [256]bool
+	if !byteSet(value, &set) {
+		return nil
+	}
+	least := minChars(value)
+	if least < 1 {
+		return nil
+	}
+	return func(data []byte, end int) bool {
+		text := data[end+1:]
+		i := 0
+		for i < len(text) && (text[i] >= 0x80 || isWordByte(text[i]) || strings.IndexByte(".- \t\n\f\r\v'\"", text[i]) >= 0) {
+			i++
+		}
+		if i >= len(text) || strings.IndexByte("=>:|?,", text[i]) < 0 {
+			return false
+		}
+		for v := i + 1; v <= i+9 && v+least <= len(text); v++ {
+			run := 0
+			for run < least && (text[v+run] >= 0x80 || set[text[v+run]]) {
+				run++
+			}
+			if run == least {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// byteSet adds to set every ASCII byte r can match (false when r holds
+// something byteSet does not know).
+func byteSet(r *syntax.Regexp, set *[256]bool) bool {
+	switch r.Op {
+	case syntax.OpLiteral:
+		for _, c := range r.Rune {
+			for f := c; ; {
+				if f < 0x80 {
+					set[f] = true
+				}
+				if f = unicode.SimpleFold(f); f == c {
+					break
+				}
+			}
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(r.Rune); i += 2 {
+			for c := r.Rune[i]; c <= r.Rune[i+1] && c < 0x80; c++ {
+				set[c] = true
+			}
+		}
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		for c := range 0x80 {
+			set[c] = true
+		}
+	case syntax.OpCapture, syntax.OpConcat, syntax.OpAlternate, syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		for _, s := range r.Sub {
+			if !byteSet(s, set) {
+				return false
+			}
+		}
+	case syntax.OpEmptyMatch:
+	default:
+		return false
+	}
+	return true
+}
+
+// minChars is the least number of characters r matches.
+func minChars(r *syntax.Regexp) int {
+	switch r.Op {
+	case syntax.OpLiteral:
+		return len(r.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpPlus:
+		return minChars(r.Sub[0])
+	case syntax.OpRepeat:
+		return r.Min * minChars(r.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, s := range r.Sub {
+			n += minChars(s)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := -1
+		for _, s := range r.Sub {
+			if m := minChars(s); n < 0 || m < n {
+				n = m
+			}
+		}
+		return max(n, 0)
+	}
+	return 0
 }
 
 // assignNear: after the keyword, word characters, '.', '-', spaces and
@@ -325,7 +526,7 @@ func isWordByte(c byte) bool {
 // rule is a compiled ruleSpec.
 type rule struct {
 	name    string
-	re      *regexp.Regexp
+	re      *lazyRegexp
 	group   int
 	entropy float64
 	generic bool
@@ -337,8 +538,33 @@ type rule struct {
 
 type allowRule struct {
 	target    string
-	res       []*regexp.Regexp
+	res       []*lazyRegexp
 	stopwords []string
+}
+
+// lazyRegexp is a rule's regexp, compiled when a line first reaches it: a
+// process that checks a few files compiles the few rules their keywords
+// name, not all of them (compiling them all is most of a CLI call's
+// start). compileRules has parsed src, so compiling cannot fail.
+type lazyRegexp struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+// newLazyRegexp checks src (the errors regexp.Compile would report) and
+// returns it to compile on first use.
+func newLazyRegexp(src string) (*lazyRegexp, error) {
+	if _, err := syntax.Parse(src, syntax.Perl); err != nil {
+		return nil, err
+	}
+	return &lazyRegexp{src: src}, nil
+}
+
+// get is the compiled regexp.
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
 }
 
 // ruleSet is the compiled rules and their keyword automaton.
@@ -363,7 +589,7 @@ func compileRules(local, third []ruleSpec, guards map[string]func([]byte, int) b
 	var kwRules [][]uint16
 	var keywords []string
 	add := func(spec ruleSpec, extra []allowRule) {
-		re, err := regexp.Compile(spec.re)
+		re, err := newLazyRegexp(spec.re)
 		if err != nil {
 			rs.dropped = append(rs.dropped, fmt.Sprintf("%s: %v", spec.name, err))
 			return
@@ -416,7 +642,7 @@ func compileAllow(a allowSpec) (allowRule, error) {
 		ar.stopwords = append(ar.stopwords, strings.ToLower(s))
 	}
 	for _, s := range a.regexes {
-		re, err := regexp.Compile(s)
+		re, err := newLazyRegexp(s)
 		if err != nil {
 			return allowRule{}, fmt.Errorf("allowlist regex %q: %w", s, err)
 		}
@@ -427,7 +653,7 @@ func compileAllow(a allowSpec) (allowRule, error) {
 
 // matchLine reports whether the line holds this rule's kind of secret.
 func (r *rule) matchLine(line []byte) bool {
-	for _, m := range r.re.FindAllSubmatchIndex(line, 16) {
+	for _, m := range r.re.get().FindAllSubmatchIndex(line, 16) {
 		secret := line[m[0]:m[1]]
 		switch {
 		case r.group > 0 && 2*r.group+1 < len(m) && m[2*r.group] >= 0:
@@ -465,7 +691,7 @@ func (r *rule) allowed(secret, match, line []byte) bool {
 			target = line
 		}
 		for _, re := range a.res {
-			if re.Match(target) {
+			if re.get().Match(target) {
 				return true
 			}
 		}
@@ -535,6 +761,12 @@ type keywordAutomaton struct {
 const acceptBit = 0x8000
 
 func newKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton {
+	return buildKeywordAutomaton(keywords, rules).hotFirst()
+}
+
+// buildKeywordAutomaton is newKeywordAutomaton with the states numbered
+// as the keywords were added.
+func buildKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton {
 	a := &keywordAutomaton{}
 	nc := 1 // class 0: bytes in no keyword
 	for _, k := range keywords {
@@ -611,6 +843,42 @@ func newKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton 
 	return a
 }
 
+// hotFirst renumbers the states breadth first: the root and the states of
+// the keywords' first bytes, which nearly every byte of a text visits,
+// share the first rows of the table and stay in the CPU's nearest cache
+// (numbered as the keywords were added, the rows a text visits were
+// spread over the whole table, and every step of the automaton waited for
+// a farther cache).
+func (a *keywordAutomaton) hotFirst() *keywordAutomaton {
+	width := 1 << a.shift
+	states := len(a.accept)
+	order := make([]int, 0, states)
+	seen := make([]bool, states)
+	order, seen[0] = append(order, 0), true
+	for i := 0; i < len(order); i++ {
+		s := order[i]
+		for c := range width {
+			if t := int(a.next[s<<a.shift|c] &^ acceptBit); !seen[t] {
+				seen[t] = true
+				order = append(order, t)
+			}
+		}
+	}
+	id := make([]uint16, states)
+	for i, s := range order {
+		id[s] = uint16(i)
+	}
+	b := &keywordAutomaton{class: a.class, shift: a.shift, next: make([]uint16, len(order)*width), accept: make([][]uint16, len(order))}
+	for i, s := range order {
+		for c := range width {
+			t := a.next[s<<a.shift|c]
+			b.next[i<<a.shift|c] = id[t&^acceptBit] | t&acceptBit
+		}
+		b.accept[i] = a.accept[s]
+	}
+	return b
+}
+
 // kwHit is where a keyword ends in the text, with the automaton's state.
 type kwHit struct {
 	pos   int
@@ -631,7 +899,7 @@ func (a *keywordAutomaton) hits(dst []kwHit, data []byte) []kwHit {
 	var base [lanes]int
 	for l, start := 0, 0; l < lanes; l++ {
 		end := len(data)
-		if l < lanes-1 && len(data) >= 4096 {
+		if l < lanes-1 && len(data) >= 1024 {
 			end = min(len(data), start+len(data)/lanes)
 			if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {
 				end += nl + 1
@@ -643,18 +911,20 @@ func (a *keywordAutomaton) hits(dst []kwHit, data []byte) []kwHit {
 		start = end
 	}
 	var found [lanes][]kwHit
-	var st [lanes]int
 	n := len(part[0])
 	for l := range lanes {
 		n = min(n, len(part[l]))
 	}
 	p0, p1, p2, p3 := part[0][:n], part[1][:n], part[2][:n], part[3][:n]
+	// The states in locals (an array's elements would go through memory
+	// at every step).
+	var s0, s1, s2, s3 int
 	for i := range n {
-		t0 := next[st[0]|int(class[p0[i]])]
-		t1 := next[st[1]|int(class[p1[i]])]
-		t2 := next[st[2]|int(class[p2[i]])]
-		t3 := next[st[3]|int(class[p3[i]])]
-		st[0], st[1], st[2], st[3] = int(t0&^acceptBit)<<shift, int(t1&^acceptBit)<<shift, int(t2&^acceptBit)<<shift, int(t3&^acceptBit)<<shift
+		t0 := next[s0|int(class[p0[i]])]
+		t1 := next[s1|int(class[p1[i]])]
+		t2 := next[s2|int(class[p2[i]])]
+		t3 := next[s3|int(class[p3[i]])]
+		s0, s1, s2, s3 = int(t0&^acceptBit)<<shift, int(t1&^acceptBit)<<shift, int(t2&^acceptBit)<<shift, int(t3&^acceptBit)<<shift
 		if (t0|t1|t2|t3)&acceptBit == 0 {
 			continue
 		}
@@ -664,6 +934,7 @@ func (a *keywordAutomaton) hits(dst []kwHit, data []byte) []kwHit {
 			}
 		}
 	}
+	st := [lanes]int{s0, s1, s2, s3}
 	for l := range lanes {
 		s := st[l]
 		for i := n; i < len(part[l]); i++ {
@@ -703,11 +974,11 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 		}
 		return true
 	}
-	high := -1 // whether the line has a byte ≥ 0x80, once asked
+	high := -1 // whether the line has a K or ſ, once asked
 	highLine := func() bool {
 		if high < 0 {
 			high = 0
-			if hasHighByte(data[lineStart:lineEnd]) {
+			if foldsToASCII(data[lineStart:lineEnd]) {
 				high = 1
 			}
 		}
@@ -736,12 +1007,22 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 
 // admits reports whether a keyword hit ending at data[end] sends its line
 // to rule id's regex: the rule's guard, when it has one, holds there, or
-// the line has a byte ≥ 0x80 (highLine; under (?i), K and ſ match a
-// regex's k and s where the automaton sees no keyword, so another
+// the line has a K or ſ (highLine, foldsToASCII; under (?i), K and ſ match
+// a regex's k and s where the automaton sees no keyword, so another
 // keyword's hit must still send the line to the regex, as without guards).
 func (rs *ruleSet) admits(id uint16, data []byte, end int, highLine func() bool) bool {
 	near := rs.rules[id].near
 	return near == nil || near(data, end) || highLine()
+}
+
+// foldsToASCII reports whether b holds one of the two characters that
+// (?i) matches to an ASCII letter: the Kelvin sign K (k) and the long s ſ
+// (s); no other character folds to ASCII (TestOnlyKelvinAndLongSFold).
+// Other non-ASCII text (minified JavaScript, translations) keeps the
+// guards: its lines were sent to every regex a keyword named, which on a
+// line of 100 KB costs tens of milliseconds each.
+func foldsToASCII(b []byte) bool {
+	return bytes.Contains(b, []byte("K")) || bytes.Contains(b, []byte("ſ"))
 }
 
 // hasHighByte reports a byte ≥ 0x80 in b.

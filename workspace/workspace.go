@@ -279,17 +279,30 @@ type WalkedFile struct {
 // OpenWalked reads a regular file that Walk reported, as ReadWalked does,
 // into buf, and leaves it open in f for Stamp; the caller closes f.
 func (r *Root) OpenWalked(f *WalkedFile, rel string, buf []byte, max int64) ([]byte, error) {
+	data, _, err := r.openWalked(f, rel, buf, max, false)
+	return data, err
+}
+
+// OpenWalkedText is OpenWalked for a reader of text files: it reads the
+// part of the file IsBinary looks at first and, when that is binary,
+// stops there and reports binary (no data: buf emptied, to reuse), so
+// that a search reads no more of an archive or an image than that.
+func (r *Root) OpenWalkedText(f *WalkedFile, rel string, buf []byte, max int64) (data []byte, binary bool, err error) {
+	return r.openWalked(f, rel, buf, max, true)
+}
+
+func (r *Root) openWalked(f *WalkedFile, rel string, buf []byte, max int64, text bool) ([]byte, bool, error) {
 	f.Close()
 	fd, err := syscall.Open(r.Abs(rel), syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", rel, err)
+		return nil, false, fmt.Errorf("opening %s: %w", rel, err)
 	}
 	f.fd, f.open = fd, true
 	if err := syscall.Fstat(fd, &f.st); err != nil {
-		return nil, fmt.Errorf("stat %s: %w", rel, err)
+		return nil, false, fmt.Errorf("stat %s: %w", rel, err)
 	}
 	if f.st.Mode&syscall.S_IFMT != syscall.S_IFREG || f.st.Size > max {
-		return nil, nil
+		return nil, false, nil
 	}
 	n := int(f.st.Size)
 	if cap(buf) < n {
@@ -297,21 +310,44 @@ func (r *Root) OpenWalked(f *WalkedFile, rel string, buf []byte, max int64) ([]b
 	}
 	buf = buf[:n]
 	read := 0
-	for read < n {
+	if text && n > binaryPrefix {
+		var err error
+		if read, err = readFull(fd, buf[:binaryPrefix]); err != nil {
+			return nil, false, fmt.Errorf("reading %s: %w", rel, err)
+		}
+		if IsBinary(buf[:read]) {
+			return buf[:0], true, nil
+		}
+	}
+	m, err := readFull(fd, buf[read:])
+	if err != nil {
+		return nil, false, fmt.Errorf("reading %s: %w", rel, err)
+	}
+	read += m
+	f.read, f.stamp = read, stampOf(&f.st)
+	if text && IsBinary(buf[:read]) {
+		return buf[:0], true, nil
+	}
+	return buf[:read], false, nil
+}
+
+// readFull reads into buf until it is full or the file ends.
+func readFull(fd int, buf []byte) (int, error) {
+	read := 0
+	for read < len(buf) {
 		m, err := syscall.Read(fd, buf[read:])
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", rel, err)
+			return read, err
 		}
 		if m == 0 {
 			break
 		}
 		read += m
 	}
-	f.read, f.stamp = read, stampOf(&f.st)
-	return buf[:read], nil
+	return read, nil
 }
 
 // Stamp is the version of the file as read, or the zero Stamp when it

@@ -63,7 +63,9 @@ func verbs() []verb {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopProfile := startCPUProfile(os.Stderr)
 	code := runMain(ctx, stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.Args[1:])
+	stopProfile()
 	stop()
 	os.Exit(code)
 }
