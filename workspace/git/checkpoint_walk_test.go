@@ -1,0 +1,158 @@
+package git
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// loggingGit is a git executable that appends each command line to log and
+// runs the real git.
+func loggingGit(t *testing.T) (bin, log string) {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	log = filepath.Join(dir, "log")
+	bin = filepath.Join(dir, "git")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, log
+}
+
+// TestCheckpointWalksTheTreeOnce (issue 35): completing a pulse lists the
+// worktree's untracked files once and stats its tracked files once — no
+// git add --all after the listing (a second walk), no reset --hard after
+// the commit (a second stat pass and an index write) — and still commits
+// every kind of change and leaves the worktree at rest. Where the agent
+// made a nested repository the reset still runs, putting back what the
+// exclusion left out.
+func TestCheckpointWalksTheTreeOnce(t *testing.T) {
+	cases := []struct {
+		name string
+		work func(t *testing.T, wt string)
+		// files are the paths the checkpoint's tree must hold and gone
+		// those it must not.
+		files, gone []string
+		reset       bool
+	}{
+		{
+			name: "edits, deletions, new files and directories",
+			work: func(t *testing.T, wt string) {
+				writeFile(t, filepath.Join(wt, "lib", "lib.go"), "package lib\n\nconst Three = 3\n")
+				if err := os.Remove(filepath.Join(wt, "old.txt")); err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, filepath.Join(wt, "new.go"), "package main\n")
+				writeFile(t, filepath.Join(wt, "pkg", "deep", "x.go"), "package deep\n")
+				writeFile(t, filepath.Join(wt, "name with spaces.txt"), "spaces\n")
+				writeFile(t, filepath.Join(wt, "trace.log"), "ignored\n")
+			},
+			files: []string{"lib/lib.go", "new.go", "pkg/deep/x.go", "name with spaces.txt", "main.go"},
+			gone:  []string{"old.txt", "trace.log"},
+		},
+		{
+			name: "a file becomes a directory",
+			work: func(t *testing.T, wt string) {
+				if err := os.Remove(filepath.Join(wt, "old.txt")); err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, filepath.Join(wt, "old.txt", "inside.txt"), "now a directory\n")
+			},
+			files: []string{"old.txt/inside.txt"},
+		},
+		{
+			name: "a nested repository is left out",
+			work: func(t *testing.T, wt string) {
+				gitT(t, wt, "init", "-q", "vendored")
+				writeFile(t, filepath.Join(wt, "vendored", "v.go"), "package vendored\n")
+				writeFile(t, filepath.Join(wt, "kept.go"), "package main\n")
+			},
+			files: []string{"kept.go"},
+			gone:  []string{"vendored", "vendored/v.go"},
+			reset: true,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir, _ := userRepo(t)
+			bin, log := loggingGit(t)
+			r, err := Open(ctx, dir, Config{GitPath: bin})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wf, err := r.CreateWorkflow(ctx, "walk", "main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := wf.StartPulse(ctx, "p1"); err != nil {
+				t.Fatal(err)
+			}
+			tc.work(t, wf.Worktree)
+			if err := os.Truncate(log, 0); err != nil {
+				t.Fatal(err)
+			}
+			cp, err := wf.CompletePulse(ctx, "p1", "feat: pulse one")
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The subcommands, without the hardened runner's options.
+			var sub []string
+			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				f := strings.Fields(line)
+				for i := len(f) - 1; i > 0; i-- {
+					if f[i-1] == "-c" {
+						line = strings.Join(f[i+1:], " ")
+						break
+					}
+				}
+				sub = append(sub, " "+line)
+			}
+			cmds := strings.Join(sub, "\n")
+			if n := strings.Count(cmds, " ls-files --others"); n != 1 {
+				t.Errorf("the untracked files were listed %d times, want once:\n%s", n, cmds)
+			}
+			if strings.Contains(cmds, " add --all") {
+				t.Errorf("git add --all walked the tree again after the listing:\n%s", cmds)
+			}
+			if got := strings.Contains(cmds, " reset --hard"); got != tc.reset {
+				t.Errorf("reset --hard ran: %v, want %v:\n%s", got, tc.reset, cmds)
+			}
+			tree := gitT(t, dir, "ls-tree", "-r", "--name-only", cp.Commit)
+			have := strings.Split(tree, "\n")
+			for _, f := range tc.files {
+				if !slices.Contains(have, f) {
+					t.Errorf("the checkpoint lacks %s; it holds %v", f, have)
+				}
+			}
+			for _, f := range tc.gone {
+				if slices.Contains(have, f) {
+					t.Errorf("the checkpoint holds %s", f)
+				}
+			}
+			st, err := wf.Status(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if changed := st.TrackedChanges(); len(changed) > 0 {
+				t.Errorf("the worktree is not at rest after the checkpoint: %v", changed)
+			}
+			if head := gitT(t, wf.Worktree, "rev-parse", "HEAD"); head != cp.Commit {
+				t.Errorf("the worktree's HEAD is %s, want the checkpoint %s", head, cp.Commit)
+			}
+		})
+	}
+}
