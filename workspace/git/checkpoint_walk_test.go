@@ -156,3 +156,67 @@ func TestCheckpointWalksTheTreeOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckpointCommitIsNotResolvedAgain (issue 30's pulse turnover): the
+// receipt and the diff of a checkpoint name its commit by its full id;
+// the Repo made that commit, so it verifies it with no git process, and
+// an id it verified once is not verified again. A name that is not a
+// full id, or an id of no commit, is still asked of git.
+func TestCheckpointCommitIsNotResolvedAgain(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := userRepo(t)
+	bin, log := loggingGit(t)
+	r, err := Open(ctx, dir, Config{GitPath: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, err := r.CreateWorkflow(ctx, "known", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wf.StartPulse(ctx, "p1"); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(wf.Worktree, "new.go"), "package main\n")
+	cp, err := wf.CompletePulse(ctx, "p1", "feat: pulse one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolves := func() int {
+		data, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(data), " rev-parse --verify --quiet --end-of-options ")
+	}
+	if err := os.Truncate(log, 0); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if got, err := r.ResolveCommit(ctx, cp.Commit); err != nil || got != cp.Commit {
+			t.Fatalf("ResolveCommit(%s) = %q, %v", cp.Commit, got, err)
+		}
+	}
+	if n := resolves(); n != 0 {
+		t.Errorf("the checkpoint the Repo made was resolved by %d git processes, want none", n)
+	}
+	main := gitT(t, dir, "rev-parse", "main~1") // never resolved by the workflow
+	for range 3 {
+		if got, err := r.ResolveCommit(ctx, main); err != nil || got != main {
+			t.Fatalf("ResolveCommit(%s) = %q, %v", main, got, err)
+		}
+	}
+	if n := resolves(); n != 1 {
+		t.Errorf("a commit id was resolved by %d git processes, want 1 (then known)", n)
+	}
+	if _, err := r.ResolveCommit(ctx, "main"); err != nil {
+		t.Fatal(err)
+	}
+	if n := resolves(); n != 2 {
+		t.Errorf("a branch name was not asked of git (%d processes)", n)
+	}
+	tree := gitT(t, dir, "rev-parse", "main^{tree}")
+	if _, err := r.ResolveCommit(ctx, tree); err == nil {
+		t.Errorf("ResolveCommit accepted the tree %s", tree)
+	}
+}

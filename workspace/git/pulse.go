@@ -403,7 +403,9 @@ func (r *Repo) commitTreeIn(ctx context.Context, dir, tree, parent, message stri
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	commit := strings.TrimSpace(string(out))
+	r.commits.add(commit)
+	return commit, nil
 }
 
 func short(ref string) string { return strings.TrimPrefix(ref, "refs/heads/") }
