@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/workspace"
 )
 
 // loggingGit is a git executable that appends each command line to log and
@@ -218,5 +220,38 @@ func TestCheckpointCommitIsNotResolvedAgain(t *testing.T) {
 	tree := gitT(t, dir, "rev-parse", "main^{tree}")
 	if _, err := r.ResolveCommit(ctx, tree); err == nil {
 		t.Errorf("ResolveCommit accepted the tree %s", tree)
+	}
+}
+
+// TestSandboxObjectsPackFast (issue 35): the filtered object store's packs
+// are written without a delta search and with light compression — the
+// default pack-objects was most of a big repository's first command — and
+// still hold every clean object.
+func TestSandboxObjectsPackFast(t *testing.T) {
+	_, dir := secretRepo(t)
+	bin, log := loggingGit(t)
+	r, err := Open(context.Background(), dir, Config{GitPath: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := updateStore(t, r.SandboxObjects(workspace.DefaultGate(), "test", 4<<20))
+	if !inView(t, dir, v, "HEAD:main.go") || inView(t, dir, v, "HEAD:.env") {
+		t.Fatal("the store must hold main.go and not .env")
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	packs := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, " pack-objects ") {
+			packs++
+			if !strings.Contains(line, " --window=0 ") || !strings.Contains(line, " --compression=1 ") {
+				t.Errorf("pack-objects searches deltas or compresses hard: %s", line[strings.Index(line, " pack-objects "):])
+			}
+		}
+	}
+	if packs == 0 {
+		t.Fatalf("no pack written:\n%s", data)
 	}
 }
