@@ -61,18 +61,22 @@ func step(name string, args map[string]any) string {
 	return string(call)
 }
 
-// benchEngine is an engine over dir answering from the given script steps.
-func benchEngine(b *testing.B, dir string, steps []string, events func(Event)) *Engine {
+// benchEngine is an engine over dir answering from the given script steps
+// (none: an engine whose model is never asked).
+func benchEngine(b testing.TB, dir string, steps []string, events func(Event)) *Engine {
 	b.Helper()
-	var ar strings.Builder
-	for i, s := range steps {
-		fmt.Fprintf(&ar, "-- %06d.json --\n%s\n", i, s)
+	url := "http://127.0.0.1:9" // no steps: nothing asks the model
+	if len(steps) > 0 {
+		var ar strings.Builder
+		for i, s := range steps {
+			fmt.Fprintf(&ar, "-- %06d.json --\n%s\n", i, s)
+		}
+		script, err := scripted.Parse([]byte(ar.String()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		url, _ = scripted.Start(b, script)
 	}
-	script, err := scripted.Parse([]byte(ar.String()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	url, _ := scripted.Start(b, script)
 	ctx := context.Background()
 	repo, err := git.Open(ctx, dir, git.Config{})
 	if err != nil {
