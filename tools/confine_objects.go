@@ -71,6 +71,12 @@ func (s *Session) objectBinds(ctx context.Context) (binds []sandbox.Bind, masked
 	return nil, []string{o.dest}
 }
 
+// PrepareObjects brings the filtered git object store the session's
+// commands see up to date now, so that the first command does not wait
+// for it (issue 35: its first build on a 23k-file repository took most of
+// a minute of a workflow's first command). Call it in the background.
+func (s *Session) PrepareObjects(ctx context.Context) { s.objectBinds(ctx) }
+
 // openSandboxObjects opens the filtered store of the repository whose
 // work tree is the root: nil when the root is no repository's top (no
 // .git in it).

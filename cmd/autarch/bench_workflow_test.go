@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,14 +50,17 @@ func TestWorkflowAtScale(t *testing.T) {
 	gitCmd(t, big, "add", "-A")
 	gitCmd(t, big, "-c", "user.name=U", "-c", "user.email=u@example.com", "-c", "gc.auto=0", "commit", "-q", "-m", "copies of GOROOT/src")
 	files := func(dir string) int { return strings.Count(gitCmd(t, dir, "ls-files", "-z"), "\x00") }
+	timelines := map[string]string{}
 	run := func(bin, dir, name string) time.Duration {
 		url, _ := scripted.Start(t, steps("", ""))
-		var stdout, stderr bytes.Buffer
-		cmd := autarchCmd(context.Background(), bin, dir, url, "run", "--yes", "--name", name, "Add Sub and Mul to calc")
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		var stdout bytes.Buffer
 		start := time.Now()
+		stderr := &timeline{start: start}
+		cmd := autarchCmd(context.Background(), bin, dir, url, "run", "--yes", "--name", name, "Add Sub and Mul to calc")
+		cmd.Stdout, cmd.Stderr = &stdout, stderr
 		err := cmd.Run()
 		took := time.Since(start)
+		timelines[dir] = stderr.String()
 		if err != nil || !strings.Contains(stdout.String(), "done\tCompleted") {
 			t.Fatalf("autarch run in %s: %v\nstdout: %s\nstderr: %s", dir, err, stdout.String(), stderr.String())
 		}
@@ -88,6 +92,41 @@ func TestWorkflowAtScale(t *testing.T) {
 		ms, mb := med(b[0]+" small"), med(b[0]+" big")
 		fmt.Printf("| %s | %s %v | %s %v | %.2f |\n", b[0], ms.Round(10*time.Millisecond), times[b[0]+" small"], mb.Round(10*time.Millisecond), times[b[0]+" big"], float64(mb)/float64(ms))
 	}
+	// Where the time goes: the last run's progress lines, each with the
+	// seconds since the process started.
+	fmt.Printf("\nthe last run's log, seconds since start, module alone:\n%s\nin the big repository:\n%s", timelines[small], timelines[big])
+}
+
+// timeline is a run's stderr with each line prefixed by the seconds since
+// start.
+type timeline struct {
+	start   time.Time
+	mu      sync.Mutex
+	out     strings.Builder
+	partial bool
+}
+
+func (tl *timeline) Write(p []byte) (int, error) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	stamp := fmt.Sprintf("%7.3f  ", time.Since(tl.start).Seconds())
+	for _, line := range strings.SplitAfter(string(p), "\n") {
+		if line == "" {
+			continue
+		}
+		if !tl.partial {
+			tl.out.WriteString(stamp)
+		}
+		tl.out.WriteString(line)
+		tl.partial = !strings.HasSuffix(line, "\n")
+	}
+	return len(p), nil
+}
+
+func (tl *timeline) String() string {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	return tl.out.String()
 }
 
 // loadAverage is the one-minute load average ("?" when unknown).

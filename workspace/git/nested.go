@@ -89,7 +89,11 @@ func (r *Repo) StageAll(ctx context.Context, dir, base string, paths, exclude []
 			}
 		}
 	}
-	nested, err := r.nestedRepos(ctx, dir, paths, exclude)
+	untracked, err := r.untracked(ctx, dir, paths, exclude)
+	if err != nil {
+		return nil, err
+	}
+	nested, err := r.nestedRepos(dir, untracked)
 	if err != nil {
 		return nil, err
 	}
@@ -109,18 +113,8 @@ func (r *Repo) StageAll(ctx context.Context, dir, base string, paths, exclude []
 			out = append(out, Excluded{Path: p, Kind: KindIncluded})
 		}
 	}
-	var spec strings.Builder
-	if len(paths) == 0 {
-		spec.WriteString(":(top)\x00")
-	}
-	for _, p := range paths {
-		spec.WriteString(":(literal,top)" + p + "\x00")
-	}
-	for _, a := range exclude {
-		spec.WriteString(":(exclude,literal,top)" + strings.TrimSuffix(a, "/") + "\x00")
-	}
-	if _, err := r.git.run(ctx, dir, strings.NewReader(spec.String()), "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
-		return nil, fmt.Errorf("stage changes: %w", err)
+	if err := r.add(ctx, dir, paths, exclude, untracked); err != nil {
+		return nil, err
 	}
 	// git add made none (every nested repository was excluded); a
 	// repository created since is caught here.
@@ -153,10 +147,11 @@ func (r *Repo) gitlinks(ctx context.Context, dir string) ([]string, error) {
 	return links, nil
 }
 
-// nestedRepos lists the nested repositories and git directories among the
-// untracked, not ignored paths under paths but exclude (directory paths,
-// without the trailing slash), from the top of the work tree.
-func (r *Repo) nestedRepos(ctx context.Context, dir string, paths, exclude []string) ([]Excluded, error) {
+// untracked lists the untracked, not ignored paths under paths (the whole
+// tree when empty) but exclude (directory paths, without the trailing
+// slash), from the top of the work tree: one walk of the tree. A nested
+// repository is listed as "dir/".
+func (r *Repo) untracked(ctx context.Context, dir string, paths, exclude []string) ([]string, error) {
 	args := []string{"ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--"}
 	if len(paths) == 0 {
 		args = append(args, ":(top)")
@@ -171,12 +166,24 @@ func (r *Repo) nestedRepos(ctx context.Context, dir string, paths, exclude []str
 	if err != nil {
 		return nil, fmt.Errorf("list untracked files: %w", err)
 	}
+	var files []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			files = append(files, p)
+		}
+	}
+	return files, nil
+}
+
+// nestedRepos finds the nested repositories and git directories among the
+// untracked paths of the work tree at dir (untracked).
+func (r *Repo) nestedRepos(dir string, untracked []string) ([]Excluded, error) {
 	loc, err := r.git.locate(dir)
 	if err != nil {
 		return nil, err
 	}
 	var nested []Excluded
-	for _, p := range strings.Split(string(out), "\x00") {
+	for _, p := range untracked {
 		switch {
 		case strings.HasSuffix(p, "/"):
 			nested = append(nested, Excluded{Path: strings.TrimSuffix(p, "/"), Kind: KindNestedRepo})
@@ -188,6 +195,65 @@ func (r *Repo) nestedRepos(ctx context.Context, dir string, paths, exclude []str
 		}
 	}
 	return nested, nil
+}
+
+// add stages the changes of the work tree at dir under paths (the whole
+// tree when empty) but exclude, as git add --all would, given the
+// untracked files one walk listed (untracked, under the same paths and
+// exclude). For the whole tree it pays one stat pass and no second walk:
+// git add --update stages the changed and deleted tracked files, and git
+// update-index --add adds the listed untracked files by name (issue 35:
+// on 45k files the second walk of add --all cost as much as the first).
+// Staging named paths keeps git add --all, which reports a path that
+// matches nothing.
+func (r *Repo) add(ctx context.Context, dir string, paths, exclude, untracked []string) error {
+	var spec strings.Builder
+	if len(paths) == 0 {
+		spec.WriteString(":(top)\x00")
+	}
+	for _, p := range paths {
+		spec.WriteString(":(literal,top)" + p + "\x00")
+	}
+	for _, a := range exclude {
+		spec.WriteString(":(exclude,literal,top)" + strings.TrimSuffix(a, "/") + "\x00")
+	}
+	addAll := func() error {
+		if _, err := r.git.run(ctx, dir, strings.NewReader(spec.String()), "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+			return fmt.Errorf("stage changes: %w", err)
+		}
+		return nil
+	}
+	if len(paths) > 0 {
+		return addAll()
+	}
+	if _, err := r.git.run(ctx, dir, strings.NewReader(spec.String()), "add", "--update", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+		return fmt.Errorf("stage changes: %w", err)
+	}
+	var names strings.Builder
+	for _, p := range untracked {
+		if strings.HasSuffix(p, "/") || slices.ContainsFunc(exclude, func(e string) bool { return isUnderSlash(p, strings.TrimSuffix(e, "/")) }) {
+			continue // a nested repository, or what the walk's exclusions did not yet know
+		}
+		names.WriteString(p + "\x00")
+	}
+	if names.Len() == 0 {
+		return nil
+	}
+	loc, err := r.git.locate(dir)
+	if err != nil {
+		return err
+	}
+	if _, err := r.git.run(ctx, loc.top, strings.NewReader(names.String()), "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+		// A path git will not take by name (a file that became a
+		// directory, …): the whole tree the ordinary way.
+		return addAll()
+	}
+	return nil
+}
+
+// isUnderSlash reports whether the slash path p is dir or lies below it.
+func isUnderSlash(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
 // includedConfig lists the files of the work tree that the config files of

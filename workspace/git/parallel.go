@@ -293,7 +293,9 @@ func (pt *PulseTree) Commit(ctx context.Context, summary string) (Checkpoint, er
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("complete pulse %s: %w", pt.ID, err)
 	}
-	if err := pt.moveBranch(ctx, commit, "autarch: checkpoint of pulse "+pt.ID); err != nil {
+	// The index holds commit's tree and the work tree what was staged: no
+	// reset unless an exclusion may cover tracked files (as CompletePulse).
+	if err := pt.moveBranch(ctx, commit, "autarch: checkpoint of pulse "+pt.ID, len(excluded) > 0); err != nil {
 		return Checkpoint{}, fmt.Errorf("complete pulse %s: %w", pt.ID, err)
 	}
 	cp, err := pt.checkpoint(ctx, commit)
@@ -317,12 +319,15 @@ func (pt *PulseTree) checkpoint(ctx context.Context, commit string) (Checkpoint,
 	return Checkpoint{Commit: commit, Parent: pt.Base, PulseBranch: pt.Branch, Empty: tree == baseTree, Stats: stats}, nil
 }
 
-// moveBranch points the checked-out pulse branch at commit and the
-// worktree's index and files with it.
-func (pt *PulseTree) moveBranch(ctx context.Context, commit, msg string) error {
+// moveBranch points the checked-out pulse branch at commit and, with
+// reset, the worktree's index and files with it.
+func (pt *PulseTree) moveBranch(ctx context.Context, commit, msg string, reset bool) error {
 	return pt.w.repo.refLock(ctx, func() error {
 		if _, err := pt.run(ctx, "update-ref", "-m", msg, pt.ref(), commit); err != nil {
 			return err
+		}
+		if !reset {
+			return nil
 		}
 		_, err := pt.run(ctx, "reset", "--hard", "--quiet", commit)
 		return err
@@ -352,7 +357,7 @@ func (pt *PulseTree) Recovery(ctx context.Context, reason string) (Checkpoint, e
 			if cp.Commit, err = pt.commitTree(ctx, tree, tip, recoveryMessage(pt.ID, reason)); err != nil {
 				return Checkpoint{}, fmt.Errorf("recovery checkpoint of pulse %s: %w", pt.ID, err)
 			}
-			if err := pt.moveBranch(ctx, cp.Commit, "autarch: recovery checkpoint of pulse "+pt.ID); err != nil {
+			if err := pt.moveBranch(ctx, cp.Commit, "autarch: recovery checkpoint of pulse "+pt.ID, true); err != nil {
 				return Checkpoint{}, fmt.Errorf("recovery checkpoint of pulse %s: %w", pt.ID, err)
 			}
 			cp.IsRecoveryCheckpoint = true
@@ -442,7 +447,7 @@ func (pt *PulseTree) Rebase(ctx context.Context) (rebased bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("rebase pulse %s: %w", pt.ID, err)
 	}
-	if err := pt.moveBranch(ctx, commit, "autarch: rebase pulse "+pt.ID); err != nil {
+	if err := pt.moveBranch(ctx, commit, "autarch: rebase pulse "+pt.ID, true); err != nil {
 		return false, fmt.Errorf("rebase pulse %s: %w", pt.ID, err)
 	}
 	pt.Base = head

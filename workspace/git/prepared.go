@@ -188,6 +188,7 @@ func (r *Repo) PrepareWorktrees(ctx context.Context, owner, rev string, n int) e
 			return err
 		}
 	}
+	r.sweepTrash() // after the checkouts, which a run waits for
 	return nil
 }
 
@@ -271,7 +272,7 @@ func (r *Repo) claimPrepared(ctx context.Context, path, branch string) bool {
 // dropWorktree removes a worktree this package made and its registration
 // (under the ref lock).
 func (r *Repo) dropWorktree(ctx context.Context, path string) {
-	if _, err := r.git.run(ctx, r.dir, nil, "worktree", "remove", "--force", path); err != nil {
+	if err := r.removeWorktree(ctx, path); err != nil {
 		_ = os.RemoveAll(path)
 		_, _ = r.git.run(ctx, r.dir, nil, "worktree", "prune")
 	}

@@ -223,8 +223,15 @@ func (w *Workflow) CompletePulse(ctx context.Context, pulseID, summary string) (
 		_, _ = w.run(context.WithoutCancel(ctx), nil, "symbolic-ref", "HEAD", pulseRef)
 		return Checkpoint{}, fmt.Errorf("complete pulse %s: fast-forward %s: %w", pulseID, w.Branch, err)
 	}
-	if _, err := w.run(ctx, nil, "reset", "--hard", "--quiet", commit); err != nil {
-		return Checkpoint{}, fmt.Errorf("complete pulse %s: reset worktree: %w", pulseID, err)
+	// The index holds commit's tree and the work tree what was staged:
+	// the worktree is at rest, but where an exclusion (a nested repository
+	// the agent made) may cover tracked files, which the reset puts back
+	// (issue 35: on 45k files the reset cost a stat pass and an index
+	// write).
+	if len(excluded) > 0 {
+		if _, err := w.run(ctx, nil, "reset", "--hard", "--quiet", commit); err != nil {
+			return Checkpoint{}, fmt.Errorf("complete pulse %s: reset worktree: %w", pulseID, err)
+		}
 	}
 	stats, err := w.repo.DiffStats(ctx, st.head, commit)
 	if err != nil {
@@ -393,7 +400,9 @@ func (r *Repo) commitTreeIn(ctx context.Context, dir, tree, parent, message stri
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	commit := strings.TrimSpace(string(out))
+	r.commits.add(commit)
+	return commit, nil
 }
 
 func short(ref string) string { return strings.TrimPrefix(ref, "refs/heads/") }

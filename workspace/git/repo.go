@@ -41,6 +41,7 @@ type Repo struct {
 	worktreeRoot string
 	git          runner
 	prepared     *preparedPool // fresh worktrees made ahead (PrepareWorktrees)
+	commits      *knownCommits // full ids known to name commits
 }
 
 // ErrNotRepository is Open's error for a folder outside any git work tree.
@@ -144,7 +145,7 @@ func newRepo(ctx context.Context, abs string, cfg Config) (*Repo, error) {
 		return nil, fmt.Errorf("commit identity %q <%s> must not contain '<', '>', newlines or NUL", id.Name, id.Email)
 	}
 	environ := os.Environ()
-	return &Repo{dir: abs, prepared: &preparedPool{}, git: runner{bin: bin, env: hardEnv(environ, id), user: userConfig(ctx, bin, environ)}}, nil
+	return &Repo{dir: abs, prepared: &preparedPool{}, commits: &knownCommits{}, git: runner{bin: bin, env: hardEnv(environ, id), user: userConfig(ctx, bin, environ)}}, nil
 }
 
 func (r *Repo) setWorktreeRoot(cfg Config) error {
@@ -182,10 +183,14 @@ func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
 	if rev == "" || strings.HasPrefix(rev, "-") {
 		return "", fmt.Errorf("revision %q is not accepted: name a branch, tag or commit", rev)
 	}
+	if r.commits.has(rev) {
+		return rev, nil
+	}
 	out, err := r.git.text(ctx, r.dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("%q does not name a commit in %s", rev, r.top)
 	}
+	r.commits.add(out)
 	return out, nil
 }
 

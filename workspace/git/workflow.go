@@ -233,7 +233,7 @@ func (r *Repo) RemoveWorkflow(ctx context.Context, name string, opts RemoveOptio
 			}
 			continue
 		}
-		if _, err := r.git.run(ctx, r.dir, nil, "worktree", "remove", "--force", w.Path); err != nil {
+		if err := r.removeWorktree(ctx, w.Path); err != nil {
 			return fmt.Errorf("remove workflow %s: %w", name, err)
 		}
 	}
