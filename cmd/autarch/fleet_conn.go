@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/autarch-dev/autarch/fleet"
@@ -53,4 +54,40 @@ func (ff *fleetFlags) open(ctx context.Context, log *slog.Logger) (*fleet.Fleet,
 		opts.StateDir = repo.StateDir()
 	}
 	return fleet.Connect(ctx, opts, fleet.Options{Lease: ff.lease, User: submitterOf(ff.user, ff.nats)})
+}
+
+// fleetRunArgs reports whether a stop or resume names a fleet run: its
+// words give --nats (or --creds), which only a fleet run has. Then the
+// verb is autarch fleet's (autarch stop --nats URL ID is autarch fleet
+// stop --nats URL ID).
+func fleetRunArgs(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && (name == "nats" || name == "creds") {
+			return true
+		}
+	}
+	return false
+}
+
+// isFleetRun reports whether id names no workflow or job of the project
+// but has the shape of a fleet run's id (as autarch submit printed it):
+// autarch stop and resume then act on that run in the fleet of the
+// project's embedded NATS (--root).
+func isFleetRun(ctx context.Context, io stdio, w *workflows, id string) bool {
+	if fleet.CheckID(id) != nil {
+		return false
+	}
+	if _, err := w.engine.Find(ctx, id); err == nil {
+		return false
+	}
+	if jobs, err := newJobs(io, w); err == nil {
+		if _, err := jobs.Find(ctx, id); err == nil {
+			return false
+		}
+	}
+	return true
 }

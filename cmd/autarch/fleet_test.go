@@ -102,36 +102,44 @@ func TestFleetSubmitterAnswers(t *testing.T) {
 }
 
 // autarch fleet stop ID stops a running fleet run at its worker's next
-// lease renewal; autarch fleet resume ID queues it again.
+// lease renewal; autarch fleet resume ID queues it again. autarch stop
+// and autarch resume do the same with a fleet run's id (issue 34).
 func TestFleetStopAndResume(t *testing.T) {
-	m := startOneMachine(t, "testdata/run-kill.txt", "", "05", "--lease", "3s")
-	dir, remote, model, werr := m.dir, m.remote, m.model, &m.werr
-	fleetVerb := func(args ...string) string {
-		t.Helper()
-		out, err := m.cmd(t, args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("autarch %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	id := strings.TrimSpace(strings.Split(fleetVerb("submit", "--root", dir, "--repo", remote, "--name", "half", "--yes", "Add Half"), "\n")[0])
-	for model.Remaining() > 0 { // the run is in its slow model call
-		if m.ctx.Err() != nil {
-			t.Fatalf("the run never reached its slow model call:\n%s", werr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if out := fleetVerb("fleet", "stop", "--root", dir, id); !strings.Contains(out, "stops run "+id) {
-		t.Errorf("fleet stop said %q", out)
-	}
-	m.worker.Wait() // --once: the stopped run was its one
-	status := fleetVerb("fleet", "status", "--root", dir, "--json")
-	if !strings.Contains(status, `"state": "Stopped"`) || !strings.Contains(status, "stopped by autarch fleet stop") {
-		t.Fatalf("after stop, fleet status = %s\nworker:\n%s", status, werr.String())
-	}
-	fleetVerb("fleet", "resume", "--root", dir, id)
-	if status := fleetVerb("fleet", "status", "--root", dir); !strings.Contains(status, id+"  workflow  Queued") {
-		t.Errorf("after resume, fleet status = %s", status)
+	for _, verbs := range [][2][]string{
+		{{"fleet", "stop"}, {"fleet", "resume"}},
+		{{"stop"}, {"resume"}},
+	} {
+		t.Run(strings.Join(verbs[0], "-"), func(t *testing.T) {
+			m := startOneMachine(t, "testdata/run-kill.txt", "", "05", "--lease", "3s")
+			dir, remote, model, werr := m.dir, m.remote, m.model, &m.werr
+			fleetVerb := func(args ...string) string {
+				t.Helper()
+				out, err := m.cmd(t, args...).CombinedOutput()
+				if err != nil {
+					t.Fatalf("autarch %v: %v\n%s", args, err, out)
+				}
+				return string(out)
+			}
+			id := strings.TrimSpace(strings.Split(fleetVerb("submit", "--root", dir, "--repo", remote, "--name", "half", "--yes", "Add Half"), "\n")[0])
+			for model.Remaining() > 0 { // the run is in its slow model call
+				if m.ctx.Err() != nil {
+					t.Fatalf("the run never reached its slow model call:\n%s", werr.String())
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if out := fleetVerb(append(verbs[0], "--root", dir, id)...); !strings.Contains(out, "stops run "+id) {
+				t.Errorf("%v said %q", verbs[0], out)
+			}
+			m.worker.Wait() // --once: the stopped run was its one
+			status := fleetVerb("fleet", "status", "--root", dir, "--json")
+			if !strings.Contains(status, `"state": "Stopped"`) || !strings.Contains(status, "stopped by autarch fleet stop") {
+				t.Fatalf("after stop, fleet status = %s\nworker:\n%s", status, werr.String())
+			}
+			fleetVerb(append(verbs[1], "--root", dir, id)...)
+			if status := fleetVerb("fleet", "status", "--root", dir); !strings.Contains(status, id+"  workflow  Queued") {
+				t.Errorf("after resume, fleet status = %s", status)
+			}
+		})
 	}
 }
 

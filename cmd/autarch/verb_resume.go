@@ -12,13 +12,16 @@ import (
 func resumeVerb() verb {
 	return verb{
 		name:    "resume",
-		usage:   "autarch resume [--root DIR] [--yes] [model flags] ID|NAME",
+		usage:   "autarch resume [--root DIR] [--yes] [model flags] ID|NAME | autarch resume --nats URL [--creds FILE] FLEET_RUN_ID",
 		summary: "continue a stopped, halted or waiting workflow (or job) where it was left",
 		run:     runResume,
 	}
 }
 
 func runResume(ctx context.Context, io stdio, args []string) int {
+	if fleetRunArgs(args) {
+		return runFleet(ctx, io, append([]string{"resume"}, args...))
+	}
 	fs := newFlagSet("resume", io)
 	f := addEngineFlags(fs)
 	if code, ok := parseFlags(fs, args); !ok {
@@ -41,6 +44,9 @@ func runResume(ctx context.Context, io stdio, args []string) int {
 				return jobResult(io, j, err)
 			}
 		}
+	}
+	if isFleetRun(ctx, io, w, fs.Arg(0)) {
+		return runFleet(ctx, io, []string{"resume", "--root", f.root, fs.Arg(0)})
 	}
 	wf, err := resumeAfterStop(ctx, io, w, fs.Arg(0))
 	return runResult(io, wf, err)

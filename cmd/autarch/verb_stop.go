@@ -9,13 +9,16 @@ import (
 func stopVerb() verb {
 	return verb{
 		name:    "stop",
-		usage:   "autarch stop [--root DIR] ID|NAME [REASON]",
+		usage:   "autarch stop [--root DIR] ID|NAME [REASON] | autarch stop --nats URL [--creds FILE] FLEET_RUN_ID",
 		summary: "stop a workflow or a job (a running pulse keeps its work as a recovery checkpoint; autarch resume continues)",
 		run:     runStop,
 	}
 }
 
 func runStop(ctx context.Context, io stdio, args []string) int {
+	if fleetRunArgs(args) {
+		return runFleet(ctx, io, append([]string{"stop"}, args...))
+	}
 	fs := newFlagSet("stop", io)
 	f := &engineFlags{}
 	fs.StringVar(&f.root, "root", ".", "the project (a git repository)")
@@ -44,6 +47,9 @@ func runStop(ctx context.Context, io stdio, args []string) int {
 				return 0
 			}
 		}
+	}
+	if isFleetRun(ctx, io, w, fs.Arg(0)) {
+		return runFleet(ctx, io, []string{"stop", "--root", f.root, fs.Arg(0)})
 	}
 	if err := w.engine.Stop(ctx, fs.Arg(0), reason); err != nil {
 		fmt.Fprintf(io.err, "autarch stop: %v\n", err)
