@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/autarch-dev/autarch/workspace/textsearch"
 )
 
 // ruleSpec is one secret rule as data: our own (localRules) or ported from
@@ -550,6 +552,13 @@ type lazyRegexp struct {
 	src  string
 	once sync.Once
 	re   *regexp.Regexp
+	// lines decides whether a line holds a match at all (a DFA, no
+	// backtracking or NFA over long lines): most lines a keyword sends to
+	// a rule hold none, and they skip the regexp. nil when the pattern is
+	// beyond textsearch (too long).
+	lines *textsearch.Pattern
+	// searchers are the lines' per-goroutine searchers.
+	searchers sync.Pool
 }
 
 // newLazyRegexp checks src (the errors regexp.Compile would report) and
@@ -563,8 +572,35 @@ func newLazyRegexp(src string) (*lazyRegexp, error) {
 
 // get is the compiled regexp.
 func (l *lazyRegexp) get() *regexp.Regexp {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	l.once.Do(func() {
+		if p, err := textsearch.Compile(l.src, true, false); err == nil {
+			l.lines, l.re = p, p.Regexp()
+			return
+		}
+		l.re = regexp.MustCompile(l.src)
+	})
 	return l.re
+}
+
+// mayMatch reports whether the regexp may match somewhere in line (which
+// holds no newline): false only when the line's DFA decided it holds no
+// match; true when it holds one, or the DFA gave up on the pattern
+// (Searcher.Exhausted), or there is no DFA.
+func (l *lazyRegexp) mayMatch(line []byte) bool {
+	l.get()
+	if l.lines == nil {
+		return true
+	}
+	s, _ := l.searchers.Get().(*textsearch.Searcher)
+	if s == nil {
+		s = l.lines.NewSearcher()
+	}
+	defer l.searchers.Put(s)
+	if s.Exhausted() {
+		return true
+	}
+	var at [1]int
+	return len(s.MatchLines(at[:0], line)) > 0 || s.Exhausted()
 }
 
 // ruleSet is the compiled rules and their keyword automaton.
@@ -653,6 +689,9 @@ func compileAllow(a allowSpec) (allowRule, error) {
 
 // matchLine reports whether the line holds this rule's kind of secret.
 func (r *rule) matchLine(line []byte) bool {
+	if !r.re.mayMatch(line) {
+		return false
+	}
 	for _, m := range r.re.get().FindAllSubmatchIndex(line, 16) {
 		secret := line[m[0]:m[1]]
 		switch {

@@ -85,6 +85,10 @@ func Compile(expr string, caseSensitive, literal bool) (*Pattern, error) {
 	return p, nil
 }
 
+// Regexp is the pattern's regular expression (of one line), as
+// regexp.Compile makes it; nil for a case-sensitive literal.
+func (p *Pattern) Regexp() *regexp.Regexp { return p.re }
+
 // Searcher is one goroutine's use of a Pattern (it holds the DFA's cache).
 type Searcher struct {
 	p   *Pattern
