@@ -795,7 +795,18 @@ type keywordAutomaton struct {
 	shift  uint
 	next   []uint16 // state<<shift | class → next state | acceptBit
 	accept [][]uint16
+	// scratch holds *kwScratch: the hit buffers of a scan, reused.
+	scratch sync.Pool
 }
+
+// kwScratch is one scan's hit buffers: the lanes' and the merged hits.
+type kwScratch struct {
+	found [lanes][]kwHit
+	hits  []kwHit
+}
+
+// maxScratchHits bounds the hit buffers kept for reuse.
+const maxScratchHits = 1 << 14
 
 const acceptBit = 0x8000
 
@@ -933,6 +944,15 @@ const lanes = 4
 // text is cut at line ends into lanes run in lockstep (no keyword holds a
 // newline, which returns the automaton to its root).
 func (a *keywordAutomaton) hits(dst []kwHit, data []byte) []kwHit {
+	var found [lanes][]kwHit
+	return a.lanesHits(dst, data, &found)
+}
+
+// lanesHits is hits with the lanes' buffers given (emptied first).
+func (a *keywordAutomaton) lanesHits(dst []kwHit, data []byte, found *[lanes][]kwHit) []kwHit {
+	for l := range found {
+		found[l] = found[l][:0]
+	}
 	next, class, shift := a.next, &a.class, a.shift
 	var part [lanes][]byte
 	var base [lanes]int
@@ -949,7 +969,6 @@ func (a *keywordAutomaton) hits(dst []kwHit, data []byte) []kwHit {
 		part[l], base[l] = data[start:end], start
 		start = end
 	}
-	var found [lanes][]kwHit
 	n := len(part[0])
 	for l := range lanes {
 		n = min(n, len(part[l]))
@@ -1023,7 +1042,17 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 		}
 		return high == 1
 	}
-	for _, h := range a.hits(nil, data) {
+	sc, _ := a.scratch.Get().(*kwScratch)
+	if sc == nil {
+		sc = &kwScratch{}
+	}
+	sc.hits = a.lanesHits(sc.hits[:0], data, &sc.found)
+	defer func() {
+		if cap(sc.hits) <= maxScratchHits {
+			a.scratch.Put(sc)
+		}
+	}()
+	for _, h := range sc.hits {
 		if h.pos > lineEnd {
 			if !flush() {
 				return
