@@ -396,8 +396,9 @@ type valueSet struct {
 const hashMul = 0x9E3779B97F4A7C15
 
 func newValueSet(values []string, version uint64) *valueSet {
-	var needles []string
-	seen := map[string]bool{}
+	const forms = 18 // valueForms makes up to 18 of each value
+	needles := make([]string, 0, forms*len(values))
+	seen := make(map[string]bool, forms*len(values))
 	for _, v := range values {
 		for _, n := range valueForms(v) {
 			if len(n) >= 8 && !seen[n] {
@@ -442,13 +443,16 @@ func valueForms(v string) []string {
 		for off := range 3 {
 			b := base64Aligned(x, off)
 			out = append(out, b)
-			if u := strings.NewReplacer("+", "-", "/", "_").Replace(b); u != b {
+			if u := base64URL.Replace(b); u != b {
 				out = append(out, u)
 			}
 		}
 	}
 	return out
 }
+
+// base64URL turns standard base64 into the URL alphabet.
+var base64URL = strings.NewReplacer("+", "-", "/", "_")
 
 // base64Aligned is the part of x's base64 encoding that does not depend
 // on the bytes around it when x starts off bytes into a 3-byte group.
