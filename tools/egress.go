@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -677,11 +678,36 @@ func harvestFile(name string, data []byte) []string {
 func harvestLine(s string) []string {
 	var vals []string
 	for _, re := range []*regexp.Regexp{urlPassword, bearer, queryPassword} {
+		if !mayHarvest(re, s) {
+			continue
+		}
 		for _, m := range re.FindAllStringSubmatch(s, -1) {
 			vals = append(vals, m[1])
 		}
 	}
 	return vals
+}
+
+// mayHarvest reports whether re (one of harvestLine's) may match s: false
+// only when s lacks text every match holds (most lines of a blocked file,
+// a PEM body's, hold none, and the regexps cost a pass each). A line with
+// a non-ASCII byte always may: under (?i), K and ſ match k and s.
+func mayHarvest(re *regexp.Regexp, s string) bool {
+	switch re {
+	case urlPassword:
+		return strings.Contains(s, "://")
+	case queryPassword:
+		return strings.Contains(s, "=") && strings.ContainsAny(s, "?&")
+	case bearer:
+		for i := 0; i < len(s); i++ {
+			if s[i] >= utf8.RuneSelf {
+				return true
+			}
+		}
+		low := strings.ToLower(s)
+		return strings.Contains(low, "bearer") || strings.Contains(low, "basic") || strings.Contains(low, "token")
+	}
+	return true
 }
 
 // harvestPEM finds the body lines of PEM blocks.
