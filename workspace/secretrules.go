@@ -585,7 +585,9 @@ func (l *lazyRegexp) get() *regexp.Regexp {
 // mayMatch reports whether the regexp may match somewhere in line (which
 // holds no newline): false only when the line's DFA decided it holds no
 // match; true when it holds one, or the DFA gave up on the pattern
-// (Searcher.Exhausted), or there is no DFA.
+// (Searcher.Exhausted: that searcher is dropped, so the budget it spent
+// over many lines does not turn the filter off for good), or there is no
+// DFA.
 func (l *lazyRegexp) mayMatch(line []byte) bool {
 	l.get()
 	if l.lines == nil {
@@ -595,12 +597,13 @@ func (l *lazyRegexp) mayMatch(line []byte) bool {
 	if s == nil {
 		s = l.lines.NewSearcher()
 	}
-	defer l.searchers.Put(s)
+	var at [1]int
+	found := len(s.MatchLines(at[:0], line)) > 0
 	if s.Exhausted() {
 		return true
 	}
-	var at [1]int
-	return len(s.MatchLines(at[:0], line)) > 0 || s.Exhausted()
+	l.searchers.Put(s)
+	return found
 }
 
 // ruleSet is the compiled rules and their keyword automaton.

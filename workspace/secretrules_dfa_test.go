@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -67,5 +68,27 @@ func TestRuleLineFilterSparesRegexp(t *testing.T) {
 		if r.re.mayMatch(line) {
 			t.Errorf("%s: the line filter says maybe on a line the regexp does not match", r.name)
 		}
+	}
+}
+
+// TestRuleLineFilterOutlivesExhaustion checks that a searcher that spent
+// its work budget (on a pattern that defeats the DFA's cache) is not
+// reused: the next line is decided by a fresh one, not waved through to
+// the regexp for good.
+func TestRuleLineFilterOutlivesExhaustion(t *testing.T) {
+	l, err := newLazyRegexp(`a[a-j]{800}$`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(1))
+	costly := make([]byte, 10<<20) // one line of random a-j: a new state per byte
+	for i := range costly {
+		costly[i] = 'a' + byte(r.Intn(10))
+	}
+	if !l.mayMatch(costly) {
+		t.Fatal("a line that exhausts the DFA must go to the regexp")
+	}
+	if l.mayMatch([]byte("nothing to see here")) {
+		t.Fatal("after an exhausted searcher, a clean line still goes to the regexp: the exhausted searcher was reused")
 	}
 }
