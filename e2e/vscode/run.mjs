@@ -1038,6 +1038,20 @@ async function runSwarm(page, ws) {
     if (after[k] !== before[k]) throw new Error(`the swarm changed the user's checkout (${k}): "${before[k]}" → "${after[k]}"`);
   }
   log(`commit ${commits[0].slice(0, 8)} on ${branch}; the checkout is untouched (${before.branch} at ${before.head.slice(0, 8)}); the swarm step took ${((Date.now() - started) / 1000).toFixed(1)}s`);
+
+  // The swarm is a row of the side panel's one list of runs; its "View in
+  // Swarm" opens the Swarm view (collapsed first, so the click is what opens it).
+  const pane = (title, expanded) => page.locator(`.pane-header[aria-expanded="${expanded}"]`, { has: page.locator('h3.title', { hasText: new RegExp(`^${title}$`) }) }).first();
+  if ((await pane('Swarm', true).count()) > 0) await pane('Swarm', true).click();
+  await pane('Swarm', false).waitFor({ state: 'visible', timeout: 10_000 });
+  if ((await pane('Autarch', false).count()) > 0) await pane('Autarch', false).click();
+  await pane('Autarch', true).waitFor({ state: 'visible', timeout: 10_000 });
+  const view = (await inFrames(page, `.run-item[data-kind="swarm"] .run-swarm-view`, 30_000)).first();
+  await view.scrollIntoViewIfNeeded();
+  await view.click();
+  await pane('Swarm', true).waitFor({ state: 'visible', timeout: 10_000 });
+  await inFrames(page, `#swarms .swarm-item`, 10_000);
+  log(`View in Swarm on the swarm's row of the runs list opened the Swarm view`);
 }
 
 main().then(
