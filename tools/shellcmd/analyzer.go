@@ -319,16 +319,7 @@ func isFD(s string) bool {
 	if s == "-" {
 		return true
 	}
-	s = strings.TrimSuffix(s, "-")
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
+	return digits(strings.TrimSuffix(s, "-"))
 }
 
 // harmlessSink reports whether writing to p changes nothing.

@@ -65,6 +65,20 @@ func interpreterName(name string) bool {
 	return strings.HasPrefix(name, "python") || strings.HasPrefix(name, "perl5")
 }
 
+// scriptOf judges the command line a wrapper (what: "env -S", "watch")
+// hands to a shell: line followed by the words of rest, each of which must
+// be known before it runs.
+func (a *analyzer) scriptOf(what, line string, rest []word, depth, idx int) verdict {
+	for _, w := range rest {
+		if !w.static {
+			return dangerous("%s runs a command only known at run time", what)
+		}
+		line += " " + w.text
+	}
+	a.res.Commands[idx].Wrapper = true
+	return a.script(line, depth+1)
+}
+
 // wrapper handles commands that run another command. ok is false for
 // anything else.
 func (a *analyzer) wrapper(name string, args []word, depth, idx int) (verdict, bool) {
@@ -77,15 +91,7 @@ func (a *analyzer) wrapper(name string, args []word, depth, idx int) (verdict, b
 	case "env":
 		opts, rest, ok = optSpec{short: "uCSP", long: []string{"unset", "chdir", "split-string"}}.parse(args)
 		if o, found := has(opts, "-S", "--split-string"); found && ok {
-			line := o.value
-			for _, w := range rest {
-				if !w.static {
-					return dangerous("env -S runs a command only known at run time"), true
-				}
-				line += " " + w.text
-			}
-			a.res.Commands[idx].Wrapper = true
-			return a.script(line, depth+1), true
+			return a.scriptOf("env -S", o.value, rest, depth, idx), true
 		}
 		for len(rest) > 0 && rest[0].static {
 			n, v, isAssign := strings.Cut(rest[0].text, "=")
@@ -161,15 +167,7 @@ func (a *analyzer) wrapper(name string, args []word, depth, idx int) (verdict, b
 			payload = rest
 			break
 		}
-		line := ""
-		for _, w := range rest {
-			if !w.static {
-				return dangerous("watch runs a command only known at run time"), true
-			}
-			line += " " + w.text
-		}
-		a.res.Commands[idx].Wrapper = true
-		return a.script(line, depth+1), true
+		return a.scriptOf("watch", "", rest, depth, idx), true
 	case "flock":
 		opts, rest, ok = optSpec{short: "wEc", long: []string{"timeout", "conflict-exit-code", "command"}}.parse(args)
 		own = dangerous("flock creates its lock file")

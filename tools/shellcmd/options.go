@@ -106,6 +106,7 @@ func longPrefix(arg, full string, min int) bool {
 	return len(name) >= min && strings.HasPrefix(full, name)
 }
 
+// digits reports whether s is a non-empty run of ASCII digits.
 func digits(s string) bool {
 	if s == "" {
 		return false
