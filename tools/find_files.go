@@ -3,11 +3,8 @@ package tools
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"io/fs"
 	"path"
-
-	"github.com/autarch-dev/autarch/workspace"
 )
 
 //go:embed find_files.md
@@ -35,39 +32,15 @@ func runFindFiles(ctx context.Context, s *Session, p findFilesParams) (Result, e
 	if dir == "" {
 		dir = "."
 	}
-	rel, err := s.root.Clean(dir)
-	if err != nil {
-		return errorResult(err.Error()), nil
+	rel, isDir, refused := s.walkStart(dir)
+	if refused != "" {
+		return errorResult(refused), nil
 	}
-	fi, err := s.root.Stat(rel)
-	if errors.Is(err, workspace.ErrOutside) {
-		return errorResult(err.Error()), nil
-	}
-	if err != nil || !fi.IsDir() {
+	if !isDir {
 		return errorResult("Directory not found: " + dir), nil
 	}
-	recursive := p.Recursive == nil || *p.Recursive
-	found := []string{}
-	err = s.ignore.WalkConfined(ctx, rel, func(r string, d fs.DirEntry) error {
-		if d.IsDir() {
-			if !recursive {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if ok, _ := path.Match(p.Pattern, d.Name()); ok {
-			found = append(found, r)
-			if len(found) >= globMax {
-				return fs.SkipAll
-			}
-		}
-		return nil
+	return s.collectFiles(ctx, rel, dir, p.Recursive != nil && !*p.Recursive, func(_ string, d fs.DirEntry) bool {
+		ok, _ := path.Match(p.Pattern, d.Name())
+		return ok
 	})
-	if res, failed := walkFailed(err, dir); failed {
-		return res, nil
-	}
-	if err != nil {
-		return Result{}, err
-	}
-	return jsonResult(found, false), nil
 }

@@ -3,12 +3,10 @@ package tools
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
 
-	"github.com/autarch-dev/autarch/workspace"
 	"github.com/bmatcuk/doublestar/v4"
 )
 
@@ -58,37 +56,17 @@ func runGlobSearch(ctx context.Context, s *Session, p globSearchParams) (Result,
 	// is refused, a symlink inside is never followed.
 	start := "."
 	if base, _ := doublestar.SplitPattern(pattern); base != "." && !strings.ContainsRune(pattern, '\\') {
-		rel, err := s.root.Clean(base)
-		if err != nil {
-			return errorResult(err.Error()), nil
+		rel, isDir, refused := s.walkStart(base)
+		if refused != "" {
+			return errorResult(refused), nil
 		}
-		fi, err := s.root.Stat(rel)
-		if errors.Is(err, workspace.ErrOutside) {
-			return errorResult(err.Error()), nil
-		}
-		if err != nil || !fi.IsDir() || s.ignore.Match(rel, true) {
+		if !isDir || s.ignore.Match(rel, true) {
 			return jsonResult([]string{}, false), nil
 		}
 		start = rel
 	}
-	matches := []string{}
-	err := s.ignore.WalkConfined(ctx, start, func(rel string, d fs.DirEntry) error {
-		if d.IsDir() {
-			return nil
-		}
-		if ok, _ := doublestar.Match(pattern, rel); ok {
-			matches = append(matches, rel)
-			if len(matches) >= globMax {
-				return fs.SkipAll
-			}
-		}
-		return nil
+	return s.collectFiles(ctx, start, start, false, func(rel string, _ fs.DirEntry) bool {
+		ok, _ := doublestar.Match(pattern, rel)
+		return ok
 	})
-	if res, failed := walkFailed(err, start); failed {
-		return res, nil
-	}
-	if err != nil {
-		return Result{}, err
-	}
-	return jsonResult(matches, false), nil
 }

@@ -370,15 +370,7 @@ func changeOf(s *Session, tool, rel string, a writeArgs) (added, removed int, re
 		updated, _, ok := applyEdits(old, a.Edits)
 		return added, removed, updated, ok
 	case a.Patch != "":
-		for _, l := range strings.Split(a.Patch, "\n") {
-			switch {
-			case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			case strings.HasPrefix(l, "+"):
-				added++
-			case strings.HasPrefix(l, "-"):
-				removed++
-			}
-		}
+		added, removed = patchCounts(a.Patch)
 		files, err := parsePatch(a.Patch)
 		if err != nil || len(files) != 1 {
 			return added, removed, "", false

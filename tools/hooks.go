@@ -336,17 +336,14 @@ func (r HookRun) Line() string {
 	return fmt.Sprintf("🔍 Hook %s: ✅", r.Hook)
 }
 
-type hookContextKey struct{}
-
 // WithHookContext returns ctx carrying hc for the hooks fired under it.
 func WithHookContext(ctx context.Context, hc HookContext) context.Context {
-	return context.WithValue(ctx, hookContextKey{}, hc)
+	return withValue(ctx, hc)
 }
 
 // HookContextFrom is the HookContext ctx carries (zero when none).
 func HookContextFrom(ctx context.Context) HookContext {
-	hc, _ := ctx.Value(hookContextKey{}).(HookContext)
-	return hc
+	return valueFrom[HookContext](ctx)
 }
 
 func matchesFiles(globs []string, path string) bool {

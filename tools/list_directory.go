@@ -7,8 +7,6 @@ import (
 	"errors"
 	"io/fs"
 	"strings"
-
-	"github.com/autarch-dev/autarch/workspace"
 )
 
 //go:embed list_directory.md
@@ -57,15 +55,11 @@ func runListDirectory(ctx context.Context, s *Session, p listDirectoryParams) (R
 	} else if p.unlimited {
 		maxDepth = int(^uint(0) >> 1)
 	}
-	rel, err := s.root.Clean(path)
-	if err != nil {
-		return errorResult(err.Error()), nil
+	rel, isDir, refused := s.walkStart(path)
+	if refused != "" {
+		return errorResult(refused), nil
 	}
-	fi, err := s.root.Stat(rel)
-	if errors.Is(err, workspace.ErrOutside) {
-		return errorResult(err.Error()), nil
-	}
-	if err != nil || !fi.IsDir() || (rel != "." && s.ignore.Match(rel, true)) {
+	if !isDir || (rel != "." && s.ignore.Match(rel, true)) {
 		return errorResult("Directory not found: " + p.Path), nil
 	}
 	base := 0
@@ -75,7 +69,7 @@ func runListDirectory(ctx context.Context, s *Session, p listDirectoryParams) (R
 	entries := []dirEntry{}
 	// Listed through the confined root: a directory swapped for a symlink
 	// mid-walk is skipped, a symlink is an entry and never followed.
-	err = s.ignore.WalkConfined(ctx, rel, func(r string, d fs.DirEntry) error {
+	err := s.ignore.WalkConfined(ctx, rel, func(r string, d fs.DirEntry) error {
 		depth := strings.Count(r, "/") + 1 - base
 		if depth > maxDepth {
 			if d.IsDir() {

@@ -31,17 +31,14 @@ type ToolEvent struct {
 	Data map[string]any `json:"data,omitempty"`
 }
 
-type toolContextKey struct{}
-
 // WithToolContext returns ctx carrying tc for the calls and hooks under it.
 func WithToolContext(ctx context.Context, tc ToolContext) context.Context {
-	return context.WithValue(ctx, toolContextKey{}, tc)
+	return withValue(ctx, tc)
 }
 
 // ToolContextFrom is the ToolContext ctx carries (zero when none).
 func ToolContextFrom(ctx context.Context) ToolContext {
-	tc, _ := ctx.Value(toolContextKey{}).(ToolContext)
-	return tc
+	return valueFrom[ToolContext](ctx)
 }
 
 // Event reports an event through LogEvent (when set); a failure to record
