@@ -5,8 +5,6 @@ import (
 	_ "embed"
 
 	"go.lsp.dev/protocol"
-
-	"github.com/autarch-dev/autarch/langserver"
 )
 
 //go:embed find_references.md
@@ -33,24 +31,16 @@ func runFindReferences(ctx context.Context, s *Session, p findReferencesParams) 
 		}
 		return s.locationsResult("references", locs, "no references found to "+p.Symbol), nil
 	}
-	r, res, ok, err := s.symbolRequest(ctx, p.symbolAt, "textDocument/references", func(at protocol.TextDocumentPositionParams) any {
+	locs, res, ok, err := s.symbolLocations(ctx, p.symbolAt, "textDocument/references", func(at protocol.TextDocumentPositionParams) any {
 		return protocol.ReferenceParams{TextDocumentPositionParams: at, Context: protocol.ReferenceContext{IncludeDeclaration: true}}
 	})
 	if !ok {
 		return res, err
 	}
-	locs, err := langserver.Locations(r.raw)
-	if err != nil {
-		return lspError(r.c, err), nil
-	}
 	if !p.IncludeDeclaration {
-		d, res, ok, err := s.symbolRequest(ctx, p.symbolAt, "textDocument/definition", nil)
+		defs, res, ok, err := s.symbolLocations(ctx, p.symbolAt, "textDocument/definition", nil)
 		if !ok {
 			return res, err
-		}
-		defs, err := langserver.Locations(d.raw)
-		if err != nil {
-			return lspError(d.c, err), nil
 		}
 		locs = withoutDeclarations(locs, defs)
 	}

@@ -3,8 +3,6 @@ package tools
 import (
 	"context"
 	_ "embed"
-
-	"github.com/autarch-dev/autarch/langserver"
 )
 
 //go:embed go_to_definition.md
@@ -20,16 +18,13 @@ func newGoToDefinition() Tool {
 }
 
 func runGoToDefinition(ctx context.Context, s *Session, p goToDefinitionParams) (Result, error) {
+	none := "no definition found: " + p.Symbol + " may be a keyword, a literal or defined outside the project"
 	if locs, ok := s.editorLocations(ctx, "definition", p.symbolAt); ok {
-		return s.locationsResult("definitions", locs, "no definition found: "+p.Symbol+" may be a keyword, a literal or defined outside the project"), nil
+		return s.locationsResult("definitions", locs, none), nil
 	}
-	r, res, ok, err := s.symbolRequest(ctx, p.symbolAt, "textDocument/definition", nil)
+	locs, res, ok, err := s.symbolLocations(ctx, p.symbolAt, "textDocument/definition", nil)
 	if !ok {
 		return res, err
 	}
-	locs, err := langserver.Locations(r.raw)
-	if err != nil {
-		return lspError(r.c, err), nil
-	}
-	return s.locationsResult("definitions", locs, "no definition found: "+p.Symbol+" may be a keyword, a literal or defined outside the project"), nil
+	return s.locationsResult("definitions", locs, none), nil
 }
