@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
@@ -177,23 +178,11 @@ func TestLoadProjectConfig(t *testing.T) {
 			writeFiles(t, dir, tt.files)
 			store := trust.At(filepath.Join(t.TempDir(), "trust.json"))
 			if tt.trusted {
-				cfg, err := trust.Read(dir)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := store.Trust(cfg); err != nil {
-					t.Fatal(err)
-				}
+				trustRepo(t, store, dir)
 			}
 			p, err := LoadProject(dir, store)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("error = %v, want %q", err, tt.err)
-				}
+			if testkit.WantErr(t, err, tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got := len(p.Hooks.active()); got != tt.hooks {
 				t.Errorf("hooks = %d, want %d", got, tt.hooks)

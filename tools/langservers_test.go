@@ -107,13 +107,7 @@ func TestLanguageServersConfig(t *testing.T) {
 			gitRepoT(t, dir, map[string]string{".autarch/config.yaml": cfg, "go.mod": "module m\n"})
 			store := trust.At(t.TempDir() + "/trust.json")
 			if tc.trusted {
-				c, err := trust.Read(dir)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := store.Trust(c); err != nil {
-					t.Fatal(err)
-				}
+				trustRepo(t, store, dir)
 			}
 			p, err := LoadProject(dir, store)
 			if err != nil {

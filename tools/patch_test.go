@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 const patchBase = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n"
@@ -33,14 +35,8 @@ func TestApplyHunks(t *testing.T) {
 			if err == nil {
 				got, err = applyHunks(patchBase, files[0].hunks)
 			}
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
+			if testkit.WantErr(t, err, tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got != tt.want {
 				t.Errorf("got %q\nwant %q", got, tt.want)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools/websearch"
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
@@ -160,14 +161,11 @@ func TestConfigWebSearch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, _, err := ParseConfig([]byte(tt.yaml))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+			if testkit.WantErr(t, err, tt.wantErr) {
 				return
 			}
-			if err != nil || c.WebSearch != tt.want {
-				t.Errorf("WebSearch = %+v, %v", c.WebSearch, err)
+			if c.WebSearch != tt.want {
+				t.Errorf("WebSearch = %+v, want %+v", c.WebSearch, tt.want)
 			}
 		})
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // The fake servers speak the providers' documented shapes: SearXNG's
@@ -96,14 +98,8 @@ func TestProviders(t *testing.T) {
 			if err == nil {
 				got, err = p.Search(context.Background(), "go context", tt.max)
 			}
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+			if testkit.WantErr(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			gj, _ := json.Marshal(got)
 			wj, _ := json.Marshal(tt.want)
