@@ -86,13 +86,7 @@ func (h *harness) call(name string, args map[string]any) Result {
 func TestSpecStrings(t *testing.T) {
 	h := newHarness(t, "pulsing", SessionConfig{Workflow: true})
 	h.call("read_file", map[string]any{"path": "pkg/util.go"})
-	tests := []struct {
-		name   string
-		tool   string
-		args   map[string]any
-		want   string
-		failed bool
-	}{
+	tests := []callCase{
 		{"read missing", "read_file", map[string]any{"path": "nope.go"}, `{"error":"File not found: nope.go"}`, true},
 		{"read blocked path", "read_file", map[string]any{"path": ".env"}, `"blocked":true`, true},
 		{"read blocked content", "read_file", map[string]any{"path": "config/settings.go"}, `"blocked":true`, true},
@@ -127,13 +121,7 @@ func TestSpecStrings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := h.call(tt.tool, tt.args)
-			if !strings.Contains(res.Output, tt.want) {
-				t.Errorf("%s → %s\nwant it to contain %s", tt.tool, res.Output, tt.want)
-			}
-			if res.Failed != tt.failed {
-				t.Errorf("failed = %v, want %v (%s)", res.Failed, tt.failed, res.Output)
-			}
+			tt.check(t, h.call(tt.tool, tt.args))
 		})
 	}
 	// The failed multi-edits left the file byte-identical.
