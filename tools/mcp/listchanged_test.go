@@ -15,18 +15,7 @@ import (
 // session's tools) has the new list, without restarting the server.
 func TestToolListChanged(t *testing.T) {
 	m := userServers(t, map[string]tools.MCPServer{"live": misbehaving(t, 10)})
-	names := func() []string {
-		ts, errs := m.Tools(t.Context(), "pulsing")
-		if len(errs) > 0 {
-			t.Fatal(errs)
-		}
-		var out []string
-		for _, tl := range ts {
-			out = append(out, tl.Name())
-		}
-		slices.Sort(out)
-		return out
-	}
+	names := func() []string { return toolNames(t, m, "pulsing") }
 	before := names()
 	if !slices.Contains(before, "mcp_live_env") || slices.Contains(before, "mcp_live_grown") {
 		t.Fatalf("tools before = %v", before)

@@ -232,14 +232,7 @@ func TestReadOnlyFiltering(t *testing.T) {
 		{"swarm", true, false},
 	} {
 		t.Run(tt.role, func(t *testing.T) {
-			ts, errs := m.Tools(t.Context(), tt.role)
-			if len(errs) > 0 {
-				t.Fatal(errs)
-			}
-			var names []string
-			for _, x := range ts {
-				names = append(names, x.Name())
-			}
+			names := toolNames(t, m, tt.role)
 			if slices.Contains(names, "mcp_everything_echo") != tt.echo || slices.Contains(names, "mcp_everything_toggle_simulated_logging") != tt.toggle {
 				t.Errorf("%s tools = %v", tt.role, names)
 			}

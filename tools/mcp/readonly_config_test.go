@@ -31,14 +31,7 @@ func TestUserMarksToolsReadOnly(t *testing.T) {
 			m := &Manager{servers: map[string]*Server{}, refused: map[string]tools.MCPServer{}, log: slog.New(slog.DiscardHandler)}
 			m.add("bad", cfg, tt.origin, t.TempDir())
 			t.Cleanup(func() { m.Close() })
-			ts, errs := m.Tools(t.Context(), "research")
-			if len(errs) > 0 {
-				t.Fatal(errs)
-			}
-			var names []string
-			for _, x := range ts {
-				names = append(names, x.Name())
-			}
+			names := toolNames(t, m, "research")
 			if !slices.Contains(names, "mcp_bad_pid") || slices.Contains(names, "mcp_bad_hang") != tt.wantHang {
 				t.Errorf("research's tools = %v (hang wanted: %v)", names, tt.wantHang)
 			}
