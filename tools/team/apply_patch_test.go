@@ -179,9 +179,7 @@ func TestApplyPatchGuardrails(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, res := h.call("apply_patch", map[string]any{"patch": tt.patch})
-			if !res.Failed || !strings.Contains(res.Output, tt.want) {
-				t.Errorf("result = %s, want %q", res.Output, tt.want)
-			}
+			refusedSaying(t, res, tt.want)
 			if st := runGit(t, r.wt, "status", "--porcelain", "--untracked-files=all"); st != "" {
 				t.Errorf("a refused patch left changes: %s", st)
 			}
@@ -207,13 +205,9 @@ func TestApplyPatchSymlinks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			// The engine's guardrails or the tool itself refuse it.
 			_, res := h.call("apply_patch", map[string]any{"patch": tt.patch})
-			if !res.Failed || !strings.Contains(res.Output, tt.want) {
-				t.Errorf("result = %s, want a refusal saying %q", res.Output, tt.want)
-			}
+			refusedSaying(t, res, tt.want)
 			// The tool on its own, without the engine.
-			if res := applyPatch(h.s, Genius, tt.patch, false); !res.Failed || !strings.Contains(res.Output, CodeApplyError) {
-				t.Errorf("the tool alone: %s", res.Output)
-			}
+			refusedSaying(t, applyPatch(h.s, Genius, tt.patch, false), CodeApplyError)
 		})
 	}
 	if _, err := os.Stat(filepath.Join(r.wt, "..", "..", "escape.txt")); !os.IsNotExist(err) {

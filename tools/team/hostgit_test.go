@@ -77,13 +77,11 @@ func TestGitToolsIgnoreARepositoryPlantedInAPlainFolder(t *testing.T) {
 			h := newHarness(t, dir, &fakeJob{id: "feedc0de99", mode: Genius})
 			marker := filepath.Join(t.TempDir(), "pwned")
 			gitattack.PlainFolderRepo(t, dir, marker)
-			got, res := h.call(tool, argsFor(tool))
+			_, res := h.call(tool, argsFor(tool))
 			if gitattack.Ran(marker) {
 				t.Fatalf("%s ran the filter of a planted repository: %s", tool, res.Output)
 			}
-			if !res.Failed || !strings.Contains(res.Output, "was not in a git repository when the session started") {
-				t.Errorf("want a refusal naming the planted repository, got %v", got)
-			}
+			refusedSaying(t, res, "was not in a git repository when the session started")
 		})
 	}
 }

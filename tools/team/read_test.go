@@ -127,6 +127,11 @@ func TestSemanticSearch(t *testing.T) {
 			"results": []map[string]any{{"file": "docs/guide.md", "startLine": 1, "endLine": 1, "content": "login docs", "relevance": 0.9}}}},
 		{"path", fakeSearcher{true}, map[string]any{"query": "login", "path": "src", "maxResults": 1}, "", map[string]any{
 			"results": []map[string]any{{"file": "src/auth.ts", "startLine": 1, "endLine": 3, "content": "export function login", "relevance": 0.8}}}},
+		{"path cleaned", fakeSearcher{true}, map[string]any{"query": "login", "path": "./src/", "maxResults": 1}, "", map[string]any{
+			"results": []map[string]any{{"file": "src/auth.ts", "startLine": 1, "endLine": 3, "content": "export function login", "relevance": 0.8}}}},
+		{"path of the root", fakeSearcher{true}, map[string]any{"query": "login", "path": ".", "maxResults": 1}, "", map[string]any{
+			"results": []map[string]any{{"file": "docs/guide.md", "startLine": 1, "endLine": 1, "content": "login docs", "relevance": 0.9}}}},
+		{"path outside", fakeSearcher{true}, map[string]any{"query": "login", "path": "../x"}, "invalid_path", map[string]any{"results": []any{}}},
 		{"not indexed", fakeSearcher{false}, map[string]any{"query": "login"}, "not_indexed", map[string]any{"results": []any{}}},
 		{"no index", nil, map[string]any{"query": "login"}, "not_indexed", nil},
 		{"empty query", fakeSearcher{true}, map[string]any{"query": " "}, "invalid_query", nil},

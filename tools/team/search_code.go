@@ -80,6 +80,16 @@ func searchCode(ctx context.Context, s *tools.Session, p searchCodeParams) (tool
 // underDir turns a directory parameter into a glob for tools.Search ("":
 // everything); ok false means res is the answer.
 func underDir(s *tools.Session, dir string, zero map[string]any) (string, tools.Result, bool) {
+	rel, res, ok := subDir(s, dir, zero)
+	if rel == "" {
+		return "", res, ok
+	}
+	return rel + "/**", res, ok
+}
+
+// subDir cleans a directory parameter: "" for the whole repository; ok
+// false means res is the answer.
+func subDir(s *tools.Session, dir string, zero map[string]any) (string, tools.Result, bool) {
 	if dir == "" || dir == "." {
 		return "", tools.Result{}, true
 	}
@@ -90,7 +100,7 @@ func underDir(s *tools.Session, dir string, zero map[string]any) (string, tools.
 	if rel == "." {
 		return "", tools.Result{}, true
 	}
-	return rel + "/**", tools.Result{}, true
+	return rel, tools.Result{}, true
 }
 
 // matchFile matches a glob on a file's name, or on its path when the glob

@@ -41,16 +41,14 @@ func semanticSearch(ctx context.Context, s *tools.Session, p semanticSearchParam
 		return bad, nil
 	}
 	req := tools.SearchRequest{Query: p.Query, MaxResults: max}
+	dir, bad, ok := subDir(s, p.Path, zero)
+	if !ok {
+		return bad, nil
+	}
 	prefix := ""
-	if p.Path != "" && p.Path != "." {
-		rel, err := s.Root().Clean(p.Path)
-		if err != nil {
-			return failure("invalid_path", err.Error(), zero), nil
-		}
-		if rel != "." {
-			// Weights multiply, so a directory is kept by filtering more hits.
-			prefix, req.MaxResults = rel+"/", min(tools.SearchMaxResults, max*5)
-		}
+	if dir != "" {
+		// Weights multiply, so a directory is kept by filtering more hits.
+		prefix, req.MaxResults = dir+"/", min(tools.SearchMaxResults, max*5)
 	}
 	searcher := s.Config().Search
 	if searcher == nil {
