@@ -26,6 +26,18 @@ func benchSession(b *testing.B, name, content string) (*Engine, *Session) {
 	return NewEngine(reg, nil, discard()), s
 }
 
+// benchCalls calls tool in a loop, with each of args in turn (an edit and
+// the edit that undoes it); a failed call fails the benchmark.
+func benchCalls(b *testing.B, e *Engine, s *Session, tool string, args ...json.RawMessage) {
+	b.Helper()
+	for i := 0; b.Loop(); i++ {
+		res, err := e.Call(context.Background(), s, tool, args[i%len(args)])
+		if err != nil || res.Failed {
+			b.Fatal(res.Output, err)
+		}
+	}
+}
+
 func oneMB() string {
 	var sb strings.Builder
 	for i := 0; sb.Len() < 1<<20; i++ {
@@ -41,14 +53,7 @@ func BenchmarkEditFile1MB(b *testing.B) {
 		json.RawMessage(`{"reason":"b","path":"big.go","oldString":"func f5000(x int) int { return x + 5000 }","newString":"func f5000(x int) int { return x - 5000 }"}`),
 		json.RawMessage(`{"reason":"b","path":"big.go","oldString":"func f5000(x int) int { return x - 5000 }","newString":"func f5000(x int) int { return x + 5000 }"}`),
 	}
-	i := 0
-	for b.Loop() {
-		res, err := e.Call(context.Background(), s, "edit_file", args[i%2])
-		if err != nil || res.Failed {
-			b.Fatal(res.Output, err)
-		}
-		i++
-	}
+	benchCalls(b, e, s, "edit_file", args...)
 }
 
 // BenchmarkMultiEdit1MB applies 10 edits to a 1 MB file (and back).
@@ -67,14 +72,7 @@ func BenchmarkMultiEdit1MB(b *testing.B) {
 		return raw
 	}
 	args := []json.RawMessage{mk("+", "-"), mk("-", "+")}
-	i := 0
-	for b.Loop() {
-		res, err := e.Call(context.Background(), s, "multi_edit", args[i%2])
-		if err != nil || res.Failed {
-			b.Fatal(res.Output, err)
-		}
-		i++
-	}
+	benchCalls(b, e, s, "multi_edit", args...)
 }
 
 // BenchmarkReadFileRange reads 100 lines from the middle of a 100k-line file.
@@ -85,10 +83,5 @@ func BenchmarkReadFileRange(b *testing.B) {
 	}
 	e, s := benchSession(b, "big.txt", sb.String())
 	args := json.RawMessage(`{"reason":"b","path":"big.txt","startLine":50000,"endLine":50099}`)
-	for b.Loop() {
-		res, err := e.Call(context.Background(), s, "read_file", args)
-		if err != nil || res.Failed {
-			b.Fatal(res.Output, err)
-		}
-	}
+	benchCalls(b, e, s, "read_file", args)
 }

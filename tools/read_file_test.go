@@ -48,11 +48,7 @@ func BenchmarkReadFileRange100k(b *testing.B) {
 		if res, err := e.Call(context.Background(), s, "read_file", args); err != nil || res.Failed {
 			b.Fatal(res.Output, err)
 		}
-		for b.Loop() {
-			if res, err := e.Call(context.Background(), s, "read_file", args); err != nil || res.Failed {
-				b.Fatal(res.Output, err)
-			}
-		}
+		benchCalls(b, e, s, "read_file", args)
 	})
 }
 
