@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace"
 )
 
@@ -47,12 +48,8 @@ func robustHarness(t *testing.T) (h *harness, outside string) {
 	must(os.Symlink("/dev/zero", filepath.Join(dir, "zero")))
 	must(os.Symlink(outside, filepath.Join(dir, "link")))
 	syscall.Mknod(filepath.Join(dir, "zerodev"), syscall.S_IFCHR|0o666, 1<<8|5) // where allowed
-	sparse := filepath.Join(dir, "sparse.img")
-	must(os.WriteFile(sparse, nil, 0o644))
-	must(os.Truncate(sparse, 20<<30))
-	huge := filepath.Join(dir, "huge.log")
-	must(os.WriteFile(huge, []byte(strings.Repeat("a line of text\n", 1000)), 0o644))
-	must(os.Truncate(huge, 20<<30))
+	testkit.SparseFile(t, filepath.Join(dir, "sparse.img"), "", 20<<30)
+	testkit.SparseFile(t, filepath.Join(dir, "huge.log"), strings.Repeat("a line of text\n", 1000), 20<<30)
 	h = newHarness(t, "pulsing", SessionConfig{Root: dir, Workflow: true})
 	reg, err := All(Deps{})
 	if err != nil {
