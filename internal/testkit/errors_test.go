@@ -21,28 +21,19 @@ func (r *fatalRecorder) Fatalf(format string, args ...any) {
 // WantErr fails the test unless err is what the case expects, and says
 // whether the case expected an error.
 func TestWantErr(t *testing.T) {
-	tests := []struct {
-		name     string
-		err      error
-		want     string
-		expected bool
-		fails    bool
-	}{
-		{"no error expected, none", nil, "", false, false},
-		{"no error expected, one", errors.New("boom"), "", false, true},
-		{"error expected, none", nil, "boom", true, true},
-		{"error expected, it", errors.New("it went boom"), "boom", true, false},
-		{"error expected, another", errors.New("it went bang"), "boom", true, true},
+	check := func(err error, want string, expected, fails bool) {
+		t.Helper()
+		r := &fatalRecorder{TB: t}
+		if got := WantErr(r, err, want); got != expected {
+			t.Errorf("WantErr(%v, %q) = %v, want %v", err, want, got, expected)
+		}
+		if failed := len(r.fatal) > 0; failed != fails {
+			t.Errorf("WantErr(%v, %q) failed the test: %v (%q), want %v", err, want, failed, r.fatal, fails)
+		}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := &fatalRecorder{TB: t}
-			if got := WantErr(r, tt.err, tt.want); got != tt.expected {
-				t.Errorf("WantErr = %v, want %v", got, tt.expected)
-			}
-			if failed := len(r.fatal) > 0; failed != tt.fails {
-				t.Errorf("failed = %v (%q), want %v", failed, r.fatal, tt.fails)
-			}
-		})
-	}
+	check(nil, "", false, false)
+	check(errors.New("boom"), "", false, true)
+	check(nil, "boom", true, true)
+	check(errors.New("it went boom"), "boom", true, false)
+	check(errors.New("it went bang"), "boom", true, true)
 }
