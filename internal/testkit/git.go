@@ -27,13 +27,19 @@ func Git(t testing.TB, dir string, args ...string) string {
 func WriteFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for rel, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		WriteFile(t, filepath.Join(dir, filepath.FromSlash(rel)), content)
+	}
+}
+
+// WriteFile writes content to the file at path, making the folders it
+// needs.
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
