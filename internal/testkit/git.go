@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -48,11 +49,19 @@ func WriteFile(t testing.TB, path, content string) {
 // <user@example.com>, even when there is nothing to commit.
 func Commit(t testing.TB, dir string) {
 	t.Helper()
+	CommitAll(t, dir, "initial")
+}
+
+// CommitAll is Commit with the commit message message; it returns the
+// new commit's id.
+func CommitAll(t testing.TB, dir, message string) string {
+	t.Helper()
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
 		Git(t, dir, "init", "-q", "-b", "main")
 	}
 	Git(t, dir, "add", "-A")
-	Git(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "--allow-empty", "-m", "initial")
+	Git(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "--allow-empty", "-m", message)
+	return strings.TrimSpace(Git(t, dir, "rev-parse", "HEAD"))
 }
 
 // NewRepo is a new git repository in a temporary folder holding files,
