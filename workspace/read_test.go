@@ -67,12 +67,7 @@ func attackRoot(t testing.TB) (r *Root, outside string) {
 	if l, err := net.Listen("unix", filepath.Join(dir, "sock")); err == nil {
 		t.Cleanup(func() { l.Close() })
 	}
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r, outside
+	return openRoot(t, dir), outside
 }
 
 func TestReadOnlyRegularFiles(t *testing.T) {
@@ -133,11 +128,7 @@ func errString(err error) string {
 func TestReadFileLimitBoundsGrowth(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "f"), []byte("0123456789"), 0o644)
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openRoot(t, dir)
 	tests := []struct {
 		max  int64
 		want string
@@ -246,11 +237,7 @@ func TestWalkConfinedRace(t *testing.T) {
 	os.WriteFile(filepath.Join(outside, "deep", "OUTSIDE-DEEP"), nil, 0o644)
 	os.MkdirAll(filepath.Join(dir, "d", "deep"), 0o755)
 	os.WriteFile(filepath.Join(dir, "d", "inside"), nil, 0o644)
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openRoot(t, dir)
 	ig := NewIgnore(r)
 	var stop atomic.Bool
 	var wg sync.WaitGroup

@@ -12,7 +12,7 @@ import (
 	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
-func openRoot(t *testing.T, dir string) *Root {
+func openRoot(t testing.TB, dir string) *Root {
 	t.Helper()
 	r, err := Open(dir)
 	if err != nil {
