@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // promptly fails the test when fn does not return within a few seconds: a
@@ -54,16 +56,8 @@ func attackRoot(t testing.TB) (r *Root, outside string) {
 	must(os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644))
 	must(syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
 	must(os.Symlink("fifo", filepath.Join(dir, "fifo-link")))
-	must(os.Symlink("/dev/zero", filepath.Join(dir, "zero")))
 	must(os.Symlink(outside, filepath.Join(dir, "out")))
-	sparse := filepath.Join(dir, "sparse.img")
-	must(os.WriteFile(sparse, nil, 0o644))
-	must(os.Truncate(sparse, 20<<30))
-	text := filepath.Join(dir, "huge.log")
-	must(os.WriteFile(text, []byte(strings.Repeat("a line of text\n", 1000)), 0o644))
-	must(os.Truncate(text, 20<<30))
-	// A character device like /dev/zero (1,5), where mknod is allowed.
-	syscall.Mknod(filepath.Join(dir, "zerodev"), syscall.S_IFCHR|0o666, 1<<8|5)
+	testkit.PlantEndlessFiles(t, dir)
 	if l, err := net.Listen("unix", filepath.Join(dir, "sock")); err == nil {
 		t.Cleanup(func() { l.Close() })
 	}

@@ -4,8 +4,8 @@
 // runner (Scenario, RunScenarios) over the scripted model on real temp git
 // repositories, git helpers (NewRepo, Git), a wait helper (CheckFor)
 // that polls a condition until a deadline and then fails with the last
-// error, instead of sleeping, and the error check of a table test's cases
-// (WantErr).
+// error, instead of sleeping, the error check of a table test's cases
+// (WantErr) and the endless files a hostile tree holds (PlantEndlessFiles).
 //
 // It is imported only from tests. It imports nothing of the module but
 // editor and agent/scripted, so that any package's internal tests may use
