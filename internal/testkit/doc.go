@@ -5,7 +5,8 @@
 // repositories, git helpers (NewRepo, Git), a wait helper (CheckFor)
 // that polls a condition until a deadline and then fails with the last
 // error, instead of sleeping, the error check of a table test's cases
-// (WantErr) and the endless files a hostile tree holds (PlantEndlessFiles).
+// (WantErr), golden files with -update (Golden) and the endless files a
+// hostile tree holds (PlantEndlessFiles).
 //
 // It is imported only from tests. It imports nothing of the module but
 // editor and agent/scripted, so that any package's internal tests may use
