@@ -12,13 +12,7 @@ func TestGolden(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out.golden")
 	run := func(got string, update bool) string {
 		rec := &fatalRecorder{}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			Golden(rec, path, []byte(got), update)
-		}()
-		<-done
-		return rec.failed
+		return rec.run(func() { Golden(rec, path, []byte(got), update) })
 	}
 	if failed := run("one\n", false); failed == "" {
 		t.Error("a missing golden file passed")

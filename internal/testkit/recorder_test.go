@@ -27,3 +27,15 @@ func (r *fatalRecorder) Fatalf(format string, args ...any) {
 func (r *fatalRecorder) Errorf(format string, args ...any) {
 	r.failed = fmt.Sprintf(format, args...)
 }
+
+// run calls check in a goroutine of its own (which Fatal ends) and
+// returns the failure it recorded ("" for none).
+func (r *fatalRecorder) run(check func()) string {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		check()
+	}()
+	<-done
+	return r.failed
+}

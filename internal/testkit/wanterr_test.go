@@ -24,14 +24,8 @@ func TestWantErr(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &fatalRecorder{}
 			var wanted bool
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				wanted = WantErr(rec, tt.err, tt.want)
-			}()
-			<-done
-			if rec.failed != tt.failWith {
-				t.Errorf("failure = %q, want %q", rec.failed, tt.failWith)
+			if failed := rec.run(func() { wanted = WantErr(rec, tt.err, tt.want) }); failed != tt.failWith {
+				t.Errorf("failure = %q, want %q", failed, tt.failWith)
 			}
 			if tt.failWith == "" && wanted != tt.wanted {
 				t.Errorf("WantErr = %v, want %v", wanted, tt.wanted)
