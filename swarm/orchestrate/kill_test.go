@@ -61,10 +61,7 @@ func TestKillMidRound(t *testing.T) {
 	w := newWorld(t, "kill-resume")
 	ctx := context.Background()
 	o := w.orchestrator(killAgents, "arbiter")
-	st, err := o.Start(ctx, Options{Task: "document the layout", Agents: killAgents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := startSwarm(t, o, Options{Task: "document the layout", Agents: killAgents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: true})
 	child := exec.Command(os.Args[0], "-test.run=^TestKillHelper$", "-test.v")
 	child.Env = append(os.Environ(), envKillRepo+"="+w.work, envKillSwarm+"="+st.ID,
 		envKillURLs+"=explorer="+w.urls["explorer"]+",critic="+w.urls["critic"])
