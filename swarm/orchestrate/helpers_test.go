@@ -3,7 +3,27 @@ package orchestrate
 import (
 	"context"
 	"testing"
+
+	"github.com/autarch-dev/autarch/tools"
+	"github.com/autarch-dev/autarch/workspace/git"
 )
+
+// openProject opens the repository whose work tree is work and the
+// project's embedded NATS, which is closed when the test ends.
+func openProject(t testing.TB, work string) (*git.Repo, OpenEngine) {
+	t.Helper()
+	ctx := context.Background()
+	repo, err := git.Open(ctx, work, git.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, closeNATS, err := ConnectNATS(ctx, repo.StateDir(), tools.SwarmConfig{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeNATS)
+	return repo, open
+}
 
 // newOrchestrator is New on the world's repository and NATS engine
 // (cfg's Repo and Open are set here), failing the test if it cannot.

@@ -16,7 +16,6 @@ import (
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/internal/testkit"
-	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 	"github.com/autarch-dev/autarch/workspace/treehash"
 )
@@ -58,16 +57,7 @@ func newWorld(t testing.TB, scenario string) *world {
 	}
 	gitRun(t, work, "add", "main.go")
 	gitRun(t, work, "commit", "-q", "-m", "initial")
-	ctx := context.Background()
-	repo, err := git.Open(ctx, work, git.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	open, closeNATS, err := ConnectNATS(ctx, repo.StateDir(), tools.SwarmConfig{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(closeNATS)
+	repo, open := openProject(t, work)
 	w := &world{t: t, work: work, repo: repo, open: open, models: map[string]*scripted.Server{}, urls: map[string]string{}}
 	if scenario == "" {
 		return w
