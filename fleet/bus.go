@@ -183,6 +183,21 @@ func (f *Fleet) Get(ctx context.Context, id string) (Run, error) {
 	return decodeRun(e)
 }
 
+// eachKey calls fn with every key of kv, stopping at fn's first error;
+// what names the keys in the error of a failed listing.
+func eachKey(ctx context.Context, kv jetstream.KeyValue, what string, fn func(key string) error) error {
+	keys, err := kv.ListKeys(ctx)
+	if err != nil {
+		return fmt.Errorf("fleet: listing %s: %w", what, err)
+	}
+	for k := range keys.Keys() {
+		if err := fn(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func decodeRun(e jetstream.KeyValueEntry) (Run, error) {
 	var r Run
 	if err := json.Unmarshal(e.Value(), &r); err != nil {
@@ -194,20 +209,20 @@ func decodeRun(e jetstream.KeyValueEntry) (Run, error) {
 
 // Runs lists every run, oldest first.
 func (f *Fleet) Runs(ctx context.Context) ([]Run, error) {
-	keys, err := f.runs.ListKeys(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("fleet: listing runs: %w", err)
-	}
 	var out []Run
-	for k := range keys.Keys() {
+	err := eachKey(ctx, f.runs, "runs", func(k string) error {
 		r, err := f.Get(ctx, k)
 		if errors.Is(err, ErrNoRun) {
-			continue
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b Run) int { return a.Submitted.Compare(b.Submitted) })
 	return out, nil
@@ -215,20 +230,20 @@ func (f *Fleet) Runs(ctx context.Context) ([]Run, error) {
 
 // Workers lists the workers that have beaten since they started.
 func (f *Fleet) Workers(ctx context.Context) ([]Worker, error) {
-	keys, err := f.workers.ListKeys(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("fleet: listing workers: %w", err)
-	}
 	var out []Worker
-	for k := range keys.Keys() {
+	err := eachKey(ctx, f.workers, "workers", func(k string) error {
 		e, err := f.workers.Get(ctx, k)
 		if err != nil {
-			continue // gone since listed
+			return nil // gone since listed
 		}
 		var w Worker
 		if json.Unmarshal(e.Value(), &w) == nil {
 			out = append(out, w)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b Worker) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
