@@ -91,26 +91,33 @@ func Open(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, opts Optio
 	}); err != nil {
 		return nil, fmt.Errorf("fleet: the events stream: %w", err)
 	}
-	if f.runs, err = retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: runsBucket, Description: "autarch fleet: run records", History: 5,
-			Storage: jetstream.FileStorage, Replicas: replicas,
-		})
+	if f.runs, err = f.bucket(ctx, "runs", jetstream.KeyValueConfig{
+		Bucket: runsBucket, Description: "autarch fleet: run records", History: 5,
 	}); err != nil {
-		return nil, fmt.Errorf("fleet: the runs bucket: %w", err)
+		return nil, err
 	}
-	if f.workers, err = retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: workersBucket, Description: "autarch fleet: workers and their heartbeats", History: 1,
-			Storage: jetstream.FileStorage, Replicas: replicas, TTL: 24 * time.Hour,
-		})
+	if f.workers, err = f.bucket(ctx, "workers", jetstream.KeyValueConfig{
+		Bucket: workersBucket, Description: "autarch fleet: workers and their heartbeats", History: 1, TTL: 24 * time.Hour,
 	}); err != nil {
-		return nil, fmt.Errorf("fleet: the workers bucket: %w", err)
+		return nil, err
 	}
-	if err := f.openLimits(ctx, replicas); err != nil {
+	if err := f.openLimits(ctx); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// bucket creates (or finds) the key-value bucket of cfg, on file with
+// the fleet's replicas, retried; what names it in the error.
+func (f *Fleet) bucket(ctx context.Context, what string, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	cfg.Storage, cfg.Replicas = jetstream.FileStorage, f.replicas
+	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		return f.js.CreateOrUpdateKeyValue(ctx, cfg)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fleet: the %s bucket: %w", what, err)
+	}
+	return kv, nil
 }
 
 // setupTries and setupWait bound Open's creation of each stream and bucket:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Runs, Workers and Budgets list every record of their bucket, in their
@@ -34,5 +36,30 @@ func TestListings(t *testing.T) {
 	budgets, err := f.Budgets(ctx)
 	if err != nil || len(budgets) != 2 || budgets[0].Submitter != "alice" || budgets[1].Submitter != "bob" || budgets[0].Tokens != 1000 {
 		t.Errorf("budgets = %+v, %v; want alice, bob with 1000 tokens each", budgets, err)
+	}
+}
+
+// The fleet's buckets are on file, with their history and TTL.
+func TestBuckets(t *testing.T) {
+	ctx := context.Background()
+	f := openFleet(t, startNATS(t), 3*time.Second)
+	for _, tc := range []struct {
+		kv      jetstream.KeyValue
+		history int64
+		ttl     time.Duration
+	}{
+		{f.runs, 5, 0},
+		{f.workers, 1, 24 * time.Hour},
+		{f.limits, 1, 0},
+		{f.rates, 1, time.Hour},
+	} {
+		st, err := tc.kv.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := st.(*jetstream.KeyValueBucketStatus).StreamInfo().Config
+		if st.History() != tc.history || st.TTL() != tc.ttl || cfg.Storage != jetstream.FileStorage || cfg.Replicas != 1 {
+			t.Errorf("%s: history %d, TTL %v, storage %v, %d replicas; want %d, %v, file, 1", st.Bucket(), st.History(), st.TTL(), cfg.Storage, cfg.Replicas, tc.history, tc.ttl)
+		}
 	}
 }
