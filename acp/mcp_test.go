@@ -2,13 +2,12 @@ package acp
 
 import (
 	"context"
+	"github.com/autarch-dev/autarch/app"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/autarch-dev/autarch/app"
 
 	sdk "github.com/coder/acp-go-sdk"
 
