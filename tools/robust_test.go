@@ -45,11 +45,8 @@ func robustHarness(t *testing.T) (h *harness, outside string) {
 	}
 	must(syscall.Mkfifo(filepath.Join(dir, "fifo.go"), 0o644))
 	must(syscall.Mkfifo(filepath.Join(dir, "pipes", "needle.txt"), 0o644))
-	must(os.Symlink("/dev/zero", filepath.Join(dir, "zero")))
 	must(os.Symlink(outside, filepath.Join(dir, "link")))
-	syscall.Mknod(filepath.Join(dir, "zerodev"), syscall.S_IFCHR|0o666, 1<<8|5) // where allowed
-	testkit.SparseFile(t, filepath.Join(dir, "sparse.img"), "", 20<<30)
-	testkit.SparseFile(t, filepath.Join(dir, "huge.log"), strings.Repeat("a line of text\n", 1000), 20<<30)
+	testkit.PlantEndlessFiles(t, dir) // zero, zerodev (where allowed), sparse.img, huge.log
 	h = newHarness(t, "pulsing", SessionConfig{Root: dir, Workflow: true})
 	reg, err := All(Deps{})
 	if err != nil {
