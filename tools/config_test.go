@@ -2,13 +2,11 @@ package tools
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/autarch-dev/autarch/internal/testkit"
-	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -176,11 +174,7 @@ func TestLoadProjectConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFiles(t, dir, tt.files)
-			store := trust.At(filepath.Join(t.TempDir(), "trust.json"))
-			if tt.trusted {
-				trustRepo(t, store, dir)
-			}
-			p, err := LoadProject(dir, store)
+			p, err := loadProject(t, dir, tt.trusted)
 			if testkit.WantErr(t, err, tt.err) {
 				return
 			}

@@ -1,23 +1,29 @@
 package tools
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
-// trustRepo trusts the executable configuration of the repository at dir
-// as it is now, in store.
-func trustRepo(t testing.TB, store *trust.Store, dir string) {
+// loadProject loads the project at dir with a trust store of its own, in
+// which the repository's executable configuration is trusted as it is now
+// when trusted is set.
+func loadProject(t testing.TB, dir string, trusted bool) (Project, error) {
 	t.Helper()
-	cfg, err := trust.Read(dir)
-	if err != nil {
-		t.Fatal(err)
+	store := trust.At(filepath.Join(t.TempDir(), "trust.json"))
+	if trusted {
+		cfg, err := trust.Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Trust(cfg); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := store.Trust(cfg); err != nil {
-		t.Fatal(err)
-	}
+	return LoadProject(dir, store)
 }
 
 // callCase is a row of a table of tool calls: the call, and what its

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/langserver"
-	"github.com/autarch-dev/autarch/workspace/trust"
 )
 
 // TestLangServersReusedAcrossSessions: two sessions given one run's
@@ -105,11 +104,7 @@ func TestLanguageServersConfig(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			gitRepoT(t, dir, map[string]string{".autarch/config.yaml": cfg, "go.mod": "module m\n"})
-			store := trust.At(t.TempDir() + "/trust.json")
-			if tc.trusted {
-				trustRepo(t, store, dir)
-			}
-			p, err := LoadProject(dir, store)
+			p, err := loadProject(t, dir, tc.trusted)
 			if err != nil {
 				t.Fatal(err)
 			}
