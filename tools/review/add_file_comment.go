@@ -11,11 +11,9 @@ import (
 var addFileCommentDesc string
 
 type addFileCommentParams struct {
-	Reason      string `json:"reason"`
-	FilePath    string `json:"file_path" jsonschema:"The file path this comment applies to"`
-	Severity    string `json:"severity" jsonschema:"The severity level: High, Medium, or Low"`
-	Category    string `json:"category" jsonschema:"The category of the comment (e.g., security, performance, style, bug, architecture)"`
-	Description string `json:"description" jsonschema:"The description/content of the comment"`
+	Reason   string `json:"reason"`
+	FilePath string `json:"file_path" jsonschema:"The file path this comment applies to"`
+	commentBody
 }
 
 func newAddFileComment(b Backend) tools.Tool {

@@ -11,14 +11,12 @@ import (
 var addLineCommentDesc string
 
 type addLineCommentParams struct {
-	Reason      string `json:"reason"`
-	FilePath    string `json:"file_path" jsonschema:"The file path this comment applies to"`
-	StartLine   int    `json:"start_line" jsonschema:"The starting line number for the comment"`
-	Severity    string `json:"severity" jsonschema:"The severity level: High, Medium, or Low"`
-	Category    string `json:"category" jsonschema:"The category of the comment (e.g., security, performance, style, bug, architecture)"`
-	Description string `json:"description" jsonschema:"The description/content of the comment"`
-	EndLine     *int   `json:"end_line,omitempty" jsonschema:"The ending line number (inclusive). Omit for single-line comments."`
-	Suggestion  string `json:"suggestion,omitempty" jsonschema:"Optional replacement text for lines start_line..end_line, offered to the user as a one-click fix"`
+	Reason    string `json:"reason"`
+	FilePath  string `json:"file_path" jsonschema:"The file path this comment applies to"`
+	StartLine int    `json:"start_line" jsonschema:"The starting line number for the comment"`
+	commentBody
+	EndLine    *int   `json:"end_line,omitempty" jsonschema:"The ending line number (inclusive). Omit for single-line comments."`
+	Suggestion string `json:"suggestion,omitempty" jsonschema:"Optional replacement text for lines start_line..end_line, offered to the user as a one-click fix"`
 }
 
 func newAddLineComment(b Backend) tools.Tool {

@@ -11,10 +11,8 @@ import (
 var addReviewCommentDesc string
 
 type addReviewCommentParams struct {
-	Reason      string `json:"reason"`
-	Severity    string `json:"severity" jsonschema:"The severity level: High, Medium, or Low"`
-	Category    string `json:"category" jsonschema:"The category of the comment (e.g., security, performance, style, bug, architecture)"`
-	Description string `json:"description" jsonschema:"The description/content of the comment"`
+	Reason string `json:"reason"`
+	commentBody
 }
 
 func newAddReviewComment(b Backend) tools.Tool {

@@ -27,6 +27,14 @@ type Comment struct {
 	Suggestion string
 }
 
+// commentBody is what every comment tool's call says of its finding,
+// whatever the comment is attached to (a line, a file, the review).
+type commentBody struct {
+	Severity    string `json:"severity" jsonschema:"The severity level: High, Medium, or Low"`
+	Category    string `json:"category" jsonschema:"The category of the comment (e.g., security, performance, style, bug, architecture)"`
+	Description string `json:"description" jsonschema:"The description/content of the comment"`
+}
+
 // Scope is the approved scope card, as get_scope_card returns it.
 type Scope struct {
 	Title       string   `json:"title"`
