@@ -27,12 +27,8 @@ func (o ops) addArtifact(ctx context.Context, a *Artifact) error {
 		a.ID = newID("artifact")
 	}
 	a.CreatedAt = o.clock()
-	_, err := o.q.ExecContext(ctx, `INSERT INTO artifacts (id, workflow_id, pulse_id, kind, content, created_at) VALUES (?,?,?,?,?,?)`,
+	return o.exec(ctx, fmt.Sprintf("add %s artifact", a.Kind), `INSERT INTO artifacts (id, workflow_id, pulse_id, kind, content, created_at) VALUES (?,?,?,?,?,?)`,
 		a.ID, a.WorkflowID, nullString(a.PulseID), a.Kind, a.Content, stamp(a.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add %s artifact: %w", a.Kind, err)
-	}
-	return nil
 }
 
 // Artifact reads an artifact; a missing one is ErrNotFound.

@@ -59,12 +59,8 @@ func (o ops) ResolveCard(ctx context.Context, kind CardKind, id string, status C
 		if cur != CardPending {
 			return fmt.Errorf("%s card %s is already %s", kind, id, cur)
 		}
-		_, err := o.q.ExecContext(ctx, `UPDATE `+table+` SET status=?, feedback=?, resolved_at=? WHERE id=?`,
+		return o.exec(ctx, fmt.Sprintf("resolve %s card %s", kind, id), `UPDATE `+table+` SET status=?, feedback=?, resolved_at=? WHERE id=?`,
 			status, feedback, stamp(o.clock()), id)
-		if err != nil {
-			return fmt.Errorf("resolve %s card %s: %w", kind, id, err)
-		}
-		return nil
 	})
 }
 
@@ -103,13 +99,9 @@ func (o ops) AddScopeCard(ctx context.Context, c *ScopeCard) error {
 	if err := firstErr(err1, err2, err3); err != nil {
 		return fmt.Errorf("scope card: %w", err)
 	}
-	_, err := o.q.ExecContext(ctx, `INSERT INTO scope_cards (id, workflow_id, title, description, in_scope, out_of_scope, constraints,
+	return o.exec(ctx, "add scope card", `INSERT INTO scope_cards (id, workflow_id, title, description, in_scope, out_of_scope, constraints,
 		recommended_path, rationale, status, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
 		c.ID, c.WorkflowID, c.Title, c.Description, in, out, cons, c.RecommendedPath, c.Rationale, c.Status, stamp(c.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add scope card: %w", err)
-	}
-	return nil
 }
 
 const scopeCols = `id, workflow_id, title, description, in_scope, out_of_scope, constraints, recommended_path, rationale, status, feedback, created_at, resolved_at`
@@ -139,13 +131,8 @@ func (o ops) ApprovedScopeCard(ctx context.Context, workflowID string) (ScopeCar
 // latestApproved is a workflow's latest approved card of table (its
 // columns cols, scanned by scan); what names it when there is none.
 func latestApproved[T any](ctx context.Context, o ops, scan func(interface{ Scan(...any) error }) (T, error), table, cols, what, workflowID string) (T, error) {
-	c, err := scan(o.q.QueryRowContext(ctx, `SELECT `+cols+` FROM `+table+` WHERE workflow_id=? AND status='Approved'
-		ORDER BY created_at DESC, rowid DESC LIMIT 1`, workflowID))
-	if err != nil {
-		var zero T
-		return zero, notFound(err, what, workflowID)
-	}
-	return c, nil
+	return queryOne(ctx, o, scan, what, workflowID, `SELECT `+cols+` FROM `+table+` WHERE workflow_id=? AND status='Approved'
+		ORDER BY created_at DESC, rowid DESC LIMIT 1`, workflowID)
 }
 
 // KeyFile is an important file found by research.
@@ -217,13 +204,9 @@ func (o ops) AddResearch(ctx context.Context, r *Research) error {
 		}
 		cols[i] = s
 	}
-	_, err := o.q.ExecContext(ctx, `INSERT INTO research (id, workflow_id, summary, key_files, patterns, dependencies, integration_points,
+	return o.exec(ctx, "add research", `INSERT INTO research (id, workflow_id, summary, key_files, patterns, dependencies, integration_points,
 		challenges, recommendations, status, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.WorkflowID, r.Summary, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], r.Status, stamp(r.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add research: %w", err)
-	}
-	return nil
 }
 
 const researchCols = `id, workflow_id, summary, key_files, patterns, dependencies, integration_points, challenges, recommendations, status, feedback, created_at, resolved_at`
@@ -269,6 +252,30 @@ func queryAll[T any](ctx context.Context, o ops, scan func(interface{ Scan(...an
 		return nil, fmt.Errorf("list %s: %w", what, err)
 	}
 	return list, nil
+}
+
+// queryOne runs a query for one row and scans it; no row is ErrNotFound
+// for what id.
+func queryOne[T any](ctx context.Context, o ops, scan func(interface{ Scan(...any) error }) (T, error), what, id, query string, args ...any) (T, error) {
+	v, err := scan(o.q.QueryRowContext(ctx, query, args...))
+	if err != nil {
+		var zero T
+		return zero, notFound(err, what, id)
+	}
+	return v, nil
+}
+
+// first is the first of the records a query by id listed (err its
+// error); none is ErrNotFound for what id.
+func first[T any](list []T, err error, what, id string) (T, error) {
+	var zero T
+	if err != nil {
+		return zero, err
+	}
+	if len(list) == 0 {
+		return zero, fmt.Errorf("%s %q: %w", what, id, ErrNotFound)
+	}
+	return list[0], nil
 }
 
 func firstErr(errs ...error) error {

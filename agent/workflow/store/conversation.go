@@ -171,12 +171,8 @@ func (o ops) FinishToolCall(ctx context.Context, id int64, resultSummary string,
 	if err := checkOutcome(outcome); err != nil {
 		return err
 	}
-	res, err := o.q.ExecContext(ctx, `UPDATE tool_calls SET result_summary=?, outcome=?, failed=?, ended_at=? WHERE id=?`,
+	return o.execOne(ctx, fmt.Sprintf("finish tool call %d", id), "tool call", fmt.Sprint(id), `UPDATE tool_calls SET result_summary=?, outcome=?, failed=?, ended_at=? WHERE id=?`,
 		resultSummary, outcome, outcome.Failed(), stamp(o.clock()), id)
-	if err != nil {
-		return fmt.Errorf("finish tool call %d: %w", id, err)
-	}
-	return expectOne(res, "tool call", fmt.Sprint(id))
 }
 
 // checkOutcome refuses an outcome that is not the run kernel's.
@@ -336,12 +332,8 @@ func (o ops) AddPending(ctx context.Context, p *Pending) error {
 		p.ID = newID("ask")
 	}
 	p.Status, p.Answer, p.CreatedAt, p.ResolvedAt = PendingOpen, nil, o.clock(), time.Time{}
-	_, err := o.q.ExecContext(ctx, `INSERT INTO questions (id, run_id, stage, kind, topic, payload, status, created_at) VALUES (?,?,?,?,?,?,?,?)`,
+	return o.exec(ctx, fmt.Sprintf("add pending %s", p.Kind), `INSERT INTO questions (id, run_id, stage, kind, topic, payload, status, created_at) VALUES (?,?,?,?,?,?,?,?)`,
 		p.ID, p.WorkflowID, p.Stage, questionKind(p.Kind), p.Kind, rawJSON(p.Payload), p.Status, stamp(p.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add pending %s: %w", p.Kind, err)
-	}
-	return nil
 }
 
 // AnswerPending records the answer to an open question or approval.
@@ -358,12 +350,8 @@ func (o ops) CancelPending(ctx context.Context, id string) error {
 }
 
 func (o ops) resolvePending(ctx context.Context, id string, status PendingStatus, answer json.RawMessage) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE questions SET status=?, answer=?, resolved_at=? WHERE id=? AND status='Pending'`,
+	return o.execOne(ctx, fmt.Sprintf("resolve %s", id), "open question or approval", id, `UPDATE questions SET status=?, answer=?, resolved_at=? WHERE id=? AND status='Pending'`,
 		status, rawJSON(answer), stamp(o.clock()), id)
-	if err != nil {
-		return fmt.Errorf("resolve %s: %w", id, err)
-	}
-	return expectOne(res, "open question or approval", id)
 }
 
 // OpenPending lists a workflow's open questions and approvals, oldest
@@ -375,13 +363,7 @@ func (o ops) OpenPending(ctx context.Context, workflowID string) ([]Pending, err
 // PendingItem reads one question or approval.
 func (o ops) PendingItem(ctx context.Context, id string) (Pending, error) {
 	list, err := o.pendings(ctx, `WHERE id=?`, id)
-	if err != nil {
-		return Pending{}, err
-	}
-	if len(list) == 0 {
-		return Pending{}, fmt.Errorf("question or approval %q: %w", id, ErrNotFound)
-	}
-	return list[0], nil
+	return first(list, err, "question or approval", id)
 }
 
 func (o ops) pendings(ctx context.Context, where string, args ...any) ([]Pending, error) {

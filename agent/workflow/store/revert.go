@@ -100,12 +100,8 @@ func (o ops) StartRevert(ctx context.Context, r *Revert, reason string) error {
 // OpenRevert is the workflow's unfinished (Started) revert, ErrNotFound
 // when there is none.
 func (o ops) OpenRevert(ctx context.Context, workflowID string) (Revert, error) {
-	r, err := scanRevert(o.q.QueryRowContext(ctx, `SELECT `+revertCols+` FROM reverts WHERE workflow_id=? AND status='Started'
-		ORDER BY created_at, rowid LIMIT 1`, workflowID))
-	if err != nil {
-		return Revert{}, notFound(err, "unfinished revert of workflow", workflowID)
-	}
-	return r, nil
+	return queryOne(ctx, o, scanRevert, "unfinished revert of workflow", workflowID, `SELECT `+revertCols+` FROM reverts WHERE workflow_id=? AND status='Started'
+		ORDER BY created_at, rowid LIMIT 1`, workflowID)
 }
 
 // Reverts lists the workflow's reverts, oldest first.
@@ -186,11 +182,7 @@ func (o ops) FinishRevert(ctx context.Context, id string, rw RevertRewind) error
 
 // SetPulseGuidance records the user's guidance for a pulse's next run.
 func (o ops) SetPulseGuidance(ctx context.Context, pulseID, guidance string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE pulses SET guidance=? WHERE id=?`, guidance, pulseID)
-	if err != nil {
-		return fmt.Errorf("pulse %s guidance: %w", pulseID, err)
-	}
-	return expectOne(res, "pulse", pulseID)
+	return o.execOne(ctx, fmt.Sprintf("pulse %s guidance", pulseID), "pulse", pulseID, `UPDATE pulses SET guidance=? WHERE id=?`, guidance, pulseID)
 }
 
 // CancelRevert forgets a Started revert that could not be made (nothing

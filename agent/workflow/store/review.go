@@ -132,12 +132,8 @@ func (o ops) CreateReview(ctx context.Context, r *ReviewCard) error {
 		r.ID = newID("review")
 	}
 	r.Status, r.Recommendation, r.Summary, r.CreatedAt, r.CompletedAt = ReviewPending, "", "", o.clock(), time.Time{}
-	_, err := o.q.ExecContext(ctx, `INSERT INTO review_cards (id, workflow_id, base_ref, head_ref, diff_base, diff_head, status, created_at)
+	return o.exec(ctx, "create review", `INSERT INTO review_cards (id, workflow_id, base_ref, head_ref, diff_base, diff_head, status, created_at)
 		VALUES (?,?,?,?,?,?,?,?)`, r.ID, nullString(r.WorkflowID), r.BaseRef, r.HeadRef, r.DiffBase, r.DiffHead, r.Status, stamp(r.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("create review: %w", err)
-	}
-	return nil
 }
 
 const reviewCols = `id, workflow_id, base_ref, head_ref, diff_base, diff_head, status, recommendation, summary, created_at, completed_at`
@@ -196,14 +192,10 @@ func (o ops) AddComment(ctx context.Context, c *ReviewComment) error {
 		if r.Status != ReviewPending {
 			return fmt.Errorf("review %s is already completed", r.ID)
 		}
-		_, err = o.q.ExecContext(ctx, `INSERT INTO review_comments (id, review_id, type, file_path, start_line, end_line, severity,
+		return o.exec(ctx, "add comment", `INSERT INTO review_comments (id, review_id, type, file_path, start_line, end_line, severity,
 			category, description, suggestion, pre_existing, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
 			c.ID, c.ReviewID, c.Type, c.FilePath, c.StartLine, c.EndLine, c.Severity, c.Category, c.Description, c.Suggestion,
 			c.PreExisting, stamp(c.CreatedAt))
-		if err != nil {
-			return fmt.Errorf("add comment: %w", err)
-		}
-		return nil
 	})
 }
 
@@ -233,11 +225,7 @@ func (o ops) CompleteReview(ctx context.Context, id, recommendation, summary str
 		if r.Status != ReviewPending {
 			return fmt.Errorf("review %s is already completed", id)
 		}
-		_, err = o.q.ExecContext(ctx, `UPDATE review_cards SET status='Completed', recommendation=?, summary=?, completed_at=? WHERE id=?`,
+		return o.exec(ctx, fmt.Sprintf("complete review %s", id), `UPDATE review_cards SET status='Completed', recommendation=?, summary=?, completed_at=? WHERE id=?`,
 			recommendation, summary, stamp(o.clock()), id)
-		if err != nil {
-			return fmt.Errorf("complete review %s: %w", id, err)
-		}
-		return nil
 	})
 }

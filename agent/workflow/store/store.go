@@ -240,6 +240,31 @@ func rawJSON(m json.RawMessage) any {
 	return string(m)
 }
 
+// exec runs a write; its error says what was being done ("add job
+// commit: ...").
+func (o ops) exec(ctx context.Context, what, query string, args ...any) error {
+	_, err := o.execRes(ctx, what, query, args...)
+	return err
+}
+
+// execOne runs a write meant to change one row, the kind record id: its
+// error says what was being done, and no row changed is ErrNotFound.
+func (o ops) execOne(ctx context.Context, what, kind, id, query string, args ...any) error {
+	res, err := o.execRes(ctx, what, query, args...)
+	if err != nil {
+		return err
+	}
+	return expectOne(res, kind, id)
+}
+
+func (o ops) execRes(ctx context.Context, what, query string, args ...any) (sql.Result, error) {
+	res, err := o.q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return res, nil
+}
+
 // expectOne turns "no row changed" into ErrNotFound.
 func expectOne(res sql.Result, what, id string) error {
 	n, err := res.RowsAffected()
