@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -89,9 +88,7 @@ func (o ops) AddScopeCard(ctx context.Context, c *ScopeCard) error {
 	case c.RecommendedPath != "quick" && c.RecommendedPath != "full":
 		return fmt.Errorf("invalid recommended_path %q: use quick or full", c.RecommendedPath)
 	}
-	if c.ID == "" {
-		c.ID = newID("scope")
-	}
+	ensureID(&c.ID, "scope")
 	c.Status, c.Feedback, c.CreatedAt, c.ResolvedAt = CardPending, "", o.clock(), time.Time{}
 	in, err1 := toJSON(c.InScope)
 	out, err2 := toJSON(c.OutOfScope)
@@ -109,12 +106,10 @@ const scopeCols = `id, workflow_id, title, description, in_scope, out_of_scope, 
 func scanScope(row interface{ Scan(...any) error }) (ScopeCard, error) {
 	var c ScopeCard
 	var in, out, cons string
-	var created, resolved sql.NullInt64
 	if err := row.Scan(&c.ID, &c.WorkflowID, &c.Title, &c.Description, &in, &out, &cons, &c.RecommendedPath,
-		&c.Rationale, &c.Status, &c.Feedback, &created, &resolved); err != nil {
+		&c.Rationale, &c.Status, &c.Feedback, stampTo(&c.CreatedAt), stampTo(&c.ResolvedAt)); err != nil {
 		return ScopeCard{}, err
 	}
-	c.CreatedAt, c.ResolvedAt = unstamp(created), unstamp(resolved)
 	return c, firstErr(fromJSON(in, &c.InScope), fromJSON(out, &c.OutOfScope), fromJSON(cons, &c.Constraints))
 }
 
@@ -192,9 +187,7 @@ func (o ops) AddResearch(ctx context.Context, r *Research) error {
 	if strings.TrimSpace(r.Summary) == "" {
 		return fmt.Errorf("research summary is required")
 	}
-	if r.ID == "" {
-		r.ID = newID("research")
-	}
+	ensureID(&r.ID, "research")
 	r.Status, r.Feedback, r.CreatedAt, r.ResolvedAt = CardPending, "", o.clock(), time.Time{}
 	cols := make([]string, 6)
 	for i, v := range []any{r.KeyFiles, r.Patterns, r.Dependencies, r.IntegrationPoints, r.Challenges, r.Recommendations} {
@@ -214,11 +207,9 @@ const researchCols = `id, workflow_id, summary, key_files, patterns, dependencie
 func scanResearch(row interface{ Scan(...any) error }) (Research, error) {
 	var r Research
 	var kf, pat, dep, ip, ch, rec string
-	var created, resolved sql.NullInt64
-	if err := row.Scan(&r.ID, &r.WorkflowID, &r.Summary, &kf, &pat, &dep, &ip, &ch, &rec, &r.Status, &r.Feedback, &created, &resolved); err != nil {
+	if err := row.Scan(&r.ID, &r.WorkflowID, &r.Summary, &kf, &pat, &dep, &ip, &ch, &rec, &r.Status, &r.Feedback, stampTo(&r.CreatedAt), stampTo(&r.ResolvedAt)); err != nil {
 		return Research{}, err
 	}
-	r.CreatedAt, r.ResolvedAt = unstamp(created), unstamp(resolved)
 	return r, firstErr(fromJSON(kf, &r.KeyFiles), fromJSON(pat, &r.Patterns), fromJSON(dep, &r.Dependencies),
 		fromJSON(ip, &r.IntegrationPoints), fromJSON(ch, &r.Challenges), fromJSON(rec, &r.Recommendations))
 }

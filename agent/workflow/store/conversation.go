@@ -42,9 +42,7 @@ func (o ops) AddNote(ctx context.Context, n *Note) error {
 func (o ops) Notes(ctx context.Context, workflowID, stage string) ([]Note, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (Note, error) {
 		var n Note
-		var at sql.NullInt64
-		err := row.Scan(&n.ID, &n.WorkflowID, &n.Stage, &n.Content, &at)
-		n.CreatedAt = unstamp(at)
+		err := row.Scan(&n.ID, &n.WorkflowID, &n.Stage, &n.Content, stampTo(&n.CreatedAt))
 		return n, err
 	}, "notes", `SELECT id, workflow_id, stage, content, created_at FROM notes WHERE workflow_id=? AND stage=? AND set_aside_by='' ORDER BY id`, workflowID, stage)
 }
@@ -98,12 +96,10 @@ func (o ops) Messages(ctx context.Context, workflowID, stage, pulseID string) ([
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (Message, error) {
 		var m Message
 		var data sql.NullString
-		var at sql.NullInt64
-		err := row.Scan(&m.ID, &m.WorkflowID, &m.Stage, &m.PulseID, &m.Role, &m.Content, &data, &at)
+		err := row.Scan(&m.ID, &m.WorkflowID, &m.Stage, &m.PulseID, &m.Role, &m.Content, &data, stampTo(&m.CreatedAt))
 		if data.Valid {
 			m.Data = json.RawMessage(data.String)
 		}
-		m.CreatedAt = unstamp(at)
 		return m, err
 	}, "messages", `SELECT id, run_id, stage, pulse_id, role, content, data, created_at FROM messages
 		WHERE run_id=? AND stage=? AND pulse_id=? AND set_aside_by='' ORDER BY id`, workflowID, stage, pulseID)
@@ -198,13 +194,11 @@ const toolCallColumns = `id, run_id, stage, pulse_id, call_id, parent_call_id, s
 func scanToolCall(row interface{ Scan(...any) error }) (ToolCall, error) {
 	var c ToolCall
 	var args sql.NullString
-	var started, ended sql.NullInt64
 	err := row.Scan(&c.ID, &c.WorkflowID, &c.Stage, &c.PulseID, &c.CallID, &c.ParentCallID, &c.Subagent, &c.Name, &args, &c.Reason,
-		&c.ResultSummary, &c.Outcome, &c.Failed, &started, &ended)
+		&c.ResultSummary, &c.Outcome, &c.Failed, stampTo(&c.StartedAt), stampTo(&c.EndedAt))
 	if args.Valid {
 		c.Args = json.RawMessage(args.String)
 	}
-	c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
 	return c, err
 }
 
@@ -328,9 +322,7 @@ func (o ops) AddPending(ctx context.Context, p *Pending) error {
 	if len(p.Payload) > 0 && !json.Valid(p.Payload) {
 		return fmt.Errorf("pending %s: payload is not valid JSON", p.Kind)
 	}
-	if p.ID == "" {
-		p.ID = newID("ask")
-	}
+	ensureID(&p.ID, "ask")
 	p.Status, p.Answer, p.CreatedAt, p.ResolvedAt = PendingOpen, nil, o.clock(), time.Time{}
 	return o.exec(ctx, fmt.Sprintf("add pending %s", p.Kind), `INSERT INTO questions (id, run_id, stage, kind, topic, payload, status, created_at) VALUES (?,?,?,?,?,?,?,?)`,
 		p.ID, p.WorkflowID, p.Stage, questionKind(p.Kind), p.Kind, rawJSON(p.Payload), p.Status, stamp(p.CreatedAt))
@@ -370,15 +362,13 @@ func (o ops) pendings(ctx context.Context, where string, args ...any) ([]Pending
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (Pending, error) {
 		var p Pending
 		var payload, answer sql.NullString
-		var created, resolved sql.NullInt64
-		err := row.Scan(&p.ID, &p.WorkflowID, &p.Stage, &p.Kind, &payload, &p.Status, &answer, &created, &resolved)
+		err := row.Scan(&p.ID, &p.WorkflowID, &p.Stage, &p.Kind, &payload, &p.Status, &answer, stampTo(&p.CreatedAt), stampTo(&p.ResolvedAt))
 		if payload.Valid {
 			p.Payload = json.RawMessage(payload.String)
 		}
 		if answer.Valid {
 			p.Answer = json.RawMessage(answer.String)
 		}
-		p.CreatedAt, p.ResolvedAt = unstamp(created), unstamp(resolved)
 		return p, err
 	}, "pending", `SELECT id, run_id, stage, topic, payload, status, answer, created_at, resolved_at FROM questions `+where+
 		` ORDER BY created_at, rowid`, args...)

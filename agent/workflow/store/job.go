@@ -78,10 +78,8 @@ const jobColumns = `id, name, task, mode, status, status_reason, base_ref, base_
 
 func scanJob(row interface{ Scan(...any) error }) (Job, error) {
 	var j Job
-	var created, updated, ended sql.NullInt64
 	err := row.Scan(&j.ID, &j.Name, &j.Task, &j.Mode, &j.Status, &j.StatusReason, &j.BaseRef, &j.BaseCommit, &j.Branch, &j.WorktreePath,
-		&j.TokenBudget, &j.IterationLimit, &j.Iterations, &j.PromptTokens, &j.CompletionTokens, &j.Cost, &created, &updated, &ended)
-	j.CreatedAt, j.UpdatedAt, j.EndedAt = unstamp(created), unstamp(updated), unstamp(ended)
+		&j.TokenBudget, &j.IterationLimit, &j.Iterations, &j.PromptTokens, &j.CompletionTokens, &j.Cost, stampTo(&j.CreatedAt), stampTo(&j.UpdatedAt), stampTo(&j.EndedAt))
 	return j, err
 }
 
@@ -199,12 +197,10 @@ func (o ops) JobMessages(ctx context.Context, jobID string) ([]JobMessage, error
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobMessage, error) {
 		var m JobMessage
 		var data sql.NullString
-		var at sql.NullInt64
-		err := row.Scan(&m.ID, &m.JobID, &m.Role, &m.Content, &data, &at)
+		err := row.Scan(&m.ID, &m.JobID, &m.Role, &m.Content, &data, stampTo(&m.CreatedAt))
 		if data.Valid {
 			m.Data = json.RawMessage(data.String)
 		}
-		m.CreatedAt = unstamp(at)
 		return m, err
 	}, "job messages", `SELECT id, run_id, role, content, data, created_at FROM messages WHERE run_id=? ORDER BY id`, jobID)
 }
@@ -250,9 +246,7 @@ func (o ops) FinishJobToolCall(ctx context.Context, jobID, callID, summary strin
 func (o ops) JobToolCalls(ctx context.Context, jobID string) ([]JobToolCall, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobToolCall, error) {
 		var c JobToolCall
-		var started, ended sql.NullInt64
-		err := row.Scan(&c.JobID, &c.CallID, &c.Name, &c.Reason, &c.Summary, &c.Outcome, &c.Failed, &started, &ended)
-		c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
+		err := row.Scan(&c.JobID, &c.CallID, &c.Name, &c.Reason, &c.Summary, &c.Outcome, &c.Failed, stampTo(&c.StartedAt), stampTo(&c.EndedAt))
 		return c, err
 	}, "job tool calls", `SELECT run_id, call_id, name, reason, result_summary, outcome, failed, started_at, ended_at FROM tool_calls
 		WHERE run_id=? ORDER BY id`, jobID)
@@ -292,9 +286,7 @@ func (o ops) JobAnalyses(ctx context.Context, jobID string) ([]JobAnalysis, erro
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobAnalysis, error) {
 		var a JobAnalysis
 		var files, risks string
-		var at sql.NullInt64
-		err := firstErr(row.Scan(&a.ID, &a.JobID, &a.Findings, &files, &a.Complexity, &risks, &at), fromJSON(files, &a.Files), fromJSON(risks, &a.Risks))
-		a.CreatedAt = unstamp(at)
+		err := firstErr(row.Scan(&a.ID, &a.JobID, &a.Findings, &files, &a.Complexity, &risks, stampTo(&a.CreatedAt)), fromJSON(files, &a.Files), fromJSON(risks, &a.Risks))
 		return a, err
 	}, "job analyses", `SELECT id, job_id, findings, files, complexity, risks, created_at FROM job_analyses WHERE job_id=? ORDER BY created_at, rowid`, jobID)
 }
@@ -324,9 +316,8 @@ func (o ops) JobPlans(ctx context.Context, jobID string) ([]JobPlan, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobPlan, error) {
 		var p JobPlan
 		var steps string
-		var at sql.NullInt64
-		err := row.Scan(&p.ID, &p.JobID, &steps, &p.EstimatedSteps, &p.EstimatedTokens, &at)
-		p.Steps, p.CreatedAt = json.RawMessage(steps), unstamp(at)
+		err := row.Scan(&p.ID, &p.JobID, &steps, &p.EstimatedSteps, &p.EstimatedTokens, stampTo(&p.CreatedAt))
+		p.Steps = json.RawMessage(steps)
 		return p, err
 	}, "job plans", `SELECT id, job_id, steps, estimated_steps, estimated_tokens, created_at FROM job_plans WHERE job_id=? ORDER BY created_at, rowid`, jobID)
 }
@@ -398,12 +389,10 @@ func (o ops) escalations(ctx context.Context, where string, arg string) ([]JobEs
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobEscalation, error) {
 		var e JobEscalation
 		var context sql.NullString
-		var created, resolved sql.NullInt64
-		err := row.Scan(&e.ID, &e.JobID, &e.Reason, &e.Severity, &context, &e.Status, &e.Approved, &e.Feedback, &e.Delivered, &created, &resolved)
+		err := row.Scan(&e.ID, &e.JobID, &e.Reason, &e.Severity, &context, &e.Status, &e.Approved, &e.Feedback, &e.Delivered, stampTo(&e.CreatedAt), stampTo(&e.ResolvedAt))
 		if context.Valid {
 			e.Context = json.RawMessage(context.String)
 		}
-		e.CreatedAt, e.ResolvedAt = unstamp(created), unstamp(resolved)
 		return e, err
 	}, "job escalations", `SELECT id, run_id, payload ->> '$.reason', payload ->> '$.severity', payload ->> '$.context', status,
 		COALESCE(answer ->> '$.approved', 0), COALESCE(answer ->> '$.feedback', ''), delivered, created_at, resolved_at
@@ -434,9 +423,7 @@ func (o ops) AddJobCommit(ctx context.Context, c *JobCommit) error {
 func (o ops) JobCommits(ctx context.Context, jobID string) ([]JobCommit, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobCommit, error) {
 		var c JobCommit
-		var at sql.NullInt64
-		err := row.Scan(&c.JobID, &c.Hash, &c.Message, &c.Branch, &c.Files, &at)
-		c.CreatedAt = unstamp(at)
+		err := row.Scan(&c.JobID, &c.Hash, &c.Message, &c.Branch, &c.Files, stampTo(&c.CreatedAt))
 		return c, err
 	}, "job commits", `SELECT job_id, hash, message, branch, files, created_at FROM job_commits WHERE job_id=? ORDER BY id`, jobID)
 }
@@ -466,9 +453,7 @@ func (o ops) AddJobCheck(ctx context.Context, c *JobCheck) error {
 func (o ops) JobChecks(ctx context.Context, jobID string) ([]JobCheck, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobCheck, error) {
 		var c JobCheck
-		var at sql.NullInt64
-		err := row.Scan(&c.JobID, &c.Kind, &c.Status, &c.Passed, &c.Failed, &c.Summary, &at)
-		c.CreatedAt = unstamp(at)
+		err := row.Scan(&c.JobID, &c.Kind, &c.Status, &c.Passed, &c.Failed, &c.Summary, stampTo(&c.CreatedAt))
 		return c, err
 	}, "job checks", `SELECT job_id, kind, status, passed, failed, summary, created_at FROM job_checks WHERE job_id=? ORDER BY id`, jobID)
 }

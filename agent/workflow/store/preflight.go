@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -49,20 +48,16 @@ const preflightCols = `id, workflow_id, channel_id, status, progress_message, er
 func scanPreflight(row interface{ Scan(...any) error }) (PreflightSetup, error) {
 	var p PreflightSetup
 	var cmds string
-	var created, completed sql.NullInt64
 	if err := row.Scan(&p.ID, &p.WorkflowID, &p.ChannelID, &p.Status, &p.ProgressMessage, &p.ErrorMessage, &p.Summary, &cmds,
-		&p.BuildSuccess, &p.BaselinesRecorded, &created, &completed); err != nil {
+		&p.BuildSuccess, &p.BaselinesRecorded, stampTo(&p.CreatedAt), stampTo(&p.CompletedAt)); err != nil {
 		return PreflightSetup{}, err
 	}
-	p.CreatedAt, p.CompletedAt = unstamp(created), unstamp(completed)
 	return p, fromJSON(cmds, &p.SetupCommands)
 }
 
 // StartPreflight stores a Running preflight for a workflow.
 func (o ops) StartPreflight(ctx context.Context, p *PreflightSetup) error {
-	if p.ID == "" {
-		p.ID = newID("preflight")
-	}
+	ensureID(&p.ID, "preflight")
 	p.Status, p.CreatedAt, p.CompletedAt = PreflightRunning, o.clock(), time.Time{}
 	cmds, err := toJSON(p.SetupCommands)
 	if err != nil {
@@ -138,9 +133,7 @@ func (o ops) AddBaseline(ctx context.Context, b *Baseline) error {
 	if err := CheckBaseline(*b); err != nil {
 		return err
 	}
-	if b.ID == "" {
-		b.ID = newID("baseline")
-	}
+	ensureID(&b.ID, "baseline")
 	b.RecordedAt = o.clock()
 	return o.exec(ctx, "add baseline", `INSERT INTO baselines (id, workflow_id, issue_type, source, pattern, file_path, description, recorded_at)
 		VALUES (?,?,?,?,?,?,?,?)`, b.ID, b.WorkflowID, b.IssueType, b.Source, b.Pattern, b.FilePath, b.Description, stamp(b.RecordedAt))
@@ -150,9 +143,7 @@ func (o ops) AddBaseline(ctx context.Context, b *Baseline) error {
 func (o ops) Baselines(ctx context.Context, workflowID string) ([]Baseline, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (Baseline, error) {
 		var b Baseline
-		var at sql.NullInt64
-		err := row.Scan(&b.ID, &b.WorkflowID, &b.IssueType, &b.Source, &b.Pattern, &b.FilePath, &b.Description, &at)
-		b.RecordedAt = unstamp(at)
+		err := row.Scan(&b.ID, &b.WorkflowID, &b.IssueType, &b.Source, &b.Pattern, &b.FilePath, &b.Description, stampTo(&b.RecordedAt))
 		return b, err
 	}, "baselines", `SELECT id, workflow_id, issue_type, source, pattern, file_path, description, recorded_at FROM baselines
 		WHERE workflow_id=? ORDER BY recorded_at, rowid`, workflowID)

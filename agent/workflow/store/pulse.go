@@ -135,9 +135,7 @@ func (o ops) AddPlan(ctx context.Context, p *Plan) error {
 		}
 		seen[id] = true
 	}
-	if p.ID == "" {
-		p.ID = newID("plan")
-	}
+	ensureID(&p.ID, "plan")
 	p.Status, p.Feedback, p.CreatedAt, p.ResolvedAt = CardPending, "", o.clock(), time.Time{}
 	return o.atomic(ctx, func(o ops) error {
 		if _, err := o.q.ExecContext(ctx, `INSERT INTO plans (id, workflow_id, approach_summary, status, created_at) VALUES (?,?,?,?,?)`,
@@ -159,11 +157,9 @@ const planCols = `id, workflow_id, approach_summary, status, feedback, created_a
 
 func (o ops) scanPlan(ctx context.Context, row *sql.Row, what, id string) (Plan, error) {
 	var p Plan
-	var created, resolved sql.NullInt64
-	if err := row.Scan(&p.ID, &p.WorkflowID, &p.ApproachSummary, &p.Status, &p.Feedback, &created, &resolved); err != nil {
+	if err := row.Scan(&p.ID, &p.WorkflowID, &p.ApproachSummary, &p.Status, &p.Feedback, stampTo(&p.CreatedAt), stampTo(&p.ResolvedAt)); err != nil {
 		return Plan{}, notFound(err, what, id)
 	}
-	p.CreatedAt, p.ResolvedAt = unstamp(created), unstamp(resolved)
 	pulses, err := o.PlanPulses(ctx, p.ID)
 	if err != nil {
 		return Plan{}, err
@@ -197,9 +193,7 @@ func (o ops) AddPulse(ctx context.Context, p *Pulse) error {
 	if err := checkSize(p.EstimatedSize); err != nil {
 		return fmt.Errorf("pulse %s: %w", p.PlannedID, err)
 	}
-	if p.ID == "" {
-		p.ID = newID("pulse")
-	}
+	ensureID(&p.ID, "pulse")
 	if p.Seq == 0 {
 		p.Seq = 1
 	}
@@ -225,15 +219,13 @@ func scanPulse(row interface{ Scan(...any) error }) (Pulse, error) {
 	var p Pulse
 	var plan sql.NullString
 	var exp, dep, un, fails, gates string
-	var created, started, ended sql.NullInt64
 	if err := row.Scan(&p.ID, &p.WorkflowID, &plan, &p.PlannedID, &p.Seq, &p.Title, &p.Description, &exp, &dep, &p.EstimatedSize,
 		&p.Status, &p.InitiatingMessageID, &p.Summary, &p.CheckpointCommit, &p.PulseBranch, &p.WorktreePath, &p.Diff.Files,
 		&p.Diff.Additions, &p.Diff.Deletions, &p.IsRecoveryCheckpoint, &un, &p.FailureReason, &p.RejectionCount,
-		&p.ExtensionCount, &fails, &gates, &p.DiffArtifactID, &created, &started, &ended, &p.RevertedBy, &p.Guidance); err != nil {
+		&p.ExtensionCount, &fails, &gates, &p.DiffArtifactID, stampTo(&p.CreatedAt), stampTo(&p.StartedAt), stampTo(&p.EndedAt), &p.RevertedBy, &p.Guidance); err != nil {
 		return Pulse{}, err
 	}
 	p.PlanID = plan.String
-	p.CreatedAt, p.StartedAt, p.EndedAt = unstamp(created), unstamp(started), unstamp(ended)
 	return p, firstErr(fromJSON(exp, &p.ExpectedChanges), fromJSON(dep, &p.DependsOn), fromJSON(un, &p.UnresolvedIssues),
 		fromJSON(fails, &p.Failures), fromJSON(gates, &p.Gates))
 }

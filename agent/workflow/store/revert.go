@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 )
@@ -56,12 +55,10 @@ const revertCols = `id, workflow_id, pulse, pulses, commits, head_before, revert
 func scanRevert(row interface{ Scan(...any) error }) (Revert, error) {
 	var r Revert
 	var pulses, commits, reverts, snapshot string
-	var created, finished sql.NullInt64
 	if err := row.Scan(&r.ID, &r.WorkflowID, &r.Pulse, &pulses, &commits, &r.HeadBefore, &reverts, &snapshot, &r.PriorStage,
-		&r.PriorStatus, &r.Status, &created, &finished); err != nil {
+		&r.PriorStatus, &r.Status, stampTo(&r.CreatedAt), stampTo(&r.FinishedAt)); err != nil {
 		return Revert{}, err
 	}
-	r.CreatedAt, r.FinishedAt = unstamp(created), unstamp(finished)
 	return r, firstErr(fromJSON(pulses, &r.Pulses), fromJSON(commits, &r.Commits), fromJSON(reverts, &r.RevertCommits),
 		fromJSON(snapshot, &r.Snapshot))
 }
@@ -74,9 +71,7 @@ func (o ops) StartRevert(ctx context.Context, r *Revert, reason string) error {
 	if len(r.Pulses) == 0 {
 		return fmt.Errorf("start revert: no pulse to revert")
 	}
-	if r.ID == "" {
-		r.ID = newID("revert")
-	}
+	ensureID(&r.ID, "revert")
 	r.Status, r.CreatedAt = RevertStarted, o.clock()
 	pulses, err1 := toJSON(r.Pulses)
 	commits, err2 := toJSON(r.Commits)

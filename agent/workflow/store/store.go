@@ -185,6 +185,13 @@ func newID(prefix string) string {
 	return prefix + "-" + hex.EncodeToString(b[:])
 }
 
+// ensureID gives a record that has no id a new one with prefix.
+func ensureID(id *string, prefix string) {
+	if *id == "" {
+		*id = newID(prefix)
+	}
+}
+
 // stamp is a time as stored: UTC Unix nanoseconds, NULL when zero.
 func stamp(t time.Time) any {
 	if t.IsZero() {
@@ -193,12 +200,21 @@ func stamp(t time.Time) any {
 	return t.UnixNano()
 }
 
-// unstamp reads a stored time.
-func unstamp(v sql.NullInt64) time.Time {
-	if !v.Valid {
-		return time.Time{}
+// stampTo scans a stamp column (see stamp; NULL is the zero time) into *t.
+func stampTo(t *time.Time) sql.Scanner { return stampScanner{t} }
+
+type stampScanner struct{ t *time.Time }
+
+func (s stampScanner) Scan(src any) error {
+	var v sql.NullInt64
+	if err := v.Scan(src); err != nil {
+		return err
 	}
-	return time.Unix(0, v.Int64).UTC()
+	*s.t = time.Time{}
+	if v.Valid {
+		*s.t = time.Unix(0, v.Int64).UTC()
+	}
+	return nil
 }
 
 // clock is the current time in UTC.

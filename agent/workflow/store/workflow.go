@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -96,19 +95,15 @@ const workflowCols = `id, name, task, stage, path, base_branch, base_commit, wor
 
 func scanWorkflow(row interface{ Scan(...any) error }) (Workflow, error) {
 	var w Workflow
-	var created, updated, ended sql.NullInt64
 	err := row.Scan(&w.ID, &w.Name, &w.Task, &w.Stage, &w.Path, &w.BaseBranch, &w.BaseCommit, &w.WorkflowBranch,
-		&w.WorktreePath, &w.Status, &w.StatusReason, &created, &updated, &ended)
-	w.CreatedAt, w.UpdatedAt, w.EndedAt = unstamp(created), unstamp(updated), unstamp(ended)
+		&w.WorktreePath, &w.Status, &w.StatusReason, stampTo(&w.CreatedAt), stampTo(&w.UpdatedAt), stampTo(&w.EndedAt))
 	return w, err
 }
 
 // CreateWorkflow stores a new workflow, filling ID (when empty), Status
 // (Active when empty) and the timestamps.
 func (o ops) CreateWorkflow(ctx context.Context, w *Workflow) error {
-	if w.ID == "" {
-		w.ID = newID("wf")
-	}
+	ensureID(&w.ID, "wf")
 	if w.Status == "" {
 		w.Status = WorkflowActive
 	}
