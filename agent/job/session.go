@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
@@ -79,7 +80,7 @@ func (s *Service) Start(ctx context.Context, p editor.StartJobParams) (editor.Jo
 	return withRunner(ctx, s, func(r *Runner) (editor.JobRef, error) {
 		j, err := r.Start(ctx, Task{Text: p.Task, Mode: p.Mode, Base: p.Base})
 		if err != nil {
-			return editor.JobRef{}, invalid(err)
+			return editor.JobRef{}, run.Invalid(err)
 		}
 		return editor.JobRef{JobID: j.ID, Name: j.Name}, s.background(ctx, j, func(ctx context.Context) (store.Job, error) { return r.Run(ctx, j.ID) })
 	})
@@ -90,10 +91,10 @@ func (s *Service) Resume(ctx context.Context, ref editor.JobRef) (editor.JobRef,
 	return withRunner(ctx, s, func(r *Runner) (editor.JobRef, error) {
 		j, err := r.Find(ctx, ref.JobID)
 		if err != nil {
-			return editor.JobRef{}, invalid(err)
+			return editor.JobRef{}, run.Invalid(err)
 		}
 		if j.Status == store.JobDone {
-			return editor.JobRef{}, invalid(fmt.Errorf("job %s is done: apply it, or start a new job", j.Name))
+			return editor.JobRef{}, run.Invalid(fmt.Errorf("job %s is done: apply it, or start a new job", j.Name))
 		}
 		return editor.JobRef{JobID: j.ID, Name: j.Name}, s.background(ctx, j, func(ctx context.Context) (store.Job, error) { return r.ResumeWithGuidance(ctx, j.ID, ref.Guidance) })
 	})
@@ -107,9 +108,9 @@ func (s *Service) Stop(ctx context.Context, ref editor.JobRef) error {
 		return err
 	}
 	if strings.TrimSpace(ref.JobID) == "" {
-		return invalid(errors.New("jobId is required: the id, an id prefix of at least 4 characters, or the name of a job (autarch/jobs lists them)"))
+		return run.Invalid(errors.New("jobId is required: the id, an id prefix of at least 4 characters, or the name of a job (autarch/jobs lists them)"))
 	}
-	return invalid(r.Stop(ctx, ref.JobID, ""))
+	return run.Invalid(r.Stop(ctx, ref.JobID, ""))
 }
 
 // AnswerEscalation answers a waiting job's escalation and resumes it in
@@ -121,7 +122,7 @@ func (s *Service) AnswerEscalation(ctx context.Context, p editor.AnswerEscalatio
 	}
 	j, err := r.AnswerEscalation(ctx, p.JobID, p.EscalationID, p.Approved, p.Feedback)
 	if err != nil {
-		return invalid(err)
+		return run.Invalid(err)
 	}
 	if j.Status == store.JobDone {
 		return nil
@@ -138,7 +139,7 @@ func (s *Service) Jobs(ctx context.Context) ([]editor.JobSummary, error) {
 func (s *Service) Apply(ctx context.Context, p editor.ApplyJobParams) (editor.ApplyWorkflowResult, error) {
 	return withRunner(ctx, s, func(r *Runner) (editor.ApplyWorkflowResult, error) {
 		res, err := r.Apply(ctx, p.JobID, workflow.ApplyMode(p.Mode), s.cfg.Document)
-		return res, invalid(err)
+		return res, run.Invalid(err)
 	})
 }
 
@@ -185,19 +186,4 @@ func (s *Service) background(ctx context.Context, j store.Job, run func(ctx cont
 			s.cfg.Log.Debug("message not delivered", "err", err)
 		}
 	})
-}
-
-// invalidError is a request the user can fix (the server answers it as
-// invalid params).
-type invalidError struct{ error }
-
-func (invalidError) Invalid() bool   { return true }
-func (e invalidError) Unwrap() error { return e.error }
-
-// invalid marks err (nil stays nil) as a request the user can fix.
-func invalid(err error) error {
-	if err == nil {
-		return nil
-	}
-	return invalidError{err}
 }
