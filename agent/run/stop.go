@@ -11,13 +11,19 @@ import (
 // cancel once; it returns then or when ctx ends. A run marked Stopped in
 // its record (by this process or another) is cancelled this way.
 func WatchStop(ctx context.Context, poll time.Duration, stopped func(context.Context) bool, cancel func()) {
-	Every(ctx, poll, func() bool {
-		if stopped(ctx) {
-			cancel()
-			return false
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if stopped(ctx) {
+				cancel()
+				return
+			}
 		}
-		return true
-	})
+	}
 }
 
 // Active is the runs this process runs, by run id, each with the cancel
