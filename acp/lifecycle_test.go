@@ -10,8 +10,6 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/autarch-dev/autarch/agent/openai"
-	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
@@ -51,6 +49,16 @@ func connectSDK(t *testing.T, a *Agent) (*sdk.ClientSideConnection, *sdkClient) 
 	close(gate.open)
 	t.Cleanup(end)
 	return conn, c
+}
+
+// initializeSDK serves a to the Go SDK's client side and initializes it.
+func initializeSDK(t *testing.T, a *Agent) *sdk.ClientSideConnection {
+	t.Helper()
+	conn, _ := connectSDK(t, a)
+	if _, err := conn.Initialize(context.Background(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
 
 // textOf is the text of the message chunks sent to session id.
@@ -99,8 +107,8 @@ func prompt(id sdk.SessionId, text string) sdk.PromptRequest {
 // and its discussion goes on with its history; session/fork copies a
 // discussion into a new session whose turns leave the original's alone.
 func TestCloseResumeFork(t *testing.T) {
-	url, model := scripted.Start(t, readScript(t, "testdata/lifecycle.txt"))
-	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
+	m, model := streamingScript(t, "testdata/lifecycle.txt")
+	a := testAgentWith(t, m)
 	a.cfg.CloseWait = 10 * time.Second
 	conn, c := connectSDK(t, a)
 	ctx := context.Background()
@@ -251,13 +259,10 @@ func TestCloseResumeFork(t *testing.T) {
 // the discussion agent in their own threads (the scripted model refuses a
 // request that mixes them); closing one ends its thread only.
 func TestDiscussionThreadsApart(t *testing.T) {
-	url, model := scripted.Start(t, readScript(t, "testdata/threads.txt"))
-	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
-	conn, _ := connectSDK(t, a)
+	m, model := streamingScript(t, "testdata/threads.txt")
+	a := testAgentWith(t, m)
+	conn := initializeSDK(t, a)
 	ctx := context.Background()
-	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
 	repo := gitRepo(t)
 	var ids []sdk.SessionId
 	for range 2 {

@@ -28,11 +28,8 @@ func TestFolderMCPServers(t *testing.T) {
 		mu.Unlock()
 		return open(folder, servers, ui, document)
 	}
-	conn, _ := connectSDK(t, a)
+	conn := initializeSDK(t, a)
 	ctx := context.Background()
-	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
 	repo := gitRepo(t)
 	stdio := func(name, command string, args ...string) sdk.McpServer {
 		return sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: name, Command: command, Args: args, Env: []sdk.EnvVariable{}}}
@@ -124,11 +121,8 @@ func TestFolderMCPServersCountSessions(t *testing.T) {
 		})
 		return open(folder, m, ui, document)
 	}
-	conn, _ := connectSDK(t, a)
+	conn := initializeSDK(t, a)
 	ctx := context.Background()
-	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
 	repo := gitRepo(t)
 	stdio := func(name string) sdk.McpServer {
 		return sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: name, Command: "mcp-" + name, Args: []string{}, Env: []sdk.EnvVariable{}}}

@@ -3,23 +3,19 @@ package acp
 import (
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/autarch-dev/autarch/agent/openai"
 )
 
 // TestReloadedReplyShownOnce: a workflow that waits for a reply to its
 // agent's message replays that message once on session/load (from the
 // history), then says what it waits for without repeating it.
 func TestReloadedReplyShownOnce(t *testing.T) {
-	url := startScript(t, "testdata/stream.txt")
-	model := openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true})
+	model := streamingModel(t, "testdata/stream.txt")
 	repo := gitRepo(t)
 	first := serve(t, testAgentWith(t, model))
 	id := newSession(t, first, repo, ModeWorkflow)
-	if r := first.call(4, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":`+quote(id)+`,"prompt":[{"type":"text","text":"Add a Sub function"}]}}`); r.Error != nil {
+	if r := first.call(4, promptRequest(4, id, "Add a Sub function")); r.Error != nil {
 		t.Fatalf("session/prompt: %+v", r.Error)
 	}
 	const message = "I will put Sub in main.go, next to main, and it will subtract its second argument from its first.\n\nThat keeps the change small."
@@ -51,15 +47,13 @@ func TestReloadedReplyShownOnce(t *testing.T) {
 // arrive as user messages: the sent-back question is marked as live, the
 // rest is not shown.
 func TestReplayEngineNotes(t *testing.T) {
-	url := startScript(t, "testdata/replay-notes.txt")
-	model := openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true})
 	repo := gitRepo(t)
-	p := serve(t, testAgentWith(t, model))
+	p := serve(t, testAgentWith(t, streamingModel(t, "testdata/replay-notes.txt")))
 	id := newSession(t, p, repo, ModeWorkflow)
 	const task, reply = "Add a Sub function", "Yes, main.go is right."
 	for i, text := range []string{task, reply} {
 		n := 4 + i
-		if r := p.call(n, `{"jsonrpc":"2.0","id":`+strconv.Itoa(n)+`,"method":"session/prompt","params":{"sessionId":`+quote(id)+`,"prompt":[{"type":"text","text":`+quote(text)+`}]}}`); r.Error != nil {
+		if r := p.call(n, promptRequest(n, id, text)); r.Error != nil {
 			t.Fatalf("session/prompt %q: %+v", text, r.Error)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
@@ -18,9 +17,7 @@ import (
 // runs it again, with the guidance, to completion; mistakes are said in
 // the turn.
 func TestRevertRedoCommands(t *testing.T) {
-	url := startScript(t, "testdata/revert.txt")
-	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
-	p := serve(t, a)
+	p := serve(t, testAgentWith(t, streamingModel(t, "testdata/revert.txt")))
 	repo := calcRepo(t)
 	id := openSession(t, p, repo)
 	r, updates := p.exchange(3, `{"jsonrpc":"2.0","id":3,"method":"session/set_mode","params":{"sessionId":`+quote(id)+`,"modeId":"workflow"}}`)
@@ -37,7 +34,7 @@ func TestRevertRedoCommands(t *testing.T) {
 		t.Helper()
 		n++
 		var asked []string
-		r, updates := p.exchangeAnswering(n, `{"jsonrpc":"2.0","id":`+jsonInt(n)+`,"method":"session/prompt","params":{"sessionId":`+quote(id)+`,"prompt":[{"type":"text","text":`+quote(text)+`}]}}`,
+		r, updates := p.exchangeAnswering(n, promptRequest(n, id, text),
 			func(req permissionRequest) string {
 				if req.has("revert") {
 					asked = append(asked, req.ToolCall.Title+"\n"+req.text())

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/scripted"
 )
@@ -38,22 +39,34 @@ func TestWorkflowTextStreams(t *testing.T) {
 // updates before it.
 func promptWorkflow(t *testing.T, path, prompt string) (rpcReply, []json.RawMessage) {
 	t.Helper()
-	url := startScript(t, path)
-	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
-	p := serve(t, a)
+	p := serve(t, testAgentWith(t, streamingModel(t, path)))
 	id := newSession(t, p, gitRepo(t), ModeWorkflow)
-	r, updates := p.exchange(4, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":`+quote(id)+`,"prompt":[{"type":"text","text":`+quote(prompt)+`}]}}`)
+	r, updates := p.exchange(4, promptRequest(4, id, prompt))
 	if r.Error != nil {
 		t.Fatalf("session/prompt: %+v", r.Error)
 	}
 	return r, updates
 }
 
-// startScript serves the scripted model's script at path.
-func startScript(t *testing.T, path string) string {
+// streamingModel is a streaming client of the scripted model serving
+// the script at path.
+func streamingModel(t *testing.T, path string) agent.Model {
 	t.Helper()
-	url, _ := scripted.Start(t, readScript(t, path))
-	return url
+	m, _ := streamingScript(t, path)
+	return m
+}
+
+// streamingScript is streamingModel and the scripted model's server.
+func streamingScript(t *testing.T, path string) (agent.Model, *scripted.Server) {
+	t.Helper()
+	url, srv := scripted.Start(t, readScript(t, path))
+	return openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}), srv
+}
+
+// promptRequest is session/prompt's request numbered n: text, to
+// session id.
+func promptRequest(n int, id, text string) string {
+	return `{"jsonrpc":"2.0","id":` + jsonInt(n) + `,"method":"session/prompt","params":{"sessionId":` + quote(id) + `,"prompt":[{"type":"text","text":` + quote(text) + `}]}}`
 }
 
 // readScript reads the scripted model's script at path.
@@ -152,11 +165,9 @@ func TestModes(t *testing.T) {
 // TestJobGenius: the job-genius mode starts a job in genius mode, and the
 // job agent's text streams as agent message chunks.
 func TestJobGenius(t *testing.T) {
-	url := startScript(t, "testdata/job-genius.txt")
-	a := testAgentWith(t, openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1, Stream: true}))
-	p := serve(t, a)
+	p := serve(t, testAgentWith(t, streamingModel(t, "testdata/job-genius.txt")))
 	id := newSession(t, p, gitRepo(t), ModeJobGenius)
-	r, updates := p.exchange(4, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":`+quote(id)+`,"prompt":[{"type":"text","text":"Make main print hello"}]}}`)
+	r, updates := p.exchange(4, promptRequest(4, id, "Make main print hello"))
 	if r.Error != nil {
 		t.Fatalf("session/prompt: %+v", r.Error)
 	}

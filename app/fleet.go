@@ -105,15 +105,22 @@ func (s *Session) fleetConn(ctx context.Context) (*fleet.Fleet, error) {
 	return f, nil
 }
 
-// fleetRepo is the git URL the fleet's workers clone this project from.
-func (s *Session) fleetRepo(ctx context.Context) (string, error) {
+// fleetProject is the fleet's connection (fleetConn) and the git URL the
+// fleet's workers clone this project from.
+func (s *Session) fleetProject(ctx context.Context) (*fleet.Fleet, string, error) {
+	f, err := s.fleetConn(ctx)
+	if err != nil {
+		return nil, "", err
+	}
 	s.fleet.mu.Lock()
 	repo := s.fleet.settings.Repo
 	s.fleet.mu.Unlock()
-	if repo != "" {
-		return repo, nil
+	if repo == "" {
+		if repo, err = s.Origin(ctx); err != nil {
+			return nil, "", err
+		}
 	}
-	return s.Origin(ctx)
+	return f, repo, nil
 }
 
 // SubmitFleet queues a run of this project for the fleet's workers, as
@@ -138,11 +145,7 @@ func (s *Session) SubmitFleet(ctx context.Context, p editor.FleetSubmitParams) (
 	if err != nil {
 		return editor.FleetRunRef{}, err
 	}
-	f, err := s.fleetConn(ctx)
-	if err != nil {
-		return editor.FleetRunRef{}, err
-	}
-	repo, err := s.fleetRepo(ctx)
+	f, repo, err := s.fleetProject(ctx)
 	if err != nil {
 		return editor.FleetRunRef{}, err
 	}
@@ -252,15 +255,11 @@ func (s *Session) ApplyFleet(ctx context.Context, p editor.FleetApplyParams) (ed
 	if err := fleet.CheckID(p.ID); err != nil {
 		return editor.ApplyWorkflowResult{}, err
 	}
-	f, err := s.fleetConn(ctx)
+	f, repo, err := s.fleetProject(ctx)
 	if err != nil {
 		return editor.ApplyWorkflowResult{}, err
 	}
 	r, err := f.Get(ctx, p.ID)
-	if err != nil {
-		return editor.ApplyWorkflowResult{}, err
-	}
-	repo, err := s.fleetRepo(ctx)
 	if err != nil {
 		return editor.ApplyWorkflowResult{}, err
 	}
@@ -283,11 +282,7 @@ func (s *Session) fleetRuns(ctx context.Context) ([]editor.RunSummary, error) {
 	if !configured {
 		return nil, nil
 	}
-	f, err := s.fleetConn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	repo, err := s.fleetRepo(ctx)
+	f, repo, err := s.fleetProject(ctx)
 	if err != nil {
 		return nil, err
 	}

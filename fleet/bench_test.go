@@ -13,10 +13,7 @@ import (
 func BenchmarkClaimLatency(b *testing.B) {
 	ctx := context.Background()
 	f := openFleet(b, startNATS(b), 30*time.Second)
-	c, err := f.NewClaimer(ctx, "w", nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := newClaimer(b, f, "w")
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := f.Submit(ctx, Spec{Repo: "/r.git", Task: "t"}); err != nil {

@@ -106,14 +106,10 @@ func (f *Fleet) Budget(ctx context.Context, submitter string) (Budget, error) {
 
 // Budgets lists every submitter with a budget or a spend, by name.
 func (f *Fleet) Budgets(ctx context.Context) ([]Budget, error) {
-	keys, err := f.limits.ListKeys(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("fleet: listing budgets: %w", err)
-	}
 	names := map[string]bool{}
-	for k := range keys.Keys() {
+	err := eachKey(ctx, f.limits, "budgets", func(k string) error {
 		if !strings.HasPrefix(k, budgetPrefix) && !strings.HasPrefix(k, spentPrefix) {
-			continue
+			return nil
 		}
 		var rec struct {
 			Submitter string `json:"submitter"`
@@ -121,6 +117,10 @@ func (f *Fleet) Budgets(ctx context.Context) ([]Budget, error) {
 		if _, err := f.readLimit(ctx, k, &rec); err == nil && rec.Submitter != "" {
 			names[rec.Submitter] = true
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	var out []Budget
 	for name := range names {

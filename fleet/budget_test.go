@@ -52,14 +52,8 @@ func TestOverBudgetRunIsNotClaimed(t *testing.T) {
 		t.Errorf("bob has no budget: %v", err)
 	}
 
-	r, err := f.Submit(ctx, Spec{Kind: Job, Repo: "/tmp/r.git", Task: "Add Sub", Submitter: "alice"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := other.NewClaimer(ctx, "w1", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := submit(t, f, Spec{Kind: Job, Repo: "/tmp/r.git", Task: "Add Sub", Submitter: "alice"})
+	c := newClaimer(t, other, "w1")
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	claimed := make(chan *Claim, 1)

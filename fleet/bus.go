@@ -91,26 +91,33 @@ func Open(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, opts Optio
 	}); err != nil {
 		return nil, fmt.Errorf("fleet: the events stream: %w", err)
 	}
-	if f.runs, err = retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: runsBucket, Description: "autarch fleet: run records", History: 5,
-			Storage: jetstream.FileStorage, Replicas: replicas,
-		})
+	if f.runs, err = f.bucket(ctx, "runs", jetstream.KeyValueConfig{
+		Bucket: runsBucket, Description: "autarch fleet: run records", History: 5,
 	}); err != nil {
-		return nil, fmt.Errorf("fleet: the runs bucket: %w", err)
+		return nil, err
 	}
-	if f.workers, err = retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: workersBucket, Description: "autarch fleet: workers and their heartbeats", History: 1,
-			Storage: jetstream.FileStorage, Replicas: replicas, TTL: 24 * time.Hour,
-		})
+	if f.workers, err = f.bucket(ctx, "workers", jetstream.KeyValueConfig{
+		Bucket: workersBucket, Description: "autarch fleet: workers and their heartbeats", History: 1, TTL: 24 * time.Hour,
 	}); err != nil {
-		return nil, fmt.Errorf("fleet: the workers bucket: %w", err)
+		return nil, err
 	}
-	if err := f.openLimits(ctx, replicas); err != nil {
+	if err := f.openLimits(ctx); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// bucket creates (or finds) the key-value bucket of cfg, on file with
+// the fleet's replicas, retried; what names it in the error.
+func (f *Fleet) bucket(ctx context.Context, what string, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	cfg.Storage, cfg.Replicas = jetstream.FileStorage, f.replicas
+	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		return f.js.CreateOrUpdateKeyValue(ctx, cfg)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fleet: the %s bucket: %w", what, err)
+	}
+	return kv, nil
 }
 
 // setupTries and setupWait bound Open's creation of each stream and bucket:
@@ -183,6 +190,21 @@ func (f *Fleet) Get(ctx context.Context, id string) (Run, error) {
 	return decodeRun(e)
 }
 
+// eachKey calls fn with every key of kv, stopping at fn's first error;
+// what names the keys in the error of a failed listing.
+func eachKey(ctx context.Context, kv jetstream.KeyValue, what string, fn func(key string) error) error {
+	keys, err := kv.ListKeys(ctx)
+	if err != nil {
+		return fmt.Errorf("fleet: listing %s: %w", what, err)
+	}
+	for k := range keys.Keys() {
+		if err := fn(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func decodeRun(e jetstream.KeyValueEntry) (Run, error) {
 	var r Run
 	if err := json.Unmarshal(e.Value(), &r); err != nil {
@@ -194,20 +216,20 @@ func decodeRun(e jetstream.KeyValueEntry) (Run, error) {
 
 // Runs lists every run, oldest first.
 func (f *Fleet) Runs(ctx context.Context) ([]Run, error) {
-	keys, err := f.runs.ListKeys(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("fleet: listing runs: %w", err)
-	}
 	var out []Run
-	for k := range keys.Keys() {
+	err := eachKey(ctx, f.runs, "runs", func(k string) error {
 		r, err := f.Get(ctx, k)
 		if errors.Is(err, ErrNoRun) {
-			continue
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b Run) int { return a.Submitted.Compare(b.Submitted) })
 	return out, nil
@@ -215,20 +237,20 @@ func (f *Fleet) Runs(ctx context.Context) ([]Run, error) {
 
 // Workers lists the workers that have beaten since they started.
 func (f *Fleet) Workers(ctx context.Context) ([]Worker, error) {
-	keys, err := f.workers.ListKeys(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("fleet: listing workers: %w", err)
-	}
 	var out []Worker
-	for k := range keys.Keys() {
+	err := eachKey(ctx, f.workers, "workers", func(k string) error {
 		e, err := f.workers.Get(ctx, k)
 		if err != nil {
-			continue // gone since listed
+			return nil // gone since listed
 		}
 		var w Worker
 		if json.Unmarshal(e.Value(), &w) == nil {
 			out = append(out, w)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b Worker) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil

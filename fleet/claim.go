@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	kernel "github.com/autarch-dev/autarch/agent/run"
 )
 
 // Claim is a worker's hold on one run: its queue message stays
@@ -207,18 +209,8 @@ func (cl *Claim) Keep(ctx context.Context, lost func(error), stop func()) {
 	})
 }
 
-// Every calls fn every d until ctx ends or fn returns false.
+// Every calls fn every d until ctx ends or fn returns false: the run
+// kernel's WatchStop, with fn saying whether to go on.
 func Every(ctx context.Context, d time.Duration, fn func() bool) {
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if !fn() {
-			return
-		}
-	}
+	kernel.WatchStop(ctx, d, func(context.Context) bool { return !fn() }, func() {})
 }

@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
 	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/internal/testkit"
 )
@@ -17,41 +14,11 @@ import (
 // startNATS starts a real nats-server with JetStream on a loopback port.
 func startNATS(t testing.TB) string { return testkit.StartNATS(t) }
 
-func openFleet(t testing.TB, url string, lease time.Duration) *Fleet {
-	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Open(context.Background(), nc, js, Options{Lease: lease})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
 func TestClaimRenewFinish(t *testing.T) {
 	ctx := context.Background()
 	f := openFleet(t, startNATS(t), 3*time.Second)
-	r, err := f.Submit(ctx, Spec{Kind: Workflow, Repo: "/tmp/r.git", Task: "Add Sub"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := f.NewClaimer(ctx, "w1", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cl, err := c.Next(cctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := submit(t, f, Spec{Kind: Workflow, Repo: "/tmp/r.git", Task: "Add Sub"})
+	cl := claimNext(t, f, "w1")
 	if cl.Run.ID != r.ID || cl.Run.State != Running || cl.Run.Worker != "w1" || cl.Run.Attempts != 1 {
 		t.Fatalf("claimed %+v", cl.Run)
 	}
@@ -84,13 +51,10 @@ func TestClaimRenewFinish(t *testing.T) {
 func claimThenTakeOver(t *testing.T, f *Fleet, between func(dead *Claim)) (dead, taken *Claim) {
 	t.Helper()
 	ctx := context.Background()
-	c1, _ := f.NewClaimer(ctx, "w1", nil, nil)
-	c2, err := f.NewClaimer(ctx, "w2", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c1, c2 := newClaimer(t, f, "w1"), newClaimer(t, f, "w2")
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
+	var err error
 	if dead, err = c1.Next(cctx); err != nil {
 		t.Fatal(err)
 	}
@@ -108,10 +72,7 @@ func claimThenTakeOver(t *testing.T, f *Fleet, between func(dead *Claim)) (dead,
 func TestExpiredLeaseIsTakenOverAndLateResultRefused(t *testing.T) {
 	ctx := context.Background()
 	f := openFleet(t, startNATS(t), time.Second)
-	r, err := f.Submit(ctx, Spec{Kind: Job, Repo: "/tmp/r.git", Task: "Fix it"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := submit(t, f, Spec{Kind: Job, Repo: "/tmp/r.git", Task: "Fix it"})
 	dead, taken := claimThenTakeOver(t, f, nil)
 	if taken.Run.ID != r.ID || taken.Run.Worker != "w2" || taken.Run.Attempts != 2 || taken.TakenOver != "w1" {
 		t.Fatalf("takeover = %+v (from %q)", taken.Run, taken.TakenOver)
@@ -134,26 +95,16 @@ func TestExpiredLeaseIsTakenOverAndLateResultRefused(t *testing.T) {
 func TestLabelsRouteRuns(t *testing.T) {
 	ctx := context.Background()
 	f := openFleet(t, startNATS(t), 5*time.Second)
-	gpu, err := f.Submit(ctx, Spec{Repo: "/r.git", Task: "t", Labels: []string{"gpu", "linux"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := f.NewClaimer(ctx, "plain", []string{"linux"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gpu := submit(t, f, Spec{Repo: "/r.git", Task: "t", Labels: []string{"gpu", "linux"}})
+	plain := newClaimer(t, f, "plain", "linux")
 	short, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
 	defer cancel()
 	if cl, err := plain.Next(short); err == nil {
 		t.Fatalf("a worker without the gpu label claimed %+v", cl.Run)
 	}
-	big, err := f.NewClaimer(ctx, "big", []string{"gpu", "linux", "x86"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cctx, cancel2 := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel2()
-	cl, err := big.Next(cctx)
+	cl, err := newClaimer(t, f, "big", "gpu", "linux", "x86").Next(cctx)
 	if err != nil || cl.Run.ID != gpu.ID {
 		t.Fatalf("claim = %v, %v", cl, err)
 	}

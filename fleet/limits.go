@@ -58,25 +58,17 @@ func (r Rate) String() string {
 }
 
 // openLimits creates (or finds) the buckets of the shared limits.
-func (f *Fleet) openLimits(ctx context.Context, replicas int) error {
+func (f *Fleet) openLimits(ctx context.Context) error {
 	var err error
-	if f.limits, err = retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		return f.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: limitsBucket, Description: "autarch fleet: the rate limit of model endpoints, budgets and spend per submitter",
-			History: 1, Storage: jetstream.FileStorage, Replicas: replicas,
-		})
+	if f.limits, err = f.bucket(ctx, "limits", jetstream.KeyValueConfig{
+		Bucket: limitsBucket, Description: "autarch fleet: the rate limit of model endpoints, budgets and spend per submitter", History: 1,
 	}); err != nil {
-		return fmt.Errorf("fleet: the limits bucket: %w", err)
+		return err
 	}
-	if f.rates, err = retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		return f.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: ratesBucket, Description: "autarch fleet: each model endpoint's next free request slot and token debt",
-			History: 1, Storage: jetstream.FileStorage, Replicas: replicas, TTL: time.Hour,
-		})
-	}); err != nil {
-		return fmt.Errorf("fleet: the rates bucket: %w", err)
-	}
-	return nil
+	f.rates, err = f.bucket(ctx, "rates", jetstream.KeyValueConfig{
+		Bucket: ratesBucket, Description: "autarch fleet: each model endpoint's next free request slot and token debt", History: 1, TTL: time.Hour,
+	})
+	return err
 }
 
 // SetRate records the fleet's rate limit per model endpoint (autarch

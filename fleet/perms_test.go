@@ -59,20 +59,12 @@ authorization {
 // errors (permission violations) go to errs.
 func openAs(t *testing.T, url, user, password string, errs chan<- error) (*Fleet, jetstream.JetStream) {
 	t.Helper()
-	nc, err := nats.Connect(url, nats.UserInfo(user, password), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+	nc, js := testkit.ConnectJetStream(t, url, nats.UserInfo(user, password), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 		select {
 		case errs <- err:
 		default:
 		}
 	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	f, err := Open(context.Background(), nc, js, Options{Lease: 3 * time.Second, User: user})
 	if err != nil {
 		t.Fatalf("open as %s: %v", user, err)
@@ -90,21 +82,9 @@ func TestWorkerCannotAnswerItsRun(t *testing.T) {
 	url := startNATSWithUsers(t)
 	aliceErrs, workerErrs := make(chan error, 16), make(chan error, 16)
 	alice, _ := openAs(t, url, "alice", "a", aliceErrs)
-	r, err := alice.Submit(ctx, Spec{Kind: Workflow, Repo: "/tmp/r.git", Task: "Add Sub", Submitter: "alice"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := submit(t, alice, Spec{Kind: Workflow, Repo: "/tmp/r.git", Task: "Add Sub", Submitter: "alice"})
 	worker, wjs := openAs(t, url, "worker-1", "w1", workerErrs)
-	c, err := worker.NewClaimer(ctx, "worker-1", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cl, err := c.Next(cctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl := claimNext(t, worker, "worker-1")
 	if _, err := cl.Renew(ctx); err != nil {
 		t.Fatalf("the worker's user cannot renew its lease: %v", err)
 	}

@@ -16,10 +16,7 @@ import (
 func TestStateSaveIsFencedByTheLease(t *testing.T) {
 	ctx := context.Background()
 	f := openFleet(t, startNATS(t), time.Second)
-	r, err := f.Submit(ctx, Spec{Kind: Workflow, Repo: "/tmp/r.git", Task: "Add Sub"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := submit(t, f, Spec{Kind: Workflow, Repo: "/tmp/r.git", Task: "Add Sub"})
 	dir := t.TempDir()
 	file := func(name, content string) string {
 		p := filepath.Join(dir, name)

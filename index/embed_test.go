@@ -170,14 +170,7 @@ func TestVectorsFusedPersistedAndReembedded(t *testing.T) {
 	if hits := search(t, ix, "template parsing"); len(hits) == 0 || hits[0].Path != "text/parse.go" {
 		t.Errorf("fused hits = %+v", hits)
 	}
-	state := t.TempDir()
-	if err := ix.Save(state); err != nil {
-		t.Fatal(err)
-	}
-	ix2 := New(r)
-	if err := ix2.Load(state); err != nil {
-		t.Fatal(err)
-	}
+	ix2, state := reloaded(t, ix, r)
 	a, _ := ix.search(t.Context(), Query{Text: "evicting caches", Max: 3}, rankVector)
 	b, _ := ix2.search(t.Context(), Query{Text: "evicting caches", Max: 3}, rankVector)
 	if len(a) != len(b) || a[0] != b[0] {

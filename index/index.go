@@ -18,11 +18,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -502,36 +499,6 @@ func (ix *Index) Snippets(hits []Hit, maxLines int) {
 		snippet := strings.Join(lines[hits[i].Start-1:end], "\n")
 		hits[i].Snippet = ix.gate.RedactLines(snippet)
 	}
-}
-
-// StateDir is where the index of root is kept: inside the repository's git
-// directory when root is a git work tree, else in the user cache directory
-// (never inside a folder that is not the user's project).
-func StateDir(root string) (string, error) {
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return "", err
-	}
-	dotgit := filepath.Join(abs, ".git")
-	if fi, err := os.Stat(dotgit); err == nil {
-		if fi.IsDir() {
-			return filepath.Join(dotgit, "autarch", "index"), nil
-		}
-		if data, err := os.ReadFile(dotgit); err == nil {
-			if gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: "); ok {
-				if !filepath.IsAbs(gitdir) {
-					gitdir = filepath.Join(abs, gitdir)
-				}
-				return filepath.Join(gitdir, "autarch", "index"), nil
-			}
-		}
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no state directory for %s: %w", abs, err)
-	}
-	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(cache, "autarch", "index", fmt.Sprintf("%s-%x", filepath.Base(abs), sum[:6])), nil
 }
 
 // AddContent indexes content under a path without reading the disk (for

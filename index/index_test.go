@@ -79,6 +79,21 @@ func built(t *testing.T, r *workspace.Root) *Index {
 	return ix
 }
 
+// reloaded saves ix to a new state folder and loads that into a new index
+// of r.
+func reloaded(t *testing.T, ix *Index, r *workspace.Root) (loaded *Index, state string) {
+	t.Helper()
+	state = t.TempDir()
+	if err := ix.Save(state); err != nil {
+		t.Fatal(err)
+	}
+	loaded = New(r)
+	if err := loaded.Load(state); err != nil {
+		t.Fatal(err)
+	}
+	return loaded, state
+}
+
 func search(t *testing.T, ix *Index, q string, w ...Weight) []Hit {
 	t.Helper()
 	hits, err := ix.Search(t.Context(), Query{Text: q, Max: 10, Weights: w})
@@ -144,14 +159,7 @@ func TestBuildUpdateRemovePersist(t *testing.T) {
 		}
 	}
 	// Persistence: save, load into a fresh index, same results.
-	state := t.TempDir()
-	if err := ix.Save(state); err != nil {
-		t.Fatal(err)
-	}
-	ix2 := New(r)
-	if err := ix2.Load(state); err != nil {
-		t.Fatal(err)
-	}
+	ix2, state := reloaded(t, ix, r)
 	if a, b := search(t, ix, "rotate credentials"), search(t, ix2, "rotate credentials"); len(a) != len(b) || a[0] != b[0] {
 		t.Errorf("loaded index differs: %+v vs %+v", a, b)
 	}
@@ -173,14 +181,14 @@ func TestBuildUpdateRemovePersist(t *testing.T) {
 	}
 }
 
-func TestStateDirOutsideNonProjects(t *testing.T) {
+func TestLocationOutsideNonProjects(t *testing.T) {
 	_, dir := repo(t, map[string]string{"a.go": "package a\n"})
-	sd, err := StateDir(dir)
+	sd, err := Location(dir)
 	if err != nil || !strings.HasPrefix(sd, filepath.Join(dir, ".git")) {
 		t.Errorf("git repo state dir = %s, %v", sd, err)
 	}
 	plain := t.TempDir()
-	sd, err = StateDir(plain)
+	sd, err = Location(plain)
 	if err != nil || strings.HasPrefix(sd, plain) {
 		t.Errorf("non-repo state dir %s is inside %s", sd, plain)
 	}

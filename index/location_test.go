@@ -52,6 +52,15 @@ func TestLocationTrustsOnlyRealGitDirs(t *testing.T) {
 	git(t, main, "worktree", "add", "-q", linked)
 	git(t, main, "submodule", "add", "-q", main, "sub")
 
+	// gitFile is a new plain folder whose .git file says what content
+	// returns for the folder.
+	gitFile := func(content func(d string) string) func(t *testing.T) string {
+		return func(t *testing.T) string {
+			d := realDir(t)
+			os.WriteFile(filepath.Join(d, ".git"), []byte(content(d)), 0o644)
+			return d
+		}
+	}
 	tests := []struct {
 		name  string
 		setup func(t *testing.T) string // returns the workspace root
@@ -61,28 +70,16 @@ func TestLocationTrustsOnlyRealGitDirs(t *testing.T) {
 		{"linked worktree", func(t *testing.T) string { return linked }, filepath.Join(main, ".git", "worktrees", "linked", "autarch", "index")},
 		{"submodule", func(t *testing.T) string { return filepath.Join(main, "sub") }, filepath.Join(main, ".git", "modules", "sub", "autarch", "index")},
 		{"plain folder", func(t *testing.T) string { return realDir(t) }, ""},
-		{"gitdir file to another repository", func(t *testing.T) string {
-			d := realDir(t)
-			os.WriteFile(filepath.Join(d, ".git"), []byte("gitdir: "+elsewhere+"\n"), 0o644)
-			return d
-		}, ""},
-		{"relative gitdir file to another repository", func(t *testing.T) string {
-			d := realDir(t)
+		{"gitdir file to another repository", gitFile(func(string) string { return "gitdir: " + elsewhere + "\n" }), ""},
+		{"relative gitdir file to another repository", gitFile(func(d string) string {
 			rel, _ := filepath.Rel(d, elsewhere)
-			os.WriteFile(filepath.Join(d, ".git"), []byte("gitdir: "+rel+"\n"), 0o644)
-			return d
-		}, ""},
-		{"gitdir file to a folder", func(t *testing.T) string {
-			d := realDir(t)
-			os.WriteFile(filepath.Join(d, ".git"), []byte("gitdir: "+notGit+"\n"), 0o644)
-			return d
-		}, ""},
-		{"gitdir file copied from a linked worktree", func(t *testing.T) string {
-			d := realDir(t)
+			return "gitdir: " + rel + "\n"
+		}), ""},
+		{"gitdir file to a folder", gitFile(func(string) string { return "gitdir: " + notGit + "\n" }), ""},
+		{"gitdir file copied from a linked worktree", gitFile(func(string) string {
 			data, _ := os.ReadFile(filepath.Join(linked, ".git"))
-			os.WriteFile(filepath.Join(d, ".git"), data, 0o644)
-			return d
-		}, ""},
+			return string(data)
+		}), ""},
 		{".git symlink to another repository", func(t *testing.T) string {
 			d := realDir(t)
 			os.Symlink(elsewhere, filepath.Join(d, ".git"))

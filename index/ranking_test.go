@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace"
 )
 
@@ -56,15 +57,7 @@ func TestRankingGoldens(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := append(append(header, "\n\n"...), rankingBody(hits, target)...)
-			if *updateRanking {
-				if err := os.WriteFile(name, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if !bytes.Equal(got, data) {
-				t.Errorf("ranking changed (go test ./index -run TestRankingGoldens -update to accept)\n--- %s\n%s\n--- got\n%s", name, data, got)
-			}
+			testkit.Golden(t, name, got, *updateRanking)
 		})
 	}
 }

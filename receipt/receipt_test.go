@@ -3,12 +3,12 @@ package receipt
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/verify"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -20,44 +20,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func gitT(tb testing.TB, dir string, args ...string) string {
-	tb.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=U", "GIT_AUTHOR_EMAIL=u@example.com", "GIT_COMMITTER_NAME=U", "GIT_COMMITTER_EMAIL=u@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		tb.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // repoWith makes a repository with a first commit and a second one adding
 // files; it returns the repository and the second commit.
 func repoWith(tb testing.TB, files map[string]string) (*git.Repo, string) {
 	tb.Helper()
-	dir := tb.TempDir()
-	gitT(tb, dir, "init", "-q", "-b", "main")
-	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("hi\n"), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	gitT(tb, dir, "add", "-A")
-	gitT(tb, dir, "commit", "-q", "-m", "initial")
-	for name, data := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	gitT(tb, dir, "add", "-A")
-	gitT(tb, dir, "commit", "-q", "-m", "feat: files")
+	dir := testkit.NewRepo(tb, map[string]string{"README": "hi\n"})
+	testkit.WriteFiles(tb, dir, files)
+	commit := testkit.CommitAll(tb, dir, "feat: files")
 	repo, err := git.Open(context.Background(), dir, git.Config{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return repo, gitT(tb, dir, "rev-parse", "HEAD")
+	return repo, commit
 }
 
 // sandboxGates runs gates as a pulse's, in the real sandbox.
@@ -161,7 +135,7 @@ func TestSandboxCannotForgeReceipts(t *testing.T) {
 	// Two receipts written by Record (the read check's, the forger's), by
 	// Autarch's identity; a forged note or a moved ref would show.
 	want := "Autarch: Notes added by 'git notes add'\nAutarch: Notes added by 'git notes add'"
-	if log := gitT(t, repo.Top(), "log", "--format=%an: %s", git.NotesRef); log != want {
+	if log := strings.TrimSpace(testkit.Git(t, repo.Top(), "log", "--format=%an: %s", git.NotesRef)); log != want {
 		t.Errorf("refs/notes/autarch has commits from elsewhere:\n%s", log)
 	}
 }

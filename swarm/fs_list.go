@@ -35,26 +35,18 @@ func newFSList(b binding) tools.Tool {
 		if err != nil {
 			return nil, err
 		}
-		files := []string{}
-		total := 0
+		files := newFirstN[string](limit)
 		err = walkFiles(ctx, sess, p.Dir, func(rel string) error {
-			if !match(rel) {
-				return nil
-			}
-			total++
-			if len(files) < limit {
-				files = append(files, rel)
+			if match(rel) {
+				files.add(rel)
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		out := map[string]any{"files": files, "count": len(files)}
-		if total > len(files) {
-			out["truncated"], out["total"] = true, total
-		}
-		if total == 0 && p.Pattern != "" && !strings.HasPrefix(p.Pattern, "regex:") && regexp.QuoteMeta(p.Pattern) != p.Pattern && !strings.ContainsAny(p.Pattern, "*?[{") {
+		out := files.answer("files")
+		if files.total == 0 && p.Pattern != "" && !strings.HasPrefix(p.Pattern, "regex:") && regexp.QuoteMeta(p.Pattern) != p.Pattern && !strings.ContainsAny(p.Pattern, "*?[{") {
 			out["hint"] = "pattern is a glob (e.g. *.py); write regex:" + p.Pattern + " for a regular expression"
 		}
 		return out, nil

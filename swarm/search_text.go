@@ -51,8 +51,7 @@ func newSearchText(b binding) tools.Tool {
 			return nil, badInput("pattern %q: %v", p.Pattern, err)
 		}
 		sc := pat.NewSearcher()
-		matches := []textMatch{}
-		total := 0
+		matches := newFirstN[textMatch](limit)
 		var starts []int
 		err = walkFiles(ctx, sess, p.Dir, func(rel string) error {
 			data, err := sess.Root().ReadFileLimit(rel, workspace.MaxReadSize)
@@ -70,20 +69,14 @@ func newSearchText(b binding) tools.Tool {
 			for _, st := range starts {
 				line += bytes.Count(data[pos:st], []byte{'\n'})
 				pos = st
-				total++
-				if len(matches) < limit {
-					matches = append(matches, textMatch{File: rel, Line: line, Text: lineAt(data, st)})
-				}
+				matches.addFunc(func() textMatch { return textMatch{File: rel, Line: line, Text: lineAt(data, st)} })
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		out := map[string]any{"matches": matches, "count": len(matches)}
-		if total > len(matches) {
-			out["truncated"], out["total"] = true, total
-		}
+		out := matches.answer("matches")
 		if sc.Exhausted() {
 			out["incomplete"] = "the search stopped early: this regular expression costs too much on these files " +
 				"(a long repetition such as [a-z]{500}), so matches may be missing; search for a literal part instead"

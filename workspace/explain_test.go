@@ -11,11 +11,7 @@ func TestExplainMatchesByIdentity(t *testing.T) {
 	if rootEscapeError() == nil {
 		t.Fatal("os.Root's escape error was not found")
 	}
-	r, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openRoot(t, t.TempDir())
 	_, rootErr := r.root.Lstat("../x")
 	if err := explain("../x", rootErr); !errors.Is(err, ErrOutside) {
 		t.Errorf("explain(os.Root's escape) = %v, want ErrOutside", err)

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // promptly fails the test when fn does not return within a few seconds: a
@@ -54,25 +56,12 @@ func attackRoot(t testing.TB) (r *Root, outside string) {
 	must(os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644))
 	must(syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
 	must(os.Symlink("fifo", filepath.Join(dir, "fifo-link")))
-	must(os.Symlink("/dev/zero", filepath.Join(dir, "zero")))
 	must(os.Symlink(outside, filepath.Join(dir, "out")))
-	sparse := filepath.Join(dir, "sparse.img")
-	must(os.WriteFile(sparse, nil, 0o644))
-	must(os.Truncate(sparse, 20<<30))
-	text := filepath.Join(dir, "huge.log")
-	must(os.WriteFile(text, []byte(strings.Repeat("a line of text\n", 1000)), 0o644))
-	must(os.Truncate(text, 20<<30))
-	// A character device like /dev/zero (1,5), where mknod is allowed.
-	syscall.Mknod(filepath.Join(dir, "zerodev"), syscall.S_IFCHR|0o666, 1<<8|5)
+	testkit.PlantEndlessFiles(t, dir)
 	if l, err := net.Listen("unix", filepath.Join(dir, "sock")); err == nil {
 		t.Cleanup(func() { l.Close() })
 	}
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r, outside
+	return openRoot(t, dir), outside
 }
 
 func TestReadOnlyRegularFiles(t *testing.T) {
@@ -133,11 +122,7 @@ func errString(err error) string {
 func TestReadFileLimitBoundsGrowth(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "f"), []byte("0123456789"), 0o644)
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openRoot(t, dir)
 	tests := []struct {
 		max  int64
 		want string
@@ -246,11 +231,7 @@ func TestWalkConfinedRace(t *testing.T) {
 	os.WriteFile(filepath.Join(outside, "deep", "OUTSIDE-DEEP"), nil, 0o644)
 	os.MkdirAll(filepath.Join(dir, "d", "deep"), 0o755)
 	os.WriteFile(filepath.Join(dir, "d", "inside"), nil, 0o644)
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openRoot(t, dir)
 	ig := NewIgnore(r)
 	var stop atomic.Bool
 	var wg sync.WaitGroup

@@ -18,13 +18,9 @@ func TestWalkConfinedInfo(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "top.txt"), []byte("1"), 0o644)
 	os.WriteFile(filepath.Join(dir, "a", "b", "deep.txt"), []byte("four"), 0o600)
 	os.Symlink("/etc/passwd", filepath.Join(dir, "a", "link"))
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openRoot(t, dir)
 	got := map[string]fs.FileInfo{}
-	err = NewIgnore(r).WalkConfined(context.Background(), ".", func(rel string, d fs.DirEntry) error {
+	err := NewIgnore(r).WalkConfined(context.Background(), ".", func(rel string, d fs.DirEntry) error {
 		fi, err := d.Info()
 		if err != nil {
 			t.Errorf("%s: %v", rel, err)

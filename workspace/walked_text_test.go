@@ -21,11 +21,7 @@ func TestOpenWalkedText(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	root, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root := openRoot(t, dir)
 	tests := []struct {
 		name   string
 		want   []byte

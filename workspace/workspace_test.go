@@ -8,20 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
-func write(t *testing.T, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func openRoot(t *testing.T, dir string) *Root {
+func openRoot(t testing.TB, dir string) *Root {
 	t.Helper()
 	r, err := Open(dir)
 	if err != nil {
@@ -68,9 +59,9 @@ func TestClean(t *testing.T) {
 
 func TestSymlinkEscapesAreRefused(t *testing.T) {
 	outside := t.TempDir()
-	write(t, outside, "secret.txt", "top secret")
+	testkit.WriteFile(t, filepath.Join(outside, "secret.txt"), "top secret")
 	dir := t.TempDir()
-	write(t, dir, "inside.txt", "hello")
+	testkit.WriteFile(t, filepath.Join(dir, "inside.txt"), "hello")
 	if err := os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +90,7 @@ func TestSymlinkEscapesAreRefused(t *testing.T) {
 
 func TestWriteFileAtomicKeepsMode(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "run.sh", "#!/bin/sh\n")
+	testkit.WriteFile(t, filepath.Join(dir, "run.sh"), "#!/bin/sh\n")
 	os.Chmod(filepath.Join(dir, "run.sh"), 0o755)
 	r := openRoot(t, dir)
 	if err := r.WriteFile("run.sh", []byte("#!/bin/sh\necho hi\n")); err != nil {
@@ -125,14 +116,14 @@ func TestWriteFileAtomicKeepsMode(t *testing.T) {
 
 func TestIgnore(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, ".gitignore", "*.log\nbuild/\n!keep.log\n/rootonly.txt\n")
-	write(t, dir, ".autarchignore", "fixtures/big/\n")
-	write(t, dir, "sub/.gitignore", "local.txt\n*.tmp\n")
-	write(t, dir, ".git/info/exclude", "excluded.md\n")
+	testkit.WriteFile(t, filepath.Join(dir, ".gitignore"), "*.log\nbuild/\n!keep.log\n/rootonly.txt\n")
+	testkit.WriteFile(t, filepath.Join(dir, ".autarchignore"), "fixtures/big/\n")
+	testkit.WriteFile(t, filepath.Join(dir, "sub/.gitignore"), "local.txt\n*.tmp\n")
+	testkit.WriteFile(t, filepath.Join(dir, ".git/info/exclude"), "excluded.md\n")
 	files := []string{"a.go", "x.log", "keep.log", "build/out.bin", "sub/build/x", "sub/local.txt", "sub/b.go", "sub/c.tmp",
 		"local.txt", "rootonly.txt", "sub/rootonly.txt", "fixtures/big/f", "fixtures/small/f", "excluded.md", ".git/HEAD"}
 	for _, f := range files {
-		write(t, dir, f, "x")
+		testkit.WriteFile(t, filepath.Join(dir, f), "x")
 	}
 	r := openRoot(t, dir)
 	ig := NewIgnore(r)

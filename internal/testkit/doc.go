@@ -2,9 +2,11 @@
 // share: a fake editor client (Editor) that answers approvals and
 // questions from a script and records what it is shown, a txtar scenario
 // runner (Scenario, RunScenarios) over the scripted model on real temp git
-// repositories, git helpers (NewRepo, Git) and a wait helper (CheckFor)
+// repositories, git helpers (NewRepo, Git), a wait helper (CheckFor)
 // that polls a condition until a deadline and then fails with the last
-// error, instead of sleeping.
+// error, instead of sleeping, the error check of a table test's cases
+// (WantErr), golden files with -update (Golden) and the endless files a
+// hostile tree holds (PlantEndlessFiles).
 //
 // It is imported only from tests. It imports nothing of the module but
 // editor and agent/scripted, so that any package's internal tests may use

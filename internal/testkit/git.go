@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,13 +28,19 @@ func Git(t testing.TB, dir string, args ...string) string {
 func WriteFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for rel, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		WriteFile(t, filepath.Join(dir, filepath.FromSlash(rel)), content)
+	}
+}
+
+// WriteFile writes content to the file at path, making the folders it
+// needs.
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -42,11 +49,19 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) {
 // <user@example.com>, even when there is nothing to commit.
 func Commit(t testing.TB, dir string) {
 	t.Helper()
+	CommitAll(t, dir, "initial")
+}
+
+// CommitAll is Commit with the commit message message; it returns the
+// new commit's id.
+func CommitAll(t testing.TB, dir, message string) string {
+	t.Helper()
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
 		Git(t, dir, "init", "-q", "-b", "main")
 	}
 	Git(t, dir, "add", "-A")
-	Git(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "--allow-empty", "-m", "initial")
+	Git(t, dir, "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-q", "--allow-empty", "-m", message)
+	return strings.TrimSpace(Git(t, dir, "rev-parse", "HEAD"))
 }
 
 // NewRepo is a new git repository in a temporary folder holding files,

@@ -81,7 +81,7 @@ func TestConcurrentRound(t *testing.T) {
 	arb := func(string) Arbiter { return ModelArbiter{Model: w.model("arbiter"), ModelName: "arbiter-model"} }
 	var mu sync.Mutex
 	inEvents := 0
-	o, err := New(Config{Repo: w.repo, Open: w.open, TokenBudget: 100, Arbiter: arb,
+	o := w.newOrchestrator(Config{TokenBudget: 100, Arbiter: arb,
 		Models: map[string]agent.Model{"explorer": mt.at("explorer", w.model("explorer")), "tester": mt.at("tester", w.model("tester"))},
 		Events: func(editor.SwarmEvent) {
 			if !mu.TryLock() {
@@ -91,15 +91,9 @@ func TestConcurrentRound(t *testing.T) {
 			inEvents++
 			mu.Unlock()
 		}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	st, err := o.Start(ctx, Options{Task: "write the docs", Agents: agents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err = o.Run(ctx, st.ID)
+	st := startSwarm(t, o, Options{Task: "write the docs", Agents: agents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: true})
+	st, err := o.Run(ctx, st.ID)
 	if err != nil || st.Status != StatusStopped || !strings.Contains(st.Reason, "token budget spent: 220 tokens this run (budget 100)") {
 		t.Fatalf("run: %v; %s: %s; want stopped with both calls in flight counted (220 tokens)", err, st.Status, st.Reason)
 	}
@@ -116,11 +110,8 @@ func TestConcurrentRound(t *testing.T) {
 	}
 
 	// Resumed with a new budget (another process: a new orchestrator).
-	o2, err := New(Config{Repo: w.repo, Open: w.open, Arbiter: arb,
+	o2 := w.newOrchestrator(Config{Arbiter: arb,
 		Models: map[string]agent.Model{"explorer": w.model("explorer"), "tester": w.model("tester")}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if st, err = o2.Run(ctx, st.ID); err != nil || st.Status != StatusDone {
 		t.Fatalf("resume: %v (%s: %s)", err, st.Status, st.Reason)
 	}
@@ -172,18 +163,8 @@ func TestConcurrencyBound(t *testing.T) {
 	for _, a := range agents {
 		models[a.Name] = mt.at(a.Name, w.model(a.Name))
 	}
-	o, err := New(Config{Repo: w.repo, Open: w.open, Models: models, Concurrency: 2, Arbiter: func(string) Arbiter { return NewInbox() }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	st, err := o.Start(ctx, Options{Task: "say done", Agents: agents, Rounds: 1, Arbiter: "human"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st, err = o.Run(ctx, st.ID); err != nil || st.Status != StatusDone {
-		t.Fatalf("run: %v (%s: %s)", err, st.Status, st.Reason)
-	}
+	o := w.newOrchestrator(Config{Models: models, Concurrency: 2, Arbiter: func(string) Arbiter { return NewInbox() }})
+	runToDone(t, o, Options{Task: "say done", Agents: agents, Rounds: 1, Arbiter: "human"})
 	if mt.max != 2 {
 		t.Errorf("%d model calls in flight at most, want 2", mt.max)
 	}

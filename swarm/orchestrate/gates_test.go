@@ -1,7 +1,6 @@
 package orchestrate
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,16 +45,7 @@ func runGated(t *testing.T, w *world, rounds int) *State {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := w.orchestrator(agents, "arbiter")
-	ctx := context.Background()
-	st, err := o.Start(ctx, Options{Task: "add code", Agents: agents, Rounds: rounds, Arbiter: "arbiter-model", AllowWrite: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err = o.Run(ctx, st.ID)
-	if err != nil || st.Status != StatusDone {
-		t.Fatalf("run: %v (status %s: %s)", err, st.Status, st.Reason)
-	}
+	st := runToDone(t, w.orchestrator(agents, "arbiter"), Options{Task: "add code", Agents: agents, Rounds: rounds, Arbiter: "arbiter-model", AllowWrite: true})
 	if _, pwned := fileIn(t, st.Worktree, "pwned"); pwned {
 		t.Error("the untrusted project's gate command ran")
 	}

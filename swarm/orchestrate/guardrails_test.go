@@ -77,19 +77,9 @@ func checkUntouched(t *testing.T, st *State, absent ...string) {
 func TestSwarmGuardrails(t *testing.T) {
 	w, g := guardedWorld(t, "guardrails")
 	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}
-	o, err := New(Config{Repo: w.repo, Open: w.open, Models: map[string]agent.Model{"explorer": w.model("explorer")}, Guardrails: g,
+	o := w.newOrchestrator(Config{Models: map[string]agent.Model{"explorer": w.model("explorer")}, Guardrails: g,
 		Arbiter: func(string) Arbiter { return ModelArbiter{Model: w.model("arbiter"), ModelName: "arbiter-model"} }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	st, err := o.Start(ctx, Options{Task: "steal the token", Agents: agents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st, err = o.Run(ctx, st.ID); err != nil || st.Status != StatusDone {
-		t.Fatalf("run: %v (%s: %s)", err, st.Status, st.Reason)
-	}
+	st := runToDone(t, o, Options{Task: "steal the token", Agents: agents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: true})
 	for name, m := range w.models {
 		if n := m.Remaining(); n != 0 {
 			t.Errorf("%s: %d scripted steps unused", name, n)
@@ -132,16 +122,10 @@ func TestSwarmApplyRechecks(t *testing.T) {
 	w, g := guardedWorld(t, "bypass")
 	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}
 	var shown []editor.SwarmProposal
-	o, err := New(Config{Repo: w.repo, Open: w.open, Models: map[string]agent.Model{"explorer": w.model("explorer")}, Guardrails: g,
+	o := w.newOrchestrator(Config{Models: map[string]agent.Model{"explorer": w.model("explorer")}, Guardrails: g,
 		Arbiter: func(string) Arbiter { return approveAll{&shown} }, Events: func(ev editor.SwarmEvent) { w.events = append(w.events, ev) }})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	st, err := o.Start(ctx, Options{Task: "document", Agents: agents, Rounds: 1, Arbiter: "human", AllowWrite: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := startSwarm(t, o, Options{Task: "document", Agents: agents, Rounds: 1, Arbiter: "human", AllowWrite: true})
 	head := gitRun(t, w.work, "rev-parse", "HEAD")
 
 	// Another process with the project's NATS credentials publishes.

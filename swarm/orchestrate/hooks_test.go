@@ -77,19 +77,9 @@ func hookedWorld(t *testing.T, scenario, config string, trusted bool) (*world, t
 func runHooked(t *testing.T, w *world, p tools.Project) *State {
 	t.Helper()
 	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}
-	o, err := New(Config{Repo: w.repo, Open: w.open, Models: map[string]agent.Model{"explorer": w.model("explorer")}, Hooks: p.Hooks,
+	o := w.newOrchestrator(Config{Models: map[string]agent.Model{"explorer": w.model("explorer")}, Hooks: p.Hooks,
 		Arbiter: func(string) Arbiter { return ModelArbiter{Model: w.model("arbiter"), ModelName: "arbiter-model"} }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	st, err := o.Start(ctx, Options{Task: "read the code", Agents: agents, Rounds: 1, Arbiter: "arbiter-model"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st, err = o.Run(ctx, st.ID); err != nil || st.Status != StatusDone {
-		t.Fatalf("run: %v (%s: %s)", err, st.Status, st.Reason)
-	}
+	st := runToDone(t, o, Options{Task: "read the code", Agents: agents, Rounds: 1, Arbiter: "arbiter-model"})
 	if n := w.models["explorer"].Remaining(); n != 0 {
 		t.Errorf("%d scripted steps unused", n)
 	}
@@ -195,19 +185,13 @@ func TestSwarmModelCallHooks(t *testing.T) {
 	w, p, log := hookedWorld(t, "llm-hooks", llmHooks, true)
 	t.Setenv("BLOCK_ARBITER", "1")
 	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}
-	o, err := New(Config{Repo: w.repo, Open: w.open, Models: map[string]agent.Model{"explorer": w.model("explorer")}, Hooks: p.Hooks,
+	o := w.newOrchestrator(Config{Models: map[string]agent.Model{"explorer": w.model("explorer")}, Hooks: p.Hooks,
 		Arbiter: func(string) Arbiter {
 			return ModelArbiter{Model: w.model("arbiter"), ModelName: "arbiter-model", Hooks: p.Hooks}
 		}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	st, err := o.Start(ctx, Options{Task: "document", Agents: agents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err = o.Run(ctx, st.ID)
+	st := startSwarm(t, o, Options{Task: "document", Agents: agents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: true})
+	st, err := o.Run(ctx, st.ID)
 	if !errors.Is(err, agent.ErrBlocked) || !strings.Contains(err.Error(), `arbiter models are off today (hook "no-arbiter")`) || st.Status != StatusFailed {
 		t.Fatalf("run = %v (%s), want failed: the arbiter's call blocked by no-arbiter", err, st.Status)
 	}

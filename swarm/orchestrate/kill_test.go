@@ -14,8 +14,6 @@ import (
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/internal/testkit"
-	"github.com/autarch-dev/autarch/tools"
-	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // The helper process of TestKillMidRound runs the swarm named in its
@@ -33,26 +31,15 @@ func TestKillHelper(t *testing.T) {
 	if repoDir == "" {
 		t.Skip("the helper process of TestKillMidRound")
 	}
-	ctx := context.Background()
-	repo, err := git.Open(ctx, repoDir, git.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	open, closeNATS, err := ConnectNATS(ctx, repo.StateDir(), tools.SwarmConfig{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeNATS()
+	repo, open := openProject(t, repoDir)
+	w := &world{t: t, work: repoDir, repo: repo, open: open}
 	models := map[string]agent.Model{}
 	for _, kv := range strings.Split(os.Getenv(envKillURLs), ",") {
 		name, url, _ := strings.Cut(kv, "=")
 		models[name] = openai.New(openai.Config{BaseURL: url})
 	}
-	o, err := New(Config{Repo: repo, Open: open, Models: models, Concurrency: 1, Arbiter: func(string) Arbiter { return NewInbox() }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Run(ctx, os.Getenv(envKillSwarm)) // killed before it ends
+	o := w.newOrchestrator(Config{Models: models, Concurrency: 1, Arbiter: func(string) Arbiter { return NewInbox() }})
+	o.Run(context.Background(), os.Getenv(envKillSwarm)) // killed before it ends
 }
 
 // TestKillMidRound: a process running a swarm is killed mid-round; the
@@ -61,10 +48,7 @@ func TestKillMidRound(t *testing.T) {
 	w := newWorld(t, "kill-resume")
 	ctx := context.Background()
 	o := w.orchestrator(killAgents, "arbiter")
-	st, err := o.Start(ctx, Options{Task: "document the layout", Agents: killAgents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := startSwarm(t, o, Options{Task: "document the layout", Agents: killAgents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: true})
 	child := exec.Command(os.Args[0], "-test.run=^TestKillHelper$", "-test.v")
 	child.Env = append(os.Environ(), envKillRepo+"="+w.work, envKillSwarm+"="+st.ID,
 		envKillURLs+"=explorer="+w.urls["explorer"]+",critic="+w.urls["critic"])

@@ -37,19 +37,9 @@ func TestSwarmAgentsGetReadOnlyMCPTools(t *testing.T) {
 		}
 		return ts
 	}
-	o, err := New(Config{Repo: w.repo, Open: w.open, Models: map[string]agent.Model{"explorer": w.model("explorer")}, Tools: serverTools,
+	o := w.newOrchestrator(Config{Models: map[string]agent.Model{"explorer": w.model("explorer")}, Tools: serverTools,
 		Arbiter: func(string) Arbiter { return TerminalArbiter{} }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	st, err := o.Start(ctx, Options{Task: "ask the server", Agents: []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}, Rounds: 1, Arbiter: "human"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st, err = o.Run(ctx, st.ID); err != nil || st.Status != StatusDone {
-		t.Fatalf("run: %v (%s: %s)", err, st.Status, st.Reason)
-	}
+	runToDone(t, o, Options{Task: "ask the server", Agents: []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}, Rounds: 1, Arbiter: "human"})
 	if errs := w.models["explorer"].Errors(); len(errs) > 0 {
 		t.Errorf("the explorer's model saw: %v", errs)
 	}

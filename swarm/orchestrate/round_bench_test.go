@@ -28,21 +28,11 @@ func (readThenDone) Complete(_ context.Context, req agent.Request, _ func(string
 // and the engine cost around the model.
 func BenchmarkRound(b *testing.B) {
 	w := newWorld(b, "")
-	o, err := New(Config{Repo: w.repo, Open: w.open, Model: readThenDone{}, DefaultModel: "m", Arbiter: func(string) Arbiter { return NewInbox() }})
-	if err != nil {
-		b.Fatal(err)
-	}
+	o := w.newOrchestrator(Config{Model: readThenDone{}, DefaultModel: "m", Arbiter: func(string) Arbiter { return NewInbox() }})
 	defer o.Close()
-	ctx := context.Background()
 	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}, {Name: "critic", Role: RoleCritic}}
 	b.ResetTimer()
 	for b.Loop() {
-		st, err := o.Start(ctx, Options{Task: "look", Agents: agents, Rounds: 1, Arbiter: "human"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if st, err = o.Run(ctx, st.ID); err != nil || st.Status != StatusDone {
-			b.Fatalf("run: %v (%s: %s)", err, st.Status, st.Reason)
-		}
+		runToDone(b, o, Options{Task: "look", Agents: agents, Rounds: 1, Arbiter: "human"})
 	}
 }

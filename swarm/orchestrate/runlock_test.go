@@ -17,16 +17,10 @@ import (
 // The swarm's status maps onto the kernel's.
 func TestRunLockIsTheKernels(t *testing.T) {
 	w := newWorld(t, "")
-	o, err := New(Config{Repo: w.repo, Open: w.open, Model: readThenDone{}, DefaultModel: "m", Arbiter: func(string) Arbiter { return NewInbox() }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := w.newOrchestrator(Config{Model: readThenDone{}, DefaultModel: "m", Arbiter: func(string) Arbiter { return NewInbox() }})
 	defer o.Close()
 	ctx := context.Background()
-	st, err := o.Start(ctx, Options{Task: "look", Agents: []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}, Rounds: 1, Arbiter: "human"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := startSwarm(t, o, Options{Task: "look", Agents: []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}, Rounds: 1, Arbiter: "human"})
 	if ref := st.Ref(); ref.Kind != kernel.KindSwarm || ref.ID != st.ID || st.RunStatus() != kernel.Running {
 		t.Errorf("ref %+v, status %s; want a swarm run %s, Running", ref, st.RunStatus(), st.ID)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/internal/testkit"
-	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
 	"github.com/autarch-dev/autarch/workspace/treehash"
 )
@@ -58,16 +57,7 @@ func newWorld(t testing.TB, scenario string) *world {
 	}
 	gitRun(t, work, "add", "main.go")
 	gitRun(t, work, "commit", "-q", "-m", "initial")
-	ctx := context.Background()
-	repo, err := git.Open(ctx, work, git.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	open, closeNATS, err := ConnectNATS(ctx, repo.StateDir(), tools.SwarmConfig{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(closeNATS)
+	repo, open := openProject(t, work)
 	w := &world{t: t, work: work, repo: repo, open: open, models: map[string]*scripted.Server{}, urls: map[string]string{}}
 	if scenario == "" {
 		return w
@@ -108,12 +98,8 @@ func (w *world) orchestrator(agents []editor.SwarmAgent, arbiterScript string) *
 		models[a.Name] = w.model(a.Name)
 	}
 	arb := ModelArbiter{Model: w.model(arbiterScript), ModelName: "arbiter-model"}
-	o, err := New(Config{Repo: w.repo, Open: w.open, Models: models, DefaultModel: "scripted", Concurrency: 1,
+	return w.newOrchestrator(Config{Models: models, DefaultModel: "scripted", Concurrency: 1,
 		Arbiter: func(string) Arbiter { return arb }, Events: func(ev editor.SwarmEvent) { w.events = append(w.events, ev) }})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return o
 }
 
 // sharedContext opens the swarm's engine (closed with the test) and
@@ -165,14 +151,7 @@ func TestSwarmScenario(t *testing.T) {
 			}
 			o := w.orchestrator(agents, "arbiter")
 			ctx := context.Background()
-			st, err := o.Start(ctx, Options{Task: "document the project", Agents: agents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: allowWrite})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err = o.Run(ctx, st.ID)
-			if err != nil || st.Status != StatusDone {
-				t.Fatalf("run: %v (status %s: %s)", err, st.Status, st.Reason)
-			}
+			st := runToDone(t, o, Options{Task: "document the project", Agents: agents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: allowWrite})
 
 			// The user's folder, HEAD and branch are untouched.
 			if after := w.treeHash(); after != before {
@@ -291,11 +270,8 @@ func TestMalformedArbiter(t *testing.T) {
 	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}
 	ctx := context.Background()
 	o := w.orchestrator(agents, "arbiter")
-	st, err := o.Start(ctx, Options{Task: "take notes", Agents: agents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err = o.Run(ctx, st.ID)
+	st := startSwarm(t, o, Options{Task: "take notes", Agents: agents, Rounds: 1, Arbiter: "arbiter-model", AllowWrite: true})
+	st, err := o.Run(ctx, st.ID)
 	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "nothing was written") {
 		t.Fatalf("err = %v, want ErrMalformed saying nothing was written", err)
 	}
@@ -328,10 +304,7 @@ func TestMalformedArbiter(t *testing.T) {
 // TestRefusedStarts: the hostile and mistaken inputs of Start, Run and Load.
 func TestRefusedStarts(t *testing.T) {
 	w := newWorld(t, "")
-	o, err := New(Config{Repo: w.repo, Open: w.open, Arbiter: func(string) Arbiter { return NewInbox() }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := w.newOrchestrator(Config{Arbiter: func(string) Arbiter { return NewInbox() }})
 	ctx := context.Background()
 	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}
 	for _, tc := range []struct {
@@ -359,15 +332,8 @@ func TestRefusedStarts(t *testing.T) {
 func TestReadOnlyEnvelope(t *testing.T) {
 	w := newWorld(t, "read-only-envelope")
 	agents := []editor.SwarmAgent{{Name: "critic", Role: RoleCritic, Envelope: true}}
-	ctx := context.Background()
 	o := w.orchestrator(agents, "critic") // the arbiter is never asked: nothing is proposed
-	st, err := o.Start(ctx, Options{Task: "review the swarm's safety", Agents: agents, Rounds: 1, Arbiter: "human", ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st, err = o.Run(ctx, st.ID); err != nil || st.Status != StatusDone {
-		t.Fatalf("run: %v (%s)", err, st.Reason)
-	}
+	st := runToDone(t, o, Options{Task: "review the swarm's safety", Agents: agents, Rounds: 1, Arbiter: "human", ReadOnly: true})
 	if len(st.Proposals) != 0 {
 		t.Errorf("a read-only round queued proposals: %+v", st.Proposals)
 	}
@@ -393,15 +359,8 @@ func TestRateLimitHits(t *testing.T) {
 	t.Setenv("AUTARCH_SWARM_RATE", "30/60s,fs_read=1/60s")
 	w := newWorld(t, "rate-limited")
 	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}
-	ctx := context.Background()
 	o := w.orchestrator(agents, "explorer")
-	st, err := o.Start(ctx, Options{Task: "read main.go", Agents: agents, Rounds: 1, Arbiter: "human"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st, err = o.Run(ctx, st.ID); err != nil || st.Status != StatusDone {
-		t.Fatalf("run: %v (%s)", err, st.Reason)
-	}
+	st := runToDone(t, o, Options{Task: "read main.go", Agents: agents, Rounds: 1, Arbiter: "human"})
 	if len(st.RateLimits) != 1 || st.RateLimits[0] != (editor.SwarmRateLimitHit{Agent: "explorer", Tool: "fs_read", Round: 1, ResetSec: st.RateLimits[0].ResetSec}) || st.RateLimits[0].ResetSec < 1 {
 		t.Errorf("rate-limit hits = %+v", st.RateLimits)
 	}
@@ -418,7 +377,7 @@ func TestHumanAnswersKept(t *testing.T) {
 	agents := []editor.SwarmAgent{{Name: "explorer", Role: RoleExplorer}}
 	ctx, cancel := context.WithCancel(context.Background())
 	first := NewInbox()
-	o, err := New(Config{Repo: w.repo, Open: w.open, Models: map[string]agent.Model{"explorer": w.model("explorer")},
+	o := w.newOrchestrator(Config{Models: map[string]agent.Model{"explorer": w.model("explorer")},
 		Arbiter: func(string) Arbiter { return first },
 		Events: func(ev editor.SwarmEvent) {
 			switch {
@@ -429,9 +388,6 @@ func TestHumanAnswersKept(t *testing.T) {
 				cancel() // the process dies after the first answer
 			}
 		}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	st, err := o.Start(ctx, Options{Task: "two files", Agents: agents, Rounds: 1, Arbiter: "human", AllowWrite: true})
 	if err != nil {
 		t.Fatal(err)
@@ -441,10 +397,7 @@ func TestHumanAnswersKept(t *testing.T) {
 	}
 	var asked []string
 	second := NewInbox()
-	o2, err := New(Config{Repo: w.repo, Open: w.open, Arbiter: func(string) Arbiter { return askedInbox{second, &asked} }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o2 := w.newOrchestrator(Config{Arbiter: func(string) Arbiter { return askedInbox{second, &asked} }})
 	second.Answer(st.Proposals[1].ID, ActionApprove, "")
 	if st, err = o2.Run(context.Background(), st.ID); err != nil || st.Status != StatusDone {
 		t.Fatalf("resume: %v (%s)", err, st.Reason)
@@ -484,11 +437,8 @@ func TestTokenBudget(t *testing.T) {
 	ctx := context.Background()
 	o := w.orchestrator(agents, "explorer")
 	o.cfg.TokenBudget = 500
-	st, err := o.Start(ctx, Options{Task: "read main.go", Agents: agents, Rounds: 1, Arbiter: "human"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err = o.Run(ctx, st.ID)
+	st := startSwarm(t, o, Options{Task: "read main.go", Agents: agents, Rounds: 1, Arbiter: "human"})
+	st, err := o.Run(ctx, st.ID)
 	if err != nil || st.Status != StatusStopped || !strings.Contains(st.Reason, "token budget spent: 600 tokens this run (budget 500)") || !strings.Contains(st.Reason, "--resume "+st.ID) {
 		t.Fatalf("run: %v; state %s: %s; want Stopped on the spent budget, saying how to resume", err, st.Status, st.Reason)
 	}

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { App } from './app';
 import { openWorkspaceFile } from './app';
+import { askTask } from './ask';
 import { resolveWorkspaceFile } from './reviewComments';
 import {
   CommandApplyWorkflow,
@@ -74,13 +75,7 @@ export const commands: Record<string, Command> = {
 
   'autarch.ui.newWorkflow': async (app, opts) => {
     const dryRun = (opts as { dryRun?: boolean } | undefined)?.dryRun ?? vscode.workspace.getConfiguration('autarch').get<boolean>('dryRun', false);
-    const task = await vscode.window.showInputBox({
-      title: dryRun ? 'Autarch: New Workflow, Dry Run (1/3)' : 'Autarch: New Workflow (1/3)',
-      prompt: 'What should the workflow do?',
-      placeHolder: 'e.g. Add rate limiting to the login endpoint',
-      ignoreFocusOut: true,
-      validateInput: (v) => (v.trim() ? undefined : 'Describe the task.'),
-    });
+    const task = await askTask(dryRun ? 'Autarch: New Workflow, Dry Run (1/3)' : 'Autarch: New Workflow (1/3)', 'What should the workflow do?', 'e.g. Add rate limiting to the login endpoint');
     if (task === undefined) return;
     const name = await vscode.window.showInputBox({
       title: 'Autarch: New Workflow (2/3)',
@@ -97,7 +92,7 @@ export const commands: Record<string, Command> = {
     ];
     const path = await vscode.window.showQuickPick(paths, { title: 'Autarch: New Workflow (3/3)', placeHolder: 'Path', ignoreFocusOut: true });
     if (!path) return;
-    const params: NewWorkflowParams = { task: task.trim() };
+    const params: NewWorkflowParams = { task };
     if (name.trim()) params.name = name.trim();
     if (path.path) params.path = path.path;
     if (dryRun) params.dryRun = true;

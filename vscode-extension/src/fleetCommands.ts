@@ -6,6 +6,7 @@
 // panel's fleet buttons run the same commands with the run's id.
 import * as vscode from 'vscode';
 import type { App } from './app';
+import { askTask } from './ask';
 import type { Command } from './commands';
 import { fleetActions } from './runs';
 import { jobModes } from './jobs';
@@ -61,15 +62,13 @@ export const fleetCommands: Record<string, Command> = {
   'autarch.ui.runInBackground': async (app, kindArg) => {
     const kind = arg(kindArg) === 'job' || arg(kindArg) === 'workflow' ? arg(kindArg) : (await vscode.window.showQuickPick(backgroundKinds, { title: 'Autarch: Run in Background (1/2): what runs', ignoreFocusOut: true }))?.runKind;
     if (!kind) return;
-    const task = await vscode.window.showInputBox({
-      title: 'Autarch: Run in Background (2/2)',
-      prompt: `What should the ${kind} do? A worker of the fleet clones the repository, runs it and pushes its branch; its questions wait in the side panel.`,
-      placeHolder: 'e.g. Add a Sub function to calc.go',
-      ignoreFocusOut: true,
-      validateInput: (v) => (v.trim() ? undefined : 'Describe the task.'),
-    });
+    const task = await askTask(
+      'Autarch: Run in Background (2/2)',
+      `What should the ${kind} do? A worker of the fleet clones the repository, runs it and pushes its branch; its questions wait in the side panel.`,
+      'e.g. Add a Sub function to calc.go',
+    );
     if (task === undefined) return;
-    const params: FleetSubmitParams = { kind, task: task.trim() };
+    const params: FleetSubmitParams = { kind, task };
     if (kind === 'job') {
       const mode = await vscode.window.showQuickPick(jobModes, { title: 'Autarch: Run in Background: the job\'s mode', placeHolder: 'mechanic or genius', ignoreFocusOut: true });
       if (!mode) return;

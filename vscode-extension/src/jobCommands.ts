@@ -5,6 +5,7 @@
 // argument: the job is then preselected instead of picked.
 import * as vscode from 'vscode';
 import type { App } from './app';
+import { askTask } from './ask';
 import type { Command } from './commands';
 import { applicableJobs, guidancePrompt, jobModes, liveEscalation, resumableJobs, resumeRef, stoppableJobs, waitingEscalations } from './jobs';
 import {
@@ -58,17 +59,11 @@ async function sendRef(app: App, command: string, job: JobSummary): Promise<void
 
 export const jobCommands: Record<string, Command> = {
   'autarch.ui.startJob': async (app) => {
-    const task = await vscode.window.showInputBox({
-      title: 'Autarch: Start Job (1/2)',
-      prompt: 'What should the job do? One agent works on its own ai/… branch until it commits, or asks you.',
-      placeHolder: 'e.g. Fix the failing test in calc_test.go',
-      ignoreFocusOut: true,
-      validateInput: (v) => (v.trim() ? undefined : 'Describe the task.'),
-    });
+    const task = await askTask('Autarch: Start Job (1/2)', 'What should the job do? One agent works on its own ai/… branch until it commits, or asks you.', 'e.g. Fix the failing test in calc_test.go');
     if (task === undefined) return;
     const mode = await vscode.window.showQuickPick(jobModes, { title: 'Autarch: Start Job (2/2): mode', placeHolder: 'mechanic or genius', ignoreFocusOut: true });
     if (!mode) return;
-    const params: StartJobParams = { task: task.trim(), mode: mode.mode };
+    const params: StartJobParams = { task, mode: mode.mode };
     const ref = await app.ctx.executeCommand<JobRef>(CommandStartJob, [params]);
     await app.jobs.refresh();
     void vscode.window.showInformationMessage(`Autarch: job ${ref.name ?? ref.jobId} started (${mode.mode}); follow it in the side panel.`);

@@ -4,6 +4,7 @@
 // Rendering and message checks are in swarm.ts (pure).
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { askTask } from './ask';
 import type { Command } from './commands';
 import {
   CommandDecideSwarmProposal,
@@ -98,13 +99,11 @@ export class SwarmView implements vscode.WebviewViewProvider, vscode.Disposable 
 
 export const swarmCommands: Record<string, Command> = {
   'autarch.ui.startSwarm': async (app) => {
-    const task = await vscode.window.showInputBox({
-      title: 'Autarch: Start Swarm (1/4)',
-      prompt: 'What should the swarm work on? Several agents share findings in rounds; an arbiter approves their writes.',
-      placeHolder: 'e.g. Find and fix the flaky tests in the parser package',
-      ignoreFocusOut: true,
-      validateInput: (v) => (v.trim() ? undefined : 'Describe the task.'),
-    });
+    const task = await askTask(
+      'Autarch: Start Swarm (1/4)',
+      'What should the swarm work on? Several agents share findings in rounds; an arbiter approves their writes.',
+      'e.g. Find and fix the flaky tests in the parser package',
+    );
     if (task === undefined) return;
     const agents = await vscode.window.showInputBox({
       title: 'Autarch: Start Swarm (2/4): agents',
@@ -137,7 +136,7 @@ export const swarmCommands: Record<string, Command> = {
       if (name === undefined) return;
       arbiter = name.trim();
     }
-    const params: StartSwarmParams = { task: task.trim(), agents: parseAgentList(agents), rounds: Number(rounds), arbiter, allowWrite: mode.allowWrite, readOnly: mode.readOnly };
+    const params: StartSwarmParams = { task, agents: parseAgentList(agents), rounds: Number(rounds), arbiter, allowWrite: mode.allowWrite, readOnly: mode.readOnly };
     const ref = await app.ctx.executeCommand<SwarmRef>(CommandStartSwarm, [params]);
     await app.swarms.refresh();
     await vscode.commands.executeCommand(`${SwarmView.viewId}.focus`);

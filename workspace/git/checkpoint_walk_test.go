@@ -87,18 +87,8 @@ func TestCheckpointWalksTheTreeOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			dir, _ := userRepo(t)
-			bin, log := loggingGit(t)
-			r, err := Open(ctx, dir, Config{GitPath: bin})
-			if err != nil {
-				t.Fatal(err)
-			}
-			wf, err := r.CreateWorkflow(ctx, "walk", "main")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := wf.StartPulse(ctx, "p1"); err != nil {
-				t.Fatal(err)
-			}
+			r, log := loggedRepo(t, dir)
+			wf := pulseStarted(t, r, "walk")
 			tc.work(t, wf.Worktree)
 			if err := os.Truncate(log, 0); err != nil {
 				t.Fatal(err)
@@ -107,13 +97,9 @@ func TestCheckpointWalksTheTreeOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(log)
-			if err != nil {
-				t.Fatal(err)
-			}
 			// The subcommands, without the hardened runner's options.
 			var sub []string
-			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			for _, line := range strings.Split(strings.TrimSpace(readFile(t, log)), "\n") {
 				f := strings.Fields(line)
 				for i := len(f) - 1; i > 0; i-- {
 					if f[i-1] == "-c" {
@@ -167,29 +153,15 @@ func TestCheckpointWalksTheTreeOnce(t *testing.T) {
 func TestCheckpointCommitIsNotResolvedAgain(t *testing.T) {
 	ctx := context.Background()
 	dir, _ := userRepo(t)
-	bin, log := loggingGit(t)
-	r, err := Open(ctx, dir, Config{GitPath: bin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wf, err := r.CreateWorkflow(ctx, "known", "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := wf.StartPulse(ctx, "p1"); err != nil {
-		t.Fatal(err)
-	}
+	r, log := loggedRepo(t, dir)
+	wf := pulseStarted(t, r, "known")
 	writeFile(t, filepath.Join(wf.Worktree, "new.go"), "package main\n")
 	cp, err := wf.CompletePulse(ctx, "p1", "feat: pulse one")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resolves := func() int {
-		data, err := os.ReadFile(log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Count(string(data), " rev-parse --verify --quiet --end-of-options ")
+		return strings.Count(readFile(t, log), " rev-parse --verify --quiet --end-of-options ")
 	}
 	if err := os.Truncate(log, 0); err != nil {
 		t.Fatal(err)
@@ -229,21 +201,14 @@ func TestCheckpointCommitIsNotResolvedAgain(t *testing.T) {
 // still hold every clean object.
 func TestSandboxObjectsPackFast(t *testing.T) {
 	_, dir := secretRepo(t)
-	bin, log := loggingGit(t)
-	r, err := Open(context.Background(), dir, Config{GitPath: bin})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, log := loggedRepo(t, dir)
 	v := updateStore(t, r.SandboxObjects(workspace.DefaultGate(), "test", 4<<20))
 	if !inView(t, dir, v, "HEAD:main.go") || inView(t, dir, v, "HEAD:.env") {
 		t.Fatal("the store must hold main.go and not .env")
 	}
-	data, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, log)
 	packs := 0
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range strings.Split(data, "\n") {
 		if strings.Contains(line, " pack-objects ") {
 			packs++
 			if !strings.Contains(line, " --window=0 ") || !strings.Contains(line, " --compression=1 ") {

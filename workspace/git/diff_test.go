@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -91,19 +93,7 @@ func TestDiffGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "diff.golden.json")
-	if *update {
-		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got)+"\n" != string(want) {
-		t.Fatalf("diff differs from %s (run with -update to accept):\n%s", golden, got)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "diff.golden.json"), append(got, '\n'), *update)
 
 	// Anchoring review comments to the new side.
 	a, ok := d.File("a.go")

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -37,14 +39,10 @@ func gitT(tb testing.TB, dir string, args ...string) string {
 	return strings.TrimRight(string(out), "\n")
 }
 
+// writeFile is testkit.WriteFile, the name this package's tests use.
 func writeFile(tb testing.TB, path, content string) {
 	tb.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		tb.Fatal(err)
-	}
+	testkit.WriteFile(tb, path, content)
 }
 
 func readFile(tb testing.TB, path string) string {

@@ -166,13 +166,7 @@ func (r *Repo) untracked(ctx context.Context, dir string, paths, exclude []strin
 	if err != nil {
 		return nil, fmt.Errorf("list untracked files: %w", err)
 	}
-	var files []string
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p != "" {
-			files = append(files, p)
-		}
-	}
-	return files, nil
+	return nulList(out), nil
 }
 
 // nestedRepos finds the nested repositories and git directories among the

@@ -407,6 +407,18 @@ func (r *Repo) commitTreeIn(ctx context.Context, dir, tree, parent, message stri
 
 func short(ref string) string { return strings.TrimPrefix(ref, "refs/heads/") }
 
+// nulList is the paths of a NUL-separated list (git's -z output, the
+// artifacts file), without empty ones; nil when there are none.
+func nulList(data []byte) []string {
+	var paths []string
+	for _, p := range strings.Split(string(data), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
 // adminPath returns the worktree's private git directory.
 func (w *Workflow) adminPath(ctx context.Context) (string, error) {
 	if w.adminDir != "" {
@@ -467,11 +479,5 @@ func (w *Workflow) artifacts(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read artifacts: %w", err)
 	}
-	var paths []string
-	for _, p := range strings.Split(string(data), "\x00") {
-		if p != "" {
-			paths = append(paths, p)
-		}
-	}
-	return paths, nil
+	return nulList(data), nil
 }

@@ -288,14 +288,7 @@ func (r *Repo) ChangedPaths(ctx context.Context, dir, rev string) ([]string, err
 	if err != nil {
 		return nil, fmt.Errorf("untracked paths in %s: %w", dir, err)
 	}
-	var out []string
-	for _, b := range [][]byte{tracked, untracked} {
-		for _, p := range strings.Split(string(b), "\x00") {
-			if p != "" {
-				out = append(out, p)
-			}
-		}
-	}
+	out := append(nulList(tracked), nulList(untracked)...)
 	slices.Sort(out)
 	return slices.Compact(out), nil
 }

@@ -106,13 +106,7 @@ func TestUserConfigKeepsHarmlessGlobalSettings(t *testing.T) {
 	if !slices.Contains(r.git.user, "core.excludesfile="+excludes) || slices.ContainsFunc(r.git.user, func(s string) bool { return strings.HasPrefix(s, "filter.") }) {
 		t.Fatalf("user settings = %q", r.git.user)
 	}
-	w, err := r.CreateWorkflow(ctx, "excl", "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.StartPulse(ctx, "p1"); err != nil {
-		t.Fatal(err)
-	}
+	w := pulseStarted(t, r, "excl")
 	writeFile(t, filepath.Join(w.Worktree, "mine.secret-local"), "x\n")
 	writeFile(t, filepath.Join(w.Worktree, "kept.txt"), "x\n")
 	cp, err := w.CompletePulse(ctx, "p1", "feat: x")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/git"
 	"github.com/autarch-dev/autarch/workspace/git/gitattack"
 )
@@ -95,17 +96,11 @@ func TestInitSubmodules(t *testing.T) {
 				t.Fatalf("the submodule's configuration ran a program")
 			}
 			_, checkedOut := os.Stat(filepath.Join(w.Worktree, "lib", "lib.go"))
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+			if testkit.WantErr(t, err, tt.wantErr) {
 				if checkedOut == nil {
 					t.Errorf("lib was checked out")
 				}
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !slices.Equal(got, tt.want) || checkedOut != nil {
 				t.Fatalf("checked out %v (lib/lib.go: %v), want %v", got, checkedOut, tt.want)

@@ -236,25 +236,26 @@ func (s *Store) Check(c Config) (Status, error) {
 // Trust records c as trusted by the user, replacing an earlier record of
 // the same repository. The file is replaced atomically.
 func (s *Store) Trust(c Config) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	recs, err := s.load()
-	if err != nil {
-		return err
-	}
-	recs[c.Repo] = record{Digest: c.Digest(), Files: c.Names(), TrustedAt: time.Now().UTC()}
-	return s.save(recs)
+	return s.update(func(recs map[string]record) {
+		recs[c.Repo] = record{Digest: c.Digest(), Files: c.Names(), TrustedAt: time.Now().UTC()}
+	})
 }
 
 // Revoke forgets the trust of a repository.
 func (s *Store) Revoke(repo string) error {
+	return s.update(func(recs map[string]record) { delete(recs, repo) })
+}
+
+// update applies change to the records under the store's lock and saves
+// them.
+func (s *Store) update(change func(recs map[string]record)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	recs, err := s.load()
 	if err != nil {
 		return err
 	}
-	delete(recs, repo)
+	change(recs)
 	return s.save(recs)
 }
 

@@ -4,18 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-func write(t *testing.T, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/autarch-dev/autarch/internal/testkit"
+)
 
 func TestStatusFollowsContent(t *testing.T) {
 	repo := t.TempDir()
@@ -27,7 +18,7 @@ func TestStatusFollowsContent(t *testing.T) {
 	if st, _ := store.Check(c); st != None {
 		t.Fatalf("no config: %v", st)
 	}
-	write(t, repo, HooksFile, `{"hooks": []}`)
+	testkit.WriteFile(t, filepath.Join(repo, HooksFile), `{"hooks": []}`)
 	c, _ = Read(repo)
 	steps := []struct {
 		do   func()
@@ -35,9 +26,9 @@ func TestStatusFollowsContent(t *testing.T) {
 	}{
 		{func() {}, New},
 		{func() { must(t, store.Trust(c)) }, Trusted},
-		{func() { write(t, repo, HooksFile, `{"hooks": [] }`) }, Changed},
-		{func() { write(t, repo, HooksFile, `{"hooks": []}`) }, Trusted},
-		{func() { write(t, repo, MCPFile, `{}`) }, Changed}, // a new file is new content
+		{func() { testkit.WriteFile(t, filepath.Join(repo, HooksFile), `{"hooks": [] }`) }, Changed},
+		{func() { testkit.WriteFile(t, filepath.Join(repo, HooksFile), `{"hooks": []}`) }, Trusted},
+		{func() { testkit.WriteFile(t, filepath.Join(repo, MCPFile), `{}`) }, Changed}, // a new file is new content
 		{func() { os.Remove(filepath.Join(repo, MCPFile)) }, Trusted},
 		{func() { must(t, store.Revoke(c.Repo)) }, New},
 	}
@@ -67,7 +58,7 @@ func TestDigestIsNotAmbiguous(t *testing.T) {
 func TestReadRefusesWhatIsNotAPlainFile(t *testing.T) {
 	repo := t.TempDir()
 	outside := t.TempDir()
-	write(t, outside, "hooks", "{}")
+	testkit.WriteFile(t, filepath.Join(outside, "hooks"), "{}")
 	os.MkdirAll(filepath.Join(repo, ".autarch"), 0o755)
 	if err := os.Symlink(filepath.Join(outside, "hooks"), filepath.Join(repo, HooksFile)); err != nil {
 		t.Fatal(err)
@@ -81,7 +72,7 @@ func TestCorruptStoreSaysWhatToDo(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "trusted.json")
 	os.WriteFile(p, []byte("{"), 0o600)
 	repo := t.TempDir()
-	write(t, repo, HooksFile, "{}")
+	testkit.WriteFile(t, filepath.Join(repo, HooksFile), "{}")
 	c, _ := Read(repo)
 	if _, err := At(p).Check(c); err == nil {
 		t.Fatal("a corrupt store was accepted")

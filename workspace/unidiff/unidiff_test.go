@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 func TestParseHeader(t *testing.T) {
@@ -69,14 +71,11 @@ func TestReadHunk(t *testing.T) {
 			if n != tt.n {
 				t.Errorf("consumed %d lines, want %d", n, tt.n)
 			}
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
+			if testkit.WantErr(t, err, tt.err) {
 				return
 			}
-			if err != nil || !reflect.DeepEqual(got.Lines, tt.want) {
-				t.Fatalf("ReadHunk = %+v, %v\nwant %+v", got.Lines, err, tt.want)
+			if !reflect.DeepEqual(got.Lines, tt.want) {
+				t.Fatalf("ReadHunk = %+v\nwant %+v", got.Lines, tt.want)
 			}
 		})
 	}
