@@ -47,9 +47,7 @@ func TestAttack(t *testing.T) {
 func TestWholeJobAttack(t *testing.T) {
 	env := testkit.NewAttack(t)
 	secrets, trustFile, marker := env.Secrets, env.TrustFile, env.Marker
-	script, err := os.ReadFile("testdata/attack/attack.sh")
-	must(t, err)
-	attack := strings.ReplaceAll(string(script), "@MARKER@", marker)
+	attack := env.ReadScript(t, "testdata/attack/attack.sh")
 
 	dir := testkit.NewRepo(t, map[string]string{
 		"go.mod":       "module example.com/calc\n\ngo 1.22\n",
@@ -57,9 +55,7 @@ func TestWholeJobAttack(t *testing.T) {
 		"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal(\"Add(2, 3) != 5\")\n\t}\n}\n",
 		".env":         "API_TOKEN=" + secrets["committed .env"] + "\n",
 	})
-	natsDir := filepath.Join(dir, ".git", "autarch", "nats")
-	must(t, os.MkdirAll(natsDir, 0o700))
-	must(t, os.WriteFile(filepath.Join(natsDir, "auth.json"), []byte(`{"user":"autarch","password":"`+secrets["NATS password"]+`"}`), 0o600))
+	env.PlantNATSAuth(t, filepath.Join(dir, ".git", "autarch"))
 
 	call := func(name string, args map[string]any) txtar.File {
 		args["reason"] = "attack: " + name

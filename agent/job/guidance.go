@@ -2,7 +2,6 @@ package job
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/autarch-dev/autarch/agent"
@@ -19,14 +18,8 @@ func (r *Runner) ResumeWithGuidance(ctx context.Context, ref, guidance string) (
 	if text == "" {
 		return r.Resume(ctx, ref)
 	}
-	j, err := r.Find(ctx, ref)
+	j, err := r.resumable(ctx, ref, "start a new job with your guidance as its task")
 	if err != nil {
-		return j, err
-	}
-	if j.Status == store.JobDone {
-		return j, fmt.Errorf("job %s is done (committed on %s): apply it, or start a new job with your guidance as its task", j.Name, j.Branch)
-	}
-	if err := r.checkModel(); err != nil {
 		return j, err
 	}
 	// The guidance is added under the job's lock: no run of another process appends meanwhile.

@@ -294,14 +294,8 @@ func (r *Runner) Recover(ctx context.Context) error {
 // message. A job stopped by its budget or iteration limit is granted
 // another of its mode's budget.
 func (r *Runner) Resume(ctx context.Context, ref string) (store.Job, error) {
-	j, err := r.Find(ctx, ref)
+	j, err := r.resumable(ctx, ref, "start a new job")
 	if err != nil {
-		return j, err
-	}
-	if j.Status == store.JobDone {
-		return j, fmt.Errorf("job %s is done (committed on %s): apply it, or start a new job", j.Name, j.Branch)
-	}
-	if err := r.checkModel(); err != nil {
 		return j, err
 	}
 	if err := r.hold(j.ID); err != nil {
@@ -313,6 +307,19 @@ func (r *Runner) Resume(ctx context.Context, ref string) (store.Job, error) {
 		return j, err
 	}
 	return r.Run(ctx, j.ID)
+}
+
+// resumable finds a job that can run again: one not done, with a model to
+// run it. instead is what to do with a done job ("start a new job").
+func (r *Runner) resumable(ctx context.Context, ref, instead string) (store.Job, error) {
+	j, err := r.Find(ctx, ref)
+	if err != nil {
+		return j, err
+	}
+	if j.Status == store.JobDone {
+		return j, fmt.Errorf("job %s is done (committed on %s): apply it, or %s", j.Name, j.Branch, instead)
+	}
+	return j, r.checkModel()
 }
 
 // resume grants a job stopped by its limits another budget and makes it

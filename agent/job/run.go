@@ -30,18 +30,11 @@ const maxNudges = 3
 // human (ErrWaiting, status Waiting), is stopped (by its budget, its
 // iteration limit or the user) or fails. It returns the job as it was left.
 func (r *Runner) Run(ctx context.Context, id string) (store.Job, error) {
-	j, err := r.Find(ctx, id)
-	if err != nil {
-		return j, err
-	}
-	unlock, err := r.claim(j.ID)
+	j, unlock, err := r.claimed(ctx, id)
 	if err != nil {
 		return j, err
 	}
 	defer unlock()
-	if j, err = r.store.Job(ctx, j.ID); err != nil {
-		return j, err
-	}
 	if j.Status != store.JobRunning {
 		return j, fmt.Errorf("job %s is %s: resume it first", j.Name, j.Status)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
@@ -76,31 +77,27 @@ func (s *Service) open(ctx context.Context) (*Runner, error) {
 
 // Start starts a job and runs it in the background.
 func (s *Service) Start(ctx context.Context, p editor.StartJobParams) (editor.JobRef, error) {
-	r, err := s.open(ctx)
-	if err != nil {
-		return editor.JobRef{}, err
-	}
-	j, err := r.Start(ctx, Task{Text: p.Task, Mode: p.Mode, Base: p.Base})
-	if err != nil {
-		return editor.JobRef{}, invalid(err)
-	}
-	return editor.JobRef{JobID: j.ID, Name: j.Name}, s.background(ctx, j, func(ctx context.Context) (store.Job, error) { return r.Run(ctx, j.ID) })
+	return withRunner(ctx, s, func(r *Runner) (editor.JobRef, error) {
+		j, err := r.Start(ctx, Task{Text: p.Task, Mode: p.Mode, Base: p.Base})
+		if err != nil {
+			return editor.JobRef{}, run.Invalid(err)
+		}
+		return editor.JobRef{JobID: j.ID, Name: j.Name}, s.background(ctx, j, func(ctx context.Context) (store.Job, error) { return r.Run(ctx, j.ID) })
+	})
 }
 
 // Resume resumes a stopped, failed or waiting job in the background.
 func (s *Service) Resume(ctx context.Context, ref editor.JobRef) (editor.JobRef, error) {
-	r, err := s.open(ctx)
-	if err != nil {
-		return editor.JobRef{}, err
-	}
-	j, err := r.Find(ctx, ref.JobID)
-	if err != nil {
-		return editor.JobRef{}, invalid(err)
-	}
-	if j.Status == store.JobDone {
-		return editor.JobRef{}, invalid(fmt.Errorf("job %s is done: apply it, or start a new job", j.Name))
-	}
-	return editor.JobRef{JobID: j.ID, Name: j.Name}, s.background(ctx, j, func(ctx context.Context) (store.Job, error) { return r.ResumeWithGuidance(ctx, j.ID, ref.Guidance) })
+	return withRunner(ctx, s, func(r *Runner) (editor.JobRef, error) {
+		j, err := r.Find(ctx, ref.JobID)
+		if err != nil {
+			return editor.JobRef{}, run.Invalid(err)
+		}
+		if j.Status == store.JobDone {
+			return editor.JobRef{}, run.Invalid(fmt.Errorf("job %s is done: apply it, or start a new job", j.Name))
+		}
+		return editor.JobRef{JobID: j.ID, Name: j.Name}, s.background(ctx, j, func(ctx context.Context) (store.Job, error) { return r.ResumeWithGuidance(ctx, j.ID, ref.Guidance) })
+	})
 }
 
 // Stop stops a running or waiting job; its run ends within the stop poll
@@ -111,12 +108,9 @@ func (s *Service) Stop(ctx context.Context, ref editor.JobRef) error {
 		return err
 	}
 	if strings.TrimSpace(ref.JobID) == "" {
-		return invalid(errors.New("jobId is required: the id, an id prefix of at least 4 characters, or the name of a job (autarch/jobs lists them)"))
+		return run.Invalid(errors.New("jobId is required: the id, an id prefix of at least 4 characters, or the name of a job (autarch/jobs lists them)"))
 	}
-	if err := r.Stop(ctx, ref.JobID, ""); err != nil {
-		return invalid(err)
-	}
-	return nil
+	return run.Invalid(r.Stop(ctx, ref.JobID, ""))
 }
 
 // AnswerEscalation answers a waiting job's escalation and resumes it in
@@ -128,7 +122,7 @@ func (s *Service) AnswerEscalation(ctx context.Context, p editor.AnswerEscalatio
 	}
 	j, err := r.AnswerEscalation(ctx, p.JobID, p.EscalationID, p.Approved, p.Feedback)
 	if err != nil {
-		return invalid(err)
+		return run.Invalid(err)
 	}
 	if j.Status == store.JobDone {
 		return nil
@@ -138,24 +132,26 @@ func (s *Service) AnswerEscalation(ctx context.Context, p editor.AnswerEscalatio
 
 // Jobs lists the jobs, most recently updated first.
 func (s *Service) Jobs(ctx context.Context) ([]editor.JobSummary, error) {
-	r, err := s.open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return r.Summaries(ctx)
+	return withRunner(ctx, s, func(r *Runner) ([]editor.JobSummary, error) { return r.Summaries(ctx) })
 }
 
 // Apply brings a job's commits into the user's folder.
 func (s *Service) Apply(ctx context.Context, p editor.ApplyJobParams) (editor.ApplyWorkflowResult, error) {
+	return withRunner(ctx, s, func(r *Runner) (editor.ApplyWorkflowResult, error) {
+		res, err := r.Apply(ctx, p.JobID, workflow.ApplyMode(p.Mode), s.cfg.Document)
+		return res, run.Invalid(err)
+	})
+}
+
+// withRunner calls fn with the session's runner, made on first use; an
+// error making it is returned as it is.
+func withRunner[T any](ctx context.Context, s *Service, fn func(r *Runner) (T, error)) (T, error) {
 	r, err := s.open(ctx)
 	if err != nil {
-		return editor.ApplyWorkflowResult{}, err
+		var zero T
+		return zero, err
 	}
-	res, err := r.Apply(ctx, p.JobID, workflow.ApplyMode(p.Mode), s.cfg.Document)
-	if err != nil {
-		return res, invalid(err)
-	}
-	return res, nil
+	return fn(r)
 }
 
 // background runs a job for the session's lifetime and tells the user
@@ -191,11 +187,3 @@ func (s *Service) background(ctx context.Context, j store.Job, run func(ctx cont
 		}
 	})
 }
-
-// invalidError is a request the user can fix (the server answers it as
-// invalid params).
-type invalidError struct{ error }
-
-func (invalidError) Invalid() bool   { return true }
-func (e invalidError) Unwrap() error { return e.error }
-func invalid(err error) error        { return invalidError{err} }

@@ -77,6 +77,24 @@ func (r *Runner) claim(id string) (unlock func(), err error) {
 	return r.lock(id)
 }
 
+// claimed finds a job and claims its run lock; the job is read again
+// under the lock, so what another process wrote before counts.
+func (r *Runner) claimed(ctx context.Context, ref string) (store.Job, func(), error) {
+	j, err := r.Find(ctx, ref)
+	if err != nil {
+		return j, nil, err
+	}
+	unlock, err := r.claim(j.ID)
+	if err != nil {
+		return j, nil, err
+	}
+	if j, err = r.store.Job(ctx, j.ID); err != nil {
+		unlock()
+		return j, nil, err
+	}
+	return j, unlock, nil
+}
+
 // Release lets go of the run lock Start took for the Run that follows,
 // when the job will run in another process instead.
 func (r *Runner) Release(id string) { r.release(id) }

@@ -29,19 +29,11 @@ func TestWholeRunAttack(t *testing.T) {
 	env := testkit.NewAttack(t)
 	secrets, trustFile, marker := env.Secrets, env.TrustFile, env.Marker
 
-	raw, err := os.ReadFile("testdata/attack/whole-run.txt")
-	must(t, err)
-	data := strings.ReplaceAll(string(raw), "@MARKER@", marker)
-	data = strings.ReplaceAll(data, "@SECRET@", secrets["committed .env"])
-	sc := testkit.ParseScenario("testdata/attack/whole-run.txt", []byte(data))
+	sc := testkit.ParseScenario("testdata/attack/whole-run.txt", []byte(env.ReadScript(t, "testdata/attack/whole-run.txt")))
 	var cfg scenarioConfig
 	sc.Decode(t, &cfg, nil)
 	h := newHarness(t, sc, cfg)
-	// Autarch's own state: the swarm's NATS credentials, as package swarm
-	// writes them.
-	natsDir := filepath.Join(h.repo.StateDir(), "nats")
-	must(t, os.MkdirAll(natsDir, 0o700))
-	must(t, os.WriteFile(filepath.Join(natsDir, "auth.json"), []byte(`{"user":"autarch","password":"`+secrets["NATS password"]+`"}`), 0o600))
+	env.PlantNATSAuth(t, h.repo.StateDir()) // Autarch's own state
 
 	before := snapshotUserRepo(t, h.dir)
 	trustBefore, err := os.ReadFile(trustFile)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -21,8 +20,8 @@ import (
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
-	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // benchRepo makes a repository with n committed files in 100-file
@@ -30,7 +29,7 @@ import (
 func benchRepo(b *testing.B, n int) string {
 	b.Helper()
 	dir := b.TempDir()
-	gitB(b, dir, "init", "-q", "-b", "main")
+	testkit.Git(b, dir, "init", "-q", "-b", "main")
 	for i := range n {
 		p := filepath.Join(dir, "pkg"+strconv.Itoa(i/100), "f"+strconv.Itoa(i)+".go")
 		if i%100 == 0 {
@@ -42,19 +41,11 @@ func benchRepo(b *testing.B, n int) string {
 			b.Fatal(err)
 		}
 	}
-	gitB(b, dir, "add", ".")
+	testkit.Git(b, dir, "add", ".")
 	// No background gc (20k loose objects trigger one) racing the
 	// benchmark and TempDir's cleanup.
-	gitB(b, dir, "-c", "user.name=U", "-c", "user.email=u@example.com", "-c", "gc.auto=0", "-c", "maintenance.auto=false", "commit", "-q", "-m", "generated")
+	testkit.Git(b, dir, "-c", "user.name=U", "-c", "user.email=u@example.com", "-c", "gc.auto=0", "-c", "maintenance.auto=false", "commit", "-q", "-m", "generated")
 	return dir
-}
-
-func gitB(b *testing.B, dir string, args ...string) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("git %v: %v\n%s", args, err, out)
-	}
 }
 
 // step is one scripted model answer calling one tool.
@@ -79,16 +70,7 @@ func benchEngine(b testing.TB, dir string, steps []string, events func(Event)) *
 		}
 		url, _ = scripted.Start(b, script)
 	}
-	ctx := context.Background()
-	repo, err := git.Open(ctx, dir, git.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
+	repo, st := OpenState(b, dir)
 	e, err := New(Config{Store: st, Repo: repo, Editor: &editor.Terminal{AutoApprove: true, Out: &strings.Builder{}},
 		Model: openai.New(openai.Config{BaseURL: url, APIKey: "bench", MaxRetries: -1}), Settings: agent.Settings{Model: "scripted"},
 		Mode: tools.ModeYolo, Events: events, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})

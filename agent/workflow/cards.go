@@ -133,17 +133,41 @@ func (e *Engine) earlierAnswers(ctx context.Context, wf store.Workflow) (string,
 	return strings.Join(parts, "\n"), nil
 }
 
-// cardStageFor is the card stage a workflow is in.
+// cards runs the card stage a workflow is in (Scoping, Research, Plan) to
+// the approval of its card.
+func (e *Engine) cards(ctx context.Context, wf store.Workflow) error {
+	cs, err := e.cardStageFor(ctx, wf)
+	if err != nil {
+		return err
+	}
+	if cs.kind == store.KindResearch {
+		if err := e.fanOut(ctx, wf, &cs); err != nil {
+			return err
+		}
+	}
+	return e.runCards(ctx, wf, cs)
+}
+
+// cardStageFor is the card stage a workflow is in; the stages after
+// Scoping keep what was approved before pinned.
 func (e *Engine) cardStageFor(ctx context.Context, wf store.Workflow) (cardStage, error) {
+	var cs cardStage
 	switch Stage(wf.Stage) {
 	case StageScoping:
-		return e.scopeStage(ctx, wf)
+		return e.scopeStage(wf), nil
 	case StageResearch:
-		return e.researchStage(ctx, wf)
+		cs = e.researchStage(wf)
 	case StagePlan:
-		return e.planStage(ctx, wf)
+		cs = e.planStage(wf)
+	default:
+		return cardStage{}, fmt.Errorf("workflow %s is in %s, where no card waits for approval", wf.Name, wf.Stage)
 	}
-	return cardStage{}, fmt.Errorf("workflow %s is in %s, where no card waits for approval", wf.Name, wf.Stage)
+	pinned, err := e.pinned(ctx, wf)
+	if err != nil {
+		return cardStage{}, err
+	}
+	cs.pinned = pinned
+	return cs, nil
 }
 
 // DecidePending decides a card (scope, research, plan) left waiting for
@@ -201,15 +225,7 @@ func (e *Engine) stageErr(ctx context.Context, wf store.Workflow, err error) err
 	return &Halt{Stage: Stage(wf.Stage), Reason: f.reason}
 }
 
-func (e *Engine) scope(ctx context.Context, wf store.Workflow) error {
-	cs, err := e.scopeStage(ctx, wf)
-	if err != nil {
-		return err
-	}
-	return e.runCards(ctx, wf, cs)
-}
-
-func (e *Engine) scopeStage(ctx context.Context, wf store.Workflow) (cardStage, error) {
+func (e *Engine) scopeStage(wf store.Workflow) cardStage {
 	return cardStage{
 		kind: store.KindScope, submit: terminal.SubmitScope,
 		input: "Scope this task:\n" + wf.Task,
@@ -247,7 +263,7 @@ func (e *Engine) scopeStage(ctx context.Context, wf store.Workflow) (cardStage, 
 			}
 			return e.cfg.Store.UpdateWorkflow(ctx, &cur)
 		},
-	}, nil
+	}
 }
 
 func scopeCard(sc store.ScopeCard) *card {
@@ -279,33 +295,28 @@ func section(b *strings.Builder, title string, items []string) {
 	}
 }
 
-func (e *Engine) research(ctx context.Context, wf store.Workflow) error {
-	cs, err := e.researchStage(ctx, wf)
-	if err != nil {
-		return err
+// fanOut gives the research agent what the explorer sub-agents found
+// (ResearchFanOut), or tells it they could not.
+func (e *Engine) fanOut(ctx context.Context, wf store.Workflow, cs *cardStage) error {
+	if e.cfg.ResearchFanOut == nil {
+		return nil
 	}
-	if e.cfg.ResearchFanOut != nil {
-		findings, err := e.cfg.ResearchFanOut(ctx, wf.ID, cs.pinned)
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case err != nil:
-			e.cfg.Log.Warn("research fan-out failed", "workflow", wf.ID, "err", err)
-			cs.input += "\n\n(The explorer sub-agents could not research: " + err.Error() + ". Research alone.)"
-		default:
-			cs.input += "\n\n" + findings + "\nVerify what matters of these findings in the code and consolidate them into submit_research."
-		}
+	findings, err := e.cfg.ResearchFanOut(ctx, wf.ID, cs.pinned)
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		e.cfg.Log.Warn("research fan-out failed", "workflow", wf.ID, "err", err)
+		cs.input += "\n\n(The explorer sub-agents could not research: " + err.Error() + ". Research alone.)"
+	default:
+		cs.input += "\n\n" + findings + "\nVerify what matters of these findings in the code and consolidate them into submit_research."
 	}
-	return e.runCards(ctx, wf, cs)
+	return nil
 }
 
-func (e *Engine) researchStage(ctx context.Context, wf store.Workflow) (cardStage, error) {
-	pinned, err := e.pinned(ctx, wf)
-	if err != nil {
-		return cardStage{}, err
-	}
+func (e *Engine) researchStage(wf store.Workflow) cardStage {
 	return cardStage{
-		kind: store.KindResearch, submit: terminal.SubmitResearch, pinned: pinned,
+		kind: store.KindResearch, submit: terminal.SubmitResearch,
 		input: "Research the codebase for the approved scope (above), then call submit_research.",
 		pending: func(ctx context.Context) (*card, error) {
 			rs, err := e.cfg.Store.ResearchCards(ctx, wf.ID)
@@ -325,7 +336,7 @@ func (e *Engine) researchStage(ctx context.Context, wf store.Workflow) (cardStag
 			}
 			return researchCard(r), "", nil
 		},
-	}, nil
+	}
 }
 
 func researchCard(r store.Research) *card {
@@ -345,21 +356,9 @@ func researchCard(r store.Research) *card {
 	return &card{kind: store.KindResearch, id: r.ID, approval: editor.Approval{Kind: string(store.KindResearch), Title: "Approve the research findings", Detail: b.String()}}
 }
 
-func (e *Engine) plan(ctx context.Context, wf store.Workflow) error {
-	cs, err := e.planStage(ctx, wf)
-	if err != nil {
-		return err
-	}
-	return e.runCards(ctx, wf, cs)
-}
-
-func (e *Engine) planStage(ctx context.Context, wf store.Workflow) (cardStage, error) {
-	pinned, err := e.pinned(ctx, wf)
-	if err != nil {
-		return cardStage{}, err
-	}
+func (e *Engine) planStage(wf store.Workflow) cardStage {
 	return cardStage{
-		kind: store.KindPlan, submit: terminal.SubmitPlan, pinned: pinned,
+		kind: store.KindPlan, submit: terminal.SubmitPlan,
 		input: "Plan the implementation of the approved scope (above) as pulses, then call submit_plan.",
 		pending: func(ctx context.Context) (*card, error) {
 			p, err := e.cfg.Store.LatestPlan(ctx, wf.ID)
@@ -391,7 +390,7 @@ func (e *Engine) planStage(ctx context.Context, wf store.Workflow) (cardStage, e
 			}
 			return planCard(pl), "", nil
 		},
-	}, nil
+	}
 }
 
 func planCard(p store.Plan) *card {

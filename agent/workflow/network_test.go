@@ -92,12 +92,7 @@ func TestWorkflowSurvivesAFlakyNetwork(t *testing.T) {
 			must(t, err)
 			wf, err = h.engine.Run(ctx, wf.ID)
 			h.check(wf, err, want)
-			if errs := h.model.Errors(); len(errs) > 0 {
-				t.Errorf("model script mismatches:\n%s", strings.Join(errs, "\n"))
-			}
-			if n := h.model.Remaining(); n != 0 {
-				t.Errorf("%d scripted model steps were not used", n)
-			}
+			testkit.CheckModel(t, h.model)
 			retries := h.eventTexts("retry")
 			if proxy.Injected()[tc.fault] < 5 || len(retries) == 0 {
 				t.Fatalf("%v faults injected, %d retries reported", proxy.Injected(), len(retries))
@@ -206,7 +201,7 @@ func (namelessModel) DefaultModelName() string { return "" }
 // No workflow starts without a model; the refusal says how to set one.
 func TestNoModelRefusesToStart(t *testing.T) {
 	ctx := context.Background()
-	repo, st := openState(t, testkit.NewRepo(t, map[string]string{"a.txt": "a\n"}))
+	repo, st := workflow.OpenState(t, testkit.NewRepo(t, map[string]string{"a.txt": "a\n"}))
 	start := func(s agent.Settings) error {
 		e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &testkit.Editor{T: t, NoChat: true}, Model: namelessModel{}, Settings: s})
 		must(t, err)

@@ -222,7 +222,7 @@ func newParallelWorld(t *testing.T, url string, files map[string]string, opts ..
 func openParallelWorld(t *testing.T, url, dir string, opts ...func(*workflow.Config)) *parallelWorld {
 	t.Helper()
 	w := &parallelWorld{dir: dir}
-	repo, st := openState(t, dir)
+	repo, st := workflow.OpenState(t, dir)
 	w.store = st
 	cfg := workflow.Config{Store: w.store, Repo: repo, Editor: &testkit.Editor{T: t, Approvals: []string{"approve", "approve", "approve"}, NoChat: true},
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),
@@ -285,10 +285,7 @@ func TestParallelDiamond(t *testing.T) {
 	if last("pulse-1") > min(first("pulse-2"), first("pulse-3")) || first("pulse-4") < max(last("pulse-2"), last("pulse-3")) {
 		t.Errorf("a pulse started before its dependencies finished: requests %q", log)
 	}
-	want := []string{"feat(parts): add A1", "feat(parts): add B", "feat(parts): add C", "feat(parts): add D"}
-	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, want) {
-		t.Errorf("workflow branch commits = %q, want %q", got, want)
-	}
+	w.checkCommits(t, wf, []string{"feat(parts): add A1", "feat(parts): add B", "feat(parts): add C", "feat(parts): add D"})
 	checkEachBuilds(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name))
 	if after := testkit.UserTreeHash(t, w.dir); after != before {
 		t.Errorf("the user's tree changed")
@@ -351,10 +348,7 @@ func TestParallelConflictRerun(t *testing.T) {
 	w := newParallelWorld(t, url, files)
 	wf := w.complete(t, workflow.Task{Text: "numbers", Name: "numbers", Parallel: 2})
 	router.check()
-	want := []string{"feat(parts): add A1", "feat(parts): N is two", "feat(parts): N is two plus three"}
-	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, want) {
-		t.Errorf("workflow branch commits = %q, want %q", got, want)
-	}
+	w.checkCommits(t, wf, []string{"feat(parts): add A1", "feat(parts): N is two", "feat(parts): N is two plus three"})
 	if c := w.eventTexts("Conflict"); len(c) != 1 || !strings.Contains(c[0], "pulse-3: re-run on the new head: pulse pulse-3 conflicts with the workflow head in n.go") {
 		t.Errorf("conflict events %q", c)
 	}
@@ -427,10 +421,7 @@ func TestParallelSecondConflictHalts(t *testing.T) {
 			t.Errorf("halt reason does not show %q:\n%s", sub, wf.StatusReason)
 		}
 	}
-	want := []string{"feat(parts): add A1", "feat(parts): N is two", "feat(parts): P is three"}
-	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, want) {
-		t.Errorf("workflow branch commits = %q, want %q", got, want)
-	}
+	w.checkCommits(t, wf, []string{"feat(parts): add A1", "feat(parts): N is two", "feat(parts): P is three"})
 	if kept := strings.TrimSpace(testkit.Git(t, w.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/autarch-pulse/")); kept != "autarch-pulse/numbers/pulse-4" {
 		t.Errorf("kept pulse branches %q, want pulse-4's", kept)
 	}
@@ -509,10 +500,7 @@ func TestParallelKillResume(t *testing.T) {
 		t.Fatalf("resume: %v, workflow %s (%s)", err, wf.Status, wf.StatusReason)
 	}
 	router.check()
-	want := []string{"feat(parts): add A1", "feat(parts): add B", "feat(parts): add C", "feat(parts): add D"}
-	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, want) {
-		t.Errorf("workflow branch commits = %q, want %q", got, want)
-	}
+	w.checkCommits(t, wf, []string{"feat(parts): add A1", "feat(parts): add B", "feat(parts): add C", "feat(parts): add D"})
 	for file, content := range map[string]string{"b.go": bGo, "c.go": cGo} {
 		if got := testkit.Git(t, w.dir, "show", git.WorkflowBranch(wf.Name)+":"+file); got != content {
 			t.Errorf("%s written by the killed run was lost: %q", file, got)
@@ -634,16 +622,7 @@ func TestParallelStopResume(t *testing.T) {
 	if !errors.As(err, &h) || wf.Status != store.WorkflowStopped {
 		t.Fatalf("first run: %v, %s (%s); want stopped", err, wf.Status, wf.StatusReason)
 	}
-	pulses, err := w.store.WorkflowPulses(ctx, wf.ID)
-	must(t, err)
-	got := map[string]string{}
-	for _, p := range pulses {
-		got[p.PlannedID] = fmt.Sprintf("%s recovery=%v", p.Status, p.IsRecoveryCheckpoint)
-	}
-	want := map[string]string{"pulse-1": "Succeeded recovery=false", "pulse-2": "Stopped recovery=true", "pulse-3": "Stopped recovery=true", "pulse-4": "Proposed recovery=false"}
-	if !maps.Equal(got, want) {
-		t.Errorf("after the stop: %v, want %v", got, want)
-	}
+	checkPulseStates(t, w, wf, "after the stop", map[string]string{"pulse-1": "Succeeded recovery=false", "pulse-2": "Stopped recovery=true", "pulse-3": "Stopped recovery=true", "pulse-4": "Proposed recovery=false"})
 	if wts := strings.TrimSpace(testkit.Git(t, w.dir, "worktree", "list")); strings.Count(wts, "\n") != 1 {
 		t.Errorf("after the stop, worktrees other than the workflow's remain:\n%s", wts)
 	}
@@ -652,10 +631,7 @@ func TestParallelStopResume(t *testing.T) {
 		t.Fatalf("resume: %v, %s (%s)", err, wf.Status, wf.StatusReason)
 	}
 	router.check()
-	wantCommits := []string{"feat(parts): add A1", "feat(parts): add B", "feat(parts): add C", "feat(parts): add D"}
-	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, wantCommits) {
-		t.Errorf("workflow branch commits = %q, want %q", got, wantCommits)
-	}
+	w.checkCommits(t, wf, []string{"feat(parts): add A1", "feat(parts): add B", "feat(parts): add C", "feat(parts): add D"})
 }
 
 // TestParallelHaltLetsRunningFinish: pulse 3 fails (iteration limit) while
@@ -690,19 +666,8 @@ func TestParallelHaltLetsRunningFinish(t *testing.T) {
 		t.Fatalf("run: %v, %s (%s); want a halt at pulse-3 for the iteration limit", err, wf.Status, wf.StatusReason)
 	}
 	router.check()
-	pulses, err := w.store.WorkflowPulses(ctx, wf.ID)
-	must(t, err)
-	got := map[string]string{}
-	for _, p := range pulses {
-		got[p.PlannedID] = fmt.Sprintf("%s recovery=%v", p.Status, p.IsRecoveryCheckpoint)
-	}
-	want := map[string]string{"pulse-1": "Succeeded recovery=false", "pulse-2": "Succeeded recovery=false", "pulse-3": "Failed recovery=true", "pulse-4": "Proposed recovery=false"}
-	if !maps.Equal(got, want) {
-		t.Errorf("pulses %v, want %v", got, want)
-	}
-	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, []string{"feat(parts): add A1", "feat(parts): add B"}) {
-		t.Errorf("workflow branch commits = %q", got)
-	}
+	checkPulseStates(t, w, wf, "pulses", map[string]string{"pulse-1": "Succeeded recovery=false", "pulse-2": "Succeeded recovery=false", "pulse-3": "Failed recovery=true", "pulse-4": "Proposed recovery=false"})
+	w.checkCommits(t, wf, []string{"feat(parts): add A1", "feat(parts): add B"})
 	if kept := strings.TrimSpace(testkit.Git(t, w.dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/autarch-pulse/")); kept != "autarch-pulse/parts/pulse-3" {
 		t.Errorf("kept pulse branches %q, want pulse-3's", kept)
 	}
@@ -739,5 +704,29 @@ func recoverCutLanding(t *testing.T, w *parallelWorld, wf store.Workflow) {
 	must(t, err)
 	if got.Status != store.PulseSucceeded || got.CheckpointCommit != landed || got.Summary != "feat(parts): add C" {
 		t.Errorf("recovered pulse-3 = %s %s %q; want Succeeded with %s", got.Status, got.CheckpointCommit, got.Summary, landed)
+	}
+}
+
+// checkPulseStates checks each pulse's status and whether its checkpoint
+// is a recovery one ("Stopped recovery=true"), by planned id.
+func checkPulseStates(t *testing.T, w *parallelWorld, wf store.Workflow, what string, want map[string]string) {
+	t.Helper()
+	pulses, err := w.store.WorkflowPulses(context.Background(), wf.ID)
+	must(t, err)
+	got := map[string]string{}
+	for _, p := range pulses {
+		got[p.PlannedID] = fmt.Sprintf("%s recovery=%v", p.Status, p.IsRecoveryCheckpoint)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("%s: %v, want %v", what, got, want)
+	}
+}
+
+// checkCommits checks the subjects of the commits on wf's workflow branch,
+// oldest first.
+func (w *parallelWorld) checkCommits(t *testing.T, wf store.Workflow, want []string) {
+	t.Helper()
+	if got := commitSubjects(t, w.dir, wf.BaseCommit, git.WorkflowBranch(wf.Name)); !slices.Equal(got, want) {
+		t.Errorf("workflow branch commits = %q, want %q", got, want)
 	}
 }

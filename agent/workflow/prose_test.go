@@ -3,11 +3,11 @@ package workflow_test
 import (
 	"context"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // TestProseQuestionsRejected: a question asked in prose is sent back to the
@@ -34,12 +34,7 @@ func TestProseQuestionsRejected(t *testing.T) {
 	if want := []string{"pulsing: Shall I write docs as well?"}; !slices.Equal(shown, want) {
 		t.Errorf("messages shown to the user = %q, want %q", shown, want)
 	}
-	if errs := h.model.Errors(); len(errs) > 0 {
-		t.Errorf("model script mismatches:\n%s", strings.Join(errs, "\n"))
-	}
-	if n := h.model.Remaining(); n != 0 {
-		t.Errorf("%d scripted steps unused", n)
-	}
+	testkit.CheckModel(t, h.model)
 }
 
 func TestAsksInProse(t *testing.T) {

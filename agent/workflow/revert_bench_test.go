@@ -3,7 +3,6 @@ package workflow_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/internal/testkit"
-	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // completedThreePulses records a completed 3-pulse workflow (pulse-3 on
@@ -23,36 +21,31 @@ func completedThreePulses(b *testing.B) *workflow.Engine {
 	b.Helper()
 	ctx := context.Background()
 	dir := b.TempDir()
-	benchGit(b, dir, "init", "-q", "-b", "main")
-	benchGit(b, dir, "-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "--allow-empty", "-m", "initial")
-	repo, err := git.Open(ctx, dir, git.Config{})
-	bmust(b, err)
-	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
-	bmust(b, err)
-	b.Cleanup(func() { st.Close() })
+	testkit.Commit(b, dir)
+	repo, st := workflow.OpenState(b, dir)
 	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &testkit.Editor{T: b},
 		Model: openai.New(openai.Config{BaseURL: "http://127.0.0.1:1", APIKey: "unused"}), Settings: agent.Settings{Model: "unused"}})
-	bmust(b, err)
+	must(b, err)
 	gw, err := repo.CreateWorkflow(ctx, "abc", "main")
-	bmust(b, err)
+	must(b, err)
 	base, err := gw.Head(ctx)
-	bmust(b, err)
+	must(b, err)
 	wf := store.Workflow{Name: "abc", Task: "A, B, C", Stage: string(workflow.StageDone), Path: "full", BaseBranch: "main", BaseCommit: base,
 		WorkflowBranch: gw.Branch, WorktreePath: gw.Worktree, Status: store.WorkflowCompleted}
-	bmust(b, st.CreateWorkflow(ctx, &wf))
+	must(b, st.CreateWorkflow(ctx, &wf))
 	plan := store.Plan{WorkflowID: wf.ID, ApproachSummary: "A, B, C", Pulses: []store.Pulse{
 		{PlannedID: "pulse-1", Title: "A"}, {PlannedID: "pulse-2", Title: "B", DependsOn: []string{"pulse-1"}},
 		{PlannedID: "pulse-3", Title: "C", DependsOn: []string{"pulse-2"}}}}
-	bmust(b, st.AddPlan(ctx, &plan))
-	bmust(b, st.ResolveCard(ctx, store.KindPlan, plan.ID, store.CardApproved, ""))
+	must(b, st.AddPlan(ctx, &plan))
+	must(b, st.ResolveCard(ctx, store.KindPlan, plan.ID, store.CardApproved, ""))
 	for _, p := range plan.Pulses {
 		_, err := gw.StartPulse(ctx, p.PlannedID)
-		bmust(b, err)
-		bmust(b, st.StartPulse(ctx, p.ID, store.PulseStart{}))
-		bmust(b, os.WriteFile(filepath.Join(gw.Worktree, p.Title+".go"), []byte("package calc\n"), 0o644))
+		must(b, err)
+		must(b, st.StartPulse(ctx, p.ID, store.PulseStart{}))
+		must(b, os.WriteFile(filepath.Join(gw.Worktree, p.Title+".go"), []byte("package calc\n"), 0o644))
 		cp, err := gw.CompletePulse(ctx, p.PlannedID, "feat: add "+p.Title)
-		bmust(b, err)
-		bmust(b, st.FinishPulse(ctx, p.ID, store.PulseEnd{Status: store.PulseSucceeded, Summary: "feat: add " + p.Title, CheckpointCommit: cp.Commit}))
+		must(b, err)
+		must(b, st.FinishPulse(ctx, p.ID, store.PulseEnd{Status: store.PulseSucceeded, Summary: "feat: add " + p.Title, CheckpointCommit: cp.Commit}))
 	}
 	return e
 }
@@ -82,21 +75,5 @@ func BenchmarkRevertThreePulseWorkflow(b *testing.B) {
 	}
 	if len(times) > 0 {
 		b.ReportMetric(float64(total.Milliseconds())/float64(len(times)), "ms/revert")
-	}
-}
-
-func bmust(b *testing.B, err error) {
-	b.Helper()
-	if err != nil {
-		b.Fatal(err)
-	}
-}
-
-func benchGit(b *testing.B, dir string, args ...string) {
-	b.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }

@@ -58,7 +58,7 @@ func TestRevertChildProcess(t *testing.T) {
 		t.Skip("run by TestRevertRedoAndCrash")
 	}
 	ctx := context.Background()
-	repo, st := openState(t, dir)
+	repo, st := workflow.OpenState(t, dir)
 	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &testkit.Editor{T: t},
 		Model: openai.New(openai.Config{BaseURL: "http://127.0.0.1:1", APIKey: "unused"}), Settings: agent.Settings{Model: "unused"}})
 	must(t, err)
@@ -197,12 +197,7 @@ func TestRevertRedoAndCrash(t *testing.T) {
 	if err != nil || !strings.Contains(res.Message, "Apply the workflow again") || gitS(t, h.dir, "rev-parse", "main") == gitS(t, h.dir, "rev-parse", branch) {
 		t.Errorf("confirmed revert of an applied workflow: %+v, %v", res, err)
 	}
-	if errs := h.model.Errors(); len(errs) > 0 {
-		t.Errorf("model script mismatches:\n%s", strings.Join(errs, "\n"))
-	}
-	if n := h.model.Remaining(); n != 0 {
-		t.Errorf("%d scripted model steps were not used", n)
-	}
+	testkit.CheckModel(t, h.model)
 }
 
 func second[T any](_ T, err error) error { return err }

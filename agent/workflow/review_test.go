@@ -39,10 +39,5 @@ func TestCompleteReviewCardGone(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "iteration limit reached") {
 		t.Errorf("review ended with %v; want the agent's iteration limit, not the store's error", err)
 	}
-	if n := h.model.Remaining(); n != 0 {
-		t.Errorf("%d scripted steps unused", n)
-	}
-	if errs := h.model.Errors(); len(errs) > 0 {
-		t.Errorf("model script mismatches:\n%s", strings.Join(errs, "\n"))
-	}
+	testkit.CheckModel(t, h.model)
 }

@@ -93,12 +93,8 @@ func (e *Engine) watchStop(ctx context.Context, id string, cancel context.Cancel
 // step runs the current stage's work to its transition.
 func (e *Engine) step(ctx context.Context, wf store.Workflow) error {
 	switch Stage(wf.Stage) {
-	case StageScoping:
-		return e.scope(ctx, wf)
-	case StageResearch:
-		return e.research(ctx, wf)
-	case StagePlan:
-		return e.plan(ctx, wf)
+	case StageScoping, StageResearch, StagePlan:
+		return e.cards(ctx, wf)
 	case StagePreflight:
 		return e.preflight(ctx, wf)
 	case StagePulsing:

@@ -126,7 +126,7 @@ func newHarness(t *testing.T, sc *testkit.Scenario, cfg scenarioConfig) *harness
 	url, srv := sc.StartModel(t)
 	addSubmodules(t, h.dir, cfg.Submodules)
 	h.model = srv
-	h.repo, h.store = openState(t, h.dir)
+	h.repo, h.store = workflow.OpenState(t, h.dir)
 	var err error
 	h.ed = &testkit.Editor{T: t, Approvals: cfg.Approvals, Answers: cfg.Answers, NoChat: true}
 	h.engine, err = workflow.New(workflow.Config{Store: h.store, Repo: h.repo, Editor: h.ed,
@@ -418,7 +418,7 @@ func commitSubjects(t *testing.T, dir, base, branch string) []string {
 	return strings.Split(out, "\n")
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

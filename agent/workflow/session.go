@@ -747,18 +747,10 @@ func (s *Service) endOne(ctx context.Context, key, message string) {
 	}
 }
 
-// invalidError is a request the user can fix (a transport answers it as
-// invalid params).
-type invalidError struct{ err error }
-
-func (e invalidError) Error() string { return e.err.Error() }
-func (e invalidError) Unwrap() error { return e.err }
-
-// Invalid marks the error as the request's fault.
-func (invalidError) Invalid() bool { return true }
-
+// invalid is a request the user can fix (run.Invalid), its message made
+// as by fmt.Errorf.
 func invalid(format string, args ...any) error {
-	return invalidError{fmt.Errorf(format, args...)}
+	return run.Invalid(fmt.Errorf(format, args...))
 }
 
 // Open shows a file of the workspace at a line in the editor (relative

@@ -51,12 +51,10 @@ func (o ops) RecentJobToolCalls(ctx context.Context, jobID string, n int) ([]Job
 	calls, err := queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobCall, error) {
 		var c JobCall
 		var args sql.NullString
-		var started, ended sql.NullInt64
-		err := row.Scan(&c.JobID, &c.CallID, &c.Name, &c.Reason, &c.Summary, &c.Outcome, &c.Failed, &started, &ended, &args)
+		err := row.Scan(&c.JobID, &c.CallID, &c.Name, &c.Reason, &c.Summary, &c.Outcome, &c.Failed, stampTo(&c.StartedAt), stampTo(&c.EndedAt), &args)
 		if args.Valid {
 			c.Args = json.RawMessage(args.String)
 		}
-		c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
 		return c, err
 	}, "recent job tool calls", `WITH c AS MATERIALIZED (SELECT * FROM tool_calls WHERE run_id=? ORDER BY id DESC LIMIT ?)
 		SELECT c.run_id, c.call_id, c.name, c.reason, c.result_summary, c.outcome, c.failed, c.started_at, c.ended_at,

@@ -23,28 +23,21 @@ type Artifact struct {
 
 // addArtifact stores an artifact and fills its id.
 func (o ops) addArtifact(ctx context.Context, a *Artifact) error {
-	if a.ID == "" {
-		a.ID = newID("artifact")
-	}
+	ensureID(&a.ID, "artifact")
 	a.CreatedAt = o.clock()
-	_, err := o.q.ExecContext(ctx, `INSERT INTO artifacts (id, workflow_id, pulse_id, kind, content, created_at) VALUES (?,?,?,?,?,?)`,
+	return o.exec(ctx, fmt.Sprintf("add %s artifact", a.Kind), `INSERT INTO artifacts (id, workflow_id, pulse_id, kind, content, created_at) VALUES (?,?,?,?,?,?)`,
 		a.ID, a.WorkflowID, nullString(a.PulseID), a.Kind, a.Content, stamp(a.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add %s artifact: %w", a.Kind, err)
-	}
-	return nil
 }
 
 // Artifact reads an artifact; a missing one is ErrNotFound.
 func (o ops) Artifact(ctx context.Context, id string) (Artifact, error) {
 	var a Artifact
 	var pulse sql.NullString
-	var at sql.NullInt64
 	err := o.q.QueryRowContext(ctx, `SELECT id, workflow_id, pulse_id, kind, content, created_at FROM artifacts WHERE id=?`, id).
-		Scan(&a.ID, &a.WorkflowID, &pulse, &a.Kind, &a.Content, &at)
+		Scan(&a.ID, &a.WorkflowID, &pulse, &a.Kind, &a.Content, stampTo(&a.CreatedAt))
 	if err != nil {
 		return Artifact{}, notFound(err, "artifact", id)
 	}
-	a.PulseID, a.CreatedAt = pulse.String, unstamp(at)
+	a.PulseID = pulse.String
 	return a, nil
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -59,12 +58,8 @@ func (o ops) ResolveCard(ctx context.Context, kind CardKind, id string, status C
 		if cur != CardPending {
 			return fmt.Errorf("%s card %s is already %s", kind, id, cur)
 		}
-		_, err := o.q.ExecContext(ctx, `UPDATE `+table+` SET status=?, feedback=?, resolved_at=? WHERE id=?`,
+		return o.exec(ctx, fmt.Sprintf("resolve %s card %s", kind, id), `UPDATE `+table+` SET status=?, feedback=?, resolved_at=? WHERE id=?`,
 			status, feedback, stamp(o.clock()), id)
-		if err != nil {
-			return fmt.Errorf("resolve %s card %s: %w", kind, id, err)
-		}
-		return nil
 	})
 }
 
@@ -93,9 +88,7 @@ func (o ops) AddScopeCard(ctx context.Context, c *ScopeCard) error {
 	case c.RecommendedPath != "quick" && c.RecommendedPath != "full":
 		return fmt.Errorf("invalid recommended_path %q: use quick or full", c.RecommendedPath)
 	}
-	if c.ID == "" {
-		c.ID = newID("scope")
-	}
+	ensureID(&c.ID, "scope")
 	c.Status, c.Feedback, c.CreatedAt, c.ResolvedAt = CardPending, "", o.clock(), time.Time{}
 	in, err1 := toJSON(c.InScope)
 	out, err2 := toJSON(c.OutOfScope)
@@ -103,13 +96,9 @@ func (o ops) AddScopeCard(ctx context.Context, c *ScopeCard) error {
 	if err := firstErr(err1, err2, err3); err != nil {
 		return fmt.Errorf("scope card: %w", err)
 	}
-	_, err := o.q.ExecContext(ctx, `INSERT INTO scope_cards (id, workflow_id, title, description, in_scope, out_of_scope, constraints,
+	return o.exec(ctx, "add scope card", `INSERT INTO scope_cards (id, workflow_id, title, description, in_scope, out_of_scope, constraints,
 		recommended_path, rationale, status, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
 		c.ID, c.WorkflowID, c.Title, c.Description, in, out, cons, c.RecommendedPath, c.Rationale, c.Status, stamp(c.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add scope card: %w", err)
-	}
-	return nil
 }
 
 const scopeCols = `id, workflow_id, title, description, in_scope, out_of_scope, constraints, recommended_path, rationale, status, feedback, created_at, resolved_at`
@@ -117,12 +106,10 @@ const scopeCols = `id, workflow_id, title, description, in_scope, out_of_scope, 
 func scanScope(row interface{ Scan(...any) error }) (ScopeCard, error) {
 	var c ScopeCard
 	var in, out, cons string
-	var created, resolved sql.NullInt64
 	if err := row.Scan(&c.ID, &c.WorkflowID, &c.Title, &c.Description, &in, &out, &cons, &c.RecommendedPath,
-		&c.Rationale, &c.Status, &c.Feedback, &created, &resolved); err != nil {
+		&c.Rationale, &c.Status, &c.Feedback, stampTo(&c.CreatedAt), stampTo(&c.ResolvedAt)); err != nil {
 		return ScopeCard{}, err
 	}
-	c.CreatedAt, c.ResolvedAt = unstamp(created), unstamp(resolved)
 	return c, firstErr(fromJSON(in, &c.InScope), fromJSON(out, &c.OutOfScope), fromJSON(cons, &c.Constraints))
 }
 
@@ -139,13 +126,8 @@ func (o ops) ApprovedScopeCard(ctx context.Context, workflowID string) (ScopeCar
 // latestApproved is a workflow's latest approved card of table (its
 // columns cols, scanned by scan); what names it when there is none.
 func latestApproved[T any](ctx context.Context, o ops, scan func(interface{ Scan(...any) error }) (T, error), table, cols, what, workflowID string) (T, error) {
-	c, err := scan(o.q.QueryRowContext(ctx, `SELECT `+cols+` FROM `+table+` WHERE workflow_id=? AND status='Approved'
-		ORDER BY created_at DESC, rowid DESC LIMIT 1`, workflowID))
-	if err != nil {
-		var zero T
-		return zero, notFound(err, what, workflowID)
-	}
-	return c, nil
+	return queryOne(ctx, o, scan, what, workflowID, `SELECT `+cols+` FROM `+table+` WHERE workflow_id=? AND status='Approved'
+		ORDER BY created_at DESC, rowid DESC LIMIT 1`, workflowID)
 }
 
 // KeyFile is an important file found by research.
@@ -205,9 +187,7 @@ func (o ops) AddResearch(ctx context.Context, r *Research) error {
 	if strings.TrimSpace(r.Summary) == "" {
 		return fmt.Errorf("research summary is required")
 	}
-	if r.ID == "" {
-		r.ID = newID("research")
-	}
+	ensureID(&r.ID, "research")
 	r.Status, r.Feedback, r.CreatedAt, r.ResolvedAt = CardPending, "", o.clock(), time.Time{}
 	cols := make([]string, 6)
 	for i, v := range []any{r.KeyFiles, r.Patterns, r.Dependencies, r.IntegrationPoints, r.Challenges, r.Recommendations} {
@@ -217,13 +197,9 @@ func (o ops) AddResearch(ctx context.Context, r *Research) error {
 		}
 		cols[i] = s
 	}
-	_, err := o.q.ExecContext(ctx, `INSERT INTO research (id, workflow_id, summary, key_files, patterns, dependencies, integration_points,
+	return o.exec(ctx, "add research", `INSERT INTO research (id, workflow_id, summary, key_files, patterns, dependencies, integration_points,
 		challenges, recommendations, status, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
 		r.ID, r.WorkflowID, r.Summary, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], r.Status, stamp(r.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add research: %w", err)
-	}
-	return nil
 }
 
 const researchCols = `id, workflow_id, summary, key_files, patterns, dependencies, integration_points, challenges, recommendations, status, feedback, created_at, resolved_at`
@@ -231,11 +207,9 @@ const researchCols = `id, workflow_id, summary, key_files, patterns, dependencie
 func scanResearch(row interface{ Scan(...any) error }) (Research, error) {
 	var r Research
 	var kf, pat, dep, ip, ch, rec string
-	var created, resolved sql.NullInt64
-	if err := row.Scan(&r.ID, &r.WorkflowID, &r.Summary, &kf, &pat, &dep, &ip, &ch, &rec, &r.Status, &r.Feedback, &created, &resolved); err != nil {
+	if err := row.Scan(&r.ID, &r.WorkflowID, &r.Summary, &kf, &pat, &dep, &ip, &ch, &rec, &r.Status, &r.Feedback, stampTo(&r.CreatedAt), stampTo(&r.ResolvedAt)); err != nil {
 		return Research{}, err
 	}
-	r.CreatedAt, r.ResolvedAt = unstamp(created), unstamp(resolved)
 	return r, firstErr(fromJSON(kf, &r.KeyFiles), fromJSON(pat, &r.Patterns), fromJSON(dep, &r.Dependencies),
 		fromJSON(ip, &r.IntegrationPoints), fromJSON(ch, &r.Challenges), fromJSON(rec, &r.Recommendations))
 }
@@ -269,6 +243,30 @@ func queryAll[T any](ctx context.Context, o ops, scan func(interface{ Scan(...an
 		return nil, fmt.Errorf("list %s: %w", what, err)
 	}
 	return list, nil
+}
+
+// queryOne runs a query for one row and scans it; no row is ErrNotFound
+// for what id.
+func queryOne[T any](ctx context.Context, o ops, scan func(interface{ Scan(...any) error }) (T, error), what, id, query string, args ...any) (T, error) {
+	v, err := scan(o.q.QueryRowContext(ctx, query, args...))
+	if err != nil {
+		var zero T
+		return zero, notFound(err, what, id)
+	}
+	return v, nil
+}
+
+// first is the first of the records a query by id listed (err its
+// error); none is ErrNotFound for what id.
+func first[T any](list []T, err error, what, id string) (T, error) {
+	var zero T
+	if err != nil {
+		return zero, err
+	}
+	if len(list) == 0 {
+		return zero, fmt.Errorf("%s %q: %w", what, id, ErrNotFound)
+	}
+	return list[0], nil
 }
 
 func firstErr(errs ...error) error {

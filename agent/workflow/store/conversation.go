@@ -42,9 +42,7 @@ func (o ops) AddNote(ctx context.Context, n *Note) error {
 func (o ops) Notes(ctx context.Context, workflowID, stage string) ([]Note, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (Note, error) {
 		var n Note
-		var at sql.NullInt64
-		err := row.Scan(&n.ID, &n.WorkflowID, &n.Stage, &n.Content, &at)
-		n.CreatedAt = unstamp(at)
+		err := row.Scan(&n.ID, &n.WorkflowID, &n.Stage, &n.Content, stampTo(&n.CreatedAt))
 		return n, err
 	}, "notes", `SELECT id, workflow_id, stage, content, created_at FROM notes WHERE workflow_id=? AND stage=? AND set_aside_by='' ORDER BY id`, workflowID, stage)
 }
@@ -98,12 +96,10 @@ func (o ops) Messages(ctx context.Context, workflowID, stage, pulseID string) ([
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (Message, error) {
 		var m Message
 		var data sql.NullString
-		var at sql.NullInt64
-		err := row.Scan(&m.ID, &m.WorkflowID, &m.Stage, &m.PulseID, &m.Role, &m.Content, &data, &at)
+		err := row.Scan(&m.ID, &m.WorkflowID, &m.Stage, &m.PulseID, &m.Role, &m.Content, &data, stampTo(&m.CreatedAt))
 		if data.Valid {
 			m.Data = json.RawMessage(data.String)
 		}
-		m.CreatedAt = unstamp(at)
 		return m, err
 	}, "messages", `SELECT id, run_id, stage, pulse_id, role, content, data, created_at FROM messages
 		WHERE run_id=? AND stage=? AND pulse_id=? AND set_aside_by='' ORDER BY id`, workflowID, stage, pulseID)
@@ -171,12 +167,8 @@ func (o ops) FinishToolCall(ctx context.Context, id int64, resultSummary string,
 	if err := checkOutcome(outcome); err != nil {
 		return err
 	}
-	res, err := o.q.ExecContext(ctx, `UPDATE tool_calls SET result_summary=?, outcome=?, failed=?, ended_at=? WHERE id=?`,
+	return o.execOne(ctx, fmt.Sprintf("finish tool call %d", id), "tool call", fmt.Sprint(id), `UPDATE tool_calls SET result_summary=?, outcome=?, failed=?, ended_at=? WHERE id=?`,
 		resultSummary, outcome, outcome.Failed(), stamp(o.clock()), id)
-	if err != nil {
-		return fmt.Errorf("finish tool call %d: %w", id, err)
-	}
-	return expectOne(res, "tool call", fmt.Sprint(id))
 }
 
 // checkOutcome refuses an outcome that is not the run kernel's.
@@ -202,13 +194,11 @@ const toolCallColumns = `id, run_id, stage, pulse_id, call_id, parent_call_id, s
 func scanToolCall(row interface{ Scan(...any) error }) (ToolCall, error) {
 	var c ToolCall
 	var args sql.NullString
-	var started, ended sql.NullInt64
 	err := row.Scan(&c.ID, &c.WorkflowID, &c.Stage, &c.PulseID, &c.CallID, &c.ParentCallID, &c.Subagent, &c.Name, &args, &c.Reason,
-		&c.ResultSummary, &c.Outcome, &c.Failed, &started, &ended)
+		&c.ResultSummary, &c.Outcome, &c.Failed, stampTo(&c.StartedAt), stampTo(&c.EndedAt))
 	if args.Valid {
 		c.Args = json.RawMessage(args.String)
 	}
-	c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
 	return c, err
 }
 
@@ -332,16 +322,10 @@ func (o ops) AddPending(ctx context.Context, p *Pending) error {
 	if len(p.Payload) > 0 && !json.Valid(p.Payload) {
 		return fmt.Errorf("pending %s: payload is not valid JSON", p.Kind)
 	}
-	if p.ID == "" {
-		p.ID = newID("ask")
-	}
+	ensureID(&p.ID, "ask")
 	p.Status, p.Answer, p.CreatedAt, p.ResolvedAt = PendingOpen, nil, o.clock(), time.Time{}
-	_, err := o.q.ExecContext(ctx, `INSERT INTO questions (id, run_id, stage, kind, topic, payload, status, created_at) VALUES (?,?,?,?,?,?,?,?)`,
+	return o.exec(ctx, fmt.Sprintf("add pending %s", p.Kind), `INSERT INTO questions (id, run_id, stage, kind, topic, payload, status, created_at) VALUES (?,?,?,?,?,?,?,?)`,
 		p.ID, p.WorkflowID, p.Stage, questionKind(p.Kind), p.Kind, rawJSON(p.Payload), p.Status, stamp(p.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add pending %s: %w", p.Kind, err)
-	}
-	return nil
 }
 
 // AnswerPending records the answer to an open question or approval.
@@ -358,12 +342,8 @@ func (o ops) CancelPending(ctx context.Context, id string) error {
 }
 
 func (o ops) resolvePending(ctx context.Context, id string, status PendingStatus, answer json.RawMessage) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE questions SET status=?, answer=?, resolved_at=? WHERE id=? AND status='Pending'`,
+	return o.execOne(ctx, fmt.Sprintf("resolve %s", id), "open question or approval", id, `UPDATE questions SET status=?, answer=?, resolved_at=? WHERE id=? AND status='Pending'`,
 		status, rawJSON(answer), stamp(o.clock()), id)
-	if err != nil {
-		return fmt.Errorf("resolve %s: %w", id, err)
-	}
-	return expectOne(res, "open question or approval", id)
 }
 
 // OpenPending lists a workflow's open questions and approvals, oldest
@@ -375,28 +355,20 @@ func (o ops) OpenPending(ctx context.Context, workflowID string) ([]Pending, err
 // PendingItem reads one question or approval.
 func (o ops) PendingItem(ctx context.Context, id string) (Pending, error) {
 	list, err := o.pendings(ctx, `WHERE id=?`, id)
-	if err != nil {
-		return Pending{}, err
-	}
-	if len(list) == 0 {
-		return Pending{}, fmt.Errorf("question or approval %q: %w", id, ErrNotFound)
-	}
-	return list[0], nil
+	return first(list, err, "question or approval", id)
 }
 
 func (o ops) pendings(ctx context.Context, where string, args ...any) ([]Pending, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (Pending, error) {
 		var p Pending
 		var payload, answer sql.NullString
-		var created, resolved sql.NullInt64
-		err := row.Scan(&p.ID, &p.WorkflowID, &p.Stage, &p.Kind, &payload, &p.Status, &answer, &created, &resolved)
+		err := row.Scan(&p.ID, &p.WorkflowID, &p.Stage, &p.Kind, &payload, &p.Status, &answer, stampTo(&p.CreatedAt), stampTo(&p.ResolvedAt))
 		if payload.Valid {
 			p.Payload = json.RawMessage(payload.String)
 		}
 		if answer.Valid {
 			p.Answer = json.RawMessage(answer.String)
 		}
-		p.CreatedAt, p.ResolvedAt = unstamp(created), unstamp(resolved)
 		return p, err
 	}, "pending", `SELECT id, run_id, stage, topic, payload, status, answer, created_at, resolved_at FROM questions `+where+
 		` ORDER BY created_at, rowid`, args...)

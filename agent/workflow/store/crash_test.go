@@ -179,16 +179,8 @@ func TestCrashLeavesWholeTransactions(t *testing.T) {
 func TestConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), FileName)
-	a, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a := openAt(t, path)
+	b := openAt(t, path)
 	w := newWorkflow(t, a, "busy")
 	p := Pulse{WorkflowID: w.ID, PlannedID: "p1"}
 	if err := a.AddPulse(ctx, &p); err != nil {

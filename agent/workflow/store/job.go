@@ -78,10 +78,8 @@ const jobColumns = `id, name, task, mode, status, status_reason, base_ref, base_
 
 func scanJob(row interface{ Scan(...any) error }) (Job, error) {
 	var j Job
-	var created, updated, ended sql.NullInt64
 	err := row.Scan(&j.ID, &j.Name, &j.Task, &j.Mode, &j.Status, &j.StatusReason, &j.BaseRef, &j.BaseCommit, &j.Branch, &j.WorktreePath,
-		&j.TokenBudget, &j.IterationLimit, &j.Iterations, &j.PromptTokens, &j.CompletionTokens, &j.Cost, &created, &updated, &ended)
-	j.CreatedAt, j.UpdatedAt, j.EndedAt = unstamp(created), unstamp(updated), unstamp(ended)
+		&j.TokenBudget, &j.IterationLimit, &j.Iterations, &j.PromptTokens, &j.CompletionTokens, &j.Cost, stampTo(&j.CreatedAt), stampTo(&j.UpdatedAt), stampTo(&j.EndedAt))
 	return j, err
 }
 
@@ -106,22 +104,14 @@ func (o ops) CreateJob(ctx context.Context, j *Job) error {
 	}
 	now := o.clock()
 	j.CreatedAt, j.UpdatedAt = now, now
-	_, err := o.q.ExecContext(ctx, `INSERT INTO jobs (`+jobColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	return o.exec(ctx, "create job", `INSERT INTO jobs (`+jobColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		j.ID, j.Name, j.Task, j.Mode, j.Status, j.StatusReason, j.BaseRef, j.BaseCommit, j.Branch, j.WorktreePath, j.TokenBudget,
 		j.IterationLimit, j.Iterations, j.PromptTokens, j.CompletionTokens, j.Cost, stamp(now), stamp(now), nil)
-	if err != nil {
-		return fmt.Errorf("create job: %w", err)
-	}
-	return nil
 }
 
 // Job reads a job by id.
 func (o ops) Job(ctx context.Context, id string) (Job, error) {
-	j, err := scanJob(o.q.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id=?`, id))
-	if err != nil {
-		return Job{}, notFound(err, "job", id)
-	}
-	return j, nil
+	return queryOne(ctx, o, scanJob, "job", id, `SELECT `+jobColumns+` FROM jobs WHERE id=?`, id)
 }
 
 // Jobs lists the jobs, most recently updated first.
@@ -139,12 +129,8 @@ func (o ops) SetJobStatus(ctx context.Context, id string, s JobStatus, reason st
 	if s == JobDone {
 		ended = stamp(now)
 	}
-	res, err := o.q.ExecContext(ctx, `UPDATE jobs SET status=?, status_reason=?, updated_at=?, ended_at=? WHERE id=?`,
+	return o.execOne(ctx, fmt.Sprintf("set job %s status", id), "job", id, `UPDATE jobs SET status=?, status_reason=?, updated_at=?, ended_at=? WHERE id=?`,
 		s, reason, stamp(now), ended, id)
-	if err != nil {
-		return fmt.Errorf("set job %s status: %w", id, err)
-	}
-	return expectOne(res, "job", id)
 }
 
 // SetJobBranch records the branch create_branch made or switched to.
@@ -158,21 +144,13 @@ func (o ops) SetJobWorktree(ctx context.Context, id, path string) error {
 }
 
 func (o ops) setJob(ctx context.Context, id, column, value string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE jobs SET `+column+`=?, updated_at=? WHERE id=?`, value, stamp(o.clock()), id)
-	if err != nil {
-		return fmt.Errorf("set job %s %s: %w", id, column, err)
-	}
-	return expectOne(res, "job", id)
+	return o.execOne(ctx, fmt.Sprintf("set job %s %s", id, column), "job", id, `UPDATE jobs SET `+column+`=?, updated_at=? WHERE id=?`, value, stamp(o.clock()), id)
 }
 
 // SetJobLimits sets a job's token budget and iteration limit.
 func (o ops) SetJobLimits(ctx context.Context, id string, tokens int64, iterations int) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE jobs SET token_budget=?, iteration_limit=?, updated_at=? WHERE id=?`,
+	return o.execOne(ctx, fmt.Sprintf("set job %s limits", id), "job", id, `UPDATE jobs SET token_budget=?, iteration_limit=?, updated_at=? WHERE id=?`,
 		tokens, iterations, stamp(o.clock()), id)
-	if err != nil {
-		return fmt.Errorf("set job %s limits: %w", id, err)
-	}
-	return expectOne(res, "job", id)
 }
 
 // AddJobUsage adds one model call's tokens and cost to a job.
@@ -180,12 +158,8 @@ func (o ops) AddJobUsage(ctx context.Context, id string, prompt, completion int6
 	if prompt < 0 || completion < 0 || cost < 0 {
 		return fmt.Errorf("job usage must not be negative (prompt %d, completion %d, cost %g)", prompt, completion, cost)
 	}
-	res, err := o.q.ExecContext(ctx, `UPDATE jobs SET iterations=iterations+1, prompt_tokens=prompt_tokens+?,
+	return o.execOne(ctx, fmt.Sprintf("add job %s usage", id), "job", id, `UPDATE jobs SET iterations=iterations+1, prompt_tokens=prompt_tokens+?,
 		completion_tokens=completion_tokens+?, cost=cost+?, updated_at=? WHERE id=?`, prompt, completion, cost, stamp(o.clock()), id)
-	if err != nil {
-		return fmt.Errorf("add job %s usage: %w", id, err)
-	}
-	return expectOne(res, "job", id)
 }
 
 // JobMessage is one message of a job agent's conversation; Data is the
@@ -223,12 +197,10 @@ func (o ops) JobMessages(ctx context.Context, jobID string) ([]JobMessage, error
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobMessage, error) {
 		var m JobMessage
 		var data sql.NullString
-		var at sql.NullInt64
-		err := row.Scan(&m.ID, &m.JobID, &m.Role, &m.Content, &data, &at)
+		err := row.Scan(&m.ID, &m.JobID, &m.Role, &m.Content, &data, stampTo(&m.CreatedAt))
 		if data.Valid {
 			m.Data = json.RawMessage(data.String)
 		}
-		m.CreatedAt = unstamp(at)
 		return m, err
 	}, "job messages", `SELECT id, run_id, role, content, data, created_at FROM messages WHERE run_id=? ORDER BY id`, jobID)
 }
@@ -255,12 +227,8 @@ func (o ops) StartJobToolCall(ctx context.Context, c *JobToolCall) error {
 		return fmt.Errorf("job tool call name is required")
 	}
 	c.StartedAt = o.clock()
-	_, err := o.q.ExecContext(ctx, `INSERT INTO tool_calls (run_id, call_id, name, reason, started_at) VALUES (?,?,?,?,?)`,
+	return o.exec(ctx, fmt.Sprintf("add job tool call %s", c.Name), `INSERT INTO tool_calls (run_id, call_id, name, reason, started_at) VALUES (?,?,?,?,?)`,
 		c.JobID, c.CallID, c.Name, c.Reason, stamp(c.StartedAt))
-	if err != nil {
-		return fmt.Errorf("add job tool call %s: %w", c.Name, err)
-	}
-	return nil
 }
 
 // FinishJobToolCall records how the latest running call with that id
@@ -269,22 +237,16 @@ func (o ops) FinishJobToolCall(ctx context.Context, jobID, callID, summary strin
 	if err := checkOutcome(outcome); err != nil {
 		return err
 	}
-	res, err := o.q.ExecContext(ctx, `UPDATE tool_calls SET result_summary=?, outcome=?, failed=?, ended_at=? WHERE id=(
+	return o.execOne(ctx, fmt.Sprintf("finish job tool call %s", callID), "running job tool call", callID, `UPDATE tool_calls SET result_summary=?, outcome=?, failed=?, ended_at=? WHERE id=(
 		SELECT id FROM tool_calls WHERE run_id=? AND call_id=? AND ended_at IS NULL ORDER BY id DESC LIMIT 1)`,
 		summary, outcome, outcome.Failed(), stamp(o.clock()), jobID, callID)
-	if err != nil {
-		return fmt.Errorf("finish job tool call %s: %w", callID, err)
-	}
-	return expectOne(res, "running job tool call", callID)
 }
 
 // JobToolCalls lists a job's tool calls in order.
 func (o ops) JobToolCalls(ctx context.Context, jobID string) ([]JobToolCall, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobToolCall, error) {
 		var c JobToolCall
-		var started, ended sql.NullInt64
-		err := row.Scan(&c.JobID, &c.CallID, &c.Name, &c.Reason, &c.Summary, &c.Outcome, &c.Failed, &started, &ended)
-		c.StartedAt, c.EndedAt = unstamp(started), unstamp(ended)
+		err := row.Scan(&c.JobID, &c.CallID, &c.Name, &c.Reason, &c.Summary, &c.Outcome, &c.Failed, stampTo(&c.StartedAt), stampTo(&c.EndedAt))
 		return c, err
 	}, "job tool calls", `SELECT run_id, call_id, name, reason, result_summary, outcome, failed, started_at, ended_at FROM tool_calls
 		WHERE run_id=? ORDER BY id`, jobID)
@@ -315,12 +277,8 @@ func (o ops) AddJobAnalysis(ctx context.Context, a *JobAnalysis) error {
 		return err
 	}
 	a.ID, a.CreatedAt = newID("analysis"), o.clock()
-	_, err = o.q.ExecContext(ctx, `INSERT INTO job_analyses (id, job_id, findings, files, complexity, risks, created_at) VALUES (?,?,?,?,?,?,?)`,
+	return o.exec(ctx, "add job analysis", `INSERT INTO job_analyses (id, job_id, findings, files, complexity, risks, created_at) VALUES (?,?,?,?,?,?,?)`,
 		a.ID, a.JobID, a.Findings, files, a.Complexity, risks, stamp(a.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add job analysis: %w", err)
-	}
-	return nil
 }
 
 // JobAnalyses lists a job's analyses in order.
@@ -328,9 +286,7 @@ func (o ops) JobAnalyses(ctx context.Context, jobID string) ([]JobAnalysis, erro
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobAnalysis, error) {
 		var a JobAnalysis
 		var files, risks string
-		var at sql.NullInt64
-		err := firstErr(row.Scan(&a.ID, &a.JobID, &a.Findings, &files, &a.Complexity, &risks, &at), fromJSON(files, &a.Files), fromJSON(risks, &a.Risks))
-		a.CreatedAt = unstamp(at)
+		err := firstErr(row.Scan(&a.ID, &a.JobID, &a.Findings, &files, &a.Complexity, &risks, stampTo(&a.CreatedAt)), fromJSON(files, &a.Files), fromJSON(risks, &a.Risks))
 		return a, err
 	}, "job analyses", `SELECT id, job_id, findings, files, complexity, risks, created_at FROM job_analyses WHERE job_id=? ORDER BY created_at, rowid`, jobID)
 }
@@ -351,12 +307,8 @@ func (o ops) AddJobPlan(ctx context.Context, p *JobPlan) error {
 		return fmt.Errorf("plan steps are not valid JSON")
 	}
 	p.ID, p.CreatedAt = newID("plan"), o.clock()
-	_, err := o.q.ExecContext(ctx, `INSERT INTO job_plans (id, job_id, steps, estimated_steps, estimated_tokens, created_at) VALUES (?,?,?,?,?,?)`,
+	return o.exec(ctx, "add job plan", `INSERT INTO job_plans (id, job_id, steps, estimated_steps, estimated_tokens, created_at) VALUES (?,?,?,?,?,?)`,
 		p.ID, p.JobID, string(p.Steps), p.EstimatedSteps, p.EstimatedTokens, stamp(p.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add job plan: %w", err)
-	}
-	return nil
 }
 
 // JobPlans lists a job's plans in order.
@@ -364,9 +316,8 @@ func (o ops) JobPlans(ctx context.Context, jobID string) ([]JobPlan, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobPlan, error) {
 		var p JobPlan
 		var steps string
-		var at sql.NullInt64
-		err := row.Scan(&p.ID, &p.JobID, &steps, &p.EstimatedSteps, &p.EstimatedTokens, &at)
-		p.Steps, p.CreatedAt = json.RawMessage(steps), unstamp(at)
+		err := row.Scan(&p.ID, &p.JobID, &steps, &p.EstimatedSteps, &p.EstimatedTokens, stampTo(&p.CreatedAt))
+		p.Steps = json.RawMessage(steps)
 		return p, err
 	}, "job plans", `SELECT id, job_id, steps, estimated_steps, estimated_tokens, created_at FROM job_plans WHERE job_id=? ORDER BY created_at, rowid`, jobID)
 }
@@ -406,33 +357,21 @@ func (o ops) AddJobEscalation(ctx context.Context, e *JobEscalation) error {
 	if len(e.Context) > 0 {
 		context = string(e.Context)
 	}
-	_, err := o.q.ExecContext(ctx, `INSERT INTO questions (id, run_id, kind, topic, payload, status, created_at)
+	return o.exec(ctx, "add job escalation", `INSERT INTO questions (id, run_id, kind, topic, payload, status, created_at)
 		VALUES (?,?,'escalation','escalation',json_object('reason',?,'severity',?,'context',?),?,?)`,
 		e.ID, e.JobID, e.Reason, e.Severity, context, e.Status, stamp(e.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add job escalation: %w", err)
-	}
-	return nil
 }
 
 // AnswerJobEscalation records the human's answer to a Pending escalation.
 func (o ops) AnswerJobEscalation(ctx context.Context, id string, approved bool, feedback string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE questions SET status=?, answer=json_object('approved',json(?),'feedback',?), resolved_at=?
+	return o.execOne(ctx, fmt.Sprintf("answer escalation %s", id), "pending escalation", id, `UPDATE questions SET status=?, answer=json_object('approved',json(?),'feedback',?), resolved_at=?
 		WHERE id=? AND kind='escalation' AND status=?`,
 		EscalationAnswered, strconv.FormatBool(approved), feedback, stamp(o.clock()), id, EscalationPending)
-	if err != nil {
-		return fmt.Errorf("answer escalation %s: %w", id, err)
-	}
-	return expectOne(res, "pending escalation", id)
 }
 
 // DeliverJobEscalation records that the agent has been given the answer.
 func (o ops) DeliverJobEscalation(ctx context.Context, id string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE questions SET delivered=1 WHERE id=? AND kind='escalation' AND status=?`, id, EscalationAnswered)
-	if err != nil {
-		return fmt.Errorf("deliver escalation %s: %w", id, err)
-	}
-	return expectOne(res, "answered escalation", id)
+	return o.execOne(ctx, fmt.Sprintf("deliver escalation %s", id), "answered escalation", id, `UPDATE questions SET delivered=1 WHERE id=? AND kind='escalation' AND status=?`, id, EscalationAnswered)
 }
 
 // JobEscalations lists a job's escalations in order.
@@ -443,25 +382,17 @@ func (o ops) JobEscalations(ctx context.Context, jobID string) ([]JobEscalation,
 // JobEscalation reads one escalation.
 func (o ops) JobEscalation(ctx context.Context, id string) (JobEscalation, error) {
 	list, err := o.escalations(ctx, `AND id=?`, id)
-	if err != nil {
-		return JobEscalation{}, err
-	}
-	if len(list) == 0 {
-		return JobEscalation{}, fmt.Errorf("escalation %q: %w", id, ErrNotFound)
-	}
-	return list[0], nil
+	return first(list, err, "escalation", id)
 }
 
 func (o ops) escalations(ctx context.Context, where string, arg string) ([]JobEscalation, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobEscalation, error) {
 		var e JobEscalation
 		var context sql.NullString
-		var created, resolved sql.NullInt64
-		err := row.Scan(&e.ID, &e.JobID, &e.Reason, &e.Severity, &context, &e.Status, &e.Approved, &e.Feedback, &e.Delivered, &created, &resolved)
+		err := row.Scan(&e.ID, &e.JobID, &e.Reason, &e.Severity, &context, &e.Status, &e.Approved, &e.Feedback, &e.Delivered, stampTo(&e.CreatedAt), stampTo(&e.ResolvedAt))
 		if context.Valid {
 			e.Context = json.RawMessage(context.String)
 		}
-		e.CreatedAt, e.ResolvedAt = unstamp(created), unstamp(resolved)
 		return e, err
 	}, "job escalations", `SELECT id, run_id, payload ->> '$.reason', payload ->> '$.severity', payload ->> '$.context', status,
 		COALESCE(answer ->> '$.approved', 0), COALESCE(answer ->> '$.feedback', ''), delivered, created_at, resolved_at
@@ -484,21 +415,15 @@ func (o ops) AddJobCommit(ctx context.Context, c *JobCommit) error {
 		return fmt.Errorf("a job commit needs its hash and branch")
 	}
 	c.CreatedAt = o.clock()
-	_, err := o.q.ExecContext(ctx, `INSERT INTO job_commits (job_id, hash, message, branch, files, created_at) VALUES (?,?,?,?,?,?)`,
+	return o.exec(ctx, "add job commit", `INSERT INTO job_commits (job_id, hash, message, branch, files, created_at) VALUES (?,?,?,?,?,?)`,
 		c.JobID, c.Hash, c.Message, c.Branch, c.Files, stamp(c.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add job commit: %w", err)
-	}
-	return nil
 }
 
 // JobCommits lists a job's commits in order.
 func (o ops) JobCommits(ctx context.Context, jobID string) ([]JobCommit, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobCommit, error) {
 		var c JobCommit
-		var at sql.NullInt64
-		err := row.Scan(&c.JobID, &c.Hash, &c.Message, &c.Branch, &c.Files, &at)
-		c.CreatedAt = unstamp(at)
+		err := row.Scan(&c.JobID, &c.Hash, &c.Message, &c.Branch, &c.Files, stampTo(&c.CreatedAt))
 		return c, err
 	}, "job commits", `SELECT job_id, hash, message, branch, files, created_at FROM job_commits WHERE job_id=? ORDER BY id`, jobID)
 }
@@ -520,21 +445,15 @@ func (o ops) AddJobCheck(ctx context.Context, c *JobCheck) error {
 		return fmt.Errorf("job check kind %q is not accepted: use test or lint", c.Kind)
 	}
 	c.CreatedAt = o.clock()
-	_, err := o.q.ExecContext(ctx, `INSERT INTO job_checks (job_id, kind, status, passed, failed, summary, created_at) VALUES (?,?,?,?,?,?,?)`,
+	return o.exec(ctx, "add job check", `INSERT INTO job_checks (job_id, kind, status, passed, failed, summary, created_at) VALUES (?,?,?,?,?,?,?)`,
 		c.JobID, c.Kind, c.Status, c.Passed, c.Failed, c.Summary, stamp(c.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add job check: %w", err)
-	}
-	return nil
 }
 
 // JobChecks lists a job's test and lint results in order.
 func (o ops) JobChecks(ctx context.Context, jobID string) ([]JobCheck, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (JobCheck, error) {
 		var c JobCheck
-		var at sql.NullInt64
-		err := row.Scan(&c.JobID, &c.Kind, &c.Status, &c.Passed, &c.Failed, &c.Summary, &at)
-		c.CreatedAt = unstamp(at)
+		err := row.Scan(&c.JobID, &c.Kind, &c.Status, &c.Passed, &c.Failed, &c.Summary, stampTo(&c.CreatedAt))
 		return c, err
 	}, "job checks", `SELECT job_id, kind, status, passed, failed, summary, created_at FROM job_checks WHERE job_id=? ORDER BY id`, jobID)
 }

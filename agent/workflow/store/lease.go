@@ -95,25 +95,24 @@ func (o ops) AcquireLease(ctx context.Context, pulseID, workflowID, holder strin
 // ExtendLease moves the end of holder's live lease to d from now.
 func (o ops) ExtendLease(ctx context.Context, pulseID, holder string, d time.Duration) error {
 	now := o.now()
-	res, err := o.q.ExecContext(ctx, `UPDATE pulse_leases SET lease_until=? WHERE pulse_id=? AND holder=? AND lease_until>?`,
-		now.Add(d).UnixNano(), pulseID, holder, now.UnixNano())
-	if err != nil {
-		return fmt.Errorf("extend the lease of pulse %s: %w", pulseID, err)
-	}
-	return o.leaseChanged(ctx, res, pulseID)
+	return o.execLease(ctx, fmt.Sprintf("extend the lease of pulse %s", pulseID), pulseID,
+		`UPDATE pulse_leases SET lease_until=? WHERE pulse_id=? AND holder=? AND lease_until>?`, now.Add(d).UnixNano(), pulseID, holder, now.UnixNano())
 }
 
 // ReleaseLease gives up holder's lease (a pulse that landed, halted or
 // stopped).
 func (o ops) ReleaseLease(ctx context.Context, pulseID, holder string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE pulse_leases SET holder='', lease_until=0, waiting='' WHERE pulse_id=? AND holder=?`, pulseID, holder)
-	if err != nil {
-		return fmt.Errorf("release the lease of pulse %s: %w", pulseID, err)
-	}
-	return o.leaseChanged(ctx, res, pulseID)
+	return o.execLease(ctx, fmt.Sprintf("release the lease of pulse %s", pulseID), pulseID,
+		`UPDATE pulse_leases SET holder='', lease_until=0, waiting='' WHERE pulse_id=? AND holder=?`, pulseID, holder)
 }
 
-func (o ops) leaseChanged(ctx context.Context, res interface{ RowsAffected() (int64, error) }, pulseID string) error {
+// execLease runs a write to holder's lease of a pulse: its error says what
+// was being done, and a lease it did not change is lost (ErrLeaseLost).
+func (o ops) execLease(ctx context.Context, what, pulseID, query string, args ...any) error {
+	res, err := o.execRes(ctx, what, query, args...)
+	if err != nil {
+		return err
+	}
 	if n, _ := res.RowsAffected(); n == 1 {
 		return nil
 	}
@@ -126,11 +125,8 @@ func (o ops) leaseChanged(ctx context.Context, res interface{ RowsAffected() (in
 
 // SetWaiting records, for holder's pulse, the commit it waits to land with.
 func (o ops) SetWaiting(ctx context.Context, pulseID, holder, commit string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE pulse_leases SET waiting=? WHERE pulse_id=? AND holder=?`, commit, pulseID, holder)
-	if err != nil {
-		return fmt.Errorf("record pulse %s waiting to land: %w", pulseID, err)
-	}
-	return o.leaseChanged(ctx, res, pulseID)
+	return o.execLease(ctx, fmt.Sprintf("record pulse %s waiting to land", pulseID), pulseID,
+		`UPDATE pulse_leases SET waiting=? WHERE pulse_id=? AND holder=?`, commit, pulseID, holder)
 }
 
 // AddConflict counts one more conflict of the pulse's change; the new
@@ -160,11 +156,7 @@ func scanLease(row interface{ Scan(...any) error }) (Lease, error) {
 
 // Lease reads a pulse's lease (ErrNotFound: never leased).
 func (o ops) Lease(ctx context.Context, pulseID string) (Lease, error) {
-	l, err := scanLease(o.q.QueryRowContext(ctx, `SELECT `+leaseCols+` FROM pulse_leases WHERE pulse_id=?`, pulseID))
-	if err != nil {
-		return Lease{}, notFound(err, "lease of pulse", pulseID)
-	}
-	return l, nil
+	return queryOne(ctx, o, scanLease, "lease of pulse", pulseID, `SELECT `+leaseCols+` FROM pulse_leases WHERE pulse_id=?`, pulseID)
 }
 
 // Leases are the leases of a workflow's pulses.

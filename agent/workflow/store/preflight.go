@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -49,40 +48,28 @@ const preflightCols = `id, workflow_id, channel_id, status, progress_message, er
 func scanPreflight(row interface{ Scan(...any) error }) (PreflightSetup, error) {
 	var p PreflightSetup
 	var cmds string
-	var created, completed sql.NullInt64
 	if err := row.Scan(&p.ID, &p.WorkflowID, &p.ChannelID, &p.Status, &p.ProgressMessage, &p.ErrorMessage, &p.Summary, &cmds,
-		&p.BuildSuccess, &p.BaselinesRecorded, &created, &completed); err != nil {
+		&p.BuildSuccess, &p.BaselinesRecorded, stampTo(&p.CreatedAt), stampTo(&p.CompletedAt)); err != nil {
 		return PreflightSetup{}, err
 	}
-	p.CreatedAt, p.CompletedAt = unstamp(created), unstamp(completed)
 	return p, fromJSON(cmds, &p.SetupCommands)
 }
 
 // StartPreflight stores a Running preflight for a workflow.
 func (o ops) StartPreflight(ctx context.Context, p *PreflightSetup) error {
-	if p.ID == "" {
-		p.ID = newID("preflight")
-	}
+	ensureID(&p.ID, "preflight")
 	p.Status, p.CreatedAt, p.CompletedAt = PreflightRunning, o.clock(), time.Time{}
 	cmds, err := toJSON(p.SetupCommands)
 	if err != nil {
 		return fmt.Errorf("start preflight: %w", err)
 	}
-	_, err = o.q.ExecContext(ctx, `INSERT INTO preflight_setups (id, workflow_id, channel_id, status, progress_message, setup_commands,
+	return o.exec(ctx, "start preflight", `INSERT INTO preflight_setups (id, workflow_id, channel_id, status, progress_message, setup_commands,
 		created_at) VALUES (?,?,?,?,?,?,?)`, p.ID, p.WorkflowID, p.ChannelID, p.Status, p.ProgressMessage, cmds, stamp(p.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("start preflight: %w", err)
-	}
-	return nil
 }
 
 // SetPreflightProgress updates a running preflight's progress message.
 func (o ops) SetPreflightProgress(ctx context.Context, id, message string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE preflight_setups SET progress_message=? WHERE id=? AND status='Running'`, message, id)
-	if err != nil {
-		return fmt.Errorf("preflight progress: %w", err)
-	}
-	return expectOne(res, "running preflight", id)
+	return o.execOne(ctx, "preflight progress", "running preflight", id, `UPDATE preflight_setups SET progress_message=? WHERE id=? AND status='Running'`, message, id)
 }
 
 // CompletePreflight records complete_preflight's result.
@@ -97,33 +84,21 @@ func (o ops) CompletePreflight(ctx context.Context, id string, r PreflightResult
 	if err != nil {
 		return fmt.Errorf("complete preflight: %w", err)
 	}
-	res, err := o.q.ExecContext(ctx, `UPDATE preflight_setups SET status='Completed', summary=?, setup_commands=?, build_success=?,
+	return o.execOne(ctx, "complete preflight", "running preflight", id, `UPDATE preflight_setups SET status='Completed', summary=?, setup_commands=?, build_success=?,
 		baselines_recorded=?, completed_at=? WHERE id=? AND status='Running'`,
 		r.Summary, cmds, r.BuildSuccess, r.BaselinesRecorded, stamp(o.clock()), id)
-	if err != nil {
-		return fmt.Errorf("complete preflight: %w", err)
-	}
-	return expectOne(res, "running preflight", id)
 }
 
 // FailPreflight marks a running preflight Failed with a message.
 func (o ops) FailPreflight(ctx context.Context, id, message string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE preflight_setups SET status='Failed', error_message=?, completed_at=? WHERE id=? AND status='Running'`,
+	return o.execOne(ctx, "fail preflight", "running preflight", id, `UPDATE preflight_setups SET status='Failed', error_message=?, completed_at=? WHERE id=? AND status='Running'`,
 		message, stamp(o.clock()), id)
-	if err != nil {
-		return fmt.Errorf("fail preflight: %w", err)
-	}
-	return expectOne(res, "running preflight", id)
 }
 
 // LatestPreflight is the workflow's newest preflight.
 func (o ops) LatestPreflight(ctx context.Context, workflowID string) (PreflightSetup, error) {
-	p, err := scanPreflight(o.q.QueryRowContext(ctx, `SELECT `+preflightCols+` FROM preflight_setups WHERE workflow_id=?
-		ORDER BY created_at DESC, rowid DESC LIMIT 1`, workflowID))
-	if err != nil {
-		return PreflightSetup{}, notFound(err, "preflight of workflow", workflowID)
-	}
-	return p, nil
+	return queryOne(ctx, o, scanPreflight, "preflight of workflow", workflowID, `SELECT `+preflightCols+` FROM preflight_setups WHERE workflow_id=?
+		ORDER BY created_at DESC, rowid DESC LIMIT 1`, workflowID)
 }
 
 // Baseline is a known build, lint or test issue recorded by preflight
@@ -158,25 +133,17 @@ func (o ops) AddBaseline(ctx context.Context, b *Baseline) error {
 	if err := CheckBaseline(*b); err != nil {
 		return err
 	}
-	if b.ID == "" {
-		b.ID = newID("baseline")
-	}
+	ensureID(&b.ID, "baseline")
 	b.RecordedAt = o.clock()
-	_, err := o.q.ExecContext(ctx, `INSERT INTO baselines (id, workflow_id, issue_type, source, pattern, file_path, description, recorded_at)
+	return o.exec(ctx, "add baseline", `INSERT INTO baselines (id, workflow_id, issue_type, source, pattern, file_path, description, recorded_at)
 		VALUES (?,?,?,?,?,?,?,?)`, b.ID, b.WorkflowID, b.IssueType, b.Source, b.Pattern, b.FilePath, b.Description, stamp(b.RecordedAt))
-	if err != nil {
-		return fmt.Errorf("add baseline: %w", err)
-	}
-	return nil
 }
 
 // Baselines lists a workflow's baselines in recording order.
 func (o ops) Baselines(ctx context.Context, workflowID string) ([]Baseline, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (Baseline, error) {
 		var b Baseline
-		var at sql.NullInt64
-		err := row.Scan(&b.ID, &b.WorkflowID, &b.IssueType, &b.Source, &b.Pattern, &b.FilePath, &b.Description, &at)
-		b.RecordedAt = unstamp(at)
+		err := row.Scan(&b.ID, &b.WorkflowID, &b.IssueType, &b.Source, &b.Pattern, &b.FilePath, &b.Description, stampTo(&b.RecordedAt))
 		return b, err
 	}, "baselines", `SELECT id, workflow_id, issue_type, source, pattern, file_path, description, recorded_at FROM baselines
 		WHERE workflow_id=? ORDER BY recorded_at, rowid`, workflowID)

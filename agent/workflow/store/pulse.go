@@ -135,9 +135,7 @@ func (o ops) AddPlan(ctx context.Context, p *Plan) error {
 		}
 		seen[id] = true
 	}
-	if p.ID == "" {
-		p.ID = newID("plan")
-	}
+	ensureID(&p.ID, "plan")
 	p.Status, p.Feedback, p.CreatedAt, p.ResolvedAt = CardPending, "", o.clock(), time.Time{}
 	return o.atomic(ctx, func(o ops) error {
 		if _, err := o.q.ExecContext(ctx, `INSERT INTO plans (id, workflow_id, approach_summary, status, created_at) VALUES (?,?,?,?,?)`,
@@ -159,11 +157,9 @@ const planCols = `id, workflow_id, approach_summary, status, feedback, created_a
 
 func (o ops) scanPlan(ctx context.Context, row *sql.Row, what, id string) (Plan, error) {
 	var p Plan
-	var created, resolved sql.NullInt64
-	if err := row.Scan(&p.ID, &p.WorkflowID, &p.ApproachSummary, &p.Status, &p.Feedback, &created, &resolved); err != nil {
+	if err := row.Scan(&p.ID, &p.WorkflowID, &p.ApproachSummary, &p.Status, &p.Feedback, stampTo(&p.CreatedAt), stampTo(&p.ResolvedAt)); err != nil {
 		return Plan{}, notFound(err, what, id)
 	}
-	p.CreatedAt, p.ResolvedAt = unstamp(created), unstamp(resolved)
 	pulses, err := o.PlanPulses(ctx, p.ID)
 	if err != nil {
 		return Plan{}, err
@@ -197,9 +193,7 @@ func (o ops) AddPulse(ctx context.Context, p *Pulse) error {
 	if err := checkSize(p.EstimatedSize); err != nil {
 		return fmt.Errorf("pulse %s: %w", p.PlannedID, err)
 	}
-	if p.ID == "" {
-		p.ID = newID("pulse")
-	}
+	ensureID(&p.ID, "pulse")
 	if p.Seq == 0 {
 		p.Seq = 1
 	}
@@ -210,14 +204,10 @@ func (o ops) AddPulse(ctx context.Context, p *Pulse) error {
 	if err := firstErr(err1, err2, err3); err != nil {
 		return fmt.Errorf("pulse %s: %w", p.PlannedID, err)
 	}
-	_, err := o.q.ExecContext(ctx, `INSERT INTO pulses (id, workflow_id, plan_id, planned_id, seq, title, description, expected_changes,
+	return o.exec(ctx, fmt.Sprintf("add pulse %s", p.PlannedID), `INSERT INTO pulses (id, workflow_id, plan_id, planned_id, seq, title, description, expected_changes,
 		depends_on, estimated_size, status, unresolved_issues, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		p.ID, p.WorkflowID, nullString(p.PlanID), p.PlannedID, p.Seq, p.Title, p.Description, exp, dep, p.EstimatedSize,
 		p.Status, un, stamp(p.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("add pulse %s: %w", p.PlannedID, err)
-	}
-	return nil
 }
 
 const pulseCols = `id, workflow_id, plan_id, planned_id, seq, title, description, expected_changes, depends_on, estimated_size, status,
@@ -229,26 +219,20 @@ func scanPulse(row interface{ Scan(...any) error }) (Pulse, error) {
 	var p Pulse
 	var plan sql.NullString
 	var exp, dep, un, fails, gates string
-	var created, started, ended sql.NullInt64
 	if err := row.Scan(&p.ID, &p.WorkflowID, &plan, &p.PlannedID, &p.Seq, &p.Title, &p.Description, &exp, &dep, &p.EstimatedSize,
 		&p.Status, &p.InitiatingMessageID, &p.Summary, &p.CheckpointCommit, &p.PulseBranch, &p.WorktreePath, &p.Diff.Files,
 		&p.Diff.Additions, &p.Diff.Deletions, &p.IsRecoveryCheckpoint, &un, &p.FailureReason, &p.RejectionCount,
-		&p.ExtensionCount, &fails, &gates, &p.DiffArtifactID, &created, &started, &ended, &p.RevertedBy, &p.Guidance); err != nil {
+		&p.ExtensionCount, &fails, &gates, &p.DiffArtifactID, stampTo(&p.CreatedAt), stampTo(&p.StartedAt), stampTo(&p.EndedAt), &p.RevertedBy, &p.Guidance); err != nil {
 		return Pulse{}, err
 	}
 	p.PlanID = plan.String
-	p.CreatedAt, p.StartedAt, p.EndedAt = unstamp(created), unstamp(started), unstamp(ended)
 	return p, firstErr(fromJSON(exp, &p.ExpectedChanges), fromJSON(dep, &p.DependsOn), fromJSON(un, &p.UnresolvedIssues),
 		fromJSON(fails, &p.Failures), fromJSON(gates, &p.Gates))
 }
 
 // Pulse reads a pulse.
 func (o ops) Pulse(ctx context.Context, id string) (Pulse, error) {
-	p, err := scanPulse(o.q.QueryRowContext(ctx, `SELECT `+pulseCols+` FROM pulses WHERE id=?`, id))
-	if err != nil {
-		return Pulse{}, notFound(err, "pulse", id)
-	}
-	return p, nil
+	return queryOne(ctx, o, scanPulse, "pulse", id, `SELECT `+pulseCols+` FROM pulses WHERE id=?`, id)
 }
 
 // PlanPulses lists a plan's pulses in plan order.
@@ -280,12 +264,8 @@ func (o ops) StartPulse(ctx context.Context, id string, start PulseStart) error 
 		default:
 			return fmt.Errorf("start pulse %s: it is %s; only Proposed, Failed or Stopped pulses start", p.PlannedID, p.Status)
 		}
-		_, err = o.q.ExecContext(ctx, `UPDATE pulses SET status='Running', pulse_branch=?, worktree_path=?, failure_reason='',
+		return o.exec(ctx, fmt.Sprintf("start pulse %s", p.PlannedID), `UPDATE pulses SET status='Running', pulse_branch=?, worktree_path=?, failure_reason='',
 			started_at=?, ended_at=NULL WHERE id=?`, start.PulseBranch, start.WorktreePath, stamp(o.clock()), id)
-		if err != nil {
-			return fmt.Errorf("start pulse %s: %w", p.PlannedID, err)
-		}
-		return nil
 	})
 }
 
@@ -330,14 +310,10 @@ func (o ops) FinishPulse(ctx context.Context, id string, end PulseEnd) error {
 			}
 			artifact = a.ID
 		}
-		_, err = o.q.ExecContext(ctx, `UPDATE pulses SET status=?, summary=?, checkpoint_commit=?, is_recovery_checkpoint=?,
+		return o.exec(ctx, fmt.Sprintf("finish pulse %s", p.PlannedID), `UPDATE pulses SET status=?, summary=?, checkpoint_commit=?, is_recovery_checkpoint=?,
 			diff_files=?, diff_additions=?, diff_deletions=?, unresolved_issues=?, failure_reason=?, diff_artifact_id=?, ended_at=? WHERE id=?`,
 			end.Status, end.Summary, end.CheckpointCommit, end.IsRecoveryCheckpoint, end.Diff.Files, end.Diff.Additions,
 			end.Diff.Deletions, un, end.FailureReason, artifact, stamp(o.clock()), id)
-		if err != nil {
-			return fmt.Errorf("finish pulse %s: %w", p.PlannedID, err)
-		}
-		return nil
 	})
 }
 
@@ -387,11 +363,7 @@ func (o ops) setJSON(ctx context.Context, pulseID, col string, v any) error {
 	if err != nil {
 		return fmt.Errorf("pulse %s %s: %w", pulseID, col, err)
 	}
-	res, err := o.q.ExecContext(ctx, `UPDATE pulses SET `+col+`=? WHERE id=?`, data, pulseID)
-	if err != nil {
-		return fmt.Errorf("pulse %s %s: %w", pulseID, col, err)
-	}
-	return expectOne(res, "pulse", pulseID)
+	return o.execOne(ctx, fmt.Sprintf("pulse %s %s", pulseID, col), "pulse", pulseID, `UPDATE pulses SET `+col+`=? WHERE id=?`, data, pulseID)
 }
 
 // AddRejection counts one rejected completion of a pulse and returns the

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 )
@@ -56,12 +55,10 @@ const revertCols = `id, workflow_id, pulse, pulses, commits, head_before, revert
 func scanRevert(row interface{ Scan(...any) error }) (Revert, error) {
 	var r Revert
 	var pulses, commits, reverts, snapshot string
-	var created, finished sql.NullInt64
 	if err := row.Scan(&r.ID, &r.WorkflowID, &r.Pulse, &pulses, &commits, &r.HeadBefore, &reverts, &snapshot, &r.PriorStage,
-		&r.PriorStatus, &r.Status, &created, &finished); err != nil {
+		&r.PriorStatus, &r.Status, stampTo(&r.CreatedAt), stampTo(&r.FinishedAt)); err != nil {
 		return Revert{}, err
 	}
-	r.CreatedAt, r.FinishedAt = unstamp(created), unstamp(finished)
 	return r, firstErr(fromJSON(pulses, &r.Pulses), fromJSON(commits, &r.Commits), fromJSON(reverts, &r.RevertCommits),
 		fromJSON(snapshot, &r.Snapshot))
 }
@@ -74,9 +71,7 @@ func (o ops) StartRevert(ctx context.Context, r *Revert, reason string) error {
 	if len(r.Pulses) == 0 {
 		return fmt.Errorf("start revert: no pulse to revert")
 	}
-	if r.ID == "" {
-		r.ID = newID("revert")
-	}
+	ensureID(&r.ID, "revert")
 	r.Status, r.CreatedAt = RevertStarted, o.clock()
 	pulses, err1 := toJSON(r.Pulses)
 	commits, err2 := toJSON(r.Commits)
@@ -100,12 +95,8 @@ func (o ops) StartRevert(ctx context.Context, r *Revert, reason string) error {
 // OpenRevert is the workflow's unfinished (Started) revert, ErrNotFound
 // when there is none.
 func (o ops) OpenRevert(ctx context.Context, workflowID string) (Revert, error) {
-	r, err := scanRevert(o.q.QueryRowContext(ctx, `SELECT `+revertCols+` FROM reverts WHERE workflow_id=? AND status='Started'
-		ORDER BY created_at, rowid LIMIT 1`, workflowID))
-	if err != nil {
-		return Revert{}, notFound(err, "unfinished revert of workflow", workflowID)
-	}
-	return r, nil
+	return queryOne(ctx, o, scanRevert, "unfinished revert of workflow", workflowID, `SELECT `+revertCols+` FROM reverts WHERE workflow_id=? AND status='Started'
+		ORDER BY created_at, rowid LIMIT 1`, workflowID)
 }
 
 // Reverts lists the workflow's reverts, oldest first.
@@ -186,11 +177,7 @@ func (o ops) FinishRevert(ctx context.Context, id string, rw RevertRewind) error
 
 // SetPulseGuidance records the user's guidance for a pulse's next run.
 func (o ops) SetPulseGuidance(ctx context.Context, pulseID, guidance string) error {
-	res, err := o.q.ExecContext(ctx, `UPDATE pulses SET guidance=? WHERE id=?`, guidance, pulseID)
-	if err != nil {
-		return fmt.Errorf("pulse %s guidance: %w", pulseID, err)
-	}
-	return expectOne(res, "pulse", pulseID)
+	return o.execOne(ctx, fmt.Sprintf("pulse %s guidance", pulseID), "pulse", pulseID, `UPDATE pulses SET guidance=? WHERE id=?`, guidance, pulseID)
 }
 
 // CancelRevert forgets a Started revert that could not be made (nothing

@@ -128,16 +128,10 @@ func CheckRecommendation(recommendation, summary string) error {
 
 // CreateReview stores a Pending review card.
 func (o ops) CreateReview(ctx context.Context, r *ReviewCard) error {
-	if r.ID == "" {
-		r.ID = newID("review")
-	}
+	ensureID(&r.ID, "review")
 	r.Status, r.Recommendation, r.Summary, r.CreatedAt, r.CompletedAt = ReviewPending, "", "", o.clock(), time.Time{}
-	_, err := o.q.ExecContext(ctx, `INSERT INTO review_cards (id, workflow_id, base_ref, head_ref, diff_base, diff_head, status, created_at)
+	return o.exec(ctx, "create review", `INSERT INTO review_cards (id, workflow_id, base_ref, head_ref, diff_base, diff_head, status, created_at)
 		VALUES (?,?,?,?,?,?,?,?)`, r.ID, nullString(r.WorkflowID), r.BaseRef, r.HeadRef, r.DiffBase, r.DiffHead, r.Status, stamp(r.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("create review: %w", err)
-	}
-	return nil
 }
 
 const reviewCols = `id, workflow_id, base_ref, head_ref, diff_base, diff_head, status, recommendation, summary, created_at, completed_at`
@@ -145,12 +139,11 @@ const reviewCols = `id, workflow_id, base_ref, head_ref, diff_base, diff_head, s
 func scanReview(row interface{ Scan(...any) error }) (ReviewCard, error) {
 	var r ReviewCard
 	var wf sql.NullString
-	var created, completed sql.NullInt64
 	if err := row.Scan(&r.ID, &wf, &r.BaseRef, &r.HeadRef, &r.DiffBase, &r.DiffHead, &r.Status, &r.Recommendation, &r.Summary,
-		&created, &completed); err != nil {
+		stampTo(&r.CreatedAt), stampTo(&r.CompletedAt)); err != nil {
 		return ReviewCard{}, err
 	}
-	r.WorkflowID, r.CreatedAt, r.CompletedAt = wf.String, unstamp(created), unstamp(completed)
+	r.WorkflowID = wf.String
 	return r, nil
 }
 
@@ -184,9 +177,7 @@ func (o ops) AddComment(ctx context.Context, c *ReviewComment) error {
 	if err := CheckComment(*c); err != nil {
 		return err
 	}
-	if c.ID == "" {
-		c.ID = newID("comment")
-	}
+	ensureID(&c.ID, "comment")
 	c.CreatedAt = o.clock()
 	return o.atomic(ctx, func(o ops) error {
 		r, err := o.Review(ctx, c.ReviewID)
@@ -196,14 +187,10 @@ func (o ops) AddComment(ctx context.Context, c *ReviewComment) error {
 		if r.Status != ReviewPending {
 			return fmt.Errorf("review %s is already completed", r.ID)
 		}
-		_, err = o.q.ExecContext(ctx, `INSERT INTO review_comments (id, review_id, type, file_path, start_line, end_line, severity,
+		return o.exec(ctx, "add comment", `INSERT INTO review_comments (id, review_id, type, file_path, start_line, end_line, severity,
 			category, description, suggestion, pre_existing, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
 			c.ID, c.ReviewID, c.Type, c.FilePath, c.StartLine, c.EndLine, c.Severity, c.Category, c.Description, c.Suggestion,
 			c.PreExisting, stamp(c.CreatedAt))
-		if err != nil {
-			return fmt.Errorf("add comment: %w", err)
-		}
-		return nil
 	})
 }
 
@@ -211,10 +198,8 @@ func (o ops) AddComment(ctx context.Context, c *ReviewComment) error {
 func (o ops) Comments(ctx context.Context, reviewID string) ([]ReviewComment, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (ReviewComment, error) {
 		var c ReviewComment
-		var at sql.NullInt64
 		err := row.Scan(&c.ID, &c.ReviewID, &c.Type, &c.FilePath, &c.StartLine, &c.EndLine, &c.Severity, &c.Category,
-			&c.Description, &c.Suggestion, &c.PreExisting, &at, &c.ResolvedBy)
-		c.CreatedAt = unstamp(at)
+			&c.Description, &c.Suggestion, &c.PreExisting, stampTo(&c.CreatedAt), &c.ResolvedBy)
 		return c, err
 	}, "review comments", `SELECT id, review_id, type, file_path, start_line, end_line, severity, category, description, suggestion,
 		pre_existing, created_at, resolved_by FROM review_comments WHERE review_id=? ORDER BY created_at, rowid`, reviewID)
@@ -233,11 +218,7 @@ func (o ops) CompleteReview(ctx context.Context, id, recommendation, summary str
 		if r.Status != ReviewPending {
 			return fmt.Errorf("review %s is already completed", id)
 		}
-		_, err = o.q.ExecContext(ctx, `UPDATE review_cards SET status='Completed', recommendation=?, summary=?, completed_at=? WHERE id=?`,
+		return o.exec(ctx, fmt.Sprintf("complete review %s", id), `UPDATE review_cards SET status='Completed', recommendation=?, summary=?, completed_at=? WHERE id=?`,
 			recommendation, summary, stamp(o.clock()), id)
-		if err != nil {
-			return fmt.Errorf("complete review %s: %w", id, err)
-		}
-		return nil
 	})
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"time"
 )
 
@@ -19,9 +18,7 @@ type RunRecord struct {
 func (o ops) Runs(ctx context.Context) ([]RunRecord, error) {
 	return queryAll(ctx, o, func(row interface{ Scan(...any) error }) (RunRecord, error) {
 		var r RunRecord
-		var at sql.NullInt64
-		err := row.Scan(&r.ID, &r.Kind, &at)
-		r.CreatedAt = unstamp(at)
+		err := row.Scan(&r.ID, &r.Kind, stampTo(&r.CreatedAt))
 		return r, err
 	}, "runs", `SELECT id, kind, created_at FROM runs ORDER BY created_at, id`)
 }

@@ -185,6 +185,13 @@ func newID(prefix string) string {
 	return prefix + "-" + hex.EncodeToString(b[:])
 }
 
+// ensureID gives a record that has no id a new one with prefix.
+func ensureID(id *string, prefix string) {
+	if *id == "" {
+		*id = newID(prefix)
+	}
+}
+
 // stamp is a time as stored: UTC Unix nanoseconds, NULL when zero.
 func stamp(t time.Time) any {
 	if t.IsZero() {
@@ -193,12 +200,21 @@ func stamp(t time.Time) any {
 	return t.UnixNano()
 }
 
-// unstamp reads a stored time.
-func unstamp(v sql.NullInt64) time.Time {
-	if !v.Valid {
-		return time.Time{}
+// stampTo scans a stamp column (see stamp; NULL is the zero time) into *t.
+func stampTo(t *time.Time) sql.Scanner { return stampScanner{t} }
+
+type stampScanner struct{ t *time.Time }
+
+func (s stampScanner) Scan(src any) error {
+	var v sql.NullInt64
+	if err := v.Scan(src); err != nil {
+		return err
 	}
-	return time.Unix(0, v.Int64).UTC()
+	*s.t = time.Time{}
+	if v.Valid {
+		*s.t = time.Unix(0, v.Int64).UTC()
+	}
+	return nil
 }
 
 // clock is the current time in UTC.
@@ -238,6 +254,31 @@ func rawJSON(m json.RawMessage) any {
 		return nil
 	}
 	return string(m)
+}
+
+// exec runs a write; its error says what was being done ("add job
+// commit: ...").
+func (o ops) exec(ctx context.Context, what, query string, args ...any) error {
+	_, err := o.execRes(ctx, what, query, args...)
+	return err
+}
+
+// execOne runs a write meant to change one row, the kind record id: its
+// error says what was being done, and no row changed is ErrNotFound.
+func (o ops) execOne(ctx context.Context, what, kind, id, query string, args ...any) error {
+	res, err := o.execRes(ctx, what, query, args...)
+	if err != nil {
+		return err
+	}
+	return expectOne(res, kind, id)
+}
+
+func (o ops) execRes(ctx context.Context, what, query string, args ...any) (sql.Result, error) {
+	res, err := o.q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return res, nil
 }
 
 // expectOne turns "no row changed" into ErrNotFound.

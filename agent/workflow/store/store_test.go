@@ -33,6 +33,46 @@ func newWorkflow(t *testing.T, s *Store, name string) Workflow {
 	return w
 }
 
+// openAt opens the store at path, closed when the test ends.
+func openAt(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// addCase is a record to add and the error adding it must give ("": none).
+type addCase[T any] struct {
+	v    T
+	want string
+}
+
+// addEach adds each case's record with add: one with a want error must be
+// refused with that error (its text, or containing it when contains), the
+// others stored. It returns the stored records as add left them.
+func addEach[T any](t *testing.T, what string, contains bool, add func(*T) error, cases []addCase[T]) []T {
+	t.Helper()
+	var stored []T
+	for _, tt := range cases {
+		v := tt.v
+		err := add(&v)
+		if tt.want != "" {
+			if err == nil || !contains && err.Error() != tt.want || contains && !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%s %+v: %v, want %q", what, tt.v, err, tt.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, v)
+	}
+	return stored
+}
+
 func TestOpenMigratesFromEmptyAndReopens(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), FileName)
@@ -57,11 +97,7 @@ func TestOpenMigratesFromEmptyAndReopens(t *testing.T) {
 	}
 	s.Close()
 
-	s2, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+	s2 := openAt(t, path)
 	got, err := s2.Workflow(ctx, w.ID)
 	if err != nil || got.Name != "kept" {
 		t.Fatalf("after reopen: %+v, %v", got, err)
@@ -89,11 +125,7 @@ func TestMigrationUpgradesOldDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	up, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close()
+	up := openAt(t, path)
 	if v, _ := up.SchemaVersion(ctx); v != LatestVersion() {
 		t.Fatalf("version %d after upgrade", v)
 	}
@@ -450,32 +482,16 @@ func TestPreflightAndBaselines(t *testing.T) {
 	if err := s.FailPreflight(ctx, p.ID, "late"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("fail a completed preflight: %v", err)
 	}
-	tests := []struct {
-		b    Baseline
-		want string
-	}{
+	stored := addEach(t, "baseline", false, func(b *Baseline) error {
+		b.WorkflowID = w.ID
+		return s.AddBaseline(ctx, b)
+	}, []addCase[Baseline]{
 		{Baseline{IssueType: "Warning", Source: "Build", Pattern: "CS0618", FilePath: "src/Legacy.cs", Description: "Obsolete API"}, ""},
 		{Baseline{IssueType: "Error", Source: "Lint", Pattern: "unused variable"}, ""},
 		{Baseline{IssueType: "Info", Source: "Build", Pattern: "x"}, "Invalid issueType 'Info'. Must be 'Error' or 'Warning'."},
 		{Baseline{IssueType: "Error", Source: "Compile", Pattern: "x"}, "Invalid source 'Compile'. Must be 'Build', 'Lint', or 'Test'."},
 		{Baseline{IssueType: "Error", Source: "Test", Pattern: " "}, "pattern is required"},
-	}
-	var stored []Baseline
-	for _, tt := range tests {
-		b := tt.b
-		b.WorkflowID = w.ID
-		err := s.AddBaseline(ctx, &b)
-		if tt.want != "" {
-			if err == nil || err.Error() != tt.want {
-				t.Errorf("baseline %+v: %v, want %q", tt.b, err, tt.want)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		stored = append(stored, b)
-	}
+	})
 	list, err := s.Baselines(ctx, w.ID)
 	if err != nil || !reflect.DeepEqual(list, stored) {
 		t.Fatalf("baselines:\n got %+v\nwant %+v (%v)", list, stored, err)
@@ -497,10 +513,10 @@ func TestReviewRecords(t *testing.T) {
 	if got, err := s.Review(ctx, loose.ID); err != nil || got.WorkflowID != "" {
 		t.Fatalf("review outside a workflow: %+v, %v", got, err)
 	}
-	tests := []struct {
-		c    ReviewComment
-		want string
-	}{
+	stored := addEach(t, "comment", true, func(c *ReviewComment) error {
+		c.ReviewID = r.ID
+		return s.AddComment(ctx, c)
+	}, []addCase[ReviewComment]{
 		{ReviewComment{Type: CommentLine, FilePath: "a.go", StartLine: 3, EndLine: 5, Severity: "High", Category: "bug", Description: "nil deref", Suggestion: "check nil"}, ""},
 		{ReviewComment{Type: CommentLine, FilePath: "a.go", StartLine: 7, Severity: "Low", Category: "style", Description: "name", PreExisting: true}, ""},
 		{ReviewComment{Type: CommentFile, FilePath: "b.go", Severity: "Medium", Category: "architecture", Description: "split"}, ""},
@@ -511,23 +527,7 @@ func TestReviewRecords(t *testing.T) {
 		{ReviewComment{Type: CommentLine, FilePath: "a.go", StartLine: 5, EndLine: 4, Severity: "Low", Category: "bug", Description: "x"}, "end_line must be greater than or equal to start_line"},
 		{ReviewComment{Type: CommentFile, Severity: "Low", Category: "bug", Description: "x"}, "file_path is required for file comments"},
 		{ReviewComment{Type: "hunk", Severity: "Low", Category: "bug", Description: "x"}, `invalid comment type "hunk"`},
-	}
-	var stored []ReviewComment
-	for _, tt := range tests {
-		c := tt.c
-		c.ReviewID = r.ID
-		err := s.AddComment(ctx, &c)
-		if tt.want != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("comment %+v: %v, want %q", tt.c, err, tt.want)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		stored = append(stored, c)
-	}
+	})
 	list, err := s.Comments(ctx, r.ID)
 	if err != nil || !reflect.DeepEqual(list, stored) {
 		t.Fatalf("comments:\n got %+v\nwant %+v (%v)", list, stored, err)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -96,19 +95,15 @@ const workflowCols = `id, name, task, stage, path, base_branch, base_commit, wor
 
 func scanWorkflow(row interface{ Scan(...any) error }) (Workflow, error) {
 	var w Workflow
-	var created, updated, ended sql.NullInt64
 	err := row.Scan(&w.ID, &w.Name, &w.Task, &w.Stage, &w.Path, &w.BaseBranch, &w.BaseCommit, &w.WorkflowBranch,
-		&w.WorktreePath, &w.Status, &w.StatusReason, &created, &updated, &ended)
-	w.CreatedAt, w.UpdatedAt, w.EndedAt = unstamp(created), unstamp(updated), unstamp(ended)
+		&w.WorktreePath, &w.Status, &w.StatusReason, stampTo(&w.CreatedAt), stampTo(&w.UpdatedAt), stampTo(&w.EndedAt))
 	return w, err
 }
 
 // CreateWorkflow stores a new workflow, filling ID (when empty), Status
 // (Active when empty) and the timestamps.
 func (o ops) CreateWorkflow(ctx context.Context, w *Workflow) error {
-	if w.ID == "" {
-		w.ID = newID("wf")
-	}
+	ensureID(&w.ID, "wf")
 	if w.Status == "" {
 		w.Status = WorkflowActive
 	}
@@ -145,20 +140,12 @@ func (o ops) nameUsed(ctx context.Context, name string) (bool, error) {
 
 // Workflow reads a workflow by id.
 func (o ops) Workflow(ctx context.Context, id string) (Workflow, error) {
-	w, err := scanWorkflow(o.q.QueryRowContext(ctx, `SELECT `+workflowCols+` FROM workflows WHERE id = ?`, id))
-	if err != nil {
-		return Workflow{}, notFound(err, "workflow", id)
-	}
-	return w, nil
+	return queryOne(ctx, o, scanWorkflow, "workflow", id, `SELECT `+workflowCols+` FROM workflows WHERE id = ?`, id)
 }
 
 // WorkflowByName reads a workflow by name.
 func (o ops) WorkflowByName(ctx context.Context, name string) (Workflow, error) {
-	w, err := scanWorkflow(o.q.QueryRowContext(ctx, `SELECT `+workflowCols+` FROM workflows WHERE name = ?`, name))
-	if err != nil {
-		return Workflow{}, notFound(err, "workflow named", name)
-	}
-	return w, nil
+	return queryOne(ctx, o, scanWorkflow, "workflow named", name, `SELECT `+workflowCols+` FROM workflows WHERE name = ?`, name)
 }
 
 // Workflows lists every workflow, most recently updated first.
@@ -186,14 +173,10 @@ func (o ops) UpdateWorkflow(ctx context.Context, w *Workflow) error {
 		return err
 	}
 	w.UpdatedAt = o.clock()
-	res, err := o.q.ExecContext(ctx, `UPDATE workflows SET task=?, stage=?, path=?, base_branch=?, base_commit=?, workflow_branch=?,
+	return o.execOne(ctx, fmt.Sprintf("update workflow %s", w.ID), "workflow", w.ID, `UPDATE workflows SET task=?, stage=?, path=?, base_branch=?, base_commit=?, workflow_branch=?,
 		worktree_path=?, status=?, status_reason=?, updated_at=?, ended_at=? WHERE id=?`,
 		w.Task, w.Stage, w.Path, w.BaseBranch, w.BaseCommit, w.WorkflowBranch, w.WorktreePath, w.Status, w.StatusReason,
 		stamp(w.UpdatedAt), stamp(w.EndedAt), w.ID)
-	if err != nil {
-		return fmt.Errorf("update workflow %s: %w", w.ID, err)
-	}
-	return expectOne(res, "workflow", w.ID)
 }
 
 // AdvanceStage moves a workflow from stage from to stage to and clears the
@@ -229,19 +212,11 @@ func (o ops) SetWorkflowStatus(ctx context.Context, workflowID string, status Wo
 	if status == WorkflowCompleted || status == WorkflowAbandoned {
 		ended = stamp(now)
 	}
-	res, err := o.q.ExecContext(ctx, `UPDATE workflows SET status=?, status_reason=?, updated_at=?, ended_at=? WHERE id=?`,
+	return o.execOne(ctx, fmt.Sprintf("set workflow %s status", workflowID), "workflow", workflowID, `UPDATE workflows SET status=?, status_reason=?, updated_at=?, ended_at=? WHERE id=?`,
 		status, reason, stamp(now), ended, workflowID)
-	if err != nil {
-		return fmt.Errorf("set workflow %s status: %w", workflowID, err)
-	}
-	return expectOne(res, "workflow", workflowID)
 }
 
 // DeleteWorkflow deletes a workflow and every record that belongs to it.
 func (o ops) DeleteWorkflow(ctx context.Context, workflowID string) error {
-	res, err := o.q.ExecContext(ctx, `DELETE FROM workflows WHERE id=?`, workflowID)
-	if err != nil {
-		return fmt.Errorf("delete workflow %s: %w", workflowID, err)
-	}
-	return expectOne(res, "workflow", workflowID)
+	return o.execOne(ctx, fmt.Sprintf("delete workflow %s", workflowID), "workflow", workflowID, `DELETE FROM workflows WHERE id=?`, workflowID)
 }
