@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/index"
 	"github.com/autarch-dev/autarch/tools"
@@ -61,9 +62,7 @@ type Search struct {
 	scopes   map[string]tools.Searcher
 	closed   bool
 
-	jobs    map[uint64]context.CancelFunc // background work, cancelled by Close
-	nextJob uint64
-	work    sync.WaitGroup
+	bg run.Group // background work, cancelled by Close
 }
 
 // New makes the Search of cfg.Root; nothing is read until the first use.
@@ -71,7 +70,7 @@ func New(cfg Config) *Search {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Search{cfg: cfg, jobs: map[uint64]context.CancelFunc{}, timers: map[string]*time.Timer{}, scopes: map[string]tools.Searcher{}}
+	return &Search{cfg: cfg, timers: map[string]*time.Timer{}, scopes: map[string]tools.Searcher{}}
 }
 
 // Root is the indexed folder.
@@ -84,35 +83,15 @@ func (s *Search) Close() {
 	for _, t := range s.timers {
 		t.Stop()
 	}
-	for _, cancel := range s.jobs {
-		cancel()
-	}
+	s.bg.Cancel()
 	s.mu.Unlock()
-	s.work.Wait()
+	s.bg.Drain()
 }
 
-// goBackground runs fn under Close's control (s.mu held); it reports
-// false when the Search is closed.
+// goBackgroundLocked runs fn under Close's control (s.mu held); it
+// reports false when the Search is closed.
 func (s *Search) goBackgroundLocked(fn func(ctx context.Context)) bool {
-	if s.closed {
-		return false
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	id := s.nextJob
-	s.nextJob++
-	s.jobs[id] = cancel
-	s.work.Add(1)
-	go func() {
-		defer s.work.Done()
-		defer func() {
-			s.mu.Lock()
-			delete(s.jobs, id)
-			s.mu.Unlock()
-			cancel()
-		}()
-		fn(ctx)
-	}()
-	return true
+	return !s.closed && s.bg.Go(context.Background(), fn) == nil
 }
 
 func (s *Search) goBackground(fn func(ctx context.Context)) bool {

@@ -159,6 +159,9 @@ func (g *Group) Wait(wait time.Duration) bool {
 	}
 }
 
+// Drain waits, with no limit, for the group's work to return.
+func (g *Group) Drain() { g.work.Wait() }
+
 // Close cancels the group's work, refuses more, and waits at most wait
 // for it to return; it reports whether everything returned in time.
 func (g *Group) Close(wait time.Duration) bool {

@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	// of every kind (the fleet's too), one event stream, one list of runs,
 	// one activity view.
 	"app":        {"agent/job", "agent/run", "agent/workflow", "editor", "fleet", "swarm/orchestrate", "tools"},
-	"codesearch": {"editor", "index", "tools", "tools/indexsearch", "workspace", "workspace/git"},
+	"codesearch": {"agent/run", "editor", "index", "tools", "tools/indexsearch", "workspace", "workspace/git"},
 	// acp is a transport like server: ACP sessions over the application
 	// session (app), its workflows' and jobs' records replayed.
 	"acp": {"agent", "app", "agent/workflow", "agent/workflow/store", "agent/job", "editor", "tools"},
@@ -71,7 +71,7 @@ var allowed = map[string][]string{
 	// the repository byte-identical).
 	"workspace/treehash": {},
 	// workspace/git/gitattack plants attacks on host-side git for tests.
-	"workspace/git/gitattack": {},
+	"workspace/git/gitattack": {"internal/testkit"},
 	// internal/testkit is the tests' shared kit (imported only from
 	// tests): the fake editor, the txtar scenario runner, git helpers and
 	// the wait helper. It stays low so that internal tests may use it.

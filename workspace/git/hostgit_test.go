@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/git"
 	"github.com/autarch-dev/autarch/workspace/git/gitattack"
 )
@@ -18,8 +19,8 @@ func attackWorkflow(t *testing.T) (dir string, r *git.Repo, w *git.Workflow) {
 	ctx := context.Background()
 	dir = filepath.Join(t.TempDir(), "user")
 	gitattack.Git(t, t.TempDir(), "init", "-q", "-b", "main", dir)
-	gitattack.Write(t, filepath.Join(dir, "main.go"), "package main\n")
-	gitattack.Write(t, filepath.Join(dir, "agent.txt"), "base\n")
+	testkit.WriteFile(t, filepath.Join(dir, "main.go"), "package main\n")
+	testkit.WriteFile(t, filepath.Join(dir, "agent.txt"), "base\n")
 	gitattack.Git(t, dir, "add", "-A")
 	gitattack.Git(t, dir, "commit", "-q", "-m", "initial")
 	r, err := git.Open(ctx, dir, git.Config{})
@@ -158,7 +159,7 @@ func TestOpenWorktreeInASubmodule(t *testing.T) {
 	dir, _, _ := attackWorkflow(t)
 	lib := filepath.Join(t.TempDir(), "lib")
 	gitattack.Git(t, t.TempDir(), "init", "-q", "-b", "main", lib)
-	gitattack.Write(t, filepath.Join(lib, "lib.go"), "package lib\n")
+	testkit.WriteFile(t, filepath.Join(lib, "lib.go"), "package lib\n")
 	gitattack.Git(t, lib, "add", "-A")
 	gitattack.Git(t, lib, "commit", "-q", "-m", "lib")
 	gitattack.Git(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")

@@ -23,12 +23,12 @@ func withSubmodule(t *testing.T, edit func(gitmodules string) string) (user stri
 	ctx := context.Background()
 	lib := filepath.Join(t.TempDir(), "lib")
 	gitattack.Git(t, t.TempDir(), "init", "-q", "-b", "main", lib)
-	gitattack.Write(t, filepath.Join(lib, "lib.go"), "package lib\n\nconst Answer = 42\n")
+	testkit.WriteFile(t, filepath.Join(lib, "lib.go"), "package lib\n\nconst Answer = 42\n")
 	gitattack.Git(t, lib, "add", "-A")
 	gitattack.Git(t, lib, "commit", "-q", "-m", "lib")
 	origin := filepath.Join(t.TempDir(), "origin")
 	gitattack.Git(t, t.TempDir(), "init", "-q", "-b", "main", origin)
-	gitattack.Write(t, filepath.Join(origin, "main.go"), "package main\n")
+	testkit.WriteFile(t, filepath.Join(origin, "main.go"), "package main\n")
 	gitattack.Git(t, origin, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
 	if edit != nil {
 		p := filepath.Join(origin, ".gitmodules")
@@ -36,7 +36,7 @@ func withSubmodule(t *testing.T, edit func(gitmodules string) string) (user stri
 		if err != nil {
 			t.Fatal(err)
 		}
-		gitattack.Write(t, p, edit(string(b)))
+		testkit.WriteFile(t, p, edit(string(b)))
 	}
 	gitattack.Git(t, origin, "add", "-A")
 	gitattack.Git(t, origin, "commit", "-q", "-m", "initial")
@@ -89,7 +89,7 @@ func TestInitSubmodules(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				gitattack.Write(t, p, tt.planted(string(b)))
+				testkit.WriteFile(t, p, tt.planted(string(b)))
 			}
 			got, err := w.InitSubmodules(context.Background())
 			if gitattack.Ran(marker) {
@@ -168,7 +168,7 @@ func TestInitSubmodulesAfterAPulse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gitattack.Write(t, p, urlOf(string(b), "ext::"+prog))
+	testkit.WriteFile(t, p, urlOf(string(b), "ext::"+prog))
 	if _, err := w.CompletePulse(ctx, "p0", "chore: point lib elsewhere"); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // Attack plants one attack in the work tree wt (a linked worktree of a
@@ -60,17 +62,6 @@ func Git(tb testing.TB, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// Write writes a file, making its directories.
-func Write(tb testing.TB, path, content string) {
-	tb.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-}
-
 // Ran reports whether marker exists.
 func Ran(marker string) bool {
 	_, err := os.Lstat(marker)
@@ -93,14 +84,14 @@ func nested(tb testing.TB, wt, marker, gitDir string, configure ...[]string) {
 		}
 		Git(tb, wt, "init", "-q", "--separate-git-dir", gitDir, "sub")
 	}
-	Write(tb, filepath.Join(sub, "f.txt"), "one\n")
-	Write(tb, filepath.Join(sub, ".gitattributes"), "* filter=x diff=x\n")
+	testkit.WriteFile(tb, filepath.Join(sub, "f.txt"), "one\n")
+	testkit.WriteFile(tb, filepath.Join(sub, ".gitattributes"), "* filter=x diff=x\n")
 	Git(tb, sub, "add", "-A")
 	Git(tb, sub, "commit", "-q", "-m", "nested")
 	for _, c := range configure {
 		Git(tb, sub, append([]string{"config"}, c...)...)
 	}
-	Write(tb, filepath.Join(sub, "f.txt"), "two\n")
+	testkit.WriteFile(tb, filepath.Join(sub, "f.txt"), "two\n")
 	head := Git(tb, sub, "rev-parse", "HEAD")
 	Git(tb, wt, "update-index", "--add", "--cacheinfo", "160000,"+head+",sub")
 	touchTracked(tb, wt)
@@ -110,7 +101,7 @@ func nested(tb testing.TB, wt, marker, gitDir string, configure ...[]string) {
 // touchTracked changes (or creates) a plain file of the tree.
 func touchTracked(tb testing.TB, wt string) {
 	tb.Helper()
-	Write(tb, filepath.Join(wt, "agent.txt"), "the agent's change\n")
+	testkit.WriteFile(tb, filepath.Join(wt, "agent.txt"), "the agent's change\n")
 }
 
 // Attacks are the attacks on a work tree Autarch runs git on.
@@ -124,7 +115,7 @@ func Attacks() []Attack {
 		}},
 		{"nested repository with a filter through include.path", func(tb testing.TB, wt, marker string) {
 			inc := filepath.Join(wt, ".agent.cfg")
-			Write(tb, inc, fmt.Sprintf("[filter \"x\"]\n\tclean = %s\n[diff \"x\"]\n\ttextconv = %s\n", Program(tb, marker), Program(tb, marker)))
+			testkit.WriteFile(tb, inc, fmt.Sprintf("[filter \"x\"]\n\tclean = %s\n[diff \"x\"]\n\ttextconv = %s\n", Program(tb, marker), Program(tb, marker)))
 			nested(tb, wt, marker, "", []string{"include.path", inc})
 		}},
 		{".git file naming a directory the agent made", func(tb testing.TB, wt, marker string) {
@@ -136,27 +127,27 @@ func Attacks() []Attack {
 		{"untracked nested repository (git add would make it a gitlink)", func(tb testing.TB, wt, marker string) {
 			sub := filepath.Join(wt, "deep", "sub")
 			Git(tb, wt, "init", "-q", sub)
-			Write(tb, filepath.Join(sub, "f.txt"), "one\n")
-			Write(tb, filepath.Join(sub, ".gitattributes"), "* filter=x\n")
+			testkit.WriteFile(tb, filepath.Join(sub, "f.txt"), "one\n")
+			testkit.WriteFile(tb, filepath.Join(sub, ".gitattributes"), "* filter=x\n")
 			Git(tb, sub, "add", "-A")
 			Git(tb, sub, "commit", "-q", "-m", "nested")
 			Git(tb, sub, "config", "filter.x.clean", Program(tb, marker))
 			Git(tb, sub, "config", "core.fsmonitor", Program(tb, marker))
-			Write(tb, filepath.Join(sub, "f.txt"), "two\n")
+			testkit.WriteFile(tb, filepath.Join(sub, "f.txt"), "two\n")
 			touchTracked(tb, wt)
 			os.Remove(marker)
 		}},
 		{"drivers of the user's global config selected by the agent's .gitattributes (filter, textconv, diff.external)", func(tb testing.TB, wt, marker string) {
 			prog := Program(tb, marker)
 			global := filepath.Join(tb.TempDir(), "gitconfig")
-			Write(tb, global, fmt.Sprintf("[filter \"x\"]\n\tclean = %s\n\tprocess = %s\n[diff \"x\"]\n\ttextconv = %s\n[diff]\n\texternal = %s\n", prog, prog, prog, prog))
-			Write(tb, filepath.Join(wt, ".gitattributes"), "* filter=x diff=x\n")
+			testkit.WriteFile(tb, global, fmt.Sprintf("[filter \"x\"]\n\tclean = %s\n\tprocess = %s\n[diff \"x\"]\n\ttextconv = %s\n[diff]\n\texternal = %s\n", prog, prog, prog, prog))
+			testkit.WriteFile(tb, filepath.Join(wt, ".gitattributes"), "* filter=x diff=x\n")
 			touchTracked(tb, wt)
 			tb.Setenv("GIT_CONFIG_GLOBAL", global)
 		}},
 		{"GIT_CONFIG_PARAMETERS and GIT_EXTERNAL_DIFF in Autarch's own environment", func(tb testing.TB, wt, marker string) {
 			prog := Program(tb, marker)
-			Write(tb, filepath.Join(wt, ".gitattributes"), "* filter=y diff=y\n")
+			testkit.WriteFile(tb, filepath.Join(wt, ".gitattributes"), "* filter=y diff=y\n")
 			touchTracked(tb, wt)
 			tb.Setenv("GIT_CONFIG_PARAMETERS", fmt.Sprintf("'filter.y.clean'='%s' 'diff.y.textconv'='%s'", prog, prog))
 			tb.Setenv("GIT_EXTERNAL_DIFF", prog)
@@ -171,15 +162,15 @@ func Attacks() []Attack {
 func PlainFolderRepo(tb testing.TB, dir, marker string) string {
 	tb.Helper()
 	outside := tb.TempDir()
-	Write(tb, filepath.Join(dir, "f.txt"), "one\n")
-	Write(tb, filepath.Join(dir, ".gitattributes"), "* filter=x\n")
+	testkit.WriteFile(tb, filepath.Join(dir, "f.txt"), "one\n")
+	testkit.WriteFile(tb, filepath.Join(dir, ".gitattributes"), "* filter=x\n")
 	Git(tb, dir, "init", "-q")
 	Git(tb, dir, "add", "-A")
 	Git(tb, dir, "commit", "-q", "-m", "planted")
 	Git(tb, dir, "config", "filter.x.clean", Program(tb, marker))
-	Write(tb, filepath.Join(dir, "f.txt"), "two\n")
-	Write(tb, filepath.Join(outside, "f.txt"), "outside\n")
-	Write(tb, filepath.Join(outside, ".gitattributes"), "* filter=x\n")
+	testkit.WriteFile(tb, filepath.Join(dir, "f.txt"), "two\n")
+	testkit.WriteFile(tb, filepath.Join(outside, "f.txt"), "outside\n")
+	testkit.WriteFile(tb, filepath.Join(outside, ".gitattributes"), "* filter=x\n")
 	Git(tb, dir, "config", "core.worktree", outside)
 	os.Remove(marker)
 	return outside
