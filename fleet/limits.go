@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -155,14 +156,7 @@ func (f *Fleet) WaitRate(ctx context.Context, key string, lim Rate, wait func(ti
 	if wait != nil {
 		wait(d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
+	return run.Sleep(ctx, d)
 }
 
 // changeWindow changes an endpoint's window with fn.

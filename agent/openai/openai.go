@@ -26,6 +26,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/run"
 )
 
 // Config configures the endpoint and how calls survive a flaky network.
@@ -195,7 +196,7 @@ func (m *Model) Complete(ctx context.Context, req agent.Request, onText func(str
 		if req.OnRetry != nil {
 			req.OnRetry(agent.Retry{Cause: f.cause, Attempt: attempt, Max: m.cfg.MaxRetries, Delay: delay})
 		}
-		if err := sleep(ctx, delay); err != nil {
+		if err := run.Sleep(ctx, delay); err != nil {
 			return agent.Response{}, fmt.Errorf("chat completion: %w", err)
 		}
 	}
@@ -236,17 +237,6 @@ func (m *Model) backoff(n int, retryAfter time.Duration) time.Duration {
 	d = min(d, m.cfg.MaxRetryDelay)
 	d = d/2 + rand.N(d/2+1)
 	return max(d, retryAfter)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
 }
 
 // callKey identifies one logical call across its attempts (sent as

@@ -159,6 +159,18 @@ func (g *Group) Wait(wait time.Duration) bool {
 	}
 }
 
+// Sleep waits for d, or until ctx ends (its cause is returned then).
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
+
 // Drain waits, with no limit, for the group's work to return.
 func (g *Group) Drain() { g.work.Wait() }
 

@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 	"agent/run": {"agent"},
 	// agent/openai imports index for the embeddings client (UseEmbedderFromEnv);
 	// DESIGN.md allows agent only: the embedder belongs beside the index.
-	"agent/openai":      {"agent", "index"},
+	"agent/openai":      {"agent", "agent/run", "index"},
 	"agent/scripted":    {},
 	"tools":             {"editor", "tools/shellcmd", "tools/verify", "tools/websearch", "workspace", "workspace/git", "workspace/textsearch", "workspace/sandbox", "workspace/trust", "workspace/unidiff", "index", "langserver"},
 	"tools/indexsearch": {"index", "tools", "workspace", "workspace/git"},
