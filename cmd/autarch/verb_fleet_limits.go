@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"text/tabwriter"
@@ -59,14 +58,12 @@ func fleetLimits(ctx context.Context, io stdio, f *fleet.Fleet, fs *flag.FlagSet
 			err = f.SetRate(ctx, r)
 		}
 		if err != nil {
-			fmt.Fprintf(io.err, "autarch fleet limits: %v\n", err)
-			return 1
+			return fail(io, "fleet limits", 1, err)
 		}
 	}
 	r, err := f.Rate(ctx)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch fleet limits: %v\n", err)
-		return 1
+		return fail(io, "fleet limits", 1, err)
 	}
 	fmt.Fprintf(io.out, "each model endpoint (host and model), shared by every worker: %s\n", r)
 	if r.Zero() {
@@ -106,13 +103,10 @@ func fleetBudget(ctx context.Context, io stdio, f *fleet.Fleet, fs *flag.FlagSet
 		budgets = []fleet.Budget{b}
 	}
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch fleet budget: %v\n", err)
-		return 1
+		return fail(io, "fleet budget", 1, err)
 	}
 	if asJSON {
-		out, _ := json.MarshalIndent(budgets, "", "  ")
-		fmt.Fprintln(io.out, string(out))
-		return 0
+		return printJSON(io, budgets)
 	}
 	if len(budgets) == 0 {
 		fmt.Fprintln(io.out, "no budgets (set one with: autarch fleet budget SUBMITTER --usd X)")

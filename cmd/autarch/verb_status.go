@@ -46,8 +46,7 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 	}
 	w, err := openWorkflows(ctx, io, f, false)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch status: %v\n", err)
-		return 1
+		return fail(io, "status", 1, err)
 	}
 	defer w.close()
 	act := newActivityLister(*calls, time.Now()).withEgress(w.project.Egress)
@@ -56,8 +55,7 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 	}
 	rows, err := w.engine.Summaries(ctx)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch status: %v\n", err)
-		return 1
+		return fail(io, "status", 1, err)
 	}
 	if *asJSON {
 		out, err := withPulses(ctx, w.engine.Store(), rows, act)
@@ -73,8 +71,7 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 		}
 		tw.Flush()
 		if err := printWorkflowCalls(ctx, io, w.engine.Store(), rows, act); err != nil {
-			fmt.Fprintf(io.err, "autarch status: %v\n", err)
-			return 1
+			return fail(io, "status", 1, err)
 		}
 	}
 	fmt.Fprintln(io.out)
@@ -394,8 +391,7 @@ func printJobsWithActivity(ctx context.Context, io stdio, w *workflows, asJSON b
 		return code
 	}
 	if err := printJobCalls(ctx, io, w.engine.Store(), act); err != nil {
-		fmt.Fprintf(io.err, "autarch status: %v\n", err)
-		return 1
+		return fail(io, "status", 1, err)
 	}
 	return 0
 }
@@ -403,12 +399,9 @@ func printJobsWithActivity(ctx context.Context, io stdio, w *workflows, asJSON b
 // printStatusJSON prints v as indented JSON, or err.
 func printStatusJSON(io stdio, v any, err error) int {
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch status: %v\n", err)
-		return 1
+		return fail(io, "status", 1, err)
 	}
-	b, _ := json.MarshalIndent(v, "", "  ")
-	fmt.Fprintln(io.out, string(b))
-	return 0
+	return printJSON(io, v)
 }
 
 // jobsWithActivity is the jobs' summaries with their tool activity.
