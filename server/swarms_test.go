@@ -218,16 +218,7 @@ func swarmServer(t *testing.T, config string, trusted bool, script string) (*har
 	}
 	url, model := scripted.Start(t, parsed)
 	h := newHarness(t, wired)
-	uri := pathURI(dir)
-	if err := h.call("initialize", map[string]any{
-		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "notes"}},
-		"capabilities":          map[string]any{},
-		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}},
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	h.initFolder(dir, "notes", map[string]any{}, editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}})
+	h.setTestKey()
 	return h, dir, model
 }
