@@ -39,12 +39,8 @@ func runACP(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("acp", io)
 	f := addEngineFlags(fs)
 	logs := addLogFlags(fs, defaultACPLogPath())
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlagsOnly(io, fs, "acp", args, "acp takes only flags; the client sends each session's folder"); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(io.err, "autarch acp: unexpected argument %q (acp takes only flags; the client sends each session's folder)\n", fs.Arg(0))
-		return 2
 	}
 	logger, closeLog, err := logs.open(io.err)
 	if err != nil {

@@ -59,14 +59,11 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, "agent", 2, err)
 	}
-	project, servers, err := projectServers(io, "agent", *root)
+	project, reg, closeServers, err := projectTools(ctx, io, "agent", *root, *role, reg)
 	if err != nil {
 		return fail(io, "agent", 1, err)
 	}
-	defer servers.Close()
-	if reg, err = withProjectTools(ctx, io, "agent", project, servers, *role, reg); err != nil {
-		return fail(io, "agent", 1, err)
-	}
+	defer closeServers()
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in)}
 	policy, err := commandPolicy(ctx, stderrWarn(io, "agent"))
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/autarch-dev/autarch/fleet"
 )
@@ -105,24 +104,14 @@ func fleetBudget(ctx context.Context, io stdio, f *fleet.Fleet, fs *flag.FlagSet
 	if err != nil {
 		return fail(io, "fleet budget", 1, err)
 	}
-	if asJSON {
-		return printJSON(io, budgets)
-	}
-	if len(budgets) == 0 {
-		fmt.Fprintln(io.out, "no budgets (set one with: autarch fleet budget SUBMITTER --usd X)")
-		return 0
-	}
-	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SUBMITTER\tUSD\tTOKENS\tSPENT USD\tSPENT TOKENS\tSTATE")
-	for _, b := range budgets {
-		state := "within"
-		if b.Over() != "" {
-			state = "over: its runs wait in the queue"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.4f\t%d\t%s\n", b.Submitter, orNone(b.USD > 0, fmt.Sprintf("%.2f", b.USD)), orNone(b.Tokens > 0, fmt.Sprint(b.Tokens)), b.Spent.Cost, b.Spent.Tokens(), state)
-	}
-	tw.Flush()
-	return 0
+	return printListing(io, budgets, asJSON, "no budgets (set one with: autarch fleet budget SUBMITTER --usd X)",
+		"SUBMITTER\tUSD\tTOKENS\tSPENT USD\tSPENT TOKENS\tSTATE", func(b fleet.Budget) string {
+			state := "within"
+			if b.Over() != "" {
+				state = "over: its runs wait in the queue"
+			}
+			return fmt.Sprintf("%s\t%s\t%s\t%.4f\t%d\t%s", b.Submitter, orNone(b.USD > 0, fmt.Sprintf("%.2f", b.USD)), orNone(b.Tokens > 0, fmt.Sprint(b.Tokens)), b.Spent.Cost, b.Spent.Tokens(), state)
+		})
 }
 
 func orNone(set bool, s string) string {

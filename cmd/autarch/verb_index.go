@@ -24,12 +24,8 @@ func runIndex(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("index", io)
 	root := fs.String("root", ".", "workspace to index")
 	watch := fs.Bool("watch", false, "keep running and re-index files as they change (Ctrl-C stops)")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlagsOnly(io, fs, "index", args, ""); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(io.err, "autarch index: unexpected argument %q\n", fs.Arg(0))
-		return 2
 	}
 	ix, dir, err := openIndex(ctx, io, *root, true)
 	if err != nil {

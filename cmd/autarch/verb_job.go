@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/autarch-dev/autarch/app"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/autarch-dev/autarch/agent/job"
 	"github.com/autarch-dev/autarch/agent/workflow"
@@ -187,21 +186,11 @@ func printJobs(ctx context.Context, io stdio, w *workflows, asJSON bool) int {
 	if err != nil {
 		return fail(io, "status", 1, err)
 	}
-	if asJSON {
-		return printJSON(io, list)
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(io.out, "no jobs (start one with: autarch job TASK)")
-		return 0
-	}
-	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tMODE\tSTATUS\tBRANCH\tCOMMITS\tTESTS\tLINT\tESCALATIONS\tTOKENS\tCOST\tID")
-	for _, j := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t$%.4f\t%s\n", j.Name, j.Mode, jobStatus(j), orDash(j.Branch), commitsCell(j.Commits),
-			checkCell(j.Tests), checkCell(j.Lint), escalationsCell(j.Escalations), j.Tokens, j.TokenBudget, j.Cost, j.ID)
-	}
-	tw.Flush()
-	return 0
+	return printListing(io, list, asJSON, "no jobs (start one with: autarch job TASK)",
+		"JOB\tMODE\tSTATUS\tBRANCH\tCOMMITS\tTESTS\tLINT\tESCALATIONS\tTOKENS\tCOST\tID", func(j editor.JobSummary) string {
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t$%.4f\t%s", j.Name, j.Mode, jobStatus(j), orDash(j.Branch), commitsCell(j.Commits),
+				checkCell(j.Tests), checkCell(j.Lint), escalationsCell(j.Escalations), j.Tokens, j.TokenBudget, j.Cost, j.ID)
+		})
 }
 
 func jobStatus(j editor.JobSummary) string {

@@ -89,12 +89,21 @@ func projectServers(io stdio, verb, root string) (tools.Project, *mcp.Manager, e
 	return project, m, nil
 }
 
-// withProjectTools gives a role's registry the MCP servers' tools and the
-// configured web search, then applies the project's tool settings to it.
-func withProjectTools(ctx context.Context, io stdio, verb string, p tools.Project, m *mcp.Manager, role string, reg *tools.Registry) (*tools.Registry, error) {
+// projectTools is projectServers for a role's registry: reg gets the MCP
+// servers' tools and the configured web search, then the project's tool
+// settings apply to it. closeServers stops the servers.
+func projectTools(ctx context.Context, io stdio, verb, root, role string, reg *tools.Registry) (_ tools.Project, _ *tools.Registry, closeServers func(), _ error) {
+	p, m, err := projectServers(io, verb, root)
+	if err != nil {
+		return tools.Project{}, nil, nil, err
+	}
 	withMCP(ctx, io, verb, m, role, reg)
 	withWeb(io, verb, p, role, reg)
-	return p.Settings.Apply(reg, role)
+	if reg, err = p.Settings.Apply(reg, role); err != nil {
+		m.Close()
+		return tools.Project{}, nil, nil, err
+	}
+	return p, reg, func() { m.Close() }, nil
 }
 
 // withMCP adds a role's MCP tools to reg; servers that fail are reported

@@ -14,14 +14,11 @@ func resumeVerb() verb {
 		name:    "resume",
 		usage:   "autarch resume [--root DIR] [--yes] [model flags] ID|NAME | autarch resume --nats URL [--creds FILE] FLEET_RUN_ID",
 		summary: "continue a stopped, halted or waiting workflow (or job) where it was left",
-		run:     runResume,
+		run:     orFleet("resume", runResume),
 	}
 }
 
 func runResume(ctx context.Context, io stdio, args []string) int {
-	if fleetRunArgs(args) {
-		return runFleet(ctx, io, append([]string{"resume"}, args...))
-	}
 	fs := newFlagSet("resume", io)
 	f := addEngineFlags(fs)
 	if code, ok := parseOperands(io, fs, resumeVerb(), args, 1, 1); !ok {

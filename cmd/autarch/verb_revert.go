@@ -25,8 +25,7 @@ func revertVerb() verb {
 
 func runRevert(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("revert", io)
-	f := &engineFlags{}
-	fs.StringVar(&f.root, "root", ".", "the project (a git repository)")
+	f := addRootFlag(fs)
 	fs.BoolVar(&f.yes, "yes", false, "revert without asking")
 	applied := fs.Bool("applied", false, "revert a workflow already applied to your branch (your branch keeps the changes until you apply the workflow again)")
 	asJSON := fs.Bool("json", false, "print the plan and the result as JSON")

@@ -29,12 +29,8 @@ func serveVerb() verb {
 func runServe(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("serve", io)
 	logs := addLogFlags(fs, defaultLogPath())
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlagsOnly(io, fs, "serve", args, "serve takes only flags"); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(io.err, "autarch serve: unexpected argument %q (serve takes only flags)\n", fs.Arg(0))
-		return 2
 	}
 	logger, closeLog, err := logs.open(io.err)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
@@ -31,8 +30,7 @@ func statusVerb() verb {
 
 func runStatus(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("status", io)
-	f := &engineFlags{}
-	fs.StringVar(&f.root, "root", ".", "the project (a git repository)")
+	f := addRootFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	onlyJobs := fs.Bool("jobs", false, "list the jobs only (with --json: the jobs' JSON)")
 	calls := fs.Int("calls", defaultStatusCalls, "show each workflow's and job's latest N tool calls (0: none)")
@@ -64,8 +62,7 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 	if len(rows) == 0 {
 		fmt.Fprintln(io.out, "no workflows (start one with: autarch run TASK)")
 	} else {
-		tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tSTAGE\tSTATUS\tPULSES\tCOST\tUPDATED\tID")
+		tw := newTable(io.out, "NAME\tSTAGE\tSTATUS\tPULSES\tCOST\tUPDATED\tID")
 		for _, r := range rows {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t$%.4f\t%s\t%s\n", r.Name, r.Stage, r.Status, r.PulsesDone, r.Pulses, r.Cost, r.UpdatedAt, r.ID)
 		}

@@ -11,17 +11,13 @@ func stopVerb() verb {
 		name:    "stop",
 		usage:   "autarch stop [--root DIR] ID|NAME [REASON] | autarch stop --nats URL [--creds FILE] FLEET_RUN_ID",
 		summary: "stop a workflow or a job (a running pulse keeps its work as a recovery checkpoint; autarch resume continues)",
-		run:     runStop,
+		run:     orFleet("stop", runStop),
 	}
 }
 
 func runStop(ctx context.Context, io stdio, args []string) int {
-	if fleetRunArgs(args) {
-		return runFleet(ctx, io, append([]string{"stop"}, args...))
-	}
 	fs := newFlagSet("stop", io)
-	f := &engineFlags{}
-	fs.StringVar(&f.root, "root", ".", "the project (a git repository)")
+	f := addRootFlag(fs)
 	if code, ok := parseOperands(io, fs, stopVerb(), args, 1, -1); !ok {
 		return code
 	}

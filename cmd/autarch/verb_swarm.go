@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
@@ -273,8 +272,7 @@ func printSwarms(io stdio, stateDir string, asJSON, quiet bool) int {
 		}
 		return 0
 	}
-	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tROUND\tSTAGE\tARBITER\tPROPOSALS\tCOMMITS\tTOKENS\tBRANCH\tTASK")
+	tw := newTable(io.out, "ID\tSTATUS\tROUND\tSTAGE\tARBITER\tPROPOSALS\tCOMMITS\tTOKENS\tBRANCH\tTASK")
 	for _, st := range list {
 		decided := 0
 		for _, p := range st.Proposals {

@@ -56,14 +56,11 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	if err != nil {
 		return fail(io, "tool", 2, err)
 	}
-	project, servers, err := projectServers(io, "tool", *root)
+	project, reg, closeServers, err := projectTools(ctx, io, "tool", *root, *role, reg)
 	if err != nil {
 		return fail(io, "tool", 1, err)
 	}
-	defer servers.Close()
-	if reg, err = withProjectTools(ctx, io, "tool", project, servers, *role, reg); err != nil {
-		return fail(io, "tool", 1, err)
-	}
+	defer closeServers()
 	if sw.as != "" { // only the swarm tools, as one agent (their args need no reason: see swarm.EnvelopeArgs)
 		var closeSwarm func()
 		if reg, closeSwarm, err = sw.registry(ctx, *root, project.Settings.Swarm, warnLog(io.err, *root)); err != nil {
