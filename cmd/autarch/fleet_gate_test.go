@@ -95,7 +95,7 @@ func openFleetAt(t *testing.T, url string) *fleet.Fleet {
 // url (with natsOpts), closed when the test ends.
 func openFleetWith(ctx context.Context, t *testing.T, url string, opts fleet.Options, natsOpts ...nats.Option) *fleet.Fleet {
 	t.Helper()
-	nc, js := testkit.JetStream(t, url, natsOpts...)
+	nc, js := testkit.ConnectJetStream(t, url, natsOpts...)
 	f, err := fleet.Open(ctx, nc, js, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -7,9 +7,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// JetStream connects to the NATS server at url with opts, closed when the
-// test ends, and returns the connection with its JetStream context.
-func JetStream(t testing.TB, url string, opts ...nats.Option) (*nats.Conn, jetstream.JetStream) {
+// ConnectJetStream connects to the NATS server at url with opts (a user,
+// an error handler), closed when the test ends, and opens its JetStream.
+func ConnectJetStream(t testing.TB, url string, opts ...nats.Option) (*nats.Conn, jetstream.JetStream) {
 	t.Helper()
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
