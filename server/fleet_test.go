@@ -201,13 +201,8 @@ func (h *harness) waitFleetEvent(id, kind string) editor.FleetEvent {
 // failed and what to check.
 func TestFleetUnreachable(t *testing.T) {
 	h, dir := newHarness(t, wired), calcRepo(t)
-	uri := pathURI(dir)
-	if err := h.call("initialize", map[string]any{
-		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "calc"}}, "capabilities": map[string]any{},
-		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: "http://127.0.0.1:9/v1"}, Fleet: editor.FleetSettings{NatsURL: "nats://127.0.0.1:9"}},
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
+	h.initFolder(dir, "calc", map[string]any{},
+		editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: "http://127.0.0.1:9/v1"}, Fleet: editor.FleetSettings{NatsURL: "nats://127.0.0.1:9"}})
 	for range 2 { // the second answers at once: the failure is remembered for a while
 		var runs []editor.RunSummary
 		if err := h.call(editor.MethodRuns, struct{}{}, &runs); err != nil || len(runs) != 0 {

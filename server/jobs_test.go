@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,18 +115,10 @@ func jobServer(t *testing.T, script string) (h *harness, url string, model *scri
 // at url and an API key.
 func initJobServer(t *testing.T, h *harness, url, dir string) {
 	t.Helper()
-	uri := pathURI(dir)
-	if err := h.call("initialize", map[string]any{
-		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "calc"}},
-		"capabilities":          map[string]any{"workspace": map[string]any{"applyEdit": true}, "experimental": map[string]any{"autarch": map[string]any{"approvals": true}}},
-		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}},
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	h.client.Notify(context.Background(), "initialized", map[string]any{})
+	h.initFolder(dir, "calc", map[string]any{"workspace": map[string]any{"applyEdit": true}, "experimental": map[string]any{"autarch": map[string]any{"approvals": true}}},
+		editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}})
+	h.setTestKey()
+	h.initialized()
 }
 
 func (h *harness) executeCommand(command string, arg, result any) error {

@@ -95,21 +95,11 @@ func TestLoad(t *testing.T) {
 		drainNotes(ctx, h.noteCh, halts, errs)
 	}()
 
-	uri := pathURI(dir)
-	if err := h.call("initialize", map[string]any{
-		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "load"}},
-		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}, "workspace": map[string]any{"applyEdit": true},
-			"experimental": map[string]any{"autarch": map[string]any{"approvals": true, "questions": true}}},
-		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "load", BaseURL: hs.URL + "/v1"}},
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.client.Notify(ctx, "initialized", map[string]any{}); err != nil {
-		t.Fatal(err)
-	}
+	h.initFolder(dir, "load", map[string]any{"window": map[string]any{"workDoneProgress": true}, "workspace": map[string]any{"applyEdit": true},
+		"experimental": map[string]any{"autarch": map[string]any{"approvals": true, "questions": true}}},
+		editor.Settings{Model: editor.ModelSettings{Name: "load", BaseURL: hs.URL + "/v1"}})
+	h.setTestKey()
+	h.initialized()
 
 	// The first search builds the index; the load starts once it answers.
 	indexed := time.Now()

@@ -1,6 +1,12 @@
 package server
 
-import "github.com/autarch-dev/autarch/editor"
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/autarch-dev/autarch/app"
+	"github.com/autarch-dev/autarch/editor"
+)
 
 // methodKind says how a method arrives.
 type methodKind int
@@ -18,7 +24,9 @@ type method struct {
 }
 
 // methodTable maps every method and command the server handles to its
-// handler; the handler lives in the file of its family.
+// handler. A method that is one call of the application session names
+// that call (sessionCall); the others' handlers live in the file of their
+// family.
 func methodTable() map[string]method {
 	req := func(fn handler) method { return method{kind: request, fn: fn} }
 	note := func(fn handler) method { return method{kind: notification, fn: fn} }
@@ -55,48 +63,81 @@ func methodTable() map[string]method {
 		// project.go
 		editor.MethodProject: req((*Server).project),
 
-		// workflows.go
-		editor.MethodWorkflows:       req((*Server).workflows),
-		editor.MethodWorkflow:        req((*Server).workflow),
-		editor.MethodFileAt:          req((*Server).fileAt),
-		editor.CommandNewWorkflow:    cmd((*Server).newWorkflow),
-		editor.CommandDiscuss:        cmd((*Server).discuss),
-		editor.CommandStopWorkflow:   cmd((*Server).stopWorkflow),
-		editor.CommandResumeWorkflow: cmd((*Server).resumeWorkflow),
-		editor.CommandAnswer:         cmd((*Server).answer),
-		editor.CommandReviewBranch:   cmd((*Server).reviewBranch),
-		editor.CommandSearch:         cmd((*Server).search),
-		editor.CommandReindex:        cmd((*Server).reindex),
-		editor.CommandApplyWorkflow:  cmd((*Server).applyWorkflow),
-		editor.CommandPulseDiff:      cmd((*Server).pulseDiff),
-		editor.CommandOpenFile:       cmd((*Server).openFile),
+		// workflows (editor/lspext.go)
+		editor.MethodWorkflows:       req(sessionCall(noParams((*app.Session).Workflows))),
+		editor.MethodWorkflow:        req(sessionCall((*app.Session).Workflow)),
+		editor.MethodFileAt:          req(sessionCall((*app.Session).FileAt)),
+		editor.CommandNewWorkflow:    cmd(sessionCall((*app.Session).Start)),
+		editor.CommandDiscuss:        cmd(sessionCall(done((*app.Session).Discuss))),
+		editor.CommandStopWorkflow:   cmd(sessionCall(done((*app.Session).Stop))),
+		editor.CommandResumeWorkflow: cmd(sessionCall((*app.Session).Resume)),
+		editor.CommandAnswer:         cmd(sessionCall(done((*app.Session).Answer))),
+		editor.CommandReviewBranch:   cmd(sessionCall((*app.Session).Review)), // the whole review runs inside the request: $/cancelRequest (or exit) cancels it
+		editor.CommandSearch:         cmd(sessionCall((*app.Session).Search)),
+		editor.CommandReindex:        cmd(sessionCall(done(func(d *app.Session, ctx context.Context, _ struct{}) error { return d.Reindex(ctx) }))),
+		editor.CommandApplyWorkflow:  cmd(sessionCall((*app.Session).Apply)),
+		editor.CommandPulseDiff:      cmd(sessionCall((*app.Session).Diff)),
+		editor.CommandOpenFile:       cmd(sessionCall((*app.Session).Open)), // window/showDocument (clients that support it)
 
-		// jobs.go
-		editor.MethodJobs:              req((*Server).listJobs),
-		editor.CommandStartJob:         cmd((*Server).startJob),
-		editor.CommandResumeJob:        cmd((*Server).resumeJob),
-		editor.CommandStopJob:          cmd((*Server).stopJob),
-		editor.CommandAnswerEscalation: cmd((*Server).answerEscalation),
-		editor.CommandApplyJob:         cmd((*Server).applyJob),
+		// jobs (editor/jobs.go)
+		editor.MethodJobs:              req(sessionCall(noParams((*app.Session).Jobs))),
+		editor.CommandStartJob:         cmd(sessionCall((*app.Session).StartJob)),
+		editor.CommandResumeJob:        cmd(sessionCall((*app.Session).ResumeJob)),
+		editor.CommandStopJob:          cmd(sessionCall(done((*app.Session).StopJob))),
+		editor.CommandAnswerEscalation: cmd(sessionCall(done((*app.Session).AnswerEscalation))),
+		editor.CommandApplyJob:         cmd(sessionCall((*app.Session).ApplyJob)),
 
-		// runs.go
-		editor.MethodRuns: req((*Server).runs),
+		// every run of the project, with its kind (runs.go sends their events)
+		editor.MethodRuns: req(sessionCall(noParams((*app.Session).Runs))),
 
-		editor.MethodFleetSubmit: req((*Server).fleetSubmit),
-		editor.MethodFleetAnswer: req((*Server).fleetAnswer),
-		editor.MethodFleetApply:  req((*Server).fleetApply),
+		// the fleet (autarch.fleet.natsUrl): Run in Background, the answer
+		// to a fleet run's question, Apply of a fleet run's branch
+		editor.MethodFleetSubmit: req(sessionCall((*app.Session).SubmitFleet)),
+		editor.MethodFleetAnswer: req(sessionCall(done((*app.Session).AnswerFleet))),
+		editor.MethodFleetApply:  req(sessionCall((*app.Session).ApplyFleet)),
 
-		// swarms.go
-		editor.MethodSwarms:               req((*Server).listSwarms),
-		editor.CommandStartSwarm:          cmd((*Server).startSwarm),
-		editor.CommandStopSwarm:           cmd((*Server).stopSwarm),
-		editor.CommandResumeSwarm:         cmd((*Server).resumeSwarm),
-		editor.CommandDecideSwarmProposal: cmd((*Server).decideSwarmProposal),
+		// swarms (editor/swarm.go)
+		editor.MethodSwarms:               req(sessionCall(noParams((*app.Session).Swarms))),
+		editor.CommandStartSwarm:          cmd(sessionCall((*app.Session).StartSwarm)),
+		editor.CommandStopSwarm:           cmd(sessionCall((*app.Session).StopSwarm)),
+		editor.CommandResumeSwarm:         cmd(sessionCall((*app.Session).ResumeSwarm)),
+		editor.CommandDecideSwarmProposal: cmd(sessionCall((*app.Session).DecideSwarm)),
 
-		// revert.go
-		editor.MethodPlanRevert:   req((*Server).planRevert),
-		editor.MethodRevertPulse:  req((*Server).revertPulse),
-		editor.MethodRedoPulse:    req((*Server).redoPulse),
-		editor.MethodPulseReceipt: req((*Server).pulseReceipt),
+		// revert, redo and receipts of a workflow's pulses (issue 32)
+		editor.MethodPlanRevert:   req(sessionCall((*app.Session).PlanRevert)),
+		editor.MethodRevertPulse:  req(sessionCall((*app.Session).RevertPulse)),
+		editor.MethodRedoPulse:    req(sessionCall((*app.Session).RedoPulse)),
+		editor.MethodPulseReceipt: req(sessionCall((*app.Session).PulseReceipt)),
+	}
+}
+
+// sessionCall is the handler of a method that is one call of the
+// application session: it decodes the params into P, calls fn and
+// answers with its result.
+func sessionCall[P, R any](fn func(*app.Session, context.Context, P) (R, error)) handler {
+	return func(s *Server, ctx context.Context, params json.RawMessage) (any, error) {
+		var p P
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		d, err := s.domain()
+		if err != nil {
+			return nil, err
+		}
+		return fn(d, ctx, p)
+	}
+}
+
+// done adapts a session call without a result to one answered with {}.
+func done[P any](fn func(*app.Session, context.Context, P) error) func(*app.Session, context.Context, P) (struct{}, error) {
+	return func(d *app.Session, ctx context.Context, p P) (struct{}, error) {
+		return struct{}{}, fn(d, ctx, p)
+	}
+}
+
+// noParams adapts a session call that takes no params (they are ignored).
+func noParams[R any](fn func(*app.Session, context.Context) (R, error)) func(*app.Session, context.Context, struct{}) (R, error) {
+	return func(d *app.Session, ctx context.Context, _ struct{}) (R, error) {
+		return fn(d, ctx)
 	}
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -50,18 +49,10 @@ func TestRevertRedoOverLSP(t *testing.T) {
 		}
 		return nil, nil
 	}
-	uri := pathURI(dir)
-	if err := h.call("initialize", map[string]any{
-		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "calc"}},
-		"capabilities":          map[string]any{"experimental": map[string]any{"autarch": map[string]any{"approvals": true, "questions": true}}},
-		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}},
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	h.client.Notify(context.Background(), "initialized", map[string]any{})
+	h.initFolder(dir, "calc", map[string]any{"experimental": map[string]any{"autarch": map[string]any{"approvals": true, "questions": true}}},
+		editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}})
+	h.setTestKey()
+	h.initialized()
 	var ref editor.WorkflowRef
 	if err := h.call("workspace/executeCommand", map[string]any{"command": editor.CommandNewWorkflow,
 		"arguments": []any{editor.NewWorkflowParams{Task: "Add Sub", Name: "sub"}}}, &ref); err != nil {

@@ -2,19 +2,11 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 
 	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/app"
 	"github.com/autarch-dev/autarch/editor"
 )
-
-// runs answers autarch/runs: every run of the project, with its kind.
-func (s *Server) runs(ctx context.Context, params json.RawMessage) (any, error) {
-	return call(s, ctx, params, func(d *app.Session, ctx context.Context, _ struct{}) ([]editor.RunSummary, error) {
-		return d.Runs(ctx)
-	})
-}
 
 // eventMethods are the notification each kind of run's events go out as.
 var eventMethods = map[kernel.Kind]string{

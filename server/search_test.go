@@ -20,12 +20,8 @@ func TestSearchStaysFresh(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "login.go"), []byte("package auth\n\n// Login checks a password.\nfunc Login() {}\n"), 0o644)
 	h := newHarness(t, wired)
-	uri := pathURI(dir)
-	if err := h.call("initialize", map[string]any{"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "w"}},
-		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	h.client.Notify(context.Background(), "initialized", map[string]any{})
+	h.initFolder(dir, "w", map[string]any{"window": map[string]any{"workDoneProgress": true}}, nil)
+	h.initialized()
 	search := func(q string) []string {
 		t.Helper()
 		var hits []editor.SearchHit

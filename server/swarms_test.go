@@ -114,48 +114,40 @@ func TestSwarmOverLSP(t *testing.T) {
 	}
 }
 
-const swarmHookScript = `
--- 01-propose.json --
-{"expect": {"messagesContain": ["Task: Add notes"]}, "tool_calls": [{"name": "fs_write", "args": {"path": "NOTES.md", "content": "notes\n"}}]}
--- 02-blocked.json --
-{"expect": {"lastToolResultContains": "Blocked by hook: notes are written by people (hook"}, "text": "The hook refused NOTES.md."}
-`
-
-// TestSwarmOverLSPRunsHooks: a swarm started from the editor runs its
-// tool calls through the trusted project's hooks; a pre_tool_use hook
-// refuses the fs_write, so nothing reaches the arbiter.
-func TestSwarmOverLSPRunsHooks(t *testing.T) {
-	last, model := runSwarmOverLSP(t, `hooks:
+// TestSwarmOverLSPRefusesTheWrite: a swarm started from the editor runs
+// its tool calls through the project's hooks (trusted) and guardrails (no
+// trust needed: they only restrict); either refuses the fs_write, so
+// nothing reaches the arbiter.
+func TestSwarmOverLSPRefusesTheWrite(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		trusted      bool
+		refused      string // the refusal the agent reads
+		by           string
+	}{
+		{"hooks", `hooks:
   pre_tool_use:
     - name: no-notes
       matcher: "^fs_write$"
       command: "echo 'notes are written by people' >&2; exit 2"
-`, true, swarmHookScript)
-	if last.Status != "done" || len(last.Proposals) != 0 {
-		t.Fatalf("swarm = %+v: want done with the write refused by the hook", last)
-	}
-	if n := model.Remaining(); n != 0 {
-		t.Errorf("%d scripted steps unused", n)
-	}
-}
-
-const swarmGuardrailScript = `
+`, true, "Blocked by hook: notes are written by people (hook", "the hook"},
+		{"guardrails", "guardrails:\n  protected: [\"NOTES.md\"]\n", false, "Guardrail: NOTES.md is protected (NOTES.md)", "the guardrails"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			script := `
 -- 01-propose.json --
 {"expect": {"messagesContain": ["Task: Add notes"]}, "tool_calls": [{"name": "fs_write", "args": {"path": "NOTES.md", "content": "notes\n"}}]}
 -- 02-refused.json --
-{"expect": {"lastToolResultContains": "Guardrail: NOTES.md is protected (NOTES.md)"}, "text": "NOTES.md is protected."}
+{"expect": {"lastToolResultContains": "` + tc.refused + `"}, "text": "NOTES.md was refused."}
 `
-
-// TestSwarmOverLSPGuardrails: a swarm started from the editor works under
-// the project's guardrails (no trust needed: they only restrict); the
-// fs_write of a protected path is refused, so nothing reaches the arbiter.
-func TestSwarmOverLSPGuardrails(t *testing.T) {
-	last, model := runSwarmOverLSP(t, "guardrails:\n  protected: [\"NOTES.md\"]\n", false, swarmGuardrailScript)
-	if last.Status != "done" || len(last.Proposals) != 0 {
-		t.Fatalf("swarm = %+v: want done with the write refused by the guardrails", last)
-	}
-	if n := model.Remaining(); n != 0 {
-		t.Errorf("%d scripted steps unused", n)
+			last, model := runSwarmOverLSP(t, tc.config, tc.trusted, script)
+			if last.Status != "done" || len(last.Proposals) != 0 {
+				t.Fatalf("swarm = %+v: want done with the write refused by %s", last, tc.by)
+			}
+			if n := model.Remaining(); n != 0 {
+				t.Errorf("%d scripted steps unused", n)
+			}
+		})
 	}
 }
 
@@ -218,16 +210,7 @@ func swarmServer(t *testing.T, config string, trusted bool, script string) (*har
 	}
 	url, model := scripted.Start(t, parsed)
 	h := newHarness(t, wired)
-	uri := pathURI(dir)
-	if err := h.call("initialize", map[string]any{
-		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "notes"}},
-		"capabilities":          map[string]any{},
-		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}},
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	h.initFolder(dir, "notes", map[string]any{}, editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}})
+	h.setTestKey()
 	return h, dir, model
 }

@@ -64,24 +64,14 @@ func TestWorkflowOverLSP(t *testing.T) {
 	})
 	h := newHarness(t, wired)
 	rec := h.recordEditor(func(editor.Approval) editor.Verdict { return editor.Verdict{Decision: editor.DecisionApprove} })
-	uri := pathURI(dir)
-	var init initializeResult
-	err = h.call("initialize", map[string]any{
-		"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "calc"}},
-		"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}, "workspace": map[string]any{"applyEdit": true},
-			"experimental": map[string]any{"autarch": map[string]any{"approvals": true, "questions": true}}},
-		"initializationOptions": editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}},
-	}, &init)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.call(editor.MethodSetAPIKey, editor.SetAPIKeyParams{APIKey: "test"}, nil); err != nil {
-		t.Fatal(err)
-	}
+	init := h.initFolder(dir, "calc", map[string]any{"window": map[string]any{"workDoneProgress": true}, "workspace": map[string]any{"applyEdit": true},
+		"experimental": map[string]any{"autarch": map[string]any{"approvals": true, "questions": true}}},
+		editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}})
+	h.setTestKey()
 	if !init.Capabilities.CodeActionProvider {
 		t.Error("codeActionProvider not advertised")
 	}
-	h.client.Notify(context.Background(), "initialized", map[string]any{})
+	h.initialized()
 
 	var ref editor.WorkflowRef
 	if err := h.call("workspace/executeCommand", map[string]any{"command": editor.CommandNewWorkflow,
@@ -235,12 +225,8 @@ func waitPublished(t *testing.T, h *harness, d time.Duration, msg string, match 
 // before any workflow event.
 func reloaded(t *testing.T, dir string) {
 	h := newHarness(t, wired)
-	uri := pathURI(dir)
-	if err := h.call("initialize", map[string]any{"processId": nil, "rootUri": uri, "workspaceFolders": []map[string]string{{"uri": uri, "name": "calc"}},
-		"capabilities": map[string]any{}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	h.client.Notify(context.Background(), "initialized", map[string]any{})
+	h.initFolder(dir, "calc", map[string]any{}, nil)
+	h.initialized()
 	ds := waitPublished(t, h, 20*time.Second, "after a reload the review's diagnostics were not shown again", func(uri string, _ []diagnostic) bool {
 		return strings.HasSuffix(uri, "/calc.go") || strings.Contains(uri, "calc.go?commit=")
 	})

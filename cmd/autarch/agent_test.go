@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/autarch-dev/autarch/agent/scripted"
 )
 
 // TestAgentVerbEveryRole runs one turn of each role against the scripted
@@ -32,30 +28,24 @@ func TestAgentVerbEveryRole(t *testing.T) {
 			if call != "" {
 				last = `{"tool_calls": [` + call + `]}`
 			}
-			script, err := scripted.Parse([]byte("-- 01.json --\n{\"tool_calls\": [{\"name\": \"read_file\", \"args\": {\"path\": \"a.go\", \"reason\": \"look at a.go\"}}]}\n-- 02.json --\n{\"expect\": {\"lastToolResultContains\": \"package a\"}, " + strings.TrimPrefix(last, "{") + "\n"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			url, _ := scripted.Start(t, script)
-			var out, errb bytes.Buffer
-			code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errb},
-				[]string{"agent", "--root", dir, "--role", role, "--base-url", url, "--model", "scripted", "--mode", "yolo", "explain a.go"})
+			url, _ := startScript(t, "-- 01.json --\n{\"tool_calls\": [{\"name\": \"read_file\", \"args\": {\"path\": \"a.go\", \"reason\": \"look at a.go\"}}]}\n-- 02.json --\n{\"expect\": {\"lastToolResultContains\": \"package a\"}, "+strings.TrimPrefix(last, "{")+"\n")
+			code, out, errb := run(t, "agent", "--root", dir, "--role", role, "--base-url", url, "--model", "scripted", "--mode", "yolo", "explain a.go")
 			if code != 0 {
-				t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+				t.Fatalf("exit %d\n%s\n%s", code, out, errb)
 			}
 			var res map[string]any
-			if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-				t.Fatalf("output %q: %v", out.String(), err)
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatalf("output %q: %v", out, err)
 			}
 			want := "terminal"
 			if call == "" {
 				want = "text"
 			}
 			if res["outcome"] != want {
-				t.Errorf("outcome = %v, want %s (%s)", res["outcome"], want, out.String())
+				t.Errorf("outcome = %v, want %s (%s)", res["outcome"], want, out)
 			}
-			if !strings.Contains(errb.String(), "• read_file: look at a.go") {
-				t.Errorf("activity not printed: %q", errb.String())
+			if !strings.Contains(errb, "• read_file: look at a.go") {
+				t.Errorf("activity not printed: %q", errb)
 			}
 		})
 	}

@@ -48,14 +48,10 @@ func TestToolDryRunRecordsWritesWithoutAsking(t *testing.T) {
 func TestRunWithoutATerminalSuggestsYes(t *testing.T) {
 	bin := buildBinary(t)
 	dir, _ := scriptedRepo(t, "testdata/run-full.txt")
-	script, err := scripted.Parse([]byte(`the scope card, whose approval nobody can give
+	url, _ := startScript(t, `the scope card, whose approval nobody can give
 -- 01-scope.json --
 {"tool_calls": [{"name": "submit_scope", "args": {"reason": "Clear", "title": "Add Sub", "description": "Add Sub.", "in_scope": ["Sub"], "out_of_scope": [], "recommended_path": "quick"}}]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, _ := scripted.Start(t, script)
+`)
 	var stdout, stderr bytes.Buffer
 	cmd := autarchCmd(context.Background(), bin, dir, url, "run", "--name", "calc-sub", "Add Sub to calc")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

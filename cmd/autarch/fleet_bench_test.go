@@ -12,9 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/fleet"
 )
@@ -52,16 +49,7 @@ func fleetRound(t *testing.T, bin string, k, n int) time.Duration {
 	defer router.check()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	nc, err := nats.Connect(urls[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
-	f, err := fleet.Open(ctx, nc, js, fleet.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openFleetWith(ctx, t, urls[0], fleet.Options{})
 	router.fleet = f
 	var procs []*exec.Cmd
 	for w := range k {

@@ -23,7 +23,6 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/scripted"
@@ -306,16 +305,7 @@ func TestFleetClusterAcceptance(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	nc, err := nats.Connect(natsURL, nats.MaxReconnects(-1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
-	f, err := fleet.Open(ctx, nc, js, fleet.Options{Lease: 3 * time.Second, Replicas: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openFleetWith(ctx, t, natsURL, fleet.Options{Lease: 3 * time.Second, Replicas: 3}, nats.MaxReconnects(-1))
 	router.fleet = f
 	workers := map[string]*exec.Cmd{}
 	logs := map[string]*bytes.Buffer{}

@@ -73,6 +73,17 @@ func fleetRunArgs(args []string) bool {
 	return false
 }
 
+// orFleet is a verb's run that hands args naming a fleet run
+// (fleetRunArgs) to autarch fleet NAME.
+func orFleet(name string, run func(ctx context.Context, io stdio, args []string) int) func(ctx context.Context, io stdio, args []string) int {
+	return func(ctx context.Context, io stdio, args []string) int {
+		if fleetRunArgs(args) {
+			return runFleet(ctx, io, append([]string{name}, args...))
+		}
+		return run(ctx, io, args)
+	}
+}
+
 // isFleetRun reports whether id names no workflow or job of the project
 // but has the shape of a fleet run's id (as autarch submit printed it):
 // autarch stop and resume then act on that run in the fleet of the

@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/fleet"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // Two workers' model clients, each with its own NATS connection and
@@ -88,16 +88,15 @@ func TestTwoWorkersModelRequestsAreSpaced(t *testing.T) {
 // on its own machine does.
 func openFleetAt(t *testing.T, url string) *fleet.Fleet {
 	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := fleet.Open(context.Background(), nc, js, fleet.Options{})
+	return openFleetWith(context.Background(), t, url, fleet.Options{})
+}
+
+// openFleetWith opens the fleet with opts on a connection of its own to
+// url (with natsOpts), closed when the test ends.
+func openFleetWith(ctx context.Context, t *testing.T, url string, opts fleet.Options, natsOpts ...nats.Option) *fleet.Fleet {
+	t.Helper()
+	nc, js := testkit.ConnectJetStream(t, url, natsOpts...)
+	f, err := fleet.Open(ctx, nc, js, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,16 +26,8 @@ func TestFleetBudgetPerSubmitter(t *testing.T) {
 	_, urls := natsCluster(t, 1)
 	nurl := urls[0]
 	m, url := newOneMachine(t, "testdata/job.txt", "", "03")
-	fleetCmd := func(args ...string) string {
-		t.Helper()
-		out, err := m.cmd(t, args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("autarch %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	fleetCmd("fleet", "budget", "--nats", nurl, "alice", "--tokens", "2000")
-	if out := fleetCmd("fleet", "limits", "--nats", nurl, "--rpm", "20"); !strings.Contains(out, "20 requests/min") {
+	m.run(t, "fleet", "budget", "--nats", nurl, "alice", "--tokens", "2000")
+	if out := m.run(t, "fleet", "limits", "--nats", nurl, "--rpm", "20"); !strings.Contains(out, "20 requests/min") {
 		t.Errorf("fleet limits said %q", out)
 	}
 	m.startWorker(t, url, "--nats", nurl, "--name", "w1")
@@ -58,12 +50,12 @@ func TestFleetBudgetPerSubmitter(t *testing.T) {
 			t.Errorf("the submitter's terminal lacks %q:\n%s", want, serr.String())
 		}
 	}
-	if out := fleetCmd("fleet", "budget", "--nats", nurl); !strings.Contains(out, "alice") || !strings.Contains(out, "2100") || !strings.Contains(out, "over") {
+	if out := m.run(t, "fleet", "budget", "--nats", nurl); !strings.Contains(out, "alice") || !strings.Contains(out, "2100") || !strings.Contains(out, "over") {
 		t.Errorf("fleet budget = %s", out)
 	}
 
 	// her next run waits in the queue: a worker does not claim it
-	id := strings.TrimSpace(strings.Split(fleetCmd("submit", "--nats", nurl, "--repo", m.remote, "--kind", "job", "--submitter", "alice", "--yes", "Fix Add again"), "\n")[0])
+	id := strings.TrimSpace(strings.Split(m.run(t, "submit", "--nats", nurl, "--repo", m.remote, "--kind", "job", "--submitter", "alice", "--yes", "Fix Add again"), "\n")[0])
 	wctx, stopWorker := context.WithCancel(m.ctx)
 	defer stopWorker()
 	var werr bytes.Buffer
@@ -75,7 +67,7 @@ func TestFleetBudgetPerSubmitter(t *testing.T) {
 	defer func() { stopWorker(); worker.Wait() }()
 	want := "run " + id + ": waiting in the queue: alice is over its fleet budget: spent 2100 of 2000 tokens"
 	testkit.CheckForChild(t, worker, &werr, 60*time.Second, 200*time.Millisecond, func() error {
-		out := fleetCmd("fleet", "status", "--nats", nurl)
+		out := m.run(t, "fleet", "status", "--nats", nurl)
 		if !strings.Contains(out, want) {
 			return fmt.Errorf("fleet status lacks %q:\n%s", want, out)
 		}

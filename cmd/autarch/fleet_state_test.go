@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,11 +60,7 @@ func TestFleetStateIsCheckedBeforeItIsResumed(t *testing.T) {
 		{"job id", jobRun, []func(*store.Store) error{job("../x", "", store.JobRunning)}, takeover{}, "is not one"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName), store.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := tempStore(t, store.Options{})
 			for _, add := range tc.rows {
 				if err := add(st); err != nil {
 					t.Fatal(err)
@@ -89,11 +84,7 @@ func TestFleetStateIsCheckedBeforeItIsResumed(t *testing.T) {
 // ending elsewhere (pushed after the state was saved) is not resumed.
 func TestFleetStateKnowsItsCheckpoints(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t, store.Options{})
 	wf := store.Workflow{Name: "two", Task: "t", Stage: "pulsing", BaseCommit: "b0"}
 	if err := st.CreateWorkflow(ctx, &wf); err != nil {
 		t.Fatal(err)

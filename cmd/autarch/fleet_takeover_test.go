@@ -11,9 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/fleet"
 )
@@ -35,15 +32,7 @@ func newTakeoverRig(t *testing.T) *takeoverRig {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
 	r.ctx = ctx
-	nc, err := nats.Connect(r.nats)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, _ := jetstream.New(nc)
-	if r.f, err = fleet.Open(ctx, nc, js, fleet.Options{Lease: 3 * time.Second}); err != nil {
-		t.Fatal(err)
-	}
+	r.f = openFleetWith(ctx, t, r.nats, fleet.Options{Lease: 3 * time.Second})
 	return r
 }
 

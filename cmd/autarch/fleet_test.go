@@ -112,31 +112,23 @@ func TestFleetStopAndResume(t *testing.T) {
 		t.Run(strings.Join(verbs[0], "-"), func(t *testing.T) {
 			m := startOneMachine(t, "testdata/run-kill.txt", "", "05", "--lease", "3s")
 			dir, remote, model, werr := m.dir, m.remote, m.model, &m.werr
-			fleetVerb := func(args ...string) string {
-				t.Helper()
-				out, err := m.cmd(t, args...).CombinedOutput()
-				if err != nil {
-					t.Fatalf("autarch %v: %v\n%s", args, err, out)
-				}
-				return string(out)
-			}
-			id := strings.TrimSpace(strings.Split(fleetVerb("submit", "--root", dir, "--repo", remote, "--name", "half", "--yes", "Add Half"), "\n")[0])
+			id := strings.TrimSpace(strings.Split(m.run(t, "submit", "--root", dir, "--repo", remote, "--name", "half", "--yes", "Add Half"), "\n")[0])
 			for model.Remaining() > 0 { // the run is in its slow model call
 				if m.ctx.Err() != nil {
 					t.Fatalf("the run never reached its slow model call:\n%s", werr.String())
 				}
 				time.Sleep(50 * time.Millisecond)
 			}
-			if out := fleetVerb(append(verbs[0], "--root", dir, id)...); !strings.Contains(out, "stops run "+id) {
+			if out := m.run(t, append(verbs[0], "--root", dir, id)...); !strings.Contains(out, "stops run "+id) {
 				t.Errorf("%v said %q", verbs[0], out)
 			}
 			m.worker.Wait() // --once: the stopped run was its one
-			status := fleetVerb("fleet", "status", "--root", dir, "--json")
+			status := m.run(t, "fleet", "status", "--root", dir, "--json")
 			if !strings.Contains(status, `"state": "Stopped"`) || !strings.Contains(status, "stopped by autarch fleet stop") {
 				t.Fatalf("after stop, fleet status = %s\nworker:\n%s", status, werr.String())
 			}
-			fleetVerb(append(verbs[1], "--root", dir, id)...)
-			if status := fleetVerb("fleet", "status", "--root", dir); !strings.Contains(status, id+"  workflow  Queued") {
+			m.run(t, append(verbs[1], "--root", dir, id)...)
+			if status := m.run(t, "fleet", "status", "--root", dir); !strings.Contains(status, id+"  workflow  Queued") {
 				t.Errorf("after resume, fleet status = %s", status)
 			}
 		})
@@ -166,10 +158,7 @@ func startOneMachine(t *testing.T, script, from, to string, workerArgs ...string
 func newOneMachine(t *testing.T, script, from, to string) (m *oneMachine, url string) {
 	t.Helper()
 	m = &oneMachine{bin: buildBinary(t)}
-	var steps func(from, to string) *scripted.Script
-	m.dir, steps = scriptedRepo(t, script)
-	url, model := scripted.Start(t, steps(from, to))
-	m.model = model
+	m.dir, url, m.model = scriptedProject(t, script, from, to)
 	m.remote = filepath.Join(t.TempDir(), "remote.git")
 	gitCmd(t, t.TempDir(), "clone", "-q", "--bare", m.dir, m.remote)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -194,4 +183,14 @@ func (m *oneMachine) startWorker(t *testing.T, url string, args ...string) {
 // its own.
 func (m *oneMachine) cmd(t *testing.T, args ...string) *exec.Cmd {
 	return fleetEnv(t, autarchCmd(m.ctx, m.bin, m.dir, "", args...), t.TempDir())
+}
+
+// run runs m.cmd and returns its output; a failure fails the test.
+func (m *oneMachine) run(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := m.cmd(t, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("autarch %v: %v\n%s", args, err, out)
+	}
+	return string(out)
 }

@@ -36,15 +36,40 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--frob"}, `unknown flag "--frob"`},
 		{[]string{"version", "--nope"}, "flag provided but not defined: -nope"},
 		{[]string{"serve", "--log-level", "loud"}, `bad log level "loud"`},
-		{[]string{"serve", "extra"}, `unexpected argument "extra"`},
+		{[]string{"serve", "extra"}, `unexpected argument "extra" (serve takes only flags)`},
+		{[]string{"index", "extra"}, `autarch index: unexpected argument "extra"` + "\n"},
+		{[]string{"acp", "extra"}, `unexpected argument "extra" (acp takes only flags; the client sends each session's folder)`},
+		{[]string{"acp", "--log-level", "loud"}, `bad log level "loud"`},
+		{[]string{"acp", "--nope"}, "flag provided but not defined: -nope"},
+		{[]string{"job"}, "usage: autarch job"},
+		{[]string{"job", "--apply", "abc", "a task"}, "usage: autarch job"},
+		{[]string{"job", "--mode", "wizard", "a task"}, `mode "wizard" is not accepted: use mechanic`},
+		{[]string{"swarm"}, "usage: autarch swarm"},
+		{[]string{"swarm", "--resume", "0123456789ab", "a task"}, "usage: autarch swarm"},
+		{[]string{"swarm", "--agents", "a b=x", "a task"}, `--agents: agent "a b"`},
+		{[]string{"swarm", "--agents", "x,x", "a task"}, "named twice"},
+		{[]string{"swarm", "--read-only", "--allow-write", "a task"}, "--read-only and --allow-write exclude each other"},
+		{[]string{"swarm", "--rounds", "many", "a task"}, "invalid value"},
+		{[]string{"swarm", "--list", "a task"}, "usage: autarch swarm"},
+		{[]string{"swarm", "--concurrency", "-1", "a task"}, "--concurrency -1: give 1 to 64"},
+		{[]string{"swarm", "--concurrency", "65", "a task"}, "--concurrency 65: give 1 to 64"},
+		// autarch run --parallel refuses a count below 1 before touching
+		// anything.
+		{[]string{"run", "--root", t.TempDir(), "--model", "m", "--parallel", "0", "a task"}, "--parallel 0 is not accepted: use 1 (one pulse at a time) or more"},
+		{[]string{"run", "--root", t.TempDir(), "--model", "m", "--parallel", "-2", "a task"}, "--parallel -2 is not accepted: use 1 (one pulse at a time) or more"},
+		// The operands of the workflow verbs are counted before anything
+		// is opened.
+		{[]string{"resume"}, "usage: autarch resume"},
+		{[]string{"resume", "a", "b"}, "usage: autarch resume"},
+		{[]string{"stop"}, "usage: autarch stop"},
+		{[]string{"review", "extra"}, "usage: autarch review"},
+		{[]string{"redo", "wf"}, "usage: autarch redo"},
+		{[]string{"redo", "wf", "p1", "guidance", "more"}, "usage: autarch redo"},
 	}
 	for _, tt := range tests {
 		code, _, errOut := run(t, tt.args...)
-		if code != 2 {
-			t.Errorf("%v: exit = %d, want 2", tt.args, code)
-		}
-		if !strings.Contains(errOut, tt.want) {
-			t.Errorf("%v: stderr %q lacks %q", tt.args, errOut, tt.want)
+		if code != 2 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("autarch %q: exit %d, stderr %q; want 2 and %q", tt.args, code, errOut, tt.want)
 		}
 	}
 }

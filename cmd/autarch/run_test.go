@@ -76,8 +76,7 @@ func autarchCmd(ctx context.Context, bin, dir, url string, args ...string) *exec
 
 func TestRunFullPathFromTheCommandLine(t *testing.T) {
 	bin := buildBinary(t)
-	dir, steps := scriptedRepo(t, "testdata/run-full.txt")
-	url, _ := scripted.Start(t, steps("", ""))
+	dir, url, _ := scriptedProject(t, "testdata/run-full.txt", "", "")
 	head := gitCmd(t, dir, "rev-parse", "HEAD")
 	var stdout, stderr bytes.Buffer
 	cmd := autarchCmd(context.Background(), bin, dir, url, "run", "--yes", "--name", "calc-sub", "Add Sub to calc")

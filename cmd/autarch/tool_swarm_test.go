@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -26,11 +24,10 @@ func TestToolAs(t *testing.T) {
 	t.Setenv("AUTARCH_SWARM_RATE", "")
 	tool := func(args ...string) (int, map[string]any, string) {
 		t.Helper()
-		var out, errb bytes.Buffer
-		code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errb}, append([]string{"tool", "--root", dir}, args...))
+		code, out, errb := run(t, append([]string{"tool", "--root", dir}, args...)...)
 		var m map[string]any
-		json.Unmarshal(out.Bytes(), &m)
-		return code, m, out.String() + errb.String()
+		json.Unmarshal([]byte(out), &m)
+		return code, m, out + errb
 	}
 	if code, m, out := tool("--as", "Gemini", "ctx_put", `{"key": "Gemini.list_code_files", "value": {"ok": true, "data": ["a.py"]}}`); code != 0 || m["ok"] != true || m["version"] != 1.0 {
 		t.Fatalf("ctx_put: %d %s", code, out)
@@ -126,9 +123,8 @@ guardrails:
 	t.Setenv("AUTARCH_TRUST_FILE", store)
 	tool := func(args ...string) (int, string) {
 		t.Helper()
-		var out, errb bytes.Buffer
-		code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errb}, append([]string{"tool", "--root", dir}, args...))
-		return code, out.String() + errb.String()
+		code, out, errb := run(t, append([]string{"tool", "--root", dir}, args...)...)
+		return code, out + errb
 	}
 
 	// Untrusted: the hooks are reported as ignored and do not run.

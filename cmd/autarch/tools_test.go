@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -68,14 +66,13 @@ func TestToolVerb(t *testing.T) {
 {"name":"take_note","args":{"note":"bumped x","reason":"remember"}}
 {"name":"grep","args":{"pattern":"x = 2","reason":"check"}}
 `), 0o644)
-	var out, errb bytes.Buffer
-	code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errb}, []string{"tool", "--root", dir, "--mode", "yolo", "--calls", calls})
+	code, out, errb := run(t, "tool", "--root", dir, "--mode", "yolo", "--calls", calls)
 	if code != 0 {
-		t.Fatalf("exit %d: %s\n%s", code, out.String(), errb.String())
+		t.Fatalf("exit %d: %s\n%s", code, out, errb)
 	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 4 {
-		t.Fatalf("want 4 rows, got %q", out.String())
+		t.Fatalf("want 4 rows, got %q", out)
 	}
 	var rows []struct {
 		Name   string          `json:"name"`
@@ -93,7 +90,7 @@ func TestToolVerb(t *testing.T) {
 	}
 	if string(rows[0].Result) != `"1\tpackage a\n2\t\n3\tvar x = 1\n"` || string(rows[1].Result) != `{"replacements":1,"success":true}` ||
 		string(rows[2].Result) != `{"success":true}` || !strings.Contains(string(rows[3].Result), `"file_path":"a.go","line_number":3`) {
-		t.Errorf("rows = %s", out.String())
+		t.Errorf("rows = %s", out)
 	}
 	tests := []struct {
 		args []string

@@ -38,29 +38,21 @@ func acpVerb() verb {
 func runACP(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("acp", io)
 	f := addEngineFlags(fs)
-	logPath := fs.String("log", defaultACPLogPath(), "log file (appended; \"\" for stderr only)")
-	level := fs.String("log-level", envOr("AUTARCH_LOG_LEVEL", "info"), "log level: debug, info, warn or error")
-	if code, ok := parseFlags(fs, args); !ok {
+	logs := addLogFlags(fs, defaultACPLogPath())
+	if code, ok := parseFlagsOnly(io, fs, "acp", args, "acp takes only flags; the client sends each session's folder"); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(io.err, "autarch acp: unexpected argument %q (acp takes only flags; the client sends each session's folder)\n", fs.Arg(0))
-		return 2
-	}
-	lvl, err := parseLevel(*level)
+	logger, closeLog, err := logs.open(io.err)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch acp: %v\n", err)
-		return 2
+		return fail(io, "acp", 2, err)
 	}
-	logger, closeLog := newLogger(io.err, *logPath, lvl)
 	defer closeLog()
 	model := &liveModel{stream: f.stream}
 	apiKey := os.Getenv("OPENAI_API_KEY")
 	model.set(editor.ModelSettings{BaseURL: f.baseURL, Name: f.model}, apiKey)
 	catalog, err := toolCatalog()
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch acp: %v\n", err)
-		return 1
+		return fail(io, "acp", 1, err)
 	}
 	a := acp.New(acp.Config{Version: version, Log: logger, Tools: catalog,
 		APIKeyMissing: func() bool { return apiKey == "" && !localEndpoint(f.baseURL) },
@@ -72,8 +64,7 @@ func runACP(ctx context.Context, io stdio, args []string) int {
 		}})
 	logger.Info("serving ACP on stdio", "version", version, "pid", os.Getpid())
 	if err := a.Serve(ctx, io.in, io.out); err != nil {
-		fmt.Fprintf(io.err, "autarch acp: %v\n", err)
-		return 1
+		return fail(io, "acp", 1, err)
 	}
 	return 0
 }

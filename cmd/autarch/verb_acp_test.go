@@ -59,22 +59,6 @@ func TestACPEndToEnd(t *testing.T) {
 	}
 }
 
-func TestACPUsageErrors(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"acp", "extra"}, `unexpected argument "extra" (acp takes only flags; the client sends each session's folder)`},
-		{[]string{"acp", "--log-level", "loud"}, `bad log level "loud"`},
-		{[]string{"acp", "--nope"}, "flag provided but not defined: -nope"},
-	} {
-		code, _, stderr := run(t, c.args...)
-		if code != 2 || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, stderr, c.want)
-		}
-	}
-}
-
 // TestACPServesUntilEOF: autarch acp answers initialize on stdout (one
 // JSON-RPC line, nothing else there) and exits 0 when the client closes
 // stdin.

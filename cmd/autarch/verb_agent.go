@@ -43,8 +43,7 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	}
 	input := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if input == "" {
-		fmt.Fprintln(io.err, "usage: "+agentVerb().usage)
-		return 2
+		return usageError(io, agentVerb())
 	}
 	settings := agent.Settings{Model: *model, RoleModels: agent.RoleModelsFromEnv(), ContextWindow: *window,
 		Pricing: agent.Pricing{PromptPerMillion: *pricePrompt, CompletionPerMillion: *priceCompletion}, JSONEnvelope: *envelope}
@@ -54,36 +53,21 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	}
 	m, err := tools.ParseMode(*mode)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
-		return 2
+		return fail(io, "agent", 2, err)
 	}
 	reg, err := agent.Registry(*role, tools.Deps{})
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
-		return 2
+		return fail(io, "agent", 2, err)
 	}
-	project, err := loadProject(io, "agent", *root)
+	project, reg, closeServers, err := projectTools(ctx, io, "agent", *root, *role, reg)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
-		return 1
+		return fail(io, "agent", 1, err)
 	}
-	servers, err := mcpManager(io, project)
-	if err != nil {
-		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
-		return 1
-	}
-	defer servers.Close()
-	withMCP(ctx, io, "agent", servers, *role, reg)
-	withWeb(io, "agent", project, *role, reg)
-	if reg, err = project.Settings.Apply(reg, *role); err != nil {
-		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
-		return 1
-	}
+	defer closeServers()
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: isTerminal(io.in)}
 	policy, err := commandPolicy(ctx, stderrWarn(io, "agent"))
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
-		return 2
+		return fail(io, "agent", 2, err)
 	}
 	policy = withNetwork(policy, project.Settings)
 	search := newCodeSearch(*root, term, true, warnLog(io.err, *root))
@@ -92,8 +76,7 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		Commands: policy, Protected: project.Guardrails.ProtectedPaths(),
 		AllowDelete: project.Settings.Workspace.AllowDelete, AllowedOnly: project.Settings.Commands.AllowedOnly})
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
-		return 1
+		return fail(io, "agent", 1, err)
 	}
 	defer sess.Close()
 	logger := warnLog(io.err, *root)
@@ -111,8 +94,7 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		},
 	})
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
-		return 2
+		return fail(io, "agent", 2, err)
 	}
 	out, err := a.RunTurn(ctx, input)
 	if errors.Is(err, tools.ErrAborted) {
@@ -120,8 +102,7 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 		return 130
 	}
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch agent: %v\n", err)
-		return 1
+		return fail(io, "agent", 1, err)
 	}
 	res := map[string]any{"outcome": out.Kind, "iterations": out.Iterations, "usage": out.Usage, "cost": settings.Pricing.Cost(out.Usage)}
 	if out.Tool != "" {

@@ -39,8 +39,7 @@ func runDoctor(ctx context.Context, io stdio, args []string) int {
 	code := 0
 	policy, err := tools.CommandPolicyFromEnv()
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch doctor: %v\n", err)
-		return 2
+		return fail(io, "doctor", 2, err)
 	}
 	fmt.Fprintln(io.out, "== sandbox")
 	b, st := sandbox.Detect(ctx, sandbox.Options{Limits: policy.Limits})

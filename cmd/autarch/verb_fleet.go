@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -22,8 +21,7 @@ func fleetVerb() verb {
 
 func runFleet(ctx context.Context, io stdio, args []string) int {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(io.err, "usage: "+fleetVerb().usage)
-		return 2
+		return usageError(io, fleetVerb())
 	}
 	sub := args[0]
 	fs := newFlagSet("fleet "+sub, io)
@@ -36,8 +34,7 @@ func runFleet(ctx context.Context, io stdio, args []string) int {
 		return code
 	}
 	if err := ff.check(); err != nil {
-		fmt.Fprintf(io.err, "autarch fleet: %v\n", err)
-		return 2
+		return fail(io, "fleet", 2, err)
 	}
 	id := ""
 	switch sub {
@@ -68,16 +65,14 @@ func runFleet(ctx context.Context, io stdio, args []string) int {
 	}
 	f, closeFleet, err := ff.open(ctx, nil)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch fleet: %v\n", err)
-		return 1
+		return fail(io, "fleet", 1, err)
 	}
 	defer closeFleet()
 	switch sub {
 	case "stop":
 		r, err := f.Stop(ctx, id)
 		if err != nil {
-			fmt.Fprintf(io.err, "autarch fleet stop: %v\n", err)
-			return 1
+			return fail(io, "fleet stop", 1, err)
 		}
 		if r.State == fleet.Stopped {
 			fmt.Fprintf(io.err, "autarch: run %s stopped before a worker took it; continue with: autarch fleet resume %s\n", id, id)
@@ -87,8 +82,7 @@ func runFleet(ctx context.Context, io stdio, args []string) int {
 		return 0
 	case "resume":
 		if _, err := f.Resume(ctx, id); err != nil {
-			fmt.Fprintf(io.err, "autarch fleet resume: %v\n", err)
-			return 1
+			return fail(io, "fleet resume", 1, err)
 		}
 		fmt.Fprintf(io.err, "autarch: run %s is queued again; a worker continues it from its last pushed checkpoint\n", id)
 		return 0
@@ -109,19 +103,16 @@ func fleetStatus(ctx context.Context, io stdio, f *fleet.Fleet, asJSON bool) int
 		var runs []fleet.Run
 		if runs, err = f.Runs(ctx); err == nil {
 			if asJSON {
-				b, _ := json.MarshalIndent(struct {
+				return printJSON(io, struct {
 					Workers []fleet.Worker `json:"workers"`
 					Runs    []fleet.Run    `json:"runs"`
-				}{workers, runs}, "", "  ")
-				fmt.Fprintln(io.out, string(b))
-				return 0
+				}{workers, runs})
 			}
 			printFleet(io, workers, runs)
 			return 0
 		}
 	}
-	fmt.Fprintf(io.err, "autarch fleet status: %v\n", err)
-	return 1
+	return fail(io, "fleet status", 1, err)
 }
 
 func printFleet(io stdio, workers []fleet.Worker, runs []fleet.Run) {

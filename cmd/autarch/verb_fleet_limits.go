@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/autarch-dev/autarch/fleet"
 )
@@ -59,14 +57,12 @@ func fleetLimits(ctx context.Context, io stdio, f *fleet.Fleet, fs *flag.FlagSet
 			err = f.SetRate(ctx, r)
 		}
 		if err != nil {
-			fmt.Fprintf(io.err, "autarch fleet limits: %v\n", err)
-			return 1
+			return fail(io, "fleet limits", 1, err)
 		}
 	}
 	r, err := f.Rate(ctx)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch fleet limits: %v\n", err)
-		return 1
+		return fail(io, "fleet limits", 1, err)
 	}
 	fmt.Fprintf(io.out, "each model endpoint (host and model), shared by every worker: %s\n", r)
 	if r.Zero() {
@@ -106,29 +102,16 @@ func fleetBudget(ctx context.Context, io stdio, f *fleet.Fleet, fs *flag.FlagSet
 		budgets = []fleet.Budget{b}
 	}
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch fleet budget: %v\n", err)
-		return 1
+		return fail(io, "fleet budget", 1, err)
 	}
-	if asJSON {
-		out, _ := json.MarshalIndent(budgets, "", "  ")
-		fmt.Fprintln(io.out, string(out))
-		return 0
-	}
-	if len(budgets) == 0 {
-		fmt.Fprintln(io.out, "no budgets (set one with: autarch fleet budget SUBMITTER --usd X)")
-		return 0
-	}
-	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SUBMITTER\tUSD\tTOKENS\tSPENT USD\tSPENT TOKENS\tSTATE")
-	for _, b := range budgets {
-		state := "within"
-		if b.Over() != "" {
-			state = "over: its runs wait in the queue"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.4f\t%d\t%s\n", b.Submitter, orNone(b.USD > 0, fmt.Sprintf("%.2f", b.USD)), orNone(b.Tokens > 0, fmt.Sprint(b.Tokens)), b.Spent.Cost, b.Spent.Tokens(), state)
-	}
-	tw.Flush()
-	return 0
+	return printListing(io, budgets, asJSON, "no budgets (set one with: autarch fleet budget SUBMITTER --usd X)",
+		"SUBMITTER\tUSD\tTOKENS\tSPENT USD\tSPENT TOKENS\tSTATE", func(b fleet.Budget) string {
+			state := "within"
+			if b.Over() != "" {
+				state = "over: its runs wait in the queue"
+			}
+			return fmt.Sprintf("%s\t%s\t%s\t%.4f\t%d\t%s", b.Submitter, orNone(b.USD > 0, fmt.Sprintf("%.2f", b.USD)), orNone(b.Tokens > 0, fmt.Sprint(b.Tokens)), b.Spent.Cost, b.Spent.Tokens(), state)
+		})
 }
 
 func orNone(set bool, s string) string {

@@ -24,17 +24,12 @@ func runIndex(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("index", io)
 	root := fs.String("root", ".", "workspace to index")
 	watch := fs.Bool("watch", false, "keep running and re-index files as they change (Ctrl-C stops)")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlagsOnly(io, fs, "index", args, ""); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(io.err, "autarch index: unexpected argument %q\n", fs.Arg(0))
-		return 2
 	}
 	ix, dir, err := openIndex(ctx, io, *root, true)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch index: %v\n", err)
-		return 1
+		return fail(io, "index", 1, err)
 	}
 	st := ix.Stats()
 	fmt.Fprintf(io.out, "indexed %d files (%d chunks, %d terms) into %s\n", st.Files, st.Chunks, st.Terms, dir)
@@ -43,8 +38,7 @@ func runIndex(ctx context.Context, io stdio, args []string) int {
 	}
 	r, err := workspace.Open(*root)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch index: %v\n", err)
-		return 1
+		return fail(io, "index", 1, err)
 	}
 	fmt.Fprintln(io.err, "watching for changes (Ctrl-C stops)")
 	w := &watcher{root: r, ignore: workspace.NewIgnore(r), ix: ix, dir: dir, debounce: 100 * time.Millisecond,
@@ -52,8 +46,7 @@ func runIndex(ctx context.Context, io stdio, args []string) int {
 			fmt.Fprintf(io.out, "updated %d file(s) in %s: %s\n", len(rels), took.Round(time.Millisecond), strings.Join(rels, ", "))
 		}}
 	if err := w.run(ctx); err != nil {
-		fmt.Fprintf(io.err, "autarch index: %v\n", err)
-		return 1
+		return fail(io, "index", 1, err)
 	}
 	return 0
 }

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/autarch-dev/autarch/app"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/autarch-dev/autarch/agent/job"
 	"github.com/autarch-dev/autarch/agent/workflow"
@@ -45,25 +43,21 @@ func runJob(ctx context.Context, io stdio, args []string) int {
 		guidance, task = task, ""
 	}
 	if n := countSet(task != "", *resume != "", *apply != ""); n != 1 {
-		fmt.Fprintln(io.err, "usage: "+jobVerb().usage)
-		return 2
+		return usageError(io, jobVerb())
 	}
 	jobMode, err := job.ParseMode(f.mode)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch job: %v\n", err)
-		return 2
+		return fail(io, "job", 2, err)
 	}
 	f.mode = *confirm
 	w, err := openWorkflows(ctx, io, f, *apply == "")
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch job: %v\n", err)
-		return 1
+		return fail(io, "job", 1, err)
 	}
 	defer w.close()
 	jobs, err := newJobs(io, w)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch job: %v\n", err)
-		return 1
+		return fail(io, "job", 1, err)
 	}
 	switch {
 	case *apply != "":
@@ -74,8 +68,7 @@ func runJob(ctx context.Context, io stdio, args []string) int {
 	}
 	j, err := jobs.Start(ctx, job.Task{Text: task, Mode: string(jobMode), Base: *base})
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch job: %v\n", err)
-		return 2
+		return fail(io, "job", 2, err)
 	}
 	j, err = jobs.Run(ctx, j.ID)
 	return jobResult(io, j, err)
@@ -86,6 +79,22 @@ func newJobs(io stdio, w *workflows) (*job.Runner, error) {
 	cfg := app.JobConfig(w.engine)
 	cfg.Events = func(ev editor.JobEvent) { printJobEvent(io, ev) }
 	return job.New(cfg)
+}
+
+// jobNamed is the project's jobs when id names a job and no workflow (stop
+// and resume take either); nil otherwise.
+func jobNamed(ctx context.Context, io stdio, w *workflows, id string) *job.Runner {
+	if _, err := w.engine.Find(ctx, id); err == nil {
+		return nil
+	}
+	jobs, err := newJobs(io, w)
+	if err != nil {
+		return nil
+	}
+	if _, err := jobs.Find(ctx, id); err != nil {
+		return nil
+	}
+	return jobs
 }
 
 func countSet(bs ...bool) int {
@@ -103,8 +112,7 @@ func countSet(bs ...bool) int {
 func applyJob(ctx context.Context, io stdio, jobs *job.Runner, ref string) int {
 	res, err := jobs.Apply(ctx, ref, workflow.ApplyMerge, func(string) (string, bool) { return "", false })
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch job: %v\n", err)
-		return 1
+		return fail(io, "job", 1, err)
 	}
 	fmt.Fprintln(io.out, res.Message)
 	if !res.Applied {
@@ -119,8 +127,7 @@ func applyJob(ctx context.Context, io stdio, jobs *job.Runner, ref string) int {
 func jobResult(io stdio, j store.Job, err error) int {
 	fmt.Fprintf(io.out, "%s\t%s\t%s\t%s\n", j.ID, j.Name, j.Status, j.Branch)
 	if j.ID == "" {
-		fmt.Fprintf(io.err, "autarch job: %v\n", err)
-		return 1
+		return fail(io, "job", 1, err)
 	}
 	resume := "autarch job --resume " + j.ID
 	switch {
@@ -173,31 +180,17 @@ func printJobEvent(io stdio, ev editor.JobEvent) {
 func printJobs(ctx context.Context, io stdio, w *workflows, asJSON bool) int {
 	jobs, err := newJobs(io, w)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch status: %v\n", err)
-		return 1
+		return fail(io, "status", 1, err)
 	}
 	list, err := jobs.Summaries(ctx)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch status: %v\n", err)
-		return 1
+		return fail(io, "status", 1, err)
 	}
-	if asJSON {
-		b, _ := json.MarshalIndent(list, "", "  ")
-		fmt.Fprintln(io.out, string(b))
-		return 0
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(io.out, "no jobs (start one with: autarch job TASK)")
-		return 0
-	}
-	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "JOB\tMODE\tSTATUS\tBRANCH\tCOMMITS\tTESTS\tLINT\tESCALATIONS\tTOKENS\tCOST\tID")
-	for _, j := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t$%.4f\t%s\n", j.Name, j.Mode, jobStatus(j), orDash(j.Branch), commitsCell(j.Commits),
-			checkCell(j.Tests), checkCell(j.Lint), escalationsCell(j.Escalations), j.Tokens, j.TokenBudget, j.Cost, j.ID)
-	}
-	tw.Flush()
-	return 0
+	return printListing(io, list, asJSON, "no jobs (start one with: autarch job TASK)",
+		"JOB\tMODE\tSTATUS\tBRANCH\tCOMMITS\tTESTS\tLINT\tESCALATIONS\tTOKENS\tCOST\tID", func(j editor.JobSummary) string {
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t$%.4f\t%s", j.Name, j.Mode, jobStatus(j), orDash(j.Branch), commitsCell(j.Commits),
+				checkCell(j.Tests), checkCell(j.Lint), escalationsCell(j.Escalations), j.Tokens, j.TokenBudget, j.Cost, j.ID)
+		})
 }
 
 func jobStatus(j editor.JobSummary) string {

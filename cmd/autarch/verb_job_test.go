@@ -1,50 +1,28 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
 )
-
-func TestJobUsageErrors(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{nil, "usage: autarch job"},
-		{[]string{"--apply", "abc", "a task"}, "usage: autarch job"},
-		{[]string{"--mode", "wizard", "a task"}, `mode "wizard" is not accepted: use mechanic`},
-	} {
-		var out, errOut bytes.Buffer
-		code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errOut}, append([]string{"job"}, tc.args...))
-		if code != 2 || !strings.Contains(errOut.String(), tc.want) {
-			t.Errorf("autarch job %q: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut.String(), tc.want)
-		}
-	}
-}
 
 // TestJobResumeTakesGuidance: the words after --resume ID are the job's
 // guidance (issue 31.6: a usage error); the job is looked up, not refused.
 func TestJobResumeTakesGuidance(t *testing.T) {
 	dir := t.TempDir()
 	gitCmd(t, dir, "init", "-q", "-b", "main")
-	var out, errOut bytes.Buffer
-	code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errOut},
-		[]string{"job", "--root", dir, "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--resume", "nosuchjob", "use", "Sub's name"})
-	if code == 2 || strings.Contains(errOut.String(), "usage:") || !strings.Contains(errOut.String(), "nosuchjob") {
-		t.Errorf("autarch job --resume ID GUIDANCE: exit %d, stderr %q; want the job looked up (no usage error)", code, errOut.String())
+	code, _, errOut := run(t, "job", "--root", dir, "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--resume", "nosuchjob", "use", "Sub's name")
+	if code == 2 || strings.Contains(errOut, "usage:") || !strings.Contains(errOut, "nosuchjob") {
+		t.Errorf("autarch job --resume ID GUIDANCE: exit %d, stderr %q; want the job looked up (no usage error)", code, errOut)
 	}
 }
 
 func TestJobFromTheCommandLine(t *testing.T) {
 	bin := buildBinary(t)
-	dir, steps := scriptedRepo(t, "testdata/job.txt")
-	url, model := scripted.Start(t, steps("", ""))
+	dir, url, model := scriptedProject(t, "testdata/job.txt", "", "")
 	ctx := context.Background()
 	head := gitCmd(t, dir, "rev-parse", "HEAD")
 	out, err := autarchCmd(ctx, bin, dir, url, "job", "--yes", "Fix Add: it subtracts").CombinedOutput()

@@ -23,23 +23,16 @@ func mcpVerb() verb {
 
 func runMCP(ctx context.Context, io stdio, args []string) int {
 	if len(args) == 0 || args[0] != "list" {
-		fmt.Fprintln(io.err, "usage: "+mcpVerb().usage)
-		return 2
+		return usageError(io, mcpVerb())
 	}
 	fs := newFlagSet("mcp list", io)
 	root := fs.String("root", ".", "workspace whose servers to list (with the user's)")
 	if code, ok := parseFlags(fs, args[1:]); !ok {
 		return code
 	}
-	project, err := loadProject(io, "mcp", *root)
+	_, m, err := projectServers(io, "mcp", *root)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch mcp: %v\n", err)
-		return 1
-	}
-	m, err := mcpManager(io, project)
-	if err != nil {
-		fmt.Fprintf(io.err, "autarch mcp: %v\n", err)
-		return 1
+		return fail(io, "mcp", 1, err)
 	}
 	defer m.Close()
 	if len(m.Servers()) == 0 && len(m.Refused) == 0 {
@@ -80,6 +73,37 @@ func mcpManager(io stdio, p tools.Project) (*mcp.Manager, error) {
 	}
 	log := warnLog(io.err, "")
 	return mcp.NewManager(mcp.Options{Project: p, UserFile: user, Log: log})
+}
+
+// projectServers loads the project at root for verb and starts its MCP
+// servers and the user's; the caller closes the servers.
+func projectServers(io stdio, verb, root string) (tools.Project, *mcp.Manager, error) {
+	project, err := loadProject(io, verb, root)
+	if err != nil {
+		return tools.Project{}, nil, err
+	}
+	m, err := mcpManager(io, project)
+	if err != nil {
+		return tools.Project{}, nil, err
+	}
+	return project, m, nil
+}
+
+// projectTools is projectServers for a role's registry: reg gets the MCP
+// servers' tools and the configured web search, then the project's tool
+// settings apply to it. closeServers stops the servers.
+func projectTools(ctx context.Context, io stdio, verb, root, role string, reg *tools.Registry) (_ tools.Project, _ *tools.Registry, closeServers func(), _ error) {
+	p, m, err := projectServers(io, verb, root)
+	if err != nil {
+		return tools.Project{}, nil, nil, err
+	}
+	withMCP(ctx, io, verb, m, role, reg)
+	withWeb(io, verb, p, role, reg)
+	if reg, err = p.Settings.Apply(reg, role); err != nil {
+		m.Close()
+		return tools.Project{}, nil, nil, err
+	}
+	return p, reg, func() { m.Close() }, nil
 }
 
 // withMCP adds a role's MCP tools to reg; servers that fail are reported

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/autarch-dev/autarch/agent/scripted"
 )
 
 // everythingBin is the pinned server-everything of the repository's
@@ -102,20 +98,14 @@ func TestMCPVerbs(t *testing.T) {
 // requests are asserted by the scripted model.
 func TestAgentUsesMCPTools(t *testing.T) {
 	userEverything(t)
-	script, err := scripted.Parse([]byte(`-- 01.json --
+	url, _ := startScript(t, `-- 01.json --
 {"expect": {"tools": ["mcp_everything_echo", "read_file"], "notTools": ["mcp_everything_toggle_simulated_logging"]},
  "tool_calls": [{"name": "mcp_everything_echo", "args": {"message": "from the agent", "reason": "try the server"}}]}
 -- 02.json --
 {"expect": {"lastToolResultContains": "Echo: from the agent"}, "text": "The server echoes."}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, _ := scripted.Start(t, script)
-	var out, errb bytes.Buffer
-	code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errb},
-		[]string{"agent", "--root", t.TempDir(), "--role", "discussion", "--base-url", url, "--model", "scripted", "--mode", "yolo", "use the server"})
-	if code != 0 || !strings.Contains(out.String(), "The server echoes.") || !strings.Contains(errb.String(), "• mcp_everything_echo: try the server") {
-		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+`)
+	code, out, errb := run(t, "agent", "--root", t.TempDir(), "--role", "discussion", "--base-url", url, "--model", "scripted", "--mode", "yolo", "use the server")
+	if code != 0 || !strings.Contains(out, "The server echoes.") || !strings.Contains(errb, "• mcp_everything_echo: try the server") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
 	}
 }

@@ -53,8 +53,7 @@ func runReceipt(ctx context.Context, io stdio, args []string) int {
 		err = notRepository(*root)
 	}
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch receipt: %v\n", err)
-		return 1
+		return fail(io, "receipt", 1, err)
 	}
 	if sub == "show" {
 		return showReceipt(ctx, io, repo, fs.Arg(0), *asJSON)
@@ -65,8 +64,7 @@ func runReceipt(ctx context.Context, io stdio, args []string) int {
 func showReceipt(ctx context.Context, io stdio, repo *git.Repo, commit string, asJSON bool) int {
 	r, err := receipt.Read(ctx, repo, commit)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch receipt show: %v\n", err)
-		return 1
+		return fail(io, "receipt show", 1, err)
 	}
 	if asJSON {
 		return printStatusJSON(io, r, nil)
@@ -78,21 +76,18 @@ func showReceipt(ctx context.Context, io stdio, repo *git.Repo, commit string, a
 func verifyReceipt(ctx context.Context, io stdio, repo *git.Repo, commit string, asJSON bool) int {
 	project, err := loadProject(io, "receipt verify", repo.Top())
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch receipt verify: %v\n", err)
-		return 1
+		return fail(io, "receipt verify", 1, err)
 	}
 	policy, err := commandPolicy(ctx, stderrWarn(io, "receipt verify"))
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch receipt verify: %v\n", err)
-		return 1
+		return fail(io, "receipt verify", 1, err)
 	}
 	policy = withNetwork(policy, project.Settings)
 	gates := receipt.SessionGates(tools.SessionConfig{Mode: tools.ModeYolo, Commands: policy, GitCommonDir: repo.CommonDir(),
 		Protected: project.Guardrails.ProtectedPaths()})
 	res, err := receipt.Verify(ctx, repo, commit, receipt.Options{Gates: gates, Config: project.Quality.Gates})
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch receipt verify: %v\n", err)
-		return 1
+		return fail(io, "receipt verify", 1, err)
 	}
 	if asJSON {
 		printStatusJSON(io, res, nil)

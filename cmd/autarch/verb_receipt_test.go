@@ -182,8 +182,7 @@ func gitCmdIn(t *testing.T, dir, stdin string, args ...string) string {
 // TestJobCommitReceipt: a job's commit carries a receipt of the tests and
 // linters commit_changes ran, and verify passes on it.
 func TestJobCommitReceipt(t *testing.T) {
-	dir, steps := scriptedRepo(t, "testdata/job.txt")
-	url, _ := scripted.Start(t, steps("", ""))
+	dir, url, _ := scriptedProject(t, "testdata/job.txt", "", "")
 	for k, v := range map[string]string{"OPENAI_BASE_URL": url, "OPENAI_API_KEY": "test", "AUTARCH_MODEL": "scripted"} {
 		t.Setenv(k, v)
 	}

@@ -14,36 +14,24 @@ func resumeVerb() verb {
 		name:    "resume",
 		usage:   "autarch resume [--root DIR] [--yes] [model flags] ID|NAME | autarch resume --nats URL [--creds FILE] FLEET_RUN_ID",
 		summary: "continue a stopped, halted or waiting workflow (or job) where it was left",
-		run:     runResume,
+		run:     orFleet("resume", runResume),
 	}
 }
 
 func runResume(ctx context.Context, io stdio, args []string) int {
-	if fleetRunArgs(args) {
-		return runFleet(ctx, io, append([]string{"resume"}, args...))
-	}
 	fs := newFlagSet("resume", io)
 	f := addEngineFlags(fs)
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseOperands(io, fs, resumeVerb(), args, 1, 1); !ok {
 		return code
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(io.err, "usage: "+resumeVerb().usage)
-		return 2
 	}
 	w, err := openWorkflows(ctx, io, f, true)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch resume: %v\n", err)
-		return 1
+		return fail(io, "resume", 1, err)
 	}
 	defer w.close()
-	if _, err := w.engine.Find(ctx, fs.Arg(0)); err != nil {
-		if jobs, jerr := newJobs(io, w); jerr == nil {
-			if _, ferr := jobs.Find(ctx, fs.Arg(0)); ferr == nil {
-				j, err := jobs.Resume(ctx, fs.Arg(0))
-				return jobResult(io, j, err)
-			}
-		}
+	if jobs := jobNamed(ctx, io, w, fs.Arg(0)); jobs != nil {
+		j, err := jobs.Resume(ctx, fs.Arg(0))
+		return jobResult(io, j, err)
 	}
 	if isFleetRun(ctx, io, w, fs.Arg(0)) {
 		return runFleet(ctx, io, []string{"resume", "--root", f.root, fs.Arg(0)})

@@ -25,8 +25,7 @@ func revertVerb() verb {
 
 func runRevert(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("revert", io)
-	f := &engineFlags{}
-	fs.StringVar(&f.root, "root", ".", "the project (a git repository)")
+	f := addRootFlag(fs)
 	fs.BoolVar(&f.yes, "yes", false, "revert without asking")
 	applied := fs.Bool("applied", false, "revert a workflow already applied to your branch (your branch keeps the changes until you apply the workflow again)")
 	asJSON := fs.Bool("json", false, "print the plan and the result as JSON")
@@ -40,13 +39,11 @@ func runRevert(ctx context.Context, io stdio, args []string) int {
 		want = 1
 	}
 	if fs.NArg() != want || (*jobID != "" && *swarmID != "") {
-		fmt.Fprintln(io.err, "usage: "+revertVerb().usage)
-		return 2
+		return usageError(io, revertVerb())
 	}
 	w, err := openWorkflows(ctx, io, f, false)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch revert: %v\n", err)
-		return 1
+		return fail(io, "revert", 1, err)
 	}
 	defer w.close()
 	switch {
@@ -58,8 +55,7 @@ func runRevert(ctx context.Context, io stdio, args []string) int {
 	name, pulse := fs.Arg(0), fs.Arg(1)
 	plan, err := w.engine.PlanRevert(ctx, name, pulse)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch revert: %v\n", err)
-		return 1
+		return fail(io, "revert", 1, err)
 	}
 	if !*asJSON {
 		printRevertPlan(io, plan)
@@ -121,13 +117,11 @@ func confirm(io stdio, question string) bool {
 func revertJob(ctx context.Context, io stdio, w *workflows, id, commit string, asJSON bool) int {
 	jobs, err := newJobs(io, w)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch revert: %v\n", err)
-		return 1
+		return fail(io, "revert", 1, err)
 	}
 	res, err := jobs.Revert(ctx, id, commit)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch revert: %v\n", err)
-		return 1
+		return fail(io, "revert", 1, err)
 	}
 	if asJSON {
 		return printJSON(io, res)
@@ -147,8 +141,7 @@ func revertSwarm(ctx context.Context, io stdio, w *workflows, id, round string, 
 	}
 	made, err := orchestrate.RevertRounds(ctx, w.repo, w.repo.StateDir(), id, n)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch revert: %v\n", err)
-		return 1
+		return fail(io, "revert", 1, err)
 	}
 	if asJSON {
 		return printJSON(io, made)
@@ -182,23 +175,17 @@ func redoVerb() verb {
 func runRedo(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("redo", io)
 	f := addEngineFlags(fs)
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseOperands(io, fs, redoVerb(), args, 2, 3); !ok {
 		return code
-	}
-	if fs.NArg() < 2 || fs.NArg() > 3 {
-		fmt.Fprintln(io.err, "usage: "+redoVerb().usage)
-		return 2
 	}
 	w, err := openWorkflows(ctx, io, f, true)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch redo: %v\n", err)
-		return 1
+		return fail(io, "redo", 1, err)
 	}
 	defer w.close()
 	wf, err := w.engine.MarkRedo(ctx, fs.Arg(0), fs.Arg(1), fs.Arg(2))
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch redo: %v\n", err)
-		return 1
+		return fail(io, "redo", 1, err)
 	}
 	wf, err = resumeAfterStop(ctx, io, w, wf.ID)
 	return runResult(io, wf, err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -24,37 +23,27 @@ func runReview(ctx context.Context, io stdio, args []string) int {
 	base := fs.String("base", "main", "the branch, tag or commit to compare against")
 	head := fs.String("head", "HEAD", "the branch, tag or commit to review")
 	asJSON := fs.Bool("json", false, "print the review card and comments as JSON")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseOperands(io, fs, reviewVerb(), args, 0, 0); !ok {
 		return code
-	}
-	if fs.NArg() != 0 {
-		fmt.Fprintln(io.err, "usage: "+reviewVerb().usage)
-		return 2
 	}
 	w, err := openWorkflows(ctx, io, f, true)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch review: %v\n", err)
-		return 1
+		return fail(io, "review", 1, err)
 	}
 	defer w.close()
 	res, err := w.engine.Review(ctx, workflow.ReviewRequest{Base: *base, Head: *head})
 	if errors.Is(err, workflow.ErrNothingToReview) {
 		if *asJSON {
-			b, _ := json.MarshalIndent(map[string]any{"card": nil, "comments": []any{}, "nothingToReview": err.Error()}, "", "  ")
-			fmt.Fprintln(io.out, string(b))
-			return 0
+			return printJSON(io, map[string]any{"card": nil, "comments": []any{}, "nothingToReview": err.Error()})
 		}
 		fmt.Fprintln(io.out, err)
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch review: %v\n", err)
-		return 1
+		return fail(io, "review", 1, err)
 	}
 	if *asJSON {
-		b, _ := json.MarshalIndent(res, "", "  ")
-		fmt.Fprintln(io.out, string(b))
-		return 0
+		return printJSON(io, res)
 	}
 	fmt.Fprintf(io.out, "%s..%s: %s\n%s\n", *base, *head, res.Card.Recommendation, res.Card.Summary)
 	for _, c := range res.Comments {

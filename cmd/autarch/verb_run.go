@@ -40,12 +40,10 @@ func runRun(ctx context.Context, io stdio, args []string) int {
 	}
 	task := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if task == "" {
-		fmt.Fprintln(io.err, "usage: "+runVerb().usage)
-		return 2
+		return usageError(io, runVerb())
 	}
 	if err := f.commands.check(); err != nil {
-		fmt.Fprintf(io.err, "autarch run: %v\n", err)
-		return 2
+		return fail(io, "run", 2, err)
 	}
 	if *parallel < 1 {
 		fmt.Fprintf(io.err, "autarch run: --parallel %d is not accepted: use 1 (one pulse at a time) or more\n", *parallel)
@@ -53,14 +51,12 @@ func runRun(ctx context.Context, io stdio, args []string) int {
 	}
 	if *path != "" {
 		if _, err := workflow.ParsePath(*path); err != nil {
-			fmt.Fprintf(io.err, "autarch run: %v\n", err)
-			return 2
+			return fail(io, "run", 2, err)
 		}
 	}
 	w, err := openWorkflows(ctx, io, f, true)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch run: %v\n", err)
-		return 1
+		return fail(io, "run", 1, err)
 	}
 	defer w.close()
 	if *base == "" {
@@ -75,8 +71,7 @@ func runRun(ctx context.Context, io stdio, args []string) int {
 	}
 	wf, err := w.engine.Start(ctx, workflow.Task{Text: task, Name: *name, Path: workflow.Path(*path), Base: *base, Parallel: *parallel})
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch run: %v\n", err)
-		return 2
+		return fail(io, "run", 2, err)
 	}
 	wf, err = w.engine.Run(ctx, wf.ID)
 	if forgetUnreached(ctx, io, w, wf, err) {

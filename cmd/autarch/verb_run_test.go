@@ -3,27 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 )
-
-// autarch run --parallel refuses a count below 1 before touching anything.
-func TestRunParallelRefused(t *testing.T) {
-	for _, n := range []string{"0", "-2"} {
-		var out, errb bytes.Buffer
-		code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errb},
-			[]string{"run", "--root", t.TempDir(), "--model", "m", "--parallel", n, "a task"})
-		if code != 2 || !strings.Contains(errb.String(), "--parallel "+n+" is not accepted: use 1 (one pulse at a time) or more") {
-			t.Errorf("--parallel %s: exit %d, stderr %q", n, code, errb.String())
-		}
-	}
-}
 
 // Lines of a pulse's agent name the pulse, each written whole; the pulse's
 // own events and usage are printed as before.
@@ -47,11 +33,7 @@ func TestPrintEventPrefixesPulseLines(t *testing.T) {
 // once from the stored pulse.
 func TestPulseNamesFromTheStore(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t, store.Options{})
 	wf := store.Workflow{Name: "par", Stage: "pulsing"}
 	if err := st.CreateWorkflow(ctx, &wf); err != nil {
 		t.Fatal(err)
@@ -73,8 +55,7 @@ func TestPulseNamesFromTheStore(t *testing.T) {
 // one commit, and no worktree is left but the user's.
 func TestRunParallelFromTheCommandLine(t *testing.T) {
 	bin := buildBinary(t)
-	dir, steps := scriptedRepo(t, "testdata/run-full.txt")
-	url, _ := scripted.Start(t, steps("", ""))
+	dir, url, _ := scriptedProject(t, "testdata/run-full.txt", "", "")
 	head := gitCmd(t, dir, "rev-parse", "HEAD")
 	var stdout, stderr bytes.Buffer
 	cmd := autarchCmd(context.Background(), bin, dir, url, "run", "--yes", "--parallel", "2", "--name", "calc-sub", "Add Sub to calc")

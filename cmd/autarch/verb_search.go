@@ -55,13 +55,11 @@ func runSearch(ctx context.Context, io stdio, args []string) int {
 	}
 	pw, err := tools.ParseWeights(weights)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch search: %v\n", err)
-		return 2
+		return fail(io, "search", 2, err)
 	}
 	ix, _, err := openIndex(ctx, io, *root, false)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch search: %v\n", err)
-		return 1
+		return fail(io, "search", 1, err)
 	}
 	search := func(text string) ([]tools.SearchHit, error) {
 		q := index.Query{Text: text, Max: *max}
@@ -84,13 +82,10 @@ func runSearch(ctx context.Context, io stdio, args []string) int {
 	}
 	hits, err := search(query)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch search: %v\n", err)
-		return 2
+		return fail(io, "search", 2, err)
 	}
 	if *asJSON {
-		b, _ := json.MarshalIndent(hits, "", "  ")
-		fmt.Fprintln(io.out, string(b))
-		return 0
+		return printJSON(io, hits)
 	}
 	if len(hits) == 0 {
 		fmt.Fprintln(io.err, "autarch search: "+noHits(query, ix.Stats(), len(pw) > 0))
@@ -118,8 +113,7 @@ func noHits(query string, st index.Stats, weighted bool) string {
 func searchBatch(io stdio, path string, search func(string) ([]tools.SearchHit, error)) int {
 	f, err := os.Open(path)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch search: %v\n", err)
-		return 2
+		return fail(io, "search", 2, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)

@@ -28,23 +28,16 @@ func serveVerb() verb {
 
 func runServe(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("serve", io)
-	logPath := fs.String("log", defaultLogPath(), "log file (appended; \"\" for stderr only)")
-	level := fs.String("log-level", envOr("AUTARCH_LOG_LEVEL", "info"), "log level: debug, info, warn or error")
-	if code, ok := parseFlags(fs, args); !ok {
+	logs := addLogFlags(fs, defaultLogPath())
+	if code, ok := parseFlagsOnly(io, fs, "serve", args, "serve takes only flags"); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(io.err, "autarch serve: unexpected argument %q (serve takes only flags)\n", fs.Arg(0))
-		return 2
-	}
-	lvl, err := parseLevel(*level)
+	logger, closeLog, err := logs.open(io.err)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch serve: %v\n", err)
-		return 2
+		return fail(io, "serve", 2, err)
 	}
-	logger, closeLog := newLogger(io.err, *logPath, lvl)
 	defer closeLog()
-	srv := newServer(logger, *logPath)
+	srv := newServer(logger, logs.path)
 	logger.Info("serving on stdio", "version", version, "pid", os.Getpid())
 	return srv.Serve(ctx, stdioConn{r: io.in, w: io.out})
 }
@@ -113,6 +106,30 @@ func newLogger(stderr io.Writer, path string, lvl slog.Level) (*slog.Logger, fun
 		}
 	}
 	return slog.New(tools.RedactHandler(slog.NewMultiHandler(handlers...), rootEgress(""))), closeFn
+}
+
+// logFlags are --log and --log-level of the verbs that serve a client
+// (serve, acp).
+type logFlags struct {
+	path, level string
+}
+
+func addLogFlags(fs *flag.FlagSet, defaultPath string) *logFlags {
+	l := &logFlags{}
+	fs.StringVar(&l.path, "log", defaultPath, "log file (appended; \"\" for stderr only)")
+	fs.StringVar(&l.level, "log-level", envOr("AUTARCH_LOG_LEVEL", "info"), "log level: debug, info, warn or error")
+	return l
+}
+
+// open makes the logger the flags name (see newLogger); closeLog closes
+// its file.
+func (l *logFlags) open(stderr io.Writer) (logger *slog.Logger, closeLog func(), err error) {
+	lvl, err := parseLevel(l.level)
+	if err != nil {
+		return nil, nil, err
+	}
+	logger, closeLog = newLogger(stderr, l.path, lvl)
+	return logger, closeLog, nil
 }
 
 func parseLevel(s string) (slog.Level, error) {

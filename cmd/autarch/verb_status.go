@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
@@ -31,8 +30,7 @@ func statusVerb() verb {
 
 func runStatus(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("status", io)
-	f := &engineFlags{}
-	fs.StringVar(&f.root, "root", ".", "the project (a git repository)")
+	f := addRootFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	onlyJobs := fs.Bool("jobs", false, "list the jobs only (with --json: the jobs' JSON)")
 	calls := fs.Int("calls", defaultStatusCalls, "show each workflow's and job's latest N tool calls (0: none)")
@@ -46,8 +44,7 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 	}
 	w, err := openWorkflows(ctx, io, f, false)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch status: %v\n", err)
-		return 1
+		return fail(io, "status", 1, err)
 	}
 	defer w.close()
 	act := newActivityLister(*calls, time.Now()).withEgress(w.project.Egress)
@@ -56,8 +53,7 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 	}
 	rows, err := w.engine.Summaries(ctx)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch status: %v\n", err)
-		return 1
+		return fail(io, "status", 1, err)
 	}
 	if *asJSON {
 		out, err := withPulses(ctx, w.engine.Store(), rows, act)
@@ -66,15 +62,13 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 	if len(rows) == 0 {
 		fmt.Fprintln(io.out, "no workflows (start one with: autarch run TASK)")
 	} else {
-		tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tSTAGE\tSTATUS\tPULSES\tCOST\tUPDATED\tID")
+		tw := newTable(io.out, "NAME\tSTAGE\tSTATUS\tPULSES\tCOST\tUPDATED\tID")
 		for _, r := range rows {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t$%.4f\t%s\t%s\n", r.Name, r.Stage, r.Status, r.PulsesDone, r.Pulses, r.Cost, r.UpdatedAt, r.ID)
 		}
 		tw.Flush()
 		if err := printWorkflowCalls(ctx, io, w.engine.Store(), rows, act); err != nil {
-			fmt.Fprintf(io.err, "autarch status: %v\n", err)
-			return 1
+			return fail(io, "status", 1, err)
 		}
 	}
 	fmt.Fprintln(io.out)
@@ -394,8 +388,7 @@ func printJobsWithActivity(ctx context.Context, io stdio, w *workflows, asJSON b
 		return code
 	}
 	if err := printJobCalls(ctx, io, w.engine.Store(), act); err != nil {
-		fmt.Fprintf(io.err, "autarch status: %v\n", err)
-		return 1
+		return fail(io, "status", 1, err)
 	}
 	return 0
 }
@@ -403,12 +396,9 @@ func printJobsWithActivity(ctx context.Context, io stdio, w *workflows, asJSON b
 // printStatusJSON prints v as indented JSON, or err.
 func printStatusJSON(io stdio, v any, err error) int {
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch status: %v\n", err)
-		return 1
+		return fail(io, "status", 1, err)
 	}
-	b, _ := json.MarshalIndent(v, "", "  ")
-	fmt.Fprintln(io.out, string(b))
-	return 0
+	return printJSON(io, v)
 }
 
 // jobsWithActivity is the jobs' summaries with their tool activity.

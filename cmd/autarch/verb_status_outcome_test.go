@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,11 +15,7 @@ import (
 // guardrail's words is an error.
 func TestStatusReadsOutcomeTyped(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName), store.Options{Now: func() time.Time { return statusNow }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t, store.Options{Now: func() time.Time { return statusNow }})
 	j := store.Job{ID: "job-outcome", Name: "outcomes", Task: "t", Mode: "mechanic", BaseRef: "main", BaseCommit: "abc"}
 	if err := st.CreateJob(ctx, &j); err != nil {
 		t.Fatal(err)

@@ -105,11 +105,7 @@ func seedActivity(t *testing.T, st *store.Store, now time.Time) (live, stopped, 
 
 func TestStatusActivityGolden(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName), store.Options{Now: func() time.Time { return statusNow }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempStore(t, store.Options{Now: func() time.Time { return statusNow }})
 	live, stopped, jobID := seedActivity(t, st, statusNow)
 	rows := []editor.WorkflowSummary{
 		{ID: live, Name: "fix-login", Task: "fix the login", Stage: "pulsing", Status: string(store.WorkflowActive), UpdatedAt: statusNow.Format(time.RFC3339)},

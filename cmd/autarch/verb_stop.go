@@ -11,49 +11,34 @@ func stopVerb() verb {
 		name:    "stop",
 		usage:   "autarch stop [--root DIR] ID|NAME [REASON] | autarch stop --nats URL [--creds FILE] FLEET_RUN_ID",
 		summary: "stop a workflow or a job (a running pulse keeps its work as a recovery checkpoint; autarch resume continues)",
-		run:     runStop,
+		run:     orFleet("stop", runStop),
 	}
 }
 
 func runStop(ctx context.Context, io stdio, args []string) int {
-	if fleetRunArgs(args) {
-		return runFleet(ctx, io, append([]string{"stop"}, args...))
-	}
 	fs := newFlagSet("stop", io)
-	f := &engineFlags{}
-	fs.StringVar(&f.root, "root", ".", "the project (a git repository)")
-	if code, ok := parseFlags(fs, args); !ok {
+	f := addRootFlag(fs)
+	if code, ok := parseOperands(io, fs, stopVerb(), args, 1, -1); !ok {
 		return code
-	}
-	if fs.NArg() < 1 {
-		fmt.Fprintln(io.err, "usage: "+stopVerb().usage)
-		return 2
 	}
 	w, err := openWorkflows(ctx, io, f, false)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch stop: %v\n", err)
-		return 1
+		return fail(io, "stop", 1, err)
 	}
 	defer w.close()
 	reason := strings.Join(fs.Args()[1:], " ")
-	if _, err := w.engine.Find(ctx, fs.Arg(0)); err != nil {
-		if jobs, jerr := newJobs(io, w); jerr == nil {
-			if _, ferr := jobs.Find(ctx, fs.Arg(0)); ferr == nil {
-				if err := jobs.Stop(ctx, fs.Arg(0), reason); err != nil {
-					fmt.Fprintf(io.err, "autarch stop: %v\n", err)
-					return 1
-				}
-				fmt.Fprintf(io.out, "stopped job %s (autarch resume %s continues it)\n", fs.Arg(0), fs.Arg(0))
-				return 0
-			}
+	if jobs := jobNamed(ctx, io, w, fs.Arg(0)); jobs != nil {
+		if err := jobs.Stop(ctx, fs.Arg(0), reason); err != nil {
+			return fail(io, "stop", 1, err)
 		}
+		fmt.Fprintf(io.out, "stopped job %s (autarch resume %s continues it)\n", fs.Arg(0), fs.Arg(0))
+		return 0
 	}
 	if isFleetRun(ctx, io, w, fs.Arg(0)) {
 		return runFleet(ctx, io, []string{"stop", "--root", f.root, fs.Arg(0)})
 	}
 	if err := w.engine.Stop(ctx, fs.Arg(0), reason); err != nil {
-		fmt.Fprintf(io.err, "autarch stop: %v\n", err)
-		return 1
+		return fail(io, "stop", 1, err)
 	}
 	fmt.Fprintf(io.out, "stopped %s\n", fs.Arg(0))
 	return 0

@@ -44,12 +44,10 @@ func runSubmit(ctx context.Context, io stdio, args []string) int {
 	}
 	task := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if task == "" || *repo == "" {
-		fmt.Fprintln(io.err, "usage: "+submitVerb().usage)
-		return 2
+		return usageError(io, submitVerb())
 	}
 	if err := ff.check(); err != nil {
-		fmt.Fprintf(io.err, "autarch submit: %v\n", err)
-		return 2
+		return fail(io, "submit", 2, err)
 	}
 	kind, err := fleet.ParseKind(*kindFlag)
 	if err == nil && *mode != "" {
@@ -63,8 +61,7 @@ func runSubmit(ctx context.Context, io stdio, args []string) int {
 		err = lerr
 	}
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch submit: %v\n", err)
-		return 2
+		return fail(io, "submit", 2, err)
 	}
 	if !strings.Contains(*repo, "://") && !strings.Contains(*repo, "@") {
 		// a path on this machine: the workers' clones are elsewhere
@@ -75,16 +72,14 @@ func runSubmit(ctx context.Context, io stdio, args []string) int {
 	ff.user = *submitter
 	f, closeFleet, err := ff.open(ctx, nil)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch submit: %v\n", err)
-		return 1
+		return fail(io, "submit", 1, err)
 	}
 	defer closeFleet()
 	spec := fleet.Spec{Kind: kind, Repo: *repo, Base: *base, Mode: *mode, Path: *path, Labels: labels, Name: *name, Task: task,
 		Submitter: submitterOf(*submitter, ff.nats), ConfigDigest: trustedDigest(ctx, ff.root), Yes: *yes, Budget: *budget}
 	r, err := f.Submit(ctx, spec)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch submit: %v\n", err)
-		return 1
+		return fail(io, "submit", 1, err)
 	}
 	fmt.Fprintln(io.out, r.ID)
 	if !*wait {

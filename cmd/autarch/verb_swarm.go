@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
@@ -67,8 +65,7 @@ func runSwarm(ctx context.Context, io stdio, args []string) int {
 		return listSwarms(ctx, io, f)
 	}
 	if f.list || (task == "") == (f.resume == "") {
-		fmt.Fprintln(io.err, "usage: "+swarmVerb().usage)
-		return 2
+		return usageError(io, swarmVerb())
 	}
 	if f.concurrency < 0 || f.concurrency > 64 {
 		fmt.Fprintf(io.err, "autarch swarm: --concurrency %d: give 1 to 64 agents at once (0: the default, min(agents, %d))\n", f.concurrency, orchestrate.DefaultConcurrency)
@@ -88,13 +85,11 @@ func runSwarm(ctx context.Context, io stdio, args []string) int {
 	}
 	repo, err := git.Open(ctx, f.root, git.Config{})
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch swarm: %v\n", err)
-		return 1
+		return fail(io, "swarm", 1, err)
 	}
 	o, closeEngine, err := newOrchestrator(ctx, io, f, repo)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch swarm: %v\n", err)
-		return 1
+		return fail(io, "swarm", 1, err)
 	}
 	defer closeEngine()
 	id := f.resume
@@ -108,8 +103,7 @@ func runSwarm(ctx context.Context, io stdio, args []string) int {
 		st, err := o.Start(ctx, orchestrate.Options{Task: task, Agents: agents, Rounds: f.rounds, Arbiter: f.arbiter,
 			AllowWrite: f.allowWrite, ReadOnly: f.readOnly, Base: f.base})
 		if err != nil {
-			fmt.Fprintf(io.err, "autarch swarm: %v\n", err)
-			return 2
+			return fail(io, "swarm", 2, err)
 		}
 		id = st.ID
 	}
@@ -179,8 +173,7 @@ func splitList(s string) []string {
 // with a branch failing its quality gates.
 func swarmResult(io stdio, stateDir string, st *orchestrate.State, err error) int {
 	if st == nil {
-		fmt.Fprintf(io.err, "autarch swarm: %v\n", err)
-		return 1
+		return fail(io, "swarm", 1, err)
 	}
 	fmt.Fprintf(io.out, "%s\t%s\tround %d/%d\t%s\n", st.ID, st.Status, min(st.Round, st.Rounds), st.Rounds, st.Branch)
 	resume := "autarch swarm --resume " + st.ID
@@ -254,8 +247,7 @@ func clipLine(s string, n int) string {
 func listSwarms(ctx context.Context, io stdio, f *swarmFlags) int {
 	repo, err := git.Open(ctx, f.root, git.Config{})
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch swarm: %v\n", err)
-		return 1
+		return fail(io, "swarm", 1, err)
 	}
 	return printSwarms(io, repo.StateDir(), f.json, false)
 }
@@ -265,17 +257,14 @@ func listSwarms(ctx context.Context, io stdio, f *swarmFlags) int {
 func printSwarms(io stdio, stateDir string, asJSON, quiet bool) int {
 	list, err := orchestrate.List(stateDir)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch swarm: %v\n", err)
-		return 1
+		return fail(io, "swarm", 1, err)
 	}
 	if asJSON {
 		out := []editor.SwarmSnapshot{}
 		for _, st := range list {
 			out = append(out, orchestrate.Summary(st))
 		}
-		b, _ := json.MarshalIndent(out, "", "  ")
-		fmt.Fprintln(io.out, string(b))
-		return 0
+		return printJSON(io, out)
 	}
 	if len(list) == 0 {
 		if !quiet {
@@ -283,8 +272,7 @@ func printSwarms(io stdio, stateDir string, asJSON, quiet bool) int {
 		}
 		return 0
 	}
-	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tROUND\tSTAGE\tARBITER\tPROPOSALS\tCOMMITS\tTOKENS\tBRANCH\tTASK")
+	tw := newTable(io.out, "ID\tSTATUS\tROUND\tSTAGE\tARBITER\tPROPOSALS\tCOMMITS\tTOKENS\tBRANCH\tTASK")
 	for _, st := range list {
 		decided := 0
 		for _, p := range st.Proposals {

@@ -9,39 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/swarm/orchestrate"
 	"github.com/autarch-dev/autarch/tools/verify"
 )
 
-func TestSwarmUsageErrors(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{nil, "usage: autarch swarm"},
-		{[]string{"--resume", "0123456789ab", "a task"}, "usage: autarch swarm"},
-		{[]string{"--agents", "a b=x", "a task"}, `--agents: agent "a b"`},
-		{[]string{"--agents", "x,x", "a task"}, "named twice"},
-		{[]string{"--read-only", "--allow-write", "a task"}, "--read-only and --allow-write exclude each other"},
-		{[]string{"--rounds", "many", "a task"}, "invalid value"},
-		{[]string{"--list", "a task"}, "usage: autarch swarm"},
-		{[]string{"--concurrency", "-1", "a task"}, "--concurrency -1: give 1 to 64"},
-		{[]string{"--concurrency", "65", "a task"}, "--concurrency 65: give 1 to 64"},
-	} {
-		var out, errOut bytes.Buffer
-		code := runMain(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &errOut}, append([]string{"swarm"}, tc.args...))
-		if code != 2 || !strings.Contains(errOut.String(), tc.want) {
-			t.Errorf("autarch swarm %q: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut.String(), tc.want)
-		}
-	}
-}
-
 func TestSwarmFromTheCommandLine(t *testing.T) {
 	bin := buildBinary(t)
-	dir, steps := scriptedRepo(t, "testdata/swarm.txt")
-	url, model := scripted.Start(t, steps("", ""))
+	dir, url, model := scriptedProject(t, "testdata/swarm.txt", "", "")
 	ctx := context.Background()
 	head := gitCmd(t, dir, "rev-parse", "HEAD")
 	var stdout, stderr bytes.Buffer

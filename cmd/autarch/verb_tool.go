@@ -40,8 +40,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	}
 	m, err := tools.ParseMode(*mode)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
-		return 2
+		return fail(io, "tool", 2, err)
 	}
 	stdinTTY := isTerminal(io.in)
 	term := &editor.Terminal{In: io.in, Out: io.err, Interactive: stdinTTY,
@@ -55,31 +54,17 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
-		return 2
+		return fail(io, "tool", 2, err)
 	}
-	project, err := loadProject(io, "tool", *root)
+	project, reg, closeServers, err := projectTools(ctx, io, "tool", *root, *role, reg)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
-		return 1
+		return fail(io, "tool", 1, err)
 	}
-	servers, err := mcpManager(io, project)
-	if err != nil {
-		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
-		return 1
-	}
-	defer servers.Close()
-	withMCP(ctx, io, "tool", servers, *role, reg)
-	withWeb(io, "tool", project, *role, reg)
-	if reg, err = project.Settings.Apply(reg, *role); err != nil {
-		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
-		return 1
-	}
+	defer closeServers()
 	if sw.as != "" { // only the swarm tools, as one agent (their args need no reason: see swarm.EnvelopeArgs)
 		var closeSwarm func()
 		if reg, closeSwarm, err = sw.registry(ctx, *root, project.Settings.Swarm, warnLog(io.err, *root)); err != nil {
-			fmt.Fprintf(io.err, "autarch tool: %v\n", err)
-			return 1
+			return fail(io, "tool", 1, err)
 		}
 		defer closeSwarm()
 	}
@@ -90,13 +75,11 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 			return 2
 		}
 		if rows, err = readCalls(*calls); err != nil {
-			fmt.Fprintf(io.err, "autarch tool: %v\n", err)
-			return 2
+			return fail(io, "tool", 2, err)
 		}
 	} else {
 		if fs.NArg() != 2 {
-			fmt.Fprintln(io.err, "usage: "+toolVerb().usage)
-			return 2
+			return usageError(io, toolVerb())
 		}
 		rows = []toolCall{{Name: fs.Arg(0), Args: json.RawMessage(fs.Arg(1))}}
 	}
@@ -117,8 +100,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	}
 	policy, err := tools.CommandPolicyFromEnv() // the sandbox is detected when a command first runs
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
-		return 2
+		return fail(io, "tool", 2, err)
 	}
 	policy = withNetwork(policy, project.Settings)
 	search := newCodeSearch(*root, term, true, warnLog(io.err, *root))
@@ -131,8 +113,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		Context: job.toolContext(*root),
 	})
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch tool: %v\n", err)
-		return 1
+		return fail(io, "tool", 1, err)
 	}
 	defer sess.Close()
 	engine := tools.NewEngine(reg, project.Hooks, warnLog(io.err, *root)).WithGuardrails(project.Guardrails)

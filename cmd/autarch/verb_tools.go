@@ -32,39 +32,27 @@ func runTools(ctx context.Context, io stdio, args []string) int {
 	}
 	reg, err := registryFor(*role)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch tools: %v\n", err)
-		return 2
+		return fail(io, "tools", 2, err)
 	}
-	project, err := loadProject(io, "tools", *root)
+	project, servers, err := projectServers(io, "tools", *root)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch tools: %v\n", err)
-		return 1
-	}
-	servers, err := mcpManager(io, project)
-	if err != nil {
-		fmt.Fprintf(io.err, "autarch tools: %v\n", err)
-		return 1
+		return fail(io, "tools", 1, err)
 	}
 	defer servers.Close()
 	if *role == "job" {
 		// The job's catalog offers the coding team's web_search itself.
 		if reg, err = team.Registry(nil, team.Deps{Tools: tools.Deps{Web: webSearch(project, stderrWarn(io, "tools"))}}); err != nil {
-			fmt.Fprintf(io.err, "autarch tools: %v\n", err)
-			return 1
+			return fail(io, "tools", 1, err)
 		}
 	} else {
 		withWeb(io, "tools", project, *role, reg)
 	}
 	withMCP(ctx, io, "tools", servers, *role, reg)
 	if reg, err = project.Settings.Apply(reg, *role); err != nil {
-		fmt.Fprintf(io.err, "autarch tools: %v\n", err)
-		return 1
+		return fail(io, "tools", 1, err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		enc.Encode(reg.Schemas(nil))
-		return 0
+		return printJSON(io, reg.Schemas(nil))
 	}
 	printTools(io.out, reg)
 	return 0

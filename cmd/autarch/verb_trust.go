@@ -31,20 +31,17 @@ func runTrust(ctx context.Context, io stdio, args []string) int {
 	}
 	store, err := trust.Open()
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch trust: %v\n", err)
-		return 1
+		return fail(io, "trust", 1, err)
 	}
 	p, err := tools.LoadProject(*root, store)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch trust: %v\n", err)
-		return 1
+		return fail(io, "trust", 1, err)
 	}
 	cfg := p.Config
 	switch {
 	case *revoke:
 		if err := store.Revoke(cfg.Repo); err != nil {
-			fmt.Fprintf(io.err, "autarch trust: %v\n", err)
-			return 1
+			return fail(io, "trust", 1, err)
 		}
 		fmt.Fprintf(io.out, "trust revoked for %s: its hooks are ignored until you trust them again\n", cfg.Repo)
 		return 0
@@ -77,8 +74,7 @@ func runTrust(ctx context.Context, io stdio, args []string) int {
 		}
 	}
 	if err := store.Trust(cfg); err != nil {
-		fmt.Fprintf(io.err, "autarch trust: %v\n", err)
-		return 1
+		return fail(io, "trust", 1, err)
 	}
 	fmt.Fprintf(io.out, "trusted %s in %s (digest %s); a change to them asks again\n", strings.Join(cfg.Names(), ", "), cfg.Repo, cfg.Digest()[:12])
 	return 0

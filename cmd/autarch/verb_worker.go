@@ -47,8 +47,7 @@ func runWorker(ctx context.Context, io stdio, args []string) int {
 		return code
 	}
 	if err := errors.Join(ff.check(), lf.check()); err != nil {
-		fmt.Fprintf(io.err, "autarch worker: %v\n", err)
-		return 2
+		return fail(io, "worker", 2, err)
 	}
 	labels, err := fleet.ParseLabels(*labelsFlag)
 	if err != nil {
@@ -62,14 +61,12 @@ func runWorker(ctx context.Context, io stdio, args []string) int {
 	log := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	f, closeFleet, err := ff.open(ctx, log)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch worker: %v\n", err)
-		return 1
+		return fail(io, "worker", 1, err)
 	}
 	defer closeFleet()
 	claims, err := f.NewClaimer(ctx, *name, labels, log)
 	if err != nil {
-		fmt.Fprintf(io.err, "autarch worker: %v\n", err)
-		return 1
+		return fail(io, "worker", 1, err)
 	}
 	w := &fleetWorker{f: f, name: *name, labels: labels, dir: *dir, io: io, log: log, limits: lf}
 	beatCtx, stopBeat := context.WithCancel(ctx)

@@ -38,9 +38,15 @@ type engineFlags struct {
 	commands *commandsFlags
 }
 
-func addEngineFlags(fs *flag.FlagSet) *engineFlags {
+// addRootFlag is --root alone, for the workflow verbs that run no agent.
+func addRootFlag(fs *flag.FlagSet) *engineFlags {
 	f := &engineFlags{}
 	fs.StringVar(&f.root, "root", ".", "the project (a git repository)")
+	return f
+}
+
+func addEngineFlags(fs *flag.FlagSet) *engineFlags {
+	f := addRootFlag(fs)
 	fs.StringVar(&f.baseURL, "base-url", os.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
 	fs.StringVar(&f.model, "model", os.Getenv("AUTARCH_MODEL"), "model name (env AUTARCH_MODEL; AUTARCH_MODEL_<ROLE> per role)")
 	fs.StringVar(&f.mode, "mode", string(tools.ModeConfirmSensitive), "confirmation mode for sensitive tool calls: yolo, confirm-sensitive or confirm-all")
