@@ -457,20 +457,6 @@ type loadModel struct {
 	unexpected []string
 }
 
-// loadRequest is what loadModel reads of a chat completion request.
-type loadRequest struct {
-	Stream   bool `json:"stream"`
-	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
-	Tools []struct {
-		Function struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	} `json:"tools"`
-}
-
 func (m *loadModel) served() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -488,7 +474,7 @@ func (m *loadModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	var req loadRequest
+	var req scripted.ChatRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		m.refuse(w, "bad request body: %v", err)
 		return
@@ -532,7 +518,7 @@ func (m *loadModel) refuse(w http.ResponseWriter, format string, args ...any) {
 var taskFile = regexp.MustCompile(`out/load-[0-9]+\.txt`)
 
 // reply is the tool call that answers req.
-func reply(req loadRequest) (string, map[string]any, error) {
+func reply(req scripted.ChatRequest) (string, map[string]any, error) {
 	offered := map[string]bool{}
 	for _, t := range req.Tools {
 		offered[t.Function.Name] = true

@@ -91,16 +91,7 @@ func TestDryRunPlanSummary(t *testing.T) {
 		t.Errorf("%d calls recorded, want %d", len(plan), len(calls)-1)
 	}
 	got := plan.Summary()
-	golden := filepath.Join("testdata", "dryrun", "plan.golden")
-	if *updateGolden {
-		must(os.MkdirAll(filepath.Dir(golden), 0o755))
-		must(os.WriteFile(golden, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	must(err)
-	if got != string(want) {
-		t.Errorf("plan summary differs from %s (go test ./tools -run TestDryRunPlanSummary -update):\n%s", golden, got)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "dryrun", "plan.golden"), []byte(got), *updateGolden)
 	// The plan's entries are JSON for programs (autarch agent --dry-run).
 	b, err := json.Marshal(plan[0])
 	must(err)

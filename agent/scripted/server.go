@@ -14,8 +14,9 @@ import (
 	"time"
 )
 
-// chatRequest is the part of a chat completion request the server checks.
-type chatRequest struct {
+// ChatRequest is the part of a chat completion request the server checks
+// (and test routers in front of it read).
+type ChatRequest struct {
 	Model    string `json:"model"`
 	Stream   bool   `json:"stream"`
 	Messages []struct {
@@ -103,7 +104,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, "reading the request body: %v", err)
 		return
 	}
-	var req chatRequest
+	var req ChatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		s.fail(w, "bad request body: %v", err)
 		return
@@ -140,7 +141,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 }
 
 // answer sends a step as the response to req.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, req chatRequest, step Step) {
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, req ChatRequest, step Step) {
 	if step.DelayMS > 0 && !req.Stream {
 		select {
 		case <-time.After(time.Duration(step.DelayMS) * time.Millisecond):
@@ -157,7 +158,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req chatRequest,
 }
 
 // check compares a request with a step's expectations.
-func check(step Step, req chatRequest) string {
+func check(step Step, req ChatRequest) string {
 	offered := map[string]bool{}
 	for _, t := range req.Tools {
 		offered[t.Function.Name] = true
@@ -224,7 +225,7 @@ func check(step Step, req chatRequest) string {
 
 // checkParams compares the offered tools' parameters with ToolParams and
 // NotToolParams.
-func checkParams(step Step, req chatRequest) string {
+func checkParams(step Step, req ChatRequest) string {
 	params := map[string]map[string]json.RawMessage{}
 	for _, t := range req.Tools {
 		params[t.Function.Name] = t.Function.Parameters.Properties
@@ -251,7 +252,7 @@ func checkParams(step Step, req chatRequest) string {
 }
 
 // checkMessages looks for each of MessagesContain in the request's messages.
-func checkMessages(step Step, req chatRequest) string {
+func checkMessages(step Step, req ChatRequest) string {
 	for _, want := range step.Expect.MessagesContain {
 		found := false
 		for _, m := range req.Messages {

@@ -108,15 +108,7 @@ func TestDryRunQuickWorkflow(t *testing.T) {
 		}
 	}
 	got := plan.Summary()
-	golden := "testdata/dryrun/quick-path.golden"
-	if *updateDryRun {
-		must(t, os.WriteFile(golden, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	must(t, err)
-	if got != string(want) {
-		t.Errorf("plan summary differs from %s (go test ./agent/workflow -run TestDryRunQuickWorkflow -update):\n%s", golden, got)
-	}
+	testkit.Golden(t, "testdata/dryrun/quick-path.golden", []byte(got), *updateDryRun)
 }
 
 // planEvents are the side panel's dry-run plan events the editor was sent.

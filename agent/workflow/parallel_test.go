@@ -82,12 +82,7 @@ func newPulseRouter(t *testing.T, main string, pulses map[string]string, barrier
 func (r *pulseRouter) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	req.Body = io.NopCloser(bytes.NewReader(body))
-	var chat struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
+	var chat scripted.ChatRequest
 	_ = json.Unmarshal(body, &chat)
 	id := ""
 	for _, m := range chat.Messages {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -27,21 +29,7 @@ func TestToolsGolden(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
-		golden := filepath.Join("testdata", name)
-		if *update {
-			os.MkdirAll("testdata", 0o755)
-			if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test ./cmd/autarch -run TestToolsGolden -update)", err)
-		}
-		if out != string(want) {
-			t.Errorf("%s differs from `autarch %s`; if the change is intended run go test ./cmd/autarch -run TestToolsGolden -update", golden, strings.Join(args, " "))
-		}
+		testkit.Golden(t, filepath.Join("testdata", name), []byte(out), *update)
 	}
 	t.Setenv("AUTARCH_WEB_SEARCH_URL", "")
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())

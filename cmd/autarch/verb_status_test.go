@@ -15,6 +15,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // statusNow is the golden test's clock: the store's, and status's "now".
@@ -121,19 +122,7 @@ func TestStatusActivityGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.MarshalIndent(map[string]any{"workflows": workflows, "jobToolActivity": map[string]any{"fix-add": jobAct}}, "", "  ")
-	golden := filepath.Join("testdata", "status-activity.golden")
-	if *update {
-		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if string(want) != string(got)+"\n" {
-		t.Errorf("status --json activity differs from %s (run with -update after checking):\n%s", golden, got)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "status-activity.golden"), append(got, '\n'), *update)
 	if strings.Contains(string(got), leakedToken) || strings.Contains(string(got), "hunter2") {
 		t.Errorf("status prints a secret of the calls' arguments:\n%s", got)
 	}
