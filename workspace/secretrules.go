@@ -561,24 +561,38 @@ type lazyRegexp struct {
 	searchers sync.Pool
 }
 
-// newLazyRegexp checks src (the errors regexp.Compile would report) and
-// returns it to compile on first use.
+// newLazyRegexp returns src to compile on first use. The rules are ours
+// and fixed; TestRulesAllCompile checks that each one compiles, so a
+// process does not parse them all at its start (a tenth of a CLI call's
+// start-up).
 func newLazyRegexp(src string) (*lazyRegexp, error) {
-	if _, err := syntax.Parse(src, syntax.Perl); err != nil {
-		return nil, err
-	}
 	return &lazyRegexp{src: src}, nil
 }
 
-// get is the compiled regexp.
-func (l *lazyRegexp) get() *regexp.Regexp {
+// compile makes lines (or, for a pattern beyond textsearch, re).
+func (l *lazyRegexp) compile() {
 	l.once.Do(func() {
 		if p, err := textsearch.Compile(l.src, true, false); err == nil {
-			l.lines, l.re = p, p.Regexp()
+			l.lines = p
 			return
 		}
-		l.re = regexp.MustCompile(l.src)
+		if re, err := regexp.Compile(l.src); err == nil {
+			l.re = re
+			return
+		}
+		// Not reached (TestRulesAllCompile): a rule that does not compile
+		// matches nothing, as one compileRules drops.
+		l.re = regexp.MustCompile(`[^\x00-\x{10FFFF}]`)
 	})
+}
+
+// get is the compiled regexp (the DFA's pattern compiles its regexp only
+// here: most lines the DFA sees hold no match and never need it).
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.compile()
+	if l.lines != nil {
+		return l.lines.Regexp()
+	}
 	return l.re
 }
 
@@ -589,7 +603,7 @@ func (l *lazyRegexp) get() *regexp.Regexp {
 // over many lines does not turn the filter off for good), or there is no
 // DFA.
 func (l *lazyRegexp) mayMatch(line []byte) bool {
-	l.get()
+	l.compile()
 	if l.lines == nil {
 		return true
 	}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"sync"
 )
 
 // Pattern is a compiled search pattern; it is read-only and may be shared.
@@ -21,8 +22,12 @@ import (
 type Pattern struct {
 	// literal: a case-sensitive plain-text pattern, found with bytes.Index.
 	literal []byte
-	// re matches one line (without its '\n').
-	re *regexp.Regexp
+	// re matches one line (without its '\n'); compiled on first use
+	// (reOnce), since the DFA decides lines without it: the secret rules
+	// compile hundreds of patterns and most never need their regexp.
+	re     *regexp.Regexp
+	reSrc  string
+	reOnce sync.Once
 	// scan finds candidate positions; nil: every line is a candidate.
 	scan *teddy
 	// exact: the pattern is one of these byte sequences, checked where
@@ -62,11 +67,7 @@ func Compile(expr string, caseSensitive, literal bool) (*Pattern, error) {
 		flags |= syntax.FoldCase
 		prefix = "(?i)"
 	}
-	re, err := regexp.Compile(prefix + expr)
-	if err != nil {
-		return nil, fmt.Errorf("compiling %q: %w", expr, err)
-	}
-	p := &Pattern{re: re}
+	p := &Pattern{reSrc: prefix + expr}
 	tree, err := syntax.Parse(expr, flags)
 	if err != nil {
 		return nil, fmt.Errorf("parsing %q: %w", expr, err)
@@ -87,7 +88,21 @@ func Compile(expr string, caseSensitive, literal bool) (*Pattern, error) {
 
 // Regexp is the pattern's regular expression (of one line), as
 // regexp.Compile makes it; nil for a case-sensitive literal.
-func (p *Pattern) Regexp() *regexp.Regexp { return p.re }
+func (p *Pattern) Regexp() *regexp.Regexp {
+	if p.literal != nil {
+		return nil
+	}
+	p.reOnce.Do(func() {
+		// Compile parsed and compiled the same expression, so this cannot
+		// fail; were it to, the regexp matches nothing.
+		re, err := regexp.Compile(p.reSrc)
+		if err != nil {
+			re = regexp.MustCompile(`[^\x00-\x{10FFFF}]`)
+		}
+		p.re = re
+	})
+	return p.re
+}
 
 // Searcher is one goroutine's use of a Pattern (it holds the DFA's cache).
 type Searcher struct {
@@ -115,7 +130,7 @@ func (s *Searcher) matchLine(line []byte) bool {
 	if s.dfa != nil {
 		return s.dfa.matchLine(line)
 	}
-	return s.p.re.Match(line)
+	return s.p.Regexp().Match(line)
 }
 
 // MatchLines appends to dst the start offsets of the lines of data that
@@ -177,7 +192,7 @@ func (s *Searcher) MatchLines(dst []int, data []byte) []int {
 		if end < 0 {
 			end = len(data)
 		}
-		if p.re.Match(data[start:end]) {
+		if p.Regexp().Match(data[start:end]) {
 			dst = append(dst, start)
 		}
 		start = end + 1

@@ -219,3 +219,26 @@ func utf8Valid(b []byte) bool {
 	}
 	return true
 }
+
+// TestRegexpCompiledOnFirstUse: Compile leaves the regexp to the first
+// call that needs it (the DFA decides lines without it), and Regexp then
+// gives the pattern's regexp.
+func TestRegexpCompiledOnFirstUse(t *testing.T) {
+	p, err := Compile(`\bAKIA[0-9A-Z]{16}\b`, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.NewSearcher()
+	if got := s.MatchLines(nil, []byte("a\nAKIAZ7Q2MBV5XK3LWPT4\nb")); len(got) != 1 || got[0] != 2 {
+		t.Fatalf("MatchLines = %v, want [2]", got)
+	}
+	if p.re != nil {
+		t.Fatal("the regexp was compiled though the DFA decided every line")
+	}
+	if re := p.Regexp(); re == nil || re.String() != `\bAKIA[0-9A-Z]{16}\b` || !re.MatchString("AKIAZ7Q2MBV5XK3LWPT4") {
+		t.Fatalf("Regexp() = %v", re)
+	}
+	if _, err := Compile(`a(b`, false, false); err == nil || !strings.Contains(err.Error(), "missing closing )") {
+		t.Fatalf("Compile of a bad pattern: %v", err)
+	}
+}
