@@ -835,12 +835,20 @@ const stepAccept = 1 << 31
 const acceptBit = 0x8000
 
 func newKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton {
-	return buildKeywordAutomaton(keywords, rules).hotFirst()
+	return buildTrie(keywords, rules).hotFirst()
 }
 
 // buildKeywordAutomaton is newKeywordAutomaton with the states numbered
 // as the keywords were added.
 func buildKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton {
+	a := buildTrie(keywords, rules)
+	a.fillStep()
+	return a
+}
+
+// buildTrie is buildKeywordAutomaton without step (hotFirst, which
+// renumbers the states, makes its own).
+func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 	a := &keywordAutomaton{}
 	nc := 1 // class 0: bytes in no keyword
 	for _, k := range keywords {
@@ -859,31 +867,32 @@ func buildKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomato
 		a.shift++
 	}
 	width := 1 << a.shift
-	// The trie: goto transitions (0 = none, since no edge leads to the root).
-	gotos := [][]uint16{make([]uint16, width)}
+	// The trie: goto transitions (0 = none, since no edge leads to the
+	// root), a row of width per state.
+	gotos := make([]uint16, width)
 	outs := [][]uint16{nil}
 	for ki, k := range keywords {
 		s := 0
 		for i := 0; i < len(k); i++ {
-			c := a.class[k[i]]
-			if gotos[s][c] == 0 {
-				gotos = append(gotos, make([]uint16, width))
+			c := int(a.class[k[i]])
+			if gotos[s*width+c] == 0 {
+				gotos = append(gotos, make([]uint16, width)...)
 				outs = append(outs, nil)
-				gotos[s][c] = uint16(len(gotos) - 1)
+				gotos[s*width+c] = uint16(len(outs) - 1)
 			}
-			s = int(gotos[s][c])
+			s = int(gotos[s*width+c])
 		}
 		outs[s] = append(outs[s], rules[ki]...)
 	}
-	if len(gotos) >= acceptBit {
+	if len(outs) >= acceptBit {
 		panic("workspace: too many secret keywords") // the tables are ours; a test builds them
 	}
 	// Breadth first: failure links and the full transition table.
-	a.next = make([]uint16, len(gotos)*width)
-	fail := make([]int, len(gotos))
+	a.next = make([]uint16, len(gotos))
+	fail := make([]int, len(outs))
 	queue := []int{}
 	for c := 0; c < width; c++ {
-		if t := int(gotos[0][c]); t != 0 {
+		if t := int(gotos[c]); t != 0 {
 			a.next[c] = uint16(t)
 			queue = append(queue, t)
 		}
@@ -897,7 +906,7 @@ func buildKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomato
 			}
 		}
 		for c := 0; c < width; c++ {
-			t := int(gotos[s][c])
+			t := int(gotos[s*width+c])
 			if t == 0 {
 				a.next[s<<a.shift|c] = a.next[fail[s]<<a.shift|c] &^ acceptBit
 				continue
@@ -914,7 +923,6 @@ func buildKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomato
 		}
 	}
 	a.accept = outs
-	a.fillStep()
 	return a
 }
 
