@@ -572,7 +572,7 @@ func newLazyRegexp(src string) (*lazyRegexp, error) {
 // compile makes lines (or, for a pattern beyond textsearch, re).
 func (l *lazyRegexp) compile() {
 	l.once.Do(func() {
-		if p, err := textsearch.Compile(l.src, true, false); err == nil {
+		if p, err := textsearch.CompileLines(l.src, true); err == nil {
 			l.lines = p
 			return
 		}

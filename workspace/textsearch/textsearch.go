@@ -51,6 +51,19 @@ var ErrPatternTooLong = errors.New("the search pattern is too long")
 // matches when the regexp matches the line's text without its '\n': ^ and
 // \A match at the line's start, $ and \z at its end.
 func Compile(expr string, caseSensitive, literal bool) (*Pattern, error) {
+	return compile(expr, caseSensitive, literal, true)
+}
+
+// CompileLines is Compile of a regular expression for deciding short
+// texts, a line or a few: the lines MatchLines finds are the same, but
+// without Compile's analysis of the literal windows every match holds
+// (most of compiling a large pattern), the DFA reads every byte. The
+// secret gate compiles each rule that a line reaches this way.
+func CompileLines(expr string, caseSensitive bool) (*Pattern, error) {
+	return compile(expr, caseSensitive, false, false)
+}
+
+func compile(expr string, caseSensitive, literal, prefilter bool) (*Pattern, error) {
 	if len(expr) > MaxPatternBytes {
 		return nil, fmt.Errorf("%w: it is %d bytes, the limit is %d; search for a shorter, distinctive part of it",
 			ErrPatternTooLong, len(expr), MaxPatternBytes)
@@ -73,10 +86,12 @@ func Compile(expr string, caseSensitive, literal bool) (*Pattern, error) {
 		return nil, fmt.Errorf("parsing %q: %w", expr, err)
 	}
 	tree = tree.Simplify()
-	if seqs, ok := exactSeqs(tree); ok {
-		p.scan, p.exact = exactScan(seqs)
-	} else if ws := requiredWindows(tree); ws != nil {
-		p.scan = newTeddy(ws)
+	if prefilter {
+		if seqs, ok := exactSeqs(tree); ok {
+			p.scan, p.exact = exactScan(seqs)
+		} else if ws := requiredWindows(tree); ws != nil {
+			p.scan = newTeddy(ws)
+		}
 	}
 	prog, err := syntax.Compile(tree)
 	if err != nil {
