@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"regexp/syntax"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -557,8 +558,11 @@ type lazyRegexp struct {
 	// a rule hold none, and they skip the regexp. nil when the pattern is
 	// beyond textsearch (too long).
 	lines *textsearch.Pattern
-	// searchers are the lines' per-goroutine searchers.
-	searchers sync.Pool
+	// idle are the lines' searchers not in use (one goroutine each at a
+	// time). Not a sync.Pool: the garbage collector empties that, and a
+	// searcher's DFA states, built line by line, are most of a rule's
+	// cost; a search collects garbage several times.
+	idle chan *textsearch.Searcher
 }
 
 // newLazyRegexp returns src to compile on first use. The rules are ours
@@ -573,7 +577,7 @@ func newLazyRegexp(src string) (*lazyRegexp, error) {
 func (l *lazyRegexp) compile() {
 	l.once.Do(func() {
 		if p, err := textsearch.CompileLines(l.src, true); err == nil {
-			l.lines = p
+			l.lines, l.idle = p, make(chan *textsearch.Searcher, runtime.GOMAXPROCS(0))
 			return
 		}
 		if re, err := regexp.Compile(l.src); err == nil {
@@ -607,8 +611,10 @@ func (l *lazyRegexp) mayMatch(line []byte) bool {
 	if l.lines == nil {
 		return true
 	}
-	s, _ := l.searchers.Get().(*textsearch.Searcher)
-	if s == nil {
+	var s *textsearch.Searcher
+	select {
+	case s = <-l.idle:
+	default:
 		s = l.lines.NewSearcher()
 	}
 	var at [1]int
@@ -616,7 +622,10 @@ func (l *lazyRegexp) mayMatch(line []byte) bool {
 	if s.Exhausted() {
 		return true
 	}
-	l.searchers.Put(s)
+	select {
+	case l.idle <- s:
+	default: // as many idle as goroutines that may use one: drop it
+	}
 	return found
 }
 

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"regexp"
+	"runtime"
 	"testing"
 
 	"github.com/autarch-dev/autarch/workspace/textsearch"
@@ -46,5 +47,23 @@ func TestLazyRuleRegexp(t *testing.T) {
 	line := []byte("id = AKIAZ7Q2MBV5XK3LWPT4")
 	if !l.mayMatch(line) || l.get().Find(line) == nil {
 		t.Fatal("the rule does not match its key")
+	}
+}
+
+// TestRuleSearcherOutlivesGC: a rule's searcher, with the DFA states its
+// lines built, is kept for the next line across garbage collections (a
+// sync.Pool emptied at each made a search rebuild them several times).
+func TestRuleSearcherOutlivesGC(t *testing.T) {
+	l, _ := newLazyRegexp(`\bAKIA[0-9A-Z]{16}\b`)
+	l.mayMatch([]byte("no key on this line"))
+	if len(l.idle) != 1 {
+		t.Fatalf("%d idle searchers after a line, want 1", len(l.idle))
+	}
+	s := <-l.idle
+	l.idle <- s
+	runtime.GC()
+	runtime.GC()
+	if len(l.idle) != 1 || <-l.idle != s {
+		t.Fatal("the searcher was dropped by the garbage collector")
 	}
 }
