@@ -76,6 +76,10 @@ type Gate struct {
 	// store persists the stamp verdicts (PersistVerdicts); nil keeps them
 	// in memory.
 	store *verdictStore
+	// fingerprint is gateFingerprint's, computed once (the store's load
+	// and save both ask for it).
+	fingerprintOnce sync.Once
+	fingerprint     [32]byte
 }
 
 type deepPattern struct {

@@ -878,8 +878,12 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 	width := 1 << a.shift
 	// The trie: goto transitions (0 = none, since no edge leads to the
 	// root), a row of width per state.
-	gotos := make([]uint16, width)
-	outs := [][]uint16{nil}
+	states := 1
+	for _, k := range keywords {
+		states += len(k)
+	}
+	gotos := make([]uint16, width, states*width)
+	outs := make([][]uint16, 1, states)
 	for ki, k := range keywords {
 		s := 0
 		for i := 0; i < len(k); i++ {
