@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -17,37 +18,39 @@ import (
 // with path.Match, the whole path's forms against the patterns with a
 // slash with doublestar.
 func refPathBlocked(patterns []string, rel string) bool {
-	forms := func(name string) []string {
-		out := []string{name}
-		for range 4 {
-			stripped := name
-			if len(name) > 2 && name[0] == '#' && name[len(name)-1] == '#' {
-				stripped = name[1 : len(name)-1]
-			}
-			swap := false
-			for _, s := range backupSuffixes {
-				if len(stripped) > len(s) && strings.HasSuffix(stripped, s) {
-					stripped = stripped[:len(stripped)-len(s)]
-					swap = s == ".swp" || s == ".swo" || s == ".swx"
-					break
-				}
-			}
-			if stripped == name {
-				break
-			}
-			out = append(out, stripped)
-			if swap && len(stripped) > 1 && stripped[0] == '.' {
-				out = append(out, stripped[1:])
-			}
-			name = stripped
+	var alt []string
+	for _, s := range backupSuffixes {
+		alt = append(alt, regexp.QuoteMeta(s))
+	}
+	backup := regexp.MustCompile(`^(.+?)(` + strings.Join(alt, "|") + `)$`)
+	// forms are name and, recursively (four layers), what it is a backup
+	// or swap copy of.
+	var forms func(name string, layer int) []string
+	forms = func(name string, layer int) []string {
+		if layer == 4 {
+			return []string{name}
 		}
-		return out
+		core := name
+		if len(core) > 2 && strings.HasPrefix(core, "#") && strings.HasSuffix(core, "#") {
+			core = core[1 : len(core)-1]
+		}
+		var swapped []string
+		if m := backup.FindStringSubmatch(core); m != nil {
+			core = m[1]
+			if (m[2] == ".swp" || m[2] == ".swo" || m[2] == ".swx") && len(core) > 1 && core[0] == '.' {
+				swapped = []string{core[1:]}
+			}
+		}
+		if core == name {
+			return []string{name}
+		}
+		return append(append([]string{name}, swapped...), forms(core, layer+1)...)
 	}
 	parts := strings.Split(rel, "/")
 	for _, p := range patterns {
 		if strings.Contains(p, "/") {
 			dir := strings.TrimSuffix(rel, parts[len(parts)-1])
-			for _, f := range forms(parts[len(parts)-1]) {
+			for _, f := range forms(parts[len(parts)-1], 0) {
 				if m, _ := doublestar.Match(p, dir+f); m {
 					return true
 				}
@@ -58,7 +61,7 @@ func refPathBlocked(patterns []string, rel string) bool {
 			continue
 		}
 		for _, part := range parts {
-			for _, f := range forms(part) {
+			for _, f := range forms(part, 0) {
 				if m, _ := path.Match(p, f); m {
 					return true
 				}
