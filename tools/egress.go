@@ -614,9 +614,12 @@ func harvestRoot(ctx context.Context, gate *workspace.Gate, root string) []strin
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return nil
+		rel, ok := strings.CutPrefix(p, root+string(filepath.Separator))
+		if !ok { // root was not clean: WalkDir's paths are
+			var err error
+			if rel, err = filepath.Rel(root, p); err != nil {
+				return nil
+			}
 		}
 		if _, blocked := gate.PathBlocked(filepath.ToSlash(rel)); !blocked {
 			return nil

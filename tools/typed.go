@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -13,6 +14,10 @@ import (
 type typed[P any] struct {
 	name, desc string
 	kind       Kind
+	// schema and resolved are derived on first use (loadSchema): a
+	// process that runs one tool (autarch tool grep) does not build
+	// every tool's schema.
+	schemaOnce sync.Once
 	schema     json.RawMessage
 	resolved   *jsonschema.Resolved
 	run        func(ctx context.Context, s *Session, p P) (Result, error)
@@ -23,16 +28,23 @@ type typed[P any] struct {
 // newTool builds a tool; a parameter struct without a schema is a
 // programming error caught by the registry tests.
 func newTool[P any](name, desc string, kind Kind, run func(context.Context, *Session, P) (Result, error)) *typed[P] {
-	raw, resolved, err := schemaOf[P]()
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: %v", name, err))
-	}
-	return &typed[P]{name: name, desc: desc, kind: kind, schema: raw, resolved: resolved, run: run}
+	return &typed[P]{name: name, desc: desc, kind: kind, run: run}
+}
+
+// loadSchema derives the schema once.
+func (t *typed[P]) loadSchema() {
+	t.schemaOnce.Do(func() {
+		raw, resolved, err := schemaOf[P]()
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: %v", t.name, err))
+		}
+		t.schema, t.resolved = raw, resolved
+	})
 }
 
 func (t *typed[P]) Name() string            { return t.name }
 func (t *typed[P]) Description() string     { return t.desc }
-func (t *typed[P]) Schema() json.RawMessage { return t.schema }
+func (t *typed[P]) Schema() json.RawMessage { t.loadSchema(); return t.schema }
 func (t *typed[P]) Kind() Kind              { return t.kind }
 func (t *typed[P]) Traits() Traits          { return t.traits }
 
@@ -101,7 +113,10 @@ func (t *typed[P]) Sensitive(args json.RawMessage) bool {
 }
 
 // Validate checks the arguments against the schema.
-func (t *typed[P]) Validate(args json.RawMessage) error { return validateArgs(t.resolved, args) }
+func (t *typed[P]) Validate(args json.RawMessage) error {
+	t.loadSchema()
+	return validateArgs(t.resolved, args)
+}
 
 func (t *typed[P]) Run(ctx context.Context, s *Session, args json.RawMessage) (Result, error) {
 	var p P

@@ -55,7 +55,12 @@ type Gate struct {
 	// the rest with path.Match.
 	exact              map[string]string
 	prefixes, suffixes []string
-	names              []string
+	names              []namePattern
+	// extensions are the "*.ext" patterns (one dot) by extension, looked
+	// up instead of tried one by one; prefixFirst marks the first bytes
+	// of prefixes, so a name starting otherwise tries none.
+	extensions  map[string]string
+	prefixFirst [256]bool
 	// deep are the patterns with a slash, matched against whole paths,
 	// each with the literal text before its first wildcard (a cheap
 	// pre-check).
@@ -71,10 +76,25 @@ type Gate struct {
 	// store persists the stamp verdicts (PersistVerdicts); nil keeps them
 	// in memory.
 	store *verdictStore
+	// fingerprint is gateFingerprint's, computed once (the store's load
+	// and save both ask for it).
+	fingerprintOnce sync.Once
+	fingerprint     [32]byte
 }
 
 type deepPattern struct {
 	pattern, literal string
+	// dotElement: the pattern starts with its literal, which starts with
+	// a dot, so it (and **/ before it) matches only a path with an
+	// element that starts with a dot.
+	dotElement bool
+}
+
+// namePattern is a name glob with the literal text before its first and
+// after its last wildcard, which a name must start and end with before
+// path.Match is worth calling.
+type namePattern struct {
+	pattern, pre, suf string
 }
 
 // NewGate makes a gate over the default sensitive paths plus extra globs.
@@ -87,7 +107,7 @@ func NewGate(extra ...string) (*Gate, error) {
 		}
 		g.paths = append(g.paths, p)
 	}
-	g.exact = map[string]string{}
+	g.exact, g.extensions = map[string]string{}, map[string]string{}
 	for _, p := range g.paths {
 		wild := strings.ContainsAny(p, "*?[\\{")
 		star := strings.Count(p, "*")
@@ -97,15 +117,36 @@ func NewGate(extra ...string) (*Gate, error) {
 			if i := strings.IndexAny(p, "*?[\\{"); i >= 0 {
 				lit = p[:i]
 			}
-			g.deep = append(g.deep, deepPattern{pattern: p, literal: lit})
+			g.deep = append(g.deep, deepPattern{pattern: p, literal: lit, dotElement: strings.HasPrefix(lit, ".")})
 		case !wild:
 			g.exact[p] = p
 		case star == 1 && strings.HasSuffix(p, "*") && !strings.ContainsAny(p, "?[\\{"):
 			g.prefixes = append(g.prefixes, p)
+			if len(p) > 1 {
+				g.prefixFirst[p[0]] = true
+			} else {
+				g.prefixFirst = [256]bool{}
+				for c := range g.prefixFirst {
+					g.prefixFirst[c] = true
+				}
+			}
 		case star == 1 && strings.HasPrefix(p, "*") && !strings.ContainsAny(p, "?[\\{"):
+			if ext := p[1:]; strings.LastIndexByte(ext, '.') == 0 {
+				if _, dup := g.extensions[ext]; !dup {
+					g.extensions[ext] = p
+				}
+				continue
+			}
 			g.suffixes = append(g.suffixes, p)
 		default:
-			g.names = append(g.names, p)
+			pre, suf := p, p
+			if i := strings.IndexAny(p, "*?[\\"); i >= 0 {
+				pre = p[:i]
+			}
+			if i := strings.LastIndexAny(p, "*?]"); i >= 0 {
+				suf = p[i+1:]
+			}
+			g.names = append(g.names, namePattern{pattern: p, pre: pre, suf: suf})
 		}
 	}
 	return g, nil
@@ -137,9 +178,13 @@ func (g *Gate) PathBlocked(rel string) (reason string, blocked bool) {
 	}
 	prefix := strings.TrimSuffix(rel, base)
 	for name := range nameForms(base) {
-		full := prefix + name
+		full := rel
+		if name != base {
+			full = prefix + name
+		}
+		dot := strings.HasPrefix(full, ".") || strings.Contains(full, "/.")
 		for _, d := range g.deep {
-			if !strings.Contains(full, d.literal) {
+			if d.dotElement && !dot || !strings.Contains(full, d.literal) {
 				continue
 			}
 			if m, _ := doublestar.Match(d.pattern, full); m {
@@ -204,8 +249,15 @@ func (g *Gate) nameMatch(part string) (string, bool) {
 	if p, ok := g.exact[part]; ok {
 		return p, true
 	}
-	for _, p := range g.prefixes {
-		if strings.HasPrefix(part, p[:len(p)-1]) {
+	if part != "" && g.prefixFirst[part[0]] {
+		for _, p := range g.prefixes {
+			if strings.HasPrefix(part, p[:len(p)-1]) {
+				return p, true
+			}
+		}
+	}
+	if i := strings.LastIndexByte(part, '.'); i >= 0 && len(g.extensions) > 0 {
+		if p, ok := g.extensions[part[i:]]; ok {
 			return p, true
 		}
 	}
@@ -215,20 +267,11 @@ func (g *Gate) nameMatch(part string) (string, bool) {
 		}
 	}
 	for _, p := range g.names {
-		// The literal text before the first and after the last wildcard
-		// must match before path.Match is worth calling.
-		pre, suf := p, p
-		if i := strings.IndexAny(p, "*?[\\"); i >= 0 {
-			pre = p[:i]
-		}
-		if i := strings.LastIndexAny(p, "*?]"); i >= 0 {
-			suf = p[i+1:]
-		}
-		if !strings.HasPrefix(part, pre) || !strings.HasSuffix(part, suf) {
+		if !strings.HasPrefix(part, p.pre) || !strings.HasSuffix(part, p.suf) {
 			continue
 		}
-		if m, _ := path.Match(p, part); m {
-			return p, true
+		if m, _ := path.Match(p.pattern, part); m {
+			return p.pattern, true
 		}
 	}
 	return "", false
@@ -238,7 +281,7 @@ func (g *Gate) nameMatch(part string) (string, bool) {
 // copy of: key.pem.bak → key.pem, .id_rsa.swp → id_rsa, #.env# → .env.
 func nameForms(name string) func(yield func(string) bool) {
 	return func(yield func(string) bool) {
-		if !yield(name) {
+		if !yield(name) || !maybeBackup(name) {
 			return
 		}
 		for range 4 { // key.pem.bak.old: a few layers at most
@@ -266,6 +309,33 @@ func nameForms(name string) func(yield func(string) bool) {
 			name = stripped
 		}
 	}
+}
+
+// backupByLast lists backupSuffixes by their last byte.
+var backupByLast = func() (t [256][]string) {
+	for _, s := range backupSuffixes {
+		t[s[len(s)-1]] = append(t[s[len(s)-1]], s)
+	}
+	return t
+}()
+
+// maybeBackup reports whether name may be a backup or swap copy
+// (nameForms has more than name to yield): it ends with one of
+// backupSuffixes or is #name#.
+func maybeBackup(name string) bool {
+	if name == "" {
+		return false
+	}
+	last := name[len(name)-1]
+	if last == '#' {
+		return true
+	}
+	for _, s := range backupByLast[last] {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // FileBlocked is the gate's one decision about a file, given its relative

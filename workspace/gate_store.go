@@ -45,6 +45,12 @@ type verdictStore struct {
 // gateFingerprint names what a content verdict depends on: the rules, the
 // sensitive paths (archive entries are judged by name too) and the format.
 func (g *Gate) gateFingerprint() [32]byte {
+	g.fingerprintOnce.Do(func() { g.fingerprint = g.computeFingerprint() })
+	return g.fingerprint
+}
+
+// computeFingerprint is gateFingerprint, computed.
+func (g *Gate) computeFingerprint() [32]byte {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s%q\n", verdictMagic, g.paths)
 	for _, set := range [][]ruleSpec{localRules, gitleaksRules} {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"regexp/syntax"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -557,28 +558,45 @@ type lazyRegexp struct {
 	// a rule hold none, and they skip the regexp. nil when the pattern is
 	// beyond textsearch (too long).
 	lines *textsearch.Pattern
-	// searchers are the lines' per-goroutine searchers.
-	searchers sync.Pool
+	// idle are the lines' searchers not in use (one goroutine each at a
+	// time). Not a sync.Pool: the garbage collector empties that, and a
+	// searcher's DFA states, built line by line, are most of a rule's
+	// cost; a search collects garbage several times.
+	idle chan *textsearch.Searcher
 }
 
-// newLazyRegexp checks src (the errors regexp.Compile would report) and
-// returns it to compile on first use.
+// newLazyRegexp returns src to compile on first use. The rules are ours
+// and fixed; TestRulesAllCompile checks that each one compiles, so a
+// process does not parse them all at its start (a tenth of a CLI call's
+// start-up).
 func newLazyRegexp(src string) (*lazyRegexp, error) {
-	if _, err := syntax.Parse(src, syntax.Perl); err != nil {
-		return nil, err
-	}
 	return &lazyRegexp{src: src}, nil
 }
 
-// get is the compiled regexp.
-func (l *lazyRegexp) get() *regexp.Regexp {
+// compile makes lines (or, for a pattern beyond textsearch, re).
+func (l *lazyRegexp) compile() {
 	l.once.Do(func() {
-		if p, err := textsearch.Compile(l.src, true, false); err == nil {
-			l.lines, l.re = p, p.Regexp()
+		if p, err := textsearch.CompileLines(l.src, true); err == nil {
+			l.lines, l.idle = p, make(chan *textsearch.Searcher, runtime.GOMAXPROCS(0))
 			return
 		}
-		l.re = regexp.MustCompile(l.src)
+		if re, err := regexp.Compile(l.src); err == nil {
+			l.re = re
+			return
+		}
+		// Not reached (TestRulesAllCompile): a rule that does not compile
+		// matches nothing, as one compileRules drops.
+		l.re = regexp.MustCompile(`[^\x00-\x{10FFFF}]`)
 	})
+}
+
+// get is the compiled regexp (the DFA's pattern compiles its regexp only
+// here: most lines the DFA sees hold no match and never need it).
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.compile()
+	if l.lines != nil {
+		return l.lines.Regexp()
+	}
 	return l.re
 }
 
@@ -589,12 +607,14 @@ func (l *lazyRegexp) get() *regexp.Regexp {
 // over many lines does not turn the filter off for good), or there is no
 // DFA.
 func (l *lazyRegexp) mayMatch(line []byte) bool {
-	l.get()
+	l.compile()
 	if l.lines == nil {
 		return true
 	}
-	s, _ := l.searchers.Get().(*textsearch.Searcher)
-	if s == nil {
+	var s *textsearch.Searcher
+	select {
+	case s = <-l.idle:
+	default:
 		s = l.lines.NewSearcher()
 	}
 	var at [1]int
@@ -602,7 +622,10 @@ func (l *lazyRegexp) mayMatch(line []byte) bool {
 	if s.Exhausted() {
 		return true
 	}
-	l.searchers.Put(s)
+	select {
+	case l.idle <- s:
+	default: // as many idle as goroutines that may use one: drop it
+	}
 	return found
 }
 
@@ -821,12 +844,20 @@ const stepAccept = 1 << 31
 const acceptBit = 0x8000
 
 func newKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton {
-	return buildKeywordAutomaton(keywords, rules).hotFirst()
+	return buildTrie(keywords, rules).hotFirst()
 }
 
 // buildKeywordAutomaton is newKeywordAutomaton with the states numbered
 // as the keywords were added.
 func buildKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton {
+	a := buildTrie(keywords, rules)
+	a.fillStep()
+	return a
+}
+
+// buildTrie is buildKeywordAutomaton without step (hotFirst, which
+// renumbers the states, makes its own).
+func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 	a := &keywordAutomaton{}
 	nc := 1 // class 0: bytes in no keyword
 	for _, k := range keywords {
@@ -845,31 +876,36 @@ func buildKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomato
 		a.shift++
 	}
 	width := 1 << a.shift
-	// The trie: goto transitions (0 = none, since no edge leads to the root).
-	gotos := [][]uint16{make([]uint16, width)}
-	outs := [][]uint16{nil}
+	// The trie: goto transitions (0 = none, since no edge leads to the
+	// root), a row of width per state.
+	states := 1
+	for _, k := range keywords {
+		states += len(k)
+	}
+	gotos := make([]uint16, width, states*width)
+	outs := make([][]uint16, 1, states)
 	for ki, k := range keywords {
 		s := 0
 		for i := 0; i < len(k); i++ {
-			c := a.class[k[i]]
-			if gotos[s][c] == 0 {
-				gotos = append(gotos, make([]uint16, width))
+			c := int(a.class[k[i]])
+			if gotos[s*width+c] == 0 {
+				gotos = append(gotos, make([]uint16, width)...)
 				outs = append(outs, nil)
-				gotos[s][c] = uint16(len(gotos) - 1)
+				gotos[s*width+c] = uint16(len(outs) - 1)
 			}
-			s = int(gotos[s][c])
+			s = int(gotos[s*width+c])
 		}
 		outs[s] = append(outs[s], rules[ki]...)
 	}
-	if len(gotos) >= acceptBit {
+	if len(outs) >= acceptBit {
 		panic("workspace: too many secret keywords") // the tables are ours; a test builds them
 	}
 	// Breadth first: failure links and the full transition table.
-	a.next = make([]uint16, len(gotos)*width)
-	fail := make([]int, len(gotos))
+	a.next = make([]uint16, len(gotos))
+	fail := make([]int, len(outs))
 	queue := []int{}
 	for c := 0; c < width; c++ {
-		if t := int(gotos[0][c]); t != 0 {
+		if t := int(gotos[c]); t != 0 {
 			a.next[c] = uint16(t)
 			queue = append(queue, t)
 		}
@@ -883,7 +919,7 @@ func buildKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomato
 			}
 		}
 		for c := 0; c < width; c++ {
-			t := int(gotos[s][c])
+			t := int(gotos[s*width+c])
 			if t == 0 {
 				a.next[s<<a.shift|c] = a.next[fail[s]<<a.shift|c] &^ acceptBit
 				continue
@@ -900,7 +936,6 @@ func buildKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomato
 		}
 	}
 	a.accept = outs
-	a.fillStep()
 	return a
 }
 

@@ -54,14 +54,18 @@ func (ig *Ignore) WalkConfined(ctx context.Context, start string, fn WalkFunc) e
 		return explain(start, err)
 	}
 	defer dir.Close()
-	err = ig.walkConfined(ctx, dir, start, parts, ps, fn)
+	err = ig.walkConfined(ctx, dir, start, parts, ps, false, fn)
 	if err == fs.SkipAll {
 		return nil
 	}
 	return err
 }
 
-func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, parts []string, ps []gitignore.Pattern, fn WalkFunc) error {
+// walkConfined walks the open directory dir (rel, parts); ps are the
+// patterns that apply in it, without its own pattern files' unless ownIn
+// (then they are read here, only when the listing has them: a directory
+// without a .gitignore costs no failed open).
+func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, parts []string, ps []gitignore.Pattern, ownIn bool, fn WalkFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -70,6 +74,22 @@ func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, pa
 		return nil // vanished or unreadable: skip
 	}
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	if ownIn {
+		listed := func(name string) bool {
+			_, found := slices.BinarySearchFunc(entries, name, func(e fs.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+			return found
+		}
+		own := ig.cachedPatterns(rel, func(p string) ([]byte, error) {
+			name := p[strings.LastIndexByte(p, '/')+1:]
+			if !listed(name) {
+				return nil, fs.ErrNotExist
+			}
+			return readAt(dir, name, maxPatternFile)
+		})
+		if len(own) > 0 {
+			ps = append(ps[:len(ps):len(ps)], own...)
+		}
+	}
 	m := gitignore.NewMatcher(ps)
 	for _, e := range entries {
 		name := e.Name()
@@ -101,14 +121,7 @@ func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, pa
 		if err != nil {
 			continue // replaced by a symlink or a file, or vanished: skip
 		}
-		own := ig.cachedPatterns(childRel, func(p string) ([]byte, error) {
-			return readAt(sub, p[strings.LastIndexByte(p, '/')+1:], maxPatternFile)
-		})
-		subPs := ps
-		if len(own) > 0 {
-			subPs = append(ps[:len(ps):len(ps)], own...)
-		}
-		err = ig.walkConfined(ctx, sub, childRel, child, subPs, fn)
+		err = ig.walkConfined(ctx, sub, childRel, child, ps, true, fn)
 		sub.Close()
 		if err != nil {
 			return err

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"sync"
 )
 
 // Pattern is a compiled search pattern; it is read-only and may be shared.
@@ -21,8 +22,12 @@ import (
 type Pattern struct {
 	// literal: a case-sensitive plain-text pattern, found with bytes.Index.
 	literal []byte
-	// re matches one line (without its '\n').
-	re *regexp.Regexp
+	// re matches one line (without its '\n'); compiled on first use
+	// (reOnce), since the DFA decides lines without it: the secret rules
+	// compile hundreds of patterns and most never need their regexp.
+	re     *regexp.Regexp
+	reSrc  string
+	reOnce sync.Once
 	// scan finds candidate positions; nil: every line is a candidate.
 	scan *teddy
 	// exact: the pattern is one of these byte sequences, checked where
@@ -46,6 +51,19 @@ var ErrPatternTooLong = errors.New("the search pattern is too long")
 // matches when the regexp matches the line's text without its '\n': ^ and
 // \A match at the line's start, $ and \z at its end.
 func Compile(expr string, caseSensitive, literal bool) (*Pattern, error) {
+	return compile(expr, caseSensitive, literal, true)
+}
+
+// CompileLines is Compile of a regular expression for deciding short
+// texts, a line or a few: the lines MatchLines finds are the same, but
+// without Compile's analysis of the literal windows every match holds
+// (most of compiling a large pattern), the DFA reads every byte. The
+// secret gate compiles each rule that a line reaches this way.
+func CompileLines(expr string, caseSensitive bool) (*Pattern, error) {
+	return compile(expr, caseSensitive, false, false)
+}
+
+func compile(expr string, caseSensitive, literal, prefilter bool) (*Pattern, error) {
 	if len(expr) > MaxPatternBytes {
 		return nil, fmt.Errorf("%w: it is %d bytes, the limit is %d; search for a shorter, distinctive part of it",
 			ErrPatternTooLong, len(expr), MaxPatternBytes)
@@ -62,20 +80,18 @@ func Compile(expr string, caseSensitive, literal bool) (*Pattern, error) {
 		flags |= syntax.FoldCase
 		prefix = "(?i)"
 	}
-	re, err := regexp.Compile(prefix + expr)
-	if err != nil {
-		return nil, fmt.Errorf("compiling %q: %w", expr, err)
-	}
-	p := &Pattern{re: re}
+	p := &Pattern{reSrc: prefix + expr}
 	tree, err := syntax.Parse(expr, flags)
 	if err != nil {
 		return nil, fmt.Errorf("parsing %q: %w", expr, err)
 	}
 	tree = tree.Simplify()
-	if seqs, ok := exactSeqs(tree); ok {
-		p.scan, p.exact = exactScan(seqs)
-	} else if ws := requiredWindows(tree); ws != nil {
-		p.scan = newTeddy(ws)
+	if prefilter {
+		if seqs, ok := exactSeqs(tree); ok {
+			p.scan, p.exact = exactScan(seqs)
+		} else if ws := requiredWindows(tree); ws != nil {
+			p.scan = newTeddy(ws)
+		}
 	}
 	prog, err := syntax.Compile(tree)
 	if err != nil {
@@ -87,7 +103,21 @@ func Compile(expr string, caseSensitive, literal bool) (*Pattern, error) {
 
 // Regexp is the pattern's regular expression (of one line), as
 // regexp.Compile makes it; nil for a case-sensitive literal.
-func (p *Pattern) Regexp() *regexp.Regexp { return p.re }
+func (p *Pattern) Regexp() *regexp.Regexp {
+	if p.literal != nil {
+		return nil
+	}
+	p.reOnce.Do(func() {
+		// Compile parsed and compiled the same expression, so this cannot
+		// fail; were it to, the regexp matches nothing.
+		re, err := regexp.Compile(p.reSrc)
+		if err != nil {
+			re = regexp.MustCompile(`[^\x00-\x{10FFFF}]`)
+		}
+		p.re = re
+	})
+	return p.re
+}
 
 // Searcher is one goroutine's use of a Pattern (it holds the DFA's cache).
 type Searcher struct {
@@ -115,7 +145,7 @@ func (s *Searcher) matchLine(line []byte) bool {
 	if s.dfa != nil {
 		return s.dfa.matchLine(line)
 	}
-	return s.p.re.Match(line)
+	return s.p.Regexp().Match(line)
 }
 
 // MatchLines appends to dst the start offsets of the lines of data that
@@ -177,7 +207,7 @@ func (s *Searcher) MatchLines(dst []int, data []byte) []int {
 		if end < 0 {
 			end = len(data)
 		}
-		if p.re.Match(data[start:end]) {
+		if p.Regexp().Match(data[start:end]) {
 			dst = append(dst, start)
 		}
 		start = end + 1

@@ -166,6 +166,14 @@ func FuzzMatchLines(f *testing.F) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("%q (caseSensitive %v, literal %v) on %q: got %v, want %v", expr, caseSensitive, literal, content, got, want)
 		}
+		if literal {
+			return
+		}
+		if pl, err := CompileLines(expr, caseSensitive); err == nil {
+			if got := pl.NewSearcher().MatchLines(nil, data); !slices.Equal(got, want) {
+				t.Fatalf("CompileLines %q (caseSensitive %v) on %q: got %v, want %v", expr, caseSensitive, content, got, want)
+			}
+		}
 	})
 }
 
@@ -218,4 +226,55 @@ func utf8Valid(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// TestRegexpCompiledOnFirstUse: Compile leaves the regexp to the first
+// call that needs it (the DFA decides lines without it), and Regexp then
+// gives the pattern's regexp.
+func TestRegexpCompiledOnFirstUse(t *testing.T) {
+	p, err := Compile(`\bAKIA[0-9A-Z]{16}\b`, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.NewSearcher()
+	if got := s.MatchLines(nil, []byte("a\nAKIAZ7Q2MBV5XK3LWPT4\nb")); len(got) != 1 || got[0] != 2 {
+		t.Fatalf("MatchLines = %v, want [2]", got)
+	}
+	if p.re != nil {
+		t.Fatal("the regexp was compiled though the DFA decided every line")
+	}
+	if re := p.Regexp(); re == nil || re.String() != `\bAKIA[0-9A-Z]{16}\b` || !re.MatchString("AKIAZ7Q2MBV5XK3LWPT4") {
+		t.Fatalf("Regexp() = %v", re)
+	}
+	if _, err := Compile(`a(b`, false, false); err == nil || !strings.Contains(err.Error(), "missing closing )") {
+		t.Fatalf("Compile of a bad pattern: %v", err)
+	}
+}
+
+// TestCompileLines: a pattern compiled for short texts (no literal
+// prefilter: the DFA reads every byte) finds the lines the regexp does,
+// as Compile's does.
+func TestCompileLines(t *testing.T) {
+	for _, expr := range []string{"(TODO|FIXME|XXX)", `[0-9]{4}-[0-9]{2}-[0-9]{2}`, `func \w+\(`, `^\s*return\b`, `\)\s*\{$`, `^$`,
+		`(?i)key`, `(?i)secret`, `été`, `[A-Z][a-z]+[0-9]{2,}`, `x*`, `\Afunc|line\z`, `\r$`,
+		`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`, `(?i)[\w.-]{0,50}?(?:secret|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([a-z0-9]{16,})`} {
+		for _, caseSensitive := range []bool{true, false} {
+			p, err := CompileLines(expr, caseSensitive)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.scan != nil || p.exact != nil {
+				t.Fatalf("%q: CompileLines made a prefilter", expr)
+			}
+			re, err := reference(expr, caseSensitive, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, data := range []string{sample, strings.Repeat(sample+"\n", 40), "", "token = \"abcdef0123456789abcd\"\nid AKIAZ7Q2MBV5XK3LWPT4\n"} {
+				if got, want := p.NewSearcher().MatchLines(nil, []byte(data)), naive(re, []byte(data)); !slices.Equal(got, want) {
+					t.Fatalf("%q (caseSensitive %v): got %v, want %v", expr, caseSensitive, got, want)
+				}
+			}
+		}
+	}
 }
