@@ -693,18 +693,8 @@ func isKeyPart(s string) bool {
 	if len(s) >= 40 {
 		return true
 	}
-	var upper, lower bool
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case 'A' <= c && c <= 'Z':
-			upper = true
-		case 'a' <= c && c <= 'z':
-			lower = true
-		default:
-			return true
-		}
-	}
-	return upper && lower
+	upper, lower, other, pad := byteKinds(s)
+	return other || pad || upper && lower
 }
 
 // isKeyBodyLine reports whether s is shaped like a full line of a key's
@@ -714,18 +704,26 @@ func isKeyBodyLine(s string) bool {
 	if len(s) < 60 || len(s) > 76 || !isBase64Field(s) || isPathLike(s) {
 		return false
 	}
-	var upper, lower, other bool
+	upper, lower, other, _ := byteKinds(s)
+	return upper && lower && other
+}
+
+// byteKinds reports which kinds of byte s holds: ASCII upper-case and
+// lower-case letters, anything else but '=', and the padding '='.
+func byteKinds(s string) (upper, lower, other, pad bool) {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case 'A' <= c && c <= 'Z':
 			upper = true
 		case 'a' <= c && c <= 'z':
 			lower = true
-		case c != '=':
+		case c == '=':
+			pad = true
+		default:
 			other = true
 		}
 	}
-	return upper && lower && other
+	return upper, lower, other, pad
 }
 
 // isPathLike reports an absolute path (/tmp/TestX1234/001/jobs/wt), which
