@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Recycled worktrees (issue 35). Checking out a big tree writes every
@@ -57,8 +58,13 @@ import (
 // Any doubt or failure removes the tree, and a fresh worktree is checked
 // out instead.
 
-// maxSpent is how many spent trees a repository keeps.
-const maxSpent = 2
+// maxSpent is how many spent trees a repository keeps (each is a copy of
+// the work tree on disk), and staleSpent how long one waits to be taken
+// before the next PrepareWorktrees deletes it.
+const (
+	maxSpent   = 1
+	staleSpent = 24 * time.Hour
+)
 
 // spentPrefix names the spent trees in the prepared directory.
 const spentPrefix = "spent-"
@@ -76,8 +82,19 @@ func (r *Repo) spentTrees() []string {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), spentPrefix) {
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(p, "complete")); err == nil {
+		fi, err := os.Lstat(filepath.Join(p, "complete"))
+		if err == nil && time.Since(fi.ModTime()) > staleSpent && os.Remove(filepath.Join(p, "complete")) == nil {
+			r.discardSpent(p)
+			continue
+		}
+		if err == nil {
 			out = append(out, p)
+			continue
+		}
+		// Incomplete: being retired or restored (seconds), or left by a
+		// process killed doing so.
+		if di, err := os.Lstat(p); err == nil && time.Since(di.ModTime()) > time.Hour {
+			_ = os.RemoveAll(p)
 		}
 	}
 	slices.Sort(out)
@@ -159,6 +176,17 @@ func moveBack(dest, dir string, moved []string) {
 	}
 }
 
+// discardSpent deletes a spent tree this process claimed (its complete
+// marker removed), in the background from the trash.
+func (r *Repo) discardSpent(spent string) {
+	trash := r.prepared.next(r.trashDir())
+	if os.MkdirAll(filepath.Dir(trash), 0o700) == nil && os.Rename(spent, trash) == nil {
+		go func() { _ = os.RemoveAll(trash) }() // what is left is swept later
+		return
+	}
+	_ = os.RemoveAll(spent)
+}
+
 // errNoSpent: no spent tree is left to restore.
 var errNoSpent = errors.New("no spent tree")
 
@@ -219,12 +247,7 @@ func (r *Repo) restoreSpent(ctx context.Context, spent, path, commit string) err
 	if !claimed {
 		return fmt.Errorf("restore a spent worktree: %w", err)
 	}
-	trash := r.prepared.next(r.trashDir())
-	if os.MkdirAll(filepath.Dir(trash), 0o700) == nil && os.Rename(spent, trash) == nil {
-		go func() { _ = os.RemoveAll(trash) }() // what is left is swept later
-	} else {
-		_ = os.RemoveAll(spent)
-	}
+	r.discardSpent(spent)
 	if err == nil {
 		err = r.freshen(ctx, path)
 	}

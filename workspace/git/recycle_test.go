@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestRecycledWorktreeIsAFreshCheckout (issue 35): the files of a removed
@@ -191,4 +192,42 @@ func snapshotDirExcept(t *testing.T, dir, skip string) string {
 		t.Fatal(err)
 	}
 	return snapshotDir(t, tmp)
+}
+
+// TestStaleSpentTreeDeleted: a spent tree nobody took for a day is
+// deleted, not restored; at most maxSpent are kept.
+func TestStaleSpentTreeDeleted(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := userRepo(t)
+	r := openRepo(t, dir)
+	for _, name := range []string{"one", "two"} {
+		if _, err := r.CreateWorkflow(ctx, name, "main"); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.RemoveWorkflow(ctx, name, RemoveOptions{DeleteBranch: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spent := r.spentTrees()
+	if len(spent) != maxSpent {
+		t.Fatalf("%d spent trees kept, want %d", len(spent), maxSpent)
+	}
+	old := time.Now().Add(-2 * staleSpent)
+	if err := os.Chtimes(filepath.Join(spent[0], "complete"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	before := inode(t, filepath.Join(spent[0], "tree", "old.txt"))
+	if err := r.PrepareWorktrees(ctx, "next", "main", 1); err != nil {
+		t.Fatal(err)
+	}
+	next, err := r.CreateWorkflow(ctx, "next", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inode(t, filepath.Join(next.Worktree, "old.txt")) == before {
+		t.Error("a stale spent tree was restored")
+	}
+	if _, err := os.Stat(spent[0]); !os.IsNotExist(err) {
+		t.Errorf("the stale spent tree %s is still there: %v", spent[0], err)
+	}
 }
