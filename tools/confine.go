@@ -116,6 +116,13 @@ type confinement struct {
 
 	mu    sync.Mutex
 	scans map[string]maskScan // by relative path
+	// held counts the gate runs holding the masks (holdMasks); while one
+	// does, the masks decided by its first command (heldMasks, valid when
+	// heldOK) hold for the others.
+	held      int
+	heldMasks []string
+	heldOK    bool
+	walks     int // the walks made (for tests)
 
 	objects objectsConfinement
 }
@@ -228,6 +235,10 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 	c := &s.confine
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.held > 0 && c.heldOK {
+		return slices.Clone(c.heldMasks), nil
+	}
+	c.walks++
 	if c.scans == nil {
 		c.scans = map[string]maskScan{}
 	}
@@ -317,7 +328,32 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 			delete(c.scans, rel)
 		}
 	}
+	if c.held > 0 && err == nil {
+		c.heldMasks, c.heldOK = slices.Clone(masked), true
+	}
 	return masked, err
+}
+
+// holdMasks makes the masks the next command decides hold for the
+// session's commands until release: the commands of one gate run, which
+// run back to back with nothing but themselves writing the tree (issue
+// 35: each walked a 23k-file tree again, a second each on a loaded
+// machine). A file one of them writes is then not masked from the next:
+// it holds what a command of the same run wrote, as visible to it as to
+// the command that wrote it — the same as a file written while a command
+// runs.
+func (s *Session) holdMasks() (release func()) {
+	c := &s.confine
+	c.mu.Lock()
+	c.held++
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.held--; c.held == 0 {
+			c.heldMasks, c.heldOK = nil, false
+		}
+	}
 }
 
 // reencodes reports whether a .gitattributes file may make a checked-out

@@ -142,6 +142,7 @@ func (f QualityGates) quality(trusted bool) (Quality, error) {
 // redacts what the reports show. Gates that ran and passed resolve the
 // session's failed commands.
 func (s *Session) QualityGates(ctx context.Context, g verify.Gates, changed []string) verify.GateRun {
+	defer s.holdMasks()()
 	run := verify.RunGates(ctx, s.verifyExec(), s.detector(), g, changed, s.verifyBaselines())
 	for i := range run.Reports {
 		s.redactReport(&run.Reports[i])

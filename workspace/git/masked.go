@@ -190,6 +190,7 @@ func (s *SandboxObjects) Update(ctx context.Context) (View, error) {
 	if st.Gen != "" && slices.Equal(tips, st.Tips) && slices.Equal(index, st.Index) {
 		return s.view(st), nil
 	}
+	var withheld map[string]string
 	if st.Gen != "" && st.Packs < maxStorePacks {
 		next, full, err := s.add(ctx, st, tips, index)
 		if err != nil {
@@ -198,8 +199,9 @@ func (s *SandboxObjects) Update(ctx context.Context) (View, error) {
 		if !full {
 			return s.view(next), nil
 		}
+		withheld = next.Withheld // with the packed blobs now withheld
 	}
-	next, err := s.rebuild(ctx, tips, index)
+	next, err := s.rebuild(ctx, tips, index, withheld)
 	if err != nil {
 		return View{}, err
 	}
@@ -305,13 +307,23 @@ func isOID(s string) bool {
 }
 
 // add packs what is new since st into st's generation. full reports that
-// the generation must be rebuilt instead (a packed blob became secret).
+// the generation must be rebuilt instead (a packed blob became secret):
+// then the state returned carries the blobs to withhold.
 func (s *SandboxObjects) add(ctx context.Context, st storeState, tips, index []string) (storeState, bool, error) {
-	sel, err := s.selectObjects(ctx, tips, st.Tips, st.Withheld)
+	// The indexes list every object they hold, also those the old tips
+	// reach (rev-list cannot exclude them): what the generation packs
+	// already is neither read nor packed again (issue 35: each new
+	// worktree's index re-read and re-packed a 23k-file repository).
+	have, err := packedObjects(filepath.Join(s.Dir(), st.Gen), oidLen(tips))
+	if err != nil {
+		have = nil // read and pack them again: slower, not wrong
+	}
+	sel, err := s.selectObjects(ctx, tips, st.Tips, st.Withheld, have)
 	if err != nil {
 		return st, false, err
 	}
 	if sel.repack {
+		st.Withheld = sel.withheld
 		return st, true, nil
 	}
 	packed, err := s.pack(ctx, filepath.Join(s.Dir(), st.Gen), sel.keep)
@@ -332,10 +344,11 @@ func (s *SandboxObjects) add(ctx context.Context, st storeState, tips, index []s
 	return st, false, s.save(st)
 }
 
-// rebuild writes a new generation from scratch and removes the older
-// ones but the previous (a running command may still read it).
-func (s *SandboxObjects) rebuild(ctx context.Context, tips, index []string) (storeState, error) {
-	sel, err := s.selectObjects(ctx, tips, nil, nil)
+// rebuild writes a new generation from scratch, withholding at least
+// the blobs in withheld, and removes the older ones but the previous (a
+// running command may still read it).
+func (s *SandboxObjects) rebuild(ctx context.Context, tips, index []string, withheld map[string]string) (storeState, error) {
+	sel, err := s.selectObjects(ctx, tips, nil, withheld, nil)
 	if err != nil {
 		return storeState{}, err
 	}
@@ -467,8 +480,10 @@ type selection struct {
 }
 
 // selectObjects lists the objects reachable from tips (and the indexes)
-// but not from not, and withholds the secret blobs among them.
-func (s *SandboxObjects) selectObjects(ctx context.Context, tips, not []string, withheld map[string]string) (selection, error) {
+// but not from not, and withholds the secret blobs among them. Objects in
+// have are packed already: only their paths are checked (one under a
+// blocked path makes the generation be rebuilt without it).
+func (s *SandboxObjects) selectObjects(ctx context.Context, tips, not []string, withheld map[string]string, have map[string]bool) (selection, error) {
 	sel := selection{withheld: make(map[string]string, len(withheld))}
 	for k, v := range withheld {
 		sel.withheld[k] = v
@@ -491,6 +506,13 @@ func (s *SandboxObjects) selectObjects(ctx context.Context, tips, not []string, 
 	for line := range strings.Lines(string(out)) {
 		oid, name, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 		if !isOID(oid) || listed[oid] {
+			continue
+		}
+		if have[oid] {
+			if reason, blocked := s.filter.PathBlocked(name); name != "" && blocked {
+				sel.withheld[oid] = fmt.Sprintf("%s: %s", name, reason)
+				sel.repack = true
+			}
 			continue
 		}
 		listed[oid] = true

@@ -27,10 +27,11 @@ import (
 //
 // A prepared worktree is handed out once and only if it is FRESH: made by
 // this process with the hardened git of this package, complete, and never
-// given to anyone before. A used worktree is never recycled (an agent may
-// have planted ignored files or per-worktree configuration in it), and
-// neither is one left by another process (it may be incomplete; nobody
-// vouches for it): those are removed. The prepared folders live under the
+// given to anyone before. A used worktree is never handed out as it is (an
+// agent may have planted ignored files or per-worktree configuration in
+// it): its files are recycled only through recycle.go, which makes them
+// provably identical to a fresh checkout or gives them up. One left by
+// another process is removed (it may be incomplete; nobody vouches for it). The prepared folders live under the
 // worktree root, inside Autarch's state, which no sandboxed command can
 // see or write; nothing about the sandbox, the masks or the ref lock
 // changes — the registration and the move run under the ref lock, the
@@ -183,6 +184,8 @@ func (r *Repo) PrepareWorktrees(ctx context.Context, owner, rev string, n int) e
 	if err := r.dropOrphanedPrepared(ctx); err != nil {
 		return err
 	}
+	for r.prepared.count(owner) < n && r.adoptSpent(ctx, owner, commit) {
+	}
 	for r.prepared.count(owner) < n {
 		if err := r.prepareOne(ctx, owner, commit); err != nil {
 			return err
@@ -291,6 +294,9 @@ func (r *Repo) dropOrphanedPrepared(ctx context.Context) error {
 	var gone []string
 	for _, e := range entries {
 		path := filepath.Join(r.preparedDir(), e.Name())
+		if strings.HasPrefix(e.Name(), spentPrefix) {
+			continue // a spent tree (recycle.go): restored or removed when taken
+		}
 		pidText, _, _ := strings.Cut(e.Name(), "-")
 		pid, err := strconv.Atoi(pidText)
 		if err == nil && pid == os.Getpid() {

@@ -46,24 +46,14 @@ func (r *Repo) setAside(path string) (string, []string) {
 	if r.worktreeRoot == "" || !isUnder(path, r.worktreeRoot) || isUnder(path, r.trashDir()) {
 		return "", nil
 	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return "", nil
-	}
 	aside := r.prepared.next(r.trashDir()) // <pid>-<seq>
 	if err := os.MkdirAll(aside, 0o700); err != nil {
 		return "", nil
 	}
-	var moved []string
-	for _, e := range entries {
-		if e.Name() == ".git" {
-			continue
-		}
-		if err := os.Rename(filepath.Join(path, e.Name()), filepath.Join(aside, e.Name())); err != nil {
-			putBack(aside, path, moved)
-			return "", nil
-		}
-		moved = append(moved, e.Name())
+	moved, ok := moveEntries(path, aside)
+	if !ok {
+		_ = os.Remove(aside)
+		return "", nil
 	}
 	return aside, moved
 }
@@ -73,9 +63,7 @@ func putBack(aside, path string, moved []string) {
 	if aside == "" {
 		return
 	}
-	for _, name := range moved {
-		_ = os.Rename(filepath.Join(aside, name), filepath.Join(path, name))
-	}
+	moveBack(aside, path, moved)
 	_ = os.Remove(aside)
 }
 

@@ -233,6 +233,9 @@ func (r *Repo) RemoveWorkflow(ctx context.Context, name string, opts RemoveOptio
 			}
 			continue
 		}
+		if r.retireWorktree(ctx, w.Path) {
+			continue // its files wait to be recycled (recycle.go)
+		}
 		if err := r.removeWorktree(ctx, w.Path); err != nil {
 			return fmt.Errorf("remove workflow %s: %w", name, err)
 		}

@@ -1,0 +1,402 @@
+package git
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Recycled worktrees (issue 35). Checking out a big tree writes every
+// file: 23k files took 8–60 s on a loaded 2-core machine, and a workflow
+// whose model answers at once waits for all of it, prepared or not. When
+// a workflow's worktree is removed, its files are therefore kept as a
+// spent tree (up to maxSpent per repository) instead of being deleted,
+// and the next PrepareWorktrees of any process restores one to a fresh
+// checkout of the commit it needs: it writes only the files that differ.
+//
+// A spent tree was written by agents: nothing in it is trusted. It lives
+// under <worktree root>/.prepared/spent-<pid>-<seq>/, inside Autarch's
+// state, which no sandboxed command sees, and holds:
+//
+//   - tree/: the worktree's files, moved there by renames when the
+//     workflow ended (the worktree itself is unregistered as before);
+//   - index: a copy of the worktree's index, which only our git wrote
+//     (the admin directory is read-only to commands). Its stat data is
+//     what lets git skip the files nobody changed: a file whose content,
+//     mode or links changed has a new ctime, which no command can set
+//     back;
+//   - complete: written last; a spent tree without it is deleted.
+//
+// Restoring one (restoreSpent) registers a new worktree at the commit,
+// moves the files in, installs the index and then makes the tree provably
+// identical to a fresh checkout, or gives it up:
+//
+//  1. git reset --hard rewrites every tracked file whose stat data
+//     differs from the index (content, mode, type, hard links, a
+//     replaced directory), core.trustctime and core.checkStat forced;
+//  2. git clean -ffdx removes every untracked and ignored file, nested
+//     repositories included;
+//  3. git diff-files finds no difference, git ls-files no assume-unchanged
+//     or skip-worktree entry, no gitlink, nothing but stage 0;
+//  4. a walk of the tree (lstat, no symlink followed) finds exactly the
+//     index's paths and their directories: regular files with one link
+//     and the mode a checkout gives (0666 or 0777 less the umask), the
+//     symlinks the index records, directories with 0777 less the umask,
+//     all owned by us, and the .git file naming the new admin directory,
+//     which holds only what git worktree add wrote and the index.
+//
+// Any doubt or failure removes the tree, and a fresh worktree is checked
+// out instead.
+
+// maxSpent is how many spent trees a repository keeps (each is a copy of
+// the work tree on disk), and staleSpent how long one waits to be taken
+// before the next PrepareWorktrees deletes it.
+const (
+	maxSpent   = 1
+	staleSpent = 24 * time.Hour
+)
+
+// spentPrefix names the spent trees in the prepared directory.
+const spentPrefix = "spent-"
+
+// spentTrees are the complete spent trees, oldest first (by name: the
+// sequence of one process; the order between processes does not matter).
+func (r *Repo) spentTrees() []string {
+	entries, err := os.ReadDir(r.preparedDir())
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(r.preparedDir(), e.Name())
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), spentPrefix) {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(p, "complete"))
+		if err == nil && time.Since(fi.ModTime()) > staleSpent && os.Remove(filepath.Join(p, "complete")) == nil {
+			r.discardSpent(p)
+			continue
+		}
+		if err == nil {
+			out = append(out, p)
+			continue
+		}
+		// Incomplete: being retired or restored (seconds), or left by a
+		// process killed doing so.
+		if di, err := os.Lstat(p); err == nil && time.Since(di.ModTime()) > time.Hour {
+			_ = os.RemoveAll(p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// retireWorktree keeps the files of the worktree at path (under the
+// worktree root, about to be removed) as a spent tree and removes the
+// worktree and its registration; false when it did not (no room, not one
+// of ours, or a step failed: the caller removes it the ordinary way).
+func (r *Repo) retireWorktree(ctx context.Context, path string) bool {
+	if r.worktreeRoot == "" || !isUnder(path, r.worktreeRoot) || isUnder(path, r.preparedDir()) || isUnder(path, r.trashDir()) {
+		return false
+	}
+	if len(r.spentTrees()) >= maxSpent {
+		return false
+	}
+	loc, err := r.git.locate(path)
+	if err != nil || loc.gitDir == "" || loc.gitDir == r.commonDir || !samePath(loc.top, path) {
+		return false
+	}
+	if _, err := os.Lstat(filepath.Join(loc.gitDir, "index.lock")); err == nil {
+		return false // a git command is writing it
+	}
+	index, err := os.ReadFile(filepath.Join(loc.gitDir, "index"))
+	if err != nil {
+		return false
+	}
+	spent := filepath.Join(r.preparedDir(), spentPrefix+filepath.Base(r.prepared.next(r.preparedDir())))
+	tree := filepath.Join(spent, "tree")
+	if err := os.MkdirAll(tree, 0o700); err != nil {
+		return false
+	}
+	if err := os.WriteFile(filepath.Join(spent, "index"), index, 0o600); err != nil {
+		_ = os.RemoveAll(spent)
+		return false
+	}
+	moved, ok := moveEntries(path, tree)
+	if !ok {
+		_ = os.RemoveAll(spent)
+		return false
+	}
+	if _, err := r.git.run(ctx, r.dir, nil, "worktree", "remove", "--force", path); err != nil {
+		moveBack(tree, path, moved)
+		_ = os.RemoveAll(spent)
+		return false
+	}
+	if err := os.WriteFile(filepath.Join(spent, "complete"), nil, 0o600); err != nil {
+		go func() { _ = os.RemoveAll(spent) }()
+	}
+	return true
+}
+
+// moveEntries renames the entries of dir but its .git file into dest;
+// false (and nothing moved) when one could not be.
+func moveEntries(dir, dest string) ([]string, bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false
+	}
+	var moved []string
+	for _, e := range entries {
+		if e.Name() == ".git" {
+			continue
+		}
+		if err := os.Rename(filepath.Join(dir, e.Name()), filepath.Join(dest, e.Name())); err != nil {
+			moveBack(dest, dir, moved)
+			return nil, false
+		}
+		moved = append(moved, e.Name())
+	}
+	return moved, true
+}
+
+// moveBack returns the entries moveEntries moved from dir into dest.
+func moveBack(dest, dir string, moved []string) {
+	for _, name := range moved {
+		_ = os.Rename(filepath.Join(dest, name), filepath.Join(dir, name))
+	}
+}
+
+// discardSpent deletes a spent tree this process claimed (its complete
+// marker removed), in the background from the trash.
+func (r *Repo) discardSpent(spent string) {
+	trash := r.prepared.next(r.trashDir())
+	if os.MkdirAll(filepath.Dir(trash), 0o700) == nil && os.Rename(spent, trash) == nil {
+		go func() { _ = os.RemoveAll(trash) }() // what is left is swept later
+		return
+	}
+	_ = os.RemoveAll(spent)
+}
+
+// errNoSpent: no spent tree is left to restore.
+var errNoSpent = errors.New("no spent tree")
+
+// adoptSpent restores a spent tree as a prepared worktree for owner at
+// commit; false when none is left (each that fails is removed).
+func (r *Repo) adoptSpent(ctx context.Context, owner, commit string) bool {
+	for {
+		spent := r.spentTrees()
+		if len(spent) == 0 {
+			return false
+		}
+		path := r.prepared.next(r.preparedDir())
+		t := preparedTree{path: path, owner: owner}
+		r.prepared.begin()
+		err := r.restoreSpent(ctx, spent[0], path, commit)
+		r.prepared.end(t, err == nil)
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+	}
+}
+
+// restoreSpent claims the spent tree (under the ref lock: one process
+// takes it), registers a worktree at path detached at commit holding its
+// files, and makes it a fresh checkout; on failure the worktree and the
+// spent tree are removed.
+func (r *Repo) restoreSpent(ctx context.Context, spent, path, commit string) error {
+	registered, claimed := false, false
+	err := r.refLock(ctx, func() error {
+		if err := os.Remove(filepath.Join(spent, "complete")); err != nil {
+			return errNoSpent // another process took it
+		}
+		claimed = true
+		if _, err := r.git.run(context.WithoutCancel(ctx), r.dir, nil, "worktree", "add", "--quiet", "--detach", "--no-checkout", path, commit); err != nil {
+			r.dropWorktree(context.WithoutCancel(ctx), path)
+			return err
+		}
+		registered = true
+		loc, err := r.git.locate(path)
+		if err != nil || !samePath(loc.top, path) || loc.gitDir == r.commonDir {
+			return fmt.Errorf("locate the new worktree: %v", err)
+		}
+		index, err := os.ReadFile(filepath.Join(spent, "index"))
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(filepath.Join(loc.gitDir, "index"), index); err != nil {
+			return err
+		}
+		if _, ok := moveEntries(filepath.Join(spent, "tree"), path); !ok {
+			return errors.New("move the spent files in")
+		}
+		return nil
+	})
+	if !claimed {
+		return fmt.Errorf("restore a spent worktree: %w", err)
+	}
+	r.discardSpent(spent)
+	if err == nil {
+		err = r.freshen(ctx, path)
+	}
+	if err != nil && registered {
+		ctx := context.WithoutCancel(ctx)
+		_ = r.refLock(ctx, func() error { r.dropWorktree(ctx, path); return nil })
+	}
+	if err != nil {
+		return fmt.Errorf("restore a spent worktree: %w", err)
+	}
+	return nil
+}
+
+// freshCheck are settings that make git compare every stat field it
+// records, whatever the repository's configuration says.
+var freshCheck = []string{"-c", "core.trustctime=true", "-c", "core.checkStat=default", "-c", "core.ignoreStat=false", "-c", "core.symlinks=true", "-c", "core.filemode=true"}
+
+// freshen makes the worktree at path identical to a fresh checkout of its
+// HEAD, or fails (see the comment at the top of this file).
+func (r *Repo) freshen(ctx context.Context, path string) error {
+	loc, err := r.git.locate(path)
+	if err != nil {
+		return err
+	}
+	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "reset", "--hard", "--quiet")...); err != nil {
+		return err
+	}
+	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "clean", "-ffdxq")...); err != nil {
+		return err
+	}
+	ls, err := r.git.run(ctx, path, nil, "ls-files", "--stage", "-v", "-z")
+	if err != nil {
+		return err
+	}
+	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "diff-files", "--quiet")...); err != nil {
+		return fmt.Errorf("files differ from the index after the reset: %w", err)
+	}
+	want := map[string]string{}
+	for _, rec := range strings.Split(strings.TrimSuffix(string(ls), "\x00"), "\x00") {
+		if rec == "" {
+			continue
+		}
+		meta, p, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 4 || f[0] != "H" || f[3] != "0" || (f[1] != "100644" && f[1] != "100755" && f[1] != "120000") {
+			return fmt.Errorf("index entry %q is not a plain file", rec)
+		}
+		want[p] = f[1]
+	}
+	return verifyFresh(path, loc.gitDir, want)
+}
+
+// adminFiles are what git worktree add --no-checkout writes into a new
+// worktree's admin directory, plus the index we put there.
+var adminFiles = []string{"HEAD", "commondir", "gitdir", "index", "ORIG_HEAD", "logs"}
+
+// verifyFresh checks that the tree at top holds exactly what a fresh
+// checkout of the index entries want (path → mode) holds.
+func verifyFresh(top, gitDir string, want map[string]string) error {
+	admin, err := os.ReadDir(gitDir)
+	if err != nil {
+		return err
+	}
+	for _, e := range admin {
+		if !slices.Contains(adminFiles, e.Name()) {
+			return fmt.Errorf("unexpected %s in the admin directory", e.Name())
+		}
+	}
+	dotGit, err := os.ReadFile(filepath.Join(top, ".git"))
+	if err != nil || strings.TrimSpace(string(dotGit)) != "gitdir: "+gitDir {
+		return fmt.Errorf(".git does not name %s: %q", gitDir, dotGit)
+	}
+	dirs := map[string]bool{}
+	for p := range want {
+		for d := filepath.Dir(p); d != "."; d = filepath.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	mask := umask()
+	uid := uint32(os.Getuid())
+	files := 0
+	err = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(top, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok || st.Uid != uid {
+			return fmt.Errorf("%s is not ours", rel)
+		}
+		rel = filepath.ToSlash(rel)
+		mode := fi.Mode()
+		switch {
+		case rel == ".git":
+			if !mode.IsRegular() || st.Nlink != 1 {
+				return errors.New(".git is no plain file")
+			}
+		case mode.IsDir():
+			if !dirs[rel] || mode != fs.ModeDir|(0o777&^mask) {
+				return fmt.Errorf("directory %s (%v) is not the checkout's", rel, mode)
+			}
+		default:
+			files++
+			var ok bool
+			switch want[rel] {
+			case "100644":
+				ok = mode == 0o666&^mask && st.Nlink == 1
+			case "100755":
+				ok = mode == 0o777&^mask && st.Nlink == 1
+			case "120000":
+				ok = mode&fs.ModeSymlink != 0
+			}
+			if !ok {
+				return fmt.Errorf("%s (%v, %d links) is not the checkout's %q", rel, mode, st.Nlink, want[rel])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if files != len(want) {
+		return fmt.Errorf("%d files, the index has %d", files, len(want))
+	}
+	return nil
+}
+
+// umask is the process's file mode creation mask, read without changing
+// it (/proc/self/status); 022 when unknown.
+func umask() fs.FileMode {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0o022
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := bytes.CutPrefix(sc.Bytes(), []byte("Umask:")); ok {
+			if n, err := strconv.ParseUint(strings.TrimSpace(string(v)), 8, 32); err == nil {
+				return fs.FileMode(n)
+			}
+		}
+	}
+	return 0o022
+}
