@@ -375,6 +375,22 @@ func (f *stageFailure) Error() string { return f.reason }
 // the agent, or done.
 type handler func(ctx context.Context, out agent.Outcome) (next string, done bool, err error)
 
+// endsWith is the handler of a stage that ends with one terminal tool: a
+// call of any other gets nudge; tool's arguments are decoded into a T and
+// given to done.
+func endsWith[T any](tool, nudge string, done func(ctx context.Context, p T) (string, bool, error)) handler {
+	return func(ctx context.Context, out agent.Outcome) (string, bool, error) {
+		if out.Tool != tool {
+			return nudge, false, nil
+		}
+		var p T
+		if err := json.Unmarshal(out.Args, &p); err != nil {
+			return "", false, fmt.Errorf("%s arguments: %w", tool, err)
+		}
+		return done(ctx, p)
+	}
+}
+
 // talk runs turns from input until handle says the stage's work is done.
 // Questions and extension requests are answered here, for every stage.
 func (c *conversation) talk(ctx context.Context, input string, handle handler) error {

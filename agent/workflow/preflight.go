@@ -2,12 +2,10 @@ package workflow
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/terminal"
@@ -126,14 +124,7 @@ func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Wo
 		submodules + " " +
 		"Set buildSuccess false only when the build cannot work here (the workflow then stops before any pulse): " +
 		"a build error recorded as a baseline is not a failed build."
-	err = conv.talk(ctx, input, func(ctx context.Context, out agent.Outcome) (string, bool, error) {
-		if out.Tool != terminal.CompletePreflight {
-			return "Call complete_preflight when the setup is done.", false, nil
-		}
-		var p terminal.Preflight
-		if err := json.Unmarshal(out.Args, &p); err != nil {
-			return "", false, fmt.Errorf("complete_preflight arguments: %w", err)
-		}
+	err = conv.talk(ctx, input, endsWith(terminal.CompletePreflight, "Call complete_preflight when the setup is done.", func(ctx context.Context, p terminal.Preflight) (string, bool, error) {
 		if gw != nil {
 			st, err := gw.Status(ctx)
 			if err != nil {
@@ -157,7 +148,7 @@ func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Wo
 				"(dependencies reachable, submodules checked out in the repository), then start the workflow again"
 		}
 		return "", true, nil
-	})
+	}))
 	var f *stageFailure
 	if errors.As(err, &f) {
 		return result, "preflight failed: " + f.reason, nil

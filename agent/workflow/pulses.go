@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/terminal"
@@ -123,12 +122,10 @@ func (r *pulseRunner) RunPulse(ctx context.Context, p PlannedPulse) (PulseOutcom
 	if sp.Guidance != "" { // autarch redo's (revert.go)
 		input += "\n\nThe user's guidance for this run of the pulse: " + sp.Guidance
 	}
-	err = conv.talk(ctx, input, func(ctx context.Context, out agent.Outcome) (string, bool, error) {
-		if out.Tool != terminal.CompletePulse {
-			return "Call complete_pulse when the pulse is done.", false, nil
-		}
-		return "", true, json.Unmarshal(out.Args, &result)
-	})
+	err = conv.talk(ctx, input, endsWith(terminal.CompletePulse, "Call complete_pulse when the pulse is done.", func(_ context.Context, p terminal.PulseDone) (string, bool, error) {
+		result = p
+		return "", true, nil
+	}))
 	var f *stageFailure
 	switch {
 	case err == nil:

@@ -8,7 +8,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
@@ -136,17 +135,10 @@ func (e *Engine) runReview(ctx context.Context, wf store.Workflow, card store.Re
 	defer conv.close()
 	input := fmt.Sprintf("Review the changes %s..%s (%d files, +%d −%d): read the diff with get_diff and the scope with get_scope_card, comment, then call complete_review.",
 		short(card.DiffBase), short(card.DiffHead), diff.Stats.Files, diff.Stats.Additions, diff.Stats.Deletions)
-	err = conv.talk(ctx, input, func(ctx context.Context, out agent.Outcome) (string, bool, error) {
-		if out.Tool != terminal.CompleteReview {
-			return "Call complete_review to finish the review.", false, nil
-		}
-		var p terminal.ReviewDone
-		if err := json.Unmarshal(out.Args, &p); err != nil {
-			return "", false, fmt.Errorf("complete_review arguments: %w", err)
-		}
+	err = conv.talk(ctx, input, endsWith(terminal.CompleteReview, "Call complete_review to finish the review.", func(_ context.Context, p terminal.ReviewDone) (string, bool, error) {
 		e.emit(Event{Kind: "card", WorkflowID: wf.ID, Stage: string(StageReview), Status: "review " + p.Recommendation, Card: &editor.CardEvent{Kind: editor.CardReview, Status: editor.CardSubmitted, Recommendation: p.Recommendation}, Text: p.Summary})
 		return "", true, nil
-	})
+	}))
 	if err != nil {
 		return ReviewResult{}, err
 	}

@@ -359,15 +359,7 @@ func (b *Bwrap) toolchains() []string {
 		add(root)
 	}
 	// A root inside another is bound by it.
-	slices.Sort(roots)
-	var out []string
-	for _, r := range roots {
-		if len(out) > 0 && within(r, out[len(out)-1]) {
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
+	return outermost(roots)
 }
 
 // etcMasks returns the secrets under /etc: the well-known ones and every
@@ -406,15 +398,7 @@ func etcMasks() []string {
 		return nil
 	})
 	// A path inside a masked directory is masked with it.
-	slices.Sort(out)
-	var kept []string
-	for _, p := range out {
-		if len(kept) > 0 && within(p, kept[len(kept)-1]) {
-			continue
-		}
-		kept = append(kept, p)
-	}
-	return kept
+	return outermost(out)
 }
 
 // appendMask hides p: an empty read-only directory over a directory,
@@ -626,6 +610,19 @@ func cleanAll(ps []string, abs func(string) string) []string {
 }
 
 // within reports whether p is root or inside it.
+// outermost sorts paths and keeps those not within another of them.
+func outermost(paths []string) []string {
+	slices.Sort(paths)
+	var kept []string
+	for _, p := range paths {
+		if len(kept) > 0 && within(p, kept[len(kept)-1]) {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept
+}
+
 func within(p, root string) bool {
 	if root == "/" {
 		return true
