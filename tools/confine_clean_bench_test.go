@@ -3,14 +3,12 @@ package tools
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
@@ -21,25 +19,15 @@ import (
 func BenchmarkMaskWalkNewWorktree(b *testing.B) {
 	ctx := context.Background()
 	top := b.TempDir()
+	files := make(map[string]string, 20000)
 	for i := range 20000 {
-		p := filepath.Join(top, "pkg"+strconv.Itoa(i/100), "f"+strconv.Itoa(i)+".go")
-		if i%100 == 0 {
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := os.WriteFile(p, fmt.Appendf(nil, "package pkg%d\n\nconst F%d = %d\n", i/100, i, i), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		files[fmt.Sprintf("pkg%d/f%d.go", i/100, i)] = fmt.Sprintf("package pkg%d\n\nconst F%d = %d\n", i/100, i, i)
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "gc.auto=0", "commit", "-qm", "init"}} {
-		cmd := exec.Command("git", append([]string{"-C", top}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=User", "GIT_AUTHOR_EMAIL=user@example.com", "GIT_COMMITTER_NAME=User", "GIT_COMMITTER_EMAIL=user@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %s: %v\n%s", args, err, out)
-		}
-	}
+	testkit.WriteFiles(b, top, files)
+	testkit.Git(b, top, "init", "-q", "-b", "main")
+	testkit.Git(b, top, "add", ".")
+	// No background gc (20k loose objects) racing the benchmark.
+	testkit.Git(b, top, "-c", "gc.auto=0", "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-qm", "init")
 	repo, err := git.Open(ctx, top, git.Config{})
 	if err != nil {
 		b.Fatal(err)
