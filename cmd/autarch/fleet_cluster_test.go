@@ -351,6 +351,14 @@ func TestFleetClusterAcceptance(t *testing.T) {
 		submit(5, "--kind", "job", "--mode", "genius", "Add Dec [fleet-5]"),
 	}
 
+	// get reads a run with a deadline of its own: a JetStream request sent
+	// while the client fails over from a lost node can go unanswered, and
+	// with ctx's deadline (minutes away) it would wait for all of it.
+	get := func(id string) (fleet.Run, error) {
+		gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return f.Get(gctx, id)
+	}
 	// Kill the worker of run 0 in its pulse: its model call never answers.
 	slowServer := router.scripts[0][0]
 	var victim string
@@ -358,7 +366,7 @@ func TestFleetClusterAcceptance(t *testing.T) {
 		if ctx.Err() != nil {
 			t.Fatal("run 0 never reached its slow model call")
 		}
-		r, err := f.Get(ctx, ids[0])
+		r, err := get(ids[0])
 		if err == nil && r.State.Ended() {
 			t.Fatalf("run 0 ended %s before its slow model call: %s", r.State, r.Reason)
 		}
@@ -383,7 +391,7 @@ func TestFleetClusterAcceptance(t *testing.T) {
 		runs = runs[:0]
 		done := 0
 		for _, id := range ids {
-			r, err := f.Get(ctx, id)
+			r, err := get(id)
 			if err != nil {
 				continue
 			}
