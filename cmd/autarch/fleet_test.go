@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // fleetEnv gives a process its own home (its trust store and
@@ -113,12 +115,14 @@ func TestFleetStopAndResume(t *testing.T) {
 			m := startOneMachine(t, "testdata/run-kill.txt", "", "05", "--lease", "3s")
 			dir, remote, model, werr := m.dir, m.remote, m.model, &m.werr
 			id := strings.TrimSpace(strings.Split(m.run(t, "submit", "--root", dir, "--repo", remote, "--name", "half", "--yes", "Add Half"), "\n")[0])
-			for model.Remaining() > 0 { // the run is in its slow model call
-				if m.ctx.Err() != nil {
-					t.Fatalf("the run never reached its slow model call:\n%s", werr.String())
+			// the run is in its slow model call (a worker that exits
+			// before is killed and its log shown)
+			testkit.CheckForChild(t, m.worker, werr, 2*time.Minute, 50*time.Millisecond, func() error {
+				if n := model.Remaining(); n > 0 {
+					return fmt.Errorf("the run never reached its slow model call: %d model steps left", n)
 				}
-				time.Sleep(50 * time.Millisecond)
-			}
+				return nil
+			})
 			if out := m.run(t, append(verbs[0], "--root", dir, id)...); !strings.Contains(out, "stops run "+id) {
 				t.Errorf("%v said %q", verbs[0], out)
 			}
@@ -143,7 +147,7 @@ type oneMachine struct {
 	ctx              context.Context
 	model            *scripted.Server
 	worker           *exec.Cmd
-	werr             bytes.Buffer
+	werr             lockedBuffer // the worker's stderr, read while it runs
 }
 
 func startOneMachine(t *testing.T, script, from, to string, workerArgs ...string) *oneMachine {

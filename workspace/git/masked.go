@@ -270,7 +270,9 @@ func (s *SandboxObjects) tips(ctx context.Context) ([]string, error) {
 		if err != nil {
 			continue
 		}
-		if oid := strings.TrimSpace(string(data)); isOID(oid) {
+		// git worktree add writes the null id as the new worktree's HEAD
+		// until its branch is set: it names no object, so it is no tip.
+		if oid := strings.TrimSpace(string(data)); isOID(oid) && strings.Trim(oid, "0") != "" {
 			tips = append(tips, oid)
 		}
 	}

@@ -179,3 +179,21 @@ func TestSandboxObjectsConcurrentAndInterrupted(t *testing.T) {
 		t.Error("a killed update's temporary directory survived the rebuild")
 	}
 }
+
+// TestSandboxObjectsWorktreeBeingAdded: while git worktree add runs, the
+// new worktree's HEAD holds the null id; an update at that moment covers
+// the other tips instead of failing (CI: "bad object 0000…").
+func TestSandboxObjectsWorktreeBeingAdded(t *testing.T) {
+	r, dir := secretRepo(t)
+	wt := filepath.Join(dir, ".git", "worktrees", "adding")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(wt, "HEAD"), strings.Repeat("0", 40)+"\n")
+	writeFile(t, filepath.Join(wt, "commondir"), "../..\n")
+	writeFile(t, filepath.Join(wt, "gitdir"), filepath.Join(t.TempDir(), "adding", ".git")+"\n")
+	v := updateStore(t, r.SandboxObjects(workspace.DefaultGate(), "test", 4<<20))
+	if !inView(t, dir, v, "HEAD:main.go") {
+		t.Error("the store lacks the branch's objects")
+	}
+}
