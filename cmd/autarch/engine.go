@@ -48,8 +48,7 @@ func (f *engineFlags) wire(model agent.Model, warn func(string)) func(ctx contex
 			cfg.Web = webSearch(p.Config, warn)
 		}
 		cfg.Model, cfg.Commands, cfg.Mode = model, policy, mode
-		cfg.Settings = agent.Settings{Model: f.model, RoleModels: agent.RoleModelsFromEnv(), ContextWindow: f.window,
-			Pricing: agent.Pricing{PromptPerMillion: f.pricePrompt, CompletionPerMillion: f.priceComplete}, JSONEnvelope: f.envelope}
+		cfg.Settings = f.settings()
 		cfg.Meter = agent.NewMeter(f.budget)
 		cfg.MaxIterations = f.maxIter
 		if p != nil {

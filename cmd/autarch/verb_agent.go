@@ -27,17 +27,9 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("agent", io)
 	root := fs.String("root", ".", "workspace the agent works in")
 	role := fs.String("role", agent.Discussion, "agent role: discussion, scoping, research, plan, preflight, pulsing or review")
-	baseURL := fs.String("base-url", os.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
-	model := fs.String("model", os.Getenv("AUTARCH_MODEL"), "model name (env AUTARCH_MODEL)")
-	stream := fs.Bool("stream", true, "stream the model's answer")
-	envelope := fs.Bool("envelope", false, "use the JSON tool_calls envelope (models without native tool calling)")
+	mf := addModelFlags(fs)
 	mode := fs.String("mode", string(tools.ModeConfirmSensitive), "confirmation mode: yolo, confirm-sensitive or confirm-all")
 	dryRun := fs.Bool("dry-run", false, "execute reads, record writes and commands without running them, and print the plan")
-	maxIter := fs.Int("max-iterations", 40, "model calls per turn before the turn fails")
-	budget := fs.Float64("budget", 0, "stop when this many dollars are spent (0: no cap)")
-	window := fs.Int("context-window", 128000, "the model's context window in tokens (compaction starts at 80%)")
-	pricePrompt := fs.Float64("price-prompt", 0, "dollars per million prompt tokens")
-	priceCompletion := fs.Float64("price-completion", 0, "dollars per million completion tokens")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -45,9 +37,8 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	if input == "" {
 		return usageError(io, agentVerb())
 	}
-	settings := agent.Settings{Model: *model, RoleModels: agent.RoleModelsFromEnv(), ContextWindow: *window,
-		Pricing: agent.Pricing{PromptPerMillion: *pricePrompt, CompletionPerMillion: *priceCompletion}, JSONEnvelope: *envelope}
-	if *model == "" && settings.ModelFor(*role) == "" {
+	settings := mf.settings()
+	if mf.model == "" && settings.ModelFor(*role) == "" {
 		fmt.Fprintln(io.err, "autarch agent: no model: pass --model or set AUTARCH_MODEL")
 		return 2
 	}
@@ -81,9 +72,9 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	defer sess.Close()
 	logger := warnLog(io.err, *root)
 	a, err := agent.New(agent.Config{
-		Role: *role, Model: openai.New(openai.Config{BaseURL: *baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: *stream}), ModelName: settings.ModelFor(*role),
-		Engine: tools.NewEngine(reg, project.Hooks, logger).WithGuardrails(project.Guardrails), Session: sess, MaxIterations: *maxIter,
-		Meter: agent.NewMeter(*budget), JSONEnvelope: settings.JSONEnvelope, ContextWindow: settings.ContextWindow, Pricing: settings.Pricing,
+		Role: *role, Model: openai.New(openai.Config{BaseURL: mf.baseURL, APIKey: os.Getenv("OPENAI_API_KEY"), Stream: mf.stream}), ModelName: settings.ModelFor(*role),
+		Engine: tools.NewEngine(reg, project.Hooks, logger).WithGuardrails(project.Guardrails), Session: sess, MaxIterations: mf.maxIter,
+		Meter: agent.NewMeter(mf.budget), JSONEnvelope: settings.JSONEnvelope, ContextWindow: settings.ContextWindow, Pricing: settings.Pricing,
 		Events: func(e agent.Event) {
 			switch {
 			case e.Kind == "tool_call" && e.Parent != "":

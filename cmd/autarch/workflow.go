@@ -22,14 +22,47 @@ import (
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
-// engineFlags are the flags of the verbs that run workflow agents.
-type engineFlags struct {
-	root, baseURL, model, mode string
-	yes, stream, envelope      bool
+// modelFlags are the flags that choose the agents' model and meter its
+// calls, for every verb that runs agents of a workflow role.
+type modelFlags struct {
+	baseURL, model             string
+	stream, envelope           bool
 	maxIter                    int
 	budget                     float64
 	window                     int
 	pricePrompt, priceComplete float64
+}
+
+func addModelFlags(fs *flag.FlagSet) *modelFlags {
+	m := &modelFlags{}
+	m.add(fs)
+	return m
+}
+
+func (m *modelFlags) add(fs *flag.FlagSet) {
+	fs.StringVar(&m.baseURL, "base-url", os.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
+	fs.StringVar(&m.model, "model", os.Getenv("AUTARCH_MODEL"), "model name (env AUTARCH_MODEL; AUTARCH_MODEL_<ROLE> per role)")
+	fs.BoolVar(&m.stream, "stream", true, "stream the model's answers")
+	fs.BoolVar(&m.envelope, "envelope", false, "use the JSON tool_calls envelope (models without native tool calling)")
+	fs.IntVar(&m.maxIter, "max-iterations", 40, "model calls per agent turn before the turn fails")
+	fs.Float64Var(&m.budget, "budget", 0, "stop when this many dollars are spent (0: no cap)")
+	fs.IntVar(&m.window, "context-window", 128000, "the model's context window in tokens (compaction starts at 80%)")
+	fs.Float64Var(&m.pricePrompt, "price-prompt", 0, "dollars per million prompt tokens")
+	fs.Float64Var(&m.priceComplete, "price-completion", 0, "dollars per million completion tokens")
+}
+
+// settings are the agents' model settings the flags and the environment
+// (AUTARCH_MODEL_<ROLE>) give.
+func (m *modelFlags) settings() agent.Settings {
+	return agent.Settings{Model: m.model, RoleModels: agent.RoleModelsFromEnv(), ContextWindow: m.window,
+		Pricing: agent.Pricing{PromptPerMillion: m.pricePrompt, CompletionPerMillion: m.priceComplete}, JSONEnvelope: m.envelope}
+}
+
+// engineFlags are the flags of the verbs that run workflow agents.
+type engineFlags struct {
+	modelFlags
+	root, mode string
+	yes        bool
 	// dryRun opens the project with workflow.OpenDryRun (autarch run --dry-run).
 	dryRun bool
 	// live keeps the sessions' MCP servers for the side panel (serve only).
@@ -47,17 +80,9 @@ func addRootFlag(fs *flag.FlagSet) *engineFlags {
 
 func addEngineFlags(fs *flag.FlagSet) *engineFlags {
 	f := addRootFlag(fs)
-	fs.StringVar(&f.baseURL, "base-url", os.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
-	fs.StringVar(&f.model, "model", os.Getenv("AUTARCH_MODEL"), "model name (env AUTARCH_MODEL; AUTARCH_MODEL_<ROLE> per role)")
+	f.modelFlags.add(fs)
 	fs.StringVar(&f.mode, "mode", string(tools.ModeConfirmSensitive), "confirmation mode for sensitive tool calls: yolo, confirm-sensitive or confirm-all")
 	fs.BoolVar(&f.yes, "yes", false, "approve every card, extension and tool call, and answer questions with defaults (headless runs)")
-	fs.BoolVar(&f.stream, "stream", true, "stream the model's answers")
-	fs.BoolVar(&f.envelope, "envelope", false, "use the JSON tool_calls envelope (models without native tool calling)")
-	fs.IntVar(&f.maxIter, "max-iterations", 40, "model calls per agent turn before the turn fails")
-	fs.Float64Var(&f.budget, "budget", 0, "stop when this many dollars are spent (0: no cap)")
-	fs.IntVar(&f.window, "context-window", 128000, "the model's context window in tokens")
-	fs.Float64Var(&f.pricePrompt, "price-prompt", 0, "dollars per million prompt tokens")
-	fs.Float64Var(&f.priceComplete, "price-completion", 0, "dollars per million completion tokens")
 	return f
 }
 
