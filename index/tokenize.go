@@ -60,21 +60,7 @@ func splitIdentifier(id string, fn func(string)) {
 	cur := 0
 	runes := []rune(id)
 	for i := 1; i <= len(runes); i++ {
-		boundary := i == len(runes)
-		if !boundary {
-			prev, r := runes[i-1], runes[i]
-			switch {
-			case r == '_' || prev == '_':
-				boundary = true
-			case unicode.IsLower(prev) && unicode.IsUpper(r):
-				boundary = true
-			case unicode.IsDigit(prev) != unicode.IsDigit(r):
-				boundary = true
-			case unicode.IsUpper(prev) && unicode.IsUpper(r) && i+1 < len(runes) && unicode.IsLower(runes[i+1]):
-				boundary = true // HTTPServer → HTTP, Server
-			}
-		}
-		if boundary {
+		if partEnds(runes, i) {
 			p := strings.Trim(string(runes[cur:i]), "_")
 			if p != "" {
 				parts = append(parts, strings.ToLower(p))
@@ -85,6 +71,28 @@ func splitIdentifier(id string, fn func(string)) {
 	for _, p := range parts {
 		fn(p)
 	}
+}
+
+// partEnds reports whether a part of the identifier id ends before id[i]
+// (i == len(id): the last part ends there): at an underscore, between a
+// lower-case and an upper-case letter, between a digit and a letter, and
+// before the last capital of an acronym followed by a lower-case letter
+// (HTTPServer → HTTP, Server). Tokens splits the runes of an identifier
+// with it, the indexing tokenizer the bytes of an ASCII one.
+func partEnds[T rune | byte](id []T, i int) bool {
+	if i == len(id) {
+		return true
+	}
+	prev, r := rune(id[i-1]), rune(id[i])
+	switch {
+	case r == '_' || prev == '_':
+		return true
+	case unicode.IsLower(prev) && unicode.IsUpper(r):
+		return true
+	case unicode.IsDigit(prev) != unicode.IsDigit(r):
+		return true
+	}
+	return unicode.IsUpper(prev) && unicode.IsUpper(r) && i+1 < len(id) && unicode.IsLower(rune(id[i+1]))
 }
 
 // pathTokens splits a slash path into terms (directories and the file name
@@ -157,10 +165,6 @@ func lowerByte(b byte) byte {
 	return b
 }
 
-func isUpper(b byte) bool { return b >= 'A' && b <= 'Z' }
-func isLower(b byte) bool { return b >= 'a' && b <= 'z' }
-func isDigit(b byte) bool { return b >= '0' && b <= '9' }
-
 // identifier is the ASCII form of the package-level identifier.
 func (tk *tokenizer) identifier(id []byte, emit func([]byte)) {
 	if len(id) > 64 {
@@ -182,21 +186,7 @@ func (tk *tokenizer) identifier(id []byte, emit func([]byte)) {
 	}
 	cur := 0
 	for i := 1; i <= len(id); i++ {
-		boundary := i == len(id)
-		if !boundary {
-			prev, r := id[i-1], id[i]
-			switch {
-			case r == '_' || prev == '_':
-				boundary = true
-			case isLower(prev) && isUpper(r):
-				boundary = true
-			case isDigit(prev) != isDigit(r):
-				boundary = true
-			case isUpper(prev) && isUpper(r) && i+1 < len(id) && isLower(id[i+1]):
-				boundary = true
-			}
-		}
-		if boundary {
+		if partEnds(id, i) {
 			p := id[cur:i]
 			cur = i
 			if len(p) < 2 || p[0] == '_' {
