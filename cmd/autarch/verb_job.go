@@ -144,8 +144,7 @@ func jobResult(io stdio, j store.Job, err error) int {
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch: %v\n", err)
 	}
-	fmt.Fprintf(io.err, "autarch: the job is recorded as %s; once the cause is fixed, continue from its last message with: %s\n", j.Status, resume)
-	return 1
+	return continueOnceFixed(io, "the job", string(j.Status), " from its last message", resume)
 }
 
 // printJobEvent shows a job event on the terminal (stderr).

@@ -199,8 +199,7 @@ func swarmResult(io stdio, stateDir string, st *orchestrate.State, err error) in
 	if err != nil {
 		fmt.Fprintf(io.err, "autarch swarm: %v\n", err)
 	}
-	fmt.Fprintf(io.err, "autarch: the swarm is recorded as %s; once the cause is fixed, continue with: %s\n", st.Status, resume)
-	return 1
+	return continueOnceFixed(io, "the swarm", string(st.Status), "", resume)
 }
 
 // printSwarmEvent shows a swarm event on the terminal (stderr).

@@ -323,8 +323,16 @@ func runResult(io stdio, wf store.Workflow, err error) int {
 		fmt.Fprintf(io.err, "autarch: continue with: %s\n", resume)
 		return 3
 	case store.WorkflowFailed:
-		fmt.Fprintf(io.err, "autarch: the workflow is recorded as failed; once the cause is fixed, continue from its last completed step with: %s\n", resume)
+		return continueOnceFixed(io, "the workflow", "failed", " from its last completed step", resume)
 	}
+	return 1
+}
+
+// continueOnceFixed says how to continue a run (what: "the job") that
+// ended recorded as status, once the cause is fixed (from: where it
+// continues, "" unsaid), and returns 1, the exit code of a failed run.
+func continueOnceFixed(io stdio, what, status, from, resume string) int {
+	fmt.Fprintf(io.err, "autarch: %s is recorded as %s; once the cause is fixed, continue%s with: %s\n", what, status, from, resume)
 	return 1
 }
 
