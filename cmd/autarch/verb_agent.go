@@ -27,7 +27,8 @@ func runAgent(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("agent", io)
 	root := fs.String("root", ".", "workspace the agent works in")
 	role := fs.String("role", agent.Discussion, "agent role: discussion, scoping, research, plan, preflight, pulsing or review")
-	mf := addModelFlags(fs)
+	var mf modelFlags
+	mf.add(fs)
 	mode := fs.String("mode", string(tools.ModeConfirmSensitive), "confirmation mode: yolo, confirm-sensitive or confirm-all")
 	dryRun := fs.Bool("dry-run", false, "execute reads, record writes and commands without running them, and print the plan")
 	if code, ok := parseFlags(fs, args); !ok {

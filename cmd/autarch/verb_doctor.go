@@ -31,8 +31,8 @@ func doctorVerb() verb {
 func runDoctor(ctx context.Context, io stdio, args []string) int {
 	fs := newFlagSet("doctor", io)
 	root := fs.String("root", ".", "repository or workspace to check")
-	baseURL := fs.String("base-url", os.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
-	model := fs.String("model", os.Getenv("AUTARCH_MODEL"), "model name (env AUTARCH_MODEL; AUTARCH_MODEL_<ROLE> per role)")
+	var endpoint endpointFlags
+	endpoint.add(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -55,7 +55,7 @@ func runDoctor(ctx context.Context, io stdio, args []string) int {
 	fmt.Fprintf(io.out, "network policy: %s (AUTARCH_SANDBOX_NETWORK=preflight|always|never)\n", policy.Network)
 	fmt.Fprintln(io.out, policy.EnvReport(os.Environ()))
 	reportLangServers(io.out, "== language servers (code intelligence tools)", langserver.Known())
-	if !doctorModel(ctx, io, *baseURL, *model) {
+	if !doctorModel(ctx, io, endpoint.baseURL, endpoint.model) {
 		code = 1
 	}
 	fmt.Fprintln(io.out, "== repository configuration")

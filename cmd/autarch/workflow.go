@@ -22,10 +22,22 @@ import (
 	"github.com/autarch-dev/autarch/workspace/git"
 )
 
+// endpointFlags name the model endpoint and the model: --base-url and
+// --model, as the verbs that run agents take them and autarch doctor
+// checks them.
+type endpointFlags struct {
+	baseURL, model string
+}
+
+func (e *endpointFlags) add(fs *flag.FlagSet) {
+	fs.StringVar(&e.baseURL, "base-url", os.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
+	fs.StringVar(&e.model, "model", os.Getenv("AUTARCH_MODEL"), "model name (env AUTARCH_MODEL; AUTARCH_MODEL_<ROLE> per role)")
+}
+
 // modelFlags are the flags that choose the agents' model and meter its
 // calls, for every verb that runs agents of a workflow role.
 type modelFlags struct {
-	baseURL, model             string
+	endpointFlags
 	stream, envelope           bool
 	maxIter                    int
 	budget                     float64
@@ -33,15 +45,8 @@ type modelFlags struct {
 	pricePrompt, priceComplete float64
 }
 
-func addModelFlags(fs *flag.FlagSet) *modelFlags {
-	m := &modelFlags{}
-	m.add(fs)
-	return m
-}
-
 func (m *modelFlags) add(fs *flag.FlagSet) {
-	fs.StringVar(&m.baseURL, "base-url", os.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
-	fs.StringVar(&m.model, "model", os.Getenv("AUTARCH_MODEL"), "model name (env AUTARCH_MODEL; AUTARCH_MODEL_<ROLE> per role)")
+	m.endpointFlags.add(fs)
 	fs.BoolVar(&m.stream, "stream", true, "stream the model's answers")
 	fs.BoolVar(&m.envelope, "envelope", false, "use the JSON tool_calls envelope (models without native tool calling)")
 	fs.IntVar(&m.maxIter, "max-iterations", 40, "model calls per agent turn before the turn fails")
