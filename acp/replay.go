@@ -206,11 +206,7 @@ func workflowCalls(ctx context.Context, st *store.Store, id string) ([]store.Too
 // replayStage sends a stage's messages and tool calls in time order,
 // noting the agents' messages in said and the user's prompts in shown.
 func (s *session) replayStage(ctx context.Context, msgs []store.Message, calls []store.ToolCall, stage string, said, shown map[string]bool) {
-	type item struct {
-		at   time.Time
-		send func()
-	}
-	var items []item
+	var t timeline
 	last := map[string]*store.Message{} // by pulse: each agent's conversation
 	for i, m := range msgs {
 		u, ok := s.storedChunk(m, last[m.PulseID], shown)
@@ -221,33 +217,53 @@ func (s *session) replayStage(ctx context.Context, msgs []store.Message, calls [
 		if m.Role != "user" {
 			said[strings.TrimSpace(m.Content)] = true
 		}
-		items = append(items, item{m.CreatedAt, func() { s.send(ctx, u) }})
+		t.add(m.CreatedAt, func() { s.send(ctx, u) })
 	}
 	for _, c := range calls {
 		if c.Stage != stage {
 			continue
 		}
-		items = append(items, item{c.StartedAt, func() {
-			for _, u := range s.replayCall(c.Name, subagentCallKey(c.ParentCallID, c.CallID), c.Reason, c.Args, c.ResultSummary, c.Failed, !c.EndedAt.IsZero()) {
-				s.send(ctx, u)
-			}
-		}})
+		t.add(c.StartedAt, func() {
+			s.replayCall(ctx, c.Name, subagentCallKey(c.ParentCallID, c.CallID), c.Reason, c.Args, c.ResultSummary, c.Failed, !c.EndedAt.IsZero())
+		})
 	}
-	slices.SortStableFunc(items, func(a, b item) int { return a.at.Compare(b.at) })
-	for _, it := range items {
+	t.play()
+}
+
+// timeline is what a replay sends, in the order it happened: a run's
+// messages and tool calls are stored apart, each with its time.
+type timeline []timed
+
+type timed struct {
+	at   time.Time
+	send func()
+}
+
+func (t *timeline) add(at time.Time, send func()) { *t = append(*t, timed{at, send}) }
+
+// play sends all in time order (what happened at the same time, in the
+// order it was added).
+func (t timeline) play() {
+	slices.SortStableFunc(t, func(a, b timed) int { return a.at.Compare(b.at) })
+	for _, it := range t {
 		it.send()
 	}
 }
 
-// replayCall is a finished call as a tool_call and its tool_call_update.
-func (s *session) replayCall(tool, callID, reason string, args []byte, result string, failed, ended bool) []sdk.SessionUpdate {
-	out := []sdk.SessionUpdate{s.calls.toolCall(tool, callID, reason, args, s.f.dir)}
+// replayCall sends a finished call as a tool_call and its
+// tool_call_update.
+func (s *session) replayCall(ctx context.Context, tool, callID, reason string, args []byte, result string, failed, ended bool) {
+	call := s.calls.toolCall(tool, callID, reason, args, s.f.dir)
+	s.send(ctx, call)
 	if !ended {
 		s.calls.finished(tool, callID)
-		return append(out, sdk.UpdateToolCall(out[0].ToolCall.ToolCallId, sdk.WithUpdateStatus(sdk.ToolCallStatusFailed),
+		s.send(ctx, sdk.UpdateToolCall(call.ToolCall.ToolCallId, sdk.WithUpdateStatus(sdk.ToolCallStatusFailed),
 			sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("(interrupted: the run ended before this call finished)"))})))
+		return
 	}
-	return append(out, s.calls.toolResult(tool, callID, result, failed)...)
+	for _, u := range s.calls.toolResult(tool, callID, result, failed) {
+		s.send(ctx, u)
+	}
 }
 
 // replayJob sends a job's task, then its conversation and tool calls in
@@ -275,11 +291,7 @@ func (s *session) replayJob(ctx context.Context, id string) error {
 		return err
 	}
 	s.send(ctx, sdk.UpdateUserMessageText(j.Task))
-	type item struct {
-		at   time.Time
-		send func()
-	}
-	var items []item
+	var t timeline
 	for i, m := range msgs {
 		switch {
 		case m.Content == "" || m.Role == "tool" || i == 0 && m.Role == "user": // the task is sent above
@@ -287,19 +299,12 @@ func (s *session) replayJob(ctx context.Context, id string) error {
 		case m.Role == "user" && !s.wrote(m.Content): // the engine's (see storedChunk)
 			continue
 		}
-		items = append(items, item{m.CreatedAt, func() { s.send(ctx, chunk(m.Role, m.Content+"\n\n")) }})
+		t.add(m.CreatedAt, func() { s.send(ctx, chunk(m.Role, m.Content+"\n\n")) })
 	}
 	for _, c := range calls {
-		items = append(items, item{c.StartedAt, func() {
-			for _, u := range s.replayCall(c.Name, c.CallID, c.Reason, nil, c.Summary, c.Failed, !c.EndedAt.IsZero()) {
-				s.send(ctx, u)
-			}
-		}})
+		t.add(c.StartedAt, func() { s.replayCall(ctx, c.Name, c.CallID, c.Reason, nil, c.Summary, c.Failed, !c.EndedAt.IsZero()) })
 	}
-	slices.SortStableFunc(items, func(a, b item) int { return a.at.Compare(b.at) })
-	for _, it := range items {
-		it.send()
-	}
+	t.play()
 	s.send(ctx, sdk.UpdateAgentMessageText(fmt.Sprintf("Job %s is %s%s.", j.Name, j.Status, suffix(j.StatusReason))))
 	return nil
 }
