@@ -4,34 +4,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/job"
 	"github.com/autarch-dev/autarch/tools"
-	"github.com/autarch-dev/autarch/tools/review"
-	"github.com/autarch-dev/autarch/tools/team"
-	"github.com/autarch-dev/autarch/tools/terminal"
 )
 
-// catalogOnce is every built-in tool, as cmd/autarch's catalog has them.
-var catalogOnce = sync.OnceValues(func() (*tools.Registry, error) {
-	reg, err := tools.Catalog()
-	if err != nil {
-		return nil, err
-	}
-	pulsing, err := agent.Registry("pulsing", tools.Deps{})
-	if err != nil {
-		return nil, err
-	}
-	job, err := team.Tools(nil, team.Deps{})
-	if err != nil {
-		return nil, err
-	}
-	reg.AddMissing(append(pulsing.List(), review.Unbound()...)...)
-	for _, r := range tools.Roles {
-		reg.AddMissing(terminal.ForRole(r)...)
-	}
-	reg.AddMissing(job...)
-	return reg, nil
-})
+// catalogOnce is the transports' catalog of every built-in tool.
+var catalogOnce = sync.OnceValues(job.ToolCatalog)
 
 // testCatalog is every built-in tool, as cmd/autarch gives the agent.
 func testCatalog(t *testing.T) *tools.Registry {

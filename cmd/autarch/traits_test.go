@@ -4,6 +4,7 @@ import (
 	"github.com/autarch-dev/autarch/swarm"
 	"testing"
 
+	"github.com/autarch-dev/autarch/agent/job"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/team"
 )
@@ -16,7 +17,7 @@ func TestEveryToolDeclaresTraits(t *testing.T) {
 	regs := map[string]func() (*tools.Registry, error){
 		"every workflow tool": func() (*tools.Registry, error) { return registryFor("") },
 		"job":                 func() (*tools.Registry, error) { return team.Registry(nil, team.Deps{}) },
-		"catalog":             toolCatalog,
+		"catalog":             job.ToolCatalog,
 		"swarm":               func() (*tools.Registry, error) { return swarm.Registry(nil, "explorer") },
 	}
 	for _, role := range tools.Roles {

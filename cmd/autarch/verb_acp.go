@@ -17,6 +17,7 @@ import (
 
 	"github.com/autarch-dev/autarch/acp"
 	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/job"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
@@ -50,7 +51,7 @@ func runACP(ctx context.Context, io stdio, args []string) int {
 	model := &liveModel{stream: f.stream}
 	apiKey := os.Getenv("OPENAI_API_KEY")
 	model.set(editor.ModelSettings{BaseURL: f.baseURL, Name: f.model}, apiKey)
-	catalog, err := toolCatalog()
+	catalog, err := job.ToolCatalog()
 	if err != nil {
 		return fail(io, "acp", 1, err)
 	}

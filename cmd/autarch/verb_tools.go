@@ -7,10 +7,9 @@ import (
 	"io"
 
 	"github.com/autarch-dev/autarch/agent"
+	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/tools"
-	"github.com/autarch-dev/autarch/tools/review"
 	"github.com/autarch-dev/autarch/tools/team"
-	"github.com/autarch-dev/autarch/tools/terminal"
 )
 
 func toolsVerb() verb {
@@ -65,31 +64,14 @@ func registryFor(role string) (*tools.Registry, error) {
 		return team.Registry(nil, team.Deps{})
 	}
 	if role != "" {
-		return agent.Registry(role, tools.Deps{}, roleExtras(role)...)
+		return agent.Registry(role, tools.Deps{}, workflow.RoleExtras(role)...)
 	}
 	reg, err := tools.All(tools.Deps{})
 	if err != nil {
 		return nil, err
 	}
-	addRoleTools(reg)
+	workflow.AddRoleTools(reg)
 	return reg, nil
-}
-
-// addRoleTools adds every role's structured output tools and stage tools.
-func addRoleTools(reg *tools.Registry) {
-	for _, r := range tools.Roles {
-		reg.AddMissing(append(terminal.ForRole(r), roleExtras(r)...)...)
-	}
-}
-
-// roleExtras are the tools a role gets from its workflow stage rather than
-// from its registry: the review agent's get_diff, get_scope_card and
-// comment tools (bound to the review under way; listed unbound).
-func roleExtras(role string) []tools.Tool {
-	if role == "review" {
-		return review.Unbound()
-	}
-	return nil
 }
 
 func printTools(w io.Writer, reg *tools.Registry) {
@@ -109,26 +91,4 @@ func printTools(w io.Writer, reg *tools.Registry) {
 		b, _ := json.MarshalIndent(schema, "", "  ")
 		fmt.Fprintf(w, "Parameters:\n%s\n", b)
 	}
-}
-
-// toolCatalog is every built-in tool once, by name: the workflow's (with
-// the web tools, their structured output and review tools, and
-// dispatch_subagent), then the job's that have names of their own.
-// Transports describe calls from it (their kind, the files they touch).
-func toolCatalog() (*tools.Registry, error) {
-	reg, err := tools.Catalog()
-	if err != nil {
-		return nil, err
-	}
-	addRoleTools(reg)
-	pulsing, err := agent.Registry("pulsing", tools.Deps{})
-	if err != nil {
-		return nil, err
-	}
-	job, err := team.Tools(nil, team.Deps{})
-	if err != nil {
-		return nil, err
-	}
-	reg.AddMissing(append(pulsing.List(), job...)...)
-	return reg, nil
 }
