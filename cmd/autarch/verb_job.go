@@ -149,29 +149,20 @@ func jobResult(io stdio, j store.Job, err error) int {
 
 // printJobEvent shows a job event on the terminal (stderr).
 func printJobEvent(io stdio, ev editor.JobEvent) {
+	if printActivity(io, ev.Kind, ev.Tool, ev.Reason, ev.Text, ev.Failed) {
+		return
+	}
 	switch ev.Kind {
 	case "status":
 		if ev.Text != "" {
 			fmt.Fprintf(io.err, "■ job %s: %s\n", strings.ToLower(ev.Status), ev.Text)
 		}
-	case "tool_call":
-		fmt.Fprintf(io.err, "  • %s: %s\n", ev.Tool, ev.Reason)
-	case "tool_result":
-		if ev.Failed {
-			fmt.Fprintf(io.err, "    ✗ %s failed: %s\n", ev.Tool, ev.Text)
-		}
-	case "hook":
-		fmt.Fprintf(io.err, "    %s\n", ev.Text) // the spec's line, as a workflow's log shows it
 	case "check":
 		fmt.Fprintf(io.err, "    %s: %s (%s)\n", ev.Tool, ev.Status, ev.Text)
 	case "branch", "commit", "plan", "analysis":
 		fmt.Fprintf(io.err, "◆ %s: %s\n", ev.Kind, ev.Text)
 	case "escalation":
 		fmt.Fprintf(io.err, "? human review %s: %s\n", strings.ToLower(ev.Status), ev.Text)
-	case "retry":
-		fmt.Fprintf(io.err, "  ↻ %s\n", ev.Text)
-	case "message":
-		fmt.Fprintf(io.err, "\n%s\n\n", ev.Text)
 	}
 }
 

@@ -193,21 +193,12 @@ func printEvent(io stdio, ev workflow.Event) {
 		}
 		return
 	}
+	if printActivity(io, string(ev.Kind), ev.Tool, ev.Reason, ev.Text, ev.Failed) {
+		return
+	}
 	switch ev.Kind {
 	case editor.EventStage:
 		fmt.Fprintln(io.err, stageWords(ev))
-	case editor.EventToolCall:
-		fmt.Fprintf(io.err, "  • %s: %s\n", ev.Tool, ev.Reason)
-	case editor.EventToolResult:
-		if ev.Failed {
-			fmt.Fprintf(io.err, "    ✗ %s failed: %s\n", ev.Tool, ev.Text)
-		}
-	case "hook":
-		fmt.Fprintf(io.err, "    %s\n", ev.Text)
-	case "retry":
-		fmt.Fprintf(io.err, "  ↻ %s\n", ev.Text)
-	case editor.EventMessage:
-		fmt.Fprintf(io.err, "\n%s\n\n", ev.Text)
 	case editor.EventPulse:
 		fmt.Fprintf(io.err, "◆ pulse %s %s\n", ev.PulseID, pulseWords(ev))
 	case editor.EventCard:
@@ -221,6 +212,29 @@ func printEvent(io stdio, ev workflow.Event) {
 		}
 		fmt.Fprintf(io.err, "■ workflow %s: %s\n", strings.ToLower(ev.Status), ev.Text)
 	}
+}
+
+// printActivity shows an agent's activity as a workflow's and a job's
+// logs show it alike (kind "tool_call", "tool_result" when it failed,
+// "hook", "retry" or "message"); false when kind is none of these.
+func printActivity(io stdio, kind, tool, reason, text string, failed bool) bool {
+	switch kind {
+	case string(editor.EventToolCall):
+		fmt.Fprintf(io.err, "  • %s: %s\n", tool, reason)
+	case string(editor.EventToolResult):
+		if failed {
+			fmt.Fprintf(io.err, "    ✗ %s failed: %s\n", tool, text)
+		}
+	case "hook":
+		fmt.Fprintf(io.err, "    %s\n", text)
+	case "retry":
+		fmt.Fprintf(io.err, "  ↻ %s\n", text)
+	case string(editor.EventMessage):
+		fmt.Fprintf(io.err, "\n%s\n\n", text)
+	default:
+		return false
+	}
+	return true
 }
 
 // stageWords says which stage a workflow entered, from the event's typed
