@@ -30,6 +30,9 @@ var allowed = map[string][]string{
 	"agent/workflow": {"agent", "agent/run", "agent/workflow/store", "editor", "tools", "tools/review", "tools/terminal", "tools/verify",
 		"workspace/git", "workspace/trust", "index", "receipt"},
 	"agent/workflow/store": {"agent/run", "tools/verify"},
+	// agent/workflow/store/storetest opens a repository and its workflow
+	// store for tests (imported only from tests).
+	"agent/workflow/store/storetest": {"agent/workflow/store", "workspace/git"},
 	// agent/job runs one coding-team agent (tools/team) over the project's
 	// store, repository and wiring, given explicitly (job.Config).
 	"agent/job": {"agent", "agent/run", "agent/workflow", "agent/workflow/store", "editor", "tools", "tools/team", "workspace/git", "receipt", "tools/verify"},
