@@ -54,7 +54,7 @@ var allowed = map[string][]string{
 	"tools/team":        {"tools", "tools/verify", "workspace", "workspace/git", "workspace/unidiff"},
 	"tools/terminal":    {"editor", "tools", "workspace/git"},
 	"tools/mcp":         {"tools", "workspace/sandbox", "workspace/trust"},
-	"tools/mcp/mcptest": {},
+	"tools/mcp/mcptest": {"tools"},
 	"tools/shellcmd":    {},
 	// langserver is the language-server client (issue 33): process and
 	// lifecycle glue over go.lsp.dev; the tools start it in the sandbox.
