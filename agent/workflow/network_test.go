@@ -16,6 +16,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/agent/workflow/store/storetest"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 )
@@ -207,7 +208,7 @@ func (namelessModel) DefaultModelName() string { return "" }
 // No workflow starts without a model; the refusal says how to set one.
 func TestNoModelRefusesToStart(t *testing.T) {
 	ctx := context.Background()
-	repo, st := workflow.OpenState(t, testkit.NewRepo(t, map[string]string{"a.txt": "a\n"}))
+	repo, st := storetest.Open(t, testkit.NewRepo(t, map[string]string{"a.txt": "a\n"}))
 	start := func(s agent.Settings) error {
 		e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &testkit.Editor{T: t, NoChat: true}, Model: namelessModel{}, Settings: s})
 		must(t, err)
