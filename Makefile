@@ -30,7 +30,7 @@ test: test-go test-ext
 
 test-go: build node-deps gopls  # node-deps: the MCP servers tools/mcp tests drive; gopls: the code intelligence tools' tests
 	$(GO) vet ./...
-	PATH="$$($(GO) env GOPATH)/bin:$$PATH" $(GO) test -race -count=1 ./...
+	PATH="$$($(GO) env GOPATH)/bin:$$PATH" $(GO) test -race -count=1 -timeout 20m ./...  # cmd/autarch alone takes 8 minutes on 2 cores
 
 # gopls, pinned: the code intelligence tools' tests run against a real one
 # (v0.23.0 is the last that runs on this Go); installed into $(go env GOPATH)/bin.

@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +63,7 @@ func runScenario(t *testing.T, sc *testkit.Scenario) {
 	var want scenarioWant
 	sc.Decode(t, &cfg, &want)
 	dir := sc.NewRepo(t)
-	url, _ := sc.StartModel(t)
+	url, srv := sc.StartModel(t)
 	model := openai.New(openai.Config{BaseURL: url, APIKey: "test", Stream: cfg.Stream, MaxRetries: -1})
 	var mu sync.Mutex
 	var events []agent.Event
@@ -85,7 +86,19 @@ func runScenario(t *testing.T, sc *testkit.Scenario) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if cfg.CancelAfterMS > 0 {
-		time.AfterFunc(time.Duration(cfg.CancelAfterMS)*time.Millisecond, cancel)
+		// The delay counts from the model's taking the request: on a busy
+		// machine the turn may take longer than the delay to send it, and
+		// the cancel would then land before the stream began.
+		steps := srv.Remaining()
+		go func() {
+			testkit.Poll(time.Minute, 5*time.Millisecond, func() error {
+				if srv.Remaining() == steps {
+					return errors.New("the model has not been asked yet")
+				}
+				return nil
+			})
+			time.AfterFunc(time.Duration(cfg.CancelAfterMS)*time.Millisecond, cancel)
+		}()
 	}
 	var out agent.Outcome
 	var runErr error

@@ -1,10 +1,7 @@
 package agent_test
 
 import (
-	"encoding/json"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -33,11 +30,7 @@ func TestSubagentsGetReadOnlyMCPTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "mcp.json")
-			data, _ := json.Marshal(map[string]any{"mcpServers": map[string]tools.MCPServer{"ev": {Command: bin, ReadOnlyTools: tt.marks}}})
-			if err := os.WriteFile(file, data, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			file := mcptest.UserFile(t, map[string]tools.MCPServer{"ev": {Command: bin, ReadOnlyTools: tt.marks}})
 			m, err := mcp.NewManager(mcp.Options{UserFile: file, Dir: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -58,8 +57,7 @@ func TestTerminalApprove(t *testing.T) {
 // (issue 31.7).
 func TestTerminalPromptEndsWithTheRun(t *testing.T) {
 	in, typed := io.Pipe()
-	var out syncBuffer
-	term := &Terminal{In: in, Out: &out, Interactive: true}
+	term := &Terminal{In: in, Out: io.Discard, Interactive: true} // what it shows is not checked here
 	stop := errors.New("the workflow was stopped")
 	for name, ask := range map[string]func(ctx context.Context) error{
 		"approval": func(ctx context.Context) error {
@@ -88,18 +86,6 @@ func TestTerminalPromptEndsWithTheRun(t *testing.T) {
 	if err != nil || v.Decision != DecisionApprove {
 		t.Errorf("the next prompt got %+v, %v; want the line typed after the stop", v, err)
 	}
-}
-
-// syncBuffer is a strings.Builder safe for a writer and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
 }
 
 // The terminal reads answers as ACP does (ParseAnswer): choices by name

@@ -103,11 +103,7 @@ func TestJobOverLSP(t *testing.T) {
 func jobServer(t *testing.T, script string) (h *harness, url string, model *scripted.Server, dir string) {
 	t.Helper()
 	dir = calcRepo(t)
-	parsed, err := scripted.Parse([]byte(script))
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, model = scripted.Start(t, parsed)
+	url, model = testkit.StartScript(t, script)
 	return newHarness(t, wired), url, model, dir
 }
 

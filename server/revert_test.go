@@ -9,8 +9,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // redoScript is the pulse's second run (after its revert) and the review
@@ -34,11 +34,7 @@ const redoScript = `
 // to do.
 func TestRevertRedoOverLSP(t *testing.T) {
 	dir := calcRepo(t)
-	script, err := scripted.Parse([]byte(workflowScript + redoScript))
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, _ := scripted.Start(t, script)
+	url, _ := testkit.StartScript(t, workflowScript+redoScript)
 	h := newHarness(t, wired)
 	var mu sync.Mutex
 	h.onCall = func(method string, params json.RawMessage) (any, error) {

@@ -204,11 +204,7 @@ func swarmServer(t *testing.T, config string, trusted bool, script string) (*har
 			t.Fatal(err)
 		}
 	}
-	parsed, err := scripted.Parse([]byte(script))
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, model := scripted.Start(t, parsed)
+	url, model := testkit.StartScript(t, script)
 	h := newHarness(t, wired)
 	h.initFolder(dir, "notes", map[string]any{}, editor.Settings{Model: editor.ModelSettings{Name: "scripted", BaseURL: url}})
 	h.setTestKey()

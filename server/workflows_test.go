@@ -16,10 +16,10 @@ import (
 
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/openai"
-	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/codesearch"
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -46,11 +46,7 @@ const workflowScript = `
 // apply as a workspace edit.
 func TestWorkflowOverLSP(t *testing.T) {
 	dir := calcRepo(t)
-	script, err := scripted.Parse([]byte(workflowScript))
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, _ := scripted.Start(t, script)
+	url, _ := testkit.StartScript(t, workflowScript)
 
 	// No goroutine outlives the session: runs, progress watchers, indexing,
 	// debounced updates and the connection all end with exit.

@@ -2,13 +2,9 @@ package swarm
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed coord_claim.md
-var coordClaimDesc string
 
 type coordClaimParams struct {
 	Reason   string `json:"reason"`
@@ -17,7 +13,7 @@ type coordClaimParams struct {
 }
 
 func newCoordClaim(b binding) tools.Tool {
-	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_claim", coordClaimDesc, func(ctx context.Context, _ *tools.Session, p coordClaimParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_claim", func(ctx context.Context, _ *tools.Session, p coordClaimParams) (any, error) {
 		it, err := b.s.Claim(ctx, b.agent, p.ID, seconds(p.LeaseSec))
 		if err != nil {
 			return nil, err

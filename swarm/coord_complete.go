@@ -2,14 +2,10 @@ package swarm
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed coord_complete.md
-var coordCompleteDesc string
 
 type coordCompleteParams struct {
 	Reason string `json:"reason"`
@@ -18,7 +14,7 @@ type coordCompleteParams struct {
 }
 
 func newCoordComplete(b binding) tools.Tool {
-	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_complete", coordCompleteDesc, func(ctx context.Context, _ *tools.Session, p coordCompleteParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_complete", func(ctx context.Context, _ *tools.Session, p coordCompleteParams) (any, error) {
 		result, err := json.Marshal(p.Result)
 		if err != nil {
 			return nil, badInput("result: %v", err)

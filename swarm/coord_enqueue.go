@@ -2,14 +2,10 @@ package swarm
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed coord_enqueue.md
-var coordEnqueueDesc string
 
 type coordEnqueueParams struct {
 	Reason  string         `json:"reason"`
@@ -18,7 +14,7 @@ type coordEnqueueParams struct {
 }
 
 func newCoordEnqueue(b binding) tools.Tool {
-	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_enqueue", coordEnqueueDesc, func(ctx context.Context, _ *tools.Session, p coordEnqueueParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_enqueue", func(ctx context.Context, _ *tools.Session, p coordEnqueueParams) (any, error) {
 		payload, err := json.Marshal(p.Payload)
 		if err != nil {
 			return nil, badInput("payload: %v", err)

@@ -2,13 +2,9 @@ package swarm
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed coord_extend.md
-var coordExtendDesc string
 
 type coordExtendParams struct {
 	Reason    string `json:"reason"`
@@ -17,7 +13,7 @@ type coordExtendParams struct {
 }
 
 func newCoordExtend(b binding) tools.Tool {
-	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_extend", coordExtendDesc, func(ctx context.Context, _ *tools.Session, p coordExtendParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_extend", func(ctx context.Context, _ *tools.Session, p coordExtendParams) (any, error) {
 		until, err := b.s.Extend(ctx, b.agent, p.ID, seconds(&p.ExtendSec))
 		if err != nil {
 			return nil, err

@@ -2,13 +2,9 @@ package swarm
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed coord_next.md
-var coordNextDesc string
 
 type coordNextParams struct {
 	Reason   string `json:"reason"`
@@ -16,7 +12,7 @@ type coordNextParams struct {
 }
 
 func newCoordNext(b binding) tools.Tool {
-	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_next", coordNextDesc, func(ctx context.Context, _ *tools.Session, p coordNextParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "coord_next", func(ctx context.Context, _ *tools.Session, p coordNextParams) (any, error) {
 		it, err := b.s.Next(ctx, b.agent, seconds(p.LeaseSec))
 		if err != nil {
 			return nil, err

@@ -2,13 +2,9 @@ package swarm
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed ctx_get.md
-var ctxGetDesc string
 
 type ctxGetParams struct {
 	Reason string `json:"reason"`
@@ -16,7 +12,7 @@ type ctxGetParams struct {
 }
 
 func newCtxGet(b binding) tools.Tool {
-	return define(b, tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "ctx_get", ctxGetDesc, func(ctx context.Context, _ *tools.Session, p ctxGetParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "ctx_get", func(ctx context.Context, _ *tools.Session, p ctxGetParams) (any, error) {
 		return b.s.Get(ctx, p.Key)
 	})
 }

@@ -2,14 +2,10 @@ package swarm
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed ctx_put.md
-var ctxPutDesc string
 
 type ctxPutParams struct {
 	Reason          string `json:"reason"`
@@ -37,7 +33,7 @@ func (p *ctxPutParams) UnmarshalJSON(b []byte) error {
 }
 
 func newCtxPut(b binding) tools.Tool {
-	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "ctx_put", ctxPutDesc, func(ctx context.Context, _ *tools.Session, p ctxPutParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "ctx_put", func(ctx context.Context, _ *tools.Session, p ctxPutParams) (any, error) {
 		if p.Key == PhaseKey {
 			return nil, &Refusal{Err: "write_refused", Code: 403, Message: "phase is set by the orchestrator each round; read it with coord_status, and mark your progress in phase_ready." + b.agent}
 		}

@@ -2,7 +2,6 @@ package swarm
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"io/fs"
 	"path"
@@ -15,9 +14,6 @@ import (
 	"github.com/autarch-dev/autarch/workspace"
 )
 
-//go:embed fs_list.md
-var fsListDesc string
-
 type fsListParams struct {
 	Reason     string `json:"reason"`
 	Dir        string `json:"dir,omitempty" jsonschema:"Directory to list, relative to the project root (default .)"`
@@ -26,7 +22,7 @@ type fsListParams struct {
 }
 
 func newFSList(b binding) tools.Tool {
-	return define(b, tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "fs_list", fsListDesc, func(ctx context.Context, sess *tools.Session, p fsListParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "fs_list", func(ctx context.Context, sess *tools.Session, p fsListParams) (any, error) {
 		limit, err := positive(p.MaxResults, 200, "max_results")
 		if err != nil {
 			return nil, err

@@ -2,15 +2,11 @@ package swarm
 
 import (
 	"context"
-	_ "embed"
 	"unicode/utf8"
 
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace"
 )
-
-//go:embed fs_read.md
-var fsReadDesc string
 
 type fsReadParams struct {
 	Reason   string `json:"reason"`
@@ -19,7 +15,7 @@ type fsReadParams struct {
 }
 
 func newFSRead(b binding) tools.Tool {
-	return define(b, tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "fs_read", fsReadDesc, func(_ context.Context, sess *tools.Session, p fsReadParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "fs_read", func(_ context.Context, sess *tools.Session, p fsReadParams) (any, error) {
 		limit, err := positive(p.MaxBytes, 50000, "max_bytes")
 		if err != nil {
 			return nil, err

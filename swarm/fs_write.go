@@ -2,15 +2,11 @@ package swarm
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"path"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed fs_write.md
-var fsWriteDesc string
 
 type fsWriteParams struct {
 	Reason     string `json:"reason"`
@@ -23,7 +19,7 @@ type fsWriteParams struct {
 const MaxProposal = 900 << 10
 
 func newFSWrite(b binding) tools.Tool {
-	return define(b, tools.Traits{Effect: tools.EffectEdit, Category: tools.CategoryMutating}, "fs_write", fsWriteDesc, func(ctx context.Context, sess *tools.Session, p fsWriteParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectEdit, Category: tools.CategoryMutating}, "fs_write", func(ctx context.Context, sess *tools.Session, p fsWriteParams) (any, error) {
 		rel, err := sess.Root().Clean(p.Path)
 		if err != nil {
 			return nil, badInput("%v", err)

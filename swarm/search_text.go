@@ -3,16 +3,12 @@ package swarm
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"regexp"
 
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace"
 	"github.com/autarch-dev/autarch/workspace/textsearch"
 )
-
-//go:embed search_text.md
-var searchTextDesc string
 
 type searchTextParams struct {
 	Reason     string `json:"reason"`
@@ -31,7 +27,7 @@ type textMatch struct {
 const maxLineText = 500
 
 func newSearchText(b binding) tools.Tool {
-	return define(b, tools.Traits{Effect: tools.EffectSearch, Category: tools.CategoryReadOnly}, "search_text", searchTextDesc, func(ctx context.Context, sess *tools.Session, p searchTextParams) (any, error) {
+	return define(b, tools.Traits{Effect: tools.EffectSearch, Category: tools.CategoryReadOnly}, "search_text", func(ctx context.Context, sess *tools.Session, p searchTextParams) (any, error) {
 		limit, err := positive(p.MaxMatches, 200, "max_matches")
 		if err != nil {
 			return nil, err

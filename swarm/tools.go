@@ -82,11 +82,11 @@ type binding struct {
 }
 
 // define makes a swarm tool with its traits (fs_write proposes an edit,
-// the context and queue tools keep the swarm's own records): the rate
-// limit first, then run, whose *Refusal errors are answered to the model
-// as {error, code, message}.
-func define[P any](b binding, traits tools.Traits, name, desc string, run func(context.Context, *tools.Session, P) (any, error)) tools.Tool {
-	return tools.DefineWith(traits, name, desc, tools.ReadOnly, func(ctx context.Context, sess *tools.Session, p P) (tools.Result, error) {
+// the context and queue tools keep the swarm's own records) and its
+// description (name.md): the rate limit first, then run, whose *Refusal
+// errors are answered to the model as {error, code, message}.
+func define[P any](b binding, traits tools.Traits, name string, run func(context.Context, *tools.Session, P) (any, error)) tools.Tool {
+	return tools.DefineWith(traits, name, describe(name), tools.ReadOnly, func(ctx context.Context, sess *tools.Session, p P) (tools.Result, error) {
 		limited, err := b.s.Take(ctx, b.agent, name)
 		if res, ok, err := answer(nil, err); !ok {
 			return res, err

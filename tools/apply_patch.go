@@ -2,14 +2,10 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 
 	"github.com/autarch-dev/autarch/workspace/unidiff"
 )
-
-//go:embed apply_patch.md
-var applyPatchDesc string
 
 type applyPatchParams struct {
 	Reason string `json:"reason"`
@@ -18,7 +14,7 @@ type applyPatchParams struct {
 }
 
 func newApplyPatch() Tool {
-	return newTool("apply_patch", applyPatchDesc, Write, runApplyPatch).declare(EffectEdit, CategoryMutating)
+	return newTool("apply_patch", describe("apply_patch"), Write, runApplyPatch).declare(EffectEdit, CategoryMutating)
 }
 
 func runApplyPatch(ctx context.Context, s *Session, p applyPatchParams) (Result, error) {

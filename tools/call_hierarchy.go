@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"unicode/utf8"
 
@@ -10,9 +9,6 @@ import (
 
 	"github.com/autarch-dev/autarch/langserver"
 )
-
-//go:embed call_hierarchy.md
-var callHierarchyDesc string
 
 type callHierarchyParams struct {
 	Reason string `json:"reason"`
@@ -31,7 +27,7 @@ type lspCallSite struct {
 }
 
 func newCallHierarchy() Tool {
-	return newTool("call_hierarchy", callHierarchyDesc, ReadOnly, runCallHierarchy).declare(EffectSearch, CategoryReadOnly)
+	return newTool("call_hierarchy", describe("call_hierarchy"), ReadOnly, runCallHierarchy).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runCallHierarchy(ctx context.Context, s *Session, p callHierarchyParams) (Result, error) {

@@ -2,13 +2,9 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"io/fs"
 )
-
-//go:embed delete_file.md
-var deleteFileDesc string
 
 type deleteFileParams struct {
 	Reason string `json:"reason"`
@@ -16,7 +12,7 @@ type deleteFileParams struct {
 }
 
 func newDeleteFile() Tool {
-	return newTool("delete_file", deleteFileDesc, Write, runDeleteFile).declare(EffectDelete, CategoryMutating)
+	return newTool("delete_file", describe("delete_file"), Write, runDeleteFile).declare(EffectDelete, CategoryMutating)
 }
 
 func runDeleteFile(ctx context.Context, s *Session, p deleteFileParams) (Result, error) {

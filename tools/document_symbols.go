@@ -2,16 +2,12 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/autarch-dev/autarch/langserver"
 )
-
-//go:embed document_symbols.md
-var documentSymbolsDesc string
 
 type documentSymbolsParams struct {
 	Reason string `json:"reason"`
@@ -28,7 +24,7 @@ type lspSymbol struct {
 }
 
 func newDocumentSymbols() Tool {
-	return newTool("document_symbols", documentSymbolsDesc, ReadOnly, runDocumentSymbols).declare(EffectRead, CategoryReadOnly)
+	return newTool("document_symbols", describe("document_symbols"), ReadOnly, runDocumentSymbols).declare(EffectRead, CategoryReadOnly)
 }
 
 func runDocumentSymbols(ctx context.Context, s *Session, p documentSymbolsParams) (Result, error) {

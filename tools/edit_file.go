@@ -2,11 +2,7 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 )
-
-//go:embed edit_file.md
-var editFileDesc string
 
 type editFileParams struct {
 	Reason     string `json:"reason"`
@@ -17,7 +13,7 @@ type editFileParams struct {
 }
 
 func newEditFile() Tool {
-	return newTool("edit_file", editFileDesc+worktreeNote, Write, runEditFile).declare(EffectEdit, CategoryMutating)
+	return newTool("edit_file", describe("edit_file")+worktreeNote, Write, runEditFile).declare(EffectEdit, CategoryMutating)
 }
 
 func runEditFile(ctx context.Context, s *Session, p editFileParams) (Result, error) {

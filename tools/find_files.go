@@ -2,13 +2,9 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"io/fs"
 	"path"
 )
-
-//go:embed find_files.md
-var findFilesDesc string
 
 type findFilesParams struct {
 	Reason    string `json:"reason"`
@@ -18,7 +14,7 @@ type findFilesParams struct {
 }
 
 func newFindFiles() Tool {
-	return newTool("find_files", findFilesDesc, ReadOnly, runFindFiles).declare(EffectSearch, CategoryReadOnly)
+	return newTool("find_files", describe("find_files"), ReadOnly, runFindFiles).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runFindFiles(ctx context.Context, s *Session, p findFilesParams) (Result, error) {

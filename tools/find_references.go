@@ -2,13 +2,9 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 
 	"go.lsp.dev/protocol"
 )
-
-//go:embed find_references.md
-var findReferencesDesc string
 
 type findReferencesParams struct {
 	Reason string `json:"reason"`
@@ -17,7 +13,7 @@ type findReferencesParams struct {
 }
 
 func newFindReferences() Tool {
-	return newTool("find_references", findReferencesDesc, ReadOnly, runFindReferences).declare(EffectSearch, CategoryReadOnly)
+	return newTool("find_references", describe("find_references"), ReadOnly, runFindReferences).declare(EffectSearch, CategoryReadOnly)
 }
 
 // Servers read includeDeclaration differently (pyright leaves out the use

@@ -2,16 +2,12 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"io/fs"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
-
-//go:embed glob_search.md
-var globSearchDesc string
 
 // globMax caps the paths one call returns.
 const globMax = 1000
@@ -37,7 +33,7 @@ type globSearchParams struct {
 }
 
 func newGlobSearch() Tool {
-	return newTool("glob_search", globSearchDesc, ReadOnly, runGlobSearch).declare(EffectSearch, CategoryReadOnly)
+	return newTool("glob_search", describe("glob_search"), ReadOnly, runGlobSearch).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runGlobSearch(ctx context.Context, s *Session, p globSearchParams) (Result, error) {

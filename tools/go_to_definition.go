@@ -2,11 +2,7 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 )
-
-//go:embed go_to_definition.md
-var goToDefinitionDesc string
 
 type goToDefinitionParams struct {
 	Reason string `json:"reason"`
@@ -14,7 +10,7 @@ type goToDefinitionParams struct {
 }
 
 func newGoToDefinition() Tool {
-	return newTool("go_to_definition", goToDefinitionDesc, ReadOnly, runGoToDefinition).declare(EffectSearch, CategoryReadOnly)
+	return newTool("go_to_definition", describe("go_to_definition"), ReadOnly, runGoToDefinition).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runGoToDefinition(ctx context.Context, s *Session, p goToDefinitionParams) (Result, error) {

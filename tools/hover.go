@@ -2,13 +2,9 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/langserver"
 )
-
-//go:embed hover.md
-var hoverDesc string
 
 type hoverParams struct {
 	Reason string `json:"reason"`
@@ -19,7 +15,7 @@ type hoverParams struct {
 const maxHover = 8000
 
 func newHover() Tool {
-	return newTool("hover", hoverDesc, ReadOnly, runHover).declare(EffectRead, CategoryReadOnly)
+	return newTool("hover", describe("hover"), ReadOnly, runHover).declare(EffectRead, CategoryReadOnly)
 }
 
 func runHover(ctx context.Context, s *Session, p hoverParams) (Result, error) {

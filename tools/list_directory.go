@@ -2,15 +2,11 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"strings"
 )
-
-//go:embed list_directory.md
-var listDirectoryDesc string
 
 // listMax caps the entries one call returns.
 const listMax = 2000
@@ -31,7 +27,7 @@ type dirEntry struct {
 }
 
 func newListDirectory() Tool {
-	return newTool("list_directory", listDirectoryDesc, ReadOnly, runListDirectory).declare(EffectRead, CategoryReadOnly)
+	return newTool("list_directory", describe("list_directory"), ReadOnly, runListDirectory).declare(EffectRead, CategoryReadOnly)
 }
 
 func runListDirectory(ctx context.Context, s *Session, p listDirectoryParams) (Result, error) {

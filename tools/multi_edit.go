@@ -2,12 +2,8 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 )
-
-//go:embed multi_edit.md
-var multiEditDesc string
 
 // EditOperation is one edit of multi_edit.
 type EditOperation struct {
@@ -23,7 +19,7 @@ type multiEditParams struct {
 }
 
 func newMultiEdit() Tool {
-	return newTool("multi_edit", multiEditDesc+worktreeNote, Write, runMultiEdit).declare(EffectEdit, CategoryMutating)
+	return newTool("multi_edit", describe("multi_edit")+worktreeNote, Write, runMultiEdit).declare(EffectEdit, CategoryMutating)
 }
 
 func runMultiEdit(ctx context.Context, s *Session, p multiEditParams) (Result, error) {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	_ "embed"
 	"fmt"
 	"io"
 	"strconv"
@@ -12,9 +11,6 @@ import (
 
 	"github.com/autarch-dev/autarch/workspace"
 )
-
-//go:embed read_file.md
-var readFileDesc string
 
 // binaryHead is how much of a file the binary check looks at.
 const binaryHead = 8 << 10
@@ -31,7 +27,7 @@ type readFileParams struct {
 
 // newReadFile builds read_file; editing roles learn it is required before edits.
 func newReadFile(role string) Tool {
-	desc := readFileDesc
+	desc := describe("read_file")
 	switch role {
 	case "pulsing":
 		desc += "Required before attempting to edit_file.\n"

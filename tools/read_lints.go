@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"os"
 	"path"
 	"strings"
@@ -10,9 +9,6 @@ import (
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools/verify"
 )
-
-//go:embed read_lints.md
-var readLintsDesc string
 
 type readLintsParams struct {
 	Reason string `json:"reason"`
@@ -27,7 +23,7 @@ type Diagnostics func(ctx context.Context, paths []string) ([]editor.DiagnosticI
 // otherwise the findings of the project's linters as run_lint runs them
 // (in the sandbox, for every language run_lint detects).
 func NewReadLints() Tool {
-	return newTool("read_lints", readLintsDesc, ReadOnly, runReadLints).declare(EffectRead, CategoryReadOnly)
+	return newTool("read_lints", describe("read_lints"), ReadOnly, runReadLints).declare(EffectRead, CategoryReadOnly)
 }
 
 func runReadLints(ctx context.Context, s *Session, p readLintsParams) (Result, error) {

@@ -2,13 +2,9 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"strings"
 )
-
-//go:embed record_baseline.md
-var recordBaselineDesc string
 
 type recordBaselineParams struct {
 	Reason      string `json:"reason"`
@@ -20,7 +16,7 @@ type recordBaselineParams struct {
 }
 
 func newRecordBaseline() Tool {
-	t := newTool("record_baseline", recordBaselineDesc, ReadOnly, runRecordBaseline).declare(EffectExecute, CategoryMutating)
+	t := newTool("record_baseline", describe("record_baseline"), ReadOnly, runRecordBaseline).declare(EffectExecute, CategoryMutating)
 	return t
 }
 

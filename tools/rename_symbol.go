@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,9 +11,6 @@ import (
 
 	"github.com/autarch-dev/autarch/langserver"
 )
-
-//go:embed rename_symbol.md
-var renameSymbolDesc string
 
 type renameSymbolParams struct {
 	Reason string `json:"reason"`
@@ -27,7 +23,7 @@ type renameSymbolParams struct {
 const renameDiagnosticsWait = 3 * time.Second
 
 func newRenameSymbol() Tool {
-	return newTool("rename_symbol", renameSymbolDesc+worktreeNote, Write, runRenameSymbol).declare(EffectEdit, CategoryMutating)
+	return newTool("rename_symbol", describe("rename_symbol")+worktreeNote, Write, runRenameSymbol).declare(EffectEdit, CategoryMutating)
 }
 
 // renamed is one file a rename changes.

@@ -2,14 +2,10 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"time"
 
 	"github.com/autarch-dev/autarch/tools/verify"
 )
-
-//go:embed run_lint.md
-var runLintDesc string
 
 // RunLintTimeout bounds one linter run.
 const RunLintTimeout = 5 * time.Minute
@@ -21,7 +17,7 @@ type runLintParams struct {
 }
 
 func newRunLint() Tool {
-	t := newTool("run_lint", runLintDesc, Write, runRunLint).declare(EffectExecute, CategoryMutating)
+	t := newTool("run_lint", describe("run_lint"), Write, runRunLint).declare(EffectExecute, CategoryMutating)
 	t.sensitive = func(runLintParams) bool { return true } // runs the project's tools (and writes with fix)
 	return t
 }

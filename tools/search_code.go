@@ -2,13 +2,9 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"path"
 )
-
-//go:embed search_code.md
-var searchCodeDesc string
 
 type searchCodeParams struct {
 	Reason       string `json:"reason"`
@@ -26,7 +22,7 @@ type codeMatch struct {
 }
 
 func newSearchCode() Tool {
-	return newTool("search_code", searchCodeDesc, ReadOnly, runSearchCode).declare(EffectSearch, CategoryReadOnly)
+	return newTool("search_code", describe("search_code"), ReadOnly, runSearchCode).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runSearchCode(ctx context.Context, s *Session, p searchCodeParams) (Result, error) {

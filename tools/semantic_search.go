@@ -2,16 +2,12 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
-
-//go:embed semantic_search.md
-var semanticSearchDesc string
 
 // Search limits.
 const (
@@ -27,7 +23,7 @@ type semanticSearchParams struct {
 }
 
 func newSemanticSearch(role string) Tool {
-	desc := semanticSearchDesc
+	desc := describe("semantic_search")
 	if role == "pulsing" {
 		desc = strings.Replace(desc, "Search the codebase", "Search the worktree codebase", 1) +
 			"\nNote: You are working in an isolated git worktree. Search results are from your working copy.\n"

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"regexp"
 	"strings"
@@ -11,9 +10,6 @@ import (
 	"github.com/autarch-dev/autarch/tools/shellcmd"
 	"github.com/autarch-dev/autarch/tools/verify"
 )
-
-//go:embed shell.md
-var shellDesc string
 
 // Shell limits (spec/autarch-tools.md behavioural constants).
 const (
@@ -59,7 +55,7 @@ func classify(command string) string {
 }
 
 func newShell(role string) Tool {
-	desc := shellDesc
+	desc := describe("shell")
 	switch role {
 	case "preflight":
 		desc += preflightNote

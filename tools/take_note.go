@@ -2,12 +2,8 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"strings"
 )
-
-//go:embed take_note.md
-var takeNoteDesc string
 
 type takeNoteParams struct {
 	Reason string `json:"reason"`
@@ -15,7 +11,7 @@ type takeNoteParams struct {
 }
 
 func newTakeNote() Tool {
-	return newTool("take_note", takeNoteDesc, ReadOnly, runTakeNote).declare(EffectNone, CategoryMeta)
+	return newTool("take_note", describe("take_note"), ReadOnly, runTakeNote).declare(EffectNone, CategoryMeta)
 }
 
 func runTakeNote(ctx context.Context, s *Session, p takeNoteParams) (Result, error) {

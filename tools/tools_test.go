@@ -72,11 +72,7 @@ func newHarness(t *testing.T, role string, cfg SessionConfig) *harness {
 
 func (h *harness) call(name string, args map[string]any) Result {
 	h.t.Helper()
-	if _, ok := args["reason"]; !ok {
-		args["reason"] = "test"
-	}
-	raw, _ := json.Marshal(args)
-	res, err := h.e.Call(context.Background(), h.s, name, raw)
+	res, err := h.e.Call(context.Background(), h.s, name, testkit.ToolArgs(h.t, args))
 	if err != nil {
 		h.t.Fatalf("%s: %v", name, err)
 	}

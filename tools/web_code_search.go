@@ -2,15 +2,11 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"strings"
 
 	"github.com/autarch-dev/autarch/tools/websearch"
 )
-
-//go:embed web_code_search.md
-var webCodeSearchDesc string
 
 // WebSearcher is the web search provider the user configured (see
 // tools/websearch); nil when none is, and then the web tools are offered
@@ -29,7 +25,7 @@ type webCodeSearchParams struct {
 }
 
 func newWebCodeSearch(web *websearch.Cache) Tool {
-	return DefineWith(Traits{Effect: EffectNetwork, Category: CategoryReadOnly}, "web_code_search", webCodeSearchDesc, ReadOnly, func(ctx context.Context, s *Session, p webCodeSearchParams) (Result, error) {
+	return DefineWith(Traits{Effect: EffectNetwork, Category: CategoryReadOnly}, "web_code_search", describe("web_code_search"), ReadOnly, func(ctx context.Context, s *Session, p webCodeSearchParams) (Result, error) {
 		const prefix = "There was an error searching the web for code: "
 		rs, msg := webSearch(ctx, s, web, p.Query, webCodeSearchResults)
 		if msg != "" {

@@ -2,13 +2,9 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/tools/websearch"
 )
-
-//go:embed web_search.md
-var webSearchDesc string
 
 type webSearchParams struct {
 	Reason     string   `json:"reason"`
@@ -23,7 +19,7 @@ const webSearchDefault = 10
 // newWebSearch is the coding-team catalog's web_search: {results: [{title,
 // url, snippet}]}.
 func newWebSearch(web *websearch.Cache) Tool {
-	return DefineWith(Traits{Effect: EffectNetwork, Category: CategoryReadOnly}, "web_search", webSearchDesc, ReadOnly, func(ctx context.Context, s *Session, p webSearchParams) (Result, error) {
+	return DefineWith(Traits{Effect: EffectNetwork, Category: CategoryReadOnly}, "web_search", describe("web_search"), ReadOnly, func(ctx context.Context, s *Session, p webSearchParams) (Result, error) {
 		max := webSearchDefault
 		if p.MaxResults != nil {
 			if *p.MaxResults < 1 {

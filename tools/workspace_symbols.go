@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"strings"
 
@@ -11,9 +10,6 @@ import (
 	"github.com/autarch-dev/autarch/langserver"
 )
 
-//go:embed workspace_symbols.md
-var workspaceSymbolsDesc string
-
 type workspaceSymbolsParams struct {
 	Reason     string `json:"reason"`
 	Query      string `json:"query" jsonschema:"Symbol name or part of it (servers match fuzzily: NewSrv finds NewServer)"`
@@ -21,7 +17,7 @@ type workspaceSymbolsParams struct {
 }
 
 func newWorkspaceSymbols() Tool {
-	return newTool("workspace_symbols", workspaceSymbolsDesc, ReadOnly, runWorkspaceSymbols).declare(EffectSearch, CategoryReadOnly)
+	return newTool("workspace_symbols", describe("workspace_symbols"), ReadOnly, runWorkspaceSymbols).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runWorkspaceSymbols(ctx context.Context, s *Session, p workspaceSymbolsParams) (Result, error) {

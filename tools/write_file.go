@@ -2,14 +2,10 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
 )
-
-//go:embed write_file.md
-var writeFileDesc string
 
 // worktreeNote is appended to the descriptions of the pulsing variants.
 const worktreeNote = "\nNote: You are working in an isolated git worktree. Changes are isolated until pulse completion.\n"
@@ -31,7 +27,7 @@ const (
 func (p writeFileParams) appending() bool { return p.Mode == writeAppend }
 
 func newWriteFile() Tool {
-	return newTool("write_file", writeFileDesc+worktreeNote, Write, runWriteFile).declare(EffectEdit, CategoryMutating)
+	return newTool("write_file", describe("write_file")+worktreeNote, Write, runWriteFile).declare(EffectEdit, CategoryMutating)
 }
 
 func runWriteFile(ctx context.Context, s *Session, p writeFileParams) (Result, error) {

@@ -10,10 +10,10 @@ import (
 	"github.com/autarch-dev/autarch/agent"
 	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/agent/workflow/store/storetest"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools/team"
-	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // noModel fails the test if the model is called: restoring runs nothing.
@@ -31,15 +31,7 @@ func newTestRunner(t *testing.T, ed editor.Client) (*Runner, store.Job) {
 	dir := t.TempDir()
 	testkit.Commit(t, dir)
 	ctx := context.Background()
-	repo, err := git.Open(ctx, dir, git.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	repo, st := storetest.Open(t, dir)
 	r, err := New(Config{Store: st, Repo: repo, Editor: ed, Model: noModel{t}})
 	if err != nil {
 		t.Fatal(err)

@@ -23,11 +23,11 @@ import (
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/agent/workflow/store/storetest"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/tools/team"
-	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // scenarioConfig is a job scenario's config.json.
@@ -88,12 +88,7 @@ type world struct {
 }
 
 func newWorld(t testing.TB, dir, modelURL string, approvals []string, budget *job.Budget) *world {
-	ctx := context.Background()
-	repo, err := git.Open(ctx, dir, git.Config{})
-	must(t, err)
-	st, err := store.Open(ctx, store.Path(repo.StateDir()), store.Options{})
-	must(t, err)
-	t.Cleanup(func() { st.Close() })
+	repo, st := storetest.Open(t, dir)
 	w := &world{dir: dir, store: st, ed: &testkit.Editor{T: t, Approvals: approvals}}
 	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: w.ed,
 		Model:    openai.New(openai.Config{BaseURL: modelURL, APIKey: "test", MaxRetries: -1}),

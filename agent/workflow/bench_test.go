@@ -19,6 +19,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/agent/workflow/store/storetest"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
@@ -70,7 +71,7 @@ func benchEngine(b testing.TB, dir string, steps []string, events func(Event)) *
 		}
 		url, _ = scripted.Start(b, script)
 	}
-	repo, st := OpenState(b, dir)
+	repo, st := storetest.Open(b, dir)
 	e, err := New(Config{Store: st, Repo: repo, Editor: &editor.Terminal{AutoApprove: true, Out: &strings.Builder{}},
 		Model: openai.New(openai.Config{BaseURL: url, APIKey: "bench", MaxRetries: -1}), Settings: agent.Settings{Model: "scripted"},
 		Mode: tools.ModeYolo, Events: events, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})

@@ -16,13 +16,14 @@ import (
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/agent/workflow/store/storetest"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 )
 
 // flakyHarness is a scenario's harness whose model is reached through a
 // flaky proxy; onEvent, when set, also hears the workflow's events.
-func flakyHarness(t *testing.T, path string, retries int, onEvent func(*scripted.Flaky, workflow.Event)) (*harness, *scripted.Flaky, scenarioConfig, scenarioWant) {
+func flakyHarness(t *testing.T, path string, retries int, firstByte time.Duration, onEvent func(*scripted.Flaky, workflow.Event)) (*harness, *scripted.Flaky, scenarioConfig, scenarioWant) {
 	t.Helper()
 	sc := testkit.LoadScenario(t, path)
 	var cfg scenarioConfig
@@ -32,9 +33,11 @@ func flakyHarness(t *testing.T, path string, retries int, onEvent func(*scripted
 	proxy := &scripted.Flaky{Next: h.model, RetryAfter: 20 * time.Millisecond}
 	hs := httptest.NewServer(proxy)
 	t.Cleanup(hs.Close)
-	// Small backoffs and first-byte timeout: the faults cost milliseconds.
+	// Small backoffs: the faults cost milliseconds. The first-byte
+	// timeout is short only where a test injects slow answers; elsewhere
+	// a busy machine's slow pass must not count as one more fault.
 	model := openai.New(openai.Config{BaseURL: hs.URL + "/v1", APIKey: "test", Stream: true, MaxRetries: retries,
-		RetryDelay: time.Millisecond, MaxRetryDelay: 10 * time.Millisecond, FirstByteTimeout: 250 * time.Millisecond})
+		RetryDelay: time.Millisecond, MaxRetryDelay: 10 * time.Millisecond, FirstByteTimeout: firstByte})
 	var err error
 	h.engine, err = workflow.New(workflow.Config{Store: h.store, Repo: h.repo, Editor: h.ed, Model: model,
 		Settings: agent.Settings{Model: "scripted", ContextWindow: 128000}, Mode: tools.ModeYolo, StopPoll: 10 * time.Millisecond,
@@ -85,7 +88,11 @@ func TestWorkflowSurvivesAFlakyNetwork(t *testing.T) {
 	} {
 		t.Run(string(tc.fault), func(t *testing.T) {
 			t.Parallel()
-			h, proxy, cfg, want := flakyHarness(t, "testdata/scenarios/full-path.txt", 3, nil)
+			firstByte := 10 * time.Second
+			if tc.fault == scripted.Slow {
+				firstByte = 250 * time.Millisecond
+			}
+			h, proxy, cfg, want := flakyHarness(t, "testdata/scenarios/full-path.txt", 3, firstByte, nil)
 			proxy.SetPattern(tc.pattern...)
 			ctx := context.Background()
 			wf, err := h.engine.Start(ctx, workflow.Task{Text: cfg.Task, Name: cfg.Name, Path: workflow.Path(cfg.Path)})
@@ -124,7 +131,7 @@ func scriptedToolCalls(t *testing.T, path string) int {
 // continues from the last durable point to completion.
 func TestNetworkFailureFailsTheRunAndResumeFinishesIt(t *testing.T) {
 	var once sync.Once
-	h, proxy, cfg, _ := flakyHarness(t, "testdata/scenarios/quick-path.txt", 2, func(p *scripted.Flaky, ev workflow.Event) {
+	h, proxy, cfg, _ := flakyHarness(t, "testdata/scenarios/quick-path.txt", 2, 10*time.Second, func(p *scripted.Flaky, ev workflow.Event) {
 		if ev.Kind == "pulse" && ev.Status == string(workflow.PulseRunning) {
 			once.Do(func() { p.SetPattern(scripted.Reset) }) // from the pulse's first model call on, every connection is reset
 		}
@@ -162,7 +169,7 @@ func TestNetworkFailureFailsTheRunAndResumeFinishesIt(t *testing.T) {
 // is not asked again on resume.
 func TestProviderRefusalIsRecordedAsTheCause(t *testing.T) {
 	var once sync.Once
-	h, proxy, cfg, _ := flakyHarness(t, "testdata/scenarios/quick-path.txt", 3, func(p *scripted.Flaky, ev workflow.Event) {
+	h, proxy, cfg, _ := flakyHarness(t, "testdata/scenarios/quick-path.txt", 3, 10*time.Second, func(p *scripted.Flaky, ev workflow.Event) {
 		if ev.Kind == "stage" && ev.Stage == string(workflow.StagePreflight) {
 			once.Do(func() { p.SetPattern(scripted.Status400) })
 		}
@@ -201,7 +208,7 @@ func (namelessModel) DefaultModelName() string { return "" }
 // No workflow starts without a model; the refusal says how to set one.
 func TestNoModelRefusesToStart(t *testing.T) {
 	ctx := context.Background()
-	repo, st := workflow.OpenState(t, testkit.NewRepo(t, map[string]string{"a.txt": "a\n"}))
+	repo, st := storetest.Open(t, testkit.NewRepo(t, map[string]string{"a.txt": "a\n"}))
 	start := func(s agent.Settings) error {
 		e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &testkit.Editor{T: t, NoChat: true}, Model: namelessModel{}, Settings: s})
 		must(t, err)

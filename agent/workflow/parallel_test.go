@@ -29,6 +29,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/agent/workflow/store/storetest"
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
@@ -217,7 +218,7 @@ func newParallelWorld(t *testing.T, url string, files map[string]string, opts ..
 func openParallelWorld(t *testing.T, url, dir string, opts ...func(*workflow.Config)) *parallelWorld {
 	t.Helper()
 	w := &parallelWorld{dir: dir}
-	repo, st := workflow.OpenState(t, dir)
+	repo, st := storetest.Open(t, dir)
 	w.store = st
 	cfg := workflow.Config{Store: w.store, Repo: repo, Editor: &testkit.Editor{T: t, Approvals: []string{"approve", "approve", "approve"}, NoChat: true},
 		Model:    openai.New(openai.Config{BaseURL: url, APIKey: "test", MaxRetries: -1}),

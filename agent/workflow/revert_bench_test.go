@@ -11,6 +11,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/openai"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/agent/workflow/store/storetest"
 	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
@@ -22,7 +23,7 @@ func completedThreePulses(b *testing.B) *workflow.Engine {
 	ctx := context.Background()
 	dir := b.TempDir()
 	testkit.Commit(b, dir)
-	repo, st := workflow.OpenState(b, dir)
+	repo, st := storetest.Open(b, dir)
 	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &testkit.Editor{T: b},
 		Model: openai.New(openai.Config{BaseURL: "http://127.0.0.1:1", APIKey: "unused"}), Settings: agent.Settings{Model: "unused"}})
 	must(b, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/agent/workflow/store/storetest"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
@@ -58,7 +59,7 @@ func TestRevertChildProcess(t *testing.T) {
 		t.Skip("run by TestRevertRedoAndCrash")
 	}
 	ctx := context.Background()
-	repo, st := workflow.OpenState(t, dir)
+	repo, st := storetest.Open(t, dir)
 	e, err := workflow.New(workflow.Config{Store: st, Repo: repo, Editor: &testkit.Editor{T: t},
 		Model: openai.New(openai.Config{BaseURL: "http://127.0.0.1:1", APIKey: "unused"}), Settings: agent.Settings{Model: "unused"}})
 	must(t, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/scripted"
 	"github.com/autarch-dev/autarch/agent/workflow"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/agent/workflow/store/storetest"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -126,7 +127,7 @@ func newHarness(t *testing.T, sc *testkit.Scenario, cfg scenarioConfig) *harness
 	url, srv := sc.StartModel(t)
 	addSubmodules(t, h.dir, cfg.Submodules)
 	h.model = srv
-	h.repo, h.store = workflow.OpenState(t, h.dir)
+	h.repo, h.store = storetest.Open(t, h.dir)
 	var err error
 	h.ed = &testkit.Editor{T: t, Approvals: cfg.Approvals, Answers: cfg.Answers, NoChat: true}
 	h.engine, err = workflow.New(workflow.Config{Store: h.store, Repo: h.repo, Editor: h.ed,

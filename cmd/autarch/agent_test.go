@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // TestAgentVerbEveryRole runs one turn of each role against the scripted
@@ -28,7 +30,7 @@ func TestAgentVerbEveryRole(t *testing.T) {
 			if call != "" {
 				last = `{"tool_calls": [` + call + `]}`
 			}
-			url, _ := startScript(t, "-- 01.json --\n{\"tool_calls\": [{\"name\": \"read_file\", \"args\": {\"path\": \"a.go\", \"reason\": \"look at a.go\"}}]}\n-- 02.json --\n{\"expect\": {\"lastToolResultContains\": \"package a\"}, "+strings.TrimPrefix(last, "{")+"\n")
+			url, _ := testkit.StartScript(t, "-- 01.json --\n{\"tool_calls\": [{\"name\": \"read_file\", \"args\": {\"path\": \"a.go\", \"reason\": \"look at a.go\"}}]}\n-- 02.json --\n{\"expect\": {\"lastToolResultContains\": \"package a\"}, "+strings.TrimPrefix(last, "{")+"\n")
 			code, out, errb := run(t, "agent", "--root", dir, "--role", role, "--base-url", url, "--model", "scripted", "--mode", "yolo", "explain a.go")
 			if code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", code, out, errb)

@@ -30,6 +30,9 @@ var allowed = map[string][]string{
 	"agent/workflow": {"agent", "agent/run", "agent/workflow/store", "editor", "tools", "tools/review", "tools/terminal", "tools/verify",
 		"workspace/git", "workspace/trust", "index", "receipt"},
 	"agent/workflow/store": {"agent/run", "tools/verify"},
+	// agent/workflow/store/storetest opens a repository and its workflow
+	// store for tests (imported only from tests).
+	"agent/workflow/store/storetest": {"agent/workflow/store", "workspace/git"},
 	// agent/job runs one coding-team agent (tools/team) over the project's
 	// store, repository and wiring, given explicitly (job.Config).
 	"agent/job": {"agent", "agent/run", "agent/workflow", "agent/workflow/store", "editor", "tools", "tools/team", "workspace/git", "receipt", "tools/verify"},
@@ -51,7 +54,7 @@ var allowed = map[string][]string{
 	"tools/team":        {"tools", "tools/verify", "workspace", "workspace/git", "workspace/unidiff"},
 	"tools/terminal":    {"editor", "tools", "workspace/git"},
 	"tools/mcp":         {"tools", "workspace/sandbox", "workspace/trust"},
-	"tools/mcp/mcptest": {},
+	"tools/mcp/mcptest": {"tools"},
 	"tools/shellcmd":    {},
 	// langserver is the language-server client (issue 33): process and
 	// lifecycle glue over go.lsp.dev; the tools start it in the sandbox.

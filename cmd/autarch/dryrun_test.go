@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/treehash"
 )
 
@@ -74,7 +75,7 @@ func TestRunDryRunWithoutATerminal(t *testing.T) {
 func TestAgentDryRun(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nfunc A() int { return 1 }\n"), 0o644)
-	url, _ := startScript(t, `-- 01.json --
+	url, _ := testkit.StartScript(t, `-- 01.json --
 {"tool_calls": [{"name": "read_file", "args": {"path": "a.go", "reason": "look at a.go"}}]}
 -- 02.json --
 {"expect": {"lastToolResultContains": "return 1"}, "tool_calls": [{"name": "edit_file", "args": {"path": "a.go", "oldString": "return 1", "newString": "return 2", "reason": "make A return 2"}}]}

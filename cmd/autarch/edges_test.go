@@ -134,7 +134,7 @@ func TestRunYesKeepsTheNudgeLimit(t *testing.T) {
 	bin := buildBinary(t)
 	dir, _ := scriptedRepo(t, "testdata/run-full.txt")
 	prose := `{"text": "I looked at calc.go. It holds Add. Sub would go after it."}`
-	url, srv := startScript(t, "the scoping agent answers in prose, again and again\n"+
+	url, srv := testkit.StartScript(t, "the scoping agent answers in prose, again and again\n"+
 		"-- 01-prose.json --\n"+prose+"\n-- 02-prose.json --\n"+prose+"\n-- 03-prose.json --\n"+prose+
 		"\n-- 04-prose.json --\n{\"expect\": {\"lastUserContains\": \"End your turn by calling one of\"}, \"text\": \"Sub goes after Add.\"}\n")
 	var stdout, stderr bytes.Buffer
@@ -211,7 +211,7 @@ func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
 func TestStopEndsARunWaitingAtItsPrompt(t *testing.T) {
 	bin := buildBinary(t)
 	dir, steps := scriptedRepo(t, "testdata/run-full.txt")
-	url, _ := startScript(t, "the scope card waits for the person at the terminal\n-- 01-scope.json --\n"+
+	url, _ := testkit.StartScript(t, "the scope card waits for the person at the terminal\n-- 01-scope.json --\n"+
 		`{"tool_calls": [{"name": "submit_scope", "args": {"reason": "Clear", "title": "Add Sub", "description": "Add Sub.", "in_scope": ["Sub"], "out_of_scope": [], "recommended_path": "full"}}]}`+"\n")
 	_, tty := openPTY(t)
 	var first lockedBuffer

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/scripted"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // A dry run records write calls without asking (it writes nothing) and
@@ -48,7 +49,7 @@ func TestToolDryRunRecordsWritesWithoutAsking(t *testing.T) {
 func TestRunWithoutATerminalSuggestsYes(t *testing.T) {
 	bin := buildBinary(t)
 	dir, _ := scriptedRepo(t, "testdata/run-full.txt")
-	url, _ := startScript(t, `the scope card, whose approval nobody can give
+	url, _ := testkit.StartScript(t, `the scope card, whose approval nobody can give
 -- 01-scope.json --
 {"tool_calls": [{"name": "submit_scope", "args": {"reason": "Clear", "title": "Add Sub", "description": "Add Sub.", "in_scope": ["Sub"], "out_of_scope": [], "recommended_path": "quick"}}]}
 `)

@@ -9,17 +9,6 @@ import (
 	"github.com/autarch-dev/autarch/agent/workflow/store"
 )
 
-// startScript serves a scripted model whose steps are the txtar text
-// (see agent/scripted) for the test's length.
-func startScript(t *testing.T, txtar string) (url string, model *scripted.Server) {
-	t.Helper()
-	script, err := scripted.Parse([]byte(txtar))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return scripted.Start(t, script)
-}
-
 // scriptedProject is scriptedRepo's repository with a scripted model
 // serving the archive's steps from "from" up to "to" ("": all).
 func scriptedProject(t *testing.T, path, from, to string) (dir, url string, model *scripted.Server) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // everythingBin is the pinned server-everything of the repository's
@@ -98,7 +100,7 @@ func TestMCPVerbs(t *testing.T) {
 // requests are asserted by the scripted model.
 func TestAgentUsesMCPTools(t *testing.T) {
 	userEverything(t)
-	url, _ := startScript(t, `-- 01.json --
+	url, _ := testkit.StartScript(t, `-- 01.json --
 {"expect": {"tools": ["mcp_everything_echo", "read_file"], "notTools": ["mcp_everything_toggle_simulated_logging"]},
  "tool_calls": [{"name": "mcp_everything_echo", "args": {"message": "from the agent", "reason": "try the server"}}]}
 -- 02.json --

@@ -2,9 +2,6 @@ package orchestrate
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent"
@@ -19,11 +16,7 @@ import (
 // scenario checks what the model is offered and that a call is answered
 // by the real server).
 func TestSwarmAgentsGetReadOnlyMCPTools(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "mcp.json")
-	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]tools.MCPServer{"ev": {Command: mcptest.Server(t, "mcp-server-everything")}}})
-	if err := os.WriteFile(file, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := mcptest.UserFile(t, map[string]tools.MCPServer{"ev": {Command: mcptest.Server(t, "mcp-server-everything")}})
 	m, err := mcp.NewManager(mcp.Options{UserFile: file, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -61,9 +62,7 @@ func TestFilesystemServerEgress(t *testing.T) {
 	for _, a := range attempts {
 		var args map[string]any
 		json.Unmarshal([]byte(a.args), &args)
-		args["reason"] = "test"
-		raw, _ := json.Marshal(args)
-		res, err := e.Call(t.Context(), s, a.tool, raw)
+		res, err := e.Call(t.Context(), s, a.tool, testkit.ToolArgs(t, args))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -77,12 +77,7 @@ func nodeBin(t *testing.T, name string) string {
 // userServers writes a user mcp.json and returns a manager over it.
 func userServers(t *testing.T, servers map[string]tools.MCPServer) *Manager {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "mcp.json")
-	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
-	if err := os.WriteFile(file, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewManager(Options{UserFile: file, Dir: t.TempDir(), Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	m, err := NewManager(Options{UserFile: mcptest.UserFile(t, servers), Dir: t.TempDir(), Log: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

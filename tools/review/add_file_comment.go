@@ -2,13 +2,9 @@ package review
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed add_file_comment.md
-var addFileCommentDesc string
 
 type addFileCommentParams struct {
 	Reason   string `json:"reason"`
@@ -17,7 +13,7 @@ type addFileCommentParams struct {
 }
 
 func newAddFileComment(b Backend) tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "add_file_comment", addFileCommentDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addFileCommentParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "add_file_comment", describe("add_file_comment"), tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addFileCommentParams) (tools.Result, error) {
 		c := Comment{Type: "file", FilePath: p.FilePath, Severity: p.Severity, Category: p.Category, Description: p.Description}
 		return added(ctx, b, c, "File comment added successfully")
 	})

@@ -2,13 +2,9 @@ package review
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed add_line_comment.md
-var addLineCommentDesc string
 
 type addLineCommentParams struct {
 	Reason    string `json:"reason"`
@@ -20,7 +16,7 @@ type addLineCommentParams struct {
 }
 
 func newAddLineComment(b Backend) tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "add_line_comment", addLineCommentDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addLineCommentParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "add_line_comment", describe("add_line_comment"), tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addLineCommentParams) (tools.Result, error) {
 		c := Comment{Type: "line", FilePath: p.FilePath, StartLine: p.StartLine, Severity: p.Severity, Category: p.Category, Description: p.Description, Suggestion: p.Suggestion}
 		if p.EndLine != nil {
 			c.EndLine = *p.EndLine

@@ -2,13 +2,9 @@ package review
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed add_review_comment.md
-var addReviewCommentDesc string
 
 type addReviewCommentParams struct {
 	Reason string `json:"reason"`
@@ -16,7 +12,7 @@ type addReviewCommentParams struct {
 }
 
 func newAddReviewComment(b Backend) tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "add_review_comment", addReviewCommentDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addReviewCommentParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "add_review_comment", describe("add_review_comment"), tools.ReadOnly, func(ctx context.Context, s *tools.Session, p addReviewCommentParams) (tools.Result, error) {
 		c := Comment{Type: "review", Severity: p.Severity, Category: p.Category, Description: p.Description}
 		return added(ctx, b, c, "Review comment added successfully")
 	})

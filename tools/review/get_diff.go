@@ -2,17 +2,13 @@ package review
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 
 	"github.com/autarch-dev/autarch/tools"
 )
 
-//go:embed get_diff.md
-var getDiffDesc string
-
 func newGetDiff(b Backend) tools.Tool {
-	return newGetter("get_diff", getDiffDesc, ErrNoDiff, b.Diff, func(diff string) map[string]any {
+	return newGetter("get_diff", describe("get_diff"), ErrNoDiff, b.Diff, func(diff string) map[string]any {
 		return map[string]any{"success": true, "diff": diff}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/workflow/store"
+	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/tools"
 )
 
@@ -179,7 +180,5 @@ func callTool(t *testing.T, b Backend, tool, args string) (tools.Result, error) 
 	if err := json.Unmarshal([]byte(args), &m); err != nil {
 		t.Fatal(err)
 	}
-	m["reason"] = "test"
-	raw, _ := json.Marshal(m)
-	return tools.NewEngine(reg, nil, slog.New(slog.DiscardHandler)).Call(context.Background(), s, tool, raw)
+	return tools.NewEngine(reg, nil, slog.New(slog.DiscardHandler)).Call(context.Background(), s, tool, testkit.ToolArgs(t, m))
 }

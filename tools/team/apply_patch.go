@@ -2,16 +2,12 @@ package team
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/unidiff"
 )
-
-//go:embed apply_patch.md
-var applyPatchDesc string
 
 // apply_patch's error codes (coding-team-tools.md).
 const (
@@ -27,7 +23,7 @@ type applyPatchParams struct {
 }
 
 func newApplyPatch(job Job) tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectEdit, Category: tools.CategoryMutating}, "apply_patch", applyPatchDesc, tools.Write, func(ctx context.Context, s *tools.Session, p applyPatchParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectEdit, Category: tools.CategoryMutating}, "apply_patch", describe("apply_patch"), tools.Write, func(ctx context.Context, s *tools.Session, p applyPatchParams) (tools.Result, error) {
 		mode := Genius
 		if job != nil {
 			mode = job.Mode()

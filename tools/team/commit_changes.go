@@ -2,7 +2,6 @@ package team
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,9 +12,6 @@ import (
 	"github.com/autarch-dev/autarch/tools/verify"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
-
-//go:embed commit_changes.md
-var commitChangesDesc string
 
 // commit_changes' error codes (coding-team-tools.md).
 const (
@@ -36,7 +32,7 @@ type verifier struct {
 }
 
 func newCommitChanges(job Job, lock sync.Locker, checks *checkCache, verifiers []verifier) tools.Tool {
-	t := tools.DefineWith(tools.Traits{Effect: tools.EffectExecute, Category: tools.CategoryMutating}, "commit_changes", commitChangesDesc, tools.Write, func(ctx context.Context, s *tools.Session, p commitChangesParams) (tools.Result, error) {
+	t := tools.DefineWith(tools.Traits{Effect: tools.EffectExecute, Category: tools.CategoryMutating}, "commit_changes", describe("commit_changes"), tools.Write, func(ctx context.Context, s *tools.Session, p commitChangesParams) (tools.Result, error) {
 		if job == nil {
 			return noJob("commit_changes"), nil
 		}

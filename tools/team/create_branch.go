@@ -2,7 +2,6 @@ package team
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,9 +9,6 @@ import (
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed create_branch.md
-var createBranchDesc string
 
 // BranchPrefix starts every branch a job creates.
 const BranchPrefix = "ai/"
@@ -27,7 +23,7 @@ type createBranchParams struct {
 }
 
 func newCreateBranch(job Job, lock sync.Locker) tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectExecute, Category: tools.CategoryMutating}, "create_branch", createBranchDesc, tools.Write, func(ctx context.Context, s *tools.Session, p createBranchParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectExecute, Category: tools.CategoryMutating}, "create_branch", describe("create_branch"), tools.Write, func(ctx context.Context, s *tools.Session, p createBranchParams) (tools.Result, error) {
 		if job == nil {
 			return noJob("create_branch"), nil
 		}

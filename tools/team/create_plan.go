@@ -2,15 +2,11 @@ package team
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"strings"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed create_plan.md
-var createPlanDesc string
 
 // maxPlanSteps bounds a plan.
 const maxPlanSteps = 100
@@ -23,7 +19,7 @@ type createPlanParams struct {
 }
 
 func newCreatePlan(job Job) tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "create_plan", createPlanDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p createPlanParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "create_plan", describe("create_plan"), tools.ReadOnly, func(ctx context.Context, s *tools.Session, p createPlanParams) (tools.Result, error) {
 		if job == nil {
 			return noJob("create_plan"), nil
 		}

@@ -2,16 +2,12 @@ package team
 
 import (
 	"context"
-	_ "embed"
 	"io/fs"
 
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed find_files.md
-var findFilesDesc string
 
 type findFilesParams struct {
 	Reason  string `json:"reason"`
@@ -20,7 +16,7 @@ type findFilesParams struct {
 }
 
 func newFindFiles() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectSearch, Category: tools.CategoryReadOnly}, "find_files", findFilesDesc, tools.ReadOnly, findFiles)
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectSearch, Category: tools.CategoryReadOnly}, "find_files", describe("find_files"), tools.ReadOnly, findFiles)
 }
 
 func findFiles(ctx context.Context, s *tools.Session, p findFilesParams) (tools.Result, error) {

@@ -2,15 +2,11 @@ package team
 
 import (
 	"context"
-	_ "embed"
 	"strconv"
 	"strings"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed get_repo_state.md
-var getRepoStateDesc string
 
 type getRepoStateParams struct {
 	Reason string `json:"reason"`
@@ -45,7 +41,7 @@ type lastCommit struct {
 }
 
 func newGetRepoState() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "get_repo_state", getRepoStateDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, _ getRepoStateParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "get_repo_state", describe("get_repo_state"), tools.ReadOnly, func(ctx context.Context, s *tools.Session, _ getRepoStateParams) (tools.Result, error) {
 		w, err := openWorktree(ctx, s)
 		if err != nil {
 			return failure("not_a_repository", "the workspace is not a git work tree: "+err.Error(), nil), nil

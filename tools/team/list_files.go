@@ -2,16 +2,12 @@ package team
 
 import (
 	"context"
-	_ "embed"
 	"io/fs"
 
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed list_files.md
-var listFilesDesc string
 
 type listFilesParams struct {
 	Reason    string `json:"reason"`
@@ -28,7 +24,7 @@ type fileEntry struct {
 }
 
 func newListFiles() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "list_files", listFilesDesc, tools.ReadOnly, listFiles)
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "list_files", describe("list_files"), tools.ReadOnly, listFiles)
 }
 
 func listFiles(ctx context.Context, s *tools.Session, p listFilesParams) (tools.Result, error) {

@@ -2,7 +2,6 @@ package team
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,9 +11,6 @@ import (
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace"
 )
-
-//go:embed read_file.md
-var readFileDesc string
 
 // read_file's error codes (coding-team-tools.md).
 const (
@@ -33,7 +29,7 @@ type readFileParams struct {
 }
 
 func newReadFile() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "read_file", readFileDesc, tools.ReadOnly, readFile)
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectRead, Category: tools.CategoryReadOnly}, "read_file", describe("read_file"), tools.ReadOnly, readFile)
 }
 
 func readFile(ctx context.Context, s *tools.Session, p readFileParams) (tools.Result, error) {

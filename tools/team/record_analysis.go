@@ -2,15 +2,11 @@ package team
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"strings"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed record_analysis.md
-var recordAnalysisDesc string
 
 type recordAnalysisParams struct {
 	Reason     string   `json:"reason"`
@@ -21,7 +17,7 @@ type recordAnalysisParams struct {
 }
 
 func newRecordAnalysis(job Job) tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "record_analysis", recordAnalysisDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p recordAnalysisParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "record_analysis", describe("record_analysis"), tools.ReadOnly, func(ctx context.Context, s *tools.Session, p recordAnalysisParams) (tools.Result, error) {
 		if job == nil {
 			return noJob("record_analysis"), nil
 		}

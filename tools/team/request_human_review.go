@@ -2,16 +2,12 @@ package team
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed request_human_review.md
-var requestHumanReviewDesc string
 
 type requestHumanReviewParams struct {
 	// Reason is both the spec's "why escalation is needed" and the
@@ -22,7 +18,7 @@ type requestHumanReviewParams struct {
 }
 
 func newRequestHumanReview(job Job) tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "request_human_review", requestHumanReviewDesc, tools.ReadOnly, func(ctx context.Context, s *tools.Session, p requestHumanReviewParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, "request_human_review", describe("request_human_review"), tools.ReadOnly, func(ctx context.Context, s *tools.Session, p requestHumanReviewParams) (tools.Result, error) {
 		if job == nil {
 			return noJob("request_human_review"), nil
 		}

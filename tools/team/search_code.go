@@ -2,7 +2,6 @@ package team
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"path"
 
@@ -10,9 +9,6 @@ import (
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed search_code.md
-var searchCodeDesc string
 
 // search_code limits.
 const (
@@ -35,7 +31,7 @@ type codeMatch struct {
 }
 
 func newSearchCode() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectSearch, Category: tools.CategoryReadOnly}, "search_code", searchCodeDesc, tools.ReadOnly, searchCode)
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectSearch, Category: tools.CategoryReadOnly}, "search_code", describe("search_code"), tools.ReadOnly, searchCode)
 }
 
 func searchCode(ctx context.Context, s *tools.Session, p searchCodeParams) (tools.Result, error) {

@@ -2,15 +2,11 @@ package team
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"strings"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed semantic_search.md
-var semanticSearchDesc string
 
 type semanticSearchParams struct {
 	Reason     string `json:"reason"`
@@ -28,7 +24,7 @@ type semanticHit struct {
 }
 
 func newSemanticSearch() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectSearch, Category: tools.CategoryReadOnly}, "semantic_search", semanticSearchDesc, tools.ReadOnly, semanticSearch)
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectSearch, Category: tools.CategoryReadOnly}, "semantic_search", describe("semantic_search"), tools.ReadOnly, semanticSearch)
 }
 
 func semanticSearch(ctx context.Context, s *tools.Session, p semanticSearchParams) (tools.Result, error) {

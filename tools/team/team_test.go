@@ -141,11 +141,7 @@ func newHarness(t *testing.T, root string, job *fakeJob) *harness {
 // call runs a tool through the engine and decodes its JSON result.
 func (h *harness) call(name string, args map[string]any) (map[string]any, tools.Result) {
 	h.t.Helper()
-	if _, ok := args["reason"]; !ok {
-		args["reason"] = "test"
-	}
-	raw, _ := json.Marshal(args)
-	res, err := h.e.Call(context.Background(), h.s, name, raw)
+	res, err := h.e.Call(context.Background(), h.s, name, testkit.ToolArgs(h.t, args))
 	if err != nil {
 		h.t.Fatalf("%s: %v", name, err)
 	}

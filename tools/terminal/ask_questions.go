@@ -2,14 +2,10 @@ package terminal
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed ask_questions.md
-var askQuestionsDesc string
 
 // Question is one question of ask_questions.
 type Question struct {
@@ -34,7 +30,7 @@ func (p AskQuestionsParams) EditorQuestions() []editor.Question {
 }
 
 func newAskQuestions() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, AskQuestions, askQuestionsDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p AskQuestionsParams) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, AskQuestions, describe(AskQuestions), tools.Terminal, func(ctx context.Context, s *tools.Session, p AskQuestionsParams) (tools.Result, error) {
 		if len(p.Questions) == 0 {
 			return invalid("questions needs at least one question"), nil
 		}

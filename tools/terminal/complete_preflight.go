@@ -2,13 +2,9 @@ package terminal
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed complete_preflight.md
-var completePreflightDesc string
 
 // Preflight is complete_preflight's parameters.
 type Preflight struct {
@@ -20,7 +16,7 @@ type Preflight struct {
 }
 
 func newCompletePreflight() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, CompletePreflight, completePreflightDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p Preflight) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, CompletePreflight, describe(CompletePreflight), tools.Terminal, func(ctx context.Context, s *tools.Session, p Preflight) (tools.Result, error) {
 		if blank(p.Summary) {
 			return invalid("summary is required"), nil
 		}

@@ -2,15 +2,11 @@ package terminal
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed complete_pulse.md
-var completePulseDesc string
 
 // UnresolvedIssue is an acknowledged issue of the escape hatch.
 type UnresolvedIssue struct {
@@ -49,7 +45,7 @@ func newCompletePulse() tools.Tool {
 func EscapeHatchSchema() json.RawMessage { return definePulseDone().Schema() }
 
 func definePulseDone() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, CompletePulse, completePulseDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p PulseDone) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, CompletePulse, describe(CompletePulse), tools.Terminal, func(ctx context.Context, s *tools.Session, p PulseDone) (tools.Result, error) {
 		if err := ValidCommitSummary(p.Summary); err != nil {
 			return invalid("%v", err), nil
 		}

@@ -2,14 +2,10 @@ package terminal
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed complete_review.md
-var completeReviewDesc string
 
 // ReviewDone is complete_review's parameters.
 type ReviewDone struct {
@@ -19,7 +15,7 @@ type ReviewDone struct {
 }
 
 func newCompleteReview() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, CompleteReview, completeReviewDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p ReviewDone) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, CompleteReview, describe(CompleteReview), tools.Terminal, func(ctx context.Context, s *tools.Session, p ReviewDone) (tools.Result, error) {
 		switch p.Recommendation {
 		case "approve", "reject", "manual_review":
 		default:

@@ -2,13 +2,9 @@ package terminal
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed request_extension.md
-var requestExtensionDesc string
 
 // Extension is request_extension's parameters; reason is both the common
 // traceability parameter and why more time is needed.
@@ -19,7 +15,7 @@ type Extension struct {
 }
 
 func newRequestExtension() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, RequestExtension, requestExtensionDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p Extension) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, RequestExtension, describe(RequestExtension), tools.Terminal, func(ctx context.Context, s *tools.Session, p Extension) (tools.Result, error) {
 		if len(p.Remaining) == 0 {
 			return invalid("remaining needs at least one item: say what work is left"), nil
 		}

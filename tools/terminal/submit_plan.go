@@ -2,14 +2,10 @@ package terminal
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed submit_plan.md
-var submitPlanDesc string
 
 // PlannedPulse is one pulse of a plan.
 type PlannedPulse struct {
@@ -82,7 +78,7 @@ func (p Plan) Validate() error {
 }
 
 func newSubmitPlan() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, SubmitPlan, submitPlanDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p Plan) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, SubmitPlan, describe(SubmitPlan), tools.Terminal, func(ctx context.Context, s *tools.Session, p Plan) (tools.Result, error) {
 		if err := p.Validate(); err != nil {
 			return invalid("%v", err), nil
 		}

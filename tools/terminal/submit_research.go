@@ -2,13 +2,9 @@ package terminal
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed submit_research.md
-var submitResearchDesc string
 
 // Research is submit_research's parameters.
 type Research struct {
@@ -43,7 +39,7 @@ type Research struct {
 }
 
 func newSubmitResearch() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, SubmitResearch, submitResearchDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p Research) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, SubmitResearch, describe(SubmitResearch), tools.Terminal, func(ctx context.Context, s *tools.Session, p Research) (tools.Result, error) {
 		switch {
 		case blank(p.Summary):
 			return invalid("summary is required"), nil

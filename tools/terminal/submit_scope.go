@@ -2,13 +2,9 @@ package terminal
 
 import (
 	"context"
-	_ "embed"
 
 	"github.com/autarch-dev/autarch/tools"
 )
-
-//go:embed submit_scope.md
-var submitScopeDesc string
 
 // ScopeCard is submit_scope's parameters: the scope card.
 type ScopeCard struct {
@@ -23,7 +19,7 @@ type ScopeCard struct {
 }
 
 func newSubmitScope() tools.Tool {
-	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, SubmitScope, submitScopeDesc, tools.Terminal, func(ctx context.Context, s *tools.Session, p ScopeCard) (tools.Result, error) {
+	return tools.DefineWith(tools.Traits{Effect: tools.EffectNone, Category: tools.CategoryMeta}, SubmitScope, describe(SubmitScope), tools.Terminal, func(ctx context.Context, s *tools.Session, p ScopeCard) (tools.Result, error) {
 		switch {
 		case blank(p.Title):
 			return invalid("title is required"), nil

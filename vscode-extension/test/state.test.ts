@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkflowState } from '../src/state';
-import type { ActivityView, WorkflowDetail, WorkflowSummary } from '../src/lspext.gen';
+import type { ActivityView, WorkflowDetail, WorkflowEvent, WorkflowSummary } from '../src/lspext.gen';
 
 const wf = (id: string, status: string, updatedAt: string): WorkflowSummary => ({
   id, name: `n-${id}`, task: 't', stage: 'scoping', status, branch: 'b', pulsesDone: 0, pulses: 0, tokens: 0, cost: 0, updatedAt,
@@ -54,46 +54,75 @@ test('events feed the activity and the discussion, and refresh once per burst', 
   s.dispose();
 });
 
-test('a failed result marks the call with its id, not the latest call of the same tool', async () => {
-  const srv = fakeServer();
-  const s = new WorkflowState(srv.request, 1000, () => new Date('2025-01-01T00:00:00Z'));
-  s.onEvent({ kind: 'tool_call', workflowId: 'b', tool: 'grep', reason: 'first', toolCallId: 'c1' });
-  s.onEvent({ kind: 'tool_call', workflowId: 'b', tool: 'grep', reason: 'second', toolCallId: 'c2' });
-  s.onEvent({ kind: 'tool_result', workflowId: 'b', tool: 'grep', failed: true, toolCallId: 'c1' });
-  assert.deepEqual(s.activity('b').map((x) => `${x.reason}:${x.failed}`), ['first:true', 'second:false']);
-  s.dispose();
-});
-
-test("a sub-agent's calls are nested under their dispatch call, ids qualified by it", async () => {
-  const srv = fakeServer();
-  const s = new WorkflowState(srv.request, 1000, () => new Date('2025-01-01T00:00:00Z'));
-  s.onEvent({ kind: 'tool_call', workflowId: 'b', tool: 'dispatch_subagent', reason: 'delegate', toolCallId: 'c1' });
-  s.onEvent({ kind: 'tool_call', workflowId: 'b', tool: 'grep', reason: 'sibling', toolCallId: 'c2' });
-  s.onEvent({ kind: 'tool_call', workflowId: 'b', tool: 'read_file', reason: 'sub one', toolCallId: 'c1', parentToolCallId: 'c1', subagent: 'explore' });
-  s.onEvent({ kind: 'tool_call', workflowId: 'b', tool: 'grep', reason: 'sub two', toolCallId: 'c2', parentToolCallId: 'c1', subagent: 'explore' });
-  s.onEvent({ kind: 'tool_result', workflowId: 'b', tool: 'grep', failed: true, toolCallId: 'c2', parentToolCallId: 'c1' });
-  assert.deepEqual(
-    s.activity('b').map((x) => `${x.subagent ?? '-'}:${x.reason}:${x.failed}`),
-    ['-:delegate:false', 'explore:sub one:false', 'explore:sub two:true', '-:sibling:false'],
-  );
-  s.dispose();
-});
-
-test("a sub-agent's calls (never stored) stay under their stored dispatch call after a refresh", async () => {
-  const srv = fakeServer();
-  const s = new WorkflowState(srv.request, 1000, () => new Date('2025-01-01T00:00:00Z'));
-  await s.select('a');
-  s.onEvent({ kind: 'tool_call', workflowId: 'a', tool: 'dispatch_subagent', reason: 'delegate', toolCallId: 'c1' });
-  s.onEvent({ kind: 'tool_call', workflowId: 'a', tool: 'read_file', reason: 'sub', toolCallId: 'x1', parentToolCallId: 'c1', subagent: 'review' });
-  s.onEvent({ kind: 'tool_call', workflowId: 'a', tool: 'grep', reason: 'later', toolCallId: 'c2' });
-  srv.setActivity([
-    { time: 't1', stage: 'pulsing', tool: 'dispatch_subagent', reason: 'delegate', failed: false, callId: 'c1' },
-    { time: 't2', stage: 'pulsing', tool: 'grep', reason: 'later', failed: false, callId: 'c2' },
-  ]);
-  await s.refresh();
-  assert.deepEqual(s.activity('a').map((x) => `${x.subagent ?? '-'}:${x.reason}`), ['-:delegate', 'review:sub', '-:later']);
-  s.dispose();
-});
+// The activity after live tool events: each call once, by its id, a sub-agent's calls nested under their
+// dispatch call; with stored, after a refresh that fetches the stored activity of the selected workflow too.
+const activityCases: { name: string; id: string; live: Omit<WorkflowEvent, 'workflowId'>[]; stored?: ActivityView[]; want: string[] }[] = [
+  {
+    name: 'a failed result marks the call with its id, not the latest call of the same tool',
+    id: 'b',
+    live: [
+      { kind: 'tool_call', tool: 'grep', reason: 'first', toolCallId: 'c1' },
+      { kind: 'tool_call', tool: 'grep', reason: 'second', toolCallId: 'c2' },
+      { kind: 'tool_result', tool: 'grep', failed: true, toolCallId: 'c1' },
+    ],
+    want: ['-:first:true', '-:second:false'],
+  },
+  {
+    name: "a sub-agent's calls are nested under their dispatch call, ids qualified by it",
+    id: 'b',
+    live: [
+      { kind: 'tool_call', tool: 'dispatch_subagent', reason: 'delegate', toolCallId: 'c1' },
+      { kind: 'tool_call', tool: 'grep', reason: 'sibling', toolCallId: 'c2' },
+      { kind: 'tool_call', tool: 'read_file', reason: 'sub one', toolCallId: 'c1', parentToolCallId: 'c1', subagent: 'explore' },
+      { kind: 'tool_call', tool: 'grep', reason: 'sub two', toolCallId: 'c2', parentToolCallId: 'c1', subagent: 'explore' },
+      { kind: 'tool_result', tool: 'grep', failed: true, toolCallId: 'c2', parentToolCallId: 'c1' },
+    ],
+    want: ['-:delegate:false', 'explore:sub one:false', 'explore:sub two:true', '-:sibling:false'],
+  },
+  {
+    name: "a sub-agent's calls (never stored) stay under their stored dispatch call after a refresh",
+    id: 'a',
+    live: [
+      { kind: 'tool_call', tool: 'dispatch_subagent', reason: 'delegate', toolCallId: 'c1' },
+      { kind: 'tool_call', tool: 'read_file', reason: 'sub', toolCallId: 'x1', parentToolCallId: 'c1', subagent: 'review' },
+      { kind: 'tool_call', tool: 'grep', reason: 'later', toolCallId: 'c2' },
+    ],
+    stored: [
+      { time: 't1', stage: 'pulsing', tool: 'dispatch_subagent', reason: 'delegate', failed: false, callId: 'c1' },
+      { time: 't2', stage: 'pulsing', tool: 'grep', reason: 'later', failed: false, callId: 'c2' },
+    ],
+    want: ['-:delegate:false', 'review:sub:false', '-:later:false'],
+  },
+  {
+    name: 'stored sub-agent calls show once, nested under their dispatch call, with the live ones after a refresh',
+    id: 'a',
+    live: [
+      { kind: 'tool_call', tool: 'dispatch_subagent', reason: 'delegate', toolCallId: 'c1' },
+      { kind: 'tool_call', tool: 'read_file', reason: 'sub one', toolCallId: 'c1', parentToolCallId: 'c1', subagent: 'explore' },
+      { kind: 'tool_call', tool: 'grep', reason: 'sub two', toolCallId: 'c2', parentToolCallId: 'c1', subagent: 'explore' },
+    ],
+    // The server stored the dispatch call and the sub-agent's first call (its own id c1 is unique only under its parent).
+    stored: [
+      { time: 't1', stage: 'pulsing', tool: 'dispatch_subagent', reason: 'delegate', failed: false, callId: 'c1' },
+      { time: 't2', stage: 'pulsing', tool: 'read_file', reason: 'sub one', failed: false, callId: 'c1', parentCallId: 'c1', subagent: 'explore' },
+    ],
+    want: ['-:delegate:false', 'explore:sub one:false', 'explore:sub two:false'],
+  },
+];
+for (const tc of activityCases) {
+  test(tc.name, async () => {
+    const srv = fakeServer();
+    const s = new WorkflowState(srv.request, 1000, () => new Date('2025-01-01T00:00:00Z'));
+    if (tc.stored) await s.select(tc.id);
+    for (const ev of tc.live) s.onEvent({ workflowId: tc.id, ...ev });
+    if (tc.stored) {
+      srv.setActivity(tc.stored);
+      await s.refresh();
+    }
+    assert.deepEqual(s.activity(tc.id).map((x) => `${x.subagent ?? '-'}:${x.reason}:${x.failed}`), tc.want);
+    s.dispose();
+  });
+}
 
 test('activeWorkflow prefers the last event, then the newest active one', async () => {
   const srv = fakeServer();
@@ -130,23 +159,6 @@ test("a dry run's plan events keep its latest plan (ended or not), the latest dr
   assert.deepEqual(plans.map((p) => `${p.workflowId}:${p.plan.entries.length}:${!!p.plan.ended}`), ['d2:0:false', 'd1:2:true']);
   for (const id of ['d3', 'd4', 'd5', 'd6']) s.onEvent({ kind: 'dry_run_plan', workflowId: id, dryRun: { entries: [], files: [] } });
   assert.deepEqual(s.dryRunPlans().map((p) => p.workflowId), ['d6', 'd5', 'd4'], 'only the latest three are kept');
-  s.dispose();
-});
-
-test("stored sub-agent calls show once, nested under their dispatch call, with the live ones after a refresh", async () => {
-  const srv = fakeServer();
-  const s = new WorkflowState(srv.request, 1000, () => new Date('2025-01-01T00:00:00Z'));
-  await s.select('a');
-  s.onEvent({ kind: 'tool_call', workflowId: 'a', tool: 'dispatch_subagent', reason: 'delegate', toolCallId: 'c1' });
-  s.onEvent({ kind: 'tool_call', workflowId: 'a', tool: 'read_file', reason: 'sub one', toolCallId: 'c1', parentToolCallId: 'c1', subagent: 'explore' });
-  s.onEvent({ kind: 'tool_call', workflowId: 'a', tool: 'grep', reason: 'sub two', toolCallId: 'c2', parentToolCallId: 'c1', subagent: 'explore' });
-  // The server stored the dispatch call and the sub-agent's first call (its own id c1 is unique only under its parent).
-  srv.setActivity([
-    { time: 't1', stage: 'pulsing', tool: 'dispatch_subagent', reason: 'delegate', failed: false, callId: 'c1' },
-    { time: 't2', stage: 'pulsing', tool: 'read_file', reason: 'sub one', failed: false, callId: 'c1', parentCallId: 'c1', subagent: 'explore' },
-  ]);
-  await s.refresh();
-  assert.deepEqual(s.activity('a').map((x) => `${x.subagent ?? '-'}:${x.reason}`), ['-:delegate', 'explore:sub one', 'explore:sub two']);
   s.dispose();
 });
 

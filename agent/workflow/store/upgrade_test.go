@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -188,8 +187,14 @@ func dumpRuns(t *testing.T, st *store.Store) []byte {
 // upgrading it in place to this build's schema.
 func openUpgraded(t *testing.T, fixture string) *store.Store {
 	t.Helper()
+	data, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(t.TempDir(), store.FileName)
-	copyFile(t, fixture, path)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	st, err := store.Open(context.Background(), path, store.Options{})
 	if err != nil {
 		t.Fatalf("open the store %s: %v", fixture, err)
@@ -213,23 +218,4 @@ func checkedOutcome(t *testing.T, callID string, o run.Outcome, failed, ended bo
 		t.Errorf("call %s ended with outcome %q, failed %v", callID, o, failed)
 	}
 	return ""
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	src, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.Create(to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
