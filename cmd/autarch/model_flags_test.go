@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // TestAgentVerbModelFlags checks that the model flags autarch agent shares
@@ -30,7 +32,7 @@ func TestAgentVerbModelFlags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n"), 0o644)
-			url, _ := startScript(t, tc.script)
+			url, _ := testkit.StartScript(t, tc.script)
 			args := append([]string{"agent", "--root", dir, "--base-url", url, "--model", "scripted", "--mode", "yolo", "--stream=false"}, tc.flags...)
 			code, out, errb := run(t, append(args, "explain a.go")...)
 			if code != tc.code {
