@@ -51,6 +51,10 @@ type Egress struct {
 	// files are in set: the walk that finds them runs while a session
 	// starts, and every filtering waits for it (ready).
 	harvested chan struct{}
+	// lazy, when set, holds the harvest of the roots until the first
+	// filtering, so that a whole walk of a root done meanwhile (grep's
+	// search) stands in for the harvest's own (see egress_listing.go).
+	lazy *lazyHarvest
 }
 
 // MinSecretValue is the shortest value masked by value: shorter ones
@@ -76,18 +80,34 @@ type EgressSources struct {
 // gate) and the values found in src. Unreadable files are skipped: the
 // harvest makes the filter stricter, never fails it.
 func NewEgress(ctx context.Context, gate *workspace.Gate, src EgressSources) *Egress {
+	return newEgress(ctx, gate, src, false)
+}
+
+// newEgress is NewEgress; with lazy, the roots are harvested at the first
+// filtering (ready) instead of at once.
+func newEgress(ctx context.Context, gate *workspace.Gate, src EgressSources, lazy bool) *Egress {
 	if gate == nil {
 		gate = workspace.DefaultGate()
 	}
 	e := &Egress{gate: gate, files: src.Files, harvested: make(chan struct{})}
-	go func() { // the walk of whole workspaces overlaps the session's start and first tool call
+	harvest := func() {
 		defer close(e.harvested)
 		var vals []string
 		for _, root := range src.Roots {
+			if l := e.lazy.listing(root); l != nil {
+				vals = append(vals, harvestListed(ctx, gate, root, l)...)
+				continue
+			}
+			e.lazy.walked()
 			vals = append(vals, harvestRoot(ctx, gate, root)...)
 		}
 		e.AddValues(vals...)
-	}()
+	}
+	if lazy {
+		e.lazy = &lazyHarvest{roots: src.Roots, run: harvest}
+	} else {
+		go harvest() // the walk of whole workspaces overlaps the session's start and first tool call
+	}
 	var vals []string
 	for _, f := range src.Files {
 		if data, err := workspace.ReadSmallFile(f, maxHarvestFile); err == nil {
@@ -102,6 +122,7 @@ func NewEgress(ctx context.Context, gate *workspace.Gate, src EgressSources) *Eg
 
 // ready waits until the values harvested from the workspace are masked.
 func (e *Egress) ready() {
+	e.lazy.start()
 	if e.harvested != nil {
 		<-e.harvested
 	}
@@ -598,15 +619,35 @@ var queryPassword = regexp.MustCompile(`(?i)[?&](?:password|passwd|pwd|token|sec
 func harvestRoot(ctx context.Context, gate *workspace.Gate, root string) []string {
 	var vals []string
 	files := 0
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	walkBlocked(ctx, gate, root, root, func(rel string, d fs.DirEntry) bool {
+		if files >= maxHarvestFiles {
+			return false
+		}
+		data, err := workspace.ReadSmallFile(filepath.Join(root, filepath.FromSlash(rel)), maxHarvestFile)
+		if err != nil {
+			return true
+		}
+		files++
+		vals = append(vals, harvestFile(d.Name(), data)...)
+		return true
+	})
+	return vals
+}
+
+// walkBlocked calls fn, in lexical order, with each regular file under
+// start (inside root, or root itself) that the gate blocks by path (rel:
+// its slash path from root), skipping .git and node_modules folders below
+// start, until fn returns false or ctx ends.
+func walkBlocked(ctx context.Context, gate *workspace.Gate, root, start string, fn func(rel string, d fs.DirEntry) bool) {
+	filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
-		if ctx.Err() != nil || files >= maxHarvestFiles {
+		if ctx.Err() != nil {
 			return filepath.SkipAll
 		}
 		if d.IsDir() {
-			if p != root && (d.Name() == ".git" || d.Name() == "node_modules") {
+			if p != start && (d.Name() == ".git" || d.Name() == "node_modules") {
 				return filepath.SkipDir
 			}
 			return nil
@@ -621,18 +662,15 @@ func harvestRoot(ctx context.Context, gate *workspace.Gate, root string) []strin
 				return nil
 			}
 		}
-		if _, blocked := gate.PathBlocked(filepath.ToSlash(rel)); !blocked {
+		rel = filepath.ToSlash(rel)
+		if _, blocked := gate.PathBlocked(rel); !blocked {
 			return nil
 		}
-		data, err := workspace.ReadSmallFile(p, maxHarvestFile)
-		if err != nil {
-			return nil
+		if !fn(rel, d) {
+			return filepath.SkipAll
 		}
-		files++
-		vals = append(vals, harvestFile(d.Name(), data)...)
 		return nil
 	})
-	return vals
 }
 
 // harvestFile finds the secret values of a blocked file: PEM bodies, JSON

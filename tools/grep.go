@@ -68,7 +68,11 @@ func runGrep(ctx context.Context, s *Session, p grepParams) (Result, error) {
 	if err != nil {
 		return jsonResult(grepResult{Results: []GrepMatch{}, Warning: "Invalid regex pattern: " + err.Error()}, false), nil
 	}
-	all, err := Search(ctx, s.root, s.ignore, s.gate, m, p.Glob)
+	list := s.egress.harvestListingFor(s.root.Dir())
+	all, err := search(ctx, s.root, s.ignore, s.gate, m, p.Glob, list)
+	if err == nil {
+		s.egress.giveListing(s.root.Dir(), list)
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -162,25 +166,45 @@ func (m *Matcher) matchLines(sc *scanner, data []byte) []int {
 // yields nothing either way). Match lines are not filled in (see
 // fillLines), so that a search with many matches stays cheap.
 func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gate *workspace.Gate, m *Matcher, glob string) ([]GrepMatch, error) {
+	return search(ctx, root, ig, gate, m, glob, nil)
+}
+
+// search is Search that also fills list (when not nil) with what the
+// egress harvest needs from its walk of the whole root: the files the
+// gate blocks by path (whatever the glob) and the entries the ignore
+// rules hide.
+func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gate *workspace.Gate, m *Matcher, glob string, list *harvestListing) ([]GrepMatch, error) {
 	files := make(chan string, 1024)
 	var walkErr error
+	var hidden func(string, fs.DirEntry)
+	if list != nil {
+		hidden = list.hide
+	}
 	go func() {
 		defer close(files)
-		walkErr = ig.Walk(ctx, ".", func(rel string, d fs.DirEntry) error {
+		walkErr = ig.WalkHidden(ctx, ".", func(rel string, d fs.DirEntry) error {
 			if d.IsDir() || !d.Type().IsRegular() {
 				return nil
+			}
+			if list != nil {
+				if _, blocked := gate.PathBlocked(rel); blocked {
+					list.blocked = append(list.blocked, rel)
+					return nil
+				}
 			}
 			if glob != "" {
 				if ok, _ := doublestar.Match(glob, rel); !ok {
 					return nil
 				}
 			}
-			if _, blocked := gate.PathBlocked(rel); blocked {
-				return nil
+			if list == nil {
+				if _, blocked := gate.PathBlocked(rel); blocked {
+					return nil
+				}
 			}
 			files <- rel
 			return nil
-		})
+		}, hidden)
 	}()
 	workers := runtime.GOMAXPROCS(0)
 	results := make([][]fileMatches, workers)

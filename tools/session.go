@@ -192,7 +192,9 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 	egress := cfg.Egress
 	egress.Refresh() // a shared filter learns Autarch's credentials written since
 	if egress == nil {
-		egress = NewEgress(context.Background(), gate, DefaultEgressSources(cfg.Root, cfg.GitCommonDir))
+		// Its own filter: harvested at the first filtering, from grep's
+		// walk when a grep came first (egress_listing.go).
+		egress = newEgress(context.Background(), gate, DefaultEgressSources(cfg.Root, cfg.GitCommonDir), true)
 		cfg.Egress = egress
 	}
 	s := &Session{cfg: cfg, root: root, ignore: workspace.NewIgnore(root), gate: gate, egress: egress, read: map[string]bool{}, planned: map[string]string{}, always: map[string]bool{}, written: map[string]bool{}}

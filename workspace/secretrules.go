@@ -1090,15 +1090,20 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 		}
 		return true
 	}
-	high := -1 // whether the line has a K or ſ, once asked
+	// A hit's line is found only when a rule admits the hit: most hits
+	// in code are a guarded rule's common keyword (os. for "s.", key for
+	// "ey") that its guard refuses. Whether the line has a K or ſ
+	// (highLine) needs the line; content without either has no such line.
+	mayFold := foldsToASCII(data)
+	hitAt, high, highAt := 0, false, -1 // the hit asked about; whether the line starting at highAt has a K or ſ
 	highLine := func() bool {
-		if high < 0 {
-			high = 0
-			if foldsToASCII(data[lineStart:lineEnd]) {
-				high = 1
-			}
+		if !mayFold {
+			return false
 		}
-		return high == 1
+		if s, e := lineBounds(data, hitAt); s != highAt {
+			high, highAt = foldsToASCII(data[s:e]), s
+		}
+		return high
 	}
 	sc, _ := a.scratch.Get().(*kwScratch)
 	if sc == nil {
@@ -1111,17 +1116,17 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 		}
 	}()
 	for _, h := range sc.hits {
-		if h.pos > lineEnd {
-			if !flush() {
-				return
-			}
-			pending = pending[:0]
-			lineStart, lineEnd = lineBounds(data, h.pos)
-			high = -1
-		}
+		hitAt = h.pos
 		for _, id := range a.accept[h.state] {
 			if !rs.admits(id, data, h.pos, highLine) {
 				continue
+			}
+			if h.pos > lineEnd {
+				if !flush() {
+					return
+				}
+				pending = pending[:0]
+				lineStart, lineEnd = lineBounds(data, h.pos)
 			}
 			if !slices.Contains(pending, id) {
 				pending = append(pending, id)

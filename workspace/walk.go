@@ -30,6 +30,15 @@ const maxPatternFile = 1 << 20
 // Pattern files are read through the same descriptors. Order, ignore rules
 // and the meaning of fn's results are those of Walk.
 func (ig *Ignore) WalkConfined(ctx context.Context, start string, fn WalkFunc) error {
+	return ig.WalkHidden(ctx, start, fn, nil)
+}
+
+// WalkHidden is WalkConfined that also reports to hidden (when not nil)
+// each entry the ignore rules hide: a hidden directory is reported once
+// and not entered. A caller that needs every file (the egress harvest
+// reads ignored secret files too) walks only the hidden directories
+// again, not the whole tree.
+func (ig *Ignore) WalkHidden(ctx context.Context, start string, fn WalkFunc, hidden func(rel string, d fs.DirEntry)) error {
 	var parts []string
 	if start != "." {
 		parts = strings.Split(start, "/")
@@ -54,7 +63,7 @@ func (ig *Ignore) WalkConfined(ctx context.Context, start string, fn WalkFunc) e
 		return explain(start, err)
 	}
 	defer dir.Close()
-	err = ig.walkConfined(ctx, dir, start, parts, ps, false, fn)
+	err = ig.walkConfined(ctx, dir, start, parts, ps, false, fn, hidden)
 	if err == fs.SkipAll {
 		return nil
 	}
@@ -65,7 +74,7 @@ func (ig *Ignore) WalkConfined(ctx context.Context, start string, fn WalkFunc) e
 // patterns that apply in it, without its own pattern files' unless ownIn
 // (then they are read here, only when the listing has them: a directory
 // without a .gitignore costs no failed open).
-func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, parts []string, ps []gitignore.Pattern, ownIn bool, fn WalkFunc) error {
+func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, parts []string, ps []gitignore.Pattern, ownIn bool, fn WalkFunc, hidden func(string, fs.DirEntry)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -102,6 +111,9 @@ func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, pa
 		}
 		child := append(parts[:len(parts):len(parts)], name)
 		if len(ps) > 0 && m.Match(child, e.IsDir()) {
+			if hidden != nil {
+				hidden(childRel, e)
+			}
 			continue
 		}
 		err := fn(childRel, atEntry{DirEntry: e, dir: dir})
@@ -121,7 +133,7 @@ func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, pa
 		if err != nil {
 			continue // replaced by a symlink or a file, or vanished: skip
 		}
-		err = ig.walkConfined(ctx, sub, childRel, child, ps, true, fn)
+		err = ig.walkConfined(ctx, sub, childRel, child, ps, true, fn, hidden)
 		sub.Close()
 		if err != nil {
 			return err

@@ -1,0 +1,73 @@
+package workspace
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// goSourceFiles are Go files under $(go env GOROOT)/src, up to max bytes
+// in all (none when there are none).
+func goSourceFiles(tb testing.TB, max int) [][]byte {
+	tb.Helper()
+	var files [][]byte
+	n := 0
+	filepath.WalkDir(filepath.Join(runtime.GOROOT(), "src"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || n >= max {
+			return filepath.SkipAll
+		}
+		if d.IsDir() || filepath.Ext(p) != ".go" {
+			return nil
+		}
+		if b, err := os.ReadFile(p); err == nil {
+			files, n = append(files, b), n+len(b)
+		}
+		return nil
+	})
+	return files
+}
+
+// goSourceSample is goSourceFiles one after another.
+func goSourceSample(tb testing.TB, max int) []byte {
+	tb.Helper()
+	return bytes.Join(goSourceFiles(tb, max), nil)
+}
+
+// BenchmarkKeywordPass is the gate's keyword pass over real Go source
+// (the first 16 MB of GOROOT's .go files): the automaton's hits, without
+// the rules the hits send lines to.
+func BenchmarkKeywordPass(b *testing.B) {
+	data := goSourceSample(b, 16<<20)
+	if len(data) == 0 {
+		b.Skip("no Go sources under GOROOT")
+	}
+	a := secretRules().kw
+	var found [lanes][]kwHit
+	var hits []kwHit
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		hits = a.lanesHits(hits[:0], data, &found)
+	}
+}
+
+// BenchmarkScanSecretsGoSource is scanSecrets (keyword pass, guards and
+// rules) over the same real Go source, file by file as a search meets it.
+func BenchmarkScanSecretsGoSource(b *testing.B) {
+	files := goSourceFiles(b, 16<<20)
+	if len(files) == 0 {
+		b.Skip("no Go sources under GOROOT")
+	}
+	n := 0
+	for _, f := range files {
+		n += len(f)
+	}
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		for _, f := range files {
+			scanSecrets(f, func(int, int, string) bool { return true })
+		}
+	}
+}
