@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -18,9 +17,6 @@ import (
 	"github.com/autarch-dev/autarch/workspace"
 	"github.com/autarch-dev/autarch/workspace/textsearch"
 )
-
-//go:embed grep.md
-var grepDesc string
 
 type grepParams struct {
 	Reason        string `json:"reason"`
@@ -44,7 +40,7 @@ type grepResult struct {
 }
 
 func newGrep() Tool {
-	return newTool("grep", grepDesc, ReadOnly, runGrep).declare(EffectSearch, CategoryReadOnly)
+	return newTool("grep", describe("grep"), ReadOnly, runGrep).declare(EffectSearch, CategoryReadOnly)
 }
 
 func runGrep(ctx context.Context, s *Session, p grepParams) (Result, error) {
