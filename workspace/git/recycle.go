@@ -44,16 +44,19 @@ import (
 //  1. git reset --hard rewrites every tracked file whose stat data
 //     differs from the index (content, mode, type, hard links, a
 //     replaced directory), core.trustctime and core.checkStat forced;
-//  2. git clean -ffdx removes every untracked and ignored file, nested
-//     repositories included;
-//  3. git diff-files finds no difference, git ls-files no assume-unchanged
-//     or skip-worktree entry, no gitlink, nothing but stage 0;
-//  4. a walk of the tree (lstat, no symlink followed) finds exactly the
+//  2. git ls-files finds no assume-unchanged or skip-worktree entry, no
+//     gitlink, nothing but stage 0;
+//  3. a walk of the tree (lstat, no symlink followed) finds exactly the
 //     index's paths and their directories: regular files with one link
 //     and the mode a checkout gives (0666 or 0777 less the umask), the
 //     symlinks the index records, directories with 0777 less the umask,
 //     all owned by us, and the .git file naming the new admin directory,
-//     which holds only what git worktree add wrote and the index.
+//     which holds only what git worktree add wrote and the index. Where
+//     it finds a path the index does not hold, git clean -ffdx removes
+//     every untracked and ignored file, nested repositories included, and
+//     the walk runs again (clean, a walk of the whole tree itself, runs
+//     only then: issue 35);
+//  4. git diff-files finds no difference.
 //
 // Any doubt or failure removes the tree, and a fresh worktree is checked
 // out instead.
@@ -275,15 +278,9 @@ func (r *Repo) freshen(ctx context.Context, path string) error {
 	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "reset", "--hard", "--quiet")...); err != nil {
 		return err
 	}
-	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "clean", "-ffdxq")...); err != nil {
-		return err
-	}
 	ls, err := r.git.run(ctx, path, nil, "ls-files", "--stage", "-v", "-z")
 	if err != nil {
 		return err
-	}
-	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "diff-files", "--quiet")...); err != nil {
-		return fmt.Errorf("files differ from the index after the reset: %w", err)
 	}
 	want := map[string]string{}
 	for _, rec := range strings.Split(strings.TrimSuffix(string(ls), "\x00"), "\x00") {
@@ -297,8 +294,28 @@ func (r *Repo) freshen(ctx context.Context, path string) error {
 		}
 		want[p] = f[1]
 	}
-	return verifyFresh(path, loc.gitDir, want)
+	// git clean walks the whole tree too: it runs only when the walk
+	// finds what the index does not hold (untracked or ignored files,
+	// nested repositories), and the walk then checks again.
+	err = verifyFresh(path, loc.gitDir, want)
+	if errors.Is(err, errUntracked) {
+		if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "clean", "-ffdxq")...); err != nil {
+			return err
+		}
+		err = verifyFresh(path, loc.gitDir, want)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "diff-files", "--quiet")...); err != nil {
+		return fmt.Errorf("files differ from the index after the reset: %w", err)
+	}
+	return nil
 }
+
+// errUntracked: the tree holds a path the index does not (git clean
+// removes it).
+var errUntracked = errors.New("a path the index does not hold")
 
 // adminFiles are what git worktree add --no-checkout writes into a new
 // worktree's admin directory, plus the index we put there.
@@ -337,6 +354,10 @@ func verifyFresh(top, gitDir string, want map[string]string) error {
 		if err != nil || rel == "." {
 			return err
 		}
+		rel = filepath.ToSlash(rel)
+		if rel != ".git" && (d.IsDir() && !dirs[rel] || !d.IsDir() && want[rel] == "") {
+			return fmt.Errorf("%s: %w", rel, errUntracked)
+		}
 		fi, err := d.Info()
 		if err != nil {
 			return err
@@ -345,7 +366,6 @@ func verifyFresh(top, gitDir string, want map[string]string) error {
 		if !ok || st.Uid != uid {
 			return fmt.Errorf("%s is not ours", rel)
 		}
-		rel = filepath.ToSlash(rel)
 		mode := fi.Mode()
 		switch {
 		case rel == ".git":
@@ -353,7 +373,7 @@ func verifyFresh(top, gitDir string, want map[string]string) error {
 				return errors.New(".git is no plain file")
 			}
 		case mode.IsDir():
-			if !dirs[rel] || mode != fs.ModeDir|(0o777&^mask) {
+			if mode != fs.ModeDir|(0o777&^mask) {
 				return fmt.Errorf("directory %s (%v) is not the checkout's", rel, mode)
 			}
 		default:
