@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -122,7 +123,13 @@ type confinement struct {
 	held      int
 	heldMasks []string
 	heldOK    bool
-	walks     int // the walks made (for tests)
+	walks     int // the decisions made (for tests)
+	full      int // the decisions that walked the whole tree (for tests)
+	// watch follows the tree's changes since the last walk (nil: none,
+	// the next decision walks); masks are the paths, relative, masked by
+	// the last decision.
+	watch *treeWatch
+	masks map[string]bool
 
 	objects objectsConfinement
 }
@@ -231,6 +238,11 @@ func (s *Session) secretFiles() ([]string, error) { return s.maskedFiles(nil) }
 // after the walk's first look at them): such a file is not read when it is
 // still the version the walk saw (issue 35: the first command in a new
 // worktree read every file of the repository).
+//
+// After a first walk, a decision looks only at what changed since the
+// last one, as the session's tree watch reports it (treeWatch: the walk
+// stat-ed every file of a 23k-file tree before each command); where the
+// watch cannot say, the tree is walked again.
 func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 	c := &s.confine
 	c.mu.Lock()
@@ -242,6 +254,25 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 	if c.scans == nil {
 		c.scans = map[string]maskScan{}
 	}
+	masked, ok := s.maskChanges()
+	var err error
+	if !ok {
+		masked, err = s.maskWalk(clean)
+	}
+	if c.held > 0 && err == nil {
+		c.heldMasks, c.heldOK = slices.Clone(masked), true
+	}
+	return masked, err
+}
+
+// maskWalk decides the masks by walking the whole tree, and starts the
+// tree watch that lets the next decision look at what changed only. Under
+// c.mu.
+func (s *Session) maskWalk(clean func() map[string]bool) ([]string, error) {
+	c := &s.confine
+	c.full++
+	c.watch.close()
+	c.watch, c.masks = newTreeWatch(s.root.Dir()), map[string]bool{}
 	seen := map[string]bool{}
 	var masked []string
 	var buf []byte
@@ -252,24 +283,27 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 	var pending []unknown
 	var attributes []string // .gitattributes files: they may re-encode files on checkout
 	decide := func(rel string, fi fs.FileInfo) {
-		data, st, err := s.root.ReadWalkedStamp(rel, buf, maxMaskScan)
-		if err != nil || data == nil {
-			return
-		}
-		buf = data[:0]
-		_, blocked := s.gate.FileBlockedStamp(rel, data, st)
-		c.scans[rel] = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
-		if blocked {
+		if s.readVerdict(rel, fi, &buf) {
 			masked = append(masked, s.root.Abs(rel))
 		}
 	}
+	mask := func(rel string) {
+		masked = append(masked, s.root.Abs(rel))
+		c.masks[rel] = true
+	}
 	err := fs.WalkDir(os.DirFS(s.root.Dir()), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
+			if c.watch != nil {
+				c.watch.lost = true // what it holds may become readable unseen
+			}
 			return nil // vanished or unreadable: nothing to mask
 		}
 		if d.IsDir() {
-			if rel != "." && (d.Name() == ".git" || dependencyDirs[d.Name()]) {
+			if rel != "." && skippedDir(d.Name()) {
 				return fs.SkipDir
+			}
+			if c.watch != nil {
+				c.watch.add(rel) // before it is read: nothing created meanwhile is missed
 			}
 			return nil
 		}
@@ -280,7 +314,7 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 			attributes = append(attributes, rel)
 		}
 		if _, blocked := s.gate.PathBlocked(rel); blocked {
-			masked = append(masked, s.root.Abs(rel))
+			mask(rel)
 			return nil
 		}
 		fi, err := d.Info()
@@ -301,7 +335,7 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 			c.scans[rel] = prev
 		}
 		if prev.blocked {
-			masked = append(masked, s.root.Abs(rel))
+			mask(rel)
 		}
 		return nil
 	})
@@ -328,10 +362,114 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 			delete(c.scans, rel)
 		}
 	}
-	if c.held > 0 && err == nil {
-		c.heldMasks, c.heldOK = slices.Clone(masked), true
+	if err != nil || c.watch != nil && c.watch.lost {
+		c.watch.close()
+		c.watch = nil
 	}
 	return masked, err
+}
+
+// readVerdict reads the file rel (fi its walked info) and decides whether
+// it is masked, remembering the verdict; false when it vanished or cannot
+// be read (nothing to mask). Under c.mu.
+func (s *Session) readVerdict(rel string, fi fs.FileInfo, buf *[]byte) bool {
+	c := &s.confine
+	data, st, err := s.root.ReadWalkedStamp(rel, *buf, maxMaskScan)
+	if err != nil || data == nil {
+		return false
+	}
+	*buf = data[:0]
+	_, blocked := s.gate.FileBlockedStamp(rel, data, st)
+	c.scans[rel] = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
+	if blocked {
+		c.masks[rel] = true
+	}
+	return blocked
+}
+
+// maskChanges decides the masks from the last decision and what the tree
+// watch saw change since; false when it cannot (no watch yet, or it lost
+// track): walk instead. Under c.mu.
+func (s *Session) maskChanges() ([]string, bool) {
+	c := &s.confine
+	if c.watch == nil {
+		return nil, false
+	}
+	ch, ok := c.watch.changes()
+	if !ok {
+		return nil, false
+	}
+	var buf []byte
+	// decideFile decides one path the watch named, as the walk would.
+	decideFile := func(rel string) {
+		delete(c.masks, rel)
+		delete(c.scans, rel)
+		if inSkippedDir(rel) {
+			return
+		}
+		fi, err := os.Lstat(s.root.Abs(rel))
+		if err != nil || !fi.Mode().IsRegular() {
+			return // gone, or no file: nothing to mask
+		}
+		if _, blocked := s.gate.PathBlocked(rel); blocked {
+			c.masks[rel] = true
+			return
+		}
+		if fi.Size() > maxMaskScan || fi.Size() == 0 {
+			return
+		}
+		// Changed: its exact version (inode, size, times) decides, or
+		// its content.
+		if _, blocked, known := s.gate.KnownVerdict(rel, workspace.StampOf(fi)); known {
+			c.scans[rel] = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
+			if blocked {
+				c.masks[rel] = true
+			}
+			return
+		}
+		s.readVerdict(rel, fi, &buf)
+	}
+	for rel := range ch.paths {
+		decideFile(rel)
+	}
+	// A new directory (made, or moved in whole): watched, then walked.
+	for _, dir := range ch.newDirs {
+		if inSkippedDir(dir) || skippedDir(path.Base(dir)) {
+			continue
+		}
+		_ = fs.WalkDir(os.DirFS(s.root.Dir()), dir, func(rel string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return nil
+			case d.IsDir() && rel != dir && skippedDir(d.Name()):
+				return fs.SkipDir
+			case d.IsDir():
+				c.watch.add(rel)
+			default:
+				decideFile(rel)
+			}
+			return nil
+		})
+	}
+	if c.watch.lost {
+		return nil, false
+	}
+	masked := make([]string, 0, len(c.masks))
+	for rel := range c.masks {
+		masked = append(masked, s.root.Abs(rel))
+	}
+	slices.Sort(masked)
+	return masked, true
+}
+
+// skippedDir reports whether the walk skips a directory of this name:
+// .git or a dependency directory.
+func skippedDir(name string) bool { return name == ".git" || dependencyDirs[name] }
+
+// inSkippedDir reports whether rel lies in a directory the walk skips.
+func inSkippedDir(rel string) bool {
+	parts := strings.Split(rel, "/")
+	return slices.ContainsFunc(parts[:len(parts)-1], skippedDir)
 }
 
 // holdMasks makes the masks the next command decides hold for the
@@ -451,4 +589,12 @@ func buildCache() string {
 		return ""
 	}
 	return filepath.Join(dir, "autarch", "go-build")
+}
+
+// closeWatch stops the tree watch (Session.Close).
+func (c *confinement) closeWatch() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.watch.close()
+	c.watch = nil
 }

@@ -238,6 +238,7 @@ func findGitCommonDir(dir string) string {
 // Close stops the session's own language servers and releases its root.
 func (s *Session) Close() error {
 	s.closeLangServers()
+	s.confine.closeWatch()
 	return errors.Join(s.gate.SaveVerdicts(), s.root.Close())
 }
 
