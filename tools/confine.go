@@ -115,8 +115,11 @@ type confinement struct {
 	policy CommandPolicy
 	err    error
 
-	mu    sync.Mutex
-	scans map[string]maskScan // by relative path
+	mu sync.Mutex
+	// state is what the mask decisions know: the run's, shared by its
+	// sessions in this tree (SessionConfig.Masks), or the session's own.
+	state    *MaskState
+	ownState bool
 	// held counts the gate runs holding the masks (holdMasks); while one
 	// does, the masks decided by its first command (heldMasks, valid when
 	// heldOK) hold for the others.
@@ -124,14 +127,68 @@ type confinement struct {
 	heldMasks []string
 	heldOK    bool
 	walks     int // the decisions made (for tests)
-	full      int // the decisions that walked the whole tree (for tests)
+
+	objects objectsConfinement
+}
+
+// MaskState is what a tree's secret-mask decisions know: each file's
+// verdict by version, the masks of the last decision and the tree watch
+// that follows the changes since (treeWatch). The sessions of a run that
+// work in the same tree share one (SessionConfig.Masks): the first walks
+// the tree, the next look only at what changed since (issue 35: each
+// pulse's first command and each gate run stat-ed every file of a
+// 23k-file tree again). Its owner closes it when the run ends.
+type MaskState struct {
+	mu sync.Mutex
+	// key names the tree and the gate of the sessions it serves (the
+	// first session's); a session with another uses its own state.
+	key   string
+	scans map[string]maskScan // by relative path
 	// watch follows the tree's changes since the last walk (nil: none,
 	// the next decision walks); masks are the paths, relative, masked by
 	// the last decision.
 	watch *treeWatch
 	masks map[string]bool
+	full  int // the decisions that walked the whole tree (for tests)
+}
 
-	objects objectsConfinement
+// NewMaskState makes an empty mask state for the sessions of a run.
+func NewMaskState() *MaskState { return &MaskState{} }
+
+// Close stops the state's tree watch.
+func (m *MaskState) Close() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.watch.close()
+	m.watch, m.masks = nil, nil
+}
+
+// bind makes m serve the sessions of key; false when it serves another.
+func (m *MaskState) bind(key string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.key == "" {
+		m.key = key
+	}
+	return m.key == key
+}
+
+// maskState is the session's mask state: the run's when it serves this
+// tree and gate, else its own. Under c.mu.
+func (s *Session) maskState() *MaskState {
+	c := &s.confine
+	if c.state == nil {
+		key := s.root.Dir() + "\x00" + strings.Join(s.cfg.SensitivePaths, "\x00")
+		if m := s.cfg.Masks; m != nil && m.bind(key) {
+			c.state = m
+		} else {
+			c.state, c.ownState = NewMaskState(), true
+		}
+	}
+	return c.state
 }
 
 // maskScan remembers whether a file's content was secret at one version.
@@ -251,13 +308,16 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 		return slices.Clone(c.heldMasks), nil
 	}
 	c.walks++
-	if c.scans == nil {
-		c.scans = map[string]maskScan{}
+	st := s.maskState()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.scans == nil {
+		st.scans = map[string]maskScan{}
 	}
-	masked, ok := s.maskChanges()
+	masked, ok := s.maskChanges(st)
 	var err error
 	if !ok {
-		masked, err = s.maskWalk(clean)
+		masked, err = s.maskWalk(st, clean)
 	}
 	if c.held > 0 && err == nil {
 		c.heldMasks, c.heldOK = slices.Clone(masked), true
@@ -268,8 +328,7 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 // maskWalk decides the masks by walking the whole tree, and starts the
 // tree watch that lets the next decision look at what changed only. Under
 // c.mu.
-func (s *Session) maskWalk(clean func() map[string]bool) ([]string, error) {
-	c := &s.confine
+func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string, error) {
 	c.full++
 	c.watch.close()
 	c.watch, c.masks = newTreeWatch(s.root.Dir()), map[string]bool{}
@@ -283,7 +342,7 @@ func (s *Session) maskWalk(clean func() map[string]bool) ([]string, error) {
 	var pending []unknown
 	var attributes []string // .gitattributes files: they may re-encode files on checkout
 	decide := func(rel string, fi fs.FileInfo) {
-		if s.readVerdict(rel, fi, &buf) {
+		if s.readVerdict(c, rel, fi, &buf) {
 			masked = append(masked, s.root.Abs(rel))
 		}
 	}
@@ -371,9 +430,8 @@ func (s *Session) maskWalk(clean func() map[string]bool) ([]string, error) {
 
 // readVerdict reads the file rel (fi its walked info) and decides whether
 // it is masked, remembering the verdict; false when it vanished or cannot
-// be read (nothing to mask). Under c.mu.
-func (s *Session) readVerdict(rel string, fi fs.FileInfo, buf *[]byte) bool {
-	c := &s.confine
+// be read (nothing to mask). Under the state's lock.
+func (s *Session) readVerdict(c *MaskState, rel string, fi fs.FileInfo, buf *[]byte) bool {
 	data, st, err := s.root.ReadWalkedStamp(rel, *buf, maxMaskScan)
 	if err != nil || data == nil {
 		return false
@@ -389,9 +447,8 @@ func (s *Session) readVerdict(rel string, fi fs.FileInfo, buf *[]byte) bool {
 
 // maskChanges decides the masks from the last decision and what the tree
 // watch saw change since; false when it cannot (no watch yet, or it lost
-// track): walk instead. Under c.mu.
-func (s *Session) maskChanges() ([]string, bool) {
-	c := &s.confine
+// track): walk instead. Under the state's lock.
+func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 	if c.watch == nil {
 		return nil, false
 	}
@@ -427,7 +484,7 @@ func (s *Session) maskChanges() ([]string, bool) {
 			}
 			return
 		}
-		s.readVerdict(rel, fi, &buf)
+		s.readVerdict(c, rel, fi, &buf)
 	}
 	for rel := range ch.paths {
 		decideFile(rel)
@@ -591,10 +648,12 @@ func buildCache() string {
 	return filepath.Join(dir, "autarch", "go-build")
 }
 
-// closeWatch stops the tree watch (Session.Close).
+// closeWatch stops the session's own tree watch (Session.Close); a run's
+// shared state is closed by the run.
 func (c *confinement) closeWatch() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.watch.close()
-	c.watch = nil
+	if c.ownState {
+		c.state.Close()
+	}
 }

@@ -43,8 +43,8 @@ func TestMaskDecisionFollowsChanges(t *testing.T) {
 		return r
 	}
 	run("true")
-	if s.confine.full != 1 {
-		t.Fatalf("first command: %d walks, want 1", s.confine.full)
+	if s.confine.state.full != 1 {
+		t.Fatalf("first command: %d walks, want 1", s.confine.state.full)
 	}
 
 	// Written by a command: a new .env, a token in an existing file, a
@@ -62,8 +62,8 @@ func TestMaskDecisionFollowsChanges(t *testing.T) {
 			t.Errorf("the next command read the secret in %s:\n%s", f, r.stdout)
 		}
 	}
-	if s.confine.full != 1 {
-		t.Errorf("%d walks of the whole tree, want 1: the changes were not followed", s.confine.full)
+	if s.confine.state.full != 1 {
+		t.Errorf("%d walks of the whole tree, want 1: the changes were not followed", s.confine.state.full)
 	}
 	if r := run("cat main.go"); !strings.Contains(r.stdout, "func main") {
 		t.Errorf("an unchanged clean file is masked: %q", r.stdout)
@@ -76,8 +76,8 @@ func TestMaskDecisionFollowsChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	run("true")
-	if s.confine.full != 2 {
-		t.Errorf("after a folder was deleted: %d walks of the whole tree, want 2", s.confine.full)
+	if s.confine.state.full != 2 {
+		t.Errorf("after a folder was deleted: %d walks of the whole tree, want 2", s.confine.state.full)
 	}
 	if r := run("cat pkg/deep/moved.txt"); !strings.Contains(r.stdout, "clean") {
 		t.Errorf("a file whose secret was removed is still masked: %q", r.stdout)
@@ -89,8 +89,8 @@ func TestMaskDecisionFollowsChanges(t *testing.T) {
 	if r := run("cat pkg/a.go"); !strings.Contains(r.stdout, "package pkg") {
 		t.Errorf("a file whose secret was removed is still masked: %q", r.stdout)
 	}
-	if s.confine.full != 2 {
-		t.Errorf("%d walks of the whole tree, want 2", s.confine.full)
+	if s.confine.state.full != 2 {
+		t.Errorf("%d walks of the whole tree, want 2", s.confine.state.full)
 	}
 }
 
@@ -101,5 +101,60 @@ func writeTestFile(t *testing.T, path, body string) {
 	}
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMaskStateSharedByRunSessions (issue 35): the sessions of a run in
+// one tree share what the mask decisions know (SessionConfig.Masks), so
+// the next stage's or pulse's first command does not walk the tree again,
+// and a secret written after the first session's last command is masked
+// from the next session's first; a session with another gate keeps its
+// own.
+func TestMaskStateSharedByRunSessions(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "main.go"), "package main\n\nfunc main() {}\n")
+	writeTestFile(t, filepath.Join(dir, "pkg", "a.go"), "package pkg\n")
+	masks := NewMaskState()
+	defer masks.Close()
+	open := func(paths ...string) *Session {
+		t.Helper()
+		s, err := NewSession(SessionConfig{Root: dir, Role: "pulsing", Mode: ModeYolo, Masks: masks, SensitivePaths: paths})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	first := open()
+	if _, err := first.runCommand(ctx, "printf 'API_KEY=SECRET_VALUE_5e4d3c2b1a0f9e8d\\n' > pkg/.env", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(dir, "later.txt"), "API_KEY=SECRET_VALUE_5e4d3c2b1a0f9e8d\n")
+
+	next := open()
+	r, err := next.runCommand(ctx, "cat pkg/.env later.txt main.go || true", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.stdout, "SECRET_VALUE") {
+		t.Errorf("the next session's command read a secret:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "func main") {
+		t.Errorf("main.go is masked: %q", r.stdout)
+	}
+	if masks.full != 1 {
+		t.Errorf("two sessions walked the tree %d times, want 1", masks.full)
+	}
+
+	other := open("*.md")
+	if _, err := other.runCommand(ctx, "true", 0); err != nil {
+		t.Fatal(err)
+	}
+	if other.confine.state == masks || other.confine.state.full != 1 {
+		t.Errorf("a session with another gate used the run's state (%d walks of its own)", other.confine.state.full)
 	}
 }
