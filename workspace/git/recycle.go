@@ -28,7 +28,7 @@ import (
 // under <worktree root>/.prepared/spent-<pid>-<seq>/, inside Autarch's
 // state, which no sandboxed command sees, and holds:
 //
-//   - tree/: the worktree's files, moved there by renames when the
+//   - tree/: the worktree's files, its folder renamed there whole when the
 //     workflow ended (the worktree itself is unregistered as before);
 //   - index: a copy of the worktree's index, which only our git wrote
 //     (the admin directory is read-only to commands). Its stat data is
@@ -128,20 +128,19 @@ func (r *Repo) retireWorktree(ctx context.Context, path string) bool {
 	}
 	spent := filepath.Join(r.preparedDir(), spentPrefix+filepath.Base(r.prepared.next(r.preparedDir())))
 	tree := filepath.Join(spent, "tree")
-	if err := os.MkdirAll(tree, 0o700); err != nil {
+	if err := os.MkdirAll(spent, 0o700); err != nil {
 		return false
 	}
 	if err := os.WriteFile(filepath.Join(spent, "index"), index, 0o600); err != nil {
 		_ = os.RemoveAll(spent)
 		return false
 	}
-	moved, ok := moveEntries(path, tree)
-	if !ok {
+	if !setAside(path, tree) {
 		_ = os.RemoveAll(spent)
 		return false
 	}
 	if _, err := r.git.run(ctx, r.dir, nil, "worktree", "remove", "--force", path); err != nil {
-		moveBack(tree, path, moved)
+		moveIn(tree, path)
 		_ = os.RemoveAll(spent)
 		return false
 	}
@@ -149,6 +148,46 @@ func (r *Repo) retireWorktree(ctx context.Context, path string) bool {
 		go func() { _ = os.RemoveAll(spent) }()
 	}
 	return true
+}
+
+// setAside renames the worktree folder dir to dest (which does not
+// exist) whole and puts dir back holding only its .git file; false:
+// nothing moved. Renaming the folder whole keeps its entries' change
+// times — renaming a file sets its own, and git, comparing change times
+// when the tree is restored, rewrote every top-level file that a second
+// had passed for.
+func setAside(dir, dest string) bool {
+	if err := os.Rename(dir, dest); err != nil {
+		return false
+	}
+	if os.Mkdir(dir, 0o755) == nil {
+		if os.Rename(filepath.Join(dest, ".git"), filepath.Join(dir, ".git")) == nil {
+			return true
+		}
+		_ = os.Remove(dir)
+	}
+	_ = os.Rename(dest, dir)
+	return false
+}
+
+// moveIn renames the folder tree (no .git in it) to dir, which holds
+// nothing but its .git file, whole, keeping dir's .git file: setAside
+// undone, or a spent tree moved into a new worktree. false: nothing moved.
+func moveIn(tree, dir string) bool {
+	if _, err := os.Lstat(filepath.Join(tree, ".git")); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if os.Rename(filepath.Join(dir, ".git"), filepath.Join(tree, ".git")) != nil {
+		return false
+	}
+	if os.Remove(dir) == nil {
+		if os.Rename(tree, dir) == nil {
+			return true
+		}
+		_ = os.Mkdir(dir, 0o755)
+	}
+	_ = os.Rename(filepath.Join(tree, ".git"), filepath.Join(dir, ".git"))
+	return false
 }
 
 // moveEntries renames the entries of dir but its .git file into dest;
@@ -242,7 +281,7 @@ func (r *Repo) restoreSpent(ctx context.Context, spent, path, commit string) err
 		if err := writeAtomic(filepath.Join(loc.gitDir, "index"), index); err != nil {
 			return err
 		}
-		if _, ok := moveEntries(filepath.Join(spent, "tree"), path); !ok {
+		if !moveIn(filepath.Join(spent, "tree"), path) {
 			return errors.New("move the spent files in")
 		}
 		return nil

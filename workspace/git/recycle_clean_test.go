@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 )
 
@@ -72,5 +73,56 @@ func TestRecycledTreeCleanedOnlyWhenNeeded(t *testing.T) {
 				t.Errorf("nested: %v", err)
 			}
 		})
+	}
+}
+
+// TestRecycledTopLevelFilesKept (issue 35): retiring and restoring a tree
+// moves its folder whole, so its top-level files keep their change time
+// (renaming a file sets it) and are recycled like the others: git, which
+// compares change times when the tree is restored, rewrote each one
+// whenever a second had passed since the checkout.
+func TestRecycledTopLevelFilesKept(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := userRepo(t)
+	r := openRepo(t, dir)
+	used, err := r.CreateWorkflow(ctx, "used", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctime := func(p string) syscall.Timespec {
+		t.Helper()
+		var st syscall.Stat_t
+		if err := syscall.Lstat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Ctim
+	}
+	before, ino := ctime(filepath.Join(used.Worktree, "old.txt")), inode(t, filepath.Join(used.Worktree, "old.txt"))
+	if err := r.RemoveWorkflow(ctx, "used", RemoveOptions{DeleteBranch: true}); err != nil {
+		t.Fatal(err)
+	}
+	spent := r.spentTrees()
+	if len(spent) != 1 {
+		t.Fatalf("%d spent trees, want 1", len(spent))
+	}
+	if got := ctime(filepath.Join(spent[0], "tree", "old.txt")); got != before {
+		t.Errorf("retiring the tree changed old.txt's change time: %v, was %v", got, before)
+	}
+	if err := r.PrepareWorktrees(ctx, "next", "main", 1); err != nil {
+		t.Fatal(err)
+	}
+	next, err := r.CreateWorkflow(ctx, "next", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ctime(filepath.Join(next.Worktree, "old.txt")); got != before {
+		t.Errorf("restoring the tree changed old.txt's change time: %v, was %v", got, before)
+	}
+	if got := inode(t, filepath.Join(next.Worktree, "old.txt")); got != ino {
+		t.Errorf("old.txt was not recycled (inode %d, was %d)", got, ino)
+	}
+	sameAsFreshCheckout(t, dir, next.Worktree)
+	if st := gitT(t, next.Worktree, "status", "--porcelain", "--ignored"); st != "" {
+		t.Errorf("git status of the next worktree:\n%s", st)
 	}
 }
