@@ -149,7 +149,10 @@ type MaskState struct {
 	// the last decision.
 	watch *treeWatch
 	masks map[string]bool
-	full  int // the decisions that walked the whole tree (for tests)
+	// tooBig: the tree has more directories than a watch may take; each
+	// decision walks it.
+	tooBig bool
+	full   int // the decisions that walked the whole tree (for tests)
 }
 
 // NewMaskState makes an empty mask state for the sessions of a run.
@@ -331,7 +334,10 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string, error) {
 	c.full++
 	c.watch.close()
-	c.watch, c.masks = newTreeWatch(s.root.Dir()), map[string]bool{}
+	c.watch, c.masks = nil, map[string]bool{}
+	if !c.tooBig {
+		c.watch = newTreeWatch(s.root.Dir())
+	}
 	seen := map[string]bool{}
 	var masked []string
 	var buf []byte
@@ -422,6 +428,7 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 		}
 	}
 	if err != nil || c.watch != nil && c.watch.lost {
+		c.tooBig = c.watch != nil && c.watch.full()
 		c.watch.close()
 		c.watch = nil
 	}

@@ -1,8 +1,10 @@
 package tools
 
 import (
+	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
@@ -27,9 +29,17 @@ type treeWatch struct {
 	fd   int
 	root string
 	dirs map[int32]string // watch descriptor → directory, relative ("." the root)
+	// max is how many directories it may watch: a share of the user's
+	// inotify watches, which editors' file watchers need too.
+	max  int
 	lost bool
 	buf  []byte
 }
+
+// watchShare is the part of the user's inotify watches
+// (fs.inotify.max_user_watches) one tree watch may take; a tree with more
+// directories is walked before each decision instead.
+const watchShare = 8
 
 // watchEvents are the events that may change a mask decision.
 const watchEvents = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MODIFY | syscall.IN_ATTRIB | syscall.IN_CLOSE_WRITE |
@@ -42,12 +52,25 @@ func newTreeWatch(root string) *treeWatch {
 	if err != nil {
 		return nil
 	}
-	return &treeWatch{fd: fd, root: root, dirs: map[int32]string{}, buf: make([]byte, 64<<10)}
+	limit := 8192 // the kernel's default
+	if data, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && n > 0 {
+			limit = n
+		}
+	}
+	return &treeWatch{fd: fd, root: root, dirs: map[int32]string{}, max: limit / watchShare, buf: make([]byte, 64<<10)}
 }
 
 // add watches the directory rel (slash-separated, "." the root); a watch
 // that cannot be added loses the watch.
 func (w *treeWatch) add(rel string) {
+	if w.lost {
+		return
+	}
+	if len(w.dirs) >= w.max {
+		w.lost = true
+		return
+	}
 	wd, err := syscall.InotifyAddWatch(w.fd, filepath.Join(w.root, filepath.FromSlash(rel)), watchEvents)
 	if err != nil {
 		w.lost = true
@@ -55,6 +78,9 @@ func (w *treeWatch) add(rel string) {
 	}
 	w.dirs[int32(wd)] = rel
 }
+
+// full reports whether the watch took all the directories it may.
+func (w *treeWatch) full() bool { return len(w.dirs) >= w.max }
 
 // close releases the watch.
 func (w *treeWatch) close() {

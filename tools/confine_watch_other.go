@@ -15,4 +15,5 @@ type treeChanges struct {
 func newTreeWatch(string) *treeWatch              { return nil }
 func (w *treeWatch) add(string)                   {}
 func (w *treeWatch) close()                       {}
+func (w *treeWatch) full() bool                   { return false }
 func (w *treeWatch) changes() (treeChanges, bool) { return treeChanges{}, false }
