@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // TestMaskDecisionFollowsChanges (issue 35): after its first walk, a
@@ -27,7 +29,7 @@ func TestMaskDecisionFollowsChanges(t *testing.T) {
 		"pkg/deep/b.go": "package deep\n",
 		"README.md":     "# demo\n",
 	} {
-		writeTestFile(t, filepath.Join(dir, name), body)
+		testkit.WriteFile(t, filepath.Join(dir, name), body)
 	}
 	s, err := NewSession(SessionConfig{Root: dir, Role: "pulsing", Mode: ModeYolo})
 	if err != nil {
@@ -54,7 +56,7 @@ func TestMaskDecisionFollowsChanges(t *testing.T) {
 		"mkdir -p fresh/inner && printf 'token = " + token + "\\n' > fresh/inner/notes.txt && " +
 		"printf 'token = " + token + "\\n' > pkg/deep/tmp.txt && mv pkg/deep/tmp.txt pkg/deep/moved.txt")
 	// Written from outside the sandbox.
-	writeTestFile(t, filepath.Join(dir, "pkg", "deep", "host.txt"), "token = "+token+"\n")
+	testkit.WriteFile(t, filepath.Join(dir, "pkg", "deep", "host.txt"), "token = "+token+"\n")
 
 	for _, f := range []string{".env", "pkg/a.go", "fresh/inner/notes.txt", "pkg/deep/moved.txt", "pkg/deep/host.txt"} {
 		r := run("cat " + f + " || true")
@@ -71,7 +73,7 @@ func TestMaskDecisionFollowsChanges(t *testing.T) {
 
 	// A secret removed is no longer masked; a folder deleted walks again
 	// (from outside: a command cannot remove what is masked from it).
-	writeTestFile(t, filepath.Join(dir, "pkg", "deep", "moved.txt"), "clean\n")
+	testkit.WriteFile(t, filepath.Join(dir, "pkg", "deep", "moved.txt"), "clean\n")
 	if err := os.RemoveAll(filepath.Join(dir, "fresh")); err != nil {
 		t.Fatal(err)
 	}
@@ -85,22 +87,12 @@ func TestMaskDecisionFollowsChanges(t *testing.T) {
 	if r := run("cat .env pkg/a.go pkg/deep/host.txt || true"); strings.Contains(r.stdout, "SECRET_VALUE") || strings.Contains(r.stdout, token) {
 		t.Errorf("after walking again a secret is readable:\n%s", r.stdout)
 	}
-	writeTestFile(t, filepath.Join(dir, "pkg", "a.go"), "package pkg\n")
+	testkit.WriteFile(t, filepath.Join(dir, "pkg", "a.go"), "package pkg\n")
 	if r := run("cat pkg/a.go"); !strings.Contains(r.stdout, "package pkg") {
 		t.Errorf("a file whose secret was removed is still masked: %q", r.stdout)
 	}
 	if s.confine.state.full != 2 {
 		t.Errorf("%d walks of the whole tree, want 2", s.confine.state.full)
-	}
-}
-
-func writeTestFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -113,8 +105,8 @@ func writeTestFile(t *testing.T, path, body string) {
 func TestMaskStateSharedByRunSessions(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	writeTestFile(t, filepath.Join(dir, "main.go"), "package main\n\nfunc main() {}\n")
-	writeTestFile(t, filepath.Join(dir, "pkg", "a.go"), "package pkg\n")
+	testkit.WriteFile(t, filepath.Join(dir, "main.go"), "package main\n\nfunc main() {}\n")
+	testkit.WriteFile(t, filepath.Join(dir, "pkg", "a.go"), "package pkg\n")
 	masks := NewMaskState()
 	defer masks.Close()
 	open := func(paths ...string) *Session {
@@ -133,7 +125,7 @@ func TestMaskStateSharedByRunSessions(t *testing.T) {
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
-	writeTestFile(t, filepath.Join(dir, "later.txt"), "API_KEY=SECRET_VALUE_5e4d3c2b1a0f9e8d\n")
+	testkit.WriteFile(t, filepath.Join(dir, "later.txt"), "API_KEY=SECRET_VALUE_5e4d3c2b1a0f9e8d\n")
 
 	next := open()
 	r, err := next.runCommand(ctx, "cat pkg/.env later.txt main.go || true", 0)

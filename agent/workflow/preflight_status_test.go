@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/internal/testkit"
 	"github.com/autarch-dev/autarch/workspace/git"
 )
@@ -37,21 +36,7 @@ func TestPreflightTakesOneStatus(t *testing.T) {
 	if e.cfg.Repo, err = git.Open(ctx, dir, git.Config{GitPath: bin}); err != nil {
 		t.Fatal(err)
 	}
-	wf, err := e.Start(ctx, Task{Text: "one status", Name: "one-status", Path: PathQuick})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := store.ScopeCard{WorkflowID: wf.ID, Title: "t", Description: "d", InScope: []string{"x"}, RecommendedPath: "quick"}
-	if err := e.cfg.Store.AddScopeCard(ctx, &sc); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.cfg.Store.ResolveCard(ctx, store.KindScope, sc.ID, store.CardApproved, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.cfg.Store.AdvanceStage(ctx, wf.ID, wf.Stage, string(StagePreflight)); err != nil {
-		t.Fatal(err)
-	}
-	wf.Stage = string(StagePreflight)
+	wf := quickWorkflow(t, e, "one-status", StagePreflight)
 	if err := e.preflight(ctx, wf); err != nil {
 		t.Fatal(err)
 	}

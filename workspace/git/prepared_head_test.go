@@ -3,32 +3,14 @@ package git
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// subcommandGit is a git executable that logs each call's arguments
-// (NUL-separated, one call per line) and runs the real git.
-func subcommandGit(t *testing.T) (bin, log string) {
-	t.Helper()
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	log = filepath.Join(dir, "log")
-	bin = filepath.Join(dir, "git")
-	script := "#!/bin/sh\n{ for a in \"$@\"; do printf '%s\\0' \"$a\"; done; printf '\\n'; } >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return bin, log
-}
-
-// gitCalls lists the git subcommands subcommandGit logged, in order: the
-// first argument after the options (-C and -c take a value).
+// gitCalls lists the git subcommands loggingGit logged, in order: the
+// word after the last -c setting (every call passes some; the -C folder
+// before them may hold spaces).
 func gitCalls(t *testing.T, log string) []string {
 	t.Helper()
 	data, err := os.ReadFile(log)
@@ -37,16 +19,15 @@ func gitCalls(t *testing.T, log string) []string {
 	}
 	var calls []string
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		f := strings.Split(line, "\x00")
-		for i := 0; i < len(f); i++ {
-			if f[i] == "-c" || f[i] == "-C" {
-				i++
-				continue
+		f := strings.Fields(line)
+		last := -1
+		for i, w := range f {
+			if w == "-c" {
+				last = i
 			}
-			if !strings.HasPrefix(f[i], "-") {
-				calls = append(calls, f[i])
-				break
-			}
+		}
+		if last >= 0 && last+2 < len(f) {
+			calls = append(calls, f[last+2])
 		}
 	}
 	return calls
@@ -61,7 +42,7 @@ func gitCalls(t *testing.T, log string) []string {
 func TestPreparedWorktreeTakenWithoutCheckout(t *testing.T) {
 	ctx := context.Background()
 	dir, _ := userRepo(t)
-	bin, log := subcommandGit(t)
+	bin, log := loggingGit(t)
 	r, err := Open(ctx, dir, Config{GitPath: bin})
 	if err != nil {
 		t.Fatal(err)

@@ -46,7 +46,7 @@ func TestRecycledTreeCleanedOnlyWhenNeeded(t *testing.T) {
 			if err := r.RemoveWorkflow(ctx, "used", RemoveOptions{DeleteBranch: true}); err != nil {
 				t.Fatal(err)
 			}
-			bin, log := subcommandGit(t)
+			bin, log := loggingGit(t)
 			r2, err := Open(ctx, dir, Config{GitPath: bin})
 			if err != nil {
 				t.Fatal(err)
