@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -114,17 +115,83 @@ type confinement struct {
 	policy CommandPolicy
 	err    error
 
-	mu    sync.Mutex
-	scans map[string]maskScan // by relative path
+	mu sync.Mutex
+	// state is what the mask decisions know: the run's, shared by its
+	// sessions in this tree (SessionConfig.Masks), or the session's own.
+	state    *MaskState
+	ownState bool
 	// held counts the gate runs holding the masks (holdMasks); while one
 	// does, the masks decided by its first command (heldMasks, valid when
 	// heldOK) hold for the others.
 	held      int
 	heldMasks []string
 	heldOK    bool
-	walks     int // the walks made (for tests)
+	walks     int // the decisions made (for tests)
 
 	objects objectsConfinement
+}
+
+// MaskState is what a tree's secret-mask decisions know: each file's
+// verdict by version, the masks of the last decision and the tree watch
+// that follows the changes since (treeWatch). The sessions of a run that
+// work in the same tree share one (SessionConfig.Masks): the first walks
+// the tree, the next look only at what changed since (issue 35: each
+// pulse's first command and each gate run stat-ed every file of a
+// 23k-file tree again). Its owner closes it when the run ends.
+type MaskState struct {
+	mu sync.Mutex
+	// key names the tree and the gate of the sessions it serves (the
+	// first session's); a session with another uses its own state.
+	key   string
+	scans map[string]maskScan // by relative path
+	// watch follows the tree's changes since the last walk (nil: none,
+	// the next decision walks); masks are the paths, relative, masked by
+	// the last decision.
+	watch *treeWatch
+	masks map[string]bool
+	// tooBig: the tree has more directories than a watch may take; each
+	// decision walks it.
+	tooBig bool
+	full   int // the decisions that walked the whole tree (for tests)
+}
+
+// NewMaskState makes an empty mask state for the sessions of a run.
+func NewMaskState() *MaskState { return &MaskState{} }
+
+// Close stops the state's tree watch.
+func (m *MaskState) Close() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.watch.close()
+	m.watch, m.masks = nil, nil
+}
+
+// bind makes m serve the sessions of key; false when it serves another.
+func (m *MaskState) bind(key string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.key == "" {
+		m.key = key
+	}
+	return m.key == key
+}
+
+// maskState is the session's mask state: the run's when it serves this
+// tree and gate, else its own. Under c.mu.
+func (s *Session) maskState() *MaskState {
+	c := &s.confine
+	if c.state == nil {
+		key := s.root.Dir() + "\x00" + strings.Join(s.cfg.SensitivePaths, "\x00")
+		if m := s.cfg.Masks; m != nil && m.bind(key) {
+			c.state = m
+		} else {
+			c.state, c.ownState = NewMaskState(), true
+		}
+	}
+	return c.state
 }
 
 // maskScan remembers whether a file's content was secret at one version.
@@ -231,6 +298,11 @@ func (s *Session) secretFiles() ([]string, error) { return s.maskedFiles(nil) }
 // after the walk's first look at them): such a file is not read when it is
 // still the version the walk saw (issue 35: the first command in a new
 // worktree read every file of the repository).
+//
+// After a first walk, a decision looks only at what changed since the
+// last one, as the session's tree watch reports it (treeWatch: the walk
+// stat-ed every file of a 23k-file tree before each command); where the
+// watch cannot say, the tree is walked again.
 func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 	c := &s.confine
 	c.mu.Lock()
@@ -239,8 +311,32 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 		return slices.Clone(c.heldMasks), nil
 	}
 	c.walks++
-	if c.scans == nil {
-		c.scans = map[string]maskScan{}
+	st := s.maskState()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.scans == nil {
+		st.scans = map[string]maskScan{}
+	}
+	masked, ok := s.maskChanges(st)
+	var err error
+	if !ok {
+		masked, err = s.maskWalk(st, clean)
+	}
+	if c.held > 0 && err == nil {
+		c.heldMasks, c.heldOK = slices.Clone(masked), true
+	}
+	return masked, err
+}
+
+// maskWalk decides the masks by walking the whole tree, and starts the
+// tree watch that lets the next decision look at what changed only. Under
+// c.mu.
+func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string, error) {
+	c.full++
+	c.watch.close()
+	c.watch, c.masks = nil, map[string]bool{}
+	if !c.tooBig {
+		c.watch = newTreeWatch(s.root.Dir())
 	}
 	seen := map[string]bool{}
 	var masked []string
@@ -252,24 +348,27 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 	var pending []unknown
 	var attributes []string // .gitattributes files: they may re-encode files on checkout
 	decide := func(rel string, fi fs.FileInfo) {
-		data, st, err := s.root.ReadWalkedStamp(rel, buf, maxMaskScan)
-		if err != nil || data == nil {
-			return
-		}
-		buf = data[:0]
-		_, blocked := s.gate.FileBlockedStamp(rel, data, st)
-		c.scans[rel] = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
-		if blocked {
+		if s.readVerdict(c, rel, fi, &buf) {
 			masked = append(masked, s.root.Abs(rel))
 		}
 	}
+	mask := func(rel string) {
+		masked = append(masked, s.root.Abs(rel))
+		c.masks[rel] = true
+	}
 	err := fs.WalkDir(os.DirFS(s.root.Dir()), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
+			if c.watch != nil {
+				c.watch.lost = true // what it holds may become readable unseen
+			}
 			return nil // vanished or unreadable: nothing to mask
 		}
 		if d.IsDir() {
-			if rel != "." && (d.Name() == ".git" || dependencyDirs[d.Name()]) {
+			if rel != "." && skippedDir(d.Name()) {
 				return fs.SkipDir
+			}
+			if c.watch != nil {
+				c.watch.add(rel) // before it is read: nothing created meanwhile is missed
 			}
 			return nil
 		}
@@ -280,7 +379,7 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 			attributes = append(attributes, rel)
 		}
 		if _, blocked := s.gate.PathBlocked(rel); blocked {
-			masked = append(masked, s.root.Abs(rel))
+			mask(rel)
 			return nil
 		}
 		fi, err := d.Info()
@@ -301,7 +400,7 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 			c.scans[rel] = prev
 		}
 		if prev.blocked {
-			masked = append(masked, s.root.Abs(rel))
+			mask(rel)
 		}
 		return nil
 	})
@@ -328,10 +427,113 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 			delete(c.scans, rel)
 		}
 	}
-	if c.held > 0 && err == nil {
-		c.heldMasks, c.heldOK = slices.Clone(masked), true
+	if err != nil || c.watch != nil && c.watch.lost {
+		c.tooBig = c.watch != nil && c.watch.full()
+		c.watch.close()
+		c.watch = nil
 	}
 	return masked, err
+}
+
+// readVerdict reads the file rel (fi its walked info) and decides whether
+// it is masked, remembering the verdict; false when it vanished or cannot
+// be read (nothing to mask). Under the state's lock.
+func (s *Session) readVerdict(c *MaskState, rel string, fi fs.FileInfo, buf *[]byte) bool {
+	data, st, err := s.root.ReadWalkedStamp(rel, *buf, maxMaskScan)
+	if err != nil || data == nil {
+		return false
+	}
+	*buf = data[:0]
+	_, blocked := s.gate.FileBlockedStamp(rel, data, st)
+	c.scans[rel] = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
+	if blocked {
+		c.masks[rel] = true
+	}
+	return blocked
+}
+
+// maskChanges decides the masks from the last decision and what the tree
+// watch saw change since; false when it cannot (no watch yet, or it lost
+// track): walk instead. Under the state's lock.
+func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
+	if c.watch == nil {
+		return nil, false
+	}
+	ch, ok := c.watch.changes()
+	if !ok {
+		return nil, false
+	}
+	var buf []byte
+	// decideFile decides one path the watch named, as the walk would.
+	decideFile := func(rel string) {
+		delete(c.masks, rel)
+		delete(c.scans, rel)
+		if inSkippedDir(rel) {
+			return
+		}
+		fi, err := os.Lstat(s.root.Abs(rel))
+		if err != nil || !fi.Mode().IsRegular() {
+			return // gone, or no file: nothing to mask
+		}
+		if _, blocked := s.gate.PathBlocked(rel); blocked {
+			c.masks[rel] = true
+			return
+		}
+		if fi.Size() > maxMaskScan || fi.Size() == 0 {
+			return
+		}
+		// Changed: its exact version (inode, size, times) decides, or
+		// its content.
+		if _, blocked, known := s.gate.KnownVerdict(rel, workspace.StampOf(fi)); known {
+			c.scans[rel] = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
+			if blocked {
+				c.masks[rel] = true
+			}
+			return
+		}
+		s.readVerdict(c, rel, fi, &buf)
+	}
+	for rel := range ch.paths {
+		decideFile(rel)
+	}
+	// A new directory (made, or moved in whole): watched, then walked.
+	for _, dir := range ch.newDirs {
+		if inSkippedDir(dir) || skippedDir(path.Base(dir)) {
+			continue
+		}
+		_ = fs.WalkDir(os.DirFS(s.root.Dir()), dir, func(rel string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return nil
+			case d.IsDir() && rel != dir && skippedDir(d.Name()):
+				return fs.SkipDir
+			case d.IsDir():
+				c.watch.add(rel)
+			default:
+				decideFile(rel)
+			}
+			return nil
+		})
+	}
+	if c.watch.lost {
+		return nil, false
+	}
+	masked := make([]string, 0, len(c.masks))
+	for rel := range c.masks {
+		masked = append(masked, s.root.Abs(rel))
+	}
+	slices.Sort(masked)
+	return masked, true
+}
+
+// skippedDir reports whether the walk skips a directory of this name:
+// .git or a dependency directory.
+func skippedDir(name string) bool { return name == ".git" || dependencyDirs[name] }
+
+// inSkippedDir reports whether rel lies in a directory the walk skips.
+func inSkippedDir(rel string) bool {
+	parts := strings.Split(rel, "/")
+	return slices.ContainsFunc(parts[:len(parts)-1], skippedDir)
 }
 
 // holdMasks makes the masks the next command decides hold for the
@@ -451,4 +653,14 @@ func buildCache() string {
 		return ""
 	}
 	return filepath.Join(dir, "autarch", "go-build")
+}
+
+// closeWatch stops the session's own tree watch (Session.Close); a run's
+// shared state is closed by the run.
+func (c *confinement) closeWatch() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ownState {
+		c.state.Close()
+	}
 }

@@ -22,7 +22,8 @@ func BenchmarkSecretFiles(b *testing.B) {
 	defer s.Close()
 	b.Run("first", func(b *testing.B) {
 		for b.Loop() {
-			s.confine.scans = nil
+			s.confine.state.Close()
+			s.confine.state = nil
 			if _, err := s.secretFiles(); err != nil {
 				b.Fatal(err)
 			}

@@ -89,6 +89,10 @@ type SessionConfig struct {
 	// configured by its repository; nil: the session starts its own (the
 	// servers Autarch knows) on first use and Close stops them.
 	LangServers *LangServers
+	// Masks is what the secret-mask decisions of the run's sessions in
+	// this tree know, shared so that a new session does not walk the tree
+	// again (its owner closes it); nil: the session keeps its own.
+	Masks *MaskState
 }
 
 // Note is one take_note entry.
@@ -240,6 +244,7 @@ func findGitCommonDir(dir string) string {
 // Close stops the session's own language servers and releases its root.
 func (s *Session) Close() error {
 	s.closeLangServers()
+	s.confine.closeWatch()
 	return errors.Join(s.gate.SaveVerdicts(), s.root.Close())
 }
 

@@ -83,7 +83,7 @@ func benchEngine(b testing.TB, dir string, steps []string, events func(Event)) *
 
 // quickWorkflow records a quick-path workflow with an approved scope, in
 // the given stage.
-func quickWorkflow(b *testing.B, e *Engine, name string, stage Stage) store.Workflow {
+func quickWorkflow(b testing.TB, e *Engine, name string, stage Stage) store.Workflow {
 	ctx := context.Background()
 	wf, err := e.Start(ctx, Task{Text: "bench " + name, Name: name, Path: PathQuick})
 	if err != nil {

@@ -77,7 +77,8 @@ func (e *Engine) open(ctx context.Context, wf store.Workflow, stage Stage, pulse
 		Workflow: wf.ID != "", StateDir: e.cfg.Repo.StateDir(), Diagnostics: diags,
 		Commands: e.cfg.Repository.Commands.Policy(e.cfg.Commands), GitCommonDir: e.cfg.Repo.CommonDir(), Protected: e.cfg.Guardrails.ProtectedPaths(),
 		AllowDelete: e.cfg.Repository.Workspace.AllowDelete, AllowedOnly: e.cfg.Repository.Commands.AllowedOnly,
-		DryRun: e.cfg.DryRun, OnDryRun: e.planFor(ctx, wf.ID, stage, pulseID), Egress: e.cfg.Egress, LangServers: e.langServersOf(wf.ID)})
+		DryRun: e.cfg.DryRun, OnDryRun: e.planFor(ctx, wf.ID, stage, pulseID), Egress: e.cfg.Egress, LangServers: e.langServersOf(wf.ID),
+		Masks: e.masksOf(wf.ID, o.Root)})
 	if err != nil {
 		return nil, fmt.Errorf("%s session: %w", role, err)
 	}

@@ -114,6 +114,7 @@ type Engine struct {
 	plans planBook // what dry runs recorded, by workflow id
 
 	servers runServers // the language servers of the runs in this process
+	masks   runMasks   // what the secret-mask decisions of the runs in this process know
 }
 
 // New checks the configuration and makes an Engine.

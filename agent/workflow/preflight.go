@@ -65,7 +65,7 @@ func (e *Engine) preflight(ctx context.Context, wf store.Workflow) error {
 	e.emit(Event{Kind: "stage", WorkflowID: wf.ID, Stage: wf.Stage, Status: "running", Worktree: root, Text: "preflight in " + root})
 	pctx, cancel := context.WithTimeoutCause(ctx, e.cfg.PreflightTimeout, errPreflightTimeout)
 	defer cancel()
-	result, failure, err := e.runPreflight(pctx, wf, gw, root, setup.ID)
+	result, status, failure, err := e.runPreflight(pctx, wf, gw, root, setup.ID)
 	if errors.Is(context.Cause(pctx), errPreflightTimeout) && ctx.Err() == nil {
 		failure, err = fmt.Sprintf("preflight timed out after %s", e.cfg.PreflightTimeout), nil
 	}
@@ -76,7 +76,13 @@ func (e *Engine) preflight(ctx context.Context, wf store.Workflow) error {
 		return e.abandon(ctx, wf, setup.ID, failure)
 	}
 	if gw != nil {
-		if _, err := gw.RecordArtifacts(ctx); err != nil {
+		// The status preflight ended with (nothing has run since) names
+		// the artifacts: another would stat every file again.
+		record := gw.RecordArtifacts
+		if status != nil {
+			record = func(ctx context.Context) ([]string, error) { return gw.RecordArtifactsOf(ctx, *status) }
+		}
+		if _, err := record(ctx); err != nil {
 			return err
 		}
 	}
@@ -106,16 +112,17 @@ func (e *Engine) preflightProgress(setupID string) func(ctx context.Context, too
 }
 
 // runPreflight runs the preflight agent in root (gw's worktree; a dry
-// run's gw is nil); failure explains why preflight failed ("" when it
+// run's gw is nil); status is the worktree's when it completed (nil if
+// not taken), failure explains why preflight failed ("" when it
 // completed).
-func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Workflow, root, setupID string) (result store.PreflightResult, failure string, err error) {
+func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Workflow, root, setupID string) (result store.PreflightResult, status *git.Status, failure string, err error) {
 	submodules, err := e.submodules(ctx, gw, setupID)
 	if err != nil {
-		return result, "", err
+		return result, status, "", err
 	}
 	conv, err := e.open(ctx, wf, StagePreflight, "", talkOptions{Root: root, OnToolCall: e.preflightProgress(setupID)})
 	if err != nil {
-		return result, "", err
+		return result, status, "", err
 	}
 	defer conv.close()
 	input := "Prepare this worktree for the pulses: install dependencies, run the build, lint and tests once " +
@@ -130,6 +137,7 @@ func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Wo
 			if err != nil {
 				return "", false, err
 			}
+			status = &st
 			if changed := st.TrackedChanges(); len(changed) > 0 {
 				failure = "preflight modified tracked files: " + strings.Join(changed, ", ")
 				return "", true, nil
@@ -151,9 +159,9 @@ func (e *Engine) runPreflight(ctx context.Context, wf store.Workflow, gw *git.Wo
 	}))
 	var f *stageFailure
 	if errors.As(err, &f) {
-		return result, "preflight failed: " + f.reason, nil
+		return result, status, "preflight failed: " + f.reason, nil
 	}
-	return result, failure, err
+	return result, status, failure, err
 }
 
 // submodules checks out, on the host, the submodules of the worktree's

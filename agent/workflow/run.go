@@ -37,6 +37,7 @@ func (e *Engine) Run(ctx context.Context, id string) (store.Workflow, error) {
 	}
 	defer unlock()
 	defer e.startLangServers(wf.ID)()
+	defer e.startMasks(wf.ID)()
 	go e.watchStop(ctx, wf.ID, cancel)
 	defer e.prepareWorktrees(ctx, wf)()
 	for {

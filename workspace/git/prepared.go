@@ -263,6 +263,9 @@ func (r *Repo) claimPrepared(ctx context.Context, path, branch string) bool {
 		r.dropWorktree(ctx, src)
 		return false
 	}
+	if r.moveHEADOnly(ctx, path, branch) {
+		return true
+	}
 	// Only the files that differ between the prepared commit and the
 	// branch are written; a branch checked out elsewhere is refused.
 	if _, err := r.git.run(ctx, path, nil, "checkout", "--quiet", branch, "--"); err != nil {
@@ -270,6 +273,31 @@ func (r *Repo) claimPrepared(ctx context.Context, path, branch string) bool {
 		return false
 	}
 	return true
+}
+
+// moveHEADOnly puts the prepared worktree at path on branch when the
+// branch points at the very commit the worktree was prepared at (a new
+// workflow's branch does): its index and files already are that commit's
+// fresh checkout, so only HEAD moves. git checkout would stat every file
+// and rewrite the index to switch between identical trees (issue 35:
+// 0.3 s on 23k files under load). false: nothing was changed, check the
+// branch out. A branch checked out in another worktree is left to
+// checkout, which refuses it.
+func (r *Repo) moveHEADOnly(ctx context.Context, path, branch string) bool {
+	ref := "refs/heads/" + branch
+	out, err := r.git.text(ctx, path, "rev-parse", "HEAD", ref+"^{commit}")
+	if err != nil {
+		return false
+	}
+	head, tip, ok := strings.Cut(out, "\n")
+	if !ok || head != tip || !isOID(head) {
+		return false
+	}
+	if at, err := r.checkedOutElsewhere(ctx, ref, path); err != nil || at != "" {
+		return false
+	}
+	_, err = r.git.run(ctx, path, nil, "symbolic-ref", "-m", "autarch: take prepared worktree", "HEAD", ref)
+	return err == nil
 }
 
 // dropWorktree removes a worktree this package made and its registration

@@ -444,6 +444,20 @@ func (w *Workflow) RecordArtifacts(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return w.recordArtifacts(ctx, st)
+}
+
+// RecordArtifactsOf is RecordArtifacts from st, a Status of the worktree
+// the caller took with nothing run in it since (issue 35: a second status
+// stat-ed every file of a 23k-file tree again).
+func (w *Workflow) RecordArtifactsOf(ctx context.Context, st Status) ([]string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.recordArtifacts(ctx, st)
+}
+
+// recordArtifacts records st's untracked paths. Under w.mu.
+func (w *Workflow) recordArtifacts(ctx context.Context, st Status) ([]string, error) {
 	paths := st.Untracked()
 	dir, err := w.adminPath(ctx)
 	if err != nil {

@@ -28,7 +28,7 @@ import (
 // under <worktree root>/.prepared/spent-<pid>-<seq>/, inside Autarch's
 // state, which no sandboxed command sees, and holds:
 //
-//   - tree/: the worktree's files, moved there by renames when the
+//   - tree/: the worktree's files, its folder renamed there whole when the
 //     workflow ended (the worktree itself is unregistered as before);
 //   - index: a copy of the worktree's index, which only our git wrote
 //     (the admin directory is read-only to commands). Its stat data is
@@ -44,16 +44,19 @@ import (
 //  1. git reset --hard rewrites every tracked file whose stat data
 //     differs from the index (content, mode, type, hard links, a
 //     replaced directory), core.trustctime and core.checkStat forced;
-//  2. git clean -ffdx removes every untracked and ignored file, nested
-//     repositories included;
-//  3. git diff-files finds no difference, git ls-files no assume-unchanged
-//     or skip-worktree entry, no gitlink, nothing but stage 0;
-//  4. a walk of the tree (lstat, no symlink followed) finds exactly the
+//  2. git ls-files finds no assume-unchanged or skip-worktree entry, no
+//     gitlink, nothing but stage 0;
+//  3. a walk of the tree (lstat, no symlink followed) finds exactly the
 //     index's paths and their directories: regular files with one link
 //     and the mode a checkout gives (0666 or 0777 less the umask), the
 //     symlinks the index records, directories with 0777 less the umask,
 //     all owned by us, and the .git file naming the new admin directory,
-//     which holds only what git worktree add wrote and the index.
+//     which holds only what git worktree add wrote and the index. Where
+//     it finds a path the index does not hold, git clean -ffdx removes
+//     every untracked and ignored file, nested repositories included, and
+//     the walk runs again (clean, a walk of the whole tree itself, runs
+//     only then: issue 35);
+//  4. git diff-files finds no difference.
 //
 // Any doubt or failure removes the tree, and a fresh worktree is checked
 // out instead.
@@ -125,20 +128,19 @@ func (r *Repo) retireWorktree(ctx context.Context, path string) bool {
 	}
 	spent := filepath.Join(r.preparedDir(), spentPrefix+filepath.Base(r.prepared.next(r.preparedDir())))
 	tree := filepath.Join(spent, "tree")
-	if err := os.MkdirAll(tree, 0o700); err != nil {
+	if err := os.MkdirAll(spent, 0o700); err != nil {
 		return false
 	}
 	if err := os.WriteFile(filepath.Join(spent, "index"), index, 0o600); err != nil {
 		_ = os.RemoveAll(spent)
 		return false
 	}
-	moved, ok := moveEntries(path, tree)
-	if !ok {
+	if !setAside(path, tree) {
 		_ = os.RemoveAll(spent)
 		return false
 	}
 	if _, err := r.git.run(ctx, r.dir, nil, "worktree", "remove", "--force", path); err != nil {
-		moveBack(tree, path, moved)
+		moveIn(tree, path)
 		_ = os.RemoveAll(spent)
 		return false
 	}
@@ -146,6 +148,46 @@ func (r *Repo) retireWorktree(ctx context.Context, path string) bool {
 		go func() { _ = os.RemoveAll(spent) }()
 	}
 	return true
+}
+
+// setAside renames the worktree folder dir to dest (which does not
+// exist) whole and puts dir back holding only its .git file; false:
+// nothing moved. Renaming the folder whole keeps its entries' change
+// times — renaming a file sets its own, and git, comparing change times
+// when the tree is restored, rewrote every top-level file that a second
+// had passed for.
+func setAside(dir, dest string) bool {
+	if err := os.Rename(dir, dest); err != nil {
+		return false
+	}
+	if os.Mkdir(dir, 0o755) == nil {
+		if os.Rename(filepath.Join(dest, ".git"), filepath.Join(dir, ".git")) == nil {
+			return true
+		}
+		_ = os.Remove(dir)
+	}
+	_ = os.Rename(dest, dir)
+	return false
+}
+
+// moveIn renames the folder tree (no .git in it) to dir, which holds
+// nothing but its .git file, whole, keeping dir's .git file: setAside
+// undone, or a spent tree moved into a new worktree. false: nothing moved.
+func moveIn(tree, dir string) bool {
+	if _, err := os.Lstat(filepath.Join(tree, ".git")); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if os.Rename(filepath.Join(dir, ".git"), filepath.Join(tree, ".git")) != nil {
+		return false
+	}
+	if os.Remove(dir) == nil {
+		if os.Rename(tree, dir) == nil {
+			return true
+		}
+		_ = os.Mkdir(dir, 0o755)
+	}
+	_ = os.Rename(filepath.Join(tree, ".git"), filepath.Join(dir, ".git"))
+	return false
 }
 
 // moveEntries renames the entries of dir but its .git file into dest;
@@ -239,7 +281,7 @@ func (r *Repo) restoreSpent(ctx context.Context, spent, path, commit string) err
 		if err := writeAtomic(filepath.Join(loc.gitDir, "index"), index); err != nil {
 			return err
 		}
-		if _, ok := moveEntries(filepath.Join(spent, "tree"), path); !ok {
+		if !moveIn(filepath.Join(spent, "tree"), path) {
 			return errors.New("move the spent files in")
 		}
 		return nil
@@ -275,15 +317,9 @@ func (r *Repo) freshen(ctx context.Context, path string) error {
 	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "reset", "--hard", "--quiet")...); err != nil {
 		return err
 	}
-	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "clean", "-ffdxq")...); err != nil {
-		return err
-	}
 	ls, err := r.git.run(ctx, path, nil, "ls-files", "--stage", "-v", "-z")
 	if err != nil {
 		return err
-	}
-	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "diff-files", "--quiet")...); err != nil {
-		return fmt.Errorf("files differ from the index after the reset: %w", err)
 	}
 	want := map[string]string{}
 	for _, rec := range strings.Split(strings.TrimSuffix(string(ls), "\x00"), "\x00") {
@@ -297,8 +333,28 @@ func (r *Repo) freshen(ctx context.Context, path string) error {
 		}
 		want[p] = f[1]
 	}
-	return verifyFresh(path, loc.gitDir, want)
+	// git clean walks the whole tree too: it runs only when the walk
+	// finds what the index does not hold (untracked or ignored files,
+	// nested repositories), and the walk then checks again.
+	err = verifyFresh(path, loc.gitDir, want)
+	if errors.Is(err, errUntracked) {
+		if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "clean", "-ffdxq")...); err != nil {
+			return err
+		}
+		err = verifyFresh(path, loc.gitDir, want)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "diff-files", "--quiet")...); err != nil {
+		return fmt.Errorf("files differ from the index after the reset: %w", err)
+	}
+	return nil
 }
+
+// errUntracked: the tree holds a path the index does not (git clean
+// removes it).
+var errUntracked = errors.New("a path the index does not hold")
 
 // adminFiles are what git worktree add --no-checkout writes into a new
 // worktree's admin directory, plus the index we put there.
@@ -337,6 +393,10 @@ func verifyFresh(top, gitDir string, want map[string]string) error {
 		if err != nil || rel == "." {
 			return err
 		}
+		rel = filepath.ToSlash(rel)
+		if rel != ".git" && (d.IsDir() && !dirs[rel] || !d.IsDir() && want[rel] == "") {
+			return fmt.Errorf("%s: %w", rel, errUntracked)
+		}
 		fi, err := d.Info()
 		if err != nil {
 			return err
@@ -345,7 +405,6 @@ func verifyFresh(top, gitDir string, want map[string]string) error {
 		if !ok || st.Uid != uid {
 			return fmt.Errorf("%s is not ours", rel)
 		}
-		rel = filepath.ToSlash(rel)
 		mode := fi.Mode()
 		switch {
 		case rel == ".git":
@@ -353,7 +412,7 @@ func verifyFresh(top, gitDir string, want map[string]string) error {
 				return errors.New(".git is no plain file")
 			}
 		case mode.IsDir():
-			if !dirs[rel] || mode != fs.ModeDir|(0o777&^mask) {
+			if mode != fs.ModeDir|(0o777&^mask) {
 				return fmt.Errorf("directory %s (%v) is not the checkout's", rel, mode)
 			}
 		default:
