@@ -2,15 +2,11 @@ package tools
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/autarch-dev/autarch/tools/verify"
 )
-
-//go:embed run_tests.md
-var runTestsDesc string
 
 // run_tests limits (coding-team-tools.md).
 const (
@@ -26,7 +22,7 @@ type runTestsParams struct {
 }
 
 func newRunTests() Tool {
-	t := newTool("run_tests", runTestsDesc, Write, runRunTests).declare(EffectExecute, CategoryMutating)
+	t := newTool("run_tests", describe("run_tests"), Write, runRunTests).declare(EffectExecute, CategoryMutating)
 	t.sensitive = func(runTestsParams) bool { return true } // runs the project's code
 	return t
 }
