@@ -821,12 +821,12 @@ type keywordAutomaton struct {
 	shift  uint
 	next   []uint16 // state<<shift | class → next state | acceptBit
 	accept [][]uint16
-	// step is next for the scan: the next state already shifted (the row's
-	// offset), stepAccept set on a transition into an accepting state; one
-	// operation less on each byte's dependency chain than next's.
-	step []uint32
+	// kwTab is next for the lanes (kwlanes.go).
+	kwTab
 	// scratch holds *kwScratch: the hit buffers of a scan, reused.
 	scratch sync.Pool
+	// recs holds *kwRecs: the lanes' records, reused.
+	recs sync.Pool
 }
 
 // kwScratch is one scan's hit buffers: the lanes' and the merged hits.
@@ -838,9 +838,6 @@ type kwScratch struct {
 // maxScratchHits bounds the hit buffers kept for reuse.
 const maxScratchHits = 1 << 14
 
-// stepAccept marks a step into an accepting state.
-const stepAccept = 1 << 31
-
 const acceptBit = 0x8000
 
 func newKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton {
@@ -851,12 +848,12 @@ func newKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton 
 // as the keywords were added.
 func buildKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton {
 	a := buildTrie(keywords, rules)
-	a.fillStep()
+	a.fillTab(a.maxLen)
 	return a
 }
 
-// buildTrie is buildKeywordAutomaton without step (hotFirst, which
-// renumbers the states, makes its own).
+// buildTrie is buildKeywordAutomaton without the lanes' table (hotFirst,
+// which renumbers the states, makes its own).
 func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 	a := &keywordAutomaton{}
 	nc := 1 // class 0: bytes in no keyword
@@ -936,18 +933,10 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 		}
 	}
 	a.accept = outs
-	return a
-}
-
-// fillStep derives step from next.
-func (a *keywordAutomaton) fillStep() {
-	a.step = make([]uint32, len(a.next))
-	for i, t := range a.next {
-		a.step[i] = uint32(t&^acceptBit) << a.shift
-		if t&acceptBit != 0 {
-			a.step[i] |= stepAccept
-		}
+	for _, k := range keywords {
+		a.maxLen = max(a.maxLen, len(k))
 	}
+	return a
 }
 
 // hotFirst renumbers the states breadth first: the root and the states of
@@ -983,7 +972,7 @@ func (a *keywordAutomaton) hotFirst() *keywordAutomaton {
 		}
 		b.accept[i] = a.accept[s]
 	}
-	b.fillStep()
+	b.fillTab(a.maxLen)
 	return b
 }
 
@@ -993,76 +982,10 @@ type kwHit struct {
 	state uint16
 }
 
-// lanes is how many parts of a text the automaton runs through at once:
-// each step is a load that depends on the previous one, so interleaving
-// independent parts keeps the CPU busy while it waits.
-const lanes = 4
-
-// hits appends the positions where keywords end in data, in order. The
-// text is cut at line ends into lanes run in lockstep (no keyword holds a
-// newline, which returns the automaton to its root).
+// hits appends the positions where keywords end in data, in order.
 func (a *keywordAutomaton) hits(dst []kwHit, data []byte) []kwHit {
 	var found [lanes][]kwHit
 	return a.lanesHits(dst, data, &found)
-}
-
-// lanesHits is hits with the lanes' buffers given (emptied first).
-func (a *keywordAutomaton) lanesHits(dst []kwHit, data []byte, found *[lanes][]kwHit) []kwHit {
-	for l := range found {
-		found[l] = found[l][:0]
-	}
-	next, class, shift := a.step, &a.class, a.shift
-	var part [lanes][]byte
-	var base [lanes]int
-	for l, start := 0, 0; l < lanes; l++ {
-		end := len(data)
-		if l < lanes-1 && len(data) >= 1024 {
-			end = min(len(data), start+len(data)/lanes)
-			if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {
-				end += nl + 1
-			} else {
-				end = len(data)
-			}
-		}
-		part[l], base[l] = data[start:end], start
-		start = end
-	}
-	n := len(part[0])
-	for l := range lanes {
-		n = min(n, len(part[l]))
-	}
-	p0, p1, p2, p3 := part[0][:n], part[1][:n], part[2][:n], part[3][:n]
-	// The states in locals (an array's elements would go through memory
-	// at every step).
-	var s0, s1, s2, s3 int
-	for i := range n {
-		t0 := next[s0|int(class[p0[i]])]
-		t1 := next[s1|int(class[p1[i]])]
-		t2 := next[s2|int(class[p2[i]])]
-		t3 := next[s3|int(class[p3[i]])]
-		s0, s1, s2, s3 = int(t0&^stepAccept), int(t1&^stepAccept), int(t2&^stepAccept), int(t3&^stepAccept)
-		if (t0|t1|t2|t3)&stepAccept == 0 {
-			continue
-		}
-		for l, t := range [lanes]uint32{t0, t1, t2, t3} {
-			if t&stepAccept != 0 {
-				found[l] = append(found[l], kwHit{base[l] + i, uint16((t &^ stepAccept) >> shift)})
-			}
-		}
-	}
-	st := [lanes]int{s0, s1, s2, s3}
-	for l := range lanes {
-		s := st[l]
-		for i := n; i < len(part[l]); i++ {
-			t := next[s|int(class[part[l][i]])]
-			s = int(t &^ stepAccept)
-			if t&stepAccept != 0 {
-				found[l] = append(found[l], kwHit{base[l] + i, uint16((t &^ stepAccept) >> shift)})
-			}
-		}
-		dst = append(dst, found[l]...)
-	}
-	return dst
 }
 
 // scanSecrets calls found with the bounds (trailing \r excluded) and rule
