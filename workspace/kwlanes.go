@@ -1,5 +1,7 @@
 package workspace
 
+import "unsafe"
+
 // The keyword pass: the automaton (keywordAutomaton, secretrules.go) run
 // over lanes of a text in lockstep. Each step of the automaton is a load
 // that depends on the previous one, so independent lanes keep the CPU busy
@@ -15,21 +17,22 @@ const lanes = 5
 const kwChunk = 1024
 
 // kwRec is a hit as a stepper records it: the step, counted back from the
-// end of the call's steps (-n for the first of n), and the row offset of
-// the state (kwTab) the step went to.
+// end of the call's steps (-n for the first of n), and the state (an
+// entry of kwTab: its row's address) the step went to.
 type kwRec struct {
-	i, s int32
+	i int32
+	s uint64
 }
 
 // kwRecs are the records of one call of a stepper, kwChunk per lane.
 type kwRecs [lanes][kwChunk]kwRec
 
 // kwLanes is where the lanes are between calls of a stepper: the end of
-// each lane's next steps (an offset in the text) and its state (a row
-// offset, kwTab). The assembly reads it at fixed offsets: off, then s.
+// each lane's next steps (an offset in the text) and its state (a row's
+// address, kwTab). The assembly reads it at fixed offsets: off, then s.
 type kwLanes struct {
 	off [lanes]int
-	s   [lanes]int
+	s   [lanes]uint64
 }
 
 // kwStepper runs n steps (n ≤ kwChunk) of every lane of st over data,
@@ -39,18 +42,21 @@ type kwLanes struct {
 type kwStepper func(a *keywordAutomaton, data []byte, st *kwLanes, n int, rec *kwRecs) [lanes]int
 
 // kwTab is the automaton's table for the lanes: rows of 1<<shift entries
-// (one per byte class), each the row offset (row×width, from tabBase) of
-// the next state. Rows of accepting states come before tabBase, so a step
-// into one reads a negative offset: the sign is the accept flag, and the
-// offset needs no masking before the next step (one operation less on the
-// dependency chain). The root's row is at tabBase (offset 0).
+// (one per byte class), each the address of the next state's row. A step
+// is then one load at the state plus the byte's class (in the assembly,
+// nothing else on the dependency chain from byte to byte). Rows of
+// accepting states come first: a step into one reads an address below
+// split, and needs no flag masked off before the next step.
 type kwTab struct {
-	tab     []int32
-	tabBase int
+	// rows holds addresses into itself: a uint64 slice, which the garbage
+	// collector does not read as pointers; it lives as long as the
+	// automaton, and heap objects do not move.
+	rows []uint64
+	// base is the address of rows[0], split of the first row not
+	// accepting (the root's).
+	base, split uint64
 	// rowState is the state (keywordAutomaton.accept's index) of each row.
 	rowState []uint16
-	// nacc is the number of accepting states (rows before tabBase).
-	nacc int
 	// maxLen is the longest keyword: the automaton's state after a byte
 	// depends on the last maxLen bytes only, so a lane that starts maxLen
 	// bytes early (at the root) is in the right state where its part
@@ -70,7 +76,9 @@ func (a *keywordAutomaton) fillTab(maxLen int) {
 			nacc++
 		}
 	}
-	t := kwTab{tabBase: nacc * width, rowState: make([]uint16, states), nacc: nacc, maxLen: maxLen}
+	t := kwTab{rows: make([]uint64, states*width), rowState: make([]uint16, states), maxLen: maxLen}
+	t.base = uint64(uintptr(unsafe.Pointer(&t.rows[0])))
+	t.split = t.base + uint64(nacc*width)*8
 	acc, other := 0, nacc
 	for s := range states {
 		if len(a.accept[s]) > 0 {
@@ -80,14 +88,26 @@ func (a *keywordAutomaton) fillTab(maxLen int) {
 		}
 		t.rowState[row[s]] = uint16(s)
 	}
-	t.tab = make([]int32, states*width)
 	for s := range states {
-		for c := range width {
-			next := int(a.next[s<<a.shift|c] &^ acceptBit)
-			t.tab[row[s]*width+c] = int32((row[next] - nacc) * width)
+		r := t.rows[row[s]*width : (row[s]+1)*width]
+		for c := range r {
+			r[c] = t.base + uint64(row[a.next[s<<a.shift|c]&^acceptBit]*width)*8
 		}
 	}
 	a.kwTab = t
+}
+
+// root is the state of the root (the first row not accepting).
+func (a *keywordAutomaton) root() uint64 { return a.split }
+
+// stateOf is the automaton's state at an entry of rows.
+func (a *keywordAutomaton) stateOf(s uint64) uint16 {
+	return a.rowState[(s-a.base)/8>>a.shift]
+}
+
+// step is one step of the automaton in Go: from state s over byte c.
+func (a *keywordAutomaton) step(s uint64, c byte) uint64 {
+	return a.rows[int((s-a.base)/8)+int(a.class[c])]
 }
 
 // lanesMin is the least text the lanes take: shorter, one lane runs it
@@ -112,7 +132,7 @@ func (a *keywordAutomaton) lanesHitsWith(dst []kwHit, data []byte, found *[lanes
 		found[l] = found[l][:0]
 	}
 	if len(data) < a.lanesMin() {
-		dst, _ = a.oneLane(dst, data, 0, 0)
+		dst, _ = a.oneLane(dst, data, 0, a.root())
 		return dst
 	}
 	w := a.maxLen
@@ -120,6 +140,7 @@ func (a *keywordAutomaton) lanesHitsWith(dst []kwHit, data []byte, found *[lanes
 	var start, own [lanes]int
 	var st kwLanes
 	for l := range lanes {
+		st.s[l] = a.root()
 		start[l] = l * (m - w)
 		own[l] = start[l] + w
 	}
@@ -138,7 +159,7 @@ func (a *keywordAutomaton) lanesHitsWith(dst []kwHit, data []byte, found *[lanes
 			end := start[l] + done + n
 			for _, r := range rec[l][:counts[l]] {
 				if pos := end + int(r.i); pos >= own[l] {
-					found[l] = append(found[l], kwHit{pos, a.rowState[int(r.s)>>a.shift+a.nacc]})
+					found[l] = append(found[l], kwHit{pos, a.stateOf(r.s)})
 				}
 			}
 		}
@@ -153,14 +174,12 @@ func (a *keywordAutomaton) lanesHitsWith(dst []kwHit, data []byte, found *[lanes
 	return dst
 }
 
-// oneLane runs the automaton over data[from:] from state s (a row offset),
-// appending its hits to dst; it returns them and the state at the end.
-func (a *keywordAutomaton) oneLane(dst []kwHit, data []byte, from, s int) ([]kwHit, int) {
-	tab, base, class := a.tab, a.tabBase, &a.class
+// oneLane runs the automaton over data[from:] from state s, appending
+// its hits to dst; it returns them and the state at the end.
+func (a *keywordAutomaton) oneLane(dst []kwHit, data []byte, from int, s uint64) ([]kwHit, uint64) {
 	for i := from; i < len(data); i++ {
-		s = int(tab[base+s+int(class[data[i]])])
-		if s < 0 {
-			dst = append(dst, kwHit{i, a.rowState[s>>a.shift+a.nacc]})
+		if s = a.step(s, data[i]); s < a.split {
+			dst = append(dst, kwHit{i, a.stateOf(s)})
 		}
 	}
 	return dst, s
@@ -168,23 +187,22 @@ func (a *keywordAutomaton) oneLane(dst []kwHit, data []byte, from, s int) ([]kwH
 
 // kwStepsGo is the portable stepper: kwSteps (kwlanes_amd64.s) in Go.
 func kwStepsGo(a *keywordAutomaton, data []byte, st *kwLanes, n int, rec *kwRecs) [lanes]int {
-	tab, base, class := a.tab, a.tabBase, &a.class
-	next := func(s int, c byte) int { return int(tab[base+s+int(class[c])]) }
 	var counts [lanes]int
 	p0, p1, p2, p3, p4 := data[st.off[0]-n:st.off[0]], data[st.off[1]-n:st.off[1]], data[st.off[2]-n:st.off[2]], data[st.off[3]-n:st.off[3]], data[st.off[4]-n:st.off[4]]
 	s0, s1, s2, s3, s4 := st.s[0], st.s[1], st.s[2], st.s[3], st.s[4]
+	split := a.split
 	for i := range n {
-		s0, s1, s2, s3, s4 = next(s0, p0[i]), next(s1, p1[i]), next(s2, p2[i]), next(s3, p3[i]), next(s4, p4[i])
-		if s0|s1|s2|s3|s4 >= 0 {
+		s0, s1, s2, s3, s4 = a.step(s0, p0[i]), a.step(s1, p1[i]), a.step(s2, p2[i]), a.step(s3, p3[i]), a.step(s4, p4[i])
+		if min(s0, s1, s2, s3, s4) >= split {
 			continue
 		}
-		for l, s := range [lanes]int{s0, s1, s2, s3, s4} {
-			if s < 0 {
-				rec[l][counts[l]] = kwRec{int32(i - n), int32(s)}
+		for l, s := range [lanes]uint64{s0, s1, s2, s3, s4} {
+			if s < split {
+				rec[l][counts[l]] = kwRec{int32(i - n), s}
 				counts[l]++
 			}
 		}
 	}
-	st.s = [lanes]int{s0, s1, s2, s3, s4}
+	st.s = [lanes]uint64{s0, s1, s2, s3, s4}
 	return counts
 }

@@ -5,13 +5,14 @@ func kwStepsFast(a *keywordAutomaton, data []byte, st *kwLanes, n int, rec *kwRe
 	if n <= 0 {
 		return [lanes]int{}
 	}
-	c0, c1, c2, c3, c4 := kwSteps(&a.tab[a.tabBase], &a.class, &data[0], st, n, rec)
-	return [lanes]int{c0, c1, c2, c3, c4}
+	var c [lanes]int
+	c[0], c[1], c[2], c[3], c[4] = kwSteps(&a.class, a.split, &data[0], st, n, rec)
+	return c
 }
 
-// kwSteps is kwStepsGo on amd64 (kwlanes_amd64.s), its five lanes'
-// states and positions in registers. The caller guarantees st's lanes
-// within data, n ≤ kwChunk, and the table's shape (kwTab).
+// kwSteps is kwStepsGo on amd64 (kwlanes_amd64.s), its five lanes' states
+// and positions in registers. The caller guarantees st's lanes within
+// data and n ≤ kwChunk.
 //
 //go:noescape
-func kwSteps(tab *int32, class *[256]uint8, data *byte, st *kwLanes, n int, rec *kwRecs) (c0, c1, c2, c3, c4 int)
+func kwSteps(class *[256]uint8, split uint64, data *byte, st *kwLanes, n int, rec *kwRecs) (c0, c1, c2, c3, c4 int)

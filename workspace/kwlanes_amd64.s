@@ -1,35 +1,34 @@
 #include "textflag.h"
 
-// Registers: DI the table (at tabBase), SI the byte classes, CX the step
-// counted up from -n to 0, AX scratch; the lanes' ends in BX DX R8 R9 R10
-// and their states (row offsets, negative when accepting) in R11-R15.
+// Registers: SI the byte classes, DI the address of the first row not
+// accepting, CX the step counted up from -n to 0, AX scratch; the lanes'
+// ends in BX DX R8 R9 R10 and their states (rows' addresses) in R11-R15.
 
-// STEP moves one lane one byte: the byte's class, plus the state's row
-// offset, indexes the next state's row offset. It sets the sign flag on
-// a step into an accepting state.
+// STEP moves one lane one byte: the byte's class indexes the state's row,
+// whose entry is the next state's row. It sets the carry flag on a step
+// into an accepting state (a row below DI).
 #define STEP(P, S) \
 	MOVBLZX (P)(CX*1), AX \
 	MOVBLZX (SI)(AX*1), AX \
-	ADDQ    S, AX \
-	MOVLQSX (DI)(AX*4), S \
-	TESTQ   S, S
+	MOVQ    (S)(AX*8), S \
+	CMPQ    S, DI
 
 // HIT records lane L's step into an accepting state (CX, S) at the
 // lane's cursor (the result slot C, a pointer until the end).
 #define HIT(C, S) \
 	MOVQ C, AX \
 	MOVL CX, (AX) \
-	MOVL S, 4(AX) \
-	ADDQ $8, AX \
+	MOVQ S, 8(AX) \
+	ADDQ $16, AX \
 	MOVQ AX, C
 
-// A lane's records are kwChunk×8 bytes apart.
-#define LANEREC 8192
+// A lane's records are kwChunk×16 bytes apart.
+#define LANEREC 16384
 
-// func kwSteps(tab *int32, class *[256]uint8, data *byte, st *kwLanes, n int, rec *kwRecs) (c0, c1, c2, c3, c4 int)
+// func kwSteps(class *[256]uint8, split uint64, data *byte, st *kwLanes, n int, rec *kwRecs) (c0, c1, c2, c3, c4 int)
 TEXT ·kwSteps(SB), NOSPLIT, $0-88
-	MOVQ tab+0(FP), DI
-	MOVQ class+8(FP), SI
+	MOVQ class+0(FP), SI
+	MOVQ split+8(FP), DI
 	MOVQ data+16(FP), AX
 	MOVQ st+24(FP), CX
 	MOVQ 0(CX), BX
@@ -64,19 +63,19 @@ TEXT ·kwSteps(SB), NOSPLIT, $0-88
 
 loop:
 	STEP(BX, R11)
-	JS   hit0
+	JCS  hit0
 back0:
 	STEP(DX, R12)
-	JS   hit1
+	JCS  hit1
 back1:
 	STEP(R8, R13)
-	JS   hit2
+	JCS  hit2
 back2:
 	STEP(R9, R14)
-	JS   hit3
+	JCS  hit3
 back3:
 	STEP(R10, R15)
-	JS   hit4
+	JCS  hit4
 back4:
 	INCQ CX
 	JNZ  loop
@@ -92,27 +91,27 @@ done:
 	MOVQ rec+40(FP), AX
 	MOVQ c0+48(FP), BX
 	SUBQ AX, BX
-	SHRQ $3, BX
+	SHRQ $4, BX
 	MOVQ BX, c0+48(FP)
 	ADDQ $LANEREC, AX
 	MOVQ c1+56(FP), BX
 	SUBQ AX, BX
-	SHRQ $3, BX
+	SHRQ $4, BX
 	MOVQ BX, c1+56(FP)
 	ADDQ $LANEREC, AX
 	MOVQ c2+64(FP), BX
 	SUBQ AX, BX
-	SHRQ $3, BX
+	SHRQ $4, BX
 	MOVQ BX, c2+64(FP)
 	ADDQ $LANEREC, AX
 	MOVQ c3+72(FP), BX
 	SUBQ AX, BX
-	SHRQ $3, BX
+	SHRQ $4, BX
 	MOVQ BX, c3+72(FP)
 	ADDQ $LANEREC, AX
 	MOVQ c4+80(FP), BX
 	SUBQ AX, BX
-	SHRQ $3, BX
+	SHRQ $4, BX
 	MOVQ BX, c4+80(FP)
 	RET
 
