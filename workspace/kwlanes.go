@@ -16,20 +16,20 @@ const lanes = 5
 // most: each lane's hits of a call fit its kwChunk records.
 const kwChunk = 1024
 
-// kwRec is a hit as a stepper records it: the step, counted back from the
-// end of the call's steps (-n for the first of n), and the state (an
-// entry of kwTab: its row's address) the step went to.
+// kwRec is a hit as a stepper records it: the step, as the address of
+// lane 0's byte at that step, and the state (an entry of kwTab: its row's
+// address) the step went to.
 type kwRec struct {
-	i int32
-	s uint64
+	p, s uint64
 }
 
 // kwRecs are the records of one call of a stepper, kwChunk per lane.
 type kwRecs [lanes][kwChunk]kwRec
 
 // kwLanes is where the lanes are between calls of a stepper: the end of
-// each lane's next steps (an offset in the text) and its state (a row's
-// address, kwTab). The assembly reads it at fixed offsets: off, then s.
+// each lane's next steps (an offset in the text; the lanes are equally
+// far apart) and its state (a row's address, kwTab). The assembly reads
+// it at fixed offsets: off, then s.
 type kwLanes struct {
 	off [lanes]int
 	s   [lanes]uint64
@@ -46,14 +46,16 @@ type kwStepper func(a *keywordAutomaton, data []byte, st *kwLanes, n int, rec *k
 // is then one load at the state plus the byte's class (in the assembly,
 // nothing else on the dependency chain from byte to byte). Rows of
 // accepting states come first: a step into one reads an address below
-// split, and needs no flag masked off before the next step.
+// split, and needs no flag masked off before the next step. At split, the
+// byte classes (for the assembly: one register for both), then the rows
+// of the other states, the root's first.
 type kwTab struct {
 	// rows holds addresses into itself: a uint64 slice, which the garbage
 	// collector does not read as pointers; it lives as long as the
 	// automaton, and heap objects do not move.
 	rows []uint64
-	// base is the address of rows[0], split of the first row not
-	// accepting (the root's).
+	// base is the address of rows[0], split of the byte classes (after
+	// the accepting rows).
 	base, split uint64
 	// rowState is the state (keywordAutomaton.accept's index) of each row.
 	rowState []uint16
@@ -76,9 +78,18 @@ func (a *keywordAutomaton) fillTab(maxLen int) {
 			nacc++
 		}
 	}
-	t := kwTab{rows: make([]uint64, states*width), rowState: make([]uint16, states), maxLen: maxLen}
+	t := kwTab{rows: make([]uint64, states*width+kwClassWords), rowState: make([]uint16, states), maxLen: maxLen}
 	t.base = uint64(uintptr(unsafe.Pointer(&t.rows[0])))
 	t.split = t.base + uint64(nacc*width)*8
+	for i, c := range a.class {
+		t.rows[nacc*width+i/8] |= uint64(c) << (i % 8 * 8)
+	}
+	addr := func(r int) uint64 {
+		if r < nacc {
+			return t.base + uint64(r*width)*8
+		}
+		return t.split + uint64(kwClassWords+(r-nacc)*width)*8
+	}
 	acc, other := 0, nacc
 	for s := range states {
 		if len(a.accept[s]) > 0 {
@@ -89,16 +100,19 @@ func (a *keywordAutomaton) fillTab(maxLen int) {
 		t.rowState[row[s]] = uint16(s)
 	}
 	for s := range states {
-		r := t.rows[row[s]*width : (row[s]+1)*width]
+		r := t.rows[(addr(row[s])-t.base)/8:][:width]
 		for c := range r {
-			r[c] = t.base + uint64(row[a.next[s<<a.shift|c]&^acceptBit]*width)*8
+			r[c] = addr(row[a.next[s<<a.shift|c]&^acceptBit])
 		}
 	}
 	a.kwTab = t
 }
 
-// root is the state of the root (the first row not accepting).
-func (a *keywordAutomaton) root() uint64 { return a.split }
+// kwClassWords is the room of the byte classes in rows.
+const kwClassWords = 256 / 8
+
+// root is the state of the root (the first row after the classes).
+func (a *keywordAutomaton) root() uint64 { return a.split + kwClassWords*8 }
 
 // stateOf is the automaton's state at an entry of rows.
 func (a *keywordAutomaton) stateOf(s uint64) uint16 {
@@ -136,7 +150,7 @@ func (a *keywordAutomaton) lanesHitsWith(dst []kwHit, data []byte, found *[lanes
 		return dst
 	}
 	w := a.maxLen
-	m := (len(data) + (lanes-1)*w) / lanes
+	m := (len(data) + (lanes-1)*w) / lanes &^ 3 // the assembly steps by four
 	var start, own [lanes]int
 	var st kwLanes
 	for l := range lanes {
@@ -155,10 +169,11 @@ func (a *keywordAutomaton) lanesHitsWith(dst []kwHit, data []byte, found *[lanes
 			st.off[l] = start[l] + done + n
 		}
 		counts := steps(a, data, &st, n, rec)
+		lane0 := uint64(uintptr(unsafe.Pointer(&data[0]))) + uint64(start[0]+done)
 		for l := range lanes {
 			end := start[l] + done + n
 			for _, r := range rec[l][:counts[l]] {
-				if pos := end + int(r.i); pos >= own[l] {
+				if pos := end - n + int(r.p-lane0); pos >= own[l] {
 					found[l] = append(found[l], kwHit{pos, a.stateOf(r.s)})
 				}
 			}
@@ -191,6 +206,7 @@ func kwStepsGo(a *keywordAutomaton, data []byte, st *kwLanes, n int, rec *kwRecs
 	p0, p1, p2, p3, p4 := data[st.off[0]-n:st.off[0]], data[st.off[1]-n:st.off[1]], data[st.off[2]-n:st.off[2]], data[st.off[3]-n:st.off[3]], data[st.off[4]-n:st.off[4]]
 	s0, s1, s2, s3, s4 := st.s[0], st.s[1], st.s[2], st.s[3], st.s[4]
 	split := a.split
+	lane0 := uint64(uintptr(unsafe.Pointer(&data[0]))) + uint64(st.off[0]-n)
 	for i := range n {
 		s0, s1, s2, s3, s4 = a.step(s0, p0[i]), a.step(s1, p1[i]), a.step(s2, p2[i]), a.step(s3, p3[i]), a.step(s4, p4[i])
 		if min(s0, s1, s2, s3, s4) >= split {
@@ -198,7 +214,7 @@ func kwStepsGo(a *keywordAutomaton, data []byte, st *kwLanes, n int, rec *kwRecs
 		}
 		for l, s := range [lanes]uint64{s0, s1, s2, s3, s4} {
 			if s < split {
-				rec[l][counts[l]] = kwRec{int32(i - n), s}
+				rec[l][counts[l]] = kwRec{lane0 + uint64(i), s}
 				counts[l]++
 			}
 		}
