@@ -1076,7 +1076,16 @@ func (rs *ruleSet) admits(id uint16, data []byte, end int, highLine func() bool)
 // guards: its lines were sent to every regex a keyword named, which on a
 // line of 100 KB costs tens of milliseconds each.
 func foldsToASCII(b []byte) bool {
-	return bytes.Contains(b, []byte("K")) || bytes.Contains(b, []byte("ſ"))
+	for {
+		i := indexFoldLead(b)
+		if i < 0 {
+			return false
+		}
+		if b = b[i:]; bytes.HasPrefix(b, []byte("\u212a")) || bytes.HasPrefix(b, []byte("\u017f")) {
+			return true
+		}
+		b = b[1:]
+	}
 }
 
 // hasHighByte reports a byte ≥ 0x80 in b.
