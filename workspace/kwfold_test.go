@@ -8,9 +8,8 @@ import (
 
 // FuzzFoldsToASCII checks foldsToASCII, which looks for the two
 // characters' first bytes in one pass, against a search for each
-// character, and indexFoldLead against its portable form, with the
-// characters (and their first bytes alone) at every alignment of the
-// assembly's blocks.
+// character, with the characters (and their first bytes alone) at every
+// alignment of the SIMD blocks.
 func FuzzFoldsToASCII(f *testing.F) {
 	for _, s := range []string{"", "plain ascii", "\u212a", "\u017f", "\xe2\x84", "\xc5", "caf\u00e9 \u2026 \u2014", "x\u017f", strings.Repeat("a", 40) + "\u212a"} {
 		f.Add([]byte(s), uint8(0))
@@ -21,14 +20,11 @@ func FuzzFoldsToASCII(f *testing.F) {
 		if got := foldsToASCII(data); got != want {
 			t.Fatalf("foldsToASCII(%q) = %v, want %v", data, got, want)
 		}
-		if got, want := indexFoldLead(data), indexFoldLeadGo(data); got != want {
-			t.Fatalf("indexFoldLead(%q) = %d, the portable %d", data, got, want)
-		}
 	})
 }
 
 // TestFoldLeadEveryPlace puts each character, and each first byte alone,
-// at every place of texts around the assembly's block size.
+// at every place of texts around the SIMD block size.
 func TestFoldLeadEveryPlace(t *testing.T) {
 	for _, size := range []int{1, 2, 31, 32, 33, 63, 64, 65, 100} {
 		for _, c := range []string{"\u212a", "\u017f", "\xe2", "\xc5", "\xe2\x84", "\u00e9"} {
@@ -38,9 +34,6 @@ func TestFoldLeadEveryPlace(t *testing.T) {
 				want := bytes.Contains(data, []byte("\u212a")) || bytes.Contains(data, []byte("\u017f"))
 				if got := foldsToASCII(data); got != want {
 					t.Fatalf("foldsToASCII(%q) = %v, want %v", data, got, want)
-				}
-				if got, want := indexFoldLead(data), indexFoldLeadGo(data); got != want {
-					t.Fatalf("indexFoldLead(%q) = %d, the portable %d", data, got, want)
 				}
 			}
 		}

@@ -1077,7 +1077,7 @@ func (rs *ruleSet) admits(id uint16, data []byte, end int, highLine func() bool)
 // line of 100 KB costs tens of milliseconds each.
 func foldsToASCII(b []byte) bool {
 	for {
-		i := indexFoldLead(b)
+		i := foldLeads().Index(b)
 		if i < 0 {
 			return false
 		}
