@@ -1,5 +1,7 @@
 package workspace
 
+//go:generate go run kwlanes_gen.go
+
 // kwStepsFast is kwSteps: the lanes in assembly.
 func kwStepsFast(a *keywordAutomaton, data []byte, st *kwLanes, n int, rec *kwRecs) [lanes]int {
 	if n <= 0 {
