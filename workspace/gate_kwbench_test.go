@@ -53,6 +53,22 @@ func BenchmarkKeywordPass(b *testing.B) {
 	}
 }
 
+// BenchmarkKeywordPassPortable is BenchmarkKeywordPass with the portable
+// stepper (what a CPU without the assembly runs).
+func BenchmarkKeywordPassPortable(b *testing.B) {
+	data := goSourceSample(b, 16<<20)
+	if len(data) == 0 {
+		b.Skip("no Go sources under GOROOT")
+	}
+	a := secretRules().kw
+	var found [lanes][]kwHit
+	var hits []kwHit
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		hits = a.lanesHitsWith(hits[:0], data, &found, kwStepsGo)
+	}
+}
+
 // BenchmarkScanSecretsGoSource is scanSecrets (keyword pass, guards and
 // rules) over the same real Go source, file by file as a search meets it.
 func BenchmarkScanSecretsGoSource(b *testing.B) {
