@@ -1076,16 +1076,7 @@ func (rs *ruleSet) admits(id uint16, data []byte, end int, highLine func() bool)
 // guards: its lines were sent to every regex a keyword named, which on a
 // line of 100 KB costs tens of milliseconds each.
 func foldsToASCII(b []byte) bool {
-	for {
-		i := foldLeads().Index(b)
-		if i < 0 {
-			return false
-		}
-		if b = b[i:]; bytes.HasPrefix(b, []byte("\u212a")) || bytes.HasPrefix(b, []byte("\u017f")) {
-			return true
-		}
-		b = b[1:]
-	}
+	return bytes.Contains(b, []byte("K")) || bytes.Contains(b, []byte("ſ"))
 }
 
 // hasHighByte reports a byte ≥ 0x80 in b.
