@@ -39,23 +39,14 @@ func goSourceSample(tb testing.TB, max int) []byte {
 // BenchmarkKeywordPass is the gate's keyword pass over real Go source
 // (the first 16 MB of GOROOT's .go files): the automaton's hits, without
 // the rules the hits send lines to.
-func BenchmarkKeywordPass(b *testing.B) {
-	data := goSourceSample(b, 16<<20)
-	if len(data) == 0 {
-		b.Skip("no Go sources under GOROOT")
-	}
-	a := secretRules().kw
-	var found [lanes][]kwHit
-	var hits []kwHit
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		hits = a.lanesHits(hits[:0], data, &found)
-	}
-}
+func BenchmarkKeywordPass(b *testing.B) { benchKeywordPass(b, kwStepsFast) }
 
 // BenchmarkKeywordPassPortable is BenchmarkKeywordPass with the portable
 // stepper (what a CPU without the assembly runs).
-func BenchmarkKeywordPassPortable(b *testing.B) {
+func BenchmarkKeywordPassPortable(b *testing.B) { benchKeywordPass(b, kwStepsGo) }
+
+// benchKeywordPass is BenchmarkKeywordPass with the stepper given.
+func benchKeywordPass(b *testing.B, steps kwStepper) {
 	data := goSourceSample(b, 16<<20)
 	if len(data) == 0 {
 		b.Skip("no Go sources under GOROOT")
@@ -65,7 +56,7 @@ func BenchmarkKeywordPassPortable(b *testing.B) {
 	var hits []kwHit
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		hits = a.lanesHitsWith(hits[:0], data, &found, kwStepsGo)
+		hits = a.lanesHitsWith(hits[:0], data, &found, steps)
 	}
 }
 
