@@ -223,7 +223,7 @@ func readVerdicts(path string, fp [32]byte) (map[Stamp]string, error) {
 		return nil, nil
 	}
 	m := make(map[Stamp]string, (len(data)-head)/(stampBytes+1)) // a record is at least that
-	rest := data[head:] // parsed in place: no copy of a record
+	rest := data[head:]                                          // parsed in place: no copy of a record
 	for len(rest) > 0 {
 		if len(rest) < stampBytes {
 			return m, fmt.Errorf("gate verdicts: truncated record in %s", path)
