@@ -222,8 +222,10 @@ func readVerdicts(path string, fp [32]byte) (map[Stamp]string, error) {
 	if len(data) < head || string(data[:len(verdictMagic)]) != verdictMagic || !bytes.Equal(data[len(verdictMagic):head], fp[:]) {
 		return nil, nil
 	}
-	m := make(map[Stamp]string, (len(data)-head)/(stampBytes+1)) // a record is at least that
-	rest := data[head:]                                          // parsed in place: no copy of a record
+	// Sized for the records the file can hold (each at least stampBytes+1
+	// bytes), parsed in place: no copy of a record.
+	m := make(map[Stamp]string, (len(data)-head)/(stampBytes+1))
+	rest := data[head:]
 	for len(rest) > 0 {
 		if len(rest) < stampBytes {
 			return m, fmt.Errorf("gate verdicts: truncated record in %s", path)
