@@ -38,6 +38,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	defer shortProcessGC()()
 	m, err := tools.ParseMode(*mode)
 	if err != nil {
 		return fail(io, "tool", 2, err)
