@@ -19,18 +19,22 @@ func TestVerdictStoreRecords(t *testing.T) {
 	blocked := Stamp{dev: 1, ino: 9, size: 30, mtime: 40, ctime: 50}
 	long := Stamp{dev: 7, ino: 7, size: 7, mtime: 7, ctime: 7}
 	longReason := string(bytes.Repeat([]byte("r"), 300))
-	record := func(st Stamp, reason string) []byte {
-		var rec [stampBytes + binary.MaxVarintLen64]byte
-		binary.LittleEndian.PutUint64(rec[0:], st.dev)
-		binary.LittleEndian.PutUint64(rec[8:], st.ino)
-		binary.LittleEndian.PutUint64(rec[16:], uint64(st.size))
-		binary.LittleEndian.PutUint64(rec[24:], uint64(st.mtime))
-		binary.LittleEndian.PutUint64(rec[32:], uint64(st.ctime))
-		k := binary.PutUvarint(rec[stampBytes:], uint64(len(reason)))
-		return append(rec[:stampBytes+k:stampBytes+k], reason...)
+	// The whole store as a gate saves it.
+	saved := t.TempDir()
+	g.PersistVerdicts(saved)
+	for st, reason := range map[Stamp]string{clean: "", blocked: "File contains sensitive content (x)", long: longReason} {
+		g.rememberVerdict(st, reason)
+	}
+	if err := g.SaveVerdicts(); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join(saved, verdictFile))
+	if err != nil {
+		t.Fatal(err)
 	}
 	head := append([]byte(verdictMagic), fp[:]...)
-	good := bytes.Join([][]byte{head, record(clean, ""), record(blocked, "File contains sensitive content (x)"), record(long, longReason)}, nil)
+	stamp := good[len(head) : len(head)+stampBytes] // the first record's
+	with := func(tail ...[]byte) []byte { return bytes.Join(append([][]byte{good}, tail...), nil) }
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -39,9 +43,9 @@ func TestVerdictStoreRecords(t *testing.T) {
 		{"whole", good, map[Stamp]string{clean: "", blocked: "File contains sensitive content (x)", long: longReason}},
 		{"cut in a stamp", good[:len(head)+20], nil},
 		{"cut in a reason", good[:len(good)-1], nil},
-		{"cut before a length", append(append([]byte{}, good...), record(clean, "")[:stampBytes]...), nil},
-		{"length overflows", append(append([]byte{}, good...), append(record(clean, "")[:stampBytes], bytes.Repeat([]byte{0xff}, 11)...)...), nil},
-		{"reason over the limit", append(append([]byte{}, head...), record(clean, string(bytes.Repeat([]byte("x"), maxReason+1)))...), nil},
+		{"cut before a length", with(stamp), nil},
+		{"length overflows", with(stamp, bytes.Repeat([]byte{0xff}, 11)), nil},
+		{"reason over the limit", with(stamp, binary.AppendUvarint(nil, maxReason+1), bytes.Repeat([]byte("x"), maxReason+1)), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			state := t.TempDir()

@@ -18,63 +18,40 @@ const cpuProfileEnv = "AUTARCH_CPUPROFILE"
 // by goroutine (walk, reads, GC, start-up, the final write).
 const traceEnv = "AUTARCH_TRACE"
 
-// startCPUProfile starts the CPU profile cpuProfileEnv asks for, if any,
-// and returns what stops it. A profile that cannot start is reported on
-// errOut and the verb runs without it.
+// startCPUProfile starts the CPU profile cpuProfileEnv asks for and the
+// trace traceEnv asks for, if any, and returns what stops them. One that
+// cannot start is reported on errOut and the verb runs without it.
 func startCPUProfile(errOut io.Writer) (stop func()) {
-	stopTrace := startTrace(errOut)
-	stopProfile := startProfile(errOut)
+	stopTrace := recordTo(errOut, traceEnv, "a trace", trace.Start, trace.Stop)
+	stopProfile := recordTo(errOut, cpuProfileEnv, "a CPU profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
 	return func() {
 		stopProfile()
 		stopTrace()
 	}
 }
 
-// startProfile starts the CPU profile cpuProfileEnv asks for.
-func startProfile(errOut io.Writer) (stop func()) {
-	path := os.Getenv(cpuProfileEnv)
+// recordTo starts a recording (start, ended by end) into the file the
+// environment variable env names, if any, and returns what ends it and
+// closes the file; what names the recording in messages.
+func recordTo(errOut io.Writer, env, what string, start func(io.Writer) error, end func()) (stop func()) {
+	path := os.Getenv(env)
 	if path == "" {
 		return func() {}
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		fmt.Fprintf(errOut, "autarch: %s: %v; running without a CPU profile\n", cpuProfileEnv, err)
+		fmt.Fprintf(errOut, "autarch: %s: %v; running without %s\n", env, err, what)
 		return func() {}
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
+	if err := start(f); err != nil {
 		f.Close()
-		fmt.Fprintf(errOut, "autarch: %s: %v; running without a CPU profile\n", cpuProfileEnv, err)
+		fmt.Fprintf(errOut, "autarch: %s: %v; running without %s\n", env, err, what)
 		return func() {}
 	}
 	return func() {
-		pprof.StopCPUProfile()
+		end()
 		if err := f.Close(); err != nil {
-			fmt.Fprintf(errOut, "autarch: %s: %v\n", cpuProfileEnv, err)
-		}
-	}
-}
-
-// startTrace starts the execution trace traceEnv asks for, if any, and
-// returns what stops it.
-func startTrace(errOut io.Writer) (stop func()) {
-	path := os.Getenv(traceEnv)
-	if path == "" {
-		return func() {}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		fmt.Fprintf(errOut, "autarch: %s: %v; running without a trace\n", traceEnv, err)
-		return func() {}
-	}
-	if err := trace.Start(f); err != nil {
-		f.Close()
-		fmt.Fprintf(errOut, "autarch: %s: %v; running without a trace\n", traceEnv, err)
-		return func() {}
-	}
-	return func() {
-		trace.Stop()
-		if err := f.Close(); err != nil {
-			fmt.Fprintf(errOut, "autarch: %s: %v\n", traceEnv, err)
+			fmt.Fprintf(errOut, "autarch: %s: %v\n", env, err)
 		}
 	}
 }
