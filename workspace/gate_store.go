@@ -223,8 +223,9 @@ func readVerdicts(path string, fp [32]byte) (map[Stamp]string, error) {
 		return nil, nil
 	}
 	// Sized for the records the file can hold (each at least stampBytes+1
-	// bytes), parsed in place: no copy of a record.
-	m := make(map[Stamp]string, (len(data)-head)/(stampBytes+1))
+	// bytes, at most maxStampVerdicts), parsed in place: no copy of a
+	// record.
+	m := make(map[Stamp]string, min((len(data)-head)/(stampBytes+1), maxStampVerdicts))
 	rest := data[head:]
 	for len(rest) > 0 {
 		if len(rest) < stampBytes {
