@@ -281,7 +281,7 @@ type chatLine struct {
 
 // sessionIDPattern is the shape of the ids session/new makes; anything
 // else is refused before it names a file.
-var sessionIDPattern = regexp.MustCompile(`^acp-[0-9a-f]{1,64}$`)
+var sessionIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^acp-[0-9a-f]{1,64}$`) })
 
 // recordDir is where the folder's sessions are recorded: beside the
 // workflow store, outside the user's tree.
@@ -335,7 +335,7 @@ func (f *folder) list(ctx context.Context) ([]sdk.SessionInfo, error) {
 	var out []sdk.SessionInfo
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !sessionIDPattern.MatchString(id) {
+		if !ok || !sessionIDPattern().MatchString(id) {
 			continue
 		}
 		rec, err := f.load(ctx, id)
@@ -353,7 +353,7 @@ func (f *folder) list(ctx context.Context) ([]sdk.SessionInfo, error) {
 
 // load reads a recorded session of the folder.
 func (f *folder) load(ctx context.Context, id string) (record, error) {
-	if !sessionIDPattern.MatchString(id) {
+	if !sessionIDPattern().MatchString(id) {
 		return record{}, invalidParams("unknown session %q: Autarch's session ids look like acp-<hex> (from session/new)", id)
 	}
 	dir, err := f.recordDir(ctx)

@@ -181,7 +181,7 @@ func TestCloseResumeFork(t *testing.T) {
 	if err != nil {
 		t.Fatalf("session/fork: %v", err)
 	}
-	if forked.SessionId == id || !sessionIDPattern.MatchString(string(forked.SessionId)) {
+	if forked.SessionId == id || !sessionIDPattern().MatchString(string(forked.SessionId)) {
 		t.Fatalf("fork id %q", forked.SessionId)
 	}
 	if _, err := conn.Prompt(ctx, prompt(forked.SessionId, "Summarize")); err != nil {

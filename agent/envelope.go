@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // fenced finds ```json blocks.
-var fenced = regexp.MustCompile("(?s)```(?:json)?\\s*\\n(.*?)```")
+var fenced = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?s)```(?:json)?\\s*\\n(.*?)```") })
 
 // envelope is spec/swarm-tools.md's JSON tool-call envelope.
 type envelope struct {
@@ -37,7 +38,7 @@ func ParseEnvelope(text string) (calls []ToolCall, before, after string, ok bool
 		}
 		return out, true
 	}
-	for _, m := range fenced.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range fenced().FindAllStringSubmatchIndex(text, -1) {
 		if calls, ok := try(text[m[2]:m[3]]); ok {
 			return calls, text[:m[0]], text[m[1]:], true
 		}

@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	kernel "github.com/autarch-dev/autarch/agent/run"
@@ -157,7 +158,7 @@ var (
 	ErrNoRun = errors.New("fleet: no such run")
 )
 
-var labelRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
+var labelRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`) })
 
 // maxLabels bounds a worker's labels: it listens on every subset.
 const maxLabels = 6
@@ -171,7 +172,7 @@ func ParseLabels(s string) ([]string, error) {
 		if l == "" {
 			continue
 		}
-		if !labelRE.MatchString(l) {
+		if !labelRE().MatchString(l) {
 			return nil, fmt.Errorf("label %q: use lower-case letters, digits and dashes (up to 32)", l)
 		}
 		out = append(out, l)
@@ -217,11 +218,11 @@ func NewID() string {
 	return hex.EncodeToString(b)
 }
 
-var idRE = regexp.MustCompile(`^[0-9a-f]{16}$`)
+var idRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{16}$`) })
 
 // CheckID refuses what is not a run id (ids become subject tokens).
 func CheckID(id string) error {
-	if !idRE.MatchString(id) {
+	if !idRE().MatchString(id) {
 		return fmt.Errorf("%q is not a fleet run id (16 hex digits, as autarch submit printed)", id)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Chunk bounds.
@@ -195,7 +196,9 @@ func bound(cs []Chunk) []Chunk {
 }
 
 // declaration finds named definitions in most languages.
-var declaration = regexp.MustCompile(`(?m)^[ \t]*(?:export\s+)?(?:pub(?:\([a-z]+\))?\s+)?(?:async\s+)?(?:def|class|function|fn|func|sub|interface|struct|enum|trait|impl|module|type)\s+([A-Za-z_][A-Za-z0-9_]*)`)
+var declaration = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[ \t]*(?:export\s+)?(?:pub(?:\([a-z]+\))?\s+)?(?:async\s+)?(?:def|class|function|fn|func|sub|interface|struct|enum|trait|impl|module|type)\s+([A-Za-z_][A-Za-z0-9_]*)`)
+})
 
 // nameDeclarations sets each chunk's symbols to the names it defines.
 func nameDeclarations(data []byte, cs []Chunk) {
@@ -212,7 +215,7 @@ func nameDeclarations(data []byte, cs []Chunk) {
 			to = lineStarts[cs[i].End]
 		}
 		var names []string
-		for _, m := range declaration.FindAllSubmatch(data[from:to], 20) {
+		for _, m := range declaration().FindAllSubmatch(data[from:to], 20) {
 			names = append(names, string(m[1]))
 		}
 		if len(names) > 0 {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A repository's history is a field of the lexical ranking where it has
@@ -110,13 +111,15 @@ func recordable(c FileCommit) (histCommit, bool) {
 // boilerplate matches what a commit message carries that says nothing of
 // the change: trailers (Signed-off-by: …), "Fixes #12" lines, issue and
 // pull request numbers, URLs, e-mail addresses.
-var boilerplate = regexp.MustCompile(`(?im)^\s*(?:[a-z]+(?:-[a-z]+)*-by|change-id|cc|bug|fixes|closes|resolves|updates|refs?|see|pr-url)\s*:.*$` +
-	`|^\s*(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|ref(?:erences)?)\s+(?:[\w.-]+/[\w.-]+)?#\d+\s*$` +
-	`|https?://\S+|<[^<>\s]+@[^<>\s]+>|(?:[\w.-]+/[\w.-]+)?#\d+`)
+var boilerplate = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?im)^\s*(?:[a-z]+(?:-[a-z]+)*-by|change-id|cc|bug|fixes|closes|resolves|updates|refs?|see|pr-url)\s*:.*$` +
+		`|^\s*(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|ref(?:erences)?)\s+(?:[\w.-]+/[\w.-]+)?#\d+\s*$` +
+		`|https?://\S+|<[^<>\s]+@[^<>\s]+>|(?:[\w.-]+/[\w.-]+)?#\d+`)
+})
 
 // cleanMessage drops a commit message's boilerplate.
 func cleanMessage(msg string) string {
-	return boilerplate.ReplaceAllString(msg, "")
+	return boilerplate().ReplaceAllString(msg, "")
 }
 
 // HistorySource lists the commits after since (all when ""), newest

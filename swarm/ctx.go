@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -44,7 +45,7 @@ const MaxValue = 512 << 10
 const VersionMismatch = "version_mismatch"
 
 // keyRE is the NATS KV key charset.
-var keyRE = regexp.MustCompile(`^[-/_=.a-zA-Z0-9]+$`)
+var keyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-/_=.a-zA-Z0-9]+$`) })
 
 // ValidKey says what is wrong with a context key ("" when it is valid).
 func ValidKey(key string) string {
@@ -53,7 +54,7 @@ func ValidKey(key string) string {
 		return "key is empty: give a key such as Agent.task"
 	case len(key) > 512:
 		return "key is longer than 512 characters"
-	case !keyRE.MatchString(key):
+	case !keyRE().MatchString(key):
 		return fmt.Sprintf("key %q has characters a key cannot hold: use letters, digits and - / _ = . (e.g. Gemini.list_code_files)", key)
 	case strings.HasPrefix(key, ".") || strings.HasSuffix(key, ".") || strings.Contains(key, ".."):
 		return fmt.Sprintf("key %q has an empty segment: dots separate non-empty parts (e.g. Gemini.list_code_files)", key)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -41,11 +42,11 @@ type Swarm struct {
 	now    func() time.Time
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // ValidName checks a swarm name (letters, digits, _ and -, at most 64).
 func ValidName(name string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return fmt.Errorf("swarm name %q: use 1 to 64 letters, digits, _ or -", name)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/autarch-dev/autarch/tools"
@@ -18,11 +19,11 @@ var ToolNames = []string{
 	"coord_enqueue", "coord_next", "coord_status", "coord_claim", "coord_complete", "coord_extend",
 }
 
-var agentRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var agentRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // ValidAgent checks an agent name (it scopes leases and rate limits).
 func ValidAgent(agent string) error {
-	if !agentRE.MatchString(agent) {
+	if !agentRE().MatchString(agent) {
 		return fmt.Errorf("agent name %q: use 1 to 64 letters, digits, _ or - (e.g. Gemini)", agent)
 	}
 	return nil

@@ -601,19 +601,27 @@ const (
 
 // secretKey matches names (variables, JSON/YAML keys) whose value is a
 // credential.
-var secretKey = regexp.MustCompile(`(?i)KEY|TOKEN|SECRET|PASS|PWD|CREDENTIAL|AUTH|JWT|COOKIE|PRIVATE|SESSION|SIGNATURE|SALT|DSN|CERT`)
+var secretKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)KEY|TOKEN|SECRET|PASS|PWD|CREDENTIAL|AUTH|JWT|COOKIE|PRIVATE|SESSION|SIGNATURE|SALT|DSN|CERT`)
+})
 
 // harmlessKey are names secretKey matches whose values are no secret.
-var harmlessKey = regexp.MustCompile(`(?i)^(PWD|OLDPWD|GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|XDG_SESSION_(ID|TYPE|CLASS|DESKTOP)|TOKENIZERS_PARALLELISM|KEYTIMEOUT|SSH_AUTH_SOCK|DBUS_SESSION_BUS_ADDRESS|.*_(FILE|PATH|DIR))$`)
+var harmlessKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(PWD|OLDPWD|GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|XDG_SESSION_(ID|TYPE|CLASS|DESKTOP)|TOKENIZERS_PARALLELISM|KEYTIMEOUT|SSH_AUTH_SOCK|DBUS_SESSION_BUS_ADDRESS|.*_(FILE|PATH|DIR))$`)
+})
 
 // urlPassword finds the password of a URL (scheme://user:password@host).
-var urlPassword = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:([^/@\s]+)@`)
+var urlPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:([^/@\s]+)@`) })
 
 // bearer finds a token after an authorization scheme.
-var bearer = regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`)
+var bearer = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`)
+})
 
 // queryPassword finds a password in a query string (?password=…).
-var queryPassword = regexp.MustCompile(`(?i)[?&](?:password|passwd|pwd|token|secret|key)=([^&\s]+)`)
+var queryPassword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)[?&](?:password|passwd|pwd|token|secret|key)=([^&\s]+)`)
+})
 
 // harvestRoot reads the files of root the gate blocks by path.
 func harvestRoot(ctx context.Context, gate *workspace.Gate, root string) []string {
@@ -698,7 +706,7 @@ func harvestFile(name string, data []byte) []string {
 		if i := strings.IndexAny(line, "=:"); i > 0 {
 			key := strings.TrimSpace(strings.TrimPrefix(line[:i], "export "))
 			val := unquote(strings.TrimSpace(line[i+1:]))
-			named := secretKey.MatchString(key) && !harmlessKey.MatchString(key) && !pathLike(val)
+			named := secretKey().MatchString(key) && !harmlessKey().MatchString(key) && !pathLike(val)
 			if named || !ordinary(val) {
 				vals = append(vals, val)
 			}
@@ -707,7 +715,7 @@ func harvestFile(name string, data []byte) []string {
 		// .netrc and the like: "machine h login u password p".
 		f := strings.Fields(line)
 		for i := 0; i+1 < len(f); i++ {
-			if secretKey.MatchString(f[i]) {
+			if secretKey().MatchString(f[i]) {
 				vals = append(vals, f[i+1])
 			}
 		}
@@ -718,7 +726,7 @@ func harvestFile(name string, data []byte) []string {
 // harvestLine finds passwords in URLs and query strings and bearer tokens.
 func harvestLine(s string) []string {
 	var vals []string
-	for _, re := range []*regexp.Regexp{urlPassword, bearer, queryPassword} {
+	for _, re := range []*regexp.Regexp{urlPassword(), bearer(), queryPassword()} {
 		if !mayHarvest(re, s) {
 			continue
 		}
@@ -735,11 +743,11 @@ func harvestLine(s string) []string {
 // a non-ASCII byte always may: under (?i), K and ſ match k and s.
 func mayHarvest(re *regexp.Regexp, s string) bool {
 	switch re {
-	case urlPassword:
+	case urlPassword():
 		return strings.Contains(s, "://")
-	case queryPassword:
+	case queryPassword():
 		return strings.Contains(s, "=") && strings.ContainsAny(s, "?&")
-	case bearer:
+	case bearer():
 		for i := 0; i < len(s); i++ {
 			if s[i] >= utf8.RuneSelf {
 				return true
@@ -785,7 +793,7 @@ func harvestTree(key string, v any) []string {
 	case string:
 		vals = append(vals, harvestPEM(v)...)
 		vals = append(vals, harvestLine(v)...)
-		if secretKey.MatchString(key) && !harmlessKey.MatchString(key) {
+		if secretKey().MatchString(key) && !harmlessKey().MatchString(key) {
 			vals = append(vals, v)
 		}
 	}
@@ -830,7 +838,7 @@ func harvestEnv(environ []string) []string {
 			continue
 		}
 		vals = append(vals, harvestLine(val)...)
-		if secretKey.MatchString(name) && !harmlessKey.MatchString(name) && !pathLike(val) {
+		if secretKey().MatchString(name) && !harmlessKey().MatchString(name) && !pathLike(val) {
 			vals = append(vals, val)
 		}
 	}
@@ -849,7 +857,7 @@ func ordinary(v string) bool {
 	if len(v) < MinSecretValue || pathLike(v) {
 		return true
 	}
-	if strings.Contains(v, "://") && !urlPassword.MatchString(v) {
+	if strings.Contains(v, "://") && !urlPassword().MatchString(v) {
 		return true
 	}
 	switch v {

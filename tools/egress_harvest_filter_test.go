@@ -19,7 +19,7 @@ func FuzzHarvestLineFilter(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		var want []string
-		for _, re := range []*regexp.Regexp{urlPassword, bearer, queryPassword} {
+		for _, re := range []*regexp.Regexp{urlPassword(), bearer(), queryPassword()} {
 			for _, m := range re.FindAllStringSubmatch(s, -1) {
 				want = append(want, m[1])
 			}

@@ -115,6 +115,19 @@ func (e *Egress) giveListing(dir string, l *harvestListing) {
 	}
 }
 
+// listed is giveListing for a walk that has just ended, whose caller
+// will filter output next: the harvest the listing completes starts at
+// once, in the background (beside the rest of the caller's work, a
+// search's reading of the files), rather than at the first filtering,
+// which then waits only for what is left of it.
+func (e *Egress) listed(dir string, l *harvestListing) {
+	if e == nil || e.lazy == nil || l == nil || e.lazy.started.Load() {
+		return
+	}
+	e.giveListing(dir, l)
+	go e.lazy.start()
+}
+
 // sameDir reports whether two paths name the same directory by their
 // absolute, clean form.
 func sameDir(a, b string) bool {

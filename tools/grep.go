@@ -65,10 +65,7 @@ func runGrep(ctx context.Context, s *Session, p grepParams) (Result, error) {
 		return jsonResult(grepResult{Results: []GrepMatch{}, Warning: "Invalid regex pattern: " + err.Error()}, false), nil
 	}
 	list := s.egress.harvestListingFor(s.root.Dir())
-	all, err := search(ctx, s.root, s.ignore, s.gate, m, p.Glob, list)
-	if err == nil {
-		s.egress.giveListing(s.root.Dir(), list)
-	}
+	all, err := search(ctx, s.root, s.ignore, s.gate, m, p.Glob, list, func() { s.egress.listed(s.root.Dir(), list) })
 	if err != nil {
 		return Result{}, err
 	}
@@ -162,22 +159,26 @@ func (m *Matcher) matchLines(sc *scanner, data []byte) []int {
 // yields nothing either way). Match lines are not filled in (see
 // fillLines), so that a search with many matches stays cheap.
 func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gate *workspace.Gate, m *Matcher, glob string) ([]GrepMatch, error) {
-	return search(ctx, root, ig, gate, m, glob, nil)
+	return search(ctx, root, ig, gate, m, glob, nil, nil)
 }
 
 // search is Search that also fills list (when not nil) with what the
 // egress harvest needs from its walk of the whole root: the files the
 // gate blocks by path (whatever the glob) and the entries the ignore
-// rules hide.
-func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gate *workspace.Gate, m *Matcher, glob string, list *harvestListing) ([]GrepMatch, error) {
-	files := make(chan string, 1024)
+// rules hide. walked (when not nil) is called once the walk has ended
+// without error, while the files are still being searched.
+func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gate *workspace.Gate, m *Matcher, glob string, list *harvestListing, walked func()) ([]GrepMatch, error) {
+	// The walker hands the workers batches of paths: one channel
+	// operation (and at most one wake-up) per batch, not per file.
+	batches := make(chan []string, 64)
 	var walkErr error
 	var hidden func(string, fs.DirEntry)
 	if list != nil {
 		hidden = list.hide
 	}
 	go func() {
-		defer close(files)
+		defer close(batches)
+		batch := make([]string, 0, grepBatch)
 		walkErr = ig.WalkHidden(ctx, ".", func(rel string, d fs.DirEntry) error {
 			if d.IsDir() || !d.Type().IsRegular() {
 				return nil
@@ -198,9 +199,18 @@ func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 					return nil
 				}
 			}
-			files <- rel
+			if batch = append(batch, rel); len(batch) == grepBatch {
+				batches <- batch
+				batch = make([]string, 0, grepBatch)
+			}
 			return nil
 		}, hidden)
+		if len(batch) > 0 {
+			batches <- batch
+		}
+		if walkErr == nil && walked != nil {
+			walked()
+		}
 	}()
 	workers := runtime.GOMAXPROCS(0)
 	results := make([][]fileMatches, workers)
@@ -211,8 +221,10 @@ func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 			defer wg.Done()
 			sc := &scanner{}
 			wm := m.clone()
-			for rel := range files {
-				results[w] = grepFile(sc, root, gate, rel, wm, results[w])
+			for batch := range batches {
+				for _, rel := range batch {
+					results[w] = grepFile(sc, root, gate, rel, wm, results[w])
+				}
 			}
 			if wm.searcher.Exhausted() {
 				wm.incomplete.Store(true)
@@ -241,6 +253,10 @@ func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 	return all, nil
 }
 
+// grepBatch is how many paths the walker hands a worker at once: small
+// enough that both workers start on the first folder's files.
+const grepBatch = 16
+
 // fileMatches are one file's matching line numbers, in order.
 type fileMatches struct {
 	path  string
@@ -262,7 +278,9 @@ func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, rel strin
 	if len(starts) == 0 {
 		return out
 	}
-	if _, blocked := gate.FileBlockedStamp(rel, data, sc.file.Stamp()); blocked {
+	// The walk found the path not sensitive (search asks PathBlocked of
+	// every file it sends): only the content is left to decide.
+	if _, blocked := gate.ContentBlockedStamp(data, sc.file.Stamp()); blocked {
 		return out
 	}
 	lines := make([]int, len(starts))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autarch-dev/autarch/tools/shellcmd"
@@ -168,7 +169,11 @@ const gitReadOnlyNotice = "git cannot write the repository from a command (commi
 
 // gitWriteRefused reports whether stderr shows git failing to write the
 // read-only repository.
-var gitWriteRefused = regexp.MustCompile(`(?m)^(fatal|error): .*(Read-only file system|insufficient permission for adding an object|could not lock config file|cannot lock ref|unable to (create|write|append)|could not write)`).MatchString
+func gitWriteRefused(stderr string) bool { return gitWriteRefusedRE().MatchString(stderr) }
+
+var gitWriteRefusedRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(fatal|error): .*(Read-only file system|insufficient permission for adding an object|could not lock config file|cannot lock ref|unable to (create|write|append)|could not write)`)
+})
 
 // truncate keeps the first quarter and the last three quarters of the
 // threshold of a long stream, saying how much was cut.

@@ -350,6 +350,18 @@ func (g *Gate) FileBlocked(rel string, data []byte) (reason string, blocked bool
 	return g.ContentBlocked(data)
 }
 
+// Prepare readies what the gate's verdicts need, ahead of the first: the
+// verdicts persisted by earlier processes (read once) and the secret
+// rules (compiled once per process). A one-shot process (autarch tool)
+// runs it beside its own start-up, so that neither its search nor the
+// filtering of its output waits for them on the critical path.
+func (g *Gate) Prepare() {
+	secretRules()
+	if g != nil {
+		g.loadVerdicts()
+	}
+}
+
 // maxStampVerdicts bounds the stamp cache; it is emptied when full.
 const maxStampVerdicts = 1 << 18
 
@@ -358,7 +370,18 @@ const maxStampVerdicts = 1 << 18
 // search that meets the file again costs a map lookup instead of a hash of
 // its content. A zero stamp is not cached.
 func (g *Gate) FileBlockedStamp(rel string, data []byte, st Stamp) (reason string, blocked bool) {
-	if reason, blocked, known := g.KnownVerdict(rel, st); known {
+	if reason, blocked := g.PathBlocked(rel); blocked {
+		return reason, true
+	}
+	return g.ContentBlockedStamp(data, st)
+}
+
+// ContentBlockedStamp is FileBlockedStamp for a file whose path the
+// caller has just found not sensitive (PathBlocked): the content's
+// verdict, cached by the file's version. A walk that checks every path
+// as it lists it (grep) asks it of the files it reads.
+func (g *Gate) ContentBlockedStamp(data []byte, st Stamp) (reason string, blocked bool) {
+	if reason, blocked, known := g.knownContent(st); known {
 		return reason, blocked
 	}
 	reason, blocked = g.ContentBlocked(data)
@@ -382,6 +405,12 @@ func (g *Gate) KnownVerdict(rel string, st Stamp) (reason string, blocked, known
 	if reason, blocked := g.PathBlocked(rel); blocked {
 		return reason, true, true
 	}
+	return g.knownContent(st)
+}
+
+// knownContent is the content verdict of a file version decided before
+// (in this process or, persisted, in an earlier one).
+func (g *Gate) knownContent(st Stamp) (reason string, blocked, known bool) {
 	if st == (Stamp{}) || g == nil {
 		return "", false, false
 	}

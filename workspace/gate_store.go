@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -87,6 +86,11 @@ func (g *Gate) loadVerdicts() {
 			return
 		}
 		g.stampMu.Lock()
+		if len(g.stamps) == 0 && len(m) <= maxStampVerdicts {
+			g.stamps = m // nothing to merge: the store's map is the cache
+			g.stampMu.Unlock()
+			return
+		}
 		if g.stamps == nil {
 			g.stamps = make(map[Stamp]string, len(m))
 		}
@@ -218,24 +222,28 @@ func readVerdicts(path string, fp [32]byte) (map[Stamp]string, error) {
 	if len(data) < head || string(data[:len(verdictMagic)]) != verdictMagic || !bytes.Equal(data[len(verdictMagic):head], fp[:]) {
 		return nil, nil
 	}
-	m := map[Stamp]string{}
-	r := bytes.NewReader(data[head:])
-	for r.Len() > 0 {
-		var rec [stampBytes]byte
-		if _, err := io.ReadFull(r, rec[:]); err != nil {
+	// Sized for the records the file can hold (each at least stampBytes+1
+	// bytes, at most maxStampVerdicts), parsed in place: no copy of a
+	// record.
+	m := make(map[Stamp]string, min((len(data)-head)/(stampBytes+1), maxStampVerdicts))
+	rest := data[head:]
+	for len(rest) > 0 {
+		if len(rest) < stampBytes {
 			return m, fmt.Errorf("gate verdicts: truncated record in %s", path)
 		}
-		n, err := binary.ReadUvarint(r)
-		if err != nil || n > maxReason || n > uint64(r.Len()) {
+		rec := rest[:stampBytes]
+		n, k := binary.Uvarint(rest[stampBytes:])
+		rest = rest[stampBytes+max(k, 0):]
+		if k <= 0 || n > maxReason || n > uint64(len(rest)) {
 			return m, fmt.Errorf("gate verdicts: damaged record in %s", path)
 		}
-		reason := make([]byte, n)
-		io.ReadFull(r, reason)
+		reason := string(rest[:n])
+		rest = rest[n:]
 		st := Stamp{dev: binary.LittleEndian.Uint64(rec[0:]), ino: binary.LittleEndian.Uint64(rec[8:]),
 			size: int64(binary.LittleEndian.Uint64(rec[16:])), mtime: int64(binary.LittleEndian.Uint64(rec[24:])),
 			ctime: int64(binary.LittleEndian.Uint64(rec[32:]))}
 		if st != (Stamp{}) {
-			m[st] = string(reason)
+			m[st] = reason
 		}
 	}
 	return m, nil

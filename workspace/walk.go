@@ -99,7 +99,10 @@ func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, pa
 			ps = append(ps[:len(ps):len(ps)], own...)
 		}
 	}
-	m := gitignore.NewMatcher(ps)
+	var m gitignore.Matcher
+	if len(ps) > 0 {
+		m = gitignore.NewMatcher(ps)
+	}
 	for _, e := range entries {
 		name := e.Name()
 		if name == ".git" {
@@ -109,8 +112,11 @@ func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, pa
 		if rel != "." {
 			childRel = rel + "/" + name
 		}
-		child := append(parts[:len(parts):len(parts)], name)
-		if len(ps) > 0 && m.Match(child, e.IsDir()) {
+		var child []string // the path's elements, for the patterns and a directory's walk
+		if m != nil || e.IsDir() {
+			child = append(parts[:len(parts):len(parts)], name)
+		}
+		if m != nil && m.Match(child, e.IsDir()) {
 			if hidden != nil {
 				hidden(childRel, e)
 			}
@@ -143,17 +149,24 @@ func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, pa
 }
 
 // openAt opens name inside the directory dir without following a symlink
-// in its place and without blocking (O_NONBLOCK, O_NOCTTY).
+// in its place and without blocking (O_NONBLOCK, O_NOCTTY). A directory
+// (flags with O_DIRECTORY) is opened without O_NONBLOCK: the kernel
+// refuses anything else (a FIFO swapped in) before it would open it, and
+// a blocking descriptor is not offered to the runtime's poller (one
+// failed epoll_ctl per directory of a walk).
 func openAt(dir *os.File, name string, flags int) (*os.File, error) {
 	conn, err := dir.SyscallConn()
 	if err != nil {
 		return nil, err
 	}
+	if flags&unix.O_DIRECTORY == 0 {
+		flags |= unix.O_NONBLOCK
+	}
 	fd := -1
 	var oerr error
 	cerr := conn.Control(func(dfd uintptr) {
 		for {
-			fd, oerr = unix.Openat(int(dfd), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY|flags, 0)
+			fd, oerr = unix.Openat(int(dfd), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY|flags, 0)
 			if oerr != unix.EINTR {
 				return
 			}

@@ -291,7 +291,7 @@ func (r *Root) OpenWalkedText(f *WalkedFile, rel string, buf []byte, max int64) 
 	return r.openWalked(f, rel, buf, max, true)
 }
 
-func (r *Root) openWalked(f *WalkedFile, rel string, buf []byte, max int64, text bool) ([]byte, bool, error) {
+func (r *Root) openWalked(f *WalkedFile, rel string, buf []byte, maxSize int64, text bool) ([]byte, bool, error) {
 	f.Close()
 	fd, err := syscall.Open(r.Abs(rel), syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -301,12 +301,15 @@ func (r *Root) openWalked(f *WalkedFile, rel string, buf []byte, max int64, text
 	if err := syscall.Fstat(fd, &f.st); err != nil {
 		return nil, false, fmt.Errorf("stat %s: %w", rel, err)
 	}
-	if f.st.Mode&syscall.S_IFMT != syscall.S_IFREG || f.st.Size > max {
+	if f.st.Mode&syscall.S_IFMT != syscall.S_IFREG || f.st.Size > maxSize {
 		return nil, false, nil
 	}
 	n := int(f.st.Size)
 	if cap(buf) < n {
-		buf = make([]byte, 0, n+4096)
+		// Grown at least twofold: a worker meets ever larger files, and
+		// a new buffer for each new largest one would add up to many
+		// times the largest (and as many page faults).
+		buf = make([]byte, 0, min(max(n+4096, 2*cap(buf)), int(maxSize)+4096))
 	}
 	buf = buf[:n]
 	read := 0

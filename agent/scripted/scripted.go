@@ -21,12 +21,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/txtar"
 )
 
 // stepName matches the files that are steps: "01-read.json".
-var stepName = regexp.MustCompile(`^[0-9]+[^/]*\.json$`)
+var stepName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+[^/]*\.json$`) })
 
 // Step is one scripted model answer.
 type Step struct {
@@ -81,7 +82,7 @@ func Parse(data []byte) (*Script, error) {
 	files := slices.Clone(ar.Files)
 	sort.SliceStable(files, func(i, j int) bool { return files[i].Name < files[j].Name })
 	for _, f := range files {
-		if !stepName.MatchString(f.Name) {
+		if !stepName().MatchString(f.Name) {
 			continue // other files (workspace, configuration) belong to the caller
 		}
 		var st Step

@@ -142,7 +142,7 @@ func (w *fleetWorker) checkout(ctx context.Context, run fleet.Run, dir string, s
 	return repo, takeover{}, err
 }
 
-var jobIDRE = regexp.MustCompile(`^[0-9a-f]{16}$`)
+var jobIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{16}$`) })
 
 // adoptState fetches the run's saved state into the clone's store, checks
 // it (another machine wrote it: its schema must be this build's, its one
@@ -248,7 +248,7 @@ func stateRun(ctx context.Context, st *store.Store, run fleet.Run) (takeover, er
 		}
 	case run.Spec.Kind == fleet.Job && len(jobs) == 1:
 		j := jobs[0]
-		if !jobIDRE.MatchString(j.ID) {
+		if !jobIDRE().MatchString(j.ID) {
 			return t, fmt.Errorf("the state's job id %q is not one", j.ID)
 		}
 		if j.BaseCommit != run.Spec.BaseCommit {
@@ -307,11 +307,13 @@ func stateCommits(ctx context.Context, st *store.Store, ref string, kind fleet.K
 }
 
 // jobBranchNameRE is what create_branch makes after ai/<id8>/.
-var jobBranchNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}(/[A-Za-z0-9][A-Za-z0-9._-]{0,99})*$`)
+var jobBranchNameRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}(/[A-Za-z0-9][A-Za-z0-9._-]{0,99})*$`)
+})
 
 func validJobBranch(id, branch string) bool {
 	name, ok := strings.CutPrefix(branch, team.JobBranch(id, ""))
-	return ok && jobBranchNameRE.MatchString(name) && !strings.Contains(name, "..") &&
+	return ok && jobBranchNameRE().MatchString(name) && !strings.Contains(name, "..") &&
 		!strings.HasSuffix(name, ".lock") && !strings.HasSuffix(name, ".")
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
 // cpuProfileEnv names a file to which the whole process writes a CPU
@@ -12,28 +13,45 @@ import (
 // cold process (make bench-grep).
 const cpuProfileEnv = "AUTARCH_CPUPROFILE"
 
-// startCPUProfile starts the CPU profile cpuProfileEnv asks for, if any,
-// and returns what stops it. A profile that cannot start is reported on
-// errOut and the verb runs without it.
+// traceEnv names a file to which the whole process writes an execution
+// trace (go tool trace): where a cold process's wall time goes, goroutine
+// by goroutine (walk, reads, GC, start-up, the final write).
+const traceEnv = "AUTARCH_TRACE"
+
+// startCPUProfile starts the CPU profile cpuProfileEnv asks for and the
+// trace traceEnv asks for, if any, and returns what stops them. One that
+// cannot start is reported on errOut and the verb runs without it.
 func startCPUProfile(errOut io.Writer) (stop func()) {
-	path := os.Getenv(cpuProfileEnv)
+	stopTrace := recordTo(errOut, traceEnv, "a trace", trace.Start, trace.Stop)
+	stopProfile := recordTo(errOut, cpuProfileEnv, "a CPU profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	return func() {
+		stopProfile()
+		stopTrace()
+	}
+}
+
+// recordTo starts a recording (start, ended by end) into the file the
+// environment variable env names, if any, and returns what ends it and
+// closes the file; what names the recording in messages.
+func recordTo(errOut io.Writer, env, what string, start func(io.Writer) error, end func()) (stop func()) {
+	path := os.Getenv(env)
 	if path == "" {
 		return func() {}
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		fmt.Fprintf(errOut, "autarch: %s: %v; running without a CPU profile\n", cpuProfileEnv, err)
+		fmt.Fprintf(errOut, "autarch: %s: %v; running without %s\n", env, err, what)
 		return func() {}
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
+	if err := start(f); err != nil {
 		f.Close()
-		fmt.Fprintf(errOut, "autarch: %s: %v; running without a CPU profile\n", cpuProfileEnv, err)
+		fmt.Fprintf(errOut, "autarch: %s: %v; running without %s\n", env, err, what)
 		return func() {}
 	}
 	return func() {
-		pprof.StopCPUProfile()
+		end()
 		if err := f.Close(); err != nil {
-			fmt.Fprintf(errOut, "autarch: %s: %v\n", cpuProfileEnv, err)
+			fmt.Fprintf(errOut, "autarch: %s: %v\n", env, err)
 		}
 	}
 }

@@ -38,6 +38,7 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	defer shortProcessGC()()
 	m, err := tools.ParseMode(*mode)
 	if err != nil {
 		return fail(io, "tool", 2, err)
@@ -116,6 +117,10 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		return fail(io, "tool", 1, err)
 	}
 	defer sess.Close()
+	// The gate's rules and persisted verdicts are made ready on the other
+	// core while the calls start: a search waits for them only if it gets
+	// there first, and the output's filtering rarely does.
+	go sess.Gate().Prepare()
 	engine := tools.NewEngine(reg, project.Hooks, warnLog(io.err, *root)).WithGuardrails(project.Guardrails)
 	failed := false
 	ctx = sw.hookContext(ctx)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/autarch-dev/autarch/editor"
 )
@@ -28,7 +29,7 @@ var rolePrompts = map[string]string{
 
 // agentName is what a swarm agent may be called: it is the scope of its
 // rate limits and the prefix of its findings' keys.
-var agentName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,31}$`)
+var agentName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,31}$`) })
 
 // ParseAgents reads --agents items "NAME=MODEL" ("NAME" or "NAME=" for the
 // default model; a "@envelope" suffix on MODEL selects the JSON envelope
@@ -47,7 +48,7 @@ func ParseAgents(items []string) ([]editor.SwarmAgent, error) {
 		}
 		name, model, _ := strings.Cut(it, "=")
 		name, model = strings.TrimSpace(name), strings.TrimSpace(model)
-		if !agentName.MatchString(name) {
+		if !agentName().MatchString(name) {
 			return nil, fmt.Errorf("agent %q: a name is a letter then up to 31 letters, digits, '-' or '_' (e.g. explorer=gpt-4o)", name)
 		}
 		if seen[strings.ToLower(name)] {

@@ -152,7 +152,7 @@ func recordedSwarm(path string) (string, error) {
 		return "", fmt.Errorf("research fan-out: %w", err)
 	}
 	var id string
-	if json.Unmarshal(b, &id) != nil || !validID.MatchString(id) {
+	if json.Unmarshal(b, &id) != nil || !validID().MatchString(id) {
 		return "", nil // damaged: start a new swarm
 	}
 	return id, nil

@@ -96,7 +96,7 @@ type ImprovementItem struct {
 }
 
 // validID is a swarm id: what newID makes.
-var validID = regexp.MustCompile(`^[0-9a-f]{12}$`)
+var validID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{12}$`) })
 
 func newID() string {
 	b := make([]byte, 6)
@@ -114,7 +114,7 @@ type store struct {
 func Dir(stateDir string) string { return filepath.Join(stateDir, "swarms") }
 
 func openStore(root, id string) (*store, error) {
-	if !validID.MatchString(id) {
+	if !validID().MatchString(id) {
 		return nil, fmt.Errorf("swarm id %q: an id is 12 hex digits (autarch swarm --list lists the swarms)", id)
 	}
 	return &store{dir: filepath.Join(root, id)}, nil

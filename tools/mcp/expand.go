@@ -5,20 +5,21 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/autarch-dev/autarch/tools"
 )
 
 // varRef is ${NAME} in a server's configuration.
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var varRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
 // expand replaces every ${NAME} in s with the variable's value from
 // getenv; a variable that is unset or empty is an error naming it (a
 // bearer header sent as "Bearer " would fail less clearly, later).
 func expand(s, where string, getenv func(string) string) (string, error) {
 	var missing string
-	out := varRef.ReplaceAllStringFunc(s, func(ref string) string {
-		name := varRef.FindStringSubmatch(ref)[1]
+	out := varRef().ReplaceAllStringFunc(s, func(ref string) string {
+		name := varRef().FindStringSubmatch(ref)[1]
 		v := getenv(name)
 		if v == "" && missing == "" {
 			missing = name

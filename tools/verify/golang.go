@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 func (d Detector) goChecks(dir string) []Check {
@@ -232,17 +233,19 @@ func firstLines(s string, n int) string {
 
 // compilerLine is file:line[:col]: message, as gc, go vet, golangci-lint
 // and most compilers and linters print it.
-var compilerLine = regexp.MustCompile(`^(?:vet: )?(?:\./)?([^\s:][^:]*\.[A-Za-z0-9]+):(\d+)(?::(\d+))?: (.+)$`)
+var compilerLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:vet: )?(?:\./)?([^\s:][^:]*\.[A-Za-z0-9]+):(\d+)(?::(\d+))?: (.+)$`)
+})
 
 // golangciLinter is golangci-lint's trailing "(linter)".
-var golangciLinter = regexp.MustCompile(`^(.*) \(([a-z0-9-]+)\)$`)
+var golangciLinter = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*) \(([a-z0-9-]+)\)$`) })
 
 // compilerIssues parses compiler-style lines into error issues.
 func compilerIssues(text string) []Issue {
 	var out []Issue
 	seen := map[string]bool{}
 	for _, l := range strings.Split(text, "\n") {
-		m := compilerLine.FindStringSubmatch(strings.TrimSpace(l))
+		m := compilerLine().FindStringSubmatch(strings.TrimSpace(l))
 		if m == nil || seen[m[0]] {
 			continue
 		}
@@ -250,7 +253,7 @@ func compilerIssues(text string) []Issue {
 		line, _ := strconv.Atoi(m[2])
 		col, _ := strconv.Atoi(m[3])
 		msg, rule := m[4], ""
-		if g := golangciLinter.FindStringSubmatch(msg); g != nil {
+		if g := golangciLinter().FindStringSubmatch(msg); g != nil {
 			msg, rule = g[1], g[2]
 		}
 		out = append(out, Issue{File: m[1], Line: line, Column: col, Severity: "error", Message: msg, Rule: rule})

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // nodeBin finds a package's executable in node_modules/.bin of dir or an
@@ -211,7 +212,7 @@ func parseJestJSON(r *Report, out Output) {
 }
 
 // ansi matches terminal colour and cursor sequences.
-var ansi = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
+var ansi = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]") })
 
 // stripANSI removes terminal escape sequences (runners colour their
 // messages even when not on a terminal).
@@ -219,7 +220,7 @@ func stripANSI(s string) string {
 	if !strings.Contains(s, "\x1b[") {
 		return s
 	}
-	return ansi.ReplaceAllString(s, "")
+	return ansi().ReplaceAllString(s, "")
 }
 
 // jsStack is a failure message without colours and without the stack

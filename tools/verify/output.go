@@ -4,25 +4,28 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // goTestFail starts a failed test's block in go test's text output
 // ("--- FAIL: TestX (0.00s)", indented for a subtest).
-var goTestFail = regexp.MustCompile(`^(\s*)--- FAIL: (\S+)`)
+var goTestFail = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)--- FAIL: (\S+)`) })
 
 // goTestPackage is go test's per-package verdict ("FAIL\tpkg\t0.01s",
 // "ok  \tpkg\t0.01s", "FAIL\tpkg [build failed]").
-var goTestPackage = regexp.MustCompile(`^(?:FAIL|ok)\s+(\S+)`)
+var goTestPackage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:FAIL|ok)\s+(\S+)`) })
 
 // diagnosticLine recognises lines that report an issue.
-var diagnosticLine = regexp.MustCompile(`(?i)(\berror\b|\bwarning\b|\bFAIL\b|^\S+:\d+(:\d+)?:)`)
+var diagnosticLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(\berror\b|\bwarning\b|\bFAIL\b|^\S+:\d+(:\d+)?:)`)
+})
 
 // summaryLine is a runner's summary, which repeats the failures it sums
 // up (go test's "FAIL\tpkg", "FAIL", "PASS").
-var summaryLine = regexp.MustCompile(`^(FAIL|ok|PASS)(\s|$)|^exit status \d+$`)
+var summaryLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(FAIL|ok|PASS)(\s|$)|^exit status \d+$`) })
 
 // fileRef is the file a diagnostic line starts with ("a/b.go:3:2: …").
-var fileRef = regexp.MustCompile(`^\s*(\S+?):\d+(:\d+)?:`)
+var fileRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(\S+?):\d+(:\d+)?:`) })
 
 // shellFinding is one failure found in a command's text output.
 type shellFinding struct {
@@ -109,11 +112,11 @@ func shellFindings(output string) []shellFinding {
 	inRun := false
 	line := func(l string) {
 		trimmed := strings.TrimSpace(l)
-		if !diagnosticLine.MatchString(l) || summaryLine.MatchString(trimmed) {
+		if !diagnosticLine().MatchString(l) || summaryLine().MatchString(trimmed) {
 			return
 		}
 		f := shellFinding{text: l}
-		if m := fileRef.FindStringSubmatch(l); m != nil {
+		if m := fileRef().FindStringSubmatch(l); m != nil {
 			f.file = m[1]
 		}
 		lower := strings.ToLower(l)
@@ -141,13 +144,13 @@ func shellFindings(output string) []shellFinding {
 		for _, b := range open {
 			b.log.WriteString(l + "\n")
 		}
-		if m := fileRef.FindStringSubmatch(l); m != nil && open[len(open)-1].file == "" {
+		if m := fileRef().FindStringSubmatch(l); m != nil && open[len(open)-1].file == "" {
 			open[len(open)-1].file = m[1]
 		}
 	}
 	for _, l := range strings.Split(output, "\n") {
 		trimmed := strings.TrimSpace(l)
-		if m := goTestFail.FindStringSubmatch(l); m != nil {
+		if m := goTestFail().FindStringSubmatch(l); m != nil {
 			b := &block{name: m[2], indent: len(m[1])}
 			for len(open) > 0 && open[len(open)-1].indent >= b.indent {
 				open = open[:len(open)-1]
@@ -160,7 +163,7 @@ func shellFindings(output string) []shellFinding {
 			running, inRun = nil, false
 			continue
 		}
-		if m := goTestPackage.FindStringSubmatch(l); m != nil {
+		if m := goTestPackage().FindStringSubmatch(l); m != nil {
 			flush(m[1])
 			continue
 		}
@@ -175,7 +178,7 @@ func shellFindings(output string) []shellFinding {
 			continue
 		}
 		switch {
-		case summaryLine.MatchString(trimmed):
+		case summaryLine().MatchString(trimmed):
 		case inRun:
 			running = append(running, l)
 		case len(open) > 0:

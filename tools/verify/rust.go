@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 func (d Detector) rustChecks(dir string) []Check {
@@ -113,9 +114,11 @@ func parseCargoMessages(r *Report, out Output) {
 }
 
 var (
-	cargoResult  = regexp.MustCompile(`^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored`)
-	cargoFailure = regexp.MustCompile(`^---- (\S+) stdout ----$`)
-	cargoPanic   = regexp.MustCompile(`panicked at ([^:]+):(\d+):\d+:?`)
+	cargoResult = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored`)
+	})
+	cargoFailure = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^---- (\S+) stdout ----$`) })
+	cargoPanic   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`panicked at ([^:]+):(\d+):\d+:?`) })
 )
 
 // parseCargoTest reads cargo test: compile errors from its JSON messages,
@@ -135,7 +138,7 @@ func parseCargoTest(r *Report, out Output) {
 	flush := func() {
 		if cur != nil {
 			cur.Message = clip(strings.TrimSpace(strings.Join(msg, "\n")), maxMessage)
-			if m := cargoPanic.FindStringSubmatch(cur.Message); m != nil {
+			if m := cargoPanic().FindStringSubmatch(cur.Message); m != nil {
 				cur.File = m[1]
 				cur.Line, _ = strconv.Atoi(m[2])
 			}
@@ -144,7 +147,7 @@ func parseCargoTest(r *Report, out Output) {
 		cur, msg = nil, nil
 	}
 	for _, line := range strings.Split(text, "\n") {
-		if m := cargoResult.FindStringSubmatch(line); m != nil {
+		if m := cargoResult().FindStringSubmatch(line); m != nil {
 			flush()
 			p, _ := strconv.Atoi(m[1])
 			f, _ := strconv.Atoi(m[2])
@@ -152,7 +155,7 @@ func parseCargoTest(r *Report, out Output) {
 			r.Passed, r.Failed, r.Skipped = r.Passed+p, r.Failed+f, r.Skipped+s
 			continue
 		}
-		if m := cargoFailure.FindStringSubmatch(line); m != nil {
+		if m := cargoFailure().FindStringSubmatch(line); m != nil {
 			flush()
 			cur = &TestFailure{Name: m[1]}
 			continue

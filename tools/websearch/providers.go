@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // searxng is a SearXNG instance's JSON API: GET /search?q=…&format=json
@@ -101,9 +102,9 @@ func (p *brave) Search(ctx context.Context, query string, max int) ([]Result, er
 	return limit(out, max), nil
 }
 
-var tags = regexp.MustCompile(`<[^>]*>`)
+var tags = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[^>]*>`) })
 
 // plain drops HTML tags and entities from a snippet.
 func plain(s string) string {
-	return strings.TrimSpace(html.UnescapeString(tags.ReplaceAllString(s, "")))
+	return strings.TrimSpace(html.UnescapeString(tags().ReplaceAllString(s, "")))
 }
