@@ -72,6 +72,14 @@ func ExcludedMessage(ex []Excluded) string {
 // tree; the gitlinks from the index's entries and a diff of the index
 // against base (no process in any nested repository).
 func (r *Repo) StageAll(ctx context.Context, dir, base string, paths, exclude []string) ([]Excluded, error) {
+	return r.stageAll(ctx, dir, base, paths, exclude, func(ctx context.Context, exclude []string) ([]string, error) {
+		return r.untracked(ctx, dir, paths, exclude)
+	})
+}
+
+// stageAll is StageAll with the untracked files under paths but exclude
+// listed by list.
+func (r *Repo) stageAll(ctx context.Context, dir, base string, paths, exclude []string, list func(ctx context.Context, exclude []string) ([]string, error)) ([]Excluded, error) {
 	links, err := r.gitlinks(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -89,7 +97,7 @@ func (r *Repo) StageAll(ctx context.Context, dir, base string, paths, exclude []
 			}
 		}
 	}
-	untracked, err := r.untracked(ctx, dir, paths, exclude)
+	untracked, err := list(ctx, exclude)
 	if err != nil {
 		return nil, err
 	}

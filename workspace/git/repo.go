@@ -276,6 +276,18 @@ func (r *Repo) MergeIntoCurrent(ctx context.Context, branch string) (string, err
 // tracked files changed since rev (committed or not) and untracked files
 // that are not ignored. Read-only.
 func (r *Repo) ChangedPaths(ctx context.Context, dir, rev string) ([]string, error) {
+	return r.changedPaths(ctx, dir, rev, func(ctx context.Context) ([]string, error) {
+		untracked, err := r.git.run(ctx, dir, nil, "ls-files", "--others", "--exclude-standard", "-z")
+		if err != nil {
+			return nil, fmt.Errorf("untracked paths in %s: %w", dir, err)
+		}
+		return nulList(untracked), nil
+	})
+}
+
+// changedPaths is ChangedPaths with the untracked files listed by
+// untracked.
+func (r *Repo) changedPaths(ctx context.Context, dir, rev string, untracked func(context.Context) ([]string, error)) ([]string, error) {
 	commit, err := r.ResolveCommit(ctx, rev)
 	if err != nil {
 		return nil, err
@@ -284,11 +296,11 @@ func (r *Repo) ChangedPaths(ctx context.Context, dir, rev string) ([]string, err
 	if err != nil {
 		return nil, fmt.Errorf("changed paths in %s: %w", dir, err)
 	}
-	untracked, err := r.git.run(ctx, dir, nil, "ls-files", "--others", "--exclude-standard", "-z")
+	others, err := untracked(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("untracked paths in %s: %w", dir, err)
+		return nil, err
 	}
-	out := append(nulList(tracked), nulList(untracked)...)
+	out := append(nulList(tracked), others...)
 	slices.Sort(out)
 	return slices.Compact(out), nil
 }

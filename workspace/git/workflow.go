@@ -29,6 +29,9 @@ type Workflow struct {
 	Worktree string
 
 	adminDir string // the worktree's private git dir, resolved lazily
+	// untracked is what the last listing of untracked files found
+	// (FollowChanges).
+	untracked untrackedState
 }
 
 // CreateWorkflow creates branch autarch/<name> at base (the user's current
