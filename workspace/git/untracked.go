@@ -1,11 +1,7 @@
 package git
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path"
@@ -233,109 +229,4 @@ func fileStamp(p string) string {
 		return ""
 	}
 	return fmt.Sprintf("%s %d %d %d %d.%d %d.%d", p, st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec)
-}
-
-// indexPaths identifies the set of entries (path, mode, stage) of the
-// index file at p, whatever their stat data: what decides which files are
-// untracked. git refreshes an index's stat data behind our back (git diff
-// rewrites the index when it finds a file touched but unchanged, whatever
-// GIT_OPTIONAL_LOCKS says); that changes nothing here. "" when the file
-// cannot be read or parsed.
-func indexPaths(p string) string {
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return ""
-	}
-	for _, hashLen := range []int{20, 32} {
-		if sum, ok := parseIndexPaths(data, hashLen); ok {
-			return sum
-		}
-	}
-	return ""
-}
-
-// parseIndexPaths hashes the entries' paths, modes and flags of an index
-// (versions 2 to 4) whose object ids are hashLen bytes; false when data is
-// no such index.
-func parseIndexPaths(data []byte, hashLen int) (string, bool) {
-	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
-		return "", false
-	}
-	version := binary.BigEndian.Uint32(data[4:8])
-	count := int(binary.BigEndian.Uint32(data[8:12]))
-	if version < 2 || version > 4 {
-		return "", false
-	}
-	end := len(data) - hashLen
-	h := sha256.New()
-	off := 12
-	var prev []byte
-	for range count {
-		fixed := 40 + hashLen + 2
-		if off+fixed > end {
-			return "", false
-		}
-		mode := data[off+24 : off+28]
-		flags := binary.BigEndian.Uint16(data[off+40+hashLen:])
-		if version >= 3 && flags&0x4000 != 0 {
-			fixed += 2
-		}
-		start := off + fixed
-		if start > end {
-			return "", false
-		}
-		var name []byte
-		if version == 4 {
-			strip, n := indexVarint(data[start:end])
-			if n == 0 || int(strip) > len(prev) {
-				return "", false
-			}
-			nul := bytes.IndexByte(data[start+n:end], 0)
-			if nul < 0 {
-				return "", false
-			}
-			name = append(prev[:len(prev)-int(strip):len(prev)-int(strip)], data[start+n:start+n+nul]...)
-			off = start + n + nul + 1
-		} else {
-			nul := bytes.IndexByte(data[start:end], 0)
-			if nul < 0 {
-				return "", false
-			}
-			name = data[start : start+nul]
-			off = off + (fixed+nul+8)&^7
-		}
-		prev = name
-		h.Write(mode)
-		h.Write([]byte{byte(flags >> 12 & 3)}) // the stage
-		h.Write(name)
-		h.Write([]byte{0})
-	}
-	// Extensions, then the checksum.
-	for off+8 <= end {
-		off += 8 + int(binary.BigEndian.Uint32(data[off+4:off+8]))
-	}
-	if off != end {
-		return "", false
-	}
-	return hex.EncodeToString(h.Sum(nil)), true
-}
-
-// indexVarint decodes git's offset varint (index version 4); n is 0 when b
-// holds none.
-func indexVarint(b []byte) (val uint64, n int) {
-	if len(b) == 0 {
-		return 0, 0
-	}
-	c := b[0]
-	val, n = uint64(c&127), 1
-	for c&128 != 0 {
-		if n >= len(b) || n > 9 {
-			return 0, 0
-		}
-		val++
-		c = b[n]
-		n++
-		val = val<<7 + uint64(c&127)
-	}
-	return val, n
 }
