@@ -22,7 +22,8 @@ type indexEntry struct {
 
 // readIndex reads the index file at p (versions 2 to 4, SHA-1 or SHA-256
 // object ids) and calls fn with each entry in order; false when the file
-// cannot be read or is no index git writes (fn may have been called).
+// cannot be read, is split or sparse, or is no index git writes (fn may
+// have been called).
 func readIndex(p string, fn func(e *indexEntry)) bool {
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -103,8 +104,13 @@ func parseIndex(data []byte, hashLen int, fn func(e *indexEntry)) bool {
 		}
 		prev, off = name, next
 	}
-	// Extensions, then the checksum.
+	// Extensions, then the checksum. A split index ("link": the entries
+	// are in another file too) or a sparse one ("sdir": a directory
+	// stands for its files) is not read.
 	for off+8 <= end {
+		if sig := string(data[off : off+4]); sig == "link" || sig == "sdir" {
+			return false
+		}
 		off += 8 + int(binary.BigEndian.Uint32(data[off+4:off+8]))
 	}
 	return off == end

@@ -138,8 +138,20 @@ func (r *Repo) stageAll(ctx context.Context, dir, base string, paths, exclude []
 	return out, nil
 }
 
-// gitlinks lists the index's gitlink entries (mode 160000).
+// gitlinks lists the index's gitlink entries (mode 160000), read from the
+// index file where it can (issue 35: git ls-files printed 23k entries to
+// find none).
 func (r *Repo) gitlinks(ctx context.Context, dir string) ([]string, error) {
+	if loc, err := r.git.locate(dir); err == nil && loc.gitDir != "" {
+		var links []string
+		if readIndex(filepath.Join(loc.gitDir, "index"), func(e *indexEntry) {
+			if e.mode == 0o160000 {
+				links = append(links, e.path)
+			}
+		}) {
+			return links, nil
+		}
+	}
 	out, err := r.git.run(ctx, dir, nil, "ls-files", "--stage", "-z")
 	if err != nil {
 		return nil, fmt.Errorf("list the index: %w", err)

@@ -64,3 +64,16 @@ func TestIndexPathsIgnoresStatData(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitIndexNotRead: a split index keeps entries in another file, so
+// it is not read (its callers ask git instead).
+func TestSplitIndexNotRead(t *testing.T) {
+	dir := t.TempDir()
+	gitT(t, dir, "init", "-q")
+	writeFile(t, filepath.Join(dir, "a.go"), "package a\n")
+	gitT(t, dir, "add", "a.go")
+	gitT(t, dir, "update-index", "--split-index")
+	if readIndex(filepath.Join(dir, ".git", "index"), func(*indexEntry) {}) {
+		t.Error("a split index was read")
+	}
+}
