@@ -52,6 +52,31 @@ type untrackedState struct {
 	full          int // listings that walked the whole tree (for tests)
 }
 
+// untrackedStates are the untracked states of a repository's work trees
+// by path: the workflow objects a run opens for one worktree (preflight,
+// then pulses) share one.
+type untrackedStates struct {
+	mu     sync.Mutex
+	byTree map[string]*untrackedState
+}
+
+// untrackedOf is the untracked state of the work tree at path.
+func (r *Repo) untrackedOf(path string) *untrackedState {
+	if r.trees == nil {
+		return &untrackedState{}
+	}
+	r.trees.mu.Lock()
+	defer r.trees.mu.Unlock()
+	if r.trees.byTree == nil {
+		r.trees.byTree = map[string]*untrackedState{}
+	}
+	path = filepath.Clean(path)
+	if r.trees.byTree[path] == nil {
+		r.trees.byTree[path] = &untrackedState{}
+	}
+	return r.trees.byTree[path]
+}
+
 // maxNarrowed is the most paths a narrowed listing names; past it git
 // walks the whole tree, which costs about the same.
 const maxNarrowed = 512
@@ -61,10 +86,35 @@ const maxNarrowed = 512
 // since the last listing, where it can (untrackedState). j follows the
 // worktree's whole tree.
 func (w *Workflow) FollowChanges(j TreeJournal) {
-	u := &w.untracked
+	u := w.untracked
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.journal, u.paths, u.since = j, nil, nil
+	if u.journal != j {
+		u.journal, u.paths, u.since = j, nil, nil
+	}
+}
+
+// seeded begins the untracked state from a status (git status
+// --untracked-files=normal, listing the same files, a folder whose files
+// are all untracked as "dir/"): take it before git runs; done records
+// the status's untracked paths (ok false: it failed).
+func (w *Workflow) seeded(ctx context.Context) (done func(untracked []string, ok bool)) {
+	u := w.untracked
+	u.mu.Lock()
+	j := u.journal
+	u.mu.Unlock()
+	if j == nil {
+		return func([]string, bool) {}
+	}
+	mark, index, ignore := j.Mark(), w.indexStamp(ctx), w.repo.ignoreStamp()
+	return func(untracked []string, ok bool) {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if !ok || index == "" || u.journal != j {
+			return
+		}
+		u.paths, u.since, u.index, u.ignore = untracked, mark, index, ignore
+	}
 }
 
 // UntrackedWalks is how many of the workflow's listings of untracked
@@ -86,7 +136,7 @@ func (w *Workflow) ChangedPaths(ctx context.Context) ([]string, error) {
 // (git ls-files --others --exclude-standard, a nested repository as
 // "dir/"), from the last listing and what changed since where it can.
 func (w *Workflow) listUntracked(ctx context.Context) ([]string, error) {
-	u := &w.untracked
+	u := w.untracked
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var mark func() ([]string, bool)
@@ -146,7 +196,7 @@ func (u *untrackedState) narrowed(index, ignore string) ([]string, bool) {
 // last listing (only adding what it listed); left is what that staging
 // left out (excluded): the next listing then walks the whole tree.
 func (w *Workflow) staged(ctx context.Context, left []Excluded) {
-	u := &w.untracked
+	u := w.untracked
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if len(left) > 0 || u.since == nil {
