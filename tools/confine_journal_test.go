@@ -13,25 +13,13 @@ import (
 // untracked files follow the tree watch of its masks (FollowChanges)
 // finds, at the gates (ChangedPaths) and in the checkpoint, exactly what
 // a walk of the whole tree finds — from the preflight's status on,
-// whatever wrote a file between two listings and however: a command, inside a new folder, renamed, through
-// a hard link inside the tree, a process outside the sandbox — and walks
-// the tree again where the watch cannot say (an ignore rule changed).
+// whatever wrote a file between two listings and however: a command,
+// inside a new folder, renamed, through a hard link inside the tree, a
+// process outside the sandbox — and walks the tree again where the watch
+// cannot say (an ignore rule changed, the index changed).
 func TestUntrackedFollowChanges(t *testing.T) {
 	ctx := context.Background()
-	top := t.TempDir()
-	files := map[string]string{"main.go": "package main\n", "pkg/a.go": "package pkg\n", "pkg/deep/b.go": "package deep\n", ".gitignore": "*.log\n", "keep.log": "ignored\n"}
-	writeFiles(t, top, files)
-	gitCmd(t, top, "init", "-q", "-b", "main")
-	gitCmd(t, top, "add", ".")
-	gitCmd(t, top, "commit", "-qm", "init")
-	repo, err := git.Open(ctx, top, git.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wf, err := repo.CreateWorkflow(ctx, "journal", "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo, wf := workflowRepo(t, "journal", map[string]string{"main.go": "package main\n", "pkg/a.go": "package pkg\n", "pkg/deep/b.go": "package deep\n", ".gitignore": "*.log\n", "keep.log": "ignored\n"})
 	wt := wf.Worktree
 	writeFiles(t, wt, map[string]string{"keep.log": "ignored\n", "hidden.ign": "excluded\n"})
 	writeFiles(t, repo.CommonDir(), map[string]string{"info/exclude": "*.ign\n"})
@@ -146,4 +134,25 @@ func TestUntrackedFollowChanges(t *testing.T) {
 	}
 	run("echo four > pkg/deep/next.txt")
 	check("the next pulse", true, "pkg/deep/next.txt")
+}
+
+// workflowRepo commits files in a new repository on main and creates the
+// workflow name's worktree.
+func workflowRepo(t *testing.T, name string, files map[string]string) (*git.Repo, *git.Workflow) {
+	t.Helper()
+	ctx := context.Background()
+	top := t.TempDir()
+	writeFiles(t, top, files)
+	gitCmd(t, top, "init", "-q", "-b", "main")
+	gitCmd(t, top, "add", ".")
+	gitCmd(t, top, "commit", "-qm", "init")
+	repo, err := git.Open(ctx, top, git.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, err := repo.CreateWorkflow(ctx, name, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo, wf
 }
