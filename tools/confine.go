@@ -153,6 +153,10 @@ type MaskState struct {
 	// decision walks it.
 	tooBig bool
 	full   int // the decisions that walked the whole tree (for tests)
+	// journal is what the watch reported since it began (journalState,
+	// confine_journal.go): what a workflow's listings of untracked files
+	// look at instead of the whole tree.
+	journal journalState
 }
 
 // NewMaskState makes an empty mask state for the sessions of a run.
@@ -333,6 +337,7 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 // c.mu.
 func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string, error) {
 	c.full++
+	c.journal.restart()
 	c.watch.close()
 	c.watch, c.masks = nil, map[string]bool{}
 	if !c.tooBig {
@@ -365,6 +370,7 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 		}
 		if d.IsDir() {
 			if rel != "." && skippedDir(d.Name()) {
+				c.journal.skipped = true // its changes go unseen
 				return fs.SkipDir
 			}
 			if c.watch != nil {
@@ -459,7 +465,7 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 	if c.watch == nil {
 		return nil, false
 	}
-	ch, ok := c.watch.changes()
+	ch, ok := c.drain()
 	if !ok {
 		return nil, false
 	}

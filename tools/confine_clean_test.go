@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/workspace"
-	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // TestMaskWalkInNewWorktree: the first command in a new linked worktree
@@ -20,24 +19,12 @@ import (
 // files' verdicts are then known without reading them.
 func TestMaskWalkInNewWorktree(t *testing.T) {
 	ctx := context.Background()
-	top := t.TempDir()
 	secret := "token = " + "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5" + "\n"
 	files := map[string]string{"committed.txt": secret, "edited.txt": "nothing yet\n"}
 	for i := range 100 {
 		files[fmt.Sprintf("pkg/f%d.go", i)] = fmt.Sprintf("package pkg\n\nconst F%d = %d\n", i, i)
 	}
-	writeFiles(t, top, files)
-	gitCmd(t, top, "init", "-q", "-b", "main")
-	gitCmd(t, top, "add", ".")
-	gitCmd(t, top, "commit", "-qm", "init")
-	repo, err := git.Open(ctx, top, git.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wf, err := repo.CreateWorkflow(ctx, "clean", "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo, wf := workflowRepo(t, "clean", files)
 	wt := wf.Worktree
 	writeFiles(t, wt, map[string]string{"edited.txt": secret, "new.txt": secret})
 	s, err := NewSession(SessionConfig{Root: wt, GitCommonDir: repo.CommonDir()})

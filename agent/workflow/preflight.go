@@ -65,6 +65,9 @@ func (e *Engine) preflight(ctx context.Context, wf store.Workflow) error {
 	e.emit(Event{Kind: "stage", WorkflowID: wf.ID, Stage: wf.Stage, Status: "running", Worktree: root, Text: "preflight in " + root})
 	pctx, cancel := context.WithTimeoutCause(ctx, e.cfg.PreflightTimeout, errPreflightTimeout)
 	defer cancel()
+	if m := e.masksOf(wf.ID, root); m != nil && gw != nil {
+		gw.FollowChanges(m) // its status begins what the pulses' listings build on (issue 35)
+	}
 	result, status, failure, err := e.runPreflight(pctx, wf, gw, root, setup.ID)
 	if errors.Is(context.Cause(pctx), errPreflightTimeout) && ctx.Err() == nil {
 		failure, err = fmt.Sprintf("preflight timed out after %s", e.cfg.PreflightTimeout), nil

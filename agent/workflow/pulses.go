@@ -36,6 +36,9 @@ func (e *Engine) pulse(ctx context.Context, wf store.Workflow) error {
 	if err != nil {
 		return err
 	}
+	if m := e.masksOf(wf.ID, root); m != nil && gw != nil {
+		gw.FollowChanges(m) // the tree watch of the masks tells what changed (issue 35)
+	}
 	r := &pulseRunner{e: e, wf: wf, gw: gw, root: root, pulses: map[string]store.Pulse{}, baselines: baselines, pinned: pinned}
 	var planned []PlannedPulse
 	done := map[string]bool{}
@@ -387,7 +390,7 @@ func (r *pulseRunner) changedPaths(ctx context.Context) ([]string, error) {
 	if r.tree != nil {
 		return r.tree.ChangedPaths(ctx)
 	}
-	return r.e.cfg.Repo.ChangedPaths(ctx, r.gw.Worktree, r.gw.Branch)
+	return r.gw.ChangedPaths(ctx)
 }
 
 // gatedTool runs a check after its tool accepted a call; a non-nil result

@@ -72,6 +72,14 @@ func ExcludedMessage(ex []Excluded) string {
 // tree; the gitlinks from the index's entries and a diff of the index
 // against base (no process in any nested repository).
 func (r *Repo) StageAll(ctx context.Context, dir, base string, paths, exclude []string) ([]Excluded, error) {
+	return r.stageAll(ctx, dir, base, paths, exclude, func(ctx context.Context, exclude []string) ([]string, error) {
+		return r.untracked(ctx, dir, paths, exclude)
+	})
+}
+
+// stageAll is StageAll with the untracked files under paths but exclude
+// listed by list.
+func (r *Repo) stageAll(ctx context.Context, dir, base string, paths, exclude []string, list func(ctx context.Context, exclude []string) ([]string, error)) ([]Excluded, error) {
 	links, err := r.gitlinks(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -89,7 +97,7 @@ func (r *Repo) StageAll(ctx context.Context, dir, base string, paths, exclude []
 			}
 		}
 	}
-	untracked, err := r.untracked(ctx, dir, paths, exclude)
+	untracked, err := list(ctx, exclude)
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +138,20 @@ func (r *Repo) StageAll(ctx context.Context, dir, base string, paths, exclude []
 	return out, nil
 }
 
-// gitlinks lists the index's gitlink entries (mode 160000).
+// gitlinks lists the index's gitlink entries (mode 160000), read from the
+// index file where it can (issue 35: git ls-files printed 23k entries to
+// find none).
 func (r *Repo) gitlinks(ctx context.Context, dir string) ([]string, error) {
+	if loc, err := r.git.locate(dir); err == nil && loc.gitDir != "" {
+		var links []string
+		if readIndex(filepath.Join(loc.gitDir, "index"), func(e *indexEntry) {
+			if e.mode == 0o160000 {
+				links = append(links, e.path)
+			}
+		}) {
+			return links, nil
+		}
+	}
 	out, err := r.git.run(ctx, dir, nil, "ls-files", "--stage", "-z")
 	if err != nil {
 		return nil, fmt.Errorf("list the index: %w", err)

@@ -270,7 +270,7 @@ func (pt *PulseTree) stage(ctx context.Context) (string, []Excluded, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return pt.w.repo.stageIn(ctx, pt.Path, pt.Base, artifacts)
+	return pt.w.repo.stageIn(ctx, pt.Path, pt.Base, artifacts, nil)
 }
 
 func (pt *PulseTree) commitTree(ctx context.Context, tree, parent, message string) (string, error) {

@@ -372,14 +372,24 @@ func (w *Workflow) stage(ctx context.Context, base string) (string, []Excluded, 
 	if err != nil {
 		return "", nil, err
 	}
-	return w.repo.stageIn(ctx, w.Worktree, base, artifacts)
+	tree, excluded, err := w.repo.stageIn(ctx, w.Worktree, base, artifacts, w.untrackedBut)
+	if err == nil {
+		w.staged(ctx, excluded)
+	}
+	return tree, excluded, err
 }
 
 // stageIn writes the state of the worktree at dir, but artifacts, nested
 // repositories and gitlinks base does not have (StageAll), to its index
-// and returns the tree and what it left out.
-func (r *Repo) stageIn(ctx context.Context, dir, base string, artifacts []string) (string, []Excluded, error) {
-	excluded, err := r.StageAll(ctx, dir, base, nil, artifacts)
+// and returns the tree and what it left out. list lists the untracked
+// files but those under its exclude (nil: git walks the tree).
+func (r *Repo) stageIn(ctx context.Context, dir, base string, artifacts []string, list func(ctx context.Context, exclude []string) ([]string, error)) (string, []Excluded, error) {
+	if list == nil {
+		list = func(ctx context.Context, exclude []string) ([]string, error) {
+			return r.untracked(ctx, dir, nil, exclude)
+		}
+	}
+	excluded, err := r.stageAll(ctx, dir, base, nil, artifacts, list)
 	if err != nil {
 		return "", nil, err
 	}

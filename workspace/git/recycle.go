@@ -317,39 +317,93 @@ func (r *Repo) freshen(ctx context.Context, path string) error {
 	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "reset", "--hard", "--quiet")...); err != nil {
 		return err
 	}
-	ls, err := r.git.run(ctx, path, nil, "ls-files", "--stage", "-v", "-z")
+	want, err := freshIndex(filepath.Join(loc.gitDir, "index"))
 	if err != nil {
 		return err
-	}
-	want := map[string]string{}
-	for _, rec := range strings.Split(strings.TrimSuffix(string(ls), "\x00"), "\x00") {
-		if rec == "" {
-			continue
-		}
-		meta, p, ok := strings.Cut(rec, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 4 || f[0] != "H" || f[3] != "0" || (f[1] != "100644" && f[1] != "100755" && f[1] != "120000") {
-			return fmt.Errorf("index entry %q is not a plain file", rec)
-		}
-		want[p] = f[1]
 	}
 	// git clean walks the whole tree too: it runs only when the walk
 	// finds what the index does not hold (untracked or ignored files,
 	// nested repositories), and the walk then checks again.
-	err = verifyFresh(path, loc.gitDir, want)
+	stale, err := verifyFresh(path, loc.gitDir, want)
 	if errors.Is(err, errUntracked) {
 		if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "clean", "-ffdxq")...); err != nil {
 			return err
 		}
-		err = verifyFresh(path, loc.gitDir, want)
+		stale, err = verifyFresh(path, loc.gitDir, want)
 	}
 	if err != nil {
 		return err
 	}
-	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "diff-files", "--quiet")...); err != nil {
-		return fmt.Errorf("files differ from the index after the reset: %w", err)
+	// The walk compared every file with the stat data the reset recorded,
+	// to the nanosecond (git diff-files stat-ed a 23k-file tree a third
+	// time: issue 35; and git compares whole seconds only, so a file
+	// rewritten within the second of its recorded change time passed it).
+	// The files whose stat data differs, or was written too close to the
+	// index to tell (such as those the reset wrote), are written again
+	// from the index; where there are many, git diff-files compares them.
+	switch {
+	case len(stale) == 0:
+	case len(stale) <= maxNarrowed:
+		var names strings.Builder
+		for _, p := range stale {
+			names.WriteString(p + "\x00")
+		}
+		if _, err := r.git.run(ctx, path, strings.NewReader(names.String()), append(slices.Clone(freshCheck), "checkout-index", "--force", "-u", "-z", "--stdin")...); err != nil {
+			return fmt.Errorf("write back the files the reset left: %w", err)
+		}
+	default:
+		if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "diff-files", "--quiet")...); err != nil {
+			return fmt.Errorf("files differ from the index after the reset: %w", err)
+		}
 	}
 	return nil
+}
+
+// freshIndex reads the entries of the index at p that the reset wrote,
+// which must all be plain files, symbolic links or executables at stage
+// 0, with no flag that makes git skip a file (assume-unchanged,
+// skip-worktree, intent-to-add).
+func freshIndex(p string) (freshEntries, error) {
+	want := freshEntries{entries: map[string]indexEntry{}}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return want, err
+	}
+	want.written = fi.ModTime()
+	var bad string
+	ok := readIndex(p, func(e *indexEntry) {
+		if bad == "" && (e.assumeValid || e.skipWorktree || e.intentToAdd || e.stage != 0 || e.mode != 0o100644 && e.mode != 0o100755 && e.mode != 0o120000) {
+			bad = e.path
+		}
+		want.entries[e.path] = *e
+	})
+	switch {
+	case !ok:
+		return want, errors.New("the index cannot be read")
+	case bad != "":
+		return want, fmt.Errorf("index entry %q is not a plain file", bad)
+	}
+	if now, err := os.Stat(p); err != nil || !now.ModTime().Equal(want.written) {
+		return want, errors.New("the index changed while it was read")
+	}
+	return want, nil
+}
+
+// freshEntries are the index's entries by path, and when it was written.
+type freshEntries struct {
+	entries map[string]indexEntry
+	written time.Time
+}
+
+// matches reports whether the file's stat data st is what the index
+// recorded of it, and the file was written before the index (so that a
+// change in the same clock tick cannot hide: git's racy entries).
+func (f freshEntries) matches(e indexEntry, st *syscall.Stat_t) bool {
+	mtime := time.Unix(int64(e.mtimeSec), int64(e.mtimeNsec))
+	return uint32(st.Ctim.Sec) == e.ctimeSec && uint32(st.Ctim.Nsec) == e.ctimeNsec &&
+		uint32(st.Mtim.Sec) == e.mtimeSec && uint32(st.Mtim.Nsec) == e.mtimeNsec &&
+		uint32(st.Ino) == e.ino && st.Uid == e.uid && st.Gid == e.gid && uint32(st.Size) == e.size &&
+		mtime.Before(f.written)
 }
 
 // errUntracked: the tree holds a path the index does not (git clean
@@ -361,23 +415,25 @@ var errUntracked = errors.New("a path the index does not hold")
 var adminFiles = []string{"HEAD", "commondir", "gitdir", "index", "ORIG_HEAD", "logs"}
 
 // verifyFresh checks that the tree at top holds exactly what a fresh
-// checkout of the index entries want (path → mode) holds.
-func verifyFresh(top, gitDir string, want map[string]string) error {
+// checkout of the index entries want holds; stale are the files whose
+// stat data is not what the index recorded, or cannot tell (git must
+// compare their content).
+func verifyFresh(top, gitDir string, want freshEntries) (stale []string, err error) {
 	admin, err := os.ReadDir(gitDir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, e := range admin {
 		if !slices.Contains(adminFiles, e.Name()) {
-			return fmt.Errorf("unexpected %s in the admin directory", e.Name())
+			return nil, fmt.Errorf("unexpected %s in the admin directory", e.Name())
 		}
 	}
 	dotGit, err := os.ReadFile(filepath.Join(top, ".git"))
 	if err != nil || strings.TrimSpace(string(dotGit)) != "gitdir: "+gitDir {
-		return fmt.Errorf(".git does not name %s: %q", gitDir, dotGit)
+		return nil, fmt.Errorf(".git does not name %s: %q", gitDir, dotGit)
 	}
 	dirs := map[string]bool{}
-	for p := range want {
+	for p := range want.entries {
 		for d := filepath.Dir(p); d != "."; d = filepath.Dir(d) {
 			dirs[d] = true
 		}
@@ -394,7 +450,8 @@ func verifyFresh(top, gitDir string, want map[string]string) error {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if rel != ".git" && (d.IsDir() && !dirs[rel] || !d.IsDir() && want[rel] == "") {
+		entry, tracked := want.entries[rel]
+		if rel != ".git" && (d.IsDir() && !dirs[rel] || !d.IsDir() && !tracked) {
 			return fmt.Errorf("%s: %w", rel, errUntracked)
 		}
 		fi, err := d.Info()
@@ -418,27 +475,30 @@ func verifyFresh(top, gitDir string, want map[string]string) error {
 		default:
 			files++
 			var ok bool
-			switch want[rel] {
-			case "100644":
+			switch entry.mode {
+			case 0o100644:
 				ok = mode == 0o666&^mask && st.Nlink == 1
-			case "100755":
+			case 0o100755:
 				ok = mode == 0o777&^mask && st.Nlink == 1
-			case "120000":
+			case 0o120000:
 				ok = mode&fs.ModeSymlink != 0
 			}
 			if !ok {
-				return fmt.Errorf("%s (%v, %d links) is not the checkout's %q", rel, mode, st.Nlink, want[rel])
+				return fmt.Errorf("%s (%v, %d links) is not the checkout's %o", rel, mode, st.Nlink, entry.mode)
+			}
+			if !want.matches(entry, st) {
+				stale = append(stale, rel)
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if files != len(want) {
-		return fmt.Errorf("%d files, the index has %d", files, len(want))
+	if files != len(want.entries) {
+		return nil, fmt.Errorf("%d files, the index has %d", files, len(want.entries))
 	}
-	return nil
+	return stale, nil
 }
 
 // umask is the process's file mode creation mask, read without changing

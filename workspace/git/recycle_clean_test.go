@@ -12,7 +12,12 @@ import (
 // TestRecycledTreeCleanedOnlyWhenNeeded (issue 35): restoring a spent
 // tree runs git clean — a walk of the whole tree — only when the
 // verifying walk finds a path the index does not hold; a tree holding
-// one is cleaned, checked again and ends as a fresh checkout.
+// one is cleaned, checked again and ends as a fresh checkout. The walk
+// reads the index the reset wrote and compares each file's stat data with
+// it, to the nanosecond: no ls-files, no diff-files (the files whose times
+// cannot tell them from a change, such as those the reset wrote, are
+// written again from the index), and a mode changed or a file deleted is
+// put back.
 func TestRecycledTreeCleanedOnlyWhenNeeded(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -30,6 +35,16 @@ func TestRecycledTreeCleanedOnlyWhenNeeded(t *testing.T) {
 		{"a nested repository", func(t *testing.T, wt string) {
 			gitT(t, wt, "init", "-q", filepath.Join(wt, "nested"))
 		}, true},
+		{"a mode changed", func(t *testing.T, wt string) {
+			if err := os.Chmod(filepath.Join(wt, "old.txt"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"a file deleted", func(t *testing.T, wt string) {
+			if err := os.Remove(filepath.Join(wt, "main.go")); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, _ := userRepo(t)
@@ -57,6 +72,14 @@ func TestRecycledTreeCleanedOnlyWhenNeeded(t *testing.T) {
 			calls := gitCalls(t, log)
 			if got := slices.Contains(calls, "clean"); got != tc.clean {
 				t.Errorf("git clean ran: %v, want %v (%v)", got, tc.clean, calls)
+			}
+			// The walk reads the index and compares each file's stat data
+			// with it: no ls-files, no diff-files (issue 35: each listed
+			// or stat-ed a 23k-file tree again).
+			for _, c := range []string{"ls-files", "diff-files"} {
+				if slices.Contains(calls, c) {
+					t.Errorf("git %s ran: %v", c, calls)
+				}
 			}
 			next, err := r2.CreateWorkflow(ctx, "next", "main")
 			if err != nil {

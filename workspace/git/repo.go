@@ -40,8 +40,9 @@ type Repo struct {
 	commonDir    string
 	worktreeRoot string
 	git          runner
-	prepared     *preparedPool // fresh worktrees made ahead (PrepareWorktrees)
-	commits      *knownCommits // full ids known to name commits
+	prepared     *preparedPool    // fresh worktrees made ahead (PrepareWorktrees)
+	commits      *knownCommits    // full ids known to name commits
+	trees        *untrackedStates // what the last listing of each work tree's untracked files found (FollowChanges)
 }
 
 // ErrNotRepository is Open's error for a folder outside any git work tree.
@@ -145,7 +146,7 @@ func newRepo(ctx context.Context, abs string, cfg Config) (*Repo, error) {
 		return nil, fmt.Errorf("commit identity %q <%s> must not contain '<', '>', newlines or NUL", id.Name, id.Email)
 	}
 	environ := os.Environ()
-	return &Repo{dir: abs, prepared: &preparedPool{}, commits: &knownCommits{}, git: runner{bin: bin, env: hardEnv(environ, id), user: userConfig(ctx, bin, environ)}}, nil
+	return &Repo{dir: abs, prepared: &preparedPool{}, commits: &knownCommits{}, trees: &untrackedStates{}, git: runner{bin: bin, env: hardEnv(environ, id), user: userConfig(ctx, bin, environ)}}, nil
 }
 
 func (r *Repo) setWorktreeRoot(cfg Config) error {
@@ -276,6 +277,18 @@ func (r *Repo) MergeIntoCurrent(ctx context.Context, branch string) (string, err
 // tracked files changed since rev (committed or not) and untracked files
 // that are not ignored. Read-only.
 func (r *Repo) ChangedPaths(ctx context.Context, dir, rev string) ([]string, error) {
+	return r.changedPaths(ctx, dir, rev, func(ctx context.Context) ([]string, error) {
+		untracked, err := r.git.run(ctx, dir, nil, "ls-files", "--others", "--exclude-standard", "-z")
+		if err != nil {
+			return nil, fmt.Errorf("untracked paths in %s: %w", dir, err)
+		}
+		return nulList(untracked), nil
+	})
+}
+
+// changedPaths is ChangedPaths with the untracked files listed by
+// untracked.
+func (r *Repo) changedPaths(ctx context.Context, dir, rev string, untracked func(context.Context) ([]string, error)) ([]string, error) {
 	commit, err := r.ResolveCommit(ctx, rev)
 	if err != nil {
 		return nil, err
@@ -284,11 +297,11 @@ func (r *Repo) ChangedPaths(ctx context.Context, dir, rev string) ([]string, err
 	if err != nil {
 		return nil, fmt.Errorf("changed paths in %s: %w", dir, err)
 	}
-	untracked, err := r.git.run(ctx, dir, nil, "ls-files", "--others", "--exclude-standard", "-z")
+	others, err := untracked(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("untracked paths in %s: %w", dir, err)
+		return nil, err
 	}
-	out := append(nulList(tracked), nulList(untracked)...)
+	out := append(nulList(tracked), others...)
 	slices.Sort(out)
 	return slices.Compact(out), nil
 }

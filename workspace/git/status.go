@@ -59,14 +59,18 @@ func (w *Workflow) Status(ctx context.Context) (Status, error) {
 }
 
 func (w *Workflow) status(ctx context.Context) (Status, error) {
+	seed := w.seeded(ctx) // the next listing of untracked files builds on this one
 	out, err := w.run(ctx, nil, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignore-submodules=all")
 	if err != nil {
+		seed(nil, false)
 		return Status{}, fmt.Errorf("worktree status: %w", err)
 	}
 	st, err := parseStatus(string(out))
 	if err != nil {
+		seed(nil, false)
 		return Status{}, fmt.Errorf("worktree status: %w", err)
 	}
+	seed(st.Untracked(), true)
 	return st, nil
 }
 

@@ -29,6 +29,9 @@ type Workflow struct {
 	Worktree string
 
 	adminDir string // the worktree's private git dir, resolved lazily
+	// untracked is what the last listing of untracked files found
+	// (FollowChanges).
+	untracked *untrackedState
 }
 
 // CreateWorkflow creates branch autarch/<name> at base (the user's current
@@ -71,7 +74,7 @@ func (r *Repo) CreateWorkflow(ctx context.Context, name, base string) (*Workflow
 		_, _ = r.git.run(context.WithoutCancel(ctx), r.dir, nil, "update-ref", "-d", ref, baseCommit)
 		return nil, fmt.Errorf("create workflow %s: %w", name, err)
 	}
-	return &Workflow{repo: r, Name: name, Branch: branch, Base: base, BaseCommit: baseCommit, Worktree: path}, nil
+	return &Workflow{repo: r, Name: name, Branch: branch, Base: base, BaseCommit: baseCommit, Worktree: path, untracked: r.untrackedOf(path)}, nil
 }
 
 // ensureAbsent fails unless path does not exist or is an empty directory.
@@ -144,7 +147,7 @@ func (r *Repo) OpenWorkflow(ctx context.Context, name, base string) (*Workflow, 
 			return nil, fmt.Errorf("open workflow %s: %w", name, err)
 		}
 	}
-	w.Worktree = path
+	w.Worktree, w.untracked = path, r.untrackedOf(path)
 	return w, nil
 }
 

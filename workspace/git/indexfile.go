@@ -1,0 +1,158 @@
+package git
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"os"
+)
+
+// indexEntry is one entry of a git index file, as git wrote it: the stat
+// data it recorded of the file, its mode, stage and flags, and its path.
+type indexEntry struct {
+	ctimeSec, ctimeNsec, mtimeSec, mtimeNsec uint32
+	dev, ino, mode, uid, gid, size           uint32
+	// assumeValid, skipWorktree and intentToAdd are the entry's flags
+	// (git update-index --assume-unchanged, --skip-worktree, git add -N).
+	assumeValid, skipWorktree, intentToAdd bool
+	stage                                  int
+	path                                   string
+}
+
+// readIndex reads the index file at p (versions 2 to 4, SHA-1 or SHA-256
+// object ids) and calls fn with each entry in order; false when the file
+// cannot be read, is split or sparse, or is no index git writes (fn may
+// have been called).
+func readIndex(p string, fn func(e *indexEntry)) bool {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	// The entries do not say how long their object ids are: the layout
+	// that ends exactly at the extensions and checksum is the one.
+	for _, hashLen := range []int{20, 32} {
+		if parseIndex(data, hashLen, nil) {
+			return parseIndex(data, hashLen, fn)
+		}
+	}
+	return false
+}
+
+// parseIndex walks the entries of the index data whose object ids are
+// hashLen bytes, calling fn (when not nil) with each; false when data is
+// no such index.
+func parseIndex(data []byte, hashLen int, fn func(e *indexEntry)) bool {
+	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
+		return false
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	count := int(binary.BigEndian.Uint32(data[8:12]))
+	if version < 2 || version > 4 {
+		return false
+	}
+	end := len(data) - hashLen
+	off := 12
+	var prev []byte
+	var e indexEntry
+	for range count {
+		fixed := 40 + hashLen + 2
+		if off+fixed > end {
+			return false
+		}
+		flags := binary.BigEndian.Uint16(data[off+40+hashLen:])
+		var ext uint16
+		if version >= 3 && flags&0x4000 != 0 {
+			fixed += 2
+			if off+fixed > end {
+				return false
+			}
+			ext = binary.BigEndian.Uint16(data[off+40+hashLen+2:])
+		}
+		start := off + fixed
+		var name []byte
+		next := 0
+		if version == 4 {
+			strip, n := indexVarint(data[start:end])
+			if n == 0 || strip > uint64(len(prev)) {
+				return false
+			}
+			nul := bytes.IndexByte(data[start+n:end], 0)
+			if nul < 0 {
+				return false
+			}
+			keep := len(prev) - int(strip)
+			name = append(prev[:keep:keep], data[start+n:start+n+nul]...)
+			next = start + n + nul + 1
+		} else {
+			nul := bytes.IndexByte(data[start:end], 0)
+			if nul < 0 {
+				return false
+			}
+			name = data[start : start+nul]
+			next = off + (fixed+nul+8)&^7
+		}
+		if fn != nil {
+			u32 := func(i int) uint32 { return binary.BigEndian.Uint32(data[off+4*i:]) }
+			e = indexEntry{
+				ctimeSec: u32(0), ctimeNsec: u32(1), mtimeSec: u32(2), mtimeNsec: u32(3),
+				dev: u32(4), ino: u32(5), mode: u32(6), uid: u32(7), gid: u32(8), size: u32(9),
+				assumeValid: flags&0x8000 != 0, skipWorktree: ext&0x4000 != 0, intentToAdd: ext&0x2000 != 0,
+				stage: int(flags>>12) & 3, path: string(name),
+			}
+			fn(&e)
+		}
+		prev, off = name, next
+	}
+	// Extensions, then the checksum. A split index ("link": the entries
+	// are in another file too) or a sparse one ("sdir": a directory
+	// stands for its files) is not read.
+	for off+8 <= end {
+		if sig := string(data[off : off+4]); sig == "link" || sig == "sdir" {
+			return false
+		}
+		off += 8 + int(binary.BigEndian.Uint32(data[off+4:off+8]))
+	}
+	return off == end
+}
+
+// indexVarint decodes git's offset varint (index version 4); n is 0 when b
+// holds none.
+func indexVarint(b []byte) (val uint64, n int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	c := b[0]
+	val, n = uint64(c&127), 1
+	for c&128 != 0 {
+		if n >= len(b) || n > 9 {
+			return 0, 0
+		}
+		val++
+		c = b[n]
+		n++
+		val = val<<7 + uint64(c&127)
+	}
+	return val, n
+}
+
+// indexPaths identifies the entries (path, mode, stage) of the index file
+// at p, whatever their stat data: what decides which files are untracked.
+// git refreshes an index's stat data unasked (git diff rewrites the index
+// when it finds a file touched but unchanged, whatever GIT_OPTIONAL_LOCKS
+// says); that changes nothing here. "" when the file cannot be read.
+func indexPaths(p string) string {
+	h := sha256.New()
+	var b [5]byte
+	ok := readIndex(p, func(e *indexEntry) {
+		binary.BigEndian.PutUint32(b[:4], e.mode)
+		b[4] = byte(e.stage)
+		h.Write(b[:])
+		h.Write([]byte(e.path))
+		h.Write([]byte{0})
+	})
+	if !ok {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
