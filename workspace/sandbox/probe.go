@@ -82,6 +82,9 @@ func (b *Bwrap) Probe(ctx context.Context) Status {
 			return st
 		}
 		st.Available = true
+		if why := b.probeMaskHelper(ctx, dir, limit); why != "" {
+			b.log.Warn("sandbox: bwrap will make every mask itself, slower with many masked files: the mask helper's trial failed", "why", why)
+		}
 		return st
 	}
 	st.Available = true

@@ -124,6 +124,9 @@ type Spec struct {
 	// gate is the command's cgroup and limits while Run runs it; Command
 	// alone applies the rlimits only.
 	gate *gate
+	// helper says whether masked files go through the mask helper
+	// (masks.go): by default when the probe allowed it and they are many.
+	helper helperMode
 }
 
 // Bind is one of Spec.Binds: Source shown read-only at Dest. Both are
