@@ -353,7 +353,7 @@ func TestMaskHelperTimeout(t *testing.T) {
 // TestMaskHelperProbe: the probe turns the helper on, and a command uses
 // it from maskHelperMin masked files on that it can make; a bwrap that
 // refuses --cap-add (a setuid one) leaves bwrap making every mask, and
-// the masks hold.
+// the masks hold; autarch doctor says which.
 func TestMaskHelperProbe(t *testing.T) {
 	f, masked := helperFixture(t)
 	// .env and maskHelperMin-2 keys: one file fewer than the helper's minimum.
@@ -364,6 +364,9 @@ func TestMaskHelperProbe(t *testing.T) {
 	}
 	if st := f.sb.Probe(context.Background()); !st.Available {
 		t.Fatalf("probe: %s", st)
+	}
+	if r := f.sb.Report(context.Background()); !strings.Contains(r, "mask helper: on") {
+		t.Errorf("autarch doctor does not say the helper is on:\n%s", r)
 	}
 	if !usesHelper(t, f.sb, many) || usesHelper(t, f.sb, few) {
 		t.Errorf("after the probe, the helper is used for %d masked files: %v, for %d: %v (want from %d on)",
@@ -376,6 +379,9 @@ func TestMaskHelperProbe(t *testing.T) {
 	}
 	if usesHelper(t, sb, many) {
 		t.Error("the helper is used though bwrap refused its trial")
+	}
+	if r := sb.Report(context.Background()); !strings.Contains(r, "mask helper: off") {
+		t.Errorf("autarch doctor does not say the helper is off:\n%s", r)
 	}
 	res, err := sb.Run(context.Background(), many)
 	if err != nil || res.ExitCode != 0 || strings.TrimSpace(res.Stdout) != "0" {
