@@ -23,9 +23,11 @@ import (
 // every mask.
 
 // maskHelperMin is the number of masked files from which the helper is
-// used: the helper's exec costs about as much as bwrap's binds of that
-// many files (BenchmarkMasks).
-const maskHelperMin = 8
+// used. Starting the helper (a Go runtime) costs ~4 ms on a quiet machine,
+// bwrap's binds of 8–12 files as much; on a loaded one (load 10 on 2
+// cores) the helper's start suffers more and the two meet at ~16–25 files
+// (TestMasksTable, BenchmarkMasks).
+const maskHelperMin = 16
 
 // helperFD is the descriptor at which bwrap and the helper find the
 // running binary: after the gate's two (3 and 4).

@@ -68,8 +68,9 @@ func BenchmarkMasks(b *testing.B) {
 }
 
 // TestMasksTable prints the best and median wall time of a sandboxed
-// `true` per number of masked files, interleaved, when
-// AUTARCH_SANDBOX_BENCH is set.
+// `true` per number of masked files, with every mask made by bwrap and as
+// the sandbox chooses (the helper from maskHelperMin files on),
+// interleaved, when AUTARCH_SANDBOX_BENCH is set.
 func TestMasksTable(t *testing.T) {
 	if os.Getenv("AUTARCH_SANDBOX_BENCH") == "" {
 		t.Skip("set AUTARCH_SANDBOX_BENCH=1 to measure the cost of masks")
@@ -80,15 +81,25 @@ func TestMasksTable(t *testing.T) {
 		t.Fatalf("no sandbox: %s", st)
 	}
 	specs := maskSpecs(t)
-	ds := make([][]time.Duration, len(specs))
+	modes := []struct {
+		name string
+		mode helperMode
+	}{{"bwrap makes every mask", helperNever}, {"as chosen (the helper)", helperAuto}}
+	ds := make([][][]time.Duration, len(modes))
+	for m := range modes {
+		ds[m] = make([][]time.Duration, len(specs))
+	}
 	for range runs {
 		for i, spec := range specs {
-			start := time.Now()
-			res, err := sb.Run(context.Background(), spec)
-			if err != nil || res.ExitCode != 0 {
-				t.Fatalf("%v %+v", err, res)
+			for m, mode := range modes {
+				spec.helper = mode.mode
+				start := time.Now()
+				res, err := sb.Run(context.Background(), spec)
+				if err != nil || res.ExitCode != 0 {
+					t.Fatalf("%v %+v", err, res)
+				}
+				ds[m][i] = append(ds[m][i], time.Since(start))
 			}
-			ds[i] = append(ds[i], time.Since(start))
 		}
 	}
 	var out strings.Builder
@@ -96,14 +107,18 @@ func TestMasksTable(t *testing.T) {
 	for _, n := range maskCounts {
 		fmt.Fprintf(&out, " %d |", n)
 	}
-	out.WriteString("\n|---|" + strings.Repeat("---|", len(maskCounts)) + "\n| best |")
-	for _, d := range ds {
-		fmt.Fprintf(&out, " %v |", slices.Min(d).Round(100*time.Microsecond))
-	}
-	out.WriteString("\n| median |")
-	for _, d := range ds {
-		slices.Sort(d)
-		fmt.Fprintf(&out, " %v |", d[len(d)/2].Round(100*time.Microsecond))
+	out.WriteString("\n|---|" + strings.Repeat("---|", len(maskCounts)) + "\n")
+	for m, mode := range modes {
+		fmt.Fprintf(&out, "| %s, best |", mode.name)
+		for _, d := range ds[m] {
+			fmt.Fprintf(&out, " %v |", slices.Min(d).Round(100*time.Microsecond))
+		}
+		fmt.Fprintf(&out, "\n| %s, median |", mode.name)
+		for _, d := range ds[m] {
+			slices.Sort(d)
+			fmt.Fprintf(&out, " %v |", d[len(d)/2].Round(100*time.Microsecond))
+		}
+		out.WriteString("\n")
 	}
 	t.Logf("%s, %d runs, interleaved:\n%s", sb.Name(), runs, out.String())
 }
