@@ -10,7 +10,10 @@
 // and UTS namespace (and network namespace when the stage has no network),
 // and its environment is scrubbed of credentials (ScrubEnv). Each command
 // runs within Limits (processes, memory, file size, CPU time): in a cgroup
-// of its own where one can be created, with hard rlimits always.
+// of its own where one can be created, with hard rlimits always. Many
+// masked files are bound by the mask helper (masks.go, maskinit) inside
+// the sandbox rather than by bwrap, whose cost grows with the square of
+// their number; what the command sees is the same.
 //
 // Unconfined runs the same Spec without confinement; callers use it only
 // when the user opted in to unsandboxed commands. Another operating
