@@ -468,6 +468,10 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 	if !isDir(dir) {
 		return nil, nil, false, fmt.Errorf("sandbox: %s is not an existing directory", dir)
 	}
+	// A writable tree given through a symlink is confined at its target:
+	// every check of what lies inside it (masks, read-only paths) and of
+	// what it may be compares resolved paths.
+	dir = resolveDir(dir)
 	if err := b.checkWritableRoot(dir); err != nil {
 		return nil, nil, false, err
 	}
@@ -484,6 +488,7 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 		if !isDir(p) {
 			continue
 		}
+		p = resolveDir(p)
 		if err := b.checkWritableRoot(p); err != nil {
 			return nil, nil, false, err
 		}
@@ -653,6 +658,14 @@ func (rs resolver) eval(p string, fi fs.FileInfo) (string, error) {
 		return "", fmt.Errorf("sandbox: %s does not resolve", dir)
 	}
 	return filepath.Join(rd, filepath.Base(p)), nil
+}
+
+// resolveDir is the existing directory p with its symlinks resolved.
+func resolveDir(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 func cleanAll(ps []string, abs func(string) string) []string {

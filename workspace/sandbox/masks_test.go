@@ -428,3 +428,31 @@ func TestHelperMasksChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestSymlinkedDirKeepsItsMasks: a directory given through a symlink is
+// confined at its target, so its masks hold (they were dropped: their
+// resolved paths were not inside the link's path), and a link to a
+// directory that may not be writable is refused.
+func TestSymlinkedDirKeepsItsMasks(t *testing.T) {
+	f := newFixture(t)
+	links := t.TempDir()
+	link, usr := filepath.Join(links, "project"), filepath.Join(links, "usr")
+	for target, l := range map[string]string{f.dir: link, "/usr": usr} {
+		if err := os.Symlink(target, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := f.run(t, Spec{Dir: link, Command: "cat .env secrets/key.pem; echo x > written", Masked: []string{".env", "secrets"}})
+	if res.ExitCode != 0 || strings.Contains(res.Stdout+res.Stderr, "dotenv-secret") || strings.Contains(res.Stdout+res.Stderr, "pem-secret") {
+		t.Errorf("through a symlinked directory: exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(f.dir, "written")); err != nil || string(b) != "x\n" {
+		t.Errorf("the directory is not writable through its symlink: %q %v", b, err)
+	}
+	for _, spec := range []Spec{{Dir: usr}, {Dir: f.dir, Writable: []string{usr}}} {
+		spec.Command = "true" // were it run, it could write /usr
+		if _, err := f.sb.Run(context.Background(), spec); err == nil || !strings.Contains(err.Error(), "/usr may not be writable") {
+			t.Errorf("a symlink to /usr as a writable directory (%+v): %v", spec, err)
+		}
+	}
+}
