@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -102,6 +104,14 @@ type Bwrap struct {
 	log     *slog.Logger
 	// probeTimeout bounds one try of --version and of the trial.
 	probeTimeout time.Duration
+	// maskHelper is set by a probe whose trial ran through the mask
+	// helper (masks.go); maskHelperMin, when positive, lowers the number
+	// of masked files from which it is used (tests).
+	maskHelper    atomic.Bool
+	maskHelperMin int
+	exeOnce       sync.Once
+	exe           *os.File // the running binary, run as the mask helper
+	exeErr        error
 }
 
 // NewBwrap finds bwrap and reads the host layout. It does not check that
@@ -186,15 +196,18 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (Result, error) {
 
 // Command returns bwrap confining bash -c spec.Command.
 func (b *Bwrap) Command(ctx context.Context, spec Spec) (*exec.Cmd, error) {
-	args, env, err := b.args(spec)
+	args, env, helper, err := b.args(spec)
 	if err != nil {
 		return nil, err
 	}
-	b.log.Debug("sandbox command", "dir", spec.Dir, "network", spec.Network, "args", len(args))
+	b.log.Debug("sandbox command", "dir", spec.Dir, "network", spec.Network, "args", len(args), "mask helper", helper)
 	if spec.gate == nil || b.setuid {
 		// A setuid bwrap's child cannot be limited from outside.
 		argv := wrap(append([]string{b.path}, args...), b.lim.lower(spec.Limits), spec.gate.cgroupOf())
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		if cmd.ExtraFiles, err = b.extraFiles(nil, helper); err != nil {
+			return nil, err
+		}
 		groupCommand(cmd, env)
 		return cmd, nil
 	}
@@ -203,7 +216,10 @@ func (b *Bwrap) Command(ctx context.Context, spec Spec) (*exec.Cmd, error) {
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, b.path, append(gateArgs, args...)...)
-	cmd.ExtraFiles = files
+	if cmd.ExtraFiles, err = b.extraFiles(files, helper); err != nil {
+		spec.gate.close()
+		return nil, err
+	}
 	groupCommand(cmd, env)
 	return cmd, nil
 }
@@ -214,7 +230,7 @@ func (b *Bwrap) limits() (Limits, cgroups, *slog.Logger) { return b.lim, b.cgs, 
 // Args returns bwrap's arguments for spec, for inspection (autarch
 // doctor, tests).
 func (b *Bwrap) Args(spec Spec) ([]string, error) {
-	args, _, err := b.args(spec)
+	args, _, _, err := b.args(spec)
 	return args, err
 }
 
@@ -416,7 +432,12 @@ func appendMask(a []string, p string) []string {
 // mask must come between the two: bwrap creates their mount points in the
 // empty directory.
 func maskArgs(p string) (mount, seal []string) {
-	if isDir(p) {
+	return maskArgsOf(p, isDir(p))
+}
+
+// maskArgsOf is maskArgs for p known to be a folder (dir) or not.
+func maskArgsOf(p string, dir bool) (mount, seal []string) {
+	if dir {
 		return []string{"--tmpfs", p}, []string{"--remount-ro", p}
 	}
 	return []string{"--dev-bind", "/dev/null", p}, nil
@@ -434,19 +455,25 @@ const (
 type bind struct {
 	path string
 	kind bindKind
+	file bool // a mask over a file, not a folder
 }
 
-// args builds bwrap's arguments and the command's environment.
-func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
+// args builds bwrap's arguments and the command's environment, and says
+// whether they run the mask helper.
+func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 	dir, err := spec.validate()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	if !isDir(dir) {
-		return nil, nil, fmt.Errorf("sandbox: %s is not an existing directory", dir)
+		return nil, nil, false, fmt.Errorf("sandbox: %s is not an existing directory", dir)
 	}
+	// A writable tree given through a symlink is confined at its target:
+	// every check of what lies inside it (masks, read-only paths) and of
+	// what it may be compares resolved paths.
+	dir = resolveDir(dir)
 	if err := b.checkWritableRoot(dir); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	abs := func(p string) string {
 		if filepath.IsAbs(p) {
@@ -454,17 +481,18 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
 		}
 		return filepath.Join(dir, p)
 	}
-	binds := []bind{{dir, bindWritable}}
+	binds := []bind{{path: dir, kind: bindWritable}}
 	writableRoots := []string{dir}
 	for _, w := range spec.Writable {
 		p := abs(w)
 		if !isDir(p) {
 			continue
 		}
+		p = resolveDir(p)
 		if err := b.checkWritableRoot(p); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
-		binds = append(binds, bind{p, bindWritable})
+		binds = append(binds, bind{path: p, kind: bindWritable})
 		writableRoots = append(writableRoots, p)
 	}
 	env := b.environ()
@@ -472,27 +500,27 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
 		p := abs(c)
 		if spec.CachesWritable {
 			if err := b.checkWritableRoot(p); err != nil {
-				return nil, nil, err
+				return nil, nil, false, err
 			}
 			if err := os.MkdirAll(p, 0o755); err != nil {
-				return nil, nil, fmt.Errorf("sandbox: cache: %w", err)
+				return nil, nil, false, fmt.Errorf("sandbox: cache: %w", err)
 			}
-			binds = append(binds, bind{p, bindWritable})
+			binds = append(binds, bind{path: p, kind: bindWritable})
 			writableRoots = append(writableRoots, p)
 		} else if isDir(p) && !denied(p) {
-			binds = append(binds, bind{p, bindReadOnly})
+			binds = append(binds, bind{path: p, kind: bindReadOnly})
 		}
 	}
 	switch {
 	case spec.BuildCache != "":
 		p := abs(spec.BuildCache)
 		if err := b.checkWritableRoot(p); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		if err := os.MkdirAll(p, 0o755); err != nil {
-			return nil, nil, fmt.Errorf("sandbox: build cache: %w", err)
+			return nil, nil, false, fmt.Errorf("sandbox: build cache: %w", err)
 		}
-		binds = append(binds, bind{p, bindWritable})
+		binds = append(binds, bind{path: p, kind: bindWritable})
 		writableRoots = append(writableRoots, p)
 		env = setEnv(env, "GOCACHE", p)
 	case b.goCache != "" && spec.CachesWritable && slices.Contains(cleanAll(spec.Caches, abs), filepath.Clean(b.goCache)):
@@ -502,31 +530,32 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
 	}
 	// A path given through a symlink is bound at its target only when the
 	// target is inside a writable tree: a link must not expose anything.
+	resolved := resolver{}
 	for _, r := range spec.ReadOnly {
-		p, ok := resolveInside(abs(r), writableRoots, nil)
+		p, _, ok := resolved.inside(abs(r), writableRoots, nil)
 		if ok {
-			binds = append(binds, bind{p, bindReadOnly})
+			binds = append(binds, bind{path: p, kind: bindReadOnly})
 		}
 	}
 	onto := map[string]string{} // Spec.Binds: destination → source
 	for _, o := range spec.Binds {
 		if !filepath.IsAbs(o.Source) {
-			return nil, nil, fmt.Errorf("sandbox: bind source %q is not absolute", o.Source)
+			return nil, nil, false, fmt.Errorf("sandbox: bind source %q is not absolute", o.Source)
 		}
-		p, ok := resolveInside(abs(o.Dest), writableRoots, nil)
+		p, _, ok := resolved.inside(abs(o.Dest), writableRoots, nil)
 		if !ok {
 			continue
 		}
 		if _, err := os.Stat(o.Source); err != nil {
-			return nil, nil, fmt.Errorf("sandbox: bind over %s: %w", p, err)
+			return nil, nil, false, fmt.Errorf("sandbox: bind over %s: %w", p, err)
 		}
 		onto[p] = filepath.Clean(o.Source)
-		binds = append(binds, bind{p, bindOnto})
+		binds = append(binds, bind{path: p, kind: bindOnto})
 	}
 	for _, m := range spec.Masked {
-		p, ok := resolveInside(abs(m), writableRoots, b.systemVisible)
+		p, fi, ok := resolved.inside(abs(m), writableRoots, b.systemVisible)
 		if ok {
-			binds = append(binds, bind{p, bindMask})
+			binds = append(binds, bind{path: p, kind: bindMask, file: !fi.IsDir()})
 		}
 	}
 	// Parents first, so that a deeper bind wins; masks last among equals.
@@ -536,6 +565,7 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
 		}
 		return int(x.kind) - int(y.kind)
 	})
+	binds, helperFiles := b.helperMasks(spec.helper, binds)
 	a := slices.Clone(b.base)
 	if !spec.Network {
 		a = append(a, "--unshare-net")
@@ -550,14 +580,19 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, error) {
 		case bindOnto:
 			a = append(a, "--ro-bind", onto[bd.path], bd.path)
 		case bindMask:
-			mount, seal := maskArgs(bd.path)
+			mount, seal := maskArgsOf(bd.path, !bd.file)
 			a = append(a, mount...)
 			seals = append(seals, seal...)
 		}
 	}
 	a = append(a, seals...)
-	a = append(a, "--chdir", dir, "--", "bash", "-c", spec.Command)
-	return a, mergeEnv(env, spec.Env), nil
+	a = append(a, "--chdir", dir)
+	env = mergeEnv(env, spec.Env)
+	command := []string{"bash", "-c", spec.Command}
+	if helperFiles != nil {
+		return append(a, helperArgs(helperFiles, env, command)...), env, true, nil
+	}
+	return append(append(a, "--"), command...), env, false, nil
 }
 
 // checkWritableRoot refuses a writable directory that would expose the
@@ -576,29 +611,61 @@ func (b *Bwrap) checkWritableRoot(p string) error {
 	return nil
 }
 
-// resolveInside returns p with its symlinks resolved, when it exists and
-// is either given without symlinks or resolves inside one of roots (or
-// satisfies also).
-func resolveInside(p string, roots []string, also func(string) bool) (string, bool) {
-	if _, err := os.Lstat(p); err != nil {
-		return "", false
-	}
-	r, err := filepath.EvalSymlinks(p)
+// resolver resolves paths as filepath.EvalSymlinks does, remembering the
+// folders it resolved: a command's many masked files share few folders.
+type resolver map[string]string // folder → resolved, "" when it does not resolve
+
+// inside returns p with its symlinks resolved and what it resolves to
+// (os.Stat), when it exists and is either given without symlinks or
+// resolves inside one of roots (or satisfies also).
+func (rs resolver) inside(p string, roots []string, also func(string) bool) (string, fs.FileInfo, bool) {
+	fi, err := os.Lstat(p)
 	if err != nil {
-		return "", false
+		return "", nil, false
 	}
-	if r == p {
-		return p, true
+	r, err := rs.eval(p, fi)
+	if err != nil {
+		return "", nil, false
 	}
+	ok := r == p
 	for _, root := range roots {
-		if within(r, root) {
-			return r, true
+		ok = ok || within(r, root)
+	}
+	if !ok && (also == nil || !also(r)) {
+		return "", nil, false
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if fi, err = os.Stat(r); err != nil {
+			return "", nil, false
 		}
 	}
-	if also != nil && also(r) {
-		return r, true
+	return r, fi, true
+}
+
+// eval is filepath.EvalSymlinks(p) for an existing p (fi its Lstat): a
+// file that is not a symlink resolves to its resolved folder's entry.
+func (rs resolver) eval(p string, fi fs.FileInfo) (string, error) {
+	dir := filepath.Dir(p)
+	if fi.Mode()&fs.ModeSymlink != 0 || dir == p {
+		return filepath.EvalSymlinks(p)
 	}
-	return "", false
+	rd, ok := rs[dir]
+	if !ok {
+		rd, _ = filepath.EvalSymlinks(dir)
+		rs[dir] = rd
+	}
+	if rd == "" {
+		return "", fmt.Errorf("sandbox: %s does not resolve", dir)
+	}
+	return filepath.Join(rd, filepath.Base(p)), nil
+}
+
+// resolveDir is the existing directory p with its symlinks resolved.
+func resolveDir(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 func cleanAll(ps []string, abs func(string) string) []string {
@@ -627,7 +694,7 @@ func within(p, root string) bool {
 	if root == "/" {
 		return true
 	}
-	return p == root || strings.HasPrefix(p, root+"/")
+	return strings.HasPrefix(p, root) && (len(p) == len(root) || p[len(root)] == '/')
 }
 
 // denied reports whether a component of p is a credential store.

@@ -82,6 +82,9 @@ func (b *Bwrap) Probe(ctx context.Context) Status {
 			return st
 		}
 		st.Available = true
+		if why := b.probeMaskHelper(ctx, dir, limit); why != "" {
+			b.log.Warn("sandbox: bwrap will make every mask itself, slower with many masked files: the mask helper's trial failed", "why", why)
+		}
 		return st
 	}
 	st.Available = true
@@ -174,6 +177,11 @@ func (b *Bwrap) Report(ctx context.Context) string {
 	r.WriteString("invisible: the rest of the home directory (~/.ssh, ~/.aws, ~/.config, ~/.netrc…), other projects, /var, /run, /srv, /mnt, /media, /root\n")
 	r.WriteString("network: none (own network namespace, loopback only) except in stages that need it (preflight)\n")
 	r.WriteString("processes: own PID namespace; a timeout kills every process the command started; no capabilities; a new session (no terminal)\n")
+	if b.maskHelper.Load() {
+		fmt.Fprintf(&r, "mask helper: on: from %d masked files on, autarch's own helper binds them inside the sandbox, then drops every capability and runs the command (bwrap's cost grows with the square of the number of masks)\n", b.helperMin())
+	} else {
+		r.WriteString("mask helper: off (its trial failed or bwrap refuses --cap-add): bwrap makes every mask, slower with many masked files\n")
+	}
 	fmt.Fprintf(&r, "limits per command: %s; set with %s=procs=…,mem=…,fsize=…,cpu=… (off turns one off)\n", b.cgs.mechanism(b.lim), LimitsEnv)
 	fmt.Fprintf(&r, "environment: an allow-list (the shell's, the locale's and the toolchains' settings; URL passwords stripped, values that look like credentials dropped) plus the names you add (AUTARCH_SANDBOX_ENV, sandbox.env in your user config); passing here: %s\n", strings.Join(EnvNames(b.environ()), " "))
 	return r.String()

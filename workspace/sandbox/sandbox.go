@@ -10,7 +10,10 @@
 // and UTS namespace (and network namespace when the stage has no network),
 // and its environment is scrubbed of credentials (ScrubEnv). Each command
 // runs within Limits (processes, memory, file size, CPU time): in a cgroup
-// of its own where one can be created, with hard rlimits always.
+// of its own where one can be created, with hard rlimits always. Many
+// masked files are bound by the mask helper (masks.go, maskinit) inside
+// the sandbox rather than by bwrap, whose cost grows with the square of
+// their number; what the command sees is the same.
 //
 // Unconfined runs the same Spec without confinement; callers use it only
 // when the user opted in to unsandboxed commands. Another operating
@@ -124,6 +127,9 @@ type Spec struct {
 	// gate is the command's cgroup and limits while Run runs it; Command
 	// alone applies the rlimits only.
 	gate *gate
+	// helper says whether masked files go through the mask helper
+	// (masks.go): by default when the probe allowed it and they are many.
+	helper helperMode
 }
 
 // Bind is one of Spec.Binds: Source shown read-only at Dest. Both are
