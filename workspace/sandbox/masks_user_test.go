@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -29,7 +30,7 @@ func TestMaskHelperAsUser(t *testing.T) {
 	// it sees under bwrap's masks, cannot undo a mask, never runs when a
 	// mask fails, and ends as it would have.
 	asUserTests := []string{"TestMaskHelperProbe", "TestMaskHelperSameView", "TestMaskHelperAttacks",
-		"TestMaskHelperFailsClosed", "TestMaskHelperTimeout", "TestMaskHelperUserView", "TestMaskHelperEndsAsTheCommand"}
+		"TestMaskHelperFailsClosed", "TestMaskHelperTimeout", "TestMaskHelperUserView", "TestMaskHelperEndsAsTheCommand", "TestMaskHelperProbeRefusingUID"}
 	if os.Getuid() != 0 {
 		t.Skip("runs as root only: it runs the mask helper's tests again as another user")
 	}
@@ -177,5 +178,24 @@ func TestMaskHelperEndsAsTheCommand(t *testing.T) {
 				t.Errorf("under bwrap's masks %+v\nthrough the helper %+v", got[0], got[1])
 			}
 		})
+	}
+}
+
+// TestMaskHelperProbeRefusingUID: a bwrap that refuses --uid leaves, for
+// a user, bwrap making every mask, and the masks hold; root's helper does
+// without --uid and stays on.
+func TestMaskHelperProbeRefusingUID(t *testing.T) {
+	f, masked := helperFixture(t)
+	many := Spec{Dir: f.dir, Masked: masked, Command: "cat .env pkg*/*.pem | wc -c"}
+	sb := wrappedBwrap(t, `[ "$a" = --uid ] && { echo 'bwrap: --uid is not supported' >&2; exit 1; }`)
+	if st := sb.Probe(context.Background()); !st.Available {
+		t.Fatalf("a bwrap that refuses --uid turned the sandbox off: %s", st)
+	}
+	if on := usesHelper(t, sb, many); on != (os.Getuid() == 0) {
+		t.Errorf("as uid %d, the helper is used: %v", os.Getuid(), on)
+	}
+	res, err := sb.Run(context.Background(), many)
+	if err != nil || res.ExitCode != 0 || strings.TrimSpace(res.Stdout) != "0" {
+		t.Errorf("masks: %v, exit %d, stdout %q, stderr %q", err, res.ExitCode, res.Stdout, res.Stderr)
 	}
 }
