@@ -16,8 +16,12 @@ import (
 // maskHelperMin files on, bwrap sets up everything else and runs the
 // running binary again, as the helper, with CAP_SYS_ADMIN and
 // CAP_SETPCAP in the sandbox's user namespace; the helper binds /dev/null
-// over each file, drops every capability and executes the command. What
-// the command sees and can do is the same either way (masks_test.go).
+// over each file, drops every capability and executes the command. For a
+// user other than root, the helper runs as root of the sandbox's only
+// user namespace and starts the command as the user in a nested one of
+// its own, staying its parent (helperArgs, maskinit.User). What the
+// command sees and can do is the same either way (masks_test.go,
+// masks_user_test.go).
 // Probe turns the helper on once a trial command ran through it; until
 // then, or when bwrap refuses --cap-add (a setuid bwrap), bwrap makes
 // every mask.
@@ -119,7 +123,7 @@ func (b *Bwrap) helperMin() int {
 // 0), and the helper starts the command as uid and gid in a nested one of
 // its own (which takes CAP_SETFCAP: the kernel's rule for mapping a
 // namespace's root into another), staying its parent (one more process:
-// a Procs limit counts it).
+// a Procs limit counts it and its Go runtime's few threads).
 func helperArgs(files, env []string, command []string, uid, gid int) []string {
 	var a []string
 	var user *maskinit.User

@@ -7,7 +7,9 @@
 // over each file with plain mount(2), drops every capability for good
 // (bounding, ambient, inheritable, permitted and effective sets; no new
 // privileges) and executes the command, which therefore starts exactly as
-// under bwrap's own masks, in the same process.
+// under bwrap's own masks, in the same process. For a user other than
+// root (User), it starts the command as that user in a user namespace of
+// its own instead, as bwrap's nesting would have, and waits for it.
 //
 // The helper is the running binary executed again (through a file
 // descriptor, so that replacing the binary on disk does not matter): the
