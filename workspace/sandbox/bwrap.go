@@ -590,7 +590,7 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 	env = mergeEnv(env, spec.Env)
 	command := []string{"bash", "-c", spec.Command}
 	if helperFiles != nil {
-		return append(a, helperArgs(helperFiles, env, command)...), env, true, nil
+		return append(a, helperArgs(helperFiles, env, command, os.Getuid(), os.Getgid())...), env, true, nil
 	}
 	return append(append(a, "--"), command...), env, false, nil
 }

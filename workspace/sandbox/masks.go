@@ -16,8 +16,12 @@ import (
 // maskHelperMin files on, bwrap sets up everything else and runs the
 // running binary again, as the helper, with CAP_SYS_ADMIN and
 // CAP_SETPCAP in the sandbox's user namespace; the helper binds /dev/null
-// over each file, drops every capability and executes the command. What
-// the command sees and can do is the same either way (masks_test.go).
+// over each file, drops every capability and executes the command. For a
+// user other than root, the helper runs as root of the sandbox's only
+// user namespace and starts the command as the user in a nested one of
+// its own, staying its parent (helperArgs, maskinit.User). What the
+// command sees and can do is the same either way (masks_test.go,
+// masks_user_test.go).
 // Probe turns the helper on once a trial command ran through it; until
 // then, or when bwrap refuses --cap-add (a setuid bwrap), bwrap makes
 // every mask.
@@ -111,10 +115,25 @@ func (b *Bwrap) helperMin() int {
 // (bwrap's --cap-drop ALL came first), no environment but two settings of
 // the Go runtime (the command's environment is in the helper's
 // arguments), and the helper's argv.
-func helperArgs(files, env []string, command []string) []string {
-	a := []string{"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", "--clearenv",
-		"--setenv", "GOMAXPROCS", "1", "--setenv", "GOGC", "off", "--"} // the helper's Go runtime starts faster
-	return append(a, maskinit.Argv(helperPath, files, env, command)...)
+//
+// For a user other than root (uid, gid), bwrap (unprivileged) would run
+// the command in a user namespace nested in the one that owns the
+// sandbox's mounts, where the helper's capabilities could not mount: it
+// runs the helper as root of the only namespace instead (--uid 0 --gid
+// 0), and the helper starts the command as uid and gid in a nested one of
+// its own (which takes CAP_SETFCAP: the kernel's rule for mapping a
+// namespace's root into another), staying its parent (one more process:
+// a Procs limit counts it and its Go runtime's few threads).
+func helperArgs(files, env []string, command []string, uid, gid int) []string {
+	var a []string
+	var user *maskinit.User
+	if uid != 0 {
+		a = append(a, "--uid", "0", "--gid", "0", "--cap-add", "CAP_SETFCAP")
+		user = &maskinit.User{UID: uid, GID: gid}
+	}
+	a = append(a, "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", "--clearenv",
+		"--setenv", "GOMAXPROCS", "1", "--setenv", "GOGC", "off", "--") // the helper's Go runtime starts faster
+	return append(a, maskinit.Argv(helperPath, files, env, user, command)...)
 }
 
 // executable opens the running binary once, for the helper: through
@@ -155,8 +174,16 @@ func (b *Bwrap) probeMaskHelper(ctx context.Context, dir string, limit time.Dura
 	if err := os.WriteFile(key, []byte("autarch-probe-secret\n"), 0o600); err != nil {
 		return err.Error()
 	}
-	res, err := b.Run(ctx, Spec{Dir: dir, Masked: []string{key}, Timeout: limit, helper: helperAlways,
-		Command: `test ! -s probe.key && grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status && grep -q '^CapBnd:[[:space:]]*0*$' /proc/self/status`})
+	// The command runs as the user, with no capability and no_new_privs;
+	// as root its bounding set is empty too (as a user, the helper's
+	// nested user namespace gives it a full one, which no_new_privs keeps
+	// from ever filling its other sets).
+	check := `test ! -s probe.key && test "$(id -u):$(id -g)" = ` + fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()) +
+		` && grep -q '^NoNewPrivs:[[:space:]]*1$' /proc/self/status && ! grep -Eq '^Cap(Inh|Prm|Eff|Amb):[[:space:]]*0*[1-9a-f]' /proc/self/status`
+	if os.Getuid() == 0 {
+		check += ` && grep -q '^CapBnd:[[:space:]]*0*$' /proc/self/status`
+	}
+	res, err := b.Run(ctx, Spec{Dir: dir, Masked: []string{key}, Timeout: limit, helper: helperAlways, Command: check})
 	switch {
 	case err != nil:
 		return err.Error()

@@ -7,7 +7,9 @@
 // over each file with plain mount(2), drops every capability for good
 // (bounding, ambient, inheritable, permitted and effective sets; no new
 // privileges) and executes the command, which therefore starts exactly as
-// under bwrap's own masks, in the same process.
+// under bwrap's own masks, in the same process. For a user other than
+// root (User), it starts the command as that user in a user namespace of
+// its own instead, as bwrap's nesting would have, and waits for it.
 //
 // The helper is the running binary executed again (through a file
 // descriptor, so that replacing the binary on disk does not matter): the
@@ -36,17 +38,31 @@ const marker = "autarch-sandbox-maskinit"
 // its capabilities: the command did not run.
 const ExitCode = 125
 
+// User is the user a command runs as when the sandbox's user namespace
+// maps only root (an unprivileged bwrap given --uid 0 --gid 0, so that
+// the helper's capabilities are in the namespace that owns the mounts):
+// the helper then starts the command in a user namespace of its own that
+// maps UID and GID (the user's ids on the host) to root outside it, as
+// bwrap's own nested namespace would have.
+type User struct{ UID, GID int }
+
 // Argv returns the helper's argv: exe is its path inside the sandbox, masks
 // the absolute files it masks, env the command's environment (bwrap gives
 // the helper none: nothing from the command's environment, LD_PRELOAD or
-// LD_LIBRARY_PATH, reaches a process that holds capabilities) and command
-// what it then executes, looked up in env's PATH as execvp does.
-func Argv(exe string, masks, env, command []string) []string {
-	out := make([]string, 0, 4+len(masks)+len(env)+len(command))
+// LD_LIBRARY_PATH, reaches a process that holds capabilities), user who
+// runs the command (nil: the helper executes it in its own place) and
+// command what it then executes, looked up in env's PATH as execvp does.
+func Argv(exe string, masks, env []string, user *User, command []string) []string {
+	out := make([]string, 0, 7+len(masks)+len(env)+len(command))
 	out = append(out, exe, marker, strconv.Itoa(len(masks)))
 	out = append(out, masks...)
 	out = append(out, strconv.Itoa(len(env)))
 	out = append(out, env...)
+	if user == nil {
+		out = append(out, "0")
+	} else {
+		out = append(out, "2", strconv.Itoa(user.UID), strconv.Itoa(user.GID))
+	}
 	return append(out, command...)
 }
 
@@ -64,7 +80,7 @@ func init() {
 // start masks the files, drops the capabilities and executes the command;
 // it returns only on failure.
 func start(exe string, args []string) error {
-	masks, env, command, err := parse(args)
+	masks, env, user, command, err := parse(args)
 	if err != nil {
 		return err
 	}
@@ -76,7 +92,13 @@ func start(exe string, args []string) error {
 	if err := mask(masks); err != nil {
 		return err
 	}
-	if err := dropCapabilities(); err != nil {
+	// Mapping the namespace's root into the command's own namespace takes
+	// CAP_SETFCAP (Linux 5.12 on): runAs drops it once the command started.
+	keep := noCapability
+	if user != nil {
+		keep = capSetfcap
+	}
+	if err := dropCapabilities(keep); err != nil {
 		return err
 	}
 	if fd, ok := strings.CutPrefix(exe, "/proc/self/fd/"); ok {
@@ -84,11 +106,14 @@ func start(exe string, args []string) error {
 			syscall.CloseOnExec(n) // the binary is no business of the command
 		}
 	}
-	return execvp(command, env)
+	if user != nil {
+		return runAs(*user, command, env)
+	}
+	return execvp(command, env, func(path string) error { return syscall.Exec(path, command, env) })
 }
 
 // parse reads Argv's arguments after the marker.
-func parse(args []string) (masks, env, command []string, err error) {
+func parse(args []string) (masks, env []string, user *User, command []string, err error) {
 	list := func() ([]string, bool) {
 		if len(args) == 0 {
 			return nil, false
@@ -101,12 +126,26 @@ func parse(args []string) (masks, env, command []string, err error) {
 		args = args[1+n:]
 		return l, true
 	}
+	malformed := errors.New("the mask helper was started with malformed arguments")
 	masks, ok1 := list()
 	env, ok2 := list()
-	if !ok1 || !ok2 || len(args) == 0 {
-		return nil, nil, nil, errors.New("the mask helper was started with malformed arguments")
+	ids, ok3 := list()
+	if !ok1 || !ok2 || !ok3 || len(args) == 0 {
+		return nil, nil, nil, nil, malformed
 	}
-	return masks, env, args, nil
+	switch len(ids) {
+	case 0:
+	case 2:
+		uid, err1 := strconv.Atoi(ids[0])
+		gid, err2 := strconv.Atoi(ids[1])
+		if err1 != nil || err2 != nil || uid < 0 || gid < 0 {
+			return nil, nil, nil, nil, malformed
+		}
+		user = &User{UID: uid, GID: gid}
+	default:
+		return nil, nil, nil, nil, malformed
+	}
+	return masks, env, user, args, nil
 }
 
 // mask binds /dev/null over each file. A file that is missing is skipped
@@ -201,10 +240,18 @@ func capabilities(sys uintptr, data *[2]capData) error {
 	return nil
 }
 
-// dropCapabilities empties every capability set of this thread for good,
-// then checks that they are empty: the command executed next (even as
-// root in the sandbox) starts with none, as under bwrap's --cap-drop ALL.
-func dropCapabilities() error {
+// noCapability and capSetfcap are what dropCapabilities may keep: nothing,
+// or CAP_SETFCAP (permitted and effective).
+const (
+	noCapability = uint32(0)
+	capSetfcap   = uint32(1) << 31 // CAP_SETFCAP, in the first word of the sets
+)
+
+// dropCapabilities empties every capability set of this thread for good
+// but keep (noCapability or capSetfcap, which a second call drops), then
+// checks that they are so: the command executed next (even as root in the
+// sandbox) starts with none, as under bwrap's --cap-drop ALL.
+func dropCapabilities(keep uint32) error {
 	fail := func(what string, err error) error {
 		return errors.New("dropping capabilities: " + what + ": " + err.Error())
 	}
@@ -212,9 +259,12 @@ func dropCapabilities() error {
 		return fail("no_new_privs", err)
 	}
 	for c := uintptr(0); ; c++ {
-		_, err := prctl(syscall.PR_CAPBSET_DROP, c, 0)
+		in, err := prctl(syscall.PR_CAPBSET_READ, c, 0)
 		if err == syscall.EINVAL && c > 0 {
 			break // past the kernel's last capability
+		}
+		if err == nil && in != 0 { // dropping takes CAP_SETPCAP, even a dropped one
+			_, err = prctl(syscall.PR_CAPBSET_DROP, c, 0)
 		}
 		if err != nil {
 			return fail("bounding set", err)
@@ -223,17 +273,15 @@ func dropCapabilities() error {
 	if _, err := prctl(prCapAmbient, prCapAmbientClearAll, 0); err != nil && err != syscall.EINVAL {
 		return fail("ambient set", err)
 	}
-	var data [2]capData
+	data := [2]capData{{effective: keep, permitted: keep}}
 	if err := capabilities(syscall.SYS_CAPSET, &data); err != nil {
 		return fail("capset", err)
 	}
 	if err := capabilities(syscall.SYS_CAPGET, &data); err != nil {
 		return fail("capget", err)
 	}
-	for _, d := range data {
-		if d.effective|d.permitted|d.inheritable != 0 {
-			return errors.New("dropping capabilities: some remain")
-		}
+	if data[0].effective != keep || data[0].permitted != keep || data[0].inheritable|data[1].effective|data[1].permitted|data[1].inheritable != 0 {
+		return errors.New("dropping capabilities: some remain")
 	}
 	for c := uintptr(0); ; c++ {
 		inBounding, err := prctl(syscall.PR_CAPBSET_READ, c, 0)
@@ -248,12 +296,16 @@ func dropCapabilities() error {
 	return nil
 }
 
-// execvp executes command as execvp(3) does: looked up in env's PATH
-// (glibc's default when unset) unless it names a path.
-func execvp(command, env []string) error {
+// execvp executes command (with exec, given its path) as execvp(3) does:
+// looked up in env's PATH (glibc's default when unset) unless it names a
+// path.
+func execvp(command, env []string, exec func(path string) error) error {
 	name := command[0]
 	if strings.Contains(name, "/") {
-		return errors.New("executing " + name + ": " + syscall.Exec(name, command, env).Error())
+		if err := exec(name); err != nil {
+			return errors.New("executing " + name + ": " + err.Error())
+		}
+		return nil
 	}
 	path := "/bin:/usr/bin"
 	for _, kv := range env {
@@ -266,8 +318,10 @@ func execvp(command, env []string) error {
 		if dir == "" {
 			dir = "."
 		}
-		e := syscall.Exec(dir+"/"+name, command, env)
+		e := exec(dir + "/" + name)
 		switch {
+		case e == nil:
+			return nil
 		case errors.Is(e, syscall.EACCES):
 			err = e // as execvp: reported when no later entry works
 		case errors.Is(e, syscall.ENOENT), errors.Is(e, syscall.ENOTDIR), errors.Is(e, syscall.ELOOP), errors.Is(e, syscall.ENAMETOOLONG):
