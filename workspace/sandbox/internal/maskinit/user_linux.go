@@ -32,8 +32,16 @@ func runAs(user User, command, env []string) error {
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: user.GID, HostID: 0, Size: 1}},
 		Pdeathsig:   syscall.SIGKILL, // as bwrap gives its child
 	}}
+	// A signal the helper was started ignoring (nohup's SIGHUP, a
+	// background shell's SIGINT) stays ignored, so that the command
+	// inherits it as it does from bwrap: a handler would reset it to the
+	// default in the command.
 	signals := make(chan os.Signal, 8)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	for _, s := range []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2} {
+		if !signal.Ignored(s) {
+			signal.Notify(signals, s)
+		}
+	}
 	pid := 0
 	err = execvp(command, env, func(path string) error {
 		// Forking costs a user namespace: first skip what is no program.
