@@ -202,13 +202,11 @@ var keywordGuards = map[string]func(data []byte, end int) bool{
 	// (live|test)_[a-f0-9]{35}
 	"lob-api-key": func(data []byte, end int) bool { return runOf(data[end+1:], isHexByte, 35) },
 	// …(?:api[_-]?key|secret|…)[a-z0-9_.\-]*["']?\s*[:=]…
-	"credential assignment": func(data []byte, end int) bool {
-		return assignAfter(data[end+1:], func(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }, `"'`, ":=")
-	},
+	// …["']([^\s"'\\<>(){}\[\]]{12,200})["'] (credentialValueNear).
+	"credential assignment": credentialValueNear,
 	// …(?:API_?KEY|SECRET|…)[A-Z0-9_]*\s*=…
-	"secret environment assignment": func(data []byte, end int) bool {
-		return assignAfter(data[end+1:], isWordByte, "", "=")
-	},
+	// …\s*=\s*["']?([A-Za-z0-9_\-+/=.]{16,})(?:["'\s;]|$) (envValueNear).
+	"secret environment assignment": envValueNear,
 	// [a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:[^/\s:@]{6,}@ (the other rule of
 	// the name, keyed by password= and the like, is not guarded).
 	"URL with password": func(data []byte, end int) bool {
@@ -256,7 +254,8 @@ var keywordGuards = map[string]func(data []byte, end int) bool{
 		if i < len(text) && text[i] == ']' {
 			i++
 		}
-		return assignAfter(text[i:], func(byte) bool { return false }, "", ":=")
+		op := opAt(text[i:], func(byte) bool { return false }, "", ":=")
+		return op >= 0 && secretKeyValueAfter(text[i:], op)
 	},
 	// (?i)[\w.-]{0,50}?(?:administrat(?:)or_login_password|password)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|…)
 	"hashicorp-tf-password": assignNear,
@@ -285,16 +284,22 @@ func sendGridNear(data []byte, end int) bool {
 // unquotedKeyNear is the guard of the unquoted credential rule: the line
 // up to the keyword is white space, '-', quotes and [\w.-] (the rule's
 // ^\s*(?:-\s+)?["']?[\w.-]*), and the keyword is followed by [\w.-]*, a
-// quote, white space and ':' or '='. Every alternative of the rule holds
+// quote, white space and ':' or '=', then the value to the end of the
+// line (unquotedValueAfter). Every alternative of the rule holds
 // one of its keywords (privatekey too), so a match's own hit passes.
 func unquotedKeyNear(data []byte, end int) bool {
+	text := data[end+1:]
+	op := opAt(text, func(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }, `"'`, ":=")
+	if op < 0 || !unquotedValueAfter(text, op) {
+		return false
+	}
 	for i := end; i >= 0 && data[i] != '\n'; i-- {
 		c := data[i]
 		if c < 0x80 && !isWordByte(c) && c != '.' && c != '-' && c != '"' && c != '\'' && c != ' ' && c != '\t' && c != '\f' && c != '\r' {
 			return false
 		}
 	}
-	return assignAfter(data[end+1:], func(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }, `"'`, ":=")
+	return true
 }
 
 func isUpperDigit(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' }
@@ -537,6 +542,9 @@ type rule struct {
 	// near, when set, must hold at a keyword hit for the line to meet re
 	// (keywordGuards).
 	near func(data []byte, end int) bool
+	// need, when set, must hold on a line for re to be tried there
+	// (needOf: a run every match holds). Set with the guards.
+	need *lineNeed
 }
 
 type allowRule struct {
@@ -661,6 +669,7 @@ func compileRules(local, third []ruleSpec, guards map[string]func([]byte, int) b
 			if r.near = guards[spec.name]; r.near == nil {
 				r.near = familyGuard(spec)
 			}
+			r.need = needOf(spec.re)
 		}
 		for _, a := range spec.allow {
 			ar, err := compileAllow(a)
@@ -715,7 +724,7 @@ func compileAllow(a allowSpec) (allowRule, error) {
 
 // matchLine reports whether the line holds this rule's kind of secret.
 func (r *rule) matchLine(line []byte) bool {
-	if !r.re.mayMatch(line) {
+	if !r.need.holds(line) || !r.re.mayMatch(line) {
 		return false
 	}
 	for _, m := range r.re.get().FindAllSubmatchIndex(line, 16) {
