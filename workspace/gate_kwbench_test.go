@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -70,6 +72,41 @@ func BenchmarkScanSecretsGoSource(b *testing.B) {
 	n := 0
 	for _, f := range files {
 		n += len(f)
+	}
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		for _, f := range files {
+			scanSecrets(f, func(int, int, string) bool { return true })
+		}
+	}
+}
+
+// BenchmarkScanSecretsModCache is BenchmarkScanSecretsGoSource over the
+// Go files of the module cache (the first 64 MB), the other corpus of
+// make bench-grep: more generated code, long lines and credentials'
+// names than GOROOT.
+func BenchmarkScanSecretsModCache(b *testing.B) {
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	root := strings.TrimSpace(string(out))
+	if err != nil || root == "" {
+		b.Skip("no module cache")
+	}
+	var files [][]byte
+	n := 0
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || n >= 64<<20 {
+			return filepath.SkipAll
+		}
+		if d.IsDir() || filepath.Ext(p) != ".go" {
+			return nil
+		}
+		if data, err := os.ReadFile(p); err == nil {
+			files, n = append(files, data), n+len(data)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		b.Skip("no Go files in the module cache")
 	}
 	b.SetBytes(int64(n))
 	for b.Loop() {

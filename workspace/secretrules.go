@@ -379,25 +379,44 @@ func familyValueGuard(rest string) func([]byte, int) bool {
 	}
 	return func(data []byte, end int) bool {
 		text := data[end+1:]
-		i := 0
-		for i < len(text) && (text[i] >= 0x80 || isWordByte(text[i]) || strings.IndexByte(".- \t\n\f\r\v'\"", text[i]) >= 0) {
+		// (?:[ \t\w.-]{0,20})[\s'"]{0,3}: at most 23 characters (a
+		// byte ≥ 0xC0 starts one, below 0x80 is one) before the operator.
+		i, chars := 0, 0
+		for i < len(text) && familySkip[text[i]] {
+			if c := text[i]; c < 0x80 || c >= 0xc0 {
+				if chars++; chars > 23 {
+					return false
+				}
+			}
 			i++
 		}
 		if i >= len(text) || strings.IndexByte("=>:|?,", text[i]) < 0 {
 			return false
 		}
-		for v := i + 1; v <= i+9 && v+least <= len(text); v++ {
-			run := 0
-			for run < least && (text[v+run] >= 0x80 || set[text[v+run]]) {
-				run++
+		// A run of least bytes of the value starting at most 9 bytes
+		// after the operator.
+		run := 0
+		for j := i + 1; j < len(text) && j < i+9+least; j++ {
+			if text[j] < 0x80 && !set[text[j]] {
+				run = 0
+				continue
 			}
-			if run == least {
+			if run++; run >= least {
 				return true
 			}
 		}
 		return false
 	}
 }
+
+// familySkip is what familyValueGuard steps over between the keyword and
+// the operator: word bytes, '.', '-', white space, quotes, bytes ≥ 0x80.
+var familySkip = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 0x80 || isWordByte(byte(c)) || strings.IndexByte(".- \t\n\f\r\v'\"", byte(c)) >= 0
+	}
+	return t
+}()
 
 // byteSet adds to set every ASCII byte r can match (false when r holds
 // something byteSet does not know).
