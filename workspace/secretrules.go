@@ -564,6 +564,9 @@ type rule struct {
 	// need, when set, must hold on a line for re to be tried there
 	// (needOf: a run every match holds). Set with the guards.
 	need *lineNeed
+	// window, when not 0, bounds a match's length in characters, and
+	// every match holds a keyword hit (windowOf). Set with the guards.
+	window int
 }
 
 type allowRule struct {
@@ -689,6 +692,11 @@ func compileRules(local, third []ruleSpec, guards map[string]func([]byte, int) b
 				r.near = familyGuard(spec)
 			}
 			r.need = needOf(spec.re)
+			kws := make([]string, len(spec.keywords))
+			for i, k := range spec.keywords {
+				kws[i] = strings.ToLower(k)
+			}
+			r.window = windowOf(spec.re, kws)
 		}
 		for _, a := range spec.allow {
 			ar, err := compileAllow(a)
@@ -746,6 +754,11 @@ func (r *rule) matchLine(line []byte) bool {
 	if !r.need.holds(line) || !r.re.mayMatch(line) {
 		return false
 	}
+	return r.findLine(line)
+}
+
+// findLine is matchLine without its filters (need, mayMatch).
+func (r *rule) findLine(line []byte) bool {
 	for _, m := range r.re.get().FindAllSubmatchIndex(line, 16) {
 		secret := line[m[0]:m[1]]
 		switch {
@@ -1027,6 +1040,8 @@ func scanSecrets(data []byte, found func(start, end int, name string) bool) {
 func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) bool) {
 	a := rs.kw
 	var pending []uint16
+	var lineHits []ruleHit // the line's admitted hits
+	var at []int
 	lineStart, lineEnd := 0, -1
 	flush := func() bool {
 		if len(pending) == 0 {
@@ -1034,9 +1049,31 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 		}
 		line := bytes.TrimRight(data[lineStart:lineEnd], "\r")
 		slices.Sort(pending) // our rules first, in table order
+		ascii := -1          // whether the line is ASCII, once asked
 		for _, id := range pending {
-			if rs.rules[id].matchLine(line) {
-				return found(lineStart, lineStart+len(line), rs.rules[id].name)
+			r := &rs.rules[id]
+			if r.window > 0 && len(line) > longLine*(2*r.window+3) {
+				if ascii < 0 {
+					ascii = 1
+					if hasHighByte(line) {
+						ascii = 0
+					}
+				}
+				if ascii == 1 {
+					at = at[:0]
+					for _, h := range lineHits {
+						if h.id == id {
+							at = append(at, h.end)
+						}
+					}
+					if r.windowsMayMatch(data, lineStart, line, at) && r.findLine(line) {
+						return found(lineStart, lineStart+len(line), r.name)
+					}
+					continue
+				}
+			}
+			if r.matchLine(line) {
+				return found(lineStart, lineStart+len(line), r.name)
 			}
 		}
 		return true
@@ -1076,15 +1113,22 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 				if !flush() {
 					return
 				}
-				pending = pending[:0]
+				pending, lineHits = pending[:0], lineHits[:0]
 				lineStart, lineEnd = lineBounds(data, h.pos)
 			}
 			if !slices.Contains(pending, id) {
 				pending = append(pending, id)
 			}
+			lineHits = append(lineHits, ruleHit{id, h.pos})
 		}
 	}
 	flush()
+}
+
+// ruleHit is a keyword hit (its end) a rule admitted.
+type ruleHit struct {
+	id  uint16
+	end int
 }
 
 // admits reports whether a keyword hit ending at data[end] sends its line

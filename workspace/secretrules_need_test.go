@@ -3,6 +3,7 @@ package workspace
 import (
 	"math/rand/v2"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -168,6 +169,59 @@ func TestValueGuardsSpareCode(t *testing.T) {
 				if rs.admits(id, data, h.pos, func() bool { return false }) && rs.rules[id].need.holds(data) {
 					t.Errorf("%q goes to the %s regex", line, name)
 				}
+			}
+		}
+	}
+}
+
+// TestWindowsMatchWholeLines: on long ASCII lines (filler of code and
+// base64 around texts each rule's regex matches, at random places), the
+// scan that lets the DFA read only the windows around keyword hits
+// finds what the scan that reads whole lines finds (referenceScan).
+func TestWindowsMatchWholeLines(t *testing.T) {
+	rs := secretRules()
+	windowed := 0
+	for _, r := range rs.rules {
+		if r.window > 0 {
+			windowed++
+		}
+	}
+	if windowed < len(rs.rules)/2 {
+		t.Errorf("%d of %d rules have a window", windowed, len(rs.rules))
+	}
+	rnd := rand.New(rand.NewPCG(3, 4))
+	specs := append(append([]ruleSpec(nil), localRules...), gitleaksRules...)
+	filler := []string{"x := os.Open(name); ", "H4sICB7y+WMEAHMyLWRp", "okta ", "s.Close() ", "token = ", "0000", " ", "password: ", "eyJ", "\""}
+	samples := 15
+	if testing.Short() {
+		samples = 10
+	}
+	for id, r := range rs.rules {
+		if r.window == 0 {
+			continue
+		}
+		re, err := syntax.Parse(specs[id].re, syntax.Perl)
+		if err != nil {
+			continue
+		}
+		for range samples {
+			var line []byte
+			for len(line) < longLine*(2*r.window+3)+rnd.IntN(2000) {
+				if rnd.IntN(8) == 0 {
+					line = genMatch(rnd, re, line)
+				} else {
+					line = append(line, filler[rnd.IntN(len(filler))]...)
+				}
+			}
+			if hasHighByte(line) {
+				continue
+			}
+			data := append(append([]byte("package x\n"), line...), '\n')
+			var got, want []scanFinding
+			rs.scan(data, func(s, e int, name string) bool { got = append(got, scanFinding{s, e, name}); return true })
+			rs.referenceScan(data, func(s, e int, name string) bool { want = append(want, scanFinding{s, e, name}); return true })
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: scan = %v, the reference %v, on %q", r.name, got, want, line)
 			}
 		}
 	}
