@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"regexp"
@@ -1151,8 +1152,14 @@ func foldsToASCII(b []byte) bool {
 	return bytes.Contains(b, []byte("K")) || bytes.Contains(b, []byte("ſ"))
 }
 
-// hasHighByte reports a byte ≥ 0x80 in b.
+// hasHighByte reports a byte ≥ 0x80 in b (eight at a time).
 func hasHighByte(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return true
+		}
+		b = b[8:]
+	}
 	for _, c := range b {
 		if c >= 0x80 {
 			return true
