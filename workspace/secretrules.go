@@ -498,17 +498,7 @@ func assignNear(data []byte, end int) bool {
 // assignAfter reports whether text starts with bytes of word (or ≥ 0x80),
 // at most one of quotes, white space, then one of ops.
 func assignAfter(text []byte, word func(byte) bool, quotes, ops string) bool {
-	i := 0
-	for i < len(text) && (text[i] >= 0x80 || word(text[i])) {
-		i++
-	}
-	if i < len(text) && strings.IndexByte(quotes, text[i]) >= 0 {
-		i++
-	}
-	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\f' || text[i] == '\r') {
-		i++
-	}
-	return i < len(text) && strings.IndexByte(ops, text[i]) >= 0
+	return opAt(text, word, quotes, ops) >= 0
 }
 
 // runOf reports whether text starts with n bytes of class (or ≥ 0x80).
