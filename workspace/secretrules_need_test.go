@@ -104,7 +104,7 @@ func TestValueGuardsKeepMatches(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	around := []string{"", " ", "x", "\t", "; ", "\"", "'", "=", "é ", "# ", "a_b.", "-", "\u212a", "export "}
 	samples := 200
-	if testing.Short() {
+	if testing.Short() || raceOn {
 		samples = 60
 	}
 	specs := append(append([]ruleSpec(nil), localRules...), gitleaksRules...)
@@ -193,8 +193,8 @@ func TestWindowsMatchWholeLines(t *testing.T) {
 	specs := append(append([]ruleSpec(nil), localRules...), gitleaksRules...)
 	filler := []string{"x := os.Open(name); ", "H4sICB7y+WMEAHMyLWRp", "okta ", "s.Close() ", "token = ", "0000", " ", "password: ", "eyJ", "\""}
 	samples := 15
-	if testing.Short() {
-		samples = 10
+	if testing.Short() || raceOn {
+		samples = 4
 	}
 	for id, r := range rs.rules {
 		if r.window == 0 {
