@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autarch-dev/autarch/internal/testkit"
+	"github.com/autarch-dev/autarch/workspace/sandbox/internal/maskinit"
 )
 
 // TestMaskHelperPinsFolders: a masked file is a mount point, so a command
@@ -106,5 +108,28 @@ func TestMaskHelperRaceByConcurrentCommand(t *testing.T) {
 	<-mover
 	if leaked > 0 {
 		t.Errorf("a command read a masked file that another command moved while its sandbox started (attempt %d)", leaked)
+	}
+}
+
+// TestMaskHelperFailsClosedWithoutPins: with nothing to pin (every masked
+// file at the tree's top), a refused mount of a file still stops the
+// command (TestMaskHelperFailsClosed's "mount refused" now meets a pin
+// first).
+func TestMaskHelperFailsClosedWithoutPins(t *testing.T) {
+	f := newFixture(t)
+	masked := []string{".env"}
+	for i := range maskHelperMin {
+		p := fmt.Sprintf("k%02d.pem", i)
+		mustWrite(t, filepath.Join(f.dir, p), "-----BEGIN PRIVATE KEY----- top\n")
+		masked = append(masked, p)
+	}
+	sb := wrappedBwrap(t, `[ "$a" = CAP_SYS_ADMIN ] && [ "$prev" = --cap-add ] && { args=("${args[@]:0:${#args[@]}-2}"); prev=; continue; }`)
+	res, err := sb.Run(context.Background(), Spec{Dir: f.dir, Masked: masked, helper: helperAlways, Timeout: time.Minute, Command: "echo ran; cat .env"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "autarch sandbox: could not mask " + filepath.Join(f.dir, ".env") + " (a command never runs with its masked files visible): operation not permitted"
+	if res.ExitCode != maskinit.ExitCode || strings.Contains(res.Stdout, "ran") || !strings.HasPrefix(res.Stderr, want) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want the helper to stop with %q", res.ExitCode, res.Stdout, res.Stderr, want)
 	}
 }
