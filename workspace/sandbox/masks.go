@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,9 +55,14 @@ const (
 // qualifies when its mount point is visible through a bind deeper than
 // any masked folder around it: inside a masked (empty) folder only bwrap
 // can create the mount point before the folder is made read-only.
+//
+// Only the helper pins folders (pins.go): it opens each refusing symlinks,
+// where bwrap would follow one that a command running meanwhile put in a
+// folder's place, and bind what it points to.
 func (b *Bwrap) helperMasks(mode helperMode, binds []bind) ([]bind, []string) {
+	unpinned := slices.DeleteFunc(slices.Clone(binds), func(bd bind) bool { return bd.kind == bindPin })
 	if mode == helperNever || b.setuid || !maskinit.Supported || (mode == helperAuto && !b.maskHelper.Load()) {
-		return binds, nil
+		return unpinned, nil
 	}
 	// The deepest bind at each path: a mask last among equals (args' order).
 	at := make(map[string]bind, len(binds)+len(b.masked))
@@ -67,16 +73,21 @@ func (b *Bwrap) helperMasks(mode helperMode, binds []bind) ([]bind, []string) {
 		at[bd.path] = bd
 	}
 	var kept []bind
-	var files []string
+	var files []string // and the folders to pin, each with a slash after it (maskinit.Argv)
+	n := 0
 	for _, bd := range binds {
-		if bd.kind == bindMask && bd.file && visibleUnder(bd.path, at) {
+		switch {
+		case bd.kind == bindMask && bd.file && visibleUnder(bd.path, at):
 			files = append(files, bd.path)
-		} else {
+			n++
+		case bd.kind == bindPin:
+			files = append(files, bd.path+"/")
+		default:
 			kept = append(kept, bd)
 		}
 	}
-	if len(files) == 0 || (mode == helperAuto && len(files) < b.helperMin()) {
-		return binds, nil
+	if n == 0 || (mode == helperAuto && n < b.helperMin()) {
+		return unpinned, nil
 	}
 	return kept, files
 }
