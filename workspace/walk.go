@@ -227,7 +227,7 @@ type statInfo struct {
 
 func (i statInfo) Name() string       { return i.name }
 func (i statInfo) Size() int64        { return i.st.Size }
-func (i statInfo) ModTime() time.Time { return time.Unix(i.st.Mtim.Sec, i.st.Mtim.Nsec) }
+func (i statInfo) ModTime() time.Time { return time.Unix(i.st.Mtim.Unix()) }
 func (i statInfo) IsDir() bool        { return i.Mode().IsDir() }
 func (i statInfo) Sys() any           { return &i.st }
 func (i statInfo) Mode() fs.FileMode {

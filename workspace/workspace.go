@@ -222,7 +222,7 @@ type Stamp struct {
 
 func stampOf(st *syscall.Stat_t) Stamp {
 	return Stamp{dev: uint64(st.Dev), ino: st.Ino, size: st.Size,
-		mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
+		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
 }
 
 // StampOf is the Stamp of a file described by fi (from Stat on an open
