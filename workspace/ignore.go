@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
 )
 
 // IgnoreFiles are the per-directory files whose patterns (gitignore syntax)
