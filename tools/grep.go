@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -295,19 +296,43 @@ func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, rel strin
 
 // fillLines sets the line text of a page of matches. The file is read
 // again and decided again by the gate (it may have changed since the
-// search): a blocked file shows [blocked] for every match, and lines are
-// taken from the gate's line redaction.
+// search; its verdict is the one known for that version of it, if any): a
+// blocked file shows [blocked] for every match, and lines are taken from
+// the gate's line redaction. Only the lines asked for are cut out.
 func fillLines(root *workspace.Root, gate *workspace.Gate, page []GrepMatch) {
-	cache := map[string][]string{}
+	type file struct {
+		text      string
+		ok        bool
+		line, off int // where the last line asked for starts, to go on from
+	}
+	cache := map[string]*file{}
 	for i, g := range page {
-		lines, ok := cache[g.FilePath]
-		if !ok {
-			lines = gatedLines(root, gate, g.FilePath)
-			cache[g.FilePath] = lines
+		f, seen := cache[g.FilePath]
+		if !seen {
+			f = &file{line: 1}
+			f.text, f.ok = gatedText(root, gate, g.FilePath)
+			cache[g.FilePath] = f
 		}
 		text := workspace.Blocked
-		if g.LineNumber-1 < len(lines) {
-			text = strings.TrimRight(lines[g.LineNumber-1], "\r")
+		if f.ok {
+			if g.LineNumber < f.line {
+				f.line, f.off = 1, 0
+			}
+			for f.line < g.LineNumber {
+				nl := strings.IndexByte(f.text[f.off:], '\n')
+				if nl < 0 {
+					break // past the last line
+				}
+				f.off += nl + 1
+				f.line++
+			}
+			if f.line == g.LineNumber {
+				line := f.text[f.off:]
+				if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+					line = line[:nl]
+				}
+				text = strings.TrimRight(line, "\r")
+			}
 		}
 		if len(text) > 200 {
 			text = text[:200] + "…"
@@ -319,12 +344,24 @@ func fillLines(root *workspace.Root, gate *workspace.Gate, page []GrepMatch) {
 // gatedLines reads a file's lines for display: nil when the file is gone
 // or blocked (FileBlocked), else its lines with secret lines redacted.
 func gatedLines(root *workspace.Root, gate *workspace.Gate, rel string) []string {
-	data, err := root.ReadFile(rel)
+	text, ok := gatedText(root, gate, rel)
+	if !ok {
+		return nil
+	}
+	return strings.Split(text, "\n")
+}
+
+// gatedText reads a file for display: ok false when the file is gone or
+// blocked (FileBlockedStamp: the verdict known for this version of the
+// file, else decided now), else its text with secret lines redacted.
+func gatedText(root *workspace.Root, gate *workspace.Gate, rel string) (text string, ok bool) {
+	data, st, err := root.ReadFileStamp(rel, workspace.MaxReadSize)
 	if err != nil {
-		return nil
+		return "", false
 	}
-	if _, blocked := gate.FileBlocked(rel, data); blocked {
-		return nil
+	if _, blocked := gate.FileBlockedStamp(rel, data, st); blocked {
+		return "", false
 	}
-	return strings.Split(gate.RedactLines(string(data)), "\n")
+	// data is this call's own and never written again: the text shares it.
+	return gate.RedactLines(unsafe.String(unsafe.SliceData(data), len(data))), true
 }
