@@ -169,9 +169,10 @@ func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 // rules hide. walked (when not nil) is called once the walk has ended
 // without error, while the files are still being searched.
 func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gate *workspace.Gate, m *Matcher, glob string, list *harvestListing, walked func()) ([]GrepMatch, error) {
-	// The walker hands the workers batches of paths: one channel
-	// operation (and at most one wake-up) per batch, not per file.
-	batches := make(chan []string, 64)
+	// The walker hands the workers batches of files: one channel
+	// operation (and at most one wake-up) per batch, not per file. Each
+	// file holds its folder open until it is read (see grepBatches).
+	batches := make(chan []walkedFile, grepBatches)
 	var walkErr error
 	var hidden func(string, fs.DirEntry)
 	if list != nil {
@@ -179,7 +180,7 @@ func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 	}
 	go func() {
 		defer close(batches)
-		batch := make([]string, 0, grepBatch)
+		batch := make([]walkedFile, 0, grepBatch)
 		walkErr = ig.WalkHidden(ctx, ".", func(rel string, d fs.DirEntry) error {
 			if d.IsDir() || !d.Type().IsRegular() {
 				return nil
@@ -200,9 +201,9 @@ func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 					return nil
 				}
 			}
-			if batch = append(batch, rel); len(batch) == grepBatch {
+			if batch = append(batch, walkedFile{rel: rel, dir: workspace.HoldWalkDir(d)}); len(batch) == grepBatch {
 				batches <- batch
-				batch = make([]string, 0, grepBatch)
+				batch = make([]walkedFile, 0, grepBatch)
 			}
 			return nil
 		}, hidden)
@@ -223,8 +224,8 @@ func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 			sc := &scanner{}
 			wm := m.clone()
 			for batch := range batches {
-				for _, rel := range batch {
-					results[w] = grepFile(sc, root, gate, rel, wm, results[w])
+				for _, f := range batch {
+					results[w] = grepFile(sc, root, gate, f, wm, results[w])
 				}
 			}
 			if wm.searcher.Exhausted() {
@@ -254,9 +255,20 @@ func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 	return all, nil
 }
 
-// grepBatch is how many paths the walker hands a worker at once: small
+// grepBatch is how many files the walker hands a worker at once: small
 // enough that both workers start on the first folder's files.
 const grepBatch = 16
+
+// grepBatches is how many batches may wait for a worker. It bounds the
+// folders held open for them (at most a descriptor per waiting file).
+const grepBatches = 32
+
+// walkedFile is a file the walk listed, with its folder held open
+// (nil: opened by its path).
+type walkedFile struct {
+	rel string
+	dir *workspace.WalkDir
+}
 
 // fileMatches are one file's matching line numbers, in order.
 type fileMatches struct {
@@ -266,8 +278,12 @@ type fileMatches struct {
 
 // grepFile searches one file, appending its matches to out unless the gate
 // blocks the file.
-func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, rel string, m *Matcher, out []fileMatches) []fileMatches {
-	data, binary, err := root.OpenWalkedText(&sc.file, rel, sc.data, workspace.MaxGrepFileSize)
+func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, wf walkedFile, m *Matcher, out []fileMatches) []fileMatches {
+	rel := wf.rel
+	data, binary, err := root.OpenWalkedTextIn(&sc.file, wf.dir, rel, sc.data, workspace.MaxGrepFileSize)
+	if wf.dir != nil {
+		wf.dir.Release()
+	}
 	defer sc.file.Close()
 	if data != nil {
 		sc.data = data // the buffer, grown, for the next file

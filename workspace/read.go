@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 )
 
@@ -210,4 +211,19 @@ func readOpenedSmall(f *os.File, name string, max int64) ([]byte, error) {
 		return nil, &TooLargeError{Path: name, Size: fi.Size(), Limit: max}
 	}
 	return io.ReadAll(io.LimitReader(f, max))
+}
+
+// OpenWalkedTextIn is OpenWalkedText of a file the walk listed in dir (held
+// with HoldWalkDir; nil: opened by its path): the file is opened relative
+// to its folder's descriptor, without following a symlink in its place.
+func (r *Root) OpenWalkedTextIn(f *WalkedFile, dir *WalkDir, rel string, buf []byte, max int64) (data []byte, binary bool, err error) {
+	if dir == nil {
+		return r.openWalked(f, rel, buf, max, true)
+	}
+	f.Close()
+	fd, err := openFDAt(dir.fd, rel[strings.LastIndexByte(rel, '/')+1:], syscall.O_NONBLOCK)
+	if err != nil {
+		return nil, false, fmt.Errorf("opening %s: %w", rel, err)
+	}
+	return f.readOpened(fd, rel, buf, max, true)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -69,9 +70,10 @@ func (ig *Ignore) WalkHidden(ctx context.Context, start string, fn WalkFunc, hid
 	if err != nil {
 		return fmt.Errorf("walking %s: %w", start, err)
 	}
-	defer unix.Close(fd)
+	top := newWalkDir(fd)
+	defer top.Release()
 	w := &walker{ig: ig, fn: fn, hidden: hidden, buf: make([]byte, direntBuf)}
-	err = w.walk(ctx, fd, start, parts, ps, false)
+	err = w.walk(ctx, top, start, parts, ps, false)
 	if err == fs.SkipAll {
 		return nil
 	}
@@ -108,11 +110,12 @@ func dupFD(f *os.File) (int, error) {
 // that apply in it, without its own pattern files' unless ownIn (then
 // they are read here, only when the listing has them: a directory
 // without a .gitignore costs no failed open).
-func (w *walker) walk(ctx context.Context, dir int, rel string, parts []string, ps []ignorePattern, ownIn bool) error {
+func (w *walker) walk(ctx context.Context, d *WalkDir, rel string, parts []string, ps []ignorePattern, ownIn bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := w.list(dir)
+	dir := d.fd
+	entries, err := w.list(d)
 	if err != nil && len(entries) == 0 {
 		return nil // vanished or unreadable: skip
 	}
@@ -176,12 +179,13 @@ func (w *walker) walk(ctx context.Context, dir int, rel string, parts []string, 
 		if err != nil {
 			return err
 		}
-		sub, err := openDirAt(dir, name)
+		fd, err := openDirAt(dir, name)
 		if err != nil {
 			continue // replaced by a symlink or a file, or vanished: skip
 		}
+		sub := newWalkDir(fd)
 		err = w.walk(ctx, sub, childRel, path(), ps, true)
-		unix.Close(sub)
+		sub.Release()
 		if err != nil {
 			return err
 		}
@@ -192,8 +196,9 @@ func (w *walker) walk(ctx context.Context, dir int, rel string, parts []string, 
 // list reads the entries of the directory dir (but "." and ".."), in the
 // order getdents gives them. Whatever was read before an error is
 // returned with it.
-func (w *walker) list(dir int) ([]dirEntry, error) {
+func (w *walker) list(d *WalkDir) ([]dirEntry, error) {
 	var entries []dirEntry
+	dir := d.fd
 	for {
 		n, err := unix.Getdents(dir, w.buf)
 		if err == unix.EINTR {
@@ -220,7 +225,7 @@ func (w *walker) list(dir int) ([]dirEntry, error) {
 			if nameLen == 0 || nameLen == 1 && rec[0] == '.' || nameLen == 2 && rec[0] == '.' && rec[1] == '.' {
 				continue
 			}
-			e := dirEntry{name: string(rec[:nameLen]), dir: dir}
+			e := dirEntry{name: string(rec[:nameLen]), dir: d}
 			if typ == unix.DT_UNKNOWN { // a file system that does not say: ask
 				var st unix.Stat_t
 				if unix.Fstatat(dir, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
@@ -270,14 +275,47 @@ func direntType(t uint8) fs.FileMode {
 type dirEntry struct {
 	name string
 	typ  fs.FileMode
-	dir  int
+	dir  *WalkDir
 }
 
 func (e *dirEntry) Name() string               { return e.name }
 func (e *dirEntry) IsDir() bool                { return e.typ.IsDir() }
 func (e *dirEntry) Type() fs.FileMode          { return e.typ }
 func (e *dirEntry) String() string             { return fs.FormatDirEntry(e) }
-func (e *dirEntry) Info() (fs.FileInfo, error) { return fstatAt(e.dir, e.name) }
+func (e *dirEntry) Info() (fs.FileInfo, error) { return fstatAt(e.dir.fd, e.name) }
+
+// WalkDir is a folder a walk has open. A reader of the files the walk
+// reports may hold it (HoldWalkDir) to open them relative to it, with no
+// path lookup from the root and no symlink followed on the way; the
+// descriptor is closed when the walk and every holder have released it.
+type WalkDir struct {
+	fd   int
+	refs atomic.Int32
+}
+
+func newWalkDir(fd int) *WalkDir {
+	d := &WalkDir{fd: fd}
+	d.refs.Store(1) // the walk's
+	return d
+}
+
+// HoldWalkDir holds the folder of an entry a walk reported, during the
+// walk's call: nil when d is no entry of a walk. The caller releases it.
+func HoldWalkDir(d fs.DirEntry) *WalkDir {
+	e, ok := d.(*dirEntry)
+	if !ok || e.dir == nil {
+		return nil
+	}
+	e.dir.refs.Add(1)
+	return e.dir
+}
+
+// Release gives the folder up; the last release closes it.
+func (d *WalkDir) Release() {
+	if d.refs.Add(-1) == 0 {
+		unix.Close(d.fd)
+	}
+}
 
 // openDirAt opens the folder name inside the directory dir without
 // following a symlink in its place. It is opened without O_NONBLOCK

@@ -297,6 +297,11 @@ func (r *Root) openWalked(f *WalkedFile, rel string, buf []byte, maxSize int64, 
 	if err != nil {
 		return nil, false, fmt.Errorf("opening %s: %w", rel, err)
 	}
+	return f.readOpened(fd, rel, buf, maxSize, text)
+}
+
+// readOpened reads the file just opened as fd for openWalked.
+func (f *WalkedFile) readOpened(fd int, rel string, buf []byte, maxSize int64, text bool) ([]byte, bool, error) {
 	f.fd, f.open = fd, true
 	if err := syscall.Fstat(fd, &f.st); err != nil {
 		return nil, false, fmt.Errorf("stat %s: %w", rel, err)
