@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"unsafe"
 )
 
 // MaxReadSize is the largest file ReadFile loads. Reads, edits and the
@@ -221,9 +222,26 @@ func (r *Root) OpenWalkedTextIn(f *WalkedFile, dir *WalkDir, rel string, buf []b
 		return r.openWalked(f, rel, buf, max, true)
 	}
 	f.Close()
-	fd, err := openFDAt(dir.fd, rel[strings.LastIndexByte(rel, '/')+1:], syscall.O_NONBLOCK)
+	fd, err := f.openAt(dir.fd, rel[strings.LastIndexByte(rel, '/')+1:])
 	if err != nil {
 		return nil, false, fmt.Errorf("opening %s: %w", rel, err)
 	}
 	return f.readOpened(fd, rel, buf, max, true)
+}
+
+// openAt opens name in dir as openFDAt(dir, name, O_NONBLOCK) does, with
+// the name's C string in f's buffer (no allocation per file).
+func (f *WalkedFile) openAt(dir int, name string) (int, error) {
+	f.cname = append(append(f.cname[:0], name...), 0)
+	for {
+		fd, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(dir), uintptr(unsafe.Pointer(&f.cname[0])),
+			uintptr(syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NOCTTY|syscall.O_NONBLOCK), 0, 0, 0)
+		switch errno {
+		case 0:
+			return int(fd), nil
+		case syscall.EINTR:
+			continue
+		}
+		return -1, errno
+	}
 }

@@ -115,7 +115,11 @@ func (w *walker) walk(ctx context.Context, d *WalkDir, rel string, parts []strin
 		return err
 	}
 	dir := d.fd
-	entries, err := w.list(d)
+	prefix := ""
+	if rel != "." {
+		prefix = rel + "/"
+	}
+	entries, err := w.list(d, prefix)
 	if err != nil && len(entries) == 0 {
 		return nil // vanished or unreadable: skip
 	}
@@ -148,10 +152,7 @@ func (w *walker) walk(ctx context.Context, d *WalkDir, rel string, parts []strin
 		if name == ".git" {
 			continue
 		}
-		childRel := name
-		if rel != "." {
-			childRel = rel + "/" + name
-		}
+		childRel := e.rel
 		isDir := e.IsDir()
 		var child []string // the path's elements, for a glob pattern and a directory's walk
 		path := func() []string {
@@ -193,10 +194,10 @@ func (w *walker) walk(ctx context.Context, d *WalkDir, rel string, parts []strin
 	return nil
 }
 
-// list reads the entries of the directory dir (but "." and ".."), in the
-// order getdents gives them. Whatever was read before an error is
+// list reads the entries of the directory d (but "." and ".."), in the
+// order getdents gives them, each with its path (prefix and its name). Whatever was read before an error is
 // returned with it.
-func (w *walker) list(d *WalkDir) ([]dirEntry, error) {
+func (w *walker) list(d *WalkDir, prefix string) ([]dirEntry, error) {
 	var entries []dirEntry
 	dir := d.fd
 	for {
@@ -225,7 +226,11 @@ func (w *walker) list(d *WalkDir) ([]dirEntry, error) {
 			if nameLen == 0 || nameLen == 1 && rec[0] == '.' || nameLen == 2 && rec[0] == '.' && rec[1] == '.' {
 				continue
 			}
-			e := dirEntry{name: string(rec[:nameLen]), dir: d}
+			// one string for the path, the name a part of it
+			rel := make([]byte, len(prefix)+nameLen)
+			copy(rel[copy(rel, prefix):], rec[:nameLen])
+			e := dirEntry{rel: unsafe.String(unsafe.SliceData(rel), len(rel)), dir: d}
+			e.name = e.rel[len(prefix):]
 			if typ == unix.DT_UNKNOWN { // a file system that does not say: ask
 				var st unix.Stat_t
 				if unix.Fstatat(dir, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
@@ -274,6 +279,7 @@ func direntType(t uint8) fs.FileMode {
 // stat), so it is valid during the walk's call only.
 type dirEntry struct {
 	name string
+	rel  string // the entry's path in the walk, which name ends
 	typ  fs.FileMode
 	dir  *WalkDir
 }

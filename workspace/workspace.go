@@ -274,6 +274,7 @@ type WalkedFile struct {
 	read  int
 	st    syscall.Stat_t
 	stamp Stamp
+	cname []byte // the name being opened, NUL-terminated (see openAt)
 }
 
 // OpenWalked reads a regular file that Walk reported, as ReadWalked does,
