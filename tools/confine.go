@@ -149,6 +149,9 @@ type MaskState struct {
 	// the last decision.
 	watch *treeWatch
 	masks map[string]bool
+	// commands holds a token while a command of the tree runs
+	// (lockCommands).
+	commands chan struct{}
 	// tooBig: the tree has more directories than a watch may take; each
 	// decision walks it.
 	tooBig bool
@@ -193,15 +196,51 @@ func (s *Session) maskState() *MaskState {
 			c.state = m
 		} else {
 			c.state, c.ownState = NewMaskState(), true
+			c.state.bind(key)
 		}
 	}
 	return c.state
 }
 
+// sharedMaskState is the session's mask state, for a session derived from
+// it (Config).
+func (s *Session) sharedMaskState() *MaskState {
+	c := &s.confine
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return s.maskState()
+}
+
+// lockCommands waits until no other command of the state's tree runs and
+// holds the tree for the caller until it calls the function returned.
+//
+// A command's masks are decided on the host and made by path when its
+// sandbox starts. Another command running meanwhile in the same tree (two
+// test sub-agents dispatched at once) could move the folder of a secret
+// between the two, and the secret would be readable at its new name: so the
+// commands of a tree run one after another, from the mask decision to the
+// end of the command (redteam 01).
+func (m *MaskState) lockCommands(ctx context.Context) (func(), error) {
+	m.mu.Lock()
+	if m.commands == nil {
+		m.commands = make(chan struct{}, 1)
+	}
+	turn := m.commands
+	m.mu.Unlock()
+	select {
+	case turn <- struct{}{}:
+		return func() { <-turn }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for another command in this tree to end: %w", context.Cause(ctx))
+	}
+}
+
 // maskScan remembers whether a file's content was secret at one version.
 type maskScan struct {
-	size    int64
-	mtime   time.Time
+	// stamp is the version's whole identity (device, inode, size, times):
+	// a file swapped in with another's size and modification time, a
+	// decoy's folder moved over the secret's, is another version.
+	stamp   workspace.Stamp
 	blocked bool
 }
 
@@ -394,7 +433,7 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 		}
 		seen[rel] = true
 		prev, ok := c.scans[rel]
-		if !ok || prev.size != fi.Size() || !prev.mtime.Equal(fi.ModTime()) {
+		if stamp := workspace.StampOf(fi); !ok || stamp == (workspace.Stamp{}) || prev.stamp != stamp {
 			// A version decided before (by any session or process: the
 			// gate's verdicts persist) is not read again.
 			_, blocked, known := s.gate.KnownVerdict(rel, workspace.StampOf(fi))
@@ -402,7 +441,7 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 				pending = append(pending, unknown{rel, fi})
 				return nil
 			}
-			prev = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
+			prev = maskScan{stamp: workspace.StampOf(fi), blocked: blocked}
 			c.scans[rel] = prev
 		}
 		if prev.blocked {
@@ -422,7 +461,7 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 			now, err := os.Lstat(s.root.Abs(p.rel))
 			if st := workspace.StampOf(p.fi); err == nil && now.Mode().IsRegular() && workspace.StampOf(now) == st {
 				s.gate.RecordClean(p.rel, st)
-				c.scans[p.rel] = maskScan{size: p.fi.Size(), mtime: p.fi.ModTime()}
+				c.scans[p.rel] = maskScan{stamp: st}
 				continue
 			}
 		}
@@ -451,7 +490,7 @@ func (s *Session) readVerdict(c *MaskState, rel string, fi fs.FileInfo, buf *[]b
 	}
 	*buf = data[:0]
 	_, blocked := s.gate.FileBlockedStamp(rel, data, st)
-	c.scans[rel] = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
+	c.scans[rel] = maskScan{stamp: workspace.StampOf(fi), blocked: blocked}
 	if blocked {
 		c.masks[rel] = true
 	}
@@ -491,7 +530,7 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 		// Changed: its exact version (inode, size, times) decides, or
 		// its content.
 		if _, blocked, known := s.gate.KnownVerdict(rel, workspace.StampOf(fi)); known {
-			c.scans[rel] = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
+			c.scans[rel] = maskScan{stamp: workspace.StampOf(fi), blocked: blocked}
 			if blocked {
 				c.masks[rel] = true
 			}
