@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -391,6 +392,7 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 	}
 	var pending []unknown
 	var attributes []string // .gitattributes files: they may re-encode files on checkout
+	names := linkNames{}
 	decide := func(rel string, fi fs.FileInfo) {
 		if s.readVerdict(c, rel, fi, &buf) {
 			masked = append(masked, s.root.Abs(rel))
@@ -423,11 +425,14 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 		if d.Name() == ".gitattributes" {
 			attributes = append(attributes, rel)
 		}
+		fi, err := d.Info()
+		if err == nil {
+			names.add(fi)
+		}
 		if _, blocked := s.gate.PathBlocked(rel); blocked {
 			mask(rel)
 			return nil
 		}
-		fi, err := d.Info()
 		if err != nil || fi.Size() > maxMaskScan || fi.Size() == 0 {
 			return nil
 		}
@@ -471,6 +476,9 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 		if !seen[rel] {
 			delete(c.scans, rel)
 		}
+	}
+	if err == nil {
+		err = s.unseenLinks(c, names)
 	}
 	if err != nil || c.watch != nil && c.watch.lost {
 		c.tooBig = c.watch != nil && c.watch.full()
@@ -519,6 +527,12 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 		fi, err := os.Lstat(s.root.Abs(rel))
 		if err != nil || !fi.Mode().IsRegular() {
 			return // gone, or no file: nothing to mask
+		}
+		if linkCount(fi) > 1 {
+			// Written through one of its names: the others changed
+			// unseen (redteam 04). The walk looks at them all.
+			c.watch.lost = true
+			return
 		}
 		if _, blocked := s.gate.PathBlocked(rel); blocked {
 			c.masks[rel] = true
@@ -569,6 +583,55 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 	}
 	slices.Sort(masked)
 	return masked, true
+}
+
+// linkNames counts, for each file with more than one name (hard links),
+// the names a mask walk found.
+type linkNames map[[2]uint64]uint64
+
+func linkKey(fi fs.FileInfo) ([2]uint64, uint64, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || st.Nlink < 2 {
+		return [2]uint64{}, 0, false
+	}
+	return [2]uint64{uint64(st.Dev), st.Ino}, uint64(st.Nlink), true
+}
+
+// linkCount is the number of names of the file fi describes (1 when the
+// system does not say).
+func linkCount(fi fs.FileInfo) uint64 {
+	if _, n, ok := linkKey(fi); ok {
+		return n
+	}
+	return 1
+}
+
+func (l linkNames) add(fi fs.FileInfo) {
+	if k, _, ok := linkKey(fi); ok {
+		l[k]++
+	}
+}
+
+// unseenLinks refuses the masks of a walk when a masked file has names the
+// walk did not find: hard links in a folder it skips (node_modules, .venv,
+// .git) or outside the tree, made while the file was clean, through which a
+// command would read it (redteam 04). Under the state's lock.
+func (s *Session) unseenLinks(c *MaskState, names linkNames) error {
+	var unseen []string
+	for rel := range c.masks {
+		fi, err := os.Lstat(s.root.Abs(rel))
+		if err != nil {
+			continue
+		}
+		if k, n, ok := linkKey(fi); ok && names[k] < n {
+			unseen = append(unseen, rel)
+		}
+	}
+	if len(unseen) == 0 {
+		return nil
+	}
+	slices.Sort(unseen)
+	return fmt.Errorf("%s holds a secret and has other names (hard links) where Autarch does not look (in node_modules, .venv, .git or outside the project), so it cannot hide it from commands; remove those names (find / -xdev -samefile %s) and run the command again", strings.Join(unseen, ", "), s.root.Abs(unseen[0]))
 }
 
 // skippedDir reports whether the walk skips a directory of this name:
