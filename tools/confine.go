@@ -558,6 +558,7 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 	// A new directory (made, or moved in whole): watched, then walked.
 	for _, dir := range ch.newDirs {
 		if inSkippedDir(dir) || skippedDir(path.Base(dir)) {
+			c.journal.skipped = true // its changes go unseen, as the walk's (redteam 05)
 			continue
 		}
 		_ = fs.WalkDir(os.DirFS(s.root.Dir()), dir, func(rel string, d fs.DirEntry, err error) error {

@@ -449,7 +449,7 @@ const (
 	bindWritable bindKind = iota
 	bindReadOnly
 	bindOnto // a Spec.Binds source bound read-only at the path
-	bindPin  // a folder the mask helper binds onto itself: it cannot be moved (pins.go)
+	bindPin  // a folder above a mask bound onto itself: it cannot be moved (pins.go)
 	bindMask
 )
 
@@ -575,7 +575,7 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 	var seals []string // masks made read-only once everything inside them is bound
 	for _, bd := range binds {
 		switch bd.kind {
-		case bindWritable:
+		case bindWritable, bindPin:
 			a = append(a, "--bind", bd.path, bd.path)
 		case bindReadOnly:
 			a = append(a, "--ro-bind", bd.path, bd.path)

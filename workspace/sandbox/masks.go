@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -56,13 +55,14 @@ const (
 // any masked folder around it: inside a masked (empty) folder only bwrap
 // can create the mount point before the folder is made read-only.
 //
-// Only the helper pins folders (pins.go): it opens each refusing symlinks,
-// where bwrap would follow one that a command running meanwhile put in a
-// folder's place, and bind what it points to.
+// Pinned folders (pins.go) go with the files: the helper opens each
+// refusing symlinks. Where bwrap makes the masks it pins the folders too
+// (bwrap would follow a symlink put in a folder's place between the
+// decision and the bind; the commands of a tree take turns, so none runs
+// meanwhile: tools' lockCommands).
 func (b *Bwrap) helperMasks(mode helperMode, binds []bind) ([]bind, []string) {
-	unpinned := slices.DeleteFunc(slices.Clone(binds), func(bd bind) bool { return bd.kind == bindPin })
 	if mode == helperNever || b.setuid || !maskinit.Supported || (mode == helperAuto && !b.maskHelper.Load()) {
-		return unpinned, nil
+		return binds, nil
 	}
 	// The deepest bind at each path: a mask last among equals (args' order).
 	at := make(map[string]bind, len(binds)+len(b.masked))
@@ -87,7 +87,7 @@ func (b *Bwrap) helperMasks(mode helperMode, binds []bind) ([]bind, []string) {
 		}
 	}
 	if n == 0 || (mode == helperAuto && n < b.helperMin()) {
-		return unpinned, nil
+		return binds, nil
 	}
 	return kept, files
 }

@@ -8,14 +8,14 @@ import "path/filepath"
 // unmasked for the next command, whose masks are decided by path (a
 // folder the mask walk skips, another file's verdict at its new path), or
 // for a command starting meanwhile, whose masks are made by path a few
-// milliseconds after they were decided. So the mask helper binds every
-// folder between a mask and the writable tree that holds it onto itself
-// (pins it): rename(2) refuses to move a mount point, in the sandbox and
-// in any namespace a command makes from it, where the pin is locked. A
-// command can still write, create and delete everything else in those
-// folders. bwrap's own masks (fewer than maskHelperMin, or no helper) pin
-// nothing: bwrap follows a symlink a command running meanwhile could put
-// in a folder's place (masks.go).
+// milliseconds after they were decided. So every folder between a mask and
+// the writable tree that holds it is bound onto itself (pinned), by the
+// mask helper or by bwrap: rename(2) refuses to move a mount point, in the
+// sandbox and in any namespace a command makes from it, where the pin is
+// locked. A command can still write, create and delete everything else in
+// those folders. bwrap follows a symlink put in a folder's place between
+// the decision and the bind; the commands of a tree take turns (tools'
+// lockCommands), so no command of the tree runs meanwhile (masks.go).
 
 // pins returns the folders to pin for the masks among binds: each folder
 // above a mask up to the writable bind (the tree, a writable extra or
