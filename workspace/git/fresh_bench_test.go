@@ -3,9 +3,11 @@ package git
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -64,4 +66,59 @@ func median(d []time.Duration) time.Duration {
 	}
 	slices.Sort(d)
 	return d[len(d)/2]
+}
+
+// BenchmarkVerifyFresh: the restore's walk of a 23k-file tree and the
+// index parse before it.
+func BenchmarkVerifyFresh(b *testing.B) {
+	ctx := context.Background()
+	r := openRepo(b, bigRepo(b, 23000))
+	wf, err := r.CreateWorkflow(ctx, "w", "main")
+	if err != nil {
+		b.Fatal(err)
+	}
+	loc, err := r.git.locate(wf.Worktree)
+	if err != nil {
+		b.Fatal(err)
+	}
+	since, _ := freshSince(loc.gitDir)
+	if err := os.Remove(filepath.Join(loc.gitDir, freshMarker)); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("parse", func(b *testing.B) {
+		defer cpuPerOp(b)()
+		for b.Loop() {
+			if _, err := freshIndex(filepath.Join(loc.gitDir, "index")); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	want, err := freshIndex(filepath.Join(loc.gitDir, "index"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("walk", func(b *testing.B) {
+		defer cpuPerOp(b)()
+		for b.Loop() {
+			if _, _, err := verifyFresh(wf.Worktree, loc.gitDir, want, since); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// cpuPerOp reports the process's CPU time (user, system) per iteration
+// when the returned func runs: wall time follows the machine's load.
+func cpuPerOp(b *testing.B) func() {
+	var before syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	return func() {
+		var after syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+		ms := func(a, b syscall.Timeval) float64 {
+			return float64(a.Nano()-b.Nano()) / 1e6
+		}
+		b.ReportMetric(ms(after.Utime, before.Utime)/float64(b.N), "user-ms/op")
+		b.ReportMetric(ms(after.Stime, before.Stime)/float64(b.N), "sys-ms/op")
+	}
 }

@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -28,14 +30,23 @@ type freshEntries struct {
 // files, symbolic links or executables at stage 0, with no flag that
 // makes git skip a file (assume-unchanged, skip-worktree, intent-to-add).
 func freshIndex(p string) (freshEntries, error) {
-	want := freshEntries{byPath: map[string]int32{}, dirs: map[string]bool{}}
+	want := freshEntries{}
 	fi, err := os.Stat(p)
 	if err != nil {
 		return want, err
 	}
 	want.written = fi.ModTime()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return want, err
+	}
+	n := 0
+	if len(data) >= 12 {
+		n = int(min(binary.BigEndian.Uint32(data[8:12]), 1<<20)) // a hint
+	}
+	want.list, want.byPath, want.dirs = make([]indexEntry, 0, n), make(map[string]int32, n), make(map[string]bool, n/8)
 	var bad string
-	ok := readIndex(p, func(e *indexEntry) {
+	ok := readIndexData(data, func(e *indexEntry) {
 		if bad == "" && (e.assumeValid || e.skipWorktree || e.intentToAdd || e.stage != 0 || e.mode != 0o100644 && e.mode != 0o100755 && e.mode != 0o120000) {
 			bad = e.path
 		}
@@ -73,22 +84,44 @@ type extraPath struct {
 	dir bool
 }
 
-// freshWalk is one walk of a restored tree (verifyFresh).
+// freshWalk is one walk of a restored tree (verifyFresh), shared by its
+// walkers: each takes an open directory from the queue and walks it,
+// putting a subdirectory back in the queue while others wait for one.
 type freshWalk struct {
 	want  freshEntries
 	since unix.Timespec
 	mask  uint32
 	uid   uint32
-	seen  []bool
+	seen  []bool // by entry; each is set by the one walker that finds it
+
+	mu    sync.Mutex
+	cond  sync.Cond
+	queue []freshDir
+	busy  int // walkers walking a directory
+	err   error
 	stale []string
 	extra []extraPath
+}
+
+// freshDir is an open directory of the tree, waiting for a walker.
+type freshDir struct {
+	fd   int
+	path string
+}
+
+// freshWalker is one walker's state.
+type freshWalker struct {
+	*freshWalk
 	path  []byte // the path of the entry, relative to the top
 	buf   []byte // getdents
+	stale []string
+	extra []extraPath
 }
 
 // verifyFresh checks, in one walk of the tree at top (each entry stat-ed
-// through its directory's descriptor, no symbolic link followed), that it
-// holds what a fresh checkout of the index entries want holds, but for:
+// through its directory's descriptor, no symbolic link followed, in
+// parallel), that it holds what a fresh checkout of the index entries
+// want holds, but for:
 //
 //   - stale: the files to write again from the index — missing, of
 //     another type or mode, linked elsewhere, with stat data that is not
@@ -114,16 +147,23 @@ func verifyFresh(top, gitDir string, want freshEntries, since unix.Timespec) (st
 	if err != nil || strings.TrimSpace(string(dotGit)) != "gitdir: "+gitDir {
 		return nil, nil, fmt.Errorf(".git does not name %s: %q", gitDir, dotGit)
 	}
-	w := &freshWalk{want: want, since: since, mask: uint32(umask()), uid: uint32(os.Getuid()),
-		seen: make([]bool, len(want.list)), buf: make([]byte, 64<<10)}
 	fd, err := unix.Open(top, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, &fs.PathError{Op: "open", Path: top, Err: err}
 	}
-	err = w.dir(fd)
-	unix.Close(fd)
-	if err != nil {
-		return nil, nil, err
+	w := &freshWalk{want: want, since: since, mask: uint32(umask()), uid: uint32(os.Getuid()),
+		seen: make([]bool, len(want.list)), queue: []freshDir{{fd: fd}}}
+	w.cond.L = &w.mu
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), maxWalkers) {
+		wg.Go(w.run)
+	}
+	wg.Wait()
+	for _, d := range w.queue { // left by an error
+		unix.Close(d.fd)
+	}
+	if w.err != nil {
+		return nil, nil, w.err
 	}
 	for i, ok := range w.seen {
 		if !ok {
@@ -133,9 +173,61 @@ func verifyFresh(top, gitDir string, want freshEntries, since unix.Timespec) (st
 	return w.stale, w.extra, nil
 }
 
+// maxWalkers bounds the walkers of one walk, and sharedDirs the open
+// directories waiting in its queue.
+const (
+	maxWalkers = 4
+	sharedDirs = 16
+)
+
+// run is one walker: it walks directories from the queue until the queue
+// is empty and no other walker is walking one (which may add more), or
+// one failed.
+func (w *freshWalk) run() {
+	k := &freshWalker{freshWalk: w, buf: make([]byte, 32<<10)}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for {
+		for len(w.queue) == 0 && w.busy > 0 && w.err == nil {
+			w.cond.Wait()
+		}
+		if len(w.queue) == 0 || w.err != nil {
+			break
+		}
+		d := w.queue[len(w.queue)-1]
+		w.queue = w.queue[:len(w.queue)-1]
+		w.busy++
+		w.mu.Unlock()
+		k.path = append(k.path[:0], d.path...)
+		err := k.dir(d.fd)
+		unix.Close(d.fd)
+		w.mu.Lock()
+		w.busy--
+		if err != nil && w.err == nil {
+			w.err = err
+		}
+		w.cond.Broadcast()
+	}
+	w.stale = append(w.stale, k.stale...)
+	w.extra = append(w.extra, k.extra...)
+}
+
+// share puts the open directory fd, whose path is rel, in the queue for
+// another walker; false when enough wait there already.
+func (w *freshWalk) share(fd int, rel string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.queue) >= sharedDirs || w.err != nil {
+		return false
+	}
+	w.queue = append(w.queue, freshDir{fd: fd, path: rel})
+	w.cond.Signal()
+	return true
+}
+
 // dir walks the open directory fd, whose path is w.path, and closes
 // nothing.
-func (w *freshWalk) dir(fd int) error {
+func (w *freshWalker) dir(fd int) error {
 	var subdirs []string
 	for {
 		n, err := unix.Getdents(fd, w.buf)
@@ -168,6 +260,7 @@ func (w *freshWalk) dir(fd int) error {
 		}
 	}
 	base := len(w.path)
+	defer func() { w.path = w.path[:base] }()
 	for _, name := range subdirs {
 		w.path = w.join(base, name)
 		rel := string(w.path)
@@ -175,22 +268,12 @@ func (w *freshWalk) dir(fd int) error {
 			w.extra = append(w.extra, extraPath{rel: rel, dir: true})
 			continue
 		}
-		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		sub, err := w.openDir(fd, name, rel)
 		if err != nil {
-			return &fs.PathError{Op: "openat", Path: rel, Err: err}
+			return err
 		}
-		var st unix.Stat_t
-		if err := unix.Fstat(sub, &st); err != nil {
-			unix.Close(sub)
-			return &fs.PathError{Op: "fstat", Path: rel, Err: err}
-		}
-		if st.Uid != w.uid {
-			unix.Close(sub)
-			return fmt.Errorf("%s is not ours", rel)
-		}
-		if st.Mode != unix.S_IFDIR|0o777&^w.mask {
-			unix.Close(sub)
-			return fmt.Errorf("directory %s (%o) is not the checkout's", rel, st.Mode)
+		if w.share(sub, rel) {
+			continue
 		}
 		err = w.dir(sub)
 		unix.Close(sub)
@@ -198,22 +281,43 @@ func (w *freshWalk) dir(fd int) error {
 			return err
 		}
 	}
-	w.path = w.path[:base]
 	return nil
 }
 
+// openDir opens the directory name, of path rel, in the open directory
+// fd, and checks it is the checkout's.
+func (w *freshWalker) openDir(fd int, name, rel string) (int, error) {
+	sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &fs.PathError{Op: "openat", Path: rel, Err: err}
+	}
+	var st unix.Stat_t
+	switch err := unix.Fstat(sub, &st); {
+	case err != nil:
+		err = &fs.PathError{Op: "fstat", Path: rel, Err: err}
+	case st.Uid != w.uid:
+		err = fmt.Errorf("%s is not ours", rel)
+	case st.Mode != unix.S_IFDIR|0o777&^w.mask:
+		err = fmt.Errorf("directory %s (%o) is not the checkout's", rel, st.Mode)
+	default:
+		return sub, nil
+	}
+	unix.Close(sub)
+	return -1, err
+}
+
 // join is w.path cut to base and name appended below it.
-func (w *freshWalk) join(base int, name string) []byte {
+func (w *freshWalker) join(base int, name string) []byte {
 	return append(w.below(base), name...)
 }
 
 // joinBytes is join of a name in bytes (no copy of it made).
-func (w *freshWalk) joinBytes(base int, name []byte) []byte {
+func (w *freshWalker) joinBytes(base int, name []byte) []byte {
 	return append(w.below(base), name...)
 }
 
 // below is w.path cut to base, with a separator when not the top.
-func (w *freshWalk) below(base int) []byte {
+func (w *freshWalker) below(base int) []byte {
 	if base > 0 {
 		return append(w.path[:base], '/')
 	}
@@ -223,7 +327,7 @@ func (w *freshWalk) below(base int) []byte {
 // entry checks the directory entry name (NUL-terminated) of the open
 // directory fd, of dirent type typ; isDir: a directory, to walk after the
 // others.
-func (w *freshWalk) entry(fd int, name []byte, typ byte) (isDir bool, err error) {
+func (w *freshWalker) entry(fd int, name []byte, typ byte) (isDir bool, err error) {
 	if typ == unix.DT_DIR {
 		return true, nil
 	}
@@ -238,7 +342,7 @@ func (w *freshWalk) entry(fd int, name []byte, typ byte) (isDir bool, err error)
 }
 
 // file checks the entry name, no directory, of stat data st.
-func (w *freshWalk) file(name []byte, st *unix.Stat_t) error {
+func (w *freshWalker) file(name []byte, st *unix.Stat_t) error {
 	base := len(w.path)
 	w.path = w.joinBytes(base, name)
 	defer func() { w.path = w.path[:base] }()
