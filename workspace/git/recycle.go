@@ -33,31 +33,41 @@ import (
 //     workflow ended (the worktree itself is unregistered as before);
 //   - index: a copy of the worktree's index, which only our git wrote
 //     (the admin directory is read-only to commands). Its stat data is
-//     what lets git skip the files nobody changed: a file whose content,
-//     mode or links changed has a new ctime, which no command can set
-//     back;
+//     what vouches for the files nobody changed;
+//   - fresh: the change time of the worktree's fresh marker (fresh.go):
+//     when git last made it a fresh checkout, before any command ran in
+//     it. Every file changed since — by a command, an editor or git
+//     itself — has a change time at or after it, which nobody can set
+//     back. A worktree without a marker is not kept;
 //   - complete: written last; a spent tree without it is deleted.
 //
 // Restoring one (restoreSpent) registers a new worktree at the commit,
 // moves the files in, installs the index and then makes the tree provably
-// identical to a fresh checkout, or gives it up:
+// identical to a fresh checkout, or gives it up (freshen), in one walk of
+// the tree:
 //
-//  1. git reset --hard rewrites every tracked file whose stat data
-//     differs from the index (content, mode, type, hard links, a
-//     replaced directory), core.trustctime and core.checkStat forced;
-//  2. git ls-files finds no assume-unchanged or skip-worktree entry, no
-//     gitlink, nothing but stage 0;
-//  3. a walk of the tree (lstat, no symlink followed) finds exactly the
-//     index's paths and their directories: regular files with one link
-//     and the mode a checkout gives (0666 or 0777 less the umask), the
-//     symlinks the index records, directories with 0777 less the umask,
-//     all owned by us, and the .git file naming the new admin directory,
-//     which holds only what git worktree add wrote and the index. Where
-//     it finds a path the index does not hold, git clean -ffdx removes
-//     every untracked and ignored file, nested repositories included, and
-//     the walk runs again (clean, a walk of the whole tree itself, runs
-//     only then: issue 35);
-//  4. git diff-files finds no difference.
+//  1. git read-tree --reset makes the index the commit's, keeping the
+//     stat data of the entries whose object and mode did not change (no
+//     file is read); the index must then hold nothing but plain files,
+//     symlinks and executables at stage 0, with no assume-unchanged,
+//     skip-worktree or intent-to-add flag;
+//  2. a walk of the tree (each entry stat-ed through its directory's
+//     descriptor, no symlink followed, in parallel) checks the directories
+//     (ours, 0777 less the umask), the .git file naming the new admin
+//     directory (which holds only what git worktree add wrote and the
+//     index), and every file: it is stale — written again — when missing,
+//     of another type, mode (0666 or 0777 less the umask) or link count,
+//     when its stat data is not what the index recorded, to the
+//     nanosecond, or when it changed at or after the tree was last fresh,
+//     whatever its other stat data says;
+//  3. the paths the index does not hold are removed: the files (and their
+//     folders) the retired commit tracked directly; anything else (an
+//     untracked or ignored file, a nested repository) by git clean -ffdx,
+//     and the walk runs again (clean, a walk of the whole tree itself,
+//     runs only then);
+//  4. the stale files, however many, are removed and written again by git
+//     checkout-index, which records their stat data, and the tree is
+//     marked fresh.
 //
 // Any doubt or failure removes the tree, and a fresh worktree is checked
 // out instead.
