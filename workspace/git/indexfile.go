@@ -29,6 +29,11 @@ func readIndex(p string, fn func(e *indexEntry)) bool {
 	if err != nil {
 		return false
 	}
+	return readIndexData(data, fn)
+}
+
+// readIndexData is readIndex of the index file's content.
+func readIndexData(data []byte, fn func(e *indexEntry)) bool {
 	// The entries do not say how long their object ids are: the layout
 	// that ends exactly at the extensions and checksum is the one.
 	for _, hashLen := range []int{20, 32} {

@@ -47,8 +47,11 @@ func (r *Repo) EnsureLinkedWorktree(ctx context.Context, path, commit, branch st
 		if branch != "" {
 			args = []string{"worktree", "add", "--quiet", path, branch}
 		}
-		_, err = r.git.run(ctx, r.dir, nil, args...)
-		return err
+		if _, err := r.git.run(ctx, r.dir, nil, args...); err != nil {
+			return err
+		}
+		r.markTreeFresh(path)
+		return nil
 	})
 }
 

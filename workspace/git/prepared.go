@@ -222,6 +222,7 @@ func (r *Repo) prepareOne(ctx context.Context, owner, commit string) error {
 		_ = r.refLock(ctx, func() error { r.dropWorktree(ctx, path); return nil })
 		return fmt.Errorf("prepare worktree %s: check out %.12s: %w", path, commit, err)
 	}
+	r.markTreeFresh(path)
 	r.prepared.end(t, true)
 	return nil
 }
@@ -383,5 +384,6 @@ func (r *Repo) populateWorktree(ctx context.Context, path string) error {
 		_ = r.refLock(ctx, func() error { r.dropWorktree(ctx, path); return nil })
 		return fmt.Errorf("check out worktree %s: %w", path, err)
 	}
+	r.markTreeFresh(path)
 	return nil
 }

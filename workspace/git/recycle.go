@@ -12,8 +12,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Recycled worktrees (issue 35). Checking out a big tree writes every
@@ -32,31 +33,41 @@ import (
 //     workflow ended (the worktree itself is unregistered as before);
 //   - index: a copy of the worktree's index, which only our git wrote
 //     (the admin directory is read-only to commands). Its stat data is
-//     what lets git skip the files nobody changed: a file whose content,
-//     mode or links changed has a new ctime, which no command can set
-//     back;
+//     what vouches for the files nobody changed;
+//   - fresh: the change time of the worktree's fresh marker (fresh.go):
+//     when git last made it a fresh checkout, before any command ran in
+//     it. Every file changed since — by a command, an editor or git
+//     itself — has a change time at or after it, which nobody can set
+//     back. A worktree without a marker is not kept;
 //   - complete: written last; a spent tree without it is deleted.
 //
 // Restoring one (restoreSpent) registers a new worktree at the commit,
 // moves the files in, installs the index and then makes the tree provably
-// identical to a fresh checkout, or gives it up:
+// identical to a fresh checkout, or gives it up (freshen), in one walk of
+// the tree:
 //
-//  1. git reset --hard rewrites every tracked file whose stat data
-//     differs from the index (content, mode, type, hard links, a
-//     replaced directory), core.trustctime and core.checkStat forced;
-//  2. git ls-files finds no assume-unchanged or skip-worktree entry, no
-//     gitlink, nothing but stage 0;
-//  3. a walk of the tree (lstat, no symlink followed) finds exactly the
-//     index's paths and their directories: regular files with one link
-//     and the mode a checkout gives (0666 or 0777 less the umask), the
-//     symlinks the index records, directories with 0777 less the umask,
-//     all owned by us, and the .git file naming the new admin directory,
-//     which holds only what git worktree add wrote and the index. Where
-//     it finds a path the index does not hold, git clean -ffdx removes
-//     every untracked and ignored file, nested repositories included, and
-//     the walk runs again (clean, a walk of the whole tree itself, runs
-//     only then: issue 35);
-//  4. git diff-files finds no difference.
+//  1. git read-tree --reset makes the index the commit's, keeping the
+//     stat data of the entries whose object and mode did not change (no
+//     file is read); the index must then hold nothing but plain files,
+//     symlinks and executables at stage 0, with no assume-unchanged,
+//     skip-worktree or intent-to-add flag;
+//  2. a walk of the tree (each entry stat-ed through its directory's
+//     descriptor, no symlink followed, in parallel) checks the directories
+//     (ours, 0777 less the umask), the .git file naming the new admin
+//     directory (which holds only what git worktree add wrote and the
+//     index), and every file: it is stale — written again — when missing,
+//     of another type, mode (0666 or 0777 less the umask) or link count,
+//     when its stat data is not what the index recorded, to the
+//     nanosecond, or when it changed at or after the tree was last fresh,
+//     whatever its other stat data says;
+//  3. the paths the index does not hold are removed: the files (and their
+//     folders) the retired commit tracked directly; anything else (an
+//     untracked or ignored file, a nested repository) by git clean -ffdx,
+//     and the walk runs again (clean, a walk of the whole tree itself,
+//     runs only then);
+//  4. the stale files, however many, are removed and written again by git
+//     checkout-index, which records their stat data, and the tree is
+//     marked fresh.
 //
 // Any doubt or failure removes the tree, and a fresh worktree is checked
 // out instead.
@@ -122,6 +133,10 @@ func (r *Repo) retireWorktree(ctx context.Context, path string) bool {
 	if _, err := os.Lstat(filepath.Join(loc.gitDir, "index.lock")); err == nil {
 		return false // a git command is writing it
 	}
+	since, ok := freshSince(loc.gitDir)
+	if !ok {
+		return false // nobody can tell which of its files changed
+	}
 	index, err := os.ReadFile(filepath.Join(loc.gitDir, "index"))
 	if err != nil {
 		return false
@@ -132,6 +147,10 @@ func (r *Repo) retireWorktree(ctx context.Context, path string) bool {
 		return false
 	}
 	if err := os.WriteFile(filepath.Join(spent, "index"), index, 0o600); err != nil {
+		_ = os.RemoveAll(spent)
+		return false
+	}
+	if err := os.WriteFile(filepath.Join(spent, spentFresh), formatSince(since), 0o600); err != nil {
 		_ = os.RemoveAll(spent)
 		return false
 	}
@@ -260,6 +279,9 @@ func (r *Repo) adoptSpent(ctx context.Context, owner, commit string) bool {
 // spent tree are removed.
 func (r *Repo) restoreSpent(ctx context.Context, spent, path, commit string) error {
 	registered, claimed := false, false
+	var index []byte
+	var since unix.Timespec
+	var ok bool
 	err := r.refLock(ctx, func() error {
 		if err := os.Remove(filepath.Join(spent, "complete")); err != nil {
 			return errNoSpent // another process took it
@@ -274,9 +296,12 @@ func (r *Repo) restoreSpent(ctx context.Context, spent, path, commit string) err
 		if err != nil || !samePath(loc.top, path) || loc.gitDir == r.commonDir {
 			return fmt.Errorf("locate the new worktree: %v", err)
 		}
-		index, err := os.ReadFile(filepath.Join(spent, "index"))
-		if err != nil {
+		if index, err = os.ReadFile(filepath.Join(spent, "index")); err != nil {
 			return err
+		}
+		marked, err := os.ReadFile(filepath.Join(spent, spentFresh))
+		if since, ok = parseSince(marked); err != nil || !ok {
+			return fmt.Errorf("the spent tree does not say when it was fresh (%v)", err)
 		}
 		if err := writeAtomic(filepath.Join(loc.gitDir, "index"), index); err != nil {
 			return err
@@ -291,7 +316,7 @@ func (r *Repo) restoreSpent(ctx context.Context, spent, path, commit string) err
 	}
 	r.discardSpent(spent)
 	if err == nil {
-		err = r.freshen(ctx, path)
+		err = r.freshen(ctx, path, since, index)
 	}
 	if err != nil && registered {
 		ctx := context.WithoutCancel(ctx)
@@ -307,103 +332,96 @@ func (r *Repo) restoreSpent(ctx context.Context, spent, path, commit string) err
 // records, whatever the repository's configuration says.
 var freshCheck = []string{"-c", "core.trustctime=true", "-c", "core.checkStat=default", "-c", "core.ignoreStat=false", "-c", "core.symlinks=true", "-c", "core.filemode=true"}
 
-// freshen makes the worktree at path identical to a fresh checkout of its
-// HEAD, or fails (see the comment at the top of this file).
-func (r *Repo) freshen(ctx context.Context, path string) error {
+// freshen makes the worktree at path, holding a spent tree's files and
+// prev, the index they were retired with, identical to a fresh checkout of
+// its HEAD, or fails (see the comment at the top of this file). since is
+// when the tree was last made fresh: a file changed at or after it is
+// written again.
+func (r *Repo) freshen(ctx context.Context, path string, since unix.Timespec, prev []byte) error {
 	loc, err := r.git.locate(path)
 	if err != nil {
 		return err
 	}
-	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "reset", "--hard", "--quiet")...); err != nil {
+	// The index of HEAD, keeping the stat data of the entries whose
+	// object and mode are prev's: the files those vouch for need not be
+	// written. It reads no file of the tree (no -u): the walk below is the
+	// only pass over it (issue 35: reset --hard and the walk stat-ed a
+	// 23k-file tree twice).
+	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "read-tree", "--reset", "HEAD")...); err != nil {
 		return err
 	}
 	want, err := freshIndex(filepath.Join(loc.gitDir, "index"))
 	if err != nil {
 		return err
 	}
-	// git clean walks the whole tree too: it runs only when the walk
-	// finds what the index does not hold (untracked or ignored files,
-	// nested repositories), and the walk then checks again.
-	stale, err := verifyFresh(path, loc.gitDir, want)
-	if errors.Is(err, errUntracked) {
-		if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "clean", "-ffdxq")...); err != nil {
-			return err
-		}
-		stale, err = verifyFresh(path, loc.gitDir, want)
-	}
+	stale, extra, err := verifyFresh(path, loc.gitDir, want, since)
 	if err != nil {
 		return err
 	}
-	// The walk compared every file with the stat data the reset recorded,
-	// to the nanosecond (git diff-files stat-ed a 23k-file tree a third
-	// time: issue 35; and git compares whole seconds only, so a file
-	// rewritten within the second of its recorded change time passed it).
-	// The files whose stat data differs, or was written too close to the
-	// index to tell (such as those the reset wrote), are written again
-	// from the index; where there are many, git diff-files compares them.
-	switch {
-	case len(stale) == 0:
-	case len(stale) <= maxNarrowed:
+	if len(extra) > 0 {
+		// The files prev tracked and HEAD does not are removed (what
+		// reset --hard would do); anything else (untracked or ignored
+		// files, nested repositories) is git clean's, and the walk then
+		// checks again. git clean walks the whole tree too: it runs only
+		// when the walk finds such a path.
+		if leftovers(extra, prev) {
+			for _, e := range extra {
+				if err := os.RemoveAll(filepath.Join(path, filepath.FromSlash(e.rel))); err != nil {
+					return err
+				}
+			}
+		} else {
+			if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "clean", "-ffdxq")...); err != nil {
+				return err
+			}
+			if stale, extra, err = verifyFresh(path, loc.gitDir, want, since); err != nil {
+				return err
+			}
+			if len(extra) > 0 {
+				return fmt.Errorf("%s: %w", extra[0].rel, errUntracked)
+			}
+		}
+	}
+	// The walk compared every file with the stat data the index recorded,
+	// to the nanosecond, and with the moment the tree was last made fresh
+	// (a change time cannot be set back): the files it could not vouch
+	// for, however many, are written again from the index, which records
+	// their new stat data.
+	if len(stale) > 0 {
+		// Removed first: checkout-index leaves a file alone when its stat
+		// data, compared to the second, is what the index recorded.
 		var names strings.Builder
 		for _, p := range stale {
+			if err := os.Remove(filepath.Join(path, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("write back the files that changed: %w", err)
+			}
 			names.WriteString(p + "\x00")
 		}
 		if _, err := r.git.run(ctx, path, strings.NewReader(names.String()), append(slices.Clone(freshCheck), "checkout-index", "--force", "-u", "-z", "--stdin")...); err != nil {
-			return fmt.Errorf("write back the files the reset left: %w", err)
-		}
-	default:
-		if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "diff-files", "--quiet")...); err != nil {
-			return fmt.Errorf("files differ from the index after the reset: %w", err)
+			return fmt.Errorf("write back the files that changed: %w", err)
 		}
 	}
+	_ = markFresh(loc.gitDir) // unmarked, it is used once and not recycled
 	return nil
 }
 
-// freshIndex reads the entries of the index at p that the reset wrote,
-// which must all be plain files, symbolic links or executables at stage
-// 0, with no flag that makes git skip a file (assume-unchanged,
-// skip-worktree, intent-to-add).
-func freshIndex(p string) (freshEntries, error) {
-	want := freshEntries{entries: map[string]indexEntry{}}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return want, err
+// leftovers reports whether every path of extra is one the index prev
+// tracked (a file, or a folder of its files): what the commit the spent
+// tree was retired at had and HEAD has not.
+func leftovers(extra []extraPath, prev []byte) bool {
+	files, dirs := map[string]bool{}, map[string]bool{}
+	if !readIndexData(prev, func(e *indexEntry) {
+		files[e.path] = true
+		addDirs(dirs, e.path)
+	}) {
+		return false
 	}
-	want.written = fi.ModTime()
-	var bad string
-	ok := readIndex(p, func(e *indexEntry) {
-		if bad == "" && (e.assumeValid || e.skipWorktree || e.intentToAdd || e.stage != 0 || e.mode != 0o100644 && e.mode != 0o100755 && e.mode != 0o120000) {
-			bad = e.path
+	for _, e := range extra {
+		if e.dir && !dirs[e.rel] || !e.dir && !files[e.rel] {
+			return false
 		}
-		want.entries[e.path] = *e
-	})
-	switch {
-	case !ok:
-		return want, errors.New("the index cannot be read")
-	case bad != "":
-		return want, fmt.Errorf("index entry %q is not a plain file", bad)
 	}
-	if now, err := os.Stat(p); err != nil || !now.ModTime().Equal(want.written) {
-		return want, errors.New("the index changed while it was read")
-	}
-	return want, nil
-}
-
-// freshEntries are the index's entries by path, and when it was written.
-type freshEntries struct {
-	entries map[string]indexEntry
-	written time.Time
-}
-
-// matches reports whether the file's stat data st is what the index
-// recorded of it, and the file was written before the index (so that a
-// change in the same clock tick cannot hide: git's racy entries).
-func (f freshEntries) matches(e indexEntry, st *syscall.Stat_t) bool {
-	mtime := time.Unix(int64(e.mtimeSec), int64(e.mtimeNsec))
-	return uint32(st.Ctim.Sec) == e.ctimeSec && uint32(st.Ctim.Nsec) == e.ctimeNsec &&
-		uint32(st.Mtim.Sec) == e.mtimeSec && uint32(st.Mtim.Nsec) == e.mtimeNsec &&
-		uint32(st.Ino) == e.ino && st.Uid == e.uid && st.Gid == e.gid && uint32(st.Size) == e.size &&
-		mtime.Before(f.written)
+	return true
 }
 
 // errUntracked: the tree holds a path the index does not (git clean
@@ -413,93 +431,6 @@ var errUntracked = errors.New("a path the index does not hold")
 // adminFiles are what git worktree add --no-checkout writes into a new
 // worktree's admin directory, plus the index we put there.
 var adminFiles = []string{"HEAD", "commondir", "gitdir", "index", "ORIG_HEAD", "logs"}
-
-// verifyFresh checks that the tree at top holds exactly what a fresh
-// checkout of the index entries want holds; stale are the files whose
-// stat data is not what the index recorded, or cannot tell (git must
-// compare their content).
-func verifyFresh(top, gitDir string, want freshEntries) (stale []string, err error) {
-	admin, err := os.ReadDir(gitDir)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range admin {
-		if !slices.Contains(adminFiles, e.Name()) {
-			return nil, fmt.Errorf("unexpected %s in the admin directory", e.Name())
-		}
-	}
-	dotGit, err := os.ReadFile(filepath.Join(top, ".git"))
-	if err != nil || strings.TrimSpace(string(dotGit)) != "gitdir: "+gitDir {
-		return nil, fmt.Errorf(".git does not name %s: %q", gitDir, dotGit)
-	}
-	dirs := map[string]bool{}
-	for p := range want.entries {
-		for d := filepath.Dir(p); d != "."; d = filepath.Dir(d) {
-			dirs[d] = true
-		}
-	}
-	mask := umask()
-	uid := uint32(os.Getuid())
-	files := 0
-	err = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(top, p)
-		if err != nil || rel == "." {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		entry, tracked := want.entries[rel]
-		if rel != ".git" && (d.IsDir() && !dirs[rel] || !d.IsDir() && !tracked) {
-			return fmt.Errorf("%s: %w", rel, errUntracked)
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if !ok || st.Uid != uid {
-			return fmt.Errorf("%s is not ours", rel)
-		}
-		mode := fi.Mode()
-		switch {
-		case rel == ".git":
-			if !mode.IsRegular() || st.Nlink != 1 {
-				return errors.New(".git is no plain file")
-			}
-		case mode.IsDir():
-			if mode != fs.ModeDir|(0o777&^mask) {
-				return fmt.Errorf("directory %s (%v) is not the checkout's", rel, mode)
-			}
-		default:
-			files++
-			var ok bool
-			switch entry.mode {
-			case 0o100644:
-				ok = mode == 0o666&^mask && st.Nlink == 1
-			case 0o100755:
-				ok = mode == 0o777&^mask && st.Nlink == 1
-			case 0o120000:
-				ok = mode&fs.ModeSymlink != 0
-			}
-			if !ok {
-				return fmt.Errorf("%s (%v, %d links) is not the checkout's %o", rel, mode, st.Nlink, entry.mode)
-			}
-			if !want.matches(entry, st) {
-				stale = append(stale, rel)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if files != len(want.entries) {
-		return nil, fmt.Errorf("%d files, the index has %d", files, len(want.entries))
-	}
-	return stale, nil
-}
 
 // umask is the process's file mode creation mask, read without changing
 // it (/proc/self/status); 022 when unknown.
