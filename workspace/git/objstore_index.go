@@ -29,7 +29,8 @@ import (
 //   - an index the parser does not read (split, sparse, unknown) makes the
 //     update list the indexes with git, as before.
 
-// indexObject is an object an index entry names, with its path.
+// indexObject is an object an index entry names (its id's raw bytes),
+// with its path.
 type indexObject struct{ oid, path string }
 
 // indexSnapshot is what one index file holds: a key of its entries and
@@ -84,7 +85,7 @@ func readIndexSnapshot(p string) (snap indexSnapshot, ok, exists bool) {
 		if e.mode&0o170000 == 0o160000 || e.intentToAdd {
 			return // a submodule's commit, or no content yet
 		}
-		snap.objects = append(snap.objects, indexObject{hex.EncodeToString(e.oid), e.path})
+		snap.objects = append(snap.objects, indexObject{string(e.oid), e.path})
 	})
 	if !parsed {
 		if _, err := os.Stat(p); err != nil {
@@ -106,15 +107,49 @@ func indexKeys(snaps map[string]indexSnapshot) map[string]string {
 }
 
 // changedIndexObjects are the objects of the indexes whose key is not the
-// one in covered (all of them when covered is nil).
+// one in covered (all of them when covered is nil), with hex ids, but for
+// those an index the store covers holds too under the same path: the
+// store looked at that object under that path already (a reset worktree's
+// index is mostly the main index's entries).
 func changedIndexObjects(snaps map[string]indexSnapshot, covered map[string]string) []indexObject {
+	var same [][]indexObject // the objects of the covered indexes, each sorted by path as git writes them
+	for _, f := range slices.Sorted(maps.Keys(snaps)) {
+		if snap := snaps[f]; covered != nil && covered[f] == snap.key {
+			same = append(same, snap.objects)
+		}
+	}
 	var out []indexObject
 	for _, f := range slices.Sorted(maps.Keys(snaps)) {
-		if snap := snaps[f]; covered == nil || covered[f] != snap.key {
-			out = append(out, snap.objects...)
+		snap := snaps[f]
+		if covered != nil && covered[f] == snap.key {
+			continue
+		}
+		at := make([]int, len(same))
+		for _, o := range snap.objects {
+			if !coveredObject(o, same, at) {
+				out = append(out, indexObject{hex.EncodeToString([]byte(o.oid)), o.path})
+			}
 		}
 	}
 	return out
+}
+
+// coveredObject reports whether one of the path-sorted lists holds o
+// (its path and object); at are the lists' positions, advanced by a merge
+// of o's list (sorted too) with each. Entries out of order are only found
+// less often: then o is looked at again, never skipped wrongly.
+func coveredObject(o indexObject, lists [][]indexObject, at []int) bool {
+	for i, l := range lists {
+		for at[i] < len(l) && l[at[i]].path < o.path {
+			at[i]++
+		}
+		for j := at[i]; j < len(l) && l[j].path == o.path; j++ {
+			if l[j].oid == o.oid {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // selectIndexObjects adds the index objects to sel as selectObjects does

@@ -47,6 +47,16 @@ func TestSandboxObjectsRefreshedIndexIsNotListed(t *testing.T) {
 	if st := s.load(); strings.Join(st.Index, "\n") != strings.Join(s.indexStamps(), "\n") {
 		t.Errorf("the store does not record the refreshed index's version: %q", st.Index)
 	}
+	// One file staged: only its entry is looked at, the others are the
+	// main index's, which the store covers.
+	writeFile(t, filepath.Join(wt, "new.txt"), "new\n")
+	gitT(t, wt, "add", "new.txt")
+	f.paths.Store(0)
+	if v3 := updateStore(t, s); !inView(t, wt, v3, ":new.txt") || f.paths.Load() != 1 {
+		t.Errorf("one file staged: in the view %v, %d paths looked at, want 1", inView(t, wt, v3, ":new.txt"), f.paths.Load())
+	}
+	gitT(t, wt, "reset", "-q", "--hard", "HEAD")
+	updateStore(t, s)
 	// The store covers the index as it is: CleanFiles answers.
 	if clean, err := s.CleanFiles(t.Context(), wt); err != nil || !clean["main.go"] {
 		t.Errorf("CleanFiles after a refresh = %v, %v; want main.go clean", clean, err)
@@ -77,6 +87,11 @@ func TestSandboxObjectsIndexAttacks(t *testing.T) {
 			writeFile(t, filepath.Join(wt, "conf.ini"), awsKey)
 			gitT(t, wt, "add", "conf.ini")
 			return gitT(t, wt, "rev-parse", ":conf.ini")
+		}},
+		{"secret content staged over a path the main index holds", func(t *testing.T, wt string) string {
+			writeFile(t, filepath.Join(wt, "notes.txt"), awsKey+"# notes\n")
+			gitT(t, wt, "add", "notes.txt")
+			return gitT(t, wt, "rev-parse", ":notes.txt")
 		}},
 		{"new secret content in a new folder", func(t *testing.T, wt string) string {
 			writeFile(t, filepath.Join(wt, "a", "b", "c.txt"), awsKey+"# c\n")
