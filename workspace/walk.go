@@ -198,23 +198,27 @@ type atEntry struct {
 	dir *os.File
 }
 
-func (e atEntry) Info() (fs.FileInfo, error) {
-	conn, err := e.dir.SyscallConn()
+func (e atEntry) Info() (fs.FileInfo, error) { return StatAt(e.dir, e.Name()) }
+
+// StatAt is os.Lstat of name in the open directory dir, without resolving
+// the directory's path again (fstatat); its Sys is a *syscall.Stat_t.
+func StatAt(dir *os.File, name string) (fs.FileInfo, error) {
+	conn, err := dir.SyscallConn()
 	if err != nil {
 		return nil, err
 	}
 	var st unix.Stat_t
 	var serr error
 	if cerr := conn.Control(func(fd uintptr) {
-		serr = unix.Fstatat(int(fd), e.Name(), &st, unix.AT_SYMLINK_NOFOLLOW)
+		serr = unix.Fstatat(int(fd), name, &st, unix.AT_SYMLINK_NOFOLLOW)
 	}); cerr != nil {
 		return nil, cerr
 	}
 	if serr != nil {
-		return nil, &fs.PathError{Op: "fstatat", Path: e.Name(), Err: serr}
+		return nil, &fs.PathError{Op: "fstatat", Path: name, Err: serr}
 	}
 	// both are the kernel's struct stat of this platform
-	return statInfo{name: e.Name(), st: *(*syscall.Stat_t)(unsafe.Pointer(&st))}, nil
+	return statInfo{name: name, st: *(*syscall.Stat_t)(unsafe.Pointer(&st))}, nil
 }
 
 var _ = [1]struct{}{}[unsafe.Sizeof(unix.Stat_t{})-unsafe.Sizeof(syscall.Stat_t{})] // same size
