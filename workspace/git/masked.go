@@ -79,6 +79,7 @@ type SandboxObjects struct {
 	filter  BlobFilter
 	rules   string
 	maxScan int64
+	indexes *indexCache // the index files read (objstore_index.go)
 }
 
 // SandboxObjects returns the repository's filtered object store for
@@ -86,7 +87,7 @@ type SandboxObjects struct {
 // rules is rebuilt); blobs larger than maxScan are withheld only by their
 // paths, their content is not scanned.
 func (r *Repo) SandboxObjects(filter BlobFilter, rules string, maxScan int64) *SandboxObjects {
-	return &SandboxObjects{repo: r, filter: filter, rules: rules, maxScan: maxScan}
+	return &SandboxObjects{repo: r, filter: filter, rules: rules, maxScan: maxScan, indexes: &indexCache{}}
 }
 
 // Dir is the store's directory.

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
+	"syscall"
 )
 
 // The filtered store follows the repository's index files by what they
@@ -50,12 +52,71 @@ func (s *SandboxObjects) indexFiles() []string {
 	return files
 }
 
-// readIndexes reads every index file that exists; false when one cannot
-// be parsed (then git lists them).
+// indexCache keeps the snapshots of the index files a store read, by
+// file and version: the next update reads only the indexes that changed
+// (a pulse's checkpoint rewrites its worktree's index, not the others').
+type indexCache struct {
+	mu    sync.Mutex
+	snaps map[string]cachedIndex
+}
+
+// cachedIndex is an index file's snapshot at one version.
+type cachedIndex struct {
+	version indexVersion
+	snap    indexSnapshot
+}
+
+// indexVersion identifies an index file's version: git replaces the file
+// (a new inode) whenever it writes it.
+type indexVersion struct {
+	dev, ino     uint64
+	size         int64
+	mtime, ctime int64
+}
+
+// versionOf is the version of the file at p; false when it cannot be
+// stat-ed.
+func versionOf(p string) (indexVersion, bool) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return indexVersion{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return indexVersion{}, false
+	}
+	return indexVersion{dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, true
+}
+
+// snapshot is the index file p's snapshot, read again only when the file
+// changed; its results are those of readIndexSnapshot.
+func (c *indexCache) snapshot(p string) (snap indexSnapshot, ok, exists bool) {
+	before, stable := versionOf(p)
+	c.mu.Lock()
+	if got, hit := c.snaps[p]; stable && hit && got.version == before {
+		c.mu.Unlock()
+		return got.snap, true, true
+	}
+	c.mu.Unlock()
+	snap, ok, exists = readIndexSnapshot(p)
+	if after, same := versionOf(p); ok && stable && same && after == before {
+		c.mu.Lock()
+		if c.snaps == nil {
+			c.snaps = map[string]cachedIndex{}
+		}
+		c.snaps[p] = cachedIndex{before, snap}
+		c.mu.Unlock()
+	}
+	return snap, ok, exists
+}
+
+// readIndexes reads every index file that exists (those unchanged since
+// the last read from the cache); false when one cannot be parsed (then
+// git lists them).
 func (s *SandboxObjects) readIndexes() (map[string]indexSnapshot, bool) {
 	out := map[string]indexSnapshot{}
 	for _, f := range s.indexFiles() {
-		snap, ok, exists := readIndexSnapshot(f)
+		snap, ok, exists := s.indexes.snapshot(f)
 		if !exists {
 			continue
 		}

@@ -155,3 +155,29 @@ func hashObject(t *testing.T, dir, content string) string {
 	writeFile(t, p, content)
 	return strings.TrimSpace(gitT(t, dir, "hash-object", "-w", p))
 }
+
+// TestSandboxObjectsReadsOnlyChangedIndexes: an update after one
+// worktree's index changed reads that index only; the others' snapshots
+// are the ones read before (issue 35: each checkpoint re-read every
+// worktree's 23k-entry index).
+func TestSandboxObjectsReadsOnlyChangedIndexes(t *testing.T) {
+	r, dir := secretRepo(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitT(t, dir, "worktree", "add", "-q", "--detach", wt, "HEAD")
+	s := r.SandboxObjects(workspace.DefaultGate(), "test", 4<<20)
+	updateStore(t, s)
+	main := filepath.Join(r.CommonDir(), "index")
+	first, ok := s.indexes.snaps[main]
+	if !ok || len(first.snap.objects) == 0 {
+		t.Fatalf("the main index was not read: %v", s.indexes.snaps)
+	}
+	writeFile(t, filepath.Join(wt, "new.txt"), "new\n")
+	gitT(t, wt, "add", "new.txt")
+	v := updateStore(t, s)
+	if !inView(t, wt, v, ":new.txt") {
+		t.Fatal("the staged file is not in the view")
+	}
+	if again := s.indexes.snaps[main]; &again.snap.objects[0] != &first.snap.objects[0] {
+		t.Error("the unchanged main index was read again")
+	}
+}
