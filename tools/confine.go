@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -149,6 +150,9 @@ type MaskState struct {
 	// the last decision.
 	watch *treeWatch
 	masks map[string]bool
+	// commands holds a token while a command of the tree runs
+	// (lockCommands).
+	commands chan struct{}
 	// tooBig: the tree has more directories than a watch may take; each
 	// decision walks it.
 	tooBig bool
@@ -193,15 +197,51 @@ func (s *Session) maskState() *MaskState {
 			c.state = m
 		} else {
 			c.state, c.ownState = NewMaskState(), true
+			c.state.bind(key)
 		}
 	}
 	return c.state
 }
 
+// sharedMaskState is the session's mask state, for a session derived from
+// it (Config).
+func (s *Session) sharedMaskState() *MaskState {
+	c := &s.confine
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return s.maskState()
+}
+
+// lockCommands waits until no other command of the state's tree runs and
+// holds the tree for the caller until it calls the function returned.
+//
+// A command's masks are decided on the host and made by path when its
+// sandbox starts. Another command running meanwhile in the same tree (two
+// test sub-agents dispatched at once) could move the folder of a secret
+// between the two, and the secret would be readable at its new name: so the
+// commands of a tree run one after another, from the mask decision to the
+// end of the command (redteam 01).
+func (m *MaskState) lockCommands(ctx context.Context) (func(), error) {
+	m.mu.Lock()
+	if m.commands == nil {
+		m.commands = make(chan struct{}, 1)
+	}
+	turn := m.commands
+	m.mu.Unlock()
+	select {
+	case turn <- struct{}{}:
+		return func() { <-turn }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for another command in this tree to end: %w", context.Cause(ctx))
+	}
+}
+
 // maskScan remembers whether a file's content was secret at one version.
 type maskScan struct {
-	size    int64
-	mtime   time.Time
+	// stamp is the version's whole identity (device, inode, size, times):
+	// a file swapped in with another's size and modification time, a
+	// decoy's folder moved over the secret's, is another version.
+	stamp   workspace.Stamp
 	blocked bool
 }
 
@@ -374,6 +414,7 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 	}
 	var pending []unknown
 	var attributes []string // .gitattributes files: they may re-encode files on checkout
+	names := linkNames{}
 	decide := func(rel string, fi fs.FileInfo) {
 		if s.readVerdict(c, rel, fi, &buf) {
 			masked = append(masked, s.root.Abs(rel))
@@ -389,21 +430,24 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 		}
 	}
 	skip := func(string) { c.journal.skipped = true } // its changes go unseen
-	lost := walkTree(s.root.Dir(), enter, skip, func(f walkedFile) {
+	lost := walkMaskTree(s.root.Dir(), enter, skip, func(f maskFile) {
 		rel, fi := f.rel, f.fi
 		if path.Base(rel) == ".gitattributes" {
 			attributes = append(attributes, rel)
+		}
+		if fi != nil {
+			names.add(fi)
 		}
 		if _, blocked := s.gate.PathBlocked(rel); blocked {
 			mask(rel)
 			return
 		}
-		if fi.Size() > maxMaskScan || fi.Size() == 0 {
+		if fi == nil || fi.Size() > maxMaskScan || fi.Size() == 0 {
 			return
 		}
 		seen[rel] = true
 		prev, ok := c.scans[rel]
-		if !ok || prev.size != fi.Size() || !prev.mtime.Equal(fi.ModTime()) {
+		if stamp := workspace.StampOf(fi); !ok || stamp == (workspace.Stamp{}) || prev.stamp != stamp {
 			// A version decided before (by any session or process: the
 			// gate's verdicts persist) is not read again.
 			_, blocked, known := s.gate.KnownVerdict(rel, workspace.StampOf(fi))
@@ -411,7 +455,7 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 				pending = append(pending, unknown{rel, fi})
 				return
 			}
-			prev = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
+			prev = maskScan{stamp: workspace.StampOf(fi), blocked: blocked}
 			c.scans[rel] = prev
 		}
 		if prev.blocked {
@@ -433,7 +477,7 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 			now, err := os.Lstat(s.root.Abs(p.rel))
 			if st := workspace.StampOf(p.fi); err == nil && now.Mode().IsRegular() && workspace.StampOf(now) == st {
 				s.gate.RecordClean(p.rel, st)
-				c.scans[p.rel] = maskScan{size: p.fi.Size(), mtime: p.fi.ModTime()}
+				c.scans[p.rel] = maskScan{stamp: st}
 				continue
 			}
 		}
@@ -444,13 +488,14 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 			delete(c.scans, rel)
 		}
 	}
-	if c.watch != nil && c.watch.lost {
-		c.tooBig = c.watch.full()
+	err := s.unseenLinks(c, names)
+	if err != nil || c.watch != nil && c.watch.lost {
+		c.tooBig = c.watch != nil && c.watch.full()
 		c.watch.close()
 		c.watch = nil
 	}
 	sortWalkOrder(masked)
-	return masked, nil
+	return masked, err
 }
 
 // readVerdict reads the file rel (fi its walked info) and decides whether
@@ -463,7 +508,7 @@ func (s *Session) readVerdict(c *MaskState, rel string, fi fs.FileInfo, buf *[]b
 	}
 	*buf = data[:0]
 	_, blocked := s.gate.FileBlockedStamp(rel, data, st)
-	c.scans[rel] = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
+	c.scans[rel] = maskScan{stamp: workspace.StampOf(fi), blocked: blocked}
 	if blocked {
 		c.masks[rel] = true
 	}
@@ -493,6 +538,12 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 		if err != nil || !fi.Mode().IsRegular() {
 			return // gone, or no file: nothing to mask
 		}
+		if linkCount(fi) > 1 {
+			// Written through one of its names: the others changed
+			// unseen (redteam 04). The walk looks at them all.
+			c.watch.lost = true
+			return
+		}
 		if _, blocked := s.gate.PathBlocked(rel); blocked {
 			c.masks[rel] = true
 			return
@@ -503,7 +554,7 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 		// Changed: its exact version (inode, size, times) decides, or
 		// its content.
 		if _, blocked, known := s.gate.KnownVerdict(rel, workspace.StampOf(fi)); known {
-			c.scans[rel] = maskScan{size: fi.Size(), mtime: fi.ModTime(), blocked: blocked}
+			c.scans[rel] = maskScan{stamp: workspace.StampOf(fi), blocked: blocked}
 			if blocked {
 				c.masks[rel] = true
 			}
@@ -517,6 +568,7 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 	// A new directory (made, or moved in whole): watched, then walked.
 	for _, dir := range ch.newDirs {
 		if inSkippedDir(dir) || skippedDir(path.Base(dir)) {
+			c.journal.skipped = true // its changes go unseen, as the walk's (redteam 05)
 			continue
 		}
 		_ = fs.WalkDir(os.DirFS(s.root.Dir()), dir, func(rel string, d fs.DirEntry, err error) error {
@@ -542,6 +594,55 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 	}
 	slices.Sort(masked)
 	return masked, true
+}
+
+// linkNames counts, for each file with more than one name (hard links),
+// the names a mask walk found.
+type linkNames map[[2]uint64]uint64
+
+func linkKey(fi fs.FileInfo) ([2]uint64, uint64, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || st.Nlink < 2 {
+		return [2]uint64{}, 0, false
+	}
+	return [2]uint64{uint64(st.Dev), st.Ino}, uint64(st.Nlink), true
+}
+
+// linkCount is the number of names of the file fi describes (1 when the
+// system does not say).
+func linkCount(fi fs.FileInfo) uint64 {
+	if _, n, ok := linkKey(fi); ok {
+		return n
+	}
+	return 1
+}
+
+func (l linkNames) add(fi fs.FileInfo) {
+	if k, _, ok := linkKey(fi); ok {
+		l[k]++
+	}
+}
+
+// unseenLinks refuses the masks of a walk when a masked file has names the
+// walk did not find: hard links in a folder it skips (node_modules, .venv,
+// .git) or outside the tree, made while the file was clean, through which a
+// command would read it (redteam 04). Under the state's lock.
+func (s *Session) unseenLinks(c *MaskState, names linkNames) error {
+	var unseen []string
+	for rel := range c.masks {
+		fi, err := os.Lstat(s.root.Abs(rel))
+		if err != nil {
+			continue
+		}
+		if k, n, ok := linkKey(fi); ok && names[k] < n {
+			unseen = append(unseen, rel)
+		}
+	}
+	if len(unseen) == 0 {
+		return nil
+	}
+	slices.Sort(unseen)
+	return fmt.Errorf("%s holds a secret and has other names (hard links) where Autarch does not look (in node_modules, .venv, .git or outside the project), so it cannot hide it from commands; remove those names (find / -xdev -samefile %s) and run the command again", strings.Join(unseen, ", "), s.root.Abs(unseen[0]))
 }
 
 // skippedDir reports whether the walk skips a directory of this name:

@@ -19,16 +19,17 @@ import (
 // 23k-file worktree walked it in one goroutine, resolving every file's
 // full path again, 0.2–0.3 s of the session's first command).
 
-// walkedFile is a regular file the mask walk found: its path, relative
-// and slash-separated, and its info as found.
-type walkedFile struct {
+// maskFile is a regular file the mask walk found: its path, relative
+// and slash-separated, and its info as found (nil when it could not be
+// stat-ed).
+type maskFile struct {
 	rel string
 	fi  fs.FileInfo
 }
 
-// walkedDir is what reading one directory found.
-type walkedDir struct {
-	files   []walkedFile
+// maskDir is what reading one directory found.
+type maskDir struct {
+	files   []maskFile
 	subdirs []string
 	// lost: the directory could not be read whole (what it holds may
 	// become readable unseen).
@@ -38,20 +39,20 @@ type walkedDir struct {
 // maxWalkers bounds the goroutines of one walk.
 const maxWalkers = 4
 
-// walkTree visits every directory under root ("." the root itself) but
+// walkMaskTree visits every directory under root ("." the root itself) but
 // those skippedDir names below it, and every regular file in them. enter
 // is called for a directory before it is read, skip for a directory not
 // entered; both are called one at a time. each is called, in the
 // caller's goroutine, with every file found. lost reports that a
 // directory could not be read.
-func walkTree(root string, enter, skip func(rel string), each func(walkedFile)) (lost bool) {
+func walkMaskTree(root string, enter, skip func(rel string), each func(maskFile)) (lost bool) {
 	var (
 		mu      sync.Mutex
 		cond    = sync.NewCond(&mu)
 		pending = []string{"."}
 		active  int
 	)
-	out := make(chan walkedDir, 64)
+	out := make(chan maskDir, 64)
 	var wg sync.WaitGroup
 	worker := func() {
 		defer wg.Done()
@@ -69,7 +70,7 @@ func walkTree(root string, enter, skip func(rel string), each func(walkedFile)) 
 			active++
 			enter(dir) // before it is read: nothing created meanwhile is missed
 			mu.Unlock()
-			d := readWalkDir(root, dir)
+			d := readMaskDir(root, dir)
 			mu.Lock()
 			for _, sub := range d.subdirs {
 				if skippedDir(path.Base(sub)) {
@@ -118,10 +119,10 @@ func sortWalkOrder(paths []string) {
 	})
 }
 
-// readWalkDir reads the directory dir of the walk's root, stat-ing its
+// readMaskDir reads the directory dir of the walk's root, stat-ing its
 // regular files through the open directory.
-func readWalkDir(root, dir string) walkedDir {
-	var d walkedDir
+func readMaskDir(root, dir string) maskDir {
+	var d maskDir
 	flags := os.O_RDONLY | syscall.O_DIRECTORY
 	if dir != "." {
 		flags |= syscall.O_NOFOLLOW // swapped for a symlink since it was listed: not followed
@@ -143,10 +144,12 @@ func readWalkDir(root, dir string) walkedDir {
 			d.subdirs = append(d.subdirs, rel)
 		case e.Type().IsRegular():
 			fi, err := workspace.StatAt(f, e.Name())
-			if err != nil || !fi.Mode().IsRegular() {
-				continue // vanished, or no longer a file: nothing to mask
+			switch {
+			case err != nil:
+				d.files = append(d.files, maskFile{rel, nil}) // masked by its name only
+			case fi.Mode().IsRegular():
+				d.files = append(d.files, maskFile{rel, fi})
 			}
-			d.files = append(d.files, walkedFile{rel, fi})
 		}
 	}
 	return d

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -419,12 +420,19 @@ const hashMul = 0x9E3779B97F4A7C15
 
 func newValueSet(values []string, version uint64) *valueSet {
 	const forms = 18 // valueForms makes up to 18 of each value
+	// The same value harvested twice (a test key in every version of a
+	// module) is turned into its forms once; a form met again is
+	// dropped where it would be filed (its slot's few needles), not
+	// through a map of every form.
+	distinct := make(map[string]struct{}, len(values))
 	needles := make([]string, 0, forms*len(values))
-	seen := make(map[string]bool, forms*len(values))
 	for _, v := range values {
+		if _, dup := distinct[v]; dup {
+			continue
+		}
+		distinct[v] = struct{}{}
 		for _, n := range valueForms(v) {
-			if len(n) >= 8 && !seen[n] {
-				seen[n] = true
+			if len(n) >= 8 {
 				needles = append(needles, n)
 			}
 		}
@@ -435,23 +443,32 @@ func newValueSet(values []string, version uint64) *valueSet {
 	}
 	s := &valueSet{version: version, values: values, keys: make([]uint64, size), needles: make([][]string, size), shift: 64 - bits}
 	for _, n := range needles {
-		k := binary.LittleEndian.Uint64([]byte(n[:8]))
-		if k == 0 {
-			continue
-		}
-		h := (k * hashMul) >> s.shift
-		for s.keys[h] != 0 && s.keys[h] != k {
-			h = (h + 1) & uint64(size-1)
-		}
-		s.keys[h] = k
-		// Longest first: the widest match masks the most.
-		ns := append(s.needles[h], n)
-		for i := len(ns) - 1; i > 0 && len(ns[i]) > len(ns[i-1]); i-- {
-			ns[i], ns[i-1] = ns[i-1], ns[i]
-		}
-		s.needles[h] = ns
+		s.add(n)
 	}
 	return s
+}
+
+// add files needle n under its first 8 bytes, unless it is there.
+func (s *valueSet) add(n string) {
+	k := binary.LittleEndian.Uint64([]byte(n[:8]))
+	if k == 0 {
+		return
+	}
+	mask := uint64(len(s.keys) - 1)
+	h := (k * hashMul) >> s.shift
+	for s.keys[h] != 0 && s.keys[h] != k {
+		h = (h + 1) & mask
+	}
+	if slices.Contains(s.needles[h], n) {
+		return
+	}
+	s.keys[h] = k
+	// Longest first: the widest match masks the most.
+	ns := append(s.needles[h], n)
+	for i := len(ns) - 1; i > 0 && len(ns[i]) > len(ns[i-1]); i-- {
+		ns[i], ns[i-1] = ns[i-1], ns[i]
+	}
+	s.needles[h] = ns
 }
 
 // valueForms are the forms a value is masked in: as it is and reversed,

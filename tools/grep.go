@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -168,9 +169,10 @@ func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 // rules hide. walked (when not nil) is called once the walk has ended
 // without error, while the files are still being searched.
 func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gate *workspace.Gate, m *Matcher, glob string, list *harvestListing, walked func()) ([]GrepMatch, error) {
-	// The walker hands the workers batches of paths: one channel
-	// operation (and at most one wake-up) per batch, not per file.
-	batches := make(chan []string, 64)
+	// The walker hands the workers batches of files: one channel
+	// operation (and at most one wake-up) per batch, not per file. Each
+	// file holds its folder open until it is read (see grepBatches).
+	batches := make(chan []walkedFile, grepBatches)
 	var walkErr error
 	var hidden func(string, fs.DirEntry)
 	if list != nil {
@@ -178,7 +180,7 @@ func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 	}
 	go func() {
 		defer close(batches)
-		batch := make([]string, 0, grepBatch)
+		batch := make([]walkedFile, 0, grepBatch)
 		walkErr = ig.WalkHidden(ctx, ".", func(rel string, d fs.DirEntry) error {
 			if d.IsDir() || !d.Type().IsRegular() {
 				return nil
@@ -199,9 +201,9 @@ func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 					return nil
 				}
 			}
-			if batch = append(batch, rel); len(batch) == grepBatch {
+			if batch = append(batch, walkedFile{rel: rel, dir: workspace.HoldWalkDir(d)}); len(batch) == grepBatch {
 				batches <- batch
-				batch = make([]string, 0, grepBatch)
+				batch = make([]walkedFile, 0, grepBatch)
 			}
 			return nil
 		}, hidden)
@@ -222,8 +224,8 @@ func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 			sc := &scanner{}
 			wm := m.clone()
 			for batch := range batches {
-				for _, rel := range batch {
-					results[w] = grepFile(sc, root, gate, rel, wm, results[w])
+				for _, f := range batch {
+					results[w] = grepFile(sc, root, gate, f, wm, results[w])
 				}
 			}
 			if wm.searcher.Exhausted() {
@@ -253,9 +255,20 @@ func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 	return all, nil
 }
 
-// grepBatch is how many paths the walker hands a worker at once: small
+// grepBatch is how many files the walker hands a worker at once: small
 // enough that both workers start on the first folder's files.
 const grepBatch = 16
+
+// grepBatches is how many batches may wait for a worker. It bounds the
+// folders held open for them (at most a descriptor per waiting file).
+const grepBatches = 32
+
+// walkedFile is a file the walk listed, with its folder held open
+// (nil: opened by its path).
+type walkedFile struct {
+	rel string
+	dir *workspace.WalkDir
+}
 
 // fileMatches are one file's matching line numbers, in order.
 type fileMatches struct {
@@ -265,8 +278,12 @@ type fileMatches struct {
 
 // grepFile searches one file, appending its matches to out unless the gate
 // blocks the file.
-func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, rel string, m *Matcher, out []fileMatches) []fileMatches {
-	data, binary, err := root.OpenWalkedText(&sc.file, rel, sc.data, workspace.MaxGrepFileSize)
+func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, wf walkedFile, m *Matcher, out []fileMatches) []fileMatches {
+	rel := wf.rel
+	data, binary, err := root.OpenWalkedTextIn(&sc.file, wf.dir, rel, sc.data, workspace.MaxGrepFileSize)
+	if wf.dir != nil {
+		wf.dir.Release()
+	}
 	defer sc.file.Close()
 	if data != nil {
 		sc.data = data // the buffer, grown, for the next file
@@ -295,19 +312,43 @@ func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, rel strin
 
 // fillLines sets the line text of a page of matches. The file is read
 // again and decided again by the gate (it may have changed since the
-// search): a blocked file shows [blocked] for every match, and lines are
-// taken from the gate's line redaction.
+// search; its verdict is the one known for that version of it, if any): a
+// blocked file shows [blocked] for every match, and lines are taken from
+// the gate's line redaction. Only the lines asked for are cut out.
 func fillLines(root *workspace.Root, gate *workspace.Gate, page []GrepMatch) {
-	cache := map[string][]string{}
+	type file struct {
+		text      string
+		ok        bool
+		line, off int // where the last line asked for starts, to go on from
+	}
+	cache := map[string]*file{}
 	for i, g := range page {
-		lines, ok := cache[g.FilePath]
-		if !ok {
-			lines = gatedLines(root, gate, g.FilePath)
-			cache[g.FilePath] = lines
+		f, seen := cache[g.FilePath]
+		if !seen {
+			f = &file{line: 1}
+			f.text, f.ok = gatedText(root, gate, g.FilePath)
+			cache[g.FilePath] = f
 		}
 		text := workspace.Blocked
-		if g.LineNumber-1 < len(lines) {
-			text = strings.TrimRight(lines[g.LineNumber-1], "\r")
+		if f.ok {
+			if g.LineNumber < f.line {
+				f.line, f.off = 1, 0
+			}
+			for f.line < g.LineNumber {
+				nl := strings.IndexByte(f.text[f.off:], '\n')
+				if nl < 0 {
+					break // past the last line
+				}
+				f.off += nl + 1
+				f.line++
+			}
+			if f.line == g.LineNumber {
+				line := f.text[f.off:]
+				if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+					line = line[:nl]
+				}
+				text = strings.TrimRight(line, "\r")
+			}
 		}
 		if len(text) > 200 {
 			text = text[:200] + "…"
@@ -319,12 +360,24 @@ func fillLines(root *workspace.Root, gate *workspace.Gate, page []GrepMatch) {
 // gatedLines reads a file's lines for display: nil when the file is gone
 // or blocked (FileBlocked), else its lines with secret lines redacted.
 func gatedLines(root *workspace.Root, gate *workspace.Gate, rel string) []string {
-	data, err := root.ReadFile(rel)
+	text, ok := gatedText(root, gate, rel)
+	if !ok {
+		return nil
+	}
+	return strings.Split(text, "\n")
+}
+
+// gatedText reads a file for display: ok false when the file is gone or
+// blocked (FileBlockedStamp: the verdict known for this version of the
+// file, else decided now), else its text with secret lines redacted.
+func gatedText(root *workspace.Root, gate *workspace.Gate, rel string) (text string, ok bool) {
+	data, st, err := root.ReadFileStamp(rel, workspace.MaxReadSize)
 	if err != nil {
-		return nil
+		return "", false
 	}
-	if _, blocked := gate.FileBlocked(rel, data); blocked {
-		return nil
+	if _, blocked := gate.FileBlockedStamp(rel, data, st); blocked {
+		return "", false
 	}
-	return strings.Split(gate.RedactLines(string(data)), "\n")
+	// data is this call's own and never written again: the text shares it.
+	return gate.RedactLines(unsafe.String(unsafe.SliceData(data), len(data))), true
 }

@@ -255,8 +255,17 @@ func (s *Session) Egress() *Egress { return s.egress }
 // Root is the confined workspace.
 func (s *Session) Root() *workspace.Root { return s.root }
 
-// Config returns the session's configuration.
-func (s *Session) Config() SessionConfig { return s.cfg }
+// Config returns the session's configuration, as a session derived from
+// this one takes it: with this session's mask state.
+func (s *Session) Config() SessionConfig {
+	cfg := s.cfg
+	if cfg.Masks == nil {
+		// A session derived from this one (a sub-agent's) shares its mask
+		// state: their commands take turns in the tree (lockCommands).
+		cfg.Masks = s.sharedMaskState()
+	}
+	return cfg
+}
 
 // MarkRead records that the session has seen a file's content.
 func (s *Session) MarkRead(rel string) {

@@ -143,13 +143,19 @@ func (s *Session) runCommand(ctx context.Context, command string, timeout time.D
 	if err != nil {
 		return commandRun{code: -1}, fmt.Errorf("commands are refused: %w", err)
 	}
+	unlock, err := s.sharedMaskState().lockCommands(ctx)
+	if err != nil {
+		return commandRun{code: -1}, err
+	}
 	spec, err := s.commandSpec(ctx, command, timeout)
 	if err != nil {
+		unlock()
 		return commandRun{code: -1}, fmt.Errorf("commands are refused: cannot confine the command: %w", err)
 	}
 	guard := s.guardRoot()
 	res, runErr := sb.Run(ctx, spec)
 	notices, err := guard.undo()
+	unlock()
 	run := commandRun{code: res.ExitCode, stdout: res.Stdout, stderr: res.Stderr, timedOut: res.TimedOut, notices: notices}
 	if err != nil {
 		return run, err

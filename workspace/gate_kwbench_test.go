@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -77,4 +79,60 @@ func BenchmarkScanSecretsGoSource(b *testing.B) {
 			scanSecrets(f, func(int, int, string) bool { return true })
 		}
 	}
+}
+
+// BenchmarkScanSecretsModCache is BenchmarkScanSecretsGoSource over the
+// Go files of the module cache (the first 64 MB), the other corpus of
+// make bench-grep: more generated code, long lines and credentials'
+// names than GOROOT.
+func BenchmarkScanSecretsModCache(b *testing.B) {
+	files, n := modCacheGoFiles(b, 64<<20)
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		for _, f := range files {
+			scanSecrets(f, func(int, int, string) bool { return true })
+		}
+	}
+}
+
+// BenchmarkScanSecretsModCacheCold is BenchmarkScanSecretsModCache with
+// a new rule set each round, as a new process has: the rules' DFAs
+// start empty and build their states on the lines that reach them.
+func BenchmarkScanSecretsModCacheCold(b *testing.B) {
+	files, n := modCacheGoFiles(b, 64<<20)
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		rs := compileRules(localRules, gitleaksRules, keywordGuards)
+		for _, f := range files {
+			rs.scan(f, func(int, int, string) bool { return true })
+		}
+	}
+}
+
+// modCacheGoFiles are the Go files of the module cache, up to max bytes
+// in all, and their size (the benchmark is skipped without any).
+func modCacheGoFiles(b *testing.B, max int) ([][]byte, int) {
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	root := strings.TrimSpace(string(out))
+	if err != nil || root == "" {
+		b.Skip("no module cache")
+	}
+	var files [][]byte
+	n := 0
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || n >= max {
+			return filepath.SkipAll
+		}
+		if d.IsDir() || filepath.Ext(p) != ".go" {
+			return nil
+		}
+		if data, err := os.ReadFile(p); err == nil {
+			files, n = append(files, data), n+len(data)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		b.Skip("no Go files in the module cache")
+	}
+	return files, n
 }

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // IgnoreFiles are the per-directory files whose patterns (gitignore syntax)
@@ -23,13 +21,13 @@ var ignoreFiles = [...]string{".gitignore", ".autarchignore"}
 type Ignore struct {
 	root *Root
 	mu   sync.Mutex
-	dirs map[string][]gitignore.Pattern
-	base []gitignore.Pattern
+	dirs map[string][]ignorePattern
+	base []ignorePattern
 }
 
 // NewIgnore loads the repository-wide excludes of r.
 func NewIgnore(r *Root) *Ignore {
-	ig := &Ignore{root: r, dirs: map[string][]gitignore.Pattern{}}
+	ig := &Ignore{root: r, dirs: map[string][]ignorePattern{}}
 	if data, err := ReadSmallFile(infoExclude(r.Dir()), maxPatternFile); err == nil {
 		ig.base = parsePatterns(data, nil)
 	}
@@ -51,27 +49,27 @@ func infoExclude(dir string) string {
 	return filepath.Join(common, "info", "exclude")
 }
 
-func parsePatterns(data []byte, domain []string) []gitignore.Pattern {
-	var ps []gitignore.Pattern
+func parsePatterns(data []byte, domain []string) []ignorePattern {
+	var ps []ignorePattern
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), "\r")
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
+		ps = append(ps, parseIgnorePattern(line, domain))
 	}
 	return ps
 }
 
 // patterns returns the patterns defined in one directory (slash path, ""
 // for the root), reading its pattern files through the confined root.
-func (ig *Ignore) patterns(dir string) []gitignore.Pattern {
+func (ig *Ignore) patterns(dir string) []ignorePattern {
 	return ig.cachedPatterns(dir, func(rel string) ([]byte, error) { return ig.root.ReadFile(rel) })
 }
 
 // cachedPatterns loads a directory's pattern files once.
-func (ig *Ignore) cachedPatterns(dir string, read func(rel string) ([]byte, error)) []gitignore.Pattern {
+func (ig *Ignore) cachedPatterns(dir string, read func(rel string) ([]byte, error)) []ignorePattern {
 	ig.mu.Lock()
 	ps, ok := ig.dirs[dir]
 	ig.mu.Unlock()
@@ -118,12 +116,13 @@ func (ig *Ignore) matchParts(parts []string, isDir bool) bool {
 	if parts[0] == ".git" {
 		return true
 	}
-	ps := append([]gitignore.Pattern(nil), ig.base...)
+	ps := append([]ignorePattern(nil), ig.base...)
 	ps = append(ps, ig.patterns("")...)
 	for i := 1; i < len(parts); i++ {
 		ps = append(ps, ig.patterns(strings.Join(parts[:i], "/"))...)
 	}
-	return gitignore.NewMatcher(ps).Match(parts, isDir)
+	dir := parts[:len(parts)-1]
+	return newDirMatcher(dir, ps).match(parts[len(parts)-1], isDir, func() []string { return parts })
 }
 
 // WalkFunc is called for every entry Walk visits; returning fs.SkipDir on a

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
+	"unsafe"
 )
 
 // MaxReadSize is the largest file ReadFile loads. Reads, edits and the
@@ -210,4 +212,36 @@ func readOpenedSmall(f *os.File, name string, max int64) ([]byte, error) {
 		return nil, &TooLargeError{Path: name, Size: fi.Size(), Limit: max}
 	}
 	return io.ReadAll(io.LimitReader(f, max))
+}
+
+// OpenWalkedTextIn is OpenWalkedText of a file the walk listed in dir (held
+// with HoldWalkDir; nil: opened by its path): the file is opened relative
+// to its folder's descriptor, without following a symlink in its place.
+func (r *Root) OpenWalkedTextIn(f *WalkedFile, dir *WalkDir, rel string, buf []byte, max int64) (data []byte, binary bool, err error) {
+	if dir == nil {
+		return r.openWalked(f, rel, buf, max, true)
+	}
+	f.Close()
+	fd, err := f.openAt(dir.fd, rel[strings.LastIndexByte(rel, '/')+1:])
+	if err != nil {
+		return nil, false, fmt.Errorf("opening %s: %w", rel, err)
+	}
+	return f.readOpened(fd, rel, buf, max, true)
+}
+
+// openAt opens name in dir as openFDAt(dir, name, O_NONBLOCK) does, with
+// the name's C string in f's buffer (no allocation per file).
+func (f *WalkedFile) openAt(dir int, name string) (int, error) {
+	f.cname = append(append(f.cname[:0], name...), 0)
+	for {
+		fd, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(dir), uintptr(unsafe.Pointer(&f.cname[0])),
+			uintptr(syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NOCTTY|syscall.O_NONBLOCK), 0, 0, 0)
+		switch errno {
+		case 0:
+			return int(fd), nil
+		case syscall.EINTR:
+			continue
+		}
+		return -1, errno
+	}
 }

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"regexp"
@@ -202,13 +203,11 @@ var keywordGuards = map[string]func(data []byte, end int) bool{
 	// (live|test)_[a-f0-9]{35}
 	"lob-api-key": func(data []byte, end int) bool { return runOf(data[end+1:], isHexByte, 35) },
 	// …(?:api[_-]?key|secret|…)[a-z0-9_.\-]*["']?\s*[:=]…
-	"credential assignment": func(data []byte, end int) bool {
-		return assignAfter(data[end+1:], func(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }, `"'`, ":=")
-	},
+	// …["']([^\s"'\\<>(){}\[\]]{12,200})["'] (credentialValueNear).
+	"credential assignment": credentialValueNear,
 	// …(?:API_?KEY|SECRET|…)[A-Z0-9_]*\s*=…
-	"secret environment assignment": func(data []byte, end int) bool {
-		return assignAfter(data[end+1:], isWordByte, "", "=")
-	},
+	// …\s*=\s*["']?([A-Za-z0-9_\-+/=.]{16,})(?:["'\s;]|$) (envValueNear).
+	"secret environment assignment": envValueNear,
 	// [a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@]+:[^/\s:@]{6,}@ (the other rule of
 	// the name, keyed by password= and the like, is not guarded).
 	"URL with password": func(data []byte, end int) bool {
@@ -256,7 +255,8 @@ var keywordGuards = map[string]func(data []byte, end int) bool{
 		if i < len(text) && text[i] == ']' {
 			i++
 		}
-		return assignAfter(text[i:], func(byte) bool { return false }, "", ":=")
+		op := opAt(text[i:], func(byte) bool { return false }, "", ":=")
+		return op >= 0 && secretKeyValueAfter(text[i:], op)
 	},
 	// (?i)[\w.-]{0,50}?(?:administrat(?:)or_login_password|password)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|…)
 	"hashicorp-tf-password": assignNear,
@@ -285,16 +285,22 @@ func sendGridNear(data []byte, end int) bool {
 // unquotedKeyNear is the guard of the unquoted credential rule: the line
 // up to the keyword is white space, '-', quotes and [\w.-] (the rule's
 // ^\s*(?:-\s+)?["']?[\w.-]*), and the keyword is followed by [\w.-]*, a
-// quote, white space and ':' or '='. Every alternative of the rule holds
+// quote, white space and ':' or '=', then the value to the end of the
+// line (unquotedValueAfter). Every alternative of the rule holds
 // one of its keywords (privatekey too), so a match's own hit passes.
 func unquotedKeyNear(data []byte, end int) bool {
+	text := data[end+1:]
+	op := opAt(text, func(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }, `"'`, ":=")
+	if op < 0 || !unquotedValueAfter(text, op) {
+		return false
+	}
 	for i := end; i >= 0 && data[i] != '\n'; i-- {
 		c := data[i]
 		if c < 0x80 && !isWordByte(c) && c != '.' && c != '-' && c != '"' && c != '\'' && c != ' ' && c != '\t' && c != '\f' && c != '\r' {
 			return false
 		}
 	}
-	return assignAfter(data[end+1:], func(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }, `"'`, ":=")
+	return true
 }
 
 func isUpperDigit(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' }
@@ -374,25 +380,44 @@ func familyValueGuard(rest string) func([]byte, int) bool {
 	}
 	return func(data []byte, end int) bool {
 		text := data[end+1:]
-		i := 0
-		for i < len(text) && (text[i] >= 0x80 || isWordByte(text[i]) || strings.IndexByte(".- \t\n\f\r\v'\"", text[i]) >= 0) {
+		// (?:[ \t\w.-]{0,20})[\s'"]{0,3}: at most 23 characters (a
+		// byte ≥ 0xC0 starts one, below 0x80 is one) before the operator.
+		i, chars := 0, 0
+		for i < len(text) && familySkip[text[i]] {
+			if c := text[i]; c < 0x80 || c >= 0xc0 {
+				if chars++; chars > 23 {
+					return false
+				}
+			}
 			i++
 		}
 		if i >= len(text) || strings.IndexByte("=>:|?,", text[i]) < 0 {
 			return false
 		}
-		for v := i + 1; v <= i+9 && v+least <= len(text); v++ {
-			run := 0
-			for run < least && (text[v+run] >= 0x80 || set[text[v+run]]) {
-				run++
+		// A run of least bytes of the value starting at most 9 bytes
+		// after the operator.
+		run := 0
+		for j := i + 1; j < len(text) && j < i+9+least; j++ {
+			if text[j] < 0x80 && !set[text[j]] {
+				run = 0
+				continue
 			}
-			if run == least {
+			if run++; run >= least {
 				return true
 			}
 		}
 		return false
 	}
 }
+
+// familySkip is what familyValueGuard steps over between the keyword and
+// the operator: word bytes, '.', '-', white space, quotes, bytes ≥ 0x80.
+var familySkip = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 0x80 || isWordByte(byte(c)) || strings.IndexByte(".- \t\n\f\r\v'\"", byte(c)) >= 0
+	}
+	return t
+}()
 
 // byteSet adds to set every ASCII byte r can match (false when r holds
 // something byteSet does not know).
@@ -473,17 +498,7 @@ func assignNear(data []byte, end int) bool {
 // assignAfter reports whether text starts with bytes of word (or ≥ 0x80),
 // at most one of quotes, white space, then one of ops.
 func assignAfter(text []byte, word func(byte) bool, quotes, ops string) bool {
-	i := 0
-	for i < len(text) && (text[i] >= 0x80 || word(text[i])) {
-		i++
-	}
-	if i < len(text) && strings.IndexByte(quotes, text[i]) >= 0 {
-		i++
-	}
-	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\f' || text[i] == '\r') {
-		i++
-	}
-	return i < len(text) && strings.IndexByte(ops, text[i]) >= 0
+	return opAt(text, word, quotes, ops) >= 0
 }
 
 // runOf reports whether text starts with n bytes of class (or ≥ 0x80).
@@ -537,6 +552,12 @@ type rule struct {
 	// near, when set, must hold at a keyword hit for the line to meet re
 	// (keywordGuards).
 	near func(data []byte, end int) bool
+	// need, when set, must hold on a line for re to be tried there
+	// (needOf: a run every match holds). Set with the guards.
+	need *lineNeed
+	// window, when not 0, bounds a match's length in characters, and
+	// every match holds a keyword hit (windowOf). Set with the guards.
+	window int
 }
 
 type allowRule struct {
@@ -661,6 +682,12 @@ func compileRules(local, third []ruleSpec, guards map[string]func([]byte, int) b
 			if r.near = guards[spec.name]; r.near == nil {
 				r.near = familyGuard(spec)
 			}
+			r.need = needOf(spec.re)
+			kws := make([]string, len(spec.keywords))
+			for i, k := range spec.keywords {
+				kws[i] = strings.ToLower(k)
+			}
+			r.window = windowOf(spec.re, kws)
 		}
 		for _, a := range spec.allow {
 			ar, err := compileAllow(a)
@@ -715,9 +742,14 @@ func compileAllow(a allowSpec) (allowRule, error) {
 
 // matchLine reports whether the line holds this rule's kind of secret.
 func (r *rule) matchLine(line []byte) bool {
-	if !r.re.mayMatch(line) {
+	if !r.need.holds(line) || !r.re.mayMatch(line) {
 		return false
 	}
+	return r.findLine(line)
+}
+
+// findLine is matchLine without its filters (need, mayMatch).
+func (r *rule) findLine(line []byte) bool {
 	for _, m := range r.re.get().FindAllSubmatchIndex(line, 16) {
 		secret := line[m[0]:m[1]]
 		switch {
@@ -999,6 +1031,8 @@ func scanSecrets(data []byte, found func(start, end int, name string) bool) {
 func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) bool) {
 	a := rs.kw
 	var pending []uint16
+	var lineHits []ruleHit // the line's admitted hits
+	var at []int
 	lineStart, lineEnd := 0, -1
 	flush := func() bool {
 		if len(pending) == 0 {
@@ -1006,9 +1040,31 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 		}
 		line := bytes.TrimRight(data[lineStart:lineEnd], "\r")
 		slices.Sort(pending) // our rules first, in table order
+		ascii := -1          // whether the line is ASCII, once asked
 		for _, id := range pending {
-			if rs.rules[id].matchLine(line) {
-				return found(lineStart, lineStart+len(line), rs.rules[id].name)
+			r := &rs.rules[id]
+			if r.window > 0 && len(line) > longLine*(2*r.window+3) {
+				if ascii < 0 {
+					ascii = 1
+					if hasHighByte(line) {
+						ascii = 0
+					}
+				}
+				if ascii == 1 {
+					at = at[:0]
+					for _, h := range lineHits {
+						if h.id == id {
+							at = append(at, h.end)
+						}
+					}
+					if r.windowsMayMatch(data, lineStart, line, at) && r.findLine(line) {
+						return found(lineStart, lineStart+len(line), r.name)
+					}
+					continue
+				}
+			}
+			if r.matchLine(line) {
+				return found(lineStart, lineStart+len(line), r.name)
 			}
 		}
 		return true
@@ -1048,15 +1104,22 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 				if !flush() {
 					return
 				}
-				pending = pending[:0]
+				pending, lineHits = pending[:0], lineHits[:0]
 				lineStart, lineEnd = lineBounds(data, h.pos)
 			}
 			if !slices.Contains(pending, id) {
 				pending = append(pending, id)
 			}
+			lineHits = append(lineHits, ruleHit{id, h.pos})
 		}
 	}
 	flush()
+}
+
+// ruleHit is a keyword hit (its end) a rule admitted.
+type ruleHit struct {
+	id  uint16
+	end int
 }
 
 // admits reports whether a keyword hit ending at data[end] sends its line
@@ -1079,8 +1142,14 @@ func foldsToASCII(b []byte) bool {
 	return bytes.Contains(b, []byte("K")) || bytes.Contains(b, []byte("ſ"))
 }
 
-// hasHighByte reports a byte ≥ 0x80 in b.
+// hasHighByte reports a byte ≥ 0x80 in b (eight at a time).
 func hasHighByte(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return true
+		}
+		b = b[8:]
+	}
 	for _, c := range b {
 		if c >= 0x80 {
 			return true

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -8,11 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,7 +44,7 @@ func (ig *Ignore) WalkHidden(ctx context.Context, start string, fn WalkFunc, hid
 	if start != "." {
 		parts = strings.Split(start, "/")
 	}
-	ps := append([]gitignore.Pattern(nil), ig.base...)
+	ps := append([]ignorePattern(nil), ig.base...)
 	ps = append(ps, ig.patterns("")...)
 	for i := 1; i <= len(parts); i++ {
 		ps = append(ps, ig.patterns(strings.Join(parts[:i], "/"))...)
@@ -62,33 +63,73 @@ func (ig *Ignore) WalkHidden(ctx context.Context, start string, fn WalkFunc, hid
 	if err != nil {
 		return explain(start, err)
 	}
-	defer dir.Close()
-	err = ig.walkConfined(ctx, dir, start, parts, ps, false, fn, hidden)
+	// The walk reads folders through plain descriptors (no *os.File: no
+	// poller, no fcntl, no allocation per entry); the start's is a copy.
+	fd, err := dupFD(dir)
+	dir.Close()
+	if err != nil {
+		return fmt.Errorf("walking %s: %w", start, err)
+	}
+	top := newWalkDir(fd)
+	defer top.Release()
+	w := &walker{ig: ig, fn: fn, hidden: hidden, buf: make([]byte, direntBuf)}
+	err = w.walk(ctx, top, start, parts, ps, false)
 	if err == fs.SkipAll {
 		return nil
 	}
 	return err
 }
 
-// walkConfined walks the open directory dir (rel, parts); ps are the
-// patterns that apply in it, without its own pattern files' unless ownIn
-// (then they are read here, only when the listing has them: a directory
+// direntBuf is the size of the buffer getdents fills: most folders are
+// listed in one call (and the one that finds the end).
+const direntBuf = 32 << 10
+
+// walker is one walk's state.
+type walker struct {
+	ig     *Ignore
+	fn     WalkFunc
+	hidden func(string, fs.DirEntry)
+	buf    []byte // getdents' buffer, shared by every folder (each is listed whole before the next)
+}
+
+// dupFD duplicates the descriptor of f (close-on-exec).
+func dupFD(f *os.File) (int, error) {
+	conn, err := f.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	fd := -1
+	var derr error
+	if cerr := conn.Control(func(dfd uintptr) { fd, derr = unix.FcntlInt(dfd, unix.F_DUPFD_CLOEXEC, 0) }); cerr != nil {
+		return -1, cerr
+	}
+	return fd, derr
+}
+
+// walk walks the open directory dir (rel, parts); ps are the patterns
+// that apply in it, without its own pattern files' unless ownIn (then
+// they are read here, only when the listing has them: a directory
 // without a .gitignore costs no failed open).
-func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, parts []string, ps []gitignore.Pattern, ownIn bool, fn WalkFunc, hidden func(string, fs.DirEntry)) error {
+func (w *walker) walk(ctx context.Context, d *WalkDir, rel string, parts []string, ps []ignorePattern, ownIn bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := dir.ReadDir(-1)
+	dir := d.fd
+	prefix := ""
+	if rel != "." {
+		prefix = rel + "/"
+	}
+	entries, err := w.list(d, prefix)
 	if err != nil && len(entries) == 0 {
 		return nil // vanished or unreadable: skip
 	}
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	slices.SortFunc(entries, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
 	if ownIn {
 		listed := func(name string) bool {
-			_, found := slices.BinarySearchFunc(entries, name, func(e fs.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+			_, found := slices.BinarySearchFunc(entries, name, func(e dirEntry, n string) int { return strings.Compare(e.name, n) })
 			return found
 		}
-		own := ig.cachedPatterns(rel, func(p string) ([]byte, error) {
+		own := w.ig.cachedPatterns(rel, func(p string) ([]byte, error) {
 			name := p[strings.LastIndexByte(p, '/')+1:]
 			if !listed(name) {
 				return nil, fs.ErrNotExist
@@ -99,31 +140,35 @@ func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, pa
 			ps = append(ps[:len(ps):len(ps)], own...)
 		}
 	}
-	var m gitignore.Matcher
+	var m *dirMatcher
 	if len(ps) > 0 {
-		m = gitignore.NewMatcher(ps)
+		if m = newDirMatcher(parts, ps); m.empty() {
+			m = nil
+		}
 	}
-	for _, e := range entries {
-		name := e.Name()
+	for i := range entries {
+		e := &entries[i]
+		name := e.name
 		if name == ".git" {
 			continue
 		}
-		childRel := name
-		if rel != "." {
-			childRel = rel + "/" + name
+		childRel := e.rel
+		isDir := e.IsDir()
+		var child []string // the path's elements, for a glob pattern and a directory's walk
+		path := func() []string {
+			if child == nil {
+				child = append(parts[:len(parts):len(parts)], name)
+			}
+			return child
 		}
-		var child []string // the path's elements, for the patterns and a directory's walk
-		if m != nil || e.IsDir() {
-			child = append(parts[:len(parts):len(parts)], name)
-		}
-		if m != nil && m.Match(child, e.IsDir()) {
-			if hidden != nil {
-				hidden(childRel, e)
+		if m != nil && m.match(name, isDir, path) {
+			if w.hidden != nil {
+				w.hidden(childRel, e)
 			}
 			continue
 		}
-		err := fn(childRel, atEntry{DirEntry: e, dir: dir})
-		if !e.IsDir() {
+		err := w.fn(childRel, e)
+		if !isDir {
 			if err != nil && err != fs.SkipDir {
 				return err
 			}
@@ -135,12 +180,13 @@ func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, pa
 		if err != nil {
 			return err
 		}
-		sub, err := openAt(dir, name, unix.O_DIRECTORY)
+		fd, err := openDirAt(dir, name)
 		if err != nil {
 			continue // replaced by a symlink or a file, or vanished: skip
 		}
-		err = ig.walkConfined(ctx, sub, childRel, child, ps, true, fn, hidden)
-		sub.Close()
+		sub := newWalkDir(fd)
+		err = w.walk(ctx, sub, childRel, path(), ps, true)
+		sub.Release()
 		if err != nil {
 			return err
 		}
@@ -148,57 +194,167 @@ func (ig *Ignore) walkConfined(ctx context.Context, dir *os.File, rel string, pa
 	return nil
 }
 
-// openAt opens name inside the directory dir without following a symlink
-// in its place and without blocking (O_NONBLOCK, O_NOCTTY). A directory
-// (flags with O_DIRECTORY) is opened without O_NONBLOCK: the kernel
-// refuses anything else (a FIFO swapped in) before it would open it, and
-// a blocking descriptor is not offered to the runtime's poller (one
-// failed epoll_ctl per directory of a walk).
-func openAt(dir *os.File, name string, flags int) (*os.File, error) {
-	conn, err := dir.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	if flags&unix.O_DIRECTORY == 0 {
-		flags |= unix.O_NONBLOCK
-	}
-	fd := -1
-	var oerr error
-	cerr := conn.Control(func(dfd uintptr) {
-		for {
-			fd, oerr = unix.Openat(int(dfd), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY|flags, 0)
-			if oerr != unix.EINTR {
-				return
-			}
+// list reads the entries of the directory d (but "." and ".."), in the
+// order getdents gives them, each with its path (prefix and its name). Whatever was read before an error is
+// returned with it.
+func (w *walker) list(d *WalkDir, prefix string) ([]dirEntry, error) {
+	var entries []dirEntry
+	dir := d.fd
+	for {
+		n, err := unix.Getdents(dir, w.buf)
+		if err == unix.EINTR {
+			continue
 		}
-	})
-	if cerr != nil {
-		return nil, cerr
+		if err != nil {
+			return entries, err
+		}
+		if n <= 0 {
+			return entries, nil
+		}
+		for b := w.buf[:n]; len(b) >= direntNameOff; {
+			reclen := int(*(*uint16)(unsafe.Pointer(&b[direntReclenOff])))
+			if reclen < direntNameOff || reclen > len(b) {
+				return entries, fmt.Errorf("reading a folder: a malformed entry")
+			}
+			rec := b[direntNameOff:reclen]
+			typ := b[direntTypeOff]
+			b = b[reclen:]
+			nameLen := bytes.IndexByte(rec, 0)
+			if nameLen < 0 {
+				nameLen = len(rec)
+			}
+			if nameLen == 0 || nameLen == 1 && rec[0] == '.' || nameLen == 2 && rec[0] == '.' && rec[1] == '.' {
+				continue
+			}
+			// one string for the path, the name a part of it
+			rel := make([]byte, len(prefix)+nameLen)
+			copy(rel[copy(rel, prefix):], rec[:nameLen])
+			e := dirEntry{rel: unsafe.String(unsafe.SliceData(rel), len(rel)), dir: d}
+			e.name = e.rel[len(prefix):]
+			if typ == unix.DT_UNKNOWN { // a file system that does not say: ask
+				var st unix.Stat_t
+				if unix.Fstatat(dir, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+					continue // vanished
+				}
+				e.typ = statInfo{st: *(*syscall.Stat_t)(unsafe.Pointer(&st))}.Mode().Type()
+			} else {
+				e.typ = direntType(typ)
+			}
+			entries = append(entries, e)
+		}
 	}
-	if oerr != nil {
-		return nil, &fs.PathError{Op: "openat", Path: name, Err: oerr}
-	}
-	return os.NewFile(uintptr(fd), name), nil
 }
 
-// readAt reads the regular file name of at most max bytes inside dir.
-func readAt(dir *os.File, name string, max int64) ([]byte, error) {
-	f, err := openAt(dir, name, 0)
+// The layout of struct linux_dirent64: d_ino, d_off (8 bytes each),
+// d_reclen (2), d_type (1), then the name, NUL-terminated.
+const (
+	direntReclenOff = 16
+	direntTypeOff   = 18
+	direntNameOff   = 19
+)
+
+// direntType is the fs.FileMode type of a dirent's d_type.
+func direntType(t uint8) fs.FileMode {
+	switch t {
+	case unix.DT_DIR:
+		return fs.ModeDir
+	case unix.DT_LNK:
+		return fs.ModeSymlink
+	case unix.DT_FIFO:
+		return fs.ModeNamedPipe
+	case unix.DT_SOCK:
+		return fs.ModeSocket
+	case unix.DT_CHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.DT_BLK:
+		return fs.ModeDevice
+	case unix.DT_REG:
+		return 0
+	}
+	return fs.ModeIrregular
+}
+
+// dirEntry is an entry of a folder listed by a walk. Its Info stats it
+// through its folder's descriptor (the folder has no path of its own to
+// stat), so it is valid during the walk's call only.
+type dirEntry struct {
+	name string
+	rel  string // the entry's path in the walk, which name ends
+	typ  fs.FileMode
+	dir  *WalkDir
+}
+
+func (e *dirEntry) Name() string               { return e.name }
+func (e *dirEntry) IsDir() bool                { return e.typ.IsDir() }
+func (e *dirEntry) Type() fs.FileMode          { return e.typ }
+func (e *dirEntry) String() string             { return fs.FormatDirEntry(e) }
+func (e *dirEntry) Info() (fs.FileInfo, error) { return fstatAt(e.dir.fd, e.name) }
+
+// WalkDir is a folder a walk has open. A reader of the files the walk
+// reports may hold it (HoldWalkDir) to open them relative to it, with no
+// path lookup from the root and no symlink followed on the way; the
+// descriptor is closed when the walk and every holder have released it.
+type WalkDir struct {
+	fd   int
+	refs atomic.Int32
+}
+
+func newWalkDir(fd int) *WalkDir {
+	d := &WalkDir{fd: fd}
+	d.refs.Store(1) // the walk's
+	return d
+}
+
+// HoldWalkDir holds the folder of an entry a walk reported, during the
+// walk's call: nil when d is no entry of a walk. The caller releases it.
+func HoldWalkDir(d fs.DirEntry) *WalkDir {
+	e, ok := d.(*dirEntry)
+	if !ok || e.dir == nil {
+		return nil
+	}
+	e.dir.refs.Add(1)
+	return e.dir
+}
+
+// Release gives the folder up; the last release closes it.
+func (d *WalkDir) Release() {
+	if d.refs.Add(-1) == 0 {
+		unix.Close(d.fd)
+	}
+}
+
+// openDirAt opens the folder name inside the directory dir without
+// following a symlink in its place. It is opened without O_NONBLOCK
+// (O_DIRECTORY alone): the kernel refuses anything else (a FIFO swapped
+// in) before it would open it.
+func openDirAt(dir int, name string) (int, error) {
+	return openFDAt(dir, name, unix.O_DIRECTORY)
+}
+
+// openFDAt opens name inside the directory dir read-only, without
+// following a symlink in its place (O_NOFOLLOW), O_NOCTTY and with flags.
+func openFDAt(dir int, name string, flags int) (int, error) {
+	for {
+		fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY|flags, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, &fs.PathError{Op: "openat", Path: name, Err: err}
+		}
+		return fd, nil
+	}
+}
+
+// readAt reads the regular file name of at most max bytes inside dir,
+// without blocking (O_NONBLOCK: a FIFO planted there).
+func readAt(dir int, name string, max int64) ([]byte, error) {
+	fd, err := openFDAt(dir, name, unix.O_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}
-	return readOpenedSmall(f, name, max)
+	return readOpenedSmall(os.NewFile(uintptr(fd), name), name, max)
 }
-
-// atEntry is a directory entry whose Info stats it through its directory's
-// descriptor (an entry read from a descriptor opened by openAt has no
-// path of its own to stat).
-type atEntry struct {
-	fs.DirEntry
-	dir *os.File
-}
-
-func (e atEntry) Info() (fs.FileInfo, error) { return StatAt(e.dir, e.Name()) }
 
 // StatAt is os.Lstat of name in the open directory dir, without resolving
 // the directory's path again (fstatat); its Sys is a *syscall.Stat_t.
@@ -207,15 +363,18 @@ func StatAt(dir *os.File, name string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st unix.Stat_t
-	var serr error
-	if cerr := conn.Control(func(fd uintptr) {
-		serr = unix.Fstatat(int(fd), name, &st, unix.AT_SYMLINK_NOFOLLOW)
-	}); cerr != nil {
+	var fi fs.FileInfo
+	if cerr := conn.Control(func(fd uintptr) { fi, err = fstatAt(int(fd), name) }); cerr != nil {
 		return nil, cerr
 	}
-	if serr != nil {
-		return nil, &fs.PathError{Op: "fstatat", Path: name, Err: serr}
+	return fi, err
+}
+
+// fstatAt stats name inside dir without following a symlink.
+func fstatAt(dir int, name string) (fs.FileInfo, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return nil, &fs.PathError{Op: "fstatat", Path: name, Err: err}
 	}
 	// both are the kernel's struct stat of this platform
 	return statInfo{name: name, st: *(*syscall.Stat_t)(unsafe.Pointer(&st))}, nil
@@ -231,7 +390,7 @@ type statInfo struct {
 
 func (i statInfo) Name() string       { return i.name }
 func (i statInfo) Size() int64        { return i.st.Size }
-func (i statInfo) ModTime() time.Time { return time.Unix(i.st.Mtim.Sec, i.st.Mtim.Nsec) }
+func (i statInfo) ModTime() time.Time { return time.Unix(i.st.Mtim.Unix()) }
 func (i statInfo) IsDir() bool        { return i.Mode().IsDir() }
 func (i statInfo) Sys() any           { return &i.st }
 func (i statInfo) Mode() fs.FileMode {

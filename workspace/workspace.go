@@ -222,7 +222,7 @@ type Stamp struct {
 
 func stampOf(st *syscall.Stat_t) Stamp {
 	return Stamp{dev: uint64(st.Dev), ino: st.Ino, size: st.Size,
-		mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
+		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
 }
 
 // StampOf is the Stamp of a file described by fi (from Stat on an open
@@ -274,6 +274,7 @@ type WalkedFile struct {
 	read  int
 	st    syscall.Stat_t
 	stamp Stamp
+	cname []byte // the name being opened, NUL-terminated (see openAt)
 }
 
 // OpenWalked reads a regular file that Walk reported, as ReadWalked does,
@@ -297,6 +298,11 @@ func (r *Root) openWalked(f *WalkedFile, rel string, buf []byte, maxSize int64, 
 	if err != nil {
 		return nil, false, fmt.Errorf("opening %s: %w", rel, err)
 	}
+	return f.readOpened(fd, rel, buf, maxSize, text)
+}
+
+// readOpened reads the file just opened as fd for openWalked.
+func (f *WalkedFile) readOpened(fd int, rel string, buf []byte, maxSize int64, text bool) ([]byte, bool, error) {
 	f.fd, f.open = fd, true
 	if err := syscall.Fstat(fd, &f.st); err != nil {
 		return nil, false, fmt.Errorf("stat %s: %w", rel, err)

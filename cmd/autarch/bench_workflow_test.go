@@ -26,7 +26,9 @@ import (
 // 1.5×). AUTARCH_BENCH_WORKFLOW_COPIES sets the number of copies (2),
 // AUTARCH_BENCH_RUNS the pairs (3). It runs only with
 // AUTARCH_BENCH_WORKFLOW=1 (make bench-workflow): the times are a
-// measurement, not a test.
+// measurement, not a test. With AUTARCH_BENCH_PROFILE=dir, the last big
+// run writes its CPU profile (dir/cpu.pprof) and git's performance trace
+// (dir/git-trace2, GIT_TRACE2_PERF) there, to see where its time goes.
 func TestWorkflowAtScale(t *testing.T) {
 	if os.Getenv("AUTARCH_BENCH_WORKFLOW") == "" {
 		t.Skip("set AUTARCH_BENCH_WORKFLOW=1 to compare a workflow on a small and a big repository")
@@ -51,13 +53,18 @@ func TestWorkflowAtScale(t *testing.T) {
 	gitCmd(t, big, "-c", "user.name=U", "-c", "user.email=u@example.com", "-c", "gc.auto=0", "commit", "-q", "-m", "copies of GOROOT/src")
 	files := func(dir string) int { return strings.Count(gitCmd(t, dir, "ls-files", "-z"), "\x00") }
 	timelines := map[string]string{}
-	run := func(bin, dir, name string) time.Duration {
+	profile := os.Getenv("AUTARCH_BENCH_PROFILE")
+	run := func(bin, dir, name string, last bool) time.Duration {
 		url, _ := scripted.Start(t, steps("", ""))
 		var stdout bytes.Buffer
 		start := time.Now()
 		stderr := &timeline{start: start}
 		cmd := autarchCmd(context.Background(), bin, dir, url, "run", "--yes", "--name", name, "Add Sub and Mul to calc")
 		cmd.Stdout, cmd.Stderr = &stdout, stderr
+		if profile != "" && last && dir == big {
+			os.Remove(filepath.Join(profile, "git-trace2"))
+			cmd.Env = append(cmd.Env, cpuProfileEnv+"="+filepath.Join(profile, "cpu.pprof"), "GIT_TRACE2_PERF="+filepath.Join(profile, "git-trace2"))
+		}
 		err := cmd.Run()
 		took := time.Since(start)
 		timelines[dir] = stderr.String()
@@ -75,7 +82,7 @@ func TestWorkflowAtScale(t *testing.T) {
 	for i := range runs {
 		for j, b := range builds {
 			for _, repo := range [][2]string{{"small", small}, {"big", big}} {
-				d := run(b[1], repo[1], fmt.Sprintf("calc-%d-%d", i, j))
+				d := run(b[1], repo[1], fmt.Sprintf("calc-%d-%d", i, j), i == runs-1 && j == len(builds)-1)
 				times[b[0]+" "+repo[0]] = append(times[b[0]+" "+repo[0]], d)
 			}
 		}

@@ -2,9 +2,9 @@ package git
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
+	"fmt"
+	"hash/maphash"
 	"os"
 )
 
@@ -143,19 +143,25 @@ func indexVarint(b []byte) (val uint64, n int) {
 // at p, whatever their stat data: what decides which files are untracked.
 // git refreshes an index's stat data unasked (git diff rewrites the index
 // when it finds a file touched but unchanged, whatever GIT_OPTIONAL_LOCKS
-// says); that changes nothing here. "" when the file cannot be read.
+// says); that changes nothing here. "" when the file cannot be read. The
+// identity holds within this process only: it is a hash of the entries
+// with a seed chosen at start, which nobody outside can aim a collision
+// at (issue 35: SHA-256 of a 23k-entry index was most of its cost).
 func indexPaths(p string) string {
-	h := sha256.New()
-	var b [5]byte
+	buf := make([]byte, 0, 64<<10)
+	n := 0
 	ok := readIndex(p, func(e *indexEntry) {
-		binary.BigEndian.PutUint32(b[:4], e.mode)
-		b[4] = byte(e.stage)
-		h.Write(b[:])
-		h.Write([]byte(e.path))
-		h.Write([]byte{0})
+		buf = binary.BigEndian.AppendUint32(buf, e.mode)
+		buf = append(buf, byte(e.stage))
+		buf = append(buf, e.path...)
+		buf = append(buf, 0)
+		n++
 	})
 	if !ok {
 		return ""
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return fmt.Sprintf("%d %d %016x %016x", n, len(buf), maphash.Bytes(indexSeeds[0], buf), maphash.Bytes(indexSeeds[1], buf))
 }
+
+// indexSeeds seed indexPaths's hashes, once per process.
+var indexSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}

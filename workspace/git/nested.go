@@ -85,6 +85,7 @@ func (r *Repo) stageAll(ctx context.Context, dir, base string, paths, exclude []
 		return nil, err
 	}
 	var out []Excluded
+	var kept []string // the repository's own submodules
 	if len(links) > 0 {
 		dropped, err := r.dropNewGitlinks(ctx, dir, base)
 		if err != nil {
@@ -93,7 +94,8 @@ func (r *Repo) stageAll(ctx context.Context, dir, base string, paths, exclude []
 		out = append(out, dropped...)
 		for _, l := range links {
 			if !slices.ContainsFunc(dropped, func(e Excluded) bool { return e.Path == l }) {
-				exclude = append(exclude, l) // the repository's own submodule
+				kept = append(kept, l)
+				exclude = append(exclude, l)
 			}
 		}
 	}
@@ -126,6 +128,9 @@ func (r *Repo) stageAll(ctx context.Context, dir, base string, paths, exclude []
 	}
 	// git add made none (every nested repository was excluded); a
 	// repository created since is caught here.
+	if r.noNewGitlinks(dir, kept) {
+		return out, nil
+	}
 	late, err := r.dropNewGitlinks(ctx, dir, base)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // StatusEntry is one changed path of a worktree (git status --porcelain
@@ -58,9 +59,27 @@ func (w *Workflow) Status(ctx context.Context) (Status, error) {
 	return w.status(ctx)
 }
 
+// status is git status --porcelain=v1 --untracked-files=normal, taken as
+// its two halves at once (issue 35: on a 23k-file tree the stat pass of
+// the tracked files and the walk for untracked ones each cost about as
+// much, one after the other): git status --untracked-files=no for the
+// tracked changes, and git ls-files --others --directory
+// --no-empty-directory, which lists the untracked files as status does (a
+// folder whose files are all untracked, or a nested repository, as
+// "dir/", in the same order), after them.
 func (w *Workflow) status(ctx context.Context) (Status, error) {
 	seed := w.seeded(ctx) // the next listing of untracked files builds on this one
-	out, err := w.run(ctx, nil, "status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignore-submodules=all")
+	var others []byte
+	var othersErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		others, othersErr = w.run(ctx, nil, "ls-files", "--others", "--directory", "--no-empty-directory", "--exclude-standard", "--full-name", "-z", "--", ":(top)")
+	})
+	out, err := w.run(ctx, nil, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--ignore-submodules=all")
+	wg.Wait()
+	if err == nil {
+		err = othersErr
+	}
 	if err != nil {
 		seed(nil, false)
 		return Status{}, fmt.Errorf("worktree status: %w", err)
@@ -69,6 +88,9 @@ func (w *Workflow) status(ctx context.Context) (Status, error) {
 	if err != nil {
 		seed(nil, false)
 		return Status{}, fmt.Errorf("worktree status: %w", err)
+	}
+	for _, p := range nulList(others) {
+		st.Entries = append(st.Entries, StatusEntry{X: '?', Y: '?', Path: p})
 	}
 	seed(st.Untracked(), true)
 	return st, nil

@@ -449,6 +449,7 @@ const (
 	bindWritable bindKind = iota
 	bindReadOnly
 	bindOnto // a Spec.Binds source bound read-only at the path
+	bindPin  // a folder above a mask bound onto itself: it cannot be moved (pins.go)
 	bindMask
 )
 
@@ -558,6 +559,7 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 			binds = append(binds, bind{path: p, kind: bindMask, file: !fi.IsDir()})
 		}
 	}
+	binds = append(binds, pins(binds)...)
 	// Parents first, so that a deeper bind wins; masks last among equals.
 	slices.SortStableFunc(binds, func(x, y bind) int {
 		if d := strings.Count(x.path, "/") - strings.Count(y.path, "/"); d != 0 {
@@ -573,7 +575,7 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 	var seals []string // masks made read-only once everything inside them is bound
 	for _, bd := range binds {
 		switch bd.kind {
-		case bindWritable:
+		case bindWritable, bindPin:
 			a = append(a, "--bind", bd.path, bd.path)
 		case bindReadOnly:
 			a = append(a, "--ro-bind", bd.path, bd.path)

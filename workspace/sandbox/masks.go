@@ -54,6 +54,12 @@ const (
 // qualifies when its mount point is visible through a bind deeper than
 // any masked folder around it: inside a masked (empty) folder only bwrap
 // can create the mount point before the folder is made read-only.
+//
+// Pinned folders (pins.go) go with the files: the helper opens each
+// refusing symlinks. Where bwrap makes the masks it pins the folders too
+// (bwrap would follow a symlink put in a folder's place between the
+// decision and the bind; the commands of a tree take turns, so none runs
+// meanwhile: tools' lockCommands).
 func (b *Bwrap) helperMasks(mode helperMode, binds []bind) ([]bind, []string) {
 	if mode == helperNever || b.setuid || !maskinit.Supported || (mode == helperAuto && !b.maskHelper.Load()) {
 		return binds, nil
@@ -67,15 +73,20 @@ func (b *Bwrap) helperMasks(mode helperMode, binds []bind) ([]bind, []string) {
 		at[bd.path] = bd
 	}
 	var kept []bind
-	var files []string
+	var files []string // and the folders to pin, each with a slash after it (maskinit.Argv)
+	n := 0
 	for _, bd := range binds {
-		if bd.kind == bindMask && bd.file && visibleUnder(bd.path, at) {
+		switch {
+		case bd.kind == bindMask && bd.file && visibleUnder(bd.path, at):
 			files = append(files, bd.path)
-		} else {
+			n++
+		case bd.kind == bindPin:
+			files = append(files, bd.path+"/")
+		default:
 			kept = append(kept, bd)
 		}
 	}
-	if len(files) == 0 || (mode == helperAuto && len(files) < b.helperMin()) {
+	if n == 0 || (mode == helperAuto && n < b.helperMin()) {
 		return binds, nil
 	}
 	return kept, files

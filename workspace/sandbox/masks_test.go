@@ -194,7 +194,7 @@ func TestMaskHelperFailsClosed(t *testing.T) {
 			if err := os.Symlink(f.other, dir); err != nil {
 				t.Fatal(err)
 			}
-		}, message: "could not mask DIR/pkg00/key000.pem (a command never runs with its masked files visible): too many levels of symbolic links"},
+		}, message: "could not keep DIR/pkg00 in place (a command never runs with its masked files movable): it is a symbolic link now"},
 		{name: "file gone", change: func(t *testing.T, f *fixture) {
 			if err := os.Remove(filepath.Join(f.dir, "pkg00", "key000.pem")); err != nil {
 				t.Fatal(err)
@@ -207,7 +207,7 @@ func TestMaskHelperFailsClosed(t *testing.T) {
 		}, message: `could not mask "pkg00/key000.pem": not an absolute path`},
 		{name: "mount refused", sb: func(t *testing.T, f *fixture) *Bwrap {
 			return wrappedBwrap(t, `[ "$a" = CAP_SYS_ADMIN ] && [ "$prev" = --cap-add ] && { args=("${args[@]:0:${#args[@]}-2}"); prev=; continue; }`)
-		}, message: "could not mask DIR/.env (a command never runs with its masked files visible): operation not permitted"},
+		}, message: "could not keep DIR/pkg00 in place (a command never runs with its masked files movable): operation not permitted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,6 +33,9 @@ type Pattern struct {
 	// exact: the pattern is one of these byte sequences, checked where
 	// scan stops (no DFA).
 	exact []exactSeq
+	// runs: every match holds one of these byte runs where scan stops
+	// (checked before the DFA decides the line).
+	runs []exactSeq
 	// dfa decides a line.
 	dfa *dfa
 }
@@ -89,8 +92,8 @@ func compile(expr string, caseSensitive, literal, prefilter bool) (*Pattern, err
 	if prefilter {
 		if seqs, ok := exactSeqs(tree); ok {
 			p.scan, p.exact = exactScan(seqs)
-		} else if ws := requiredWindows(tree); ws != nil {
-			p.scan = newTeddy(ws)
+		} else if ws, runs := requiredWindows(tree); ws != nil {
+			p.scan, p.runs = newTeddy(ws), runs
 		}
 	}
 	prog, err := syntax.Compile(tree)
@@ -191,6 +194,10 @@ func (s *Searcher) MatchLines(dst []int, data []byte) []int {
 			at := p.scan.find(data, off)
 			if at < 0 {
 				break
+			}
+			if !exactAt(p.runs, data, at) {
+				off = at + 1 // no run of a match here
+				continue
 			}
 			start, end := lineBounds(data, at)
 			if s.matchLine(data[start:end]) {

@@ -50,22 +50,36 @@ func (w window) prob() float64 {
 // bytes per candidate position).
 const maxWindow = 3
 
+// reqWindow is a window every match of some part of a pattern contains,
+// with the run of byte positions around it that the match contains too:
+// the scanner looks for the window, and a candidate without the run is
+// no match (checked before the DFA).
+type reqWindow struct {
+	w   window
+	run []byteSet
+	off int // where w starts in run
+}
+
+// maxVerify bounds the run kept around a window.
+const maxVerify = 32
+
 // bestWindow returns the least frequent window of at most maxWindow bytes
-// of a run, or nil for an empty run.
-func bestWindow(run []byteSet) window {
+// of a run (ok false for an empty run), with the run around it.
+func bestWindow(run []byteSet) (reqWindow, bool) {
 	k := min(len(run), maxWindow)
 	if k == 0 {
-		return nil
+		return reqWindow{}, false
 	}
-	var best window
+	best := -1
 	bp := 2.0
 	for i := 0; i+k <= len(run); i++ {
-		w := window(run[i : i+k])
-		if p := w.prob(); p < bp {
-			best, bp = w, p
+		if p := window(run[i : i+k]).prob(); p < bp {
+			best, bp = i, p
 		}
 	}
-	return best
+	lo := max(0, min(best-(maxVerify-k)/2, len(run)-maxVerify))
+	hi := min(len(run), lo+maxVerify)
+	return reqWindow{w: run[best : best+k], run: run[lo:hi], off: best - lo}, true
 }
 
 // facts are what the prefilter knows about a syntax node.
@@ -76,7 +90,7 @@ type facts struct {
 	fixedOK bool
 	// req: every match contains a run matching one of these windows
 	// (nil: nothing known).
-	req []window
+	req []reqWindow
 }
 
 // maxFixed bounds the fixed runs tracked; maxWindows the alternatives.
@@ -85,15 +99,32 @@ const (
 	maxWindows = 32
 )
 
-func score(req []window) float64 {
+func score(req []reqWindow) float64 {
 	if req == nil {
 		return 2
 	}
 	s := 0.0
-	for _, w := range req {
-		s += w.prob()
+	for _, r := range req {
+		s += r.w.prob()
 	}
 	return s
+}
+
+// runCost is what a candidate whose run matches costs, against a stop
+// of the scanner: the DFA decides its line.
+const runCost = 100
+
+// cost estimates what searching with windows costs per byte: the
+// scanner's stops at their windows, and the DFA's work on candidates
+// that hold the run around one. Of two parts of a concatenation whose
+// windows are as rare, the one in a longer run ("context(" against
+// "func ") leaves the DFA fewer lines.
+func cost(req []reqWindow) float64 {
+	c := 0.0
+	for _, r := range req {
+		c += r.w.prob() + runCost*window(r.run).prob()
+	}
+	return c
 }
 
 // runesBytes describes where a rune from a set (with fold, also its case
@@ -179,8 +210,8 @@ func (rr *runeRun) facts() facts {
 		f.fixed, f.fixedOK = rr.run, true
 	}
 	for _, r := range append(rr.runs, rr.run) {
-		if w := bestWindow(r); w != nil && (f.req == nil || w.prob() < score(f.req)) {
-			f.req = []window{w}
+		if w, ok := bestWindow(r); ok && (f.req == nil || w.w.prob() < score(f.req)) {
+			f.req = []reqWindow{w}
 		}
 	}
 	return f
@@ -225,9 +256,9 @@ func analyze(re *syntax.Regexp) facts {
 
 func analyzeConcat(subs []*syntax.Regexp) facts {
 	out := facts{fixedOK: true, fixed: []byteSet{}}
-	var best []window
-	consider := func(req []window) {
-		if req != nil && score(req) < score(best) {
+	var best []reqWindow
+	consider := func(req []reqWindow) {
+		if req != nil && (best == nil || cost(req) < cost(best)) {
 			best = req
 		}
 	}
@@ -238,15 +269,15 @@ func analyzeConcat(subs []*syntax.Regexp) facts {
 			run = append(run, f.fixed...)
 		} else {
 			out.fixedOK = false
-			if w := bestWindow(run); w != nil {
-				consider([]window{w})
+			if w, ok := bestWindow(run); ok {
+				consider([]reqWindow{w})
 			}
 			run = nil
 		}
 		consider(f.req)
 	}
-	if w := bestWindow(run); w != nil {
-		consider([]window{w})
+	if w, ok := bestWindow(run); ok {
+		consider([]reqWindow{w})
 	}
 	if out.fixedOK {
 		out.fixed = run
@@ -291,30 +322,34 @@ func analyzeAlternate(subs []*syntax.Regexp) facts {
 
 // requiredWindows returns windows one of which every match of re
 // contains, truncated to one length, or nil when none is known or they
-// would match too often to pay off.
-func requiredWindows(re *syntax.Regexp) []window {
+// would match too often to pay off; runs are the byte runs around them,
+// one of which a match holds where the scanner finds its window.
+func requiredWindows(re *syntax.Regexp) (ws []window, runs []exactSeq) {
 	req := analyze(re).req
 	if req == nil || score(req) > 0.08 {
-		return nil
+		return nil, nil
 	}
 	k := maxWindow
-	for _, w := range req {
-		k = min(k, len(w))
+	for _, r := range req {
+		k = min(k, len(r.w))
 	}
-	out := make([]window, len(req))
-	for i, w := range req {
-		out[i] = bestSub(w, k)
+	ws = make([]window, len(req))
+	runs = make([]exactSeq, len(req))
+	for i, r := range req {
+		o := bestSub(r.w, k)
+		ws[i] = r.w[o : o+k]
+		runs[i] = exactSeq{seq: r.run, off: r.off + o}
 	}
-	return out
+	return ws, runs
 }
 
-// bestSub is the least frequent k-byte part of w.
-func bestSub(w window, k int) window {
-	var best window
+// bestSub is where the least frequent k-byte part of w starts.
+func bestSub(w window, k int) int {
+	best := 0
 	bp := 2.0
 	for i := 0; i+k <= len(w); i++ {
 		if p := w[i : i+k].prob(); p < bp {
-			best, bp = w[i:i+k], p
+			best, bp = i, p
 		}
 	}
 	return best

@@ -47,7 +47,8 @@ const ExitCode = 125
 type User struct{ UID, GID int }
 
 // Argv returns the helper's argv: exe is its path inside the sandbox, masks
-// the absolute files it masks, env the command's environment (bwrap gives
+// the absolute files it masks (and, each with a slash after it, the
+// folders it pins onto themselves first, parents first), env the command's environment (bwrap gives
 // the helper none: nothing from the command's environment, LD_PRELOAD or
 // LD_LIBRARY_PATH, reaches a process that holds capabilities), user who
 // runs the command (nil: the helper executes it in its own place) and
@@ -148,8 +149,9 @@ func parse(args []string) (masks, env []string, user *User, command []string, er
 	return masks, env, user, args, nil
 }
 
-// mask binds /dev/null over each file. A file that is missing is skipped
-// (Spec.Masked's rule: it has nothing to hide); one reached through a
+// mask binds /dev/null over each file, and pins each folder (a path that
+// ends with a slash; it comes before the files inside it). A file or
+// folder that is missing is skipped (Spec.Masked's rule: it has nothing to hide); one reached through a
 // symlink, or that became a folder, fails: the path was resolved and
 // checked on the host, so either means it changed since.
 func mask(paths []string) error {
@@ -170,19 +172,47 @@ func mask(paths []string) error {
 		if !strings.HasPrefix(p, "/") {
 			return errors.New("could not mask " + strconv.Quote(p) + ": not an absolute path")
 		}
+		folder := len(p) > 1 && strings.HasSuffix(p, "/")
+		p = strings.TrimSuffix(p, "/") // never a slash that follows a symlink
 		fd, err := openNoSymlinks(p)
 		if errors.Is(err, syscall.ENOENT) {
 			continue
 		}
 		if err == nil {
-			err = bindNull(src, fd)
+			if folder {
+				err = pin(fd)
+			} else {
+				err = bindNull(src, fd)
+			}
 			syscall.Close(fd)
+		}
+		if err != nil && folder {
+			return errors.New("could not keep " + p + " in place (a command never runs with its masked files movable): " + err.Error())
 		}
 		if err != nil {
 			return errors.New("could not mask " + p + " (a command never runs with its masked files visible): " + err.Error())
 		}
 	}
 	return nil
+}
+
+// pin binds the folder opened as fd onto itself, with every mount inside
+// it, so that no command can move it (rename(2) refuses a mount point):
+// the masked files inside stay where their masks are.
+func pin(fd int) error {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return err
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFDIR:
+	case syscall.S_IFLNK:
+		return errors.New("it is a symbolic link now")
+	default:
+		return errors.New("it is no folder now")
+	}
+	self := "/proc/self/fd/" + strconv.Itoa(fd)
+	return syscall.Mount(self, self, "", syscall.MS_BIND|syscall.MS_REC, "")
 }
 
 // bindNull binds src (/dev/null) over the file opened as fd.
