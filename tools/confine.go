@@ -274,8 +274,24 @@ func (s *Session) commandSpec(ctx context.Context, command string, timeout time.
 	}
 	// Git objects holding secret files' content are withheld; the store,
 	// brought up to date, also knows which tracked files are clean blobs.
-	binds, objMasks := s.objectBinds(ctx)
-	masked, err := s.maskedFiles(func() map[string]bool { return s.cleanFiles(ctx, len(binds) > 0) })
+	// The two are decided at once (issue 35: after a worktree changed,
+	// each takes a tenth of a second or more on a 23k-file tree); the
+	// masks wait for the store only to ask it which files are clean.
+	objects := make(chan objectConfinement, 1)
+	go func() {
+		binds, masked := s.objectBinds(ctx)
+		objects <- objectConfinement{binds, masked}
+	}()
+	var obj objectConfinement
+	got := false
+	store := func() objectConfinement {
+		if !got {
+			obj, got = <-objects, true
+		}
+		return obj
+	}
+	masked, err := s.maskedFiles(func() map[string]bool { return s.cleanFiles(ctx, len(store().binds) > 0) })
+	binds, objMasks := store().binds, store().masked
 	if err != nil {
 		return sandbox.Spec{}, err
 	}
@@ -292,6 +308,12 @@ func (s *Session) commandSpec(ctx context.Context, command string, timeout time.
 	}
 	spec.Binds, spec.Masked = append(spec.Binds, binds...), append(spec.Masked, objMasks...)
 	return spec, nil
+}
+
+// objectConfinement is what objectBinds returns.
+type objectConfinement struct {
+	binds  []sandbox.Bind
+	masked []string
 }
 
 // gitCommonDir is the repository's git directory for a linked worktree:
@@ -402,39 +424,26 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 		masked = append(masked, s.root.Abs(rel))
 		c.masks[rel] = true
 	}
-	err := fs.WalkDir(os.DirFS(s.root.Dir()), ".", func(rel string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if c.watch != nil {
-				c.watch.lost = true // what it holds may become readable unseen
-			}
-			return nil // vanished or unreadable: nothing to mask
+	enter := func(rel string) {
+		if c.watch != nil {
+			c.watch.add(rel) // before it is read: nothing created meanwhile is missed
 		}
-		if d.IsDir() {
-			if rel != "." && skippedDir(d.Name()) {
-				c.journal.skipped = true // its changes go unseen
-				return fs.SkipDir
-			}
-			if c.watch != nil {
-				c.watch.add(rel) // before it is read: nothing created meanwhile is missed
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		if d.Name() == ".gitattributes" {
+	}
+	skip := func(string) { c.journal.skipped = true } // its changes go unseen
+	lost := walkMaskTree(s.root.Dir(), enter, skip, func(f maskFile) {
+		rel, fi := f.rel, f.fi
+		if path.Base(rel) == ".gitattributes" {
 			attributes = append(attributes, rel)
 		}
-		fi, err := d.Info()
-		if err == nil {
+		if fi != nil {
 			names.add(fi)
 		}
 		if _, blocked := s.gate.PathBlocked(rel); blocked {
 			mask(rel)
-			return nil
+			return
 		}
-		if err != nil || fi.Size() > maxMaskScan || fi.Size() == 0 {
-			return nil
+		if fi == nil || fi.Size() > maxMaskScan || fi.Size() == 0 {
+			return
 		}
 		seen[rel] = true
 		prev, ok := c.scans[rel]
@@ -444,7 +453,7 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 			_, blocked, known := s.gate.KnownVerdict(rel, workspace.StampOf(fi))
 			if !known {
 				pending = append(pending, unknown{rel, fi})
-				return nil
+				return
 			}
 			prev = maskScan{stamp: workspace.StampOf(fi), blocked: blocked}
 			c.scans[rel] = prev
@@ -452,8 +461,10 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 		if prev.blocked {
 			mask(rel)
 		}
-		return nil
 	})
+	if lost && c.watch != nil {
+		c.watch.lost = true // what an unread folder holds may become readable unseen
+	}
 	var known map[string]bool
 	if clean != nil && len(pending) >= minCleanLookup && !reencodes(s.root, attributes) {
 		known = clean()
@@ -477,14 +488,13 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 			delete(c.scans, rel)
 		}
 	}
-	if err == nil {
-		err = s.unseenLinks(c, names)
-	}
+	err := s.unseenLinks(c, names)
 	if err != nil || c.watch != nil && c.watch.lost {
 		c.tooBig = c.watch != nil && c.watch.full()
 		c.watch.close()
 		c.watch = nil
 	}
+	sortWalkOrder(masked)
 	return masked, err
 }
 

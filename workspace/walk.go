@@ -356,6 +356,20 @@ func readAt(dir int, name string, max int64) ([]byte, error) {
 	return readOpenedSmall(os.NewFile(uintptr(fd), name), name, max)
 }
 
+// StatAt is os.Lstat of name in the open directory dir, without resolving
+// the directory's path again (fstatat); its Sys is a *syscall.Stat_t.
+func StatAt(dir *os.File, name string) (fs.FileInfo, error) {
+	conn, err := dir.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var fi fs.FileInfo
+	if cerr := conn.Control(func(fd uintptr) { fi, err = fstatAt(int(fd), name) }); cerr != nil {
+		return nil, cerr
+	}
+	return fi, err
+}
+
 // fstatAt stats name inside dir without following a symlink.
 func fstatAt(dir int, name string) (fs.FileInfo, error) {
 	var st unix.Stat_t

@@ -18,6 +18,9 @@ type indexEntry struct {
 	assumeValid, skipWorktree, intentToAdd bool
 	stage                                  int
 	path                                   string
+	// oid is the entry's object id (raw bytes; valid only during the
+	// callback).
+	oid []byte
 }
 
 // readIndex reads the index file at p (versions 2 to 4, SHA-1 or SHA-256
@@ -103,7 +106,7 @@ func parseIndex(data []byte, hashLen int, fn func(e *indexEntry)) bool {
 				ctimeSec: u32(0), ctimeNsec: u32(1), mtimeSec: u32(2), mtimeNsec: u32(3),
 				dev: u32(4), ino: u32(5), mode: u32(6), uid: u32(7), gid: u32(8), size: u32(9),
 				assumeValid: flags&0x8000 != 0, skipWorktree: ext&0x4000 != 0, intentToAdd: ext&0x2000 != 0,
-				stage: int(flags>>12) & 3, path: string(name),
+				stage: int(flags>>12) & 3, path: string(name), oid: data[off+40 : off+40+hashLen],
 			}
 			fn(&e)
 		}

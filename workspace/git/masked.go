@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,6 +79,7 @@ type SandboxObjects struct {
 	filter  BlobFilter
 	rules   string
 	maxScan int64
+	indexes *indexCache // the index files read (objstore_index.go)
 }
 
 // SandboxObjects returns the repository's filtered object store for
@@ -85,7 +87,7 @@ type SandboxObjects struct {
 // rules is rebuilt); blobs larger than maxScan are withheld only by their
 // paths, their content is not scanned.
 func (r *Repo) SandboxObjects(filter BlobFilter, rules string, maxScan int64) *SandboxObjects {
-	return &SandboxObjects{repo: r, filter: filter, rules: rules, maxScan: maxScan}
+	return &SandboxObjects{repo: r, filter: filter, rules: rules, maxScan: maxScan, indexes: &indexCache{}}
 }
 
 // Dir is the store's directory.
@@ -134,7 +136,10 @@ type storeState struct {
 	Gen     string   `json:"gen"`
 	Tips    []string `json:"tips"`
 	Index   []string `json:"index"`
-	Packs   int      `json:"packs"`
+	// IndexKeys are the keys of the index files' entries the store
+	// covers, by file (objstore_index.go); none when git listed them.
+	IndexKeys map[string]string `json:"indexKeys,omitempty"`
+	Packs     int               `json:"packs"`
 	// Replace is the directory of replace refs for the withheld blobs.
 	Replace string `json:"replace"`
 	// Withheld maps a withheld blob to why.
@@ -190,9 +195,19 @@ func (s *SandboxObjects) Update(ctx context.Context) (View, error) {
 	if st.Gen != "" && slices.Equal(tips, st.Tips) && slices.Equal(index, st.Index) {
 		return s.view(st), nil
 	}
+	indexes, parsed := s.readIndexes()
+	if !parsed {
+		indexes = nil // git lists them
+	}
+	if st.Gen != "" && slices.Equal(tips, st.Tips) && parsed && st.IndexKeys != nil && maps.Equal(indexKeys(indexes), st.IndexKeys) {
+		// Only the indexes' stat data changed (git refreshed them): what
+		// they hold is covered.
+		st.Index = index
+		return s.view(st), s.save(st)
+	}
 	var withheld map[string]string
 	if st.Gen != "" && st.Packs < maxStorePacks {
-		next, full, err := s.add(ctx, st, tips, index)
+		next, full, err := s.add(ctx, st, tips, index, indexes)
 		if err != nil {
 			return View{}, err
 		}
@@ -201,7 +216,7 @@ func (s *SandboxObjects) Update(ctx context.Context) (View, error) {
 		}
 		withheld = next.Withheld // with the packed blobs now withheld
 	}
-	next, err := s.rebuild(ctx, tips, index, withheld)
+	next, err := s.rebuild(ctx, tips, index, indexes, withheld)
 	if err != nil {
 		return View{}, err
 	}
@@ -311,7 +326,7 @@ func isOID(s string) bool {
 // add packs what is new since st into st's generation. full reports that
 // the generation must be rebuilt instead (a packed blob became secret):
 // then the state returned carries the blobs to withhold.
-func (s *SandboxObjects) add(ctx context.Context, st storeState, tips, index []string) (storeState, bool, error) {
+func (s *SandboxObjects) add(ctx context.Context, st storeState, tips, index []string, indexes map[string]indexSnapshot) (storeState, bool, error) {
 	// The indexes list every object they hold, also those the old tips
 	// reach (rev-list cannot exclude them): what the generation packs
 	// already is neither read nor packed again (issue 35: each new
@@ -320,7 +335,7 @@ func (s *SandboxObjects) add(ctx context.Context, st storeState, tips, index []s
 	if err != nil {
 		have = nil // read and pack them again: slower, not wrong
 	}
-	sel, err := s.selectObjects(ctx, tips, st.Tips, st.Withheld, have)
+	sel, err := s.selectObjects(ctx, tips, st.Tips, st.Withheld, have, indexObjectsOf(indexes, st.IndexKeys))
 	if err != nil {
 		return st, false, err
 	}
@@ -340,6 +355,10 @@ func (s *SandboxObjects) add(ctx context.Context, st storeState, tips, index []s
 		defer s.removeOld(st.Gen, "", st.Replace, prev)
 	}
 	st.Tips, st.Index, st.Withheld = tips, index, sel.withheld
+	st.IndexKeys = nil
+	if indexes != nil {
+		st.IndexKeys = indexKeys(indexes)
+	}
 	if packed {
 		st.Packs++
 	}
@@ -349,8 +368,8 @@ func (s *SandboxObjects) add(ctx context.Context, st storeState, tips, index []s
 // rebuild writes a new generation from scratch, withholding at least
 // the blobs in withheld, and removes the older ones but the previous (a
 // running command may still read it).
-func (s *SandboxObjects) rebuild(ctx context.Context, tips, index []string, withheld map[string]string) (storeState, error) {
-	sel, err := s.selectObjects(ctx, tips, nil, withheld, nil)
+func (s *SandboxObjects) rebuild(ctx context.Context, tips, index []string, indexes map[string]indexSnapshot, withheld map[string]string) (storeState, error) {
+	sel, err := s.selectObjects(ctx, tips, nil, withheld, nil, indexObjectsOf(indexes, nil))
 	if err != nil {
 		return storeState{}, err
 	}
@@ -376,6 +395,9 @@ func (s *SandboxObjects) rebuild(ctx context.Context, tips, index []string, with
 	}
 	prev := s.load()
 	st := storeState{Gen: gen, Tips: tips, Index: index, Withheld: sel.withheld, Replace: replace}
+	if indexes != nil {
+		st.IndexKeys = indexKeys(indexes)
+	}
 	if packed {
 		st.Packs = 1
 	}
@@ -484,8 +506,10 @@ type selection struct {
 // selectObjects lists the objects reachable from tips (and the indexes)
 // but not from not, and withholds the secret blobs among them. Objects in
 // have are packed already: only their paths are checked (one under a
-// blocked path makes the generation be rebuilt without it).
-func (s *SandboxObjects) selectObjects(ctx context.Context, tips, not []string, withheld map[string]string, have map[string]bool) (selection, error) {
+// blocked path makes the generation be rebuilt without it). indexed, when
+// not nil, are the index objects to look at (those of the indexes that
+// changed, read by the store); nil lists every index's with git.
+func (s *SandboxObjects) selectObjects(ctx context.Context, tips, not []string, withheld map[string]string, have map[string]bool, indexed *[]indexObject) (selection, error) {
 	sel := selection{withheld: make(map[string]string, len(withheld))}
 	for k, v := range withheld {
 		sel.withheld[k] = v
@@ -498,7 +522,11 @@ func (s *SandboxObjects) selectObjects(ctx context.Context, tips, not []string, 
 		revs.WriteString("^" + t + "\n")
 	}
 	stdin := revs.Bytes()
-	out, err := s.repo.Git(ctx, s.repo.commonDir, bytes.NewReader(stdin), "rev-list", "--objects", "--indexed-objects", "--missing=allow-promisor", "--stdin")
+	args := []string{"rev-list", "--objects", "--indexed-objects", "--missing=allow-promisor", "--stdin"}
+	if indexed != nil {
+		args = slices.Delete(args, 2, 3) // the store reads the indexes itself
+	}
+	out, err := s.repo.Git(ctx, s.repo.commonDir, bytes.NewReader(stdin), args...)
 	if err != nil {
 		return sel, fmt.Errorf("sandbox objects: listing objects: %w", err)
 	}
@@ -525,6 +553,9 @@ func (s *SandboxObjects) selectObjects(ctx context.Context, tips, not []string, 
 				sel.withheld[oid] = fmt.Sprintf("%s: %s", name, reason)
 			}
 		}
+	}
+	if indexed != nil {
+		s.selectIndexObjects(&sel, *indexed, have, listed, names, &objects)
 	}
 	// Every path a blob has in the new commits (a blob rev-list names once
 	// may appear under several).
@@ -560,11 +591,12 @@ func (s *SandboxObjects) selectObjects(ctx context.Context, tips, not []string, 
 	if sel.repack {
 		return sel, nil
 	}
-	if err := s.scanBlobs(ctx, objects, sel.withheld); err != nil {
+	missing, err := s.scanBlobs(ctx, objects, sel.withheld)
+	if err != nil {
 		return sel, err
 	}
 	for _, oid := range objects {
-		if _, ok := sel.withheld[oid]; !ok {
+		if _, ok := sel.withheld[oid]; !ok && !missing[oid] {
 			// The path helps pack-objects find deltas.
 			sel.keep = append(sel.keep, strings.TrimSpace(oid+" "+names[oid]))
 		}
@@ -573,15 +605,18 @@ func (s *SandboxObjects) selectObjects(ctx context.Context, tips, not []string, 
 }
 
 // scanBlobs withholds the blobs among objects whose content the filter
-// blocks (those not larger than maxScan).
-func (s *SandboxObjects) scanBlobs(ctx context.Context, objects []string, withheld map[string]string) error {
+// blocks (those not larger than maxScan), and returns the objects the
+// repository does not have (an index may name a blob a partial clone
+// lacks: nothing to pack).
+func (s *SandboxObjects) scanBlobs(ctx context.Context, objects []string, withheld map[string]string) (map[string]bool, error) {
+	missing := map[string]bool{}
 	if len(objects) == 0 {
-		return nil
+		return missing, nil
 	}
 	out, err := s.repo.Git(ctx, s.repo.commonDir, strings.NewReader(strings.Join(objects, "\n")+"\n"),
 		"cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)", "--buffer")
 	if err != nil {
-		return fmt.Errorf("sandbox objects: reading object types: %w", err)
+		return nil, fmt.Errorf("sandbox objects: reading object types: %w", err)
 	}
 	type blob struct {
 		oid  string
@@ -619,6 +654,10 @@ func (s *SandboxObjects) scanBlobs(ctx context.Context, objects []string, withhe
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
+		if len(f) == 2 && f[1] == "missing" {
+			missing[f[0]] = true
+			continue
+		}
 		if len(f) != 3 || f[1] != "blob" {
 			continue
 		}
@@ -631,13 +670,13 @@ func (s *SandboxObjects) scanBlobs(ctx context.Context, objects []string, withhe
 		}
 		if batchSize+size > maxBatchBytes {
 			if err := flush(); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		batch = append(batch, blob{f[0], size})
 		batchSize += size
 	}
-	return flush()
+	return missing, flush()
 }
 
 // packArgs writes the store's packs (named base-<hash>) fast rather than small (issue 35): no
