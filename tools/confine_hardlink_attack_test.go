@@ -1,7 +1,6 @@
 package tools_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,14 +25,7 @@ func TestMaskFollowsHardLinks(t *testing.T) {
 			writeFile(t, filepath.Join(top, "docs", "README"), "docs\n")
 			commitAll(t, top)
 			call := shellSession(t, tools.SessionConfig{Root: top})
-			stdout := func(command string) string {
-				t.Helper()
-				var res struct{ Stdout, Stderr string }
-				if err := json.Unmarshal([]byte(call(command)), &res); err != nil {
-					t.Fatalf("%q: %v", command, err)
-				}
-				return res.Stdout + res.Stderr
-			}
+			stdout := shellText(t, call)
 			if out := stdout("mkdir -p " + filepath.Dir(link) + " && ln src/app.cfg " + link + " && echo linked"); !strings.Contains(out, "linked") {
 				t.Fatalf("linking: %s", out)
 			}

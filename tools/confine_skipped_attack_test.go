@@ -2,7 +2,6 @@ package tools_test
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,15 +26,7 @@ func TestMaskFollowsIntoSkippedFolders(t *testing.T) {
 			writeFile(t, filepath.Join(top, "keys", ".env"), "PASSWORD=dotenv-in-moved-folder-0001\n")
 			commitAll(t, top)
 			call := shellSession(t, tools.SessionConfig{Root: top})
-			stdout := func(command string) string {
-				t.Helper()
-				out := call(command)
-				var res struct{ Stdout, Stderr string }
-				if err := json.Unmarshal([]byte(out), &res); err != nil {
-					t.Fatalf("%q: %v: %s", command, err, out)
-				}
-				return res.Stdout + res.Stderr
-			}
+			stdout := shellText(t, call)
 			// The folders above a masked file are pinned: the move is
 			// refused. Were it not, the secret must stay masked there.
 			out := stdout("mkdir -p " + filepath.Dir(dest) + " && mv -T keys " + dest + " && echo moved")

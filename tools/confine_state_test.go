@@ -154,6 +154,20 @@ func shellSession(t *testing.T, cfg tools.SessionConfig) func(command string) st
 	}
 }
 
+// shellText returns a function that runs a command through call (a
+// shellSession) and returns its stdout and stderr together.
+func shellText(t *testing.T, call func(string) string) func(string) string {
+	return func(command string) string {
+		t.Helper()
+		out := call(command)
+		var res struct{ Stdout, Stderr string }
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%q: %v: %s", command, err, out)
+		}
+		return res.Stdout + res.Stderr
+	}
+}
+
 func writeFile(t *testing.T, p, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -2,7 +2,6 @@ package tools_test
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,15 +26,7 @@ func TestMaskSwappedFolderKeepsItsMask(t *testing.T) {
 	writeFile(t, filepath.Join(top, "keys", "fixture.txt"), "token = "+token+"\n")
 	commitAll(t, top)
 	call := shellSession(t, tools.SessionConfig{Root: top})
-	stdout := func(command string) string {
-		t.Helper()
-		out := call(command)
-		var res struct{ Stdout, Stderr string }
-		if err := json.Unmarshal([]byte(out), &res); err != nil {
-			t.Fatalf("%q: %v: %s", command, err, out)
-		}
-		return res.Stdout + res.Stderr
-	}
+	stdout := shellText(t, call)
 	// The decoy: clean content of the secret's size, with its
 	// modification time, both as the index records them.
 	out := stdout(`set -e
