@@ -55,22 +55,7 @@ func TestUntrackedFollowChanges(t *testing.T) {
 	check := func(step string, narrowed bool, want ...string) {
 		t.Helper()
 		before := wf.UntrackedWalks()
-		got, err := wf.ChangedPaths(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		full, err := repo.ChangedPaths(ctx, wt, wf.Branch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(got, full) {
-			t.Errorf("%s: changed paths %q, a walk of the tree finds %q", step, got, full)
-		}
-		for _, w := range want {
-			if !slices.Contains(got, w) {
-				t.Errorf("%s: %s is not among the changed paths %q", step, w, got)
-			}
-		}
+		changedAsWalked(t, ctx, repo, wf, step, want...)
 		if walked := wf.UntrackedWalks() > before; walked == narrowed {
 			t.Errorf("%s: the listing walked the tree: %v, want %v", step, walked, !narrowed)
 		}
@@ -155,4 +140,26 @@ func workflowRepo(t *testing.T, name string, files map[string]string) (*git.Repo
 		t.Fatal(err)
 	}
 	return repo, wf
+}
+
+// changedAsWalked checks that the workflow's changed paths are those a walk
+// of its whole tree finds, and that they hold want.
+func changedAsWalked(t *testing.T, ctx context.Context, repo *git.Repo, wf *git.Workflow, step string, want ...string) {
+	t.Helper()
+	got, err := wf.ChangedPaths(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := repo.ChangedPaths(ctx, wf.Worktree, wf.Branch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, full) {
+		t.Errorf("%s: changed paths %q, a walk of the tree finds %q", step, got, full)
+	}
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("%s: %s is not among the changed paths %q", step, w, got)
+		}
+	}
 }
