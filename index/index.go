@@ -479,15 +479,15 @@ func (ix *Index) Stats() Stats {
 }
 
 // Snippets fills the hits' snippets from disk (at most maxLines per hit),
-// with secret lines blocked; a file the gate blocks now (FileBlocked: it
-// may have changed since it was indexed) gives no snippet at all.
+// with secret lines blocked; a file the gate blocks now (ReadShown: it
+// may have changed since it was indexed, or be another name of a blocked
+// file) gives no snippet at all.
 func (ix *Index) Snippets(hits []Hit, maxLines int) {
 	cache := map[string][]string{}
 	for i := range hits {
 		lines, ok := cache[hits[i].Path]
 		if !ok {
-			data, err := ix.root.ReadFile(hits[i].Path)
-			if _, blocked := ix.gate.FileBlocked(hits[i].Path, data); err == nil && !blocked {
+			if data, _, err := ix.gate.ReadShown(ix.root, hits[i].Path, workspace.MaxReadSize); err == nil {
 				lines = strings.Split(string(data), "\n")
 			}
 			cache[hits[i].Path] = lines

@@ -50,7 +50,7 @@ func newSearchText(b binding) tools.Tool {
 		matches := newFirstN[textMatch](limit)
 		var starts []int
 		err = walkFiles(ctx, sess, p.Dir, func(rel string) error {
-			data, err := sess.Root().ReadFileLimit(rel, workspace.MaxReadSize)
+			data, stamp, err := sess.Root().ReadFileStamp(rel, workspace.MaxReadSize)
 			if err != nil || workspace.IsBinary(data) {
 				return nil // unreadable, too large or binary: not text to search
 			}
@@ -58,7 +58,7 @@ func newSearchText(b binding) tools.Tool {
 				return nil
 			}
 			// a file with a secret anywhere yields nothing, whatever matched
-			if _, blocked := sess.Gate().FileBlocked(rel, data); blocked {
+			if _, blocked := sess.Gate().ShownBlocked(sess.Root(), rel, data, stamp); blocked {
 				return nil
 			}
 			line, pos := 1, 0

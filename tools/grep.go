@@ -297,8 +297,16 @@ func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, wf walked
 	}
 	// The walk found the path not sensitive (search asks PathBlocked of
 	// every file it sends): only the content is left to decide.
-	if _, blocked := gate.ContentBlockedStamp(data, sc.file.Stamp()); blocked {
+	st := sc.file.Stamp()
+	if _, blocked := gate.ContentBlockedStamp(data, st); blocked {
 		return out
+	}
+	// The walk does not follow symlinks; a file with other names may be
+	// a blocked file's hard link.
+	if sc.file.Links() > 1 {
+		if _, blocked := gate.AliasBlocked(root, rel, st); blocked {
+			return out
+		}
 	}
 	lines := make([]int, len(starts))
 	lineNo, pos := 1, 0
@@ -368,14 +376,12 @@ func gatedLines(root *workspace.Root, gate *workspace.Gate, rel string) []string
 }
 
 // gatedText reads a file for display: ok false when the file is gone or
-// blocked (FileBlockedStamp: the verdict known for this version of the
-// file, else decided now), else its text with secret lines redacted.
+// blocked (ReadShown: by its path, by the verdict known for this version
+// of the file, else decided now, or as another name of a blocked file),
+// else its text with secret lines redacted.
 func gatedText(root *workspace.Root, gate *workspace.Gate, rel string) (text string, ok bool) {
-	data, st, err := root.ReadFileStamp(rel, workspace.MaxReadSize)
+	data, _, err := gate.ReadShown(root, rel, workspace.MaxReadSize)
 	if err != nil {
-		return "", false
-	}
-	if _, blocked := gate.FileBlockedStamp(rel, data, st); blocked {
 		return "", false
 	}
 	// data is this call's own and never written again: the text shares it.

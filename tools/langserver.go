@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/autarch-dev/autarch/langserver"
+	"github.com/autarch-dev/autarch/workspace"
 )
 
 // symbolAt names a symbol the way models can: the name as written on a
@@ -274,10 +275,8 @@ func (s *Session) locationsOf(locs []protocol.Location) (out []lspLocation, outs
 		}
 		text, read := lines[rel]
 		if !read {
-			if data, err := s.root.ReadFile(rel); err == nil {
-				if _, blocked := s.gate.FileBlocked(rel, data); !blocked {
-					text = strings.Split(string(data), "\n")
-				}
+			if data, _, err := s.gate.ReadShown(s.root, rel, workspace.MaxReadSize); err == nil {
+				text = strings.Split(string(data), "\n")
 			}
 			lines[rel] = text
 		}

@@ -21,8 +21,9 @@ func (s *Session) resolve(p string) (rel string, res Result, ok bool) {
 }
 
 // readText reads a file for the model: missing, directory, binary and
-// blocked files (the gate's one decision, FileBlocked: a sensitive path or
-// a secret anywhere in the content) come back as results.
+// blocked files (the gate's one door, ReadShown: a sensitive path, a
+// secret anywhere in the content, or another name of a blocked file)
+// come back as results.
 func (s *Session) readText(rel, display string) (string, Result, bool) {
 	data, res, ok := s.readBytes(rel, display)
 	return string(data), res, ok
@@ -30,7 +31,8 @@ func (s *Session) readText(rel, display string) (string, Result, bool) {
 
 // readBytes is readText's content as read. The gate's verdict is cached by
 // the file's version (FileBlockedStamp), so a file read again unchanged is
-// not scanned again.
+// not scanned again; its other names are checked on every read
+// (AliasBlocked).
 func (s *Session) readBytes(rel, display string) ([]byte, Result, bool) {
 	fi, err := s.root.Stat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -42,12 +44,12 @@ func (s *Session) readBytes(rel, display string) ([]byte, Result, bool) {
 	if fi.IsDir() {
 		return nil, errorResult(display + " is a directory; use list_directory"), false
 	}
-	data, stamp, err := s.root.ReadFileStamp(rel, workspace.MaxReadSize)
+	data, _, err := s.gate.ReadShown(s.root, rel, workspace.MaxReadSize)
+	if blocked := (*workspace.BlockedError)(nil); errors.As(err, &blocked) {
+		return nil, blockedResult(blocked.Reason), false
+	}
 	if err != nil {
 		return nil, errorResult(err.Error()), false
-	}
-	if reason, blocked := s.gate.FileBlockedStamp(rel, data, stamp); blocked {
-		return nil, blockedResult(reason), false
 	}
 	return data, Result{}, true
 }

@@ -87,6 +87,9 @@ func readKnownVersion(s *Session, rel string, p readFileParams) (Result, bool) {
 	if blocked {
 		return blockedResult(reason), true
 	}
+	if reason, blocked := s.gate.AliasBlocked(s.root, rel, stamp); blocked {
+		return blockedResult(reason), true
+	}
 	res, text := readRange(io.LimitReader(f, fi.Size()), p)
 	if after, err := f.Stat(); err != nil || workspace.StampOf(after) != stamp {
 		return Result{}, false
