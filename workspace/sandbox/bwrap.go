@@ -267,6 +267,12 @@ func (b *Bwrap) readGoEnv(ctx context.Context) {
 	}
 }
 
+// isUserGoCache reports whether the cache directory p is the user's Go
+// build cache.
+func (b *Bwrap) isUserGoCache(p string) bool {
+	return b.goCache != "" && filepath.Clean(p) == filepath.Clean(b.goCache)
+}
+
 // layout returns the namespace flags and the host layout shared by every
 // command.
 func (b *Bwrap) layout() []string {
@@ -499,7 +505,12 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 	env := b.environ()
 	for _, c := range spec.Caches {
 		p := abs(c)
-		if spec.CachesWritable {
+		// The user's Go build cache is never writable: the go command
+		// trusts its entries (size and build id, never the content's
+		// hash), so a planted one would be linked into the user's own
+		// builds, outside any sandbox (redteam s10, 05). Preflight needs
+		// only the download caches writable.
+		if spec.CachesWritable && !b.isUserGoCache(p) {
 			if err := b.checkWritableRoot(p); err != nil {
 				return nil, nil, false, err
 			}
@@ -524,8 +535,6 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 		binds = append(binds, bind{path: p, kind: bindWritable})
 		writableRoots = append(writableRoots, p)
 		env = setEnv(env, "GOCACHE", p)
-	case b.goCache != "" && spec.CachesWritable && slices.Contains(cleanAll(spec.Caches, abs), filepath.Clean(b.goCache)):
-		env = setEnv(env, "GOCACHE", b.goCache)
 	case b.goCache != "":
 		env = setEnv(env, "GOCACHE", privateGoCache)
 	}

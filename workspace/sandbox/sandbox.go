@@ -101,7 +101,9 @@ type Spec struct {
 	Network bool
 	// Caches are shared cache directories (DefaultCaches: the Go module and
 	// build caches, npm's cache), exposed read-only unless CachesWritable
-	// (preflight). With CachesWritable, missing ones are created.
+	// (preflight). With CachesWritable, missing ones are created; the
+	// user's Go build cache stays read-only even then (the go command
+	// trusts what it finds there, and the user's own builds would link it).
 	Caches         []string
 	CachesWritable bool
 	// BuildCache is a writable directory used as the Go build cache
