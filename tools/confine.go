@@ -161,6 +161,10 @@ type MaskState struct {
 	// confine_journal.go): what a workflow's listings of untracked files
 	// look at instead of the whole tree.
 	journal journalState
+	// handover is the restore's walk the first decision takes (Adopt);
+	// handed counts the decisions that took one (for tests).
+	handover *restoreWatch
+	handed   int
 }
 
 // NewMaskState makes an empty mask state for the sessions of a run.
@@ -175,6 +179,10 @@ func (m *MaskState) Close() {
 	defer m.mu.Unlock()
 	m.watch.close()
 	m.watch, m.masks = nil, nil
+	if m.handover != nil {
+		m.handover.Close()
+		m.handover = nil
+	}
 }
 
 // bind makes m serve the sessions of key; false when it serves another.
@@ -385,6 +393,9 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 	}
 	masked, ok := s.maskChanges(st)
 	var err error
+	if !ok && st.handover != nil {
+		masked, ok, err = s.maskHandover(st, clean)
+	}
 	if !ok {
 		masked, err = s.maskWalk(st, clean)
 	}
@@ -405,6 +416,21 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 	if !c.tooBig {
 		c.watch = newTreeWatch(s.root.Dir())
 	}
+	enter := func(rel string) {
+		if c.watch != nil {
+			c.watch.add(rel) // before it is read: nothing created meanwhile is missed
+		}
+	}
+	return s.maskDecide(c, clean, func(skip func(string), each func(maskFile)) bool {
+		return walkMaskTree(s.root.Dir(), enter, skip, each)
+	})
+}
+
+// maskDecide decides the masks from the files walk finds (calling skip for
+// a folder it does not enter, each for every file), the state's watch
+// started before: a walk of the tree (maskWalk) or what the restore's
+// walk found (maskHandover). Under c.mu.
+func (s *Session) maskDecide(c *MaskState, clean func() map[string]bool, walk func(skip func(string), each func(maskFile)) (lost bool)) ([]string, error) {
 	seen := map[string]bool{}
 	var masked []string
 	var buf []byte
@@ -424,13 +450,8 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 		masked = append(masked, s.root.Abs(rel))
 		c.masks[rel] = true
 	}
-	enter := func(rel string) {
-		if c.watch != nil {
-			c.watch.add(rel) // before it is read: nothing created meanwhile is missed
-		}
-	}
 	skip := func(string) { c.journal.skipped = true } // its changes go unseen
-	lost := walkMaskTree(s.root.Dir(), enter, skip, func(f maskFile) {
+	lost := walk(skip, func(f maskFile) {
 		rel, fi := f.rel, f.fi
 		if path.Base(rel) == ".gitattributes" {
 			attributes = append(attributes, rel)
