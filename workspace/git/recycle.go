@@ -120,6 +120,7 @@ func (r *Repo) spentTrees() []string {
 // worktree and its registration; false when it did not (no room, not one
 // of ours, or a step failed: the caller removes it the ordinary way).
 func (r *Repo) retireWorktree(ctx context.Context, path string) bool {
+	r.prepared.watches.drop(path) // its restore's watch, when nobody took it
 	if r.worktreeRoot == "" || !isUnder(path, r.worktreeRoot) || isUnder(path, r.preparedDir()) || isUnder(path, r.trashDir()) {
 		return false
 	}
