@@ -33,21 +33,27 @@ func TestFirstDecisionTakesTheRestoresWalk(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		// beforeClaim writes into the restored tree before it is claimed,
-		// after writes into the worktree before the first command.
-		beforeClaim, after func(t *testing.T, tree string)
+		// used writes into the used worktree before it is retired,
+		// beforeClaim into the restored tree before it is claimed, after
+		// into the worktree before the first command.
+		used, beforeClaim, after func(t *testing.T, tree string)
 		// secrets must be masked; handed: the decision took the walk.
 		secrets []string
 		handed  bool
 	}{
-		{"nothing changed", nil, nil, []string{"keys/.env"}, true},
-		{"written in the restored tree before the claim", func(t *testing.T, tree string) {
+		{"nothing changed", nil, nil, nil, []string{"keys/.env"}, true},
+		{"an untracked secret cleaned by git (a second walk)", func(t *testing.T, wt string) {
+			testkit.WriteFile(t, filepath.Join(wt, "build", "token.txt"), secret)
+		}, nil, func(t *testing.T, wt string) {
+			testkit.WriteFile(t, filepath.Join(wt, "pkg", "deep", "b.go"), secret)
+		}, []string{"keys/.env", "pkg/deep/b.go"}, false},
+		{"written in the restored tree before the claim", nil, func(t *testing.T, tree string) {
 			testkit.WriteFile(t, filepath.Join(tree, "pkg", "a.go"), secret)
 			testkit.WriteFile(t, filepath.Join(tree, "README.md"), secret)
 			testkit.WriteFile(t, filepath.Join(tree, "top.txt"), secret)
 			testkit.WriteFile(t, filepath.Join(tree, "pkg", "deep", "new.txt"), secret)
 		}, nil, []string{"README.md", "keys/.env", "pkg/a.go", "pkg/deep/new.txt", "top.txt"}, true},
-		{"written in the worktree before the first command", nil, func(t *testing.T, wt string) {
+		{"written in the worktree before the first command", nil, nil, func(t *testing.T, wt string) {
 			testkit.WriteFile(t, filepath.Join(wt, "pkg", "deep", "b.go"), secret)
 			testkit.WriteFile(t, filepath.Join(wt, "main.go"), secret)
 			testkit.WriteFile(t, filepath.Join(wt, "fresh", "inner", "notes.txt"), secret)
@@ -56,7 +62,7 @@ func TestFirstDecisionTakesTheRestoresWalk(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, []string{".env", "fresh/inner/notes.txt", "main.go", "pkg/deep/b.go"}, true},
-		{"a top folder swapped before the claim", func(t *testing.T, tree string) {
+		{"a top folder swapped before the claim", nil, func(t *testing.T, tree string) {
 			if err := os.Rename(filepath.Join(tree, "pkg"), filepath.Join(tree, "old")); err != nil {
 				t.Fatal(err)
 			}
@@ -68,6 +74,9 @@ func TestFirstDecisionTakesTheRestoresWalk(t *testing.T) {
 			repo, used := workflowRepo(t, "used", files)
 			repo.ObserveRestores(NewRestoreWatch)
 			testkit.WriteFile(t, filepath.Join(used.Worktree, "lib", "l.go"), "package lib\n\n// changed\n")
+			if tc.used != nil {
+				tc.used(t, used.Worktree)
+			}
 			if err := repo.RemoveWorkflow(ctx, "used", git.RemoveOptions{DeleteBranch: true}); err != nil {
 				t.Fatal(err)
 			}
@@ -88,13 +97,13 @@ func TestFirstDecisionTakesTheRestoresWalk(t *testing.T) {
 			if tc.after != nil {
 				tc.after(t, wf.Worktree)
 			}
-			w := repo.TakeRestoreWatch(wf.Worktree)
-			if w == nil {
-				t.Fatal("the restore of the recycled tree handed nothing over")
-			}
 			state := NewMaskState()
 			defer state.Close()
-			state.Adopt(w)
+			if w := repo.TakeRestoreWatch(wf.Worktree); w != nil {
+				state.Adopt(w)
+			} else if tc.handed {
+				t.Fatal("the restore of the recycled tree handed nothing over")
+			}
 			got := maskedIn(t, wf.Worktree, state)
 			if handed := state.handed == 1 && state.full == 0; handed != tc.handed {
 				t.Errorf("took the restore's walk: %v (handed %d, walks %d), want %v", handed, state.handed, state.full, tc.handed)
