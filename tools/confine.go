@@ -470,13 +470,14 @@ func (s *Session) maskDecide(c *MaskState, clean func() map[string]bool, walk fu
 		prev, ok := c.scans[rel]
 		if stamp := workspace.StampOf(fi); !ok || stamp == (workspace.Stamp{}) || prev.stamp != stamp {
 			// A version decided before (by any session or process: the
-			// gate's verdicts persist) is not read again.
-			_, blocked, known := s.gate.KnownVerdict(rel, workspace.StampOf(fi))
+			// gate's verdicts persist) is not read again. (Its path is
+			// not blocked: KnownVerdict's content half.)
+			_, blocked, known := s.gate.KnownContentVerdict(stamp)
 			if !known {
 				pending = append(pending, unknown{rel, fi})
 				return
 			}
-			prev = maskScan{stamp: workspace.StampOf(fi), blocked: blocked}
+			prev = maskScan{stamp: stamp, blocked: blocked}
 			c.scans[rel] = prev
 		}
 		if prev.blocked {
@@ -672,8 +673,16 @@ func skippedDir(name string) bool { return name == ".git" || dependencyDirs[name
 
 // inSkippedDir reports whether rel lies in a directory the walk skips.
 func inSkippedDir(rel string) bool {
-	parts := strings.Split(rel, "/")
-	return slices.ContainsFunc(parts[:len(parts)-1], skippedDir)
+	for {
+		i := strings.IndexByte(rel, '/')
+		if i < 0 {
+			return false
+		}
+		if skippedDir(rel[:i]) {
+			return true
+		}
+		rel = rel[i+1:]
+	}
 }
 
 // holdMasks makes the masks the next command decides hold for the
