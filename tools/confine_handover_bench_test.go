@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -17,19 +16,7 @@ import (
 // versions are known (the spent tree's files keep their inodes).
 func BenchmarkFirstDecisionRecycled(b *testing.B) {
 	ctx := context.Background()
-	top := b.TempDir()
-	files := make(map[string]string, 23000)
-	for i := range 23000 {
-		files[fmt.Sprintf("pkg%d/f%d.go", i/100, i)] = fmt.Sprintf("package pkg%d\n\nconst F%d = %d\n", i/100, i, i)
-	}
-	testkit.WriteFiles(b, top, files)
-	testkit.Git(b, top, "init", "-q", "-b", "main")
-	testkit.Git(b, top, "add", ".")
-	testkit.Git(b, top, "-c", "gc.auto=0", "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-qm", "init")
-	repo, err := git.Open(ctx, top, git.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	repo := generatedRepo(b, 23000)
 	repo.ObserveRestores(NewRestoreWatch)
 	gate := b.TempDir() // the gate's verdicts, kept across sessions
 	n := 0
