@@ -161,6 +161,10 @@ type MaskState struct {
 	// confine_journal.go): what a workflow's listings of untracked files
 	// look at instead of the whole tree.
 	journal journalState
+	// handover is the restore's walk the first decision takes (Adopt);
+	// handed counts the decisions that took one (for tests).
+	handover *restoreWatch
+	handed   int
 }
 
 // NewMaskState makes an empty mask state for the sessions of a run.
@@ -175,6 +179,10 @@ func (m *MaskState) Close() {
 	defer m.mu.Unlock()
 	m.watch.close()
 	m.watch, m.masks = nil, nil
+	if m.handover != nil {
+		m.handover.Close()
+		m.handover = nil
+	}
 }
 
 // bind makes m serve the sessions of key; false when it serves another.
@@ -385,6 +393,9 @@ func (s *Session) maskedFiles(clean func() map[string]bool) ([]string, error) {
 	}
 	masked, ok := s.maskChanges(st)
 	var err error
+	if !ok && st.handover != nil {
+		masked, ok, err = s.maskHandover(st, clean)
+	}
 	if !ok {
 		masked, err = s.maskWalk(st, clean)
 	}
@@ -405,6 +416,21 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 	if !c.tooBig {
 		c.watch = newTreeWatch(s.root.Dir())
 	}
+	enter := func(rel string) {
+		if c.watch != nil {
+			c.watch.add(rel) // before it is read: nothing created meanwhile is missed
+		}
+	}
+	return s.maskDecide(c, clean, func(skip func(string), each func(maskFile)) bool {
+		return walkMaskTree(s.root.Dir(), enter, skip, each)
+	})
+}
+
+// maskDecide decides the masks from the files walk finds (calling skip for
+// a folder it does not enter, each for every file), the state's watch
+// started before: a walk of the tree (maskWalk) or what the restore's
+// walk found (maskHandover). Under c.mu.
+func (s *Session) maskDecide(c *MaskState, clean func() map[string]bool, walk func(skip func(string), each func(maskFile)) (lost bool)) ([]string, error) {
 	seen := map[string]bool{}
 	var masked []string
 	var buf []byte
@@ -424,13 +450,8 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 		masked = append(masked, s.root.Abs(rel))
 		c.masks[rel] = true
 	}
-	enter := func(rel string) {
-		if c.watch != nil {
-			c.watch.add(rel) // before it is read: nothing created meanwhile is missed
-		}
-	}
 	skip := func(string) { c.journal.skipped = true } // its changes go unseen
-	lost := walkMaskTree(s.root.Dir(), enter, skip, func(f maskFile) {
+	lost := walk(skip, func(f maskFile) {
 		rel, fi := f.rel, f.fi
 		if path.Base(rel) == ".gitattributes" {
 			attributes = append(attributes, rel)
@@ -449,13 +470,14 @@ func (s *Session) maskWalk(c *MaskState, clean func() map[string]bool) ([]string
 		prev, ok := c.scans[rel]
 		if stamp := workspace.StampOf(fi); !ok || stamp == (workspace.Stamp{}) || prev.stamp != stamp {
 			// A version decided before (by any session or process: the
-			// gate's verdicts persist) is not read again.
-			_, blocked, known := s.gate.KnownVerdict(rel, workspace.StampOf(fi))
+			// gate's verdicts persist) is not read again. (Its path is
+			// not blocked: KnownVerdict's content half.)
+			_, blocked, known := s.gate.KnownContentVerdict(stamp)
 			if !known {
 				pending = append(pending, unknown{rel, fi})
 				return
 			}
-			prev = maskScan{stamp: workspace.StampOf(fi), blocked: blocked}
+			prev = maskScan{stamp: stamp, blocked: blocked}
 			c.scans[rel] = prev
 		}
 		if prev.blocked {
@@ -651,8 +673,16 @@ func skippedDir(name string) bool { return name == ".git" || dependencyDirs[name
 
 // inSkippedDir reports whether rel lies in a directory the walk skips.
 func inSkippedDir(rel string) bool {
-	parts := strings.Split(rel, "/")
-	return slices.ContainsFunc(parts[:len(parts)-1], skippedDir)
+	for {
+		i := strings.IndexByte(rel, '/')
+		if i < 0 {
+			return false
+		}
+		if skippedDir(rel[:i]) {
+			return true
+		}
+		rel = rel[i+1:]
+	}
 }
 
 // holdMasks makes the masks the next command decides hold for the

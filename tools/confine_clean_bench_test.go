@@ -18,20 +18,7 @@ import (
 // that reads no clean file) and the next (a walk that stats files).
 func BenchmarkMaskWalkNewWorktree(b *testing.B) {
 	ctx := context.Background()
-	top := b.TempDir()
-	files := make(map[string]string, 20000)
-	for i := range 20000 {
-		files[fmt.Sprintf("pkg%d/f%d.go", i/100, i)] = fmt.Sprintf("package pkg%d\n\nconst F%d = %d\n", i/100, i, i)
-	}
-	testkit.WriteFiles(b, top, files)
-	testkit.Git(b, top, "init", "-q", "-b", "main")
-	testkit.Git(b, top, "add", ".")
-	// No background gc (20k loose objects) racing the benchmark.
-	testkit.Git(b, top, "-c", "gc.auto=0", "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-qm", "init")
-	repo, err := git.Open(ctx, top, git.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	repo := generatedRepo(b, 20000)
 	var first, next []time.Duration
 	i := 0
 	for b.Loop() {
@@ -63,4 +50,25 @@ func BenchmarkMaskWalkNewWorktree(b *testing.B) {
 	}
 	b.ReportMetric(median(first), "ms/first")
 	b.ReportMetric(median(next), "ms/next")
+}
+
+// generatedRepo is a repository whose one commit holds n small Go files,
+// a hundred a folder.
+func generatedRepo(b *testing.B, n int) *git.Repo {
+	b.Helper()
+	top := b.TempDir()
+	files := make(map[string]string, n)
+	for i := range n {
+		files[fmt.Sprintf("pkg%d/f%d.go", i/100, i)] = fmt.Sprintf("package pkg%d\n\nconst F%d = %d\n", i/100, i, i)
+	}
+	testkit.WriteFiles(b, top, files)
+	testkit.Git(b, top, "init", "-q", "-b", "main")
+	testkit.Git(b, top, "add", ".")
+	// No background gc (20k loose objects) racing the benchmark.
+	testkit.Git(b, top, "-c", "gc.auto=0", "-c", "user.name=User", "-c", "user.email=user@example.com", "commit", "-qm", "init")
+	repo, err := git.Open(context.Background(), top, git.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return repo
 }

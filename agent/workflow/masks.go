@@ -49,6 +49,9 @@ func (e *Engine) masksOf(id, root string) *tools.MaskState {
 	root = filepath.Clean(root)
 	if states[root] == nil {
 		states[root] = tools.NewMaskState()
+		if w := e.cfg.Repo.TakeRestoreWatch(root); w != nil {
+			states[root].Adopt(w) // a recycled worktree: its restore's walk
+		}
 	}
 	return states[root]
 }

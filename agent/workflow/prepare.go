@@ -25,6 +25,9 @@ func (e *Engine) prepareWorktrees(ctx context.Context, wf store.Workflow) (stop 
 	if e.cfg.DryRun || e.cfg.Repo == nil || need == 0 || Stage(wf.Stage).Terminal() {
 		return func() {}
 	}
+	// A restored tree's walk is handed to the first mask decision in it
+	// (masksOf).
+	e.cfg.Repo.ObserveRestores(tools.NewRestoreWatch)
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(2)

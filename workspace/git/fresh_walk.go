@@ -93,6 +93,10 @@ type freshWalk struct {
 	mask  uint32
 	uid   uint32
 	seen  []bool // by entry; each is set by the one walker that finds it
+	// watch, when not nil, is told of each directory before it is read,
+	// and stats keeps each entry's stat data (by entry, as seen).
+	watch RestoreWatch
+	stats []unix.Stat_t
 
 	mu    sync.Mutex
 	cond  sync.Cond
@@ -134,25 +138,37 @@ type freshWalker struct {
 // ours, a folder with another mode, the .git file or the admin directory
 // gitDir holding what git worktree add did not write.
 func verifyFresh(top, gitDir string, want freshEntries, since unix.Timespec) (stale []string, extra []extraPath, err error) {
+	w, err := verifyFreshWatched(top, gitDir, want, since, nil)
+	return w.stale, w.extra, err
+}
+
+// verifyFreshWatched is verifyFresh that, when watch is not nil, tells
+// watch of each directory before it reads it and keeps what it found of
+// each file (freshWalk.files).
+func verifyFreshWatched(top, gitDir string, want freshEntries, since unix.Timespec, watch RestoreWatch) (*freshWalk, error) {
+	w := &freshWalk{want: want, since: since, mask: uint32(umask()), uid: uint32(os.Getuid()),
+		seen: make([]bool, len(want.list)), watch: watch}
 	admin, err := os.ReadDir(gitDir)
 	if err != nil {
-		return nil, nil, err
+		return w, err
 	}
 	for _, e := range admin {
 		if !slices.Contains(adminFiles, e.Name()) {
-			return nil, nil, fmt.Errorf("unexpected %s in the admin directory", e.Name())
+			return w, fmt.Errorf("unexpected %s in the admin directory", e.Name())
 		}
 	}
 	dotGit, err := os.ReadFile(filepath.Join(top, ".git"))
 	if err != nil || strings.TrimSpace(string(dotGit)) != "gitdir: "+gitDir {
-		return nil, nil, fmt.Errorf(".git does not name %s: %q", gitDir, dotGit)
+		return w, fmt.Errorf(".git does not name %s: %q", gitDir, dotGit)
 	}
 	fd, err := unix.Open(top, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, nil, &fs.PathError{Op: "open", Path: top, Err: err}
+		return w, &fs.PathError{Op: "open", Path: top, Err: err}
 	}
-	w := &freshWalk{want: want, since: since, mask: uint32(umask()), uid: uint32(os.Getuid()),
-		seen: make([]bool, len(want.list)), queue: []freshDir{{fd: fd}}}
+	if watch != nil {
+		w.stats = make([]unix.Stat_t, len(want.list))
+	}
+	w.queue = []freshDir{{fd: fd}}
 	w.cond.L = &w.mu
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), maxWalkers) {
@@ -163,14 +179,29 @@ func verifyFresh(top, gitDir string, want freshEntries, since unix.Timespec) (st
 		unix.Close(d.fd)
 	}
 	if w.err != nil {
-		return nil, nil, w.err
+		return &freshWalk{}, w.err
 	}
 	for i, ok := range w.seen {
 		if !ok {
 			w.stale = append(w.stale, want.list[i].path) // missing
 		}
 	}
-	return w.stale, w.extra, nil
+	return w, nil
+}
+
+// files are the regular files the walk found, with their stat data as
+// it found them (RestoreWatch.Walked); nil when it kept none.
+func (w *freshWalk) files(want freshEntries) []RestoredFile {
+	if w.stats == nil {
+		return nil
+	}
+	out := make([]RestoredFile, 0, len(want.list))
+	for i, ok := range w.seen {
+		if ok && w.stats[i].Mode&unix.S_IFMT == unix.S_IFREG {
+			out = append(out, RestoredFile{Path: want.list[i].path, Stat: syscallStat(&w.stats[i])})
+		}
+	}
+	return out
 }
 
 // maxWalkers bounds the walkers of one walk, and sharedDirs the open
@@ -300,6 +331,9 @@ func (w *freshWalker) openDir(fd int, name, rel string) (int, error) {
 	case st.Mode != unix.S_IFDIR|0o777&^w.mask:
 		err = fmt.Errorf("directory %s (%o) is not the checkout's", rel, st.Mode)
 	default:
+		if w.watch != nil {
+			w.watch.Dir(rel, uint64(st.Dev), st.Ino) // before it is read
+		}
 		return sub, nil
 	}
 	unix.Close(sub)
@@ -361,6 +395,9 @@ func (w *freshWalker) file(name []byte, st *unix.Stat_t) error {
 		return nil
 	}
 	w.seen[i] = true
+	if w.stats != nil {
+		w.stats[i] = *st
+	}
 	e := &w.want.list[i]
 	var ok bool
 	switch e.mode {

@@ -37,8 +37,12 @@ import (
 // changes — the registration and the move run under the ref lock, the
 // checkout of files (the slow part) outside it.
 
-// preparedTree is a prepared worktree and who asked for it.
-type preparedTree struct{ path, owner string }
+// preparedTree is a prepared worktree and who asked for it; watch follows
+// it since its restore's walk (a restored spent tree's, when asked).
+type preparedTree struct {
+	path, owner string
+	watch       RestoreWatch
+}
 
 // preparedPool is a Repo's fresh prepared worktrees.
 type preparedPool struct {
@@ -48,6 +52,7 @@ type preparedPool struct {
 	making int            // being checked out now
 	// changed is closed (and replaced) whenever ready or making change.
 	changed chan struct{}
+	watches restoreWatches
 }
 
 // notify wakes the waiters of await. Under mu.
@@ -99,17 +104,17 @@ func (p *preparedPool) end(t preparedTree, complete bool) {
 	p.notify()
 }
 
-// take removes and returns a fresh prepared worktree, or "".
-func (p *preparedPool) take() string {
+// take removes and returns a fresh prepared worktree; false: none.
+func (p *preparedPool) take() (preparedTree, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.ready) == 0 {
-		return ""
+		return preparedTree{}, false
 	}
-	path := p.ready[0].path
+	t := p.ready[0]
 	p.ready = p.ready[1:]
 	p.notify()
-	return path
+	return t, true
 }
 
 // count is how many are ready for owner ("": for anyone).
@@ -134,6 +139,7 @@ func (p *preparedPool) takeOwned(owner string) []string {
 	for _, t := range p.ready {
 		if t.owner == owner {
 			paths = append(paths, t.path)
+			closeWatch(t.watch)
 		} else {
 			kept = append(kept, t)
 		}
@@ -248,10 +254,22 @@ func (r *Repo) DropPreparedWorktrees(ctx context.Context, owner string) error {
 // (and called prepared.await before taking it); path does not exist or is
 // an empty folder.
 func (r *Repo) claimPrepared(ctx context.Context, path, branch string) bool {
-	src := r.prepared.take()
-	if src == "" {
+	t, ok := r.prepared.take()
+	if !ok {
 		return false
 	}
+	src := t.path
+	if !r.movePrepared(ctx, src, path, branch) {
+		closeWatch(t.watch)
+		return false
+	}
+	r.prepared.watches.claim(path, t.watch)
+	return true
+}
+
+// movePrepared moves the prepared worktree src to path and puts it on
+// branch (claimPrepared); false: src was removed.
+func (r *Repo) movePrepared(ctx context.Context, src, path, branch string) bool {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		r.dropWorktree(ctx, src)
 		return false
@@ -304,6 +322,7 @@ func (r *Repo) moveHEADOnly(ctx context.Context, path, branch string) bool {
 // dropWorktree removes a worktree this package made and its registration
 // (under the ref lock).
 func (r *Repo) dropWorktree(ctx context.Context, path string) {
+	r.prepared.watches.drop(path)
 	if err := r.removeWorktree(ctx, path); err != nil {
 		_ = os.RemoveAll(path)
 		_, _ = r.git.run(ctx, r.dir, nil, "worktree", "prune")

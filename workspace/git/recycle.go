@@ -120,6 +120,7 @@ func (r *Repo) spentTrees() []string {
 // worktree and its registration; false when it did not (no room, not one
 // of ours, or a step failed: the caller removes it the ordinary way).
 func (r *Repo) retireWorktree(ctx context.Context, path string) bool {
+	r.prepared.watches.drop(path) // its restore's watch, when nobody took it
 	if r.worktreeRoot == "" || !isUnder(path, r.worktreeRoot) || isUnder(path, r.preparedDir()) || isUnder(path, r.trashDir()) {
 		return false
 	}
@@ -260,9 +261,13 @@ func (r *Repo) adoptSpent(ctx context.Context, owner, commit string) bool {
 			return false
 		}
 		path := r.prepared.next(r.preparedDir())
-		t := preparedTree{path: path, owner: owner}
+		t := preparedTree{path: path, owner: owner, watch: r.prepared.watches.start(path)}
 		r.prepared.begin()
-		err := r.restoreSpent(ctx, spent[0], path, commit)
+		handed, err := r.restoreSpent(ctx, spent[0], path, commit, t.watch)
+		if !handed {
+			closeWatch(t.watch)
+			t.watch = nil
+		}
 		r.prepared.end(t, err == nil)
 		if err == nil {
 			return true
@@ -276,8 +281,9 @@ func (r *Repo) adoptSpent(ctx context.Context, owner, commit string) bool {
 // restoreSpent claims the spent tree (under the ref lock: one process
 // takes it), registers a worktree at path detached at commit holding its
 // files, and makes it a fresh checkout; on failure the worktree and the
-// spent tree are removed.
-func (r *Repo) restoreSpent(ctx context.Context, spent, path, commit string) error {
+// spent tree are removed. watch, when not nil, follows the restore's walk
+// (freshen); handed: it was given what the walk found.
+func (r *Repo) restoreSpent(ctx context.Context, spent, path, commit string, watch RestoreWatch) (handed bool, _ error) {
 	registered, claimed := false, false
 	var index []byte
 	var since unix.Timespec
@@ -312,20 +318,20 @@ func (r *Repo) restoreSpent(ctx context.Context, spent, path, commit string) err
 		return nil
 	})
 	if !claimed {
-		return fmt.Errorf("restore a spent worktree: %w", err)
+		return false, fmt.Errorf("restore a spent worktree: %w", err)
 	}
 	r.discardSpent(spent)
 	if err == nil {
-		err = r.freshen(ctx, path, since, index)
+		handed, err = r.freshen(ctx, path, since, index, watch)
 	}
 	if err != nil && registered {
 		ctx := context.WithoutCancel(ctx)
 		_ = r.refLock(ctx, func() error { r.dropWorktree(ctx, path); return nil })
 	}
 	if err != nil {
-		return fmt.Errorf("restore a spent worktree: %w", err)
+		return false, fmt.Errorf("restore a spent worktree: %w", err)
 	}
-	return nil
+	return handed, nil
 }
 
 // freshCheck are settings that make git compare every stat field it
@@ -336,11 +342,13 @@ var freshCheck = []string{"-c", "core.trustctime=true", "-c", "core.checkStat=de
 // prev, the index they were retired with, identical to a fresh checkout of
 // its HEAD, or fails (see the comment at the top of this file). since is
 // when the tree was last made fresh: a file changed at or after it is
-// written again.
-func (r *Repo) freshen(ctx context.Context, path string, since unix.Timespec, prev []byte) error {
+// written again. watch, when not nil, watches the walk's directories
+// before they are read and is handed what the walk found (handed), unless
+// the tree held what only git clean removes (a second walk).
+func (r *Repo) freshen(ctx context.Context, path string, since unix.Timespec, prev []byte, watch RestoreWatch) (handed bool, _ error) {
 	loc, err := r.git.locate(path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// The index of HEAD, keeping the stat data of the entries whose
 	// object and mode are prev's: the files those vouch for need not be
@@ -348,15 +356,16 @@ func (r *Repo) freshen(ctx context.Context, path string, since unix.Timespec, pr
 	// only pass over it (issue 35: reset --hard and the walk stat-ed a
 	// 23k-file tree twice).
 	if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "read-tree", "--reset", "HEAD")...); err != nil {
-		return err
+		return false, err
 	}
 	want, err := freshIndex(filepath.Join(loc.gitDir, "index"))
 	if err != nil {
-		return err
+		return false, err
 	}
-	stale, extra, err := verifyFresh(path, loc.gitDir, want, since)
+	walk, err := verifyFreshWatched(path, loc.gitDir, want, since, watch)
+	stale, extra := walk.stale, walk.extra
 	if err != nil {
-		return err
+		return false, err
 	}
 	if len(extra) > 0 {
 		// The files prev tracked and HEAD does not are removed (what
@@ -367,18 +376,19 @@ func (r *Repo) freshen(ctx context.Context, path string, since unix.Timespec, pr
 		if leftovers(extra, prev) {
 			for _, e := range extra {
 				if err := os.RemoveAll(filepath.Join(path, filepath.FromSlash(e.rel))); err != nil {
-					return err
+					return false, err
 				}
 			}
 		} else {
 			if _, err := r.git.run(ctx, path, nil, append(slices.Clone(freshCheck), "clean", "-ffdxq")...); err != nil {
-				return err
+				return false, err
 			}
-			if stale, extra, err = verifyFresh(path, loc.gitDir, want, since); err != nil {
-				return err
+			watch = nil // the second walk is not watched: nothing is handed over
+			if walk, err = verifyFreshWatched(path, loc.gitDir, want, since, nil); err != nil {
+				return false, err
 			}
-			if len(extra) > 0 {
-				return fmt.Errorf("%s: %w", extra[0].rel, errUntracked)
+			if stale, extra = walk.stale, walk.extra; len(extra) > 0 {
+				return false, fmt.Errorf("%s: %w", extra[0].rel, errUntracked)
 			}
 		}
 	}
@@ -393,16 +403,20 @@ func (r *Repo) freshen(ctx context.Context, path string, since unix.Timespec, pr
 		var names strings.Builder
 		for _, p := range stale {
 			if err := os.Remove(filepath.Join(path, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("write back the files that changed: %w", err)
+				return false, fmt.Errorf("write back the files that changed: %w", err)
 			}
 			names.WriteString(p + "\x00")
 		}
 		if _, err := r.git.run(ctx, path, strings.NewReader(names.String()), append(slices.Clone(freshCheck), "checkout-index", "--force", "-u", "-z", "--stdin")...); err != nil {
-			return fmt.Errorf("write back the files that changed: %w", err)
+			return false, fmt.Errorf("write back the files that changed: %w", err)
 		}
 	}
 	_ = markFresh(loc.gitDir) // unmarked, it is used once and not recycled
-	return nil
+	if watch == nil {
+		return false, nil
+	}
+	watch.Walked(walk.files(want))
+	return true, nil
 }
 
 // leftovers reports whether every path of extra is one the index prev
