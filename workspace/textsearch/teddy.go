@@ -1,5 +1,7 @@
 package textsearch
 
+import "math/bits"
+
 // teddy finds candidate positions for a set of windows with one pass of
 // nibble lookups (the idea of Hyperscan's and ripgrep's Teddy): each byte
 // of a window position is split into its low and high nibble, each looked
@@ -50,20 +52,39 @@ func (t *teddy) at(data []byte, i int) bool {
 
 // find returns the first candidate position at or after from, or -1.
 func (t *teddy) find(data []byte, from int) int {
+	base, mask := t.block(data, from)
+	if base < 0 {
+		return -1
+	}
+	return base + bits.TrailingZeros32(mask)
+}
+
+// block returns the first block of 32 positions at or after from that
+// holds a candidate, as its first position and a mask of its candidates
+// (bit i: position base+i), or base -1. A caller that rejects a candidate
+// goes on to the mask's next bit without scanning again: in a run of
+// digits every position of [0-9]{3} is a candidate.
+func (t *teddy) block(data []byte, from int) (base int, mask uint32) {
 	if from < 0 {
 		from = 0
 	}
 	if haveSIMD && len(data)-from >= simdSpan {
 		blocks := (len(data)-from-simdSpan)/32 + 1
-		if i := teddySIMD(&data[from], blocks, &t.tables); i >= 0 {
-			return from + i
+		if off, m := teddySIMD(&data[from], blocks, &t.tables); off >= 0 {
+			return from + off, m
 		}
 		from += blocks * 32
 	}
-	for i := from; i+t.k <= len(data); i++ {
-		if t.at(data, i) {
-			return i
+	for base := from; base+t.k <= len(data); base += 32 {
+		var m uint32
+		for i := range min(32, len(data)-t.k+1-base) {
+			if t.at(data, base+i) {
+				m |= 1 << i
+			}
+		}
+		if m != 0 {
+			return base, m
 		}
 	}
-	return -1
+	return -1, 0
 }

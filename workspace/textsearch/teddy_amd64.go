@@ -10,7 +10,8 @@ var haveSIMD = cpu.X86.HasAVX2
 const simdSpan = 34
 
 // teddySIMD checks blocks of 32 positions from p; it returns the offset
-// of the first candidate or -1. The caller guarantees blocks*32+2 bytes.
+// of the first block holding a candidate and the block's candidates (bit
+// i: position off+i), or -1. The caller guarantees blocks*32+2 bytes.
 //
 //go:noescape
-func teddySIMD(p *byte, blocks int, tables *[2 * maxWindow][32]byte) int
+func teddySIMD(p *byte, blocks int, tables *[2 * maxWindow][32]byte) (off int, mask uint32)

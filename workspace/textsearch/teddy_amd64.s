@@ -1,7 +1,7 @@
 #include "textflag.h"
 
-// func teddySIMD(p *byte, blocks int, tables *[6][32]byte) int
-TEXT ·teddySIMD(SB), NOSPLIT, $0-32
+// func teddySIMD(p *byte, blocks int, tables *[6][32]byte) (off int, mask uint32)
+TEXT ·teddySIMD(SB), NOSPLIT, $0-36
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ tables+16(FP), DX
@@ -55,13 +55,13 @@ loop:
 	JMP loop
 
 found:
-	BSFL AX, AX
-	ADDQ BX, AX
 	VZEROUPPER
-	MOVQ AX, ret+24(FP)
+	MOVQ BX, off+24(FP)
+	MOVL AX, mask+32(FP)
 	RET
 
 notfound:
 	VZEROUPPER
-	MOVQ $-1, ret+24(FP)
+	MOVQ $-1, off+24(FP)
+	MOVL $0, mask+32(FP)
 	RET

@@ -7,4 +7,6 @@ const (
 	simdSpan = 34
 )
 
-func teddySIMD(p *byte, blocks int, tables *[2 * maxWindow][32]byte) int { return -1 }
+func teddySIMD(p *byte, blocks int, tables *[2 * maxWindow][32]byte) (off int, mask uint32) {
+	return -1, 0
+}

@@ -1,0 +1,35 @@
+package textsearch
+
+import (
+	"golang.org/x/sys/cpu"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestScalarScanner runs the scanner without AVX2 (as on a CPU without
+// it) against the regexp package, on texts long enough for several
+// blocks of candidates and on their short tails.
+func TestScalarScanner(t *testing.T) {
+	defer func(old bool) { haveSIMD = old }(haveSIMD)
+	text := strings.Repeat("id 12345 Abc1234 x99 Zz000\n", 3) + strings.Repeat("0123456789", 12) + "\nTODO xx FIXME 42\nAb123"
+	for _, expr := range []string{`[A-Z][a-z]+[0-9]{3,}`, `(TODO|FIXME|XXX)`, `[0-9]{4}`, `\bxx\b`} {
+		p, err := Compile(expr, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re, err := reference(expr, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, simd := range []bool{false, true} {
+			haveSIMD = simd && cpu.X86.HasAVX2
+			for cut := range len(text) + 1 {
+				data := []byte(text[cut:])
+				if got, want := p.NewSearcher().MatchLines(nil, data), naive(re, data); !slices.Equal(got, want) {
+					t.Fatalf("%q (SIMD %v) on %q: got %v, want %v", expr, haveSIMD, data, got, want)
+				}
+			}
+		}
+	}
+}
