@@ -9,9 +9,11 @@ var haveSIMD = cpu.X86.HasAVX2
 // window bytes after the last position).
 const simdSpan = 34
 
-// teddySIMD checks blocks of 32 positions from p; it returns the offset
-// of the first block holding a candidate and the block's candidates (bit
-// i: position off+i), or -1. The caller guarantees blocks*32+2 bytes.
+// teddyHits checks blocks of 32 positions from p, storing each block
+// that holds a candidate in hits as its offset<<32 | its candidates (bit
+// i: position offset+i), until max are stored; it returns how many it
+// stored and how many bytes of positions it checked. The caller
+// guarantees blocks*32+2 bytes, fewer than 1<<31.
 //
 //go:noescape
-func teddySIMD(p *byte, blocks int, tables *[2 * maxWindow][32]byte) (off int, mask uint32)
+func teddyHits(p *byte, blocks int, tables *[2 * maxWindow][32]byte, hits *uint64, max int) (n, scanned int)

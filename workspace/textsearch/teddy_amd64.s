@@ -1,10 +1,12 @@
 #include "textflag.h"
 
-// func teddySIMD(p *byte, blocks int, tables *[6][32]byte) (off int, mask uint32)
-TEXT ·teddySIMD(SB), NOSPLIT, $0-36
+// func teddyHits(p *byte, blocks int, tables *[6][32]byte, hits *uint64, max int) (n, scanned int)
+TEXT ·teddyHits(SB), NOSPLIT, $0-56
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ tables+16(FP), DX
+	MOVQ hits+24(FP), DI
+	MOVQ max+32(FP), R9
 	VMOVDQU 0(DX), Y0
 	VMOVDQU 32(DX), Y1
 	VMOVDQU 64(DX), Y2
@@ -12,15 +14,16 @@ TEXT ·teddySIMD(SB), NOSPLIT, $0-36
 	VMOVDQU 128(DX), Y4
 	VMOVDQU 160(DX), Y5
 	MOVQ $0x0f0f0f0f0f0f0f0f, AX
-	MOVQ AX, X15
-	VPBROADCASTQ X15, Y15
+	MOVQ AX, X13
+	VPBROADCASTQ X13, Y15
 	VPXOR Y14, Y14, Y14
 	XORQ BX, BX
+	XORQ R8, R8
 	SHLQ $5, CX
 
 loop:
 	CMPQ BX, CX
-	JGE notfound
+	JGE done
 	// position byte 0
 	VMOVDQU (SI)(BX*1), Y6
 	VPSRLW $4, Y6, Y7
@@ -55,13 +58,18 @@ loop:
 	JMP loop
 
 found:
-	VZEROUPPER
-	MOVQ BX, off+24(FP)
-	MOVL AX, mask+32(FP)
-	RET
+	// hits[n] = offset<<32 | mask
+	MOVQ BX, R10
+	SHLQ $32, R10
+	ORQ AX, R10
+	MOVQ R10, (DI)(R8*8)
+	INCQ R8
+	ADDQ $32, BX
+	CMPQ R8, R9
+	JLT loop
 
-notfound:
+done:
 	VZEROUPPER
-	MOVQ $-1, off+24(FP)
-	MOVL $0, mask+32(FP)
+	MOVQ R8, n+40(FP)
+	MOVQ BX, scanned+48(FP)
 	RET

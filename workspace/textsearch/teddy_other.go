@@ -7,6 +7,6 @@ const (
 	simdSpan = 34
 )
 
-func teddySIMD(p *byte, blocks int, tables *[2 * maxWindow][32]byte) (off int, mask uint32) {
-	return -1, 0
+func teddyHits(p *byte, blocks int, tables *[2 * maxWindow][32]byte, hits *uint64, max int) (n, scanned int) {
+	return 0, 0
 }

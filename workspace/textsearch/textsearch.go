@@ -125,8 +125,9 @@ func (p *Pattern) Regexp() *regexp.Regexp {
 
 // Searcher is one goroutine's use of a Pattern (it holds the DFA's cache).
 type Searcher struct {
-	p   *Pattern
-	dfa *dfa
+	p    *Pattern
+	dfa  *dfa
+	cand candidates
 }
 
 // NewSearcher returns a Searcher for one goroutine.
@@ -203,8 +204,10 @@ func (s *Searcher) scanLines(dst []int, data []byte) []int {
 	if p.exact != nil {
 		seqs = p.exact
 	}
+	c := &s.cand
+	*c = candidates{t: p.scan, data: data, max: hitCap}
 	for off := 0; off < len(data); {
-		base, mask := p.scan.block(data, off)
+		base, mask := c.next(off)
 		if base < 0 {
 			break
 		}
@@ -226,6 +229,7 @@ func (s *Searcher) scanLines(dst []int, data []byte) []int {
 		}
 		off = max(next, base+32)
 	}
+	c.data = nil // hold no file's bytes
 	return dst
 }
 
