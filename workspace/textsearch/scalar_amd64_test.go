@@ -13,6 +13,9 @@ import (
 func TestScalarScanner(t *testing.T) {
 	defer func(old bool) { haveSIMD = old }(haveSIMD)
 	text := strings.Repeat("id 12345 Abc1234 x99 Zz000\n", 3) + strings.Repeat("0123456789", 12) + "\nTODO xx FIXME 42\nAb123"
+	// More blocks of candidates than one SIMD call hands back (hitCap),
+	// with matches between them and after.
+	long := strings.Repeat(strings.Repeat("0123456789", 70)+" Ab1234 xx\n", 3) + strings.Repeat("9", 40*32) + "\nTODO Qz999"
 	for _, expr := range []string{`[A-Z][a-z]+[0-9]{3,}`, `(TODO|FIXME|XXX)`, `[0-9]{4}`, `\bxx\b`} {
 		p, err := Compile(expr, false, false)
 		if err != nil {
@@ -28,6 +31,12 @@ func TestScalarScanner(t *testing.T) {
 				data := []byte(text[cut:])
 				if got, want := p.NewSearcher().MatchLines(nil, data), naive(re, data); !slices.Equal(got, want) {
 					t.Fatalf("%q (SIMD %v) on %q: got %v, want %v", expr, haveSIMD, data, got, want)
+				}
+			}
+			for cut := 0; cut < len(long); cut += 37 {
+				data := []byte(long[cut:])
+				if got, want := p.NewSearcher().MatchLines(nil, data), naive(re, data); !slices.Equal(got, want) {
+					t.Fatalf("%q (SIMD %v) on the long text from %d: got %v, want %v", expr, haveSIMD, cut, got, want)
 				}
 			}
 		}

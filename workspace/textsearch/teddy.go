@@ -74,9 +74,10 @@ type candidates struct {
 	t    *teddy
 	data []byte
 	hits [hitCap]uint64
-	// i and n: the hits not handed out yet; pos: the first position not
-	// scanned yet; max: the hits one scan collects (at most hitCap).
-	i, n, pos, max int
+	// i and n: the hits not handed out yet, their offsets from hitsAt;
+	// pos: the first position not scanned yet; max: the hits one scan
+	// collects (at most hitCap).
+	i, n, hitsAt, pos, max int
 }
 
 // next returns the first block at or after from that holds a candidate,
@@ -90,7 +91,7 @@ func (c *candidates) next(from int) (base int, mask uint32) {
 		for c.i < c.n {
 			h := c.hits[c.i]
 			c.i++
-			base, mask := int(h>>32), uint32(h)
+			base, mask := c.hitsAt+int(h>>32), uint32(h)
 			if base+32 <= from {
 				continue
 			}
@@ -106,10 +107,7 @@ func (c *candidates) next(from int) (base int, mask uint32) {
 		if haveSIMD && len(data)-c.pos >= simdSpan {
 			blocks := min((len(data)-c.pos-simdSpan)/32+1, maxBlocks)
 			n, scanned := teddyHits(&data[c.pos], blocks, &c.t.tables, &c.hits[0], c.max)
-			for j := range n {
-				c.hits[j] += uint64(c.pos) << 32
-			}
-			c.i, c.n = 0, n
+			c.i, c.n, c.hitsAt = 0, n, c.pos
 			c.pos += scanned
 			continue
 		}
