@@ -1,7 +1,9 @@
 package textsearch
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -67,20 +69,39 @@ func TestEndsMatchRegexp(t *testing.T) {
 	}
 	for _, expr := range exprs {
 		for _, caseSensitive := range []bool{true, false} {
-			p, err := Compile(expr, caseSensitive, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			re, err := reference(expr, caseSensitive, false)
-			if err != nil {
-				t.Fatal(err)
-			}
+			o := newOracle(t, expr, caseSensitive)
 			for _, text := range texts {
-				got := p.NewSearcher().MatchLines(nil, []byte(text))
-				if want := naive(re, []byte(text)); !slices.Equal(got, want) {
-					t.Fatalf("%q (caseSensitive %v) on %q: got %v, want %v", expr, caseSensitive, text, got, want)
-				}
+				o.check(t, []byte(text), fmt.Sprintf("caseSensitive %v", caseSensitive))
 			}
 		}
+	}
+}
+
+// oracle is a pattern with the regexp it means, line by line.
+type oracle struct {
+	expr string
+	p    *Pattern
+	re   *regexp.Regexp
+}
+
+func newOracle(t *testing.T, expr string, caseSensitive bool) oracle {
+	t.Helper()
+	p, err := Compile(expr, caseSensitive, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := reference(expr, caseSensitive, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return oracle{expr: expr, p: p, re: re}
+}
+
+// check fails the test when the pattern's lines of data differ from the
+// regexp's.
+func (o oracle) check(t *testing.T, data []byte, how string) {
+	t.Helper()
+	if got, want := o.p.NewSearcher().MatchLines(nil, data), naive(o.re, data); !slices.Equal(got, want) {
+		t.Fatalf("%q (%s) on %q: got %v, want %v", o.expr, how, data, got, want)
 	}
 }

@@ -1,8 +1,8 @@
 package textsearch
 
 import (
+	"fmt"
 	"golang.org/x/sys/cpu"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -17,27 +17,15 @@ func TestScalarScanner(t *testing.T) {
 	// with matches between them and after.
 	long := strings.Repeat(strings.Repeat("0123456789", 70)+" Ab1234 xx\n", 3) + strings.Repeat("9", 40*32) + "\nTODO Qz999"
 	for _, expr := range []string{`[A-Z][a-z]+[0-9]{3,}`, `(TODO|FIXME|XXX)`, `[0-9]{4}`, `\bxx\b`} {
-		p, err := Compile(expr, false, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		re, err := reference(expr, false, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		o := newOracle(t, expr, false)
 		for _, simd := range []bool{false, true} {
 			haveSIMD = simd && cpu.X86.HasAVX2
+			how := fmt.Sprintf("SIMD %v", haveSIMD)
 			for cut := range len(text) + 1 {
-				data := []byte(text[cut:])
-				if got, want := p.NewSearcher().MatchLines(nil, data), naive(re, data); !slices.Equal(got, want) {
-					t.Fatalf("%q (SIMD %v) on %q: got %v, want %v", expr, haveSIMD, data, got, want)
-				}
+				o.check(t, []byte(text[cut:]), how)
 			}
 			for cut := 0; cut < len(long); cut += 37 {
-				data := []byte(long[cut:])
-				if got, want := p.NewSearcher().MatchLines(nil, data), naive(re, data); !slices.Equal(got, want) {
-					t.Fatalf("%q (SIMD %v) on the long text from %d: got %v, want %v", expr, haveSIMD, cut, got, want)
-				}
+				o.check(t, []byte(long[cut:]), how)
 			}
 		}
 	}
