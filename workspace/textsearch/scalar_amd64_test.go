@@ -16,7 +16,10 @@ func TestScalarScanner(t *testing.T) {
 	// More blocks of candidates than one SIMD call hands back (hitCap),
 	// with matches between them and after.
 	long := strings.Repeat(strings.Repeat("0123456789", 70)+" Ab1234 xx\n", 3) + strings.Repeat("9", 40*32) + "\nTODO Qz999"
-	for _, expr := range []string{`[A-Z][a-z]+[0-9]{3,}`, `(TODO|FIXME|XXX)`, `[0-9]{4}`, `\bxx\b`} {
+	long += strings.Repeat(" ", 70*32) + "#\n" + strings.Repeat("@@ ", 600)
+	// Windows of three, two and one byte (the one-byte loop of the SIMD
+	// scanner).
+	for _, expr := range []string{`[A-Z][a-z]+[0-9]{3,}`, `(TODO|FIXME|XXX)`, `[0-9]{4}`, `\bxx\b`, `[#@]`, `Q`} {
 		o := newOracle(t, expr, false)
 		for _, simd := range []bool{false, true} {
 			haveSIMD = simd && cpu.X86.HasAVX2

@@ -106,7 +106,7 @@ func (c *candidates) next(from int) (base int, mask uint32) {
 		data := c.data
 		if haveSIMD && len(data)-c.pos >= simdSpan {
 			blocks := min((len(data)-c.pos-simdSpan)/32+1, maxBlocks)
-			n, scanned := teddyHits(&data[c.pos], blocks, &c.t.tables, &c.hits[0], c.max)
+			n, scanned := teddyHits(&data[c.pos], blocks, &c.t.tables, &c.hits[0], c.max, c.t.k)
 			c.i, c.n, c.hitsAt = 0, n, c.pos
 			c.pos += scanned
 			continue

@@ -1,7 +1,7 @@
 #include "textflag.h"
 
-// func teddyHits(p *byte, blocks int, tables *[6][32]byte, hits *uint64, max int) (n, scanned int)
-TEXT ·teddyHits(SB), NOSPLIT, $0-56
+// func teddyHits(p *byte, blocks int, tables *[6][32]byte, hits *uint64, max, k int) (n, scanned int)
+TEXT ·teddyHits(SB), NOSPLIT, $0-64
 	MOVQ p+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ tables+16(FP), DX
@@ -20,6 +20,8 @@ TEXT ·teddyHits(SB), NOSPLIT, $0-56
 	XORQ BX, BX
 	XORQ R8, R8
 	SHLQ $5, CX
+	CMPQ k+40(FP), $1
+	JEQ loop1
 
 loop:
 	CMPQ BX, CX
@@ -70,6 +72,35 @@ found:
 
 done:
 	VZEROUPPER
-	MOVQ R8, n+40(FP)
-	MOVQ BX, scanned+48(FP)
+	MOVQ R8, n+48(FP)
+	MOVQ BX, scanned+56(FP)
 	RET
+
+	// One-byte windows (a byte set): only position byte 0.
+loop1:
+	CMPQ BX, CX
+	JGE done
+	VMOVDQU (SI)(BX*1), Y6
+	VPSRLW $4, Y6, Y7
+	VPAND Y15, Y6, Y6
+	VPAND Y15, Y7, Y7
+	VPSHUFB Y6, Y0, Y6
+	VPSHUFB Y7, Y1, Y7
+	VPAND Y6, Y7, Y8
+	VPCMPEQB Y14, Y8, Y8
+	VPMOVMSKB Y8, AX
+	XORL $0xffffffff, AX
+	JNZ found1
+	ADDQ $32, BX
+	JMP loop1
+
+found1:
+	MOVQ BX, R10
+	SHLQ $32, R10
+	ORQ AX, R10
+	MOVQ R10, (DI)(R8*8)
+	INCQ R8
+	ADDQ $32, BX
+	CMPQ R8, R9
+	JLT loop1
+	JMP done
