@@ -1,5 +1,27 @@
 #include "textflag.h"
 
+// POS0 looks up the 32 bytes at SI+BX in position 0's nibble tables
+// (Y0, Y1), leaving each byte's buckets in Y8.
+#define POS0 \
+	VMOVDQU (SI)(BX*1), Y6; \
+	VPSRLW $4, Y6, Y7; \
+	VPAND Y15, Y6, Y6; \
+	VPAND Y15, Y7, Y7; \
+	VPSHUFB Y6, Y0, Y6; \
+	VPSHUFB Y7, Y1, Y7; \
+	VPAND Y6, Y7, Y8
+
+// STOREHIT stores hits[n] = BX<<32 | AX (the block's offset and
+// candidates), moves on to the next block and compares n with max.
+#define STOREHIT \
+	MOVQ BX, R10; \
+	SHLQ $32, R10; \
+	ORQ AX, R10; \
+	MOVQ R10, (DI)(R8*8); \
+	INCQ R8; \
+	ADDQ $32, BX; \
+	CMPQ R8, R9
+
 // func teddyHits(p *byte, blocks int, tables *[6][32]byte, hits *uint64, max, k int) (n, scanned int)
 TEXT ·teddyHits(SB), NOSPLIT, $0-64
 	MOVQ p+0(FP), SI
@@ -27,13 +49,7 @@ loop:
 	CMPQ BX, CX
 	JGE done
 	// position byte 0
-	VMOVDQU (SI)(BX*1), Y6
-	VPSRLW $4, Y6, Y7
-	VPAND Y15, Y6, Y6
-	VPAND Y15, Y7, Y7
-	VPSHUFB Y6, Y0, Y6
-	VPSHUFB Y7, Y1, Y7
-	VPAND Y6, Y7, Y8
+	POS0
 	// position byte 1
 	VMOVDQU 1(SI)(BX*1), Y6
 	VPSRLW $4, Y6, Y7
@@ -61,13 +77,7 @@ loop:
 
 found:
 	// hits[n] = offset<<32 | mask
-	MOVQ BX, R10
-	SHLQ $32, R10
-	ORQ AX, R10
-	MOVQ R10, (DI)(R8*8)
-	INCQ R8
-	ADDQ $32, BX
-	CMPQ R8, R9
+	STOREHIT
 	JLT loop
 
 done:
@@ -80,13 +90,7 @@ done:
 loop1:
 	CMPQ BX, CX
 	JGE done
-	VMOVDQU (SI)(BX*1), Y6
-	VPSRLW $4, Y6, Y7
-	VPAND Y15, Y6, Y6
-	VPAND Y15, Y7, Y7
-	VPSHUFB Y6, Y0, Y6
-	VPSHUFB Y7, Y1, Y7
-	VPAND Y6, Y7, Y8
+	POS0
 	VPCMPEQB Y14, Y8, Y8
 	VPMOVMSKB Y8, AX
 	XORL $0xffffffff, AX
@@ -95,12 +99,6 @@ loop1:
 	JMP loop1
 
 found1:
-	MOVQ BX, R10
-	SHLQ $32, R10
-	ORQ AX, R10
-	MOVQ R10, (DI)(R8*8)
-	INCQ R8
-	ADDQ $32, BX
-	CMPQ R8, R9
+	STOREHIT
 	JLT loop1
 	JMP done
