@@ -66,18 +66,18 @@ func runGrep(ctx context.Context, s *Session, p grepParams) (Result, error) {
 		return jsonResult(grepResult{Results: []GrepMatch{}, Warning: "Invalid regex pattern: " + err.Error()}, false), nil
 	}
 	list := s.egress.harvestListingFor(s.root.Dir())
-	all, err := search(ctx, s.root, s.ignore, s.gate, m, p.Glob, list, func() { s.egress.listed(s.root.Dir(), list) })
+	found, err := search(ctx, s.root, s.ignore, s.gate, m, p.Glob, list, func() { s.egress.listed(s.root.Dir(), list) })
 	if err != nil {
 		return Result{}, err
 	}
-	res := grepResult{Results: []GrepMatch{}, Total: len(all)}
-	if p.Skip < len(all) {
-		end := min(p.Skip+workspace.MaxGrepResults, len(all))
-		res.Results = all[p.Skip:end]
+	total := countMatches(found)
+	res := grepResult{Results: []GrepMatch{}, Total: total}
+	if p.Skip < total {
+		res.Results = matchPage(found, p.Skip, workspace.MaxGrepResults)
 		fillLines(s.root, s.gate, res.Results)
 	}
-	if len(all) > workspace.MaxGrepResults {
-		res.Warning = fmt.Sprintf("Only showing %d matches out of %d. Use skip parameter to paginate through more results.", len(res.Results), len(all))
+	if total > workspace.MaxGrepResults {
+		res.Warning = fmt.Sprintf("Only showing %d matches out of %d. Use skip parameter to paginate through more results.", len(res.Results), total)
 	}
 	if m.Incomplete() {
 		res.Warning = strings.TrimSpace(res.Warning + " " + incompleteWarning)
@@ -160,15 +160,49 @@ func (m *Matcher) matchLines(sc *scanner, data []byte) []int {
 // yields nothing either way). Match lines are not filled in (see
 // fillLines), so that a search with many matches stays cheap.
 func Search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gate *workspace.Gate, m *Matcher, glob string) ([]GrepMatch, error) {
-	return search(ctx, root, ig, gate, m, glob, nil, nil)
+	found, err := search(ctx, root, ig, gate, m, glob, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return matchPage(found, 0, countMatches(found)), nil
 }
 
-// search is Search that also fills list (when not nil) with what the
-// egress harvest needs from its walk of the whole root: the files the
-// gate blocks by path (whatever the glob) and the entries the ignore
-// rules hide. walked (when not nil) is called once the walk has ended
+// countMatches counts the matching lines of files.
+func countMatches(found []fileMatches) int {
+	n := 0
+	for _, f := range found {
+		n += len(f.lines)
+	}
+	return n
+}
+
+// matchPage returns at most n matches of found (in order) from the
+// skip-th on: a search with a million matches shows a page of them
+// without making a million.
+func matchPage(found []fileMatches, skip, n int) []GrepMatch {
+	page := make([]GrepMatch, 0, max(0, min(n, countMatches(found)-skip)))
+	for _, f := range found {
+		if skip >= len(f.lines) {
+			skip -= len(f.lines)
+			continue
+		}
+		for _, l := range f.lines[skip:] {
+			if len(page) == n {
+				return page
+			}
+			page = append(page, GrepMatch{FilePath: f.path, LineNumber: l})
+		}
+		skip = 0
+	}
+	return page
+}
+
+// search is Search, returning each file's matches sorted by path, that
+// also fills list (when not nil) with what the egress harvest needs from
+// its walk of the whole root: the files the gate blocks by path
+// (whatever the glob) and the entries the ignore rules hide. walked (when not nil) is called once the walk has ended
 // without error, while the files are still being searched.
-func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gate *workspace.Gate, m *Matcher, glob string, list *harvestListing, walked func()) ([]GrepMatch, error) {
+func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gate *workspace.Gate, m *Matcher, glob string, list *harvestListing, walked func()) ([]fileMatches, error) {
 	// The walker hands the workers batches of files: one channel
 	// operation (and at most one wake-up) per batch, not per file. Each
 	// file holds its folder open until it is read (see grepBatches).
@@ -238,21 +272,11 @@ func search(ctx context.Context, root *workspace.Root, ig *workspace.Ignore, gat
 		return nil, walkErr
 	}
 	var found []fileMatches
-	n := 0
 	for _, r := range results {
 		found = append(found, r...)
-		for _, f := range r {
-			n += len(f.lines)
-		}
 	}
 	slices.SortFunc(found, func(a, b fileMatches) int { return strings.Compare(a.path, b.path) })
-	all := make([]GrepMatch, 0, n)
-	for _, f := range found {
-		for _, l := range f.lines {
-			all = append(all, GrepMatch{FilePath: f.path, LineNumber: l})
-		}
-	}
-	return all, nil
+	return found, nil
 }
 
 // grepBatch is how many files the walker hands a worker at once: small

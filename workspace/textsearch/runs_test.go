@@ -14,8 +14,8 @@ func TestRunsAroundWindows(t *testing.T) {
 		expr string
 		runs []string // each run, as the bytes it accepts in lower case
 	}{
-		{`(?i)func \w+Context\(`, []string{"context("}},
-		{`(?i)(get|set)Deadline\(`, []string{"deadline("}},
+		{`(?i)func \w+Context\(`, []string{"xcontext("}},
+		{`(?i)(get|set)Deadline\(`, []string{"getdeadline("}},
 	} {
 		p, err := Compile(tc.expr, true, false)
 		if err != nil {

@@ -1,5 +1,7 @@
 package textsearch
 
+import "math/bits"
+
 // teddy finds candidate positions for a set of windows with one pass of
 // nibble lookups (the idea of Hyperscan's and ripgrep's Teddy): each byte
 // of a window position is split into its low and high nibble, each looked
@@ -50,20 +52,78 @@ func (t *teddy) at(data []byte, i int) bool {
 
 // find returns the first candidate position at or after from, or -1.
 func (t *teddy) find(data []byte, from int) int {
-	if from < 0 {
-		from = 0
+	c := candidates{t: t, data: data, max: 1}
+	base, mask := c.next(from)
+	if base < 0 {
+		return -1
 	}
-	if haveSIMD && len(data)-from >= simdSpan {
-		blocks := (len(data)-from-simdSpan)/32 + 1
-		if i := teddySIMD(&data[from], blocks, &t.tables); i >= 0 {
-			return from + i
+	return base + bits.TrailingZeros32(mask)
+}
+
+// hitCap is how many blocks of candidates one call of the SIMD scanner
+// hands back: a call costs as much as scanning dozens of blocks, and in
+// a run of digits every block of [0-9]{3} holds candidates.
+const hitCap = 16
+
+// maxBlocks bounds one call's blocks (its offsets are 32-bit).
+const maxBlocks = 1 << 24
+
+// candidates walks the blocks of 32 positions of data that hold a
+// scanner candidate, scanning ahead hitCap blocks at a time.
+type candidates struct {
+	t    *teddy
+	data []byte
+	hits [hitCap]uint64
+	// i and n: the hits not handed out yet, their offsets from hitsAt;
+	// pos: the first position not scanned yet; max: the hits one scan
+	// collects (at most hitCap).
+	i, n, hitsAt, pos, max int
+}
+
+// next returns the first block at or after from that holds a candidate,
+// as its first position and a mask of its candidates (bit i: position
+// base+i, none before from), or base -1 when there is none. A caller that
+// rejects a candidate goes on to the mask's next bit without scanning
+// again.
+func (c *candidates) next(from int) (base int, mask uint32) {
+	from = max(from, 0)
+	for {
+		for c.i < c.n {
+			h := c.hits[c.i]
+			c.i++
+			base, mask := c.hitsAt+int(h>>32), uint32(h)
+			if base+32 <= from {
+				continue
+			}
+			if base < from {
+				if mask &^= 1<<(from-base) - 1; mask == 0 {
+					continue
+				}
+			}
+			return base, mask
 		}
-		from += blocks * 32
-	}
-	for i := from; i+t.k <= len(data); i++ {
-		if t.at(data, i) {
-			return i
+		c.pos = max(c.pos, from)
+		data := c.data
+		if haveSIMD && len(data)-c.pos >= simdSpan {
+			blocks := min((len(data)-c.pos-simdSpan)/32+1, maxBlocks)
+			n, scanned := teddyHits(&data[c.pos], blocks, &c.t.tables, &c.hits[0], c.max, c.t.k)
+			c.i, c.n, c.hitsAt = 0, n, c.pos
+			c.pos += scanned
+			continue
 		}
+		for base := c.pos; base+c.t.k <= len(data); base += 32 {
+			var m uint32
+			for i := range min(32, len(data)-c.t.k+1-base) {
+				if c.t.at(data, base+i) {
+					m |= 1 << i
+				}
+			}
+			if m != 0 {
+				c.pos = base + 32
+				return base, m
+			}
+		}
+		c.pos = len(data)
+		return -1, 0
 	}
-	return -1
 }

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/bits"
 	"regexp"
 	"regexp/syntax"
 	"sync"
@@ -124,8 +125,9 @@ func (p *Pattern) Regexp() *regexp.Regexp {
 
 // Searcher is one goroutine's use of a Pattern (it holds the DFA's cache).
 type Searcher struct {
-	p   *Pattern
-	dfa *dfa
+	p    *Pattern
+	dfa  *dfa
+	cand candidates
 }
 
 // NewSearcher returns a Searcher for one goroutine.
@@ -174,38 +176,8 @@ func (s *Searcher) MatchLines(dst []int, data []byte) []int {
 			off = end + 1
 		}
 		return dst
-	case p.exact != nil:
-		for off := 0; off < len(data); {
-			at := p.scan.find(data, off)
-			if at < 0 {
-				break
-			}
-			if !exactAt(p.exact, data, at) {
-				off = at + 1
-				continue
-			}
-			start, end := lineBounds(data, at)
-			dst = append(dst, start)
-			off = end + 1
-		}
-		return dst
 	case p.scan != nil:
-		for off := 0; off < len(data); {
-			at := p.scan.find(data, off)
-			if at < 0 {
-				break
-			}
-			if !exactAt(p.runs, data, at) {
-				off = at + 1 // no run of a match here
-				continue
-			}
-			start, end := lineBounds(data, at)
-			if s.matchLine(data[start:end]) {
-				dst = append(dst, start)
-			}
-			off = end + 1
-		}
-		return dst
+		return s.scanLines(dst, data)
 	case s.dfa != nil:
 		return s.dfa.lines(dst, data)
 	}
@@ -219,6 +191,45 @@ func (s *Searcher) MatchLines(dst []int, data []byte) []int {
 		}
 		start = end + 1
 	}
+	return dst
+}
+
+// scanLines is MatchLines with the scanner: each candidate whose
+// sequence (exact) or run holds decides its line, and the scan goes on
+// after the line; a rejected candidate costs only its check, the next
+// comes from the same block of candidates.
+func (s *Searcher) scanLines(dst []int, data []byte) []int {
+	p := s.p
+	seqs := p.runs
+	if p.exact != nil {
+		seqs = p.exact
+	}
+	c := &s.cand
+	*c = candidates{t: p.scan, data: data, max: hitCap}
+	for off := 0; off < len(data); {
+		base, mask := c.next(off)
+		if base < 0 {
+			break
+		}
+		next := base + 32
+		for mask != 0 {
+			at := base + bits.TrailingZeros32(mask)
+			mask &= mask - 1
+			if !exactAt(seqs, data, at) {
+				continue // no sequence or run of a match here
+			}
+			start, end := lineBounds(data, at)
+			if p.exact != nil || s.matchLine(data[start:end]) {
+				dst = append(dst, start)
+			}
+			if next = end + 1; next-base >= 32 {
+				break
+			}
+			mask &^= 1<<(next-base) - 1
+		}
+		off = max(next, base+32)
+	}
+	c.data = nil // hold no file's bytes
 	return dst
 }
 

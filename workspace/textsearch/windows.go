@@ -3,6 +3,7 @@ package textsearch
 import (
 	"math/bits"
 	"regexp/syntax"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -91,6 +92,28 @@ type facts struct {
 	// req: every match contains a run matching one of these windows
 	// (nil: nothing known).
 	req []reqWindow
+	// prefix and suffix: every match starts (ends) with a run of these
+	// byte positions, when it is not fixed (empty: nothing known). A
+	// concatenation joins a part's suffix, the fixed parts after it and
+	// the next part's prefix into one run: [a-z]+[0-9]{3,} holds a letter
+	// and three digits in a row.
+	prefix, suffix []byteSet
+}
+
+// head is the run every match of the node starts with.
+func (f *facts) head() []byteSet {
+	if f.fixedOK {
+		return f.fixed
+	}
+	return f.prefix
+}
+
+// tail is the run every match of the node ends with.
+func (f *facts) tail() []byteSet {
+	if f.fixedOK {
+		return f.fixed
+	}
+	return f.suffix
 }
 
 // maxFixed bounds the fixed runs tracked; maxWindows the alternatives.
@@ -214,6 +237,10 @@ func (rr *runeRun) facts() facts {
 			f.req = []reqWindow{w}
 		}
 	}
+	if !f.fixedOK {
+		f.prefix = capHead(append(rr.runs, rr.run)[0])
+		f.suffix = capTail(rr.run)
+	}
 	return f
 }
 
@@ -241,10 +268,10 @@ func analyze(re *syntax.Regexp) facts {
 	case syntax.OpCapture:
 		return analyze(re.Sub[0])
 	case syntax.OpPlus:
-		return facts{req: analyze(re.Sub[0]).req}
+		return repeated(analyze(re.Sub[0]))
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return facts{req: analyze(re.Sub[0]).req}
+			return repeated(analyze(re.Sub[0]))
 		}
 	case syntax.OpConcat:
 		return analyzeConcat(re.Sub)
@@ -254,6 +281,17 @@ func analyze(re *syntax.Regexp) facts {
 	return facts{}
 }
 
+// repeated is the facts of one or more matches of a node: the windows
+// and the ends of one.
+func repeated(f facts) facts {
+	return facts{req: f.req, prefix: capHead(f.head()), suffix: capTail(f.tail())}
+}
+
+// capHead and capTail keep at most maxFixed positions of a run at a
+// match's start or end.
+func capHead(run []byteSet) []byteSet { return run[:min(len(run), maxFixed)] }
+func capTail(run []byteSet) []byteSet { return run[len(run)-min(len(run), maxFixed):] }
+
 func analyzeConcat(subs []*syntax.Regexp) facts {
 	out := facts{fixedOK: true, fixed: []byteSet{}}
 	var best []reqWindow
@@ -262,17 +300,27 @@ func analyzeConcat(subs []*syntax.Regexp) facts {
 			best = req
 		}
 	}
+	// run holds the byte positions known to lie in a row up to the
+	// current part; fromStart: it starts at the match's start.
 	var run []byteSet
+	fromStart := true
 	for _, sub := range subs {
 		f := analyze(sub)
 		if f.fixedOK && len(run)+len(f.fixed) <= maxFixed {
 			run = append(run, f.fixed...)
 		} else {
 			out.fixedOK = false
+			if !f.fixedOK {
+				run = append(run, f.prefix[:min(len(f.prefix), maxFixed-len(run))]...)
+			}
+			if fromStart {
+				out.prefix = slices.Clone(run)
+				fromStart = false
+			}
 			if w, ok := bestWindow(run); ok {
 				consider([]reqWindow{w})
 			}
-			run = nil
+			run = slices.Clone(capTail(f.tail()))
 		}
 		consider(f.req)
 	}
@@ -283,6 +331,7 @@ func analyzeConcat(subs []*syntax.Regexp) facts {
 		out.fixed = run
 	} else {
 		out.fixed = nil
+		out.suffix = run
 	}
 	out.req = best
 	return out
@@ -291,8 +340,10 @@ func analyzeConcat(subs []*syntax.Regexp) facts {
 func analyzeAlternate(subs []*syntax.Regexp) facts {
 	var out facts
 	out.fixedOK = true
+	all := make([]facts, len(subs))
 	for i, sub := range subs {
 		f := analyze(sub)
+		all[i] = f
 		if f.req == nil || len(out.req)+len(f.req) > maxWindows {
 			out.req = nil
 			out.fixedOK = false
@@ -316,8 +367,31 @@ func analyzeAlternate(subs []*syntax.Regexp) facts {
 	}
 	if !out.fixedOK {
 		out.fixed = nil
+		out.prefix, out.suffix = commonEnds(all)
 	}
 	return out
+}
+
+// commonEnds is the run every branch of an alternation starts with and
+// the run every branch ends with: position by position, the union of the
+// branches' sets, as long as the shortest branch's.
+func commonEnds(all []facts) (prefix, suffix []byteSet) {
+	for i := range all {
+		head, tail := all[i].head(), all[i].tail()
+		if i == 0 {
+			prefix, suffix = slices.Clone(head), slices.Clone(tail)
+			continue
+		}
+		prefix = prefix[:min(len(prefix), len(head))]
+		for j := range prefix {
+			prefix[j].union(head[j])
+		}
+		suffix = suffix[len(suffix)-min(len(suffix), len(tail)):]
+		for j := range suffix {
+			suffix[j].union(tail[len(tail)-len(suffix)+j])
+		}
+	}
+	return prefix, suffix
 }
 
 // requiredWindows returns windows one of which every match of re
