@@ -56,69 +56,77 @@ func formLen(n int, k formKind) int {
 }
 
 const (
-	hexLower = "0123456789abcdef"
-	hexUpper = "0123456789ABCDEF"
+	hexLower    = "0123456789abcdef"
+	hexUpper    = "0123456789ABCDEF"
+	alphabetStd = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	alphabetURL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 )
 
-// appendForm appends form k of v to dst.
-func appendForm(dst []byte, v string, k formKind) []byte {
+// formByte is byte t (below formLen) of form k of v.
+func formByte(v string, k formKind, t int) byte {
 	rev, sub := k.split()
 	switch sub {
 	case 0:
-		for j := range len(v) {
-			dst = append(dst, sideByte(v, rev, j))
-		}
-		return dst
+		return sideByte(v, rev, t)
 	case 1, 2:
 		digits := hexLower
 		if sub == 2 {
 			digits = hexUpper
 		}
-		for j := range len(v) {
-			b := sideByte(v, rev, j)
-			dst = append(dst, digits[b>>4], digits[b&15])
+		b := sideByte(v, rev, t/2)
+		if t%2 == 0 {
+			return digits[b>>4]
 		}
-		return dst
+		return digits[b&15]
 	}
-	off, url := (sub-3)/2, sub%2 == 0
-	// The input (off zero bytes, then x) goes at p; its encoding is
-	// appended after it, then moved down over it, trimmed.
-	p := len(dst)
-	for range off {
-		dst = append(dst, 0)
-	}
-	for j := range len(v) {
-		dst = append(dst, sideByte(v, rev, j))
-	}
-	m := len(dst) - p
-	dst = base64.RawStdEncoding.AppendEncode(dst, dst[p:p+m])
-	enc := dst[p+m:]
-	n := formLen(len(v), k)
-	lead := base64Lead[off]
-	if lead+n > len(enc) {
-		n = max(len(enc)-lead, 0)
-	}
-	copy(dst[p:], enc[lead:lead+n])
-	dst = dst[:p+n]
-	if url {
-		for i := p; i < len(dst); i++ {
-			switch dst[i] {
-			case '+':
-				dst[i] = '-'
-			case '/':
-				dst[i] = '_'
-			}
+	// Base64 of off zero bytes and then x: character t+lead holds the
+	// bits from 6(t+lead) of that input, inside it for every kept one.
+	off := (sub - 3) / 2
+	in := func(p int) uint {
+		if p < off || p-off >= len(v) {
+			return 0
 		}
+		return uint(sideByte(v, rev, p-off))
+	}
+	bit := 6 * (t + base64Lead[off])
+	c := (in(bit/8)<<8 | in(bit/8+1)) >> (10 - bit%8) & 63
+	if sub%2 == 0 {
+		return alphabetURL[c]
+	}
+	return alphabetStd[c]
+}
+
+// appendForm appends form k of v to dst.
+func appendForm(dst []byte, v string, k formKind) []byte {
+	for t := range formLen(len(v), k) {
+		dst = append(dst, formByte(v, k, t))
 	}
 	return dst
 }
 
+// isForm reports whether hay begins with form k of v.
+func isForm(hay []byte, v string, k formKind) bool {
+	n := formLen(len(v), k)
+	if n > len(hay) {
+		return false
+	}
+	if k == 0 {
+		return string(hay[:n]) == v
+	}
+	for t := range n {
+		if hay[t] != formByte(v, k, t) {
+			return false
+		}
+	}
+	return true
+}
+
 // formsOf calls fn with the key (first 8 bytes) and kind of each form of
-// v the set files: those at least 8 bytes long whose key is not zero,
-// without the upper-case hex where it equals the lower-case one, nor a
-// base64url form equal to its base64 one. scratch is reused (and
-// returned) for the base64 forms, which are written out whole.
-func formsOf(scratch []byte, v string, fn func(key uint64, k formKind)) []byte {
+// v the set files: those at least 8 bytes long whose key is not zero.
+// Only the 8 bytes are worked out. A form equal to another of v (the
+// upper-case hex of digits, base64url without '+' or '/') is filed
+// twice, which changes no match.
+func formsOf(v string, fn func(key uint64, k formKind)) {
 	emit := func(key uint64, k formKind) {
 		if key != 0 && formLen(len(v), k) >= 8 {
 			fn(key, k)
@@ -129,49 +137,41 @@ func formsOf(scratch []byte, v string, fn func(key uint64, k formKind)) []byte {
 		if rev {
 			base = formsPerSide
 		}
-		if len(v) >= 8 {
-			var b [8]byte
-			for j := range 8 {
-				b[j] = sideByte(v, rev, j)
-			}
-			emit(binary.LittleEndian.Uint64(b[:]), base)
-		}
-		if len(v) >= 4 {
-			var lo, up [8]byte
-			letters := false
-			for j := range len(v) {
-				c := sideByte(v, rev, j)
-				if j < 4 {
-					lo[2*j], lo[2*j+1] = hexLower[c>>4], hexLower[c&15]
-					up[2*j], up[2*j+1] = hexUpper[c>>4], hexUpper[c&15]
-				}
-				letters = letters || c>>4 >= 10 || c&15 >= 10
-			}
-			emit(binary.LittleEndian.Uint64(lo[:]), base+1)
-			if letters {
-				emit(binary.LittleEndian.Uint64(up[:]), base+2)
+		var in [9]byte // the first bytes of x
+		m := copy(in[:], v)
+		if rev {
+			for j := range m {
+				in[j] = v[len(v)-1-j]
 			}
 		}
+		emit(binary.LittleEndian.Uint64(in[:8]), base) // a short v: formLen rules it out
+		var lo, up [8]byte
+		for j, c := range in[:4] {
+			lo[2*j], lo[2*j+1] = hexLower[c>>4], hexLower[c&15]
+			up[2*j], up[2*j+1] = hexUpper[c>>4], hexUpper[c&15]
+		}
+		emit(binary.LittleEndian.Uint64(lo[:]), base+1)
+		emit(binary.LittleEndian.Uint64(up[:]), base+2)
 		for off := range 3 {
+			// Three whole groups (9 bytes) give the first 12 characters,
+			// all a key past the lead needs; a shorter v gives fewer, and
+			// formLen says whether 8 are left.
+			var pad [9]byte
+			n := copy(pad[off:], in[:min(m, 9-off)])
+			var enc [12]byte
+			base64.RawStdEncoding.Encode(enc[:], pad[:off+n])
+			key := enc[base64Lead[off]:][:8]
 			k := base + formKind(3+2*off)
-			scratch = appendForm(scratch[:0], v, k)
-			if len(scratch) < 8 {
-				continue
-			}
-			emit(binary.LittleEndian.Uint64(scratch), k)
-			differs := false
-			for i, c := range scratch {
+			emit(binary.LittleEndian.Uint64(key), k)
+			for i, c := range key {
 				switch c {
 				case '+':
-					differs, scratch[i] = true, '-'
+					key[i] = '-'
 				case '/':
-					differs, scratch[i] = true, '_'
+					key[i] = '_'
 				}
 			}
-			if differs {
-				emit(binary.LittleEndian.Uint64(scratch), k+1)
-			}
+			emit(binary.LittleEndian.Uint64(key), k+1)
 		}
 	}
-	return scratch
 }

@@ -44,8 +44,8 @@ func formValues(rng *rand.Rand) []string {
 
 // TestFormsMatchValueForms: each form appendForm writes is the one the
 // old valueForms made, formLen is its length, and formsOf files exactly
-// the old needles (at least 8 bytes, key not zero, no repeated form of a
-// value) under their first 8 bytes.
+// the old needles (at least 8 bytes, key not zero) under their first 8
+// bytes.
 func TestFormsMatchValueForms(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, v := range formValues(rng) {
@@ -56,9 +56,21 @@ func TestFormsMatchValueForms(t *testing.T) {
 				t.Errorf("formLen(%d, %d) = %d, the form has %d bytes", len(v), k, formLen(len(v), k), len(f))
 			}
 			made = append(made, f)
+			// isForm finds the form at the start of a text, and not
+			// with any one byte changed nor cut short.
+			if !isForm([]byte(f+"tail"), v, k) {
+				t.Errorf("isForm(%q + tail, %q, %d) = false", f, v, k)
+			}
+			for i := range len(f) {
+				b := []byte(f)
+				b[i] ^= 0x20
+				if isForm(b, v, k) || isForm([]byte(f[:i]), v, k) {
+					t.Errorf("isForm(%q with byte %d changed or cut there, %q, %d) = true", f, i, v, k)
+				}
+			}
 		}
 		var filed []string
-		formsOf(nil, v, func(key uint64, k formKind) {
+		formsOf(v, func(key uint64, k formKind) {
 			f := made[k]
 			if len(f) < 8 || key != leUint64(f) {
 				t.Errorf("%q: form %d %q filed under %x", v, k, f, key)

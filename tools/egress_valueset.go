@@ -52,61 +52,57 @@ func (s *valueSet) table() *formTable {
 	return s.t
 }
 
-// newFormTable files every form of values. It allocates its arrays and
-// one scratch buffer, nothing per value or form.
+// newFormTable files every form of values. It allocates its arrays
+// (sized for formCount forms a value), nothing per value or form.
 func newFormTable(values []string) *formTable {
-	t := &formTable{}
-	type filed struct {
-		key  uint64
-		form uint32
-	}
-	all := make([]filed, 0, formCount*len(values))
-	var scratch []byte
-	for i, v := range values {
-		scratch = formsOf(scratch, v, func(key uint64, k formKind) {
-			all = append(all, filed{key, uint32(i)<<5 | uint32(k)})
-		})
-	}
-	n := len(all)
-	// The filter has 16 bits per form (about one offset in 16 that holds
-	// no form gets past it); the slots are at most half full.
-	fbits := uint(6)
-	for 1<<fbits < 16*n {
+	most := formCount * len(values)
+	fbits := uint(6) // 16 bits per form: about one offset in 16 that holds none gets past
+	for 1<<fbits < 16*most {
 		fbits++
 	}
-	t.filter = make([]uint64, 1<<(fbits-6))
-	t.filterShift = 64 - fbits
-	size := max(2*n, 16)
-	t.keys, t.heads = make([]uint64, size), make([]int32, size)
-	t.forms, t.next = make([]uint32, n), make([]int32, n)
-	for i, f := range all {
-		t.forms[i], t.next[i] = f.form, -1
-		b := (f.key * filterMul) >> t.filterShift
-		t.filter[b>>6] |= 1 << (b & 63)
-		h := t.slot(f.key)
-		for t.keys[h] != 0 && t.keys[h] != f.key {
-			if h++; h == len(t.keys) {
-				h = 0
-			}
-		}
-		if t.keys[h] == 0 {
-			t.keys[h], t.heads[h] = f.key, int32(i)
-			continue
-		}
-		// Longest first: the widest match masks the most.
-		l := t.formLen(values, int32(i))
-		prev, j := int32(-1), t.heads[h]
-		for j >= 0 && t.formLen(values, j) >= l {
-			prev, j = j, t.next[j]
-		}
-		t.next[i] = j
-		if prev < 0 {
-			t.heads[h] = int32(i)
-		} else {
-			t.next[prev] = int32(i)
-		}
+	t := &formTable{
+		filter:      make([]uint64, 1<<(fbits-6)),
+		filterShift: 64 - fbits,
+		keys:        make([]uint64, max(most+most/2, 16)), // at most two thirds full
+		heads:       make([]int32, max(most+most/2, 16)),
+		forms:       make([]uint32, 0, most),
+		next:        make([]int32, 0, most),
+	}
+	for vi, v := range values {
+		formsOf(v, func(key uint64, k formKind) { t.add(values, key, uint32(vi)<<5|uint32(k)) })
 	}
 	return t
+}
+
+// add files form (value index << 5 | kind) under key.
+func (t *formTable) add(values []string, key uint64, form uint32) {
+	i := int32(len(t.forms))
+	t.forms, t.next = append(t.forms, form), append(t.next, -1)
+	b := (key * filterMul) >> t.filterShift
+	t.filter[b>>6] |= 1 << (b & 63)
+	h := t.slot(key)
+	for t.keys[h] != 0 && t.keys[h] != key {
+		if h++; h == len(t.keys) {
+			h = 0
+		}
+	}
+	if t.keys[h] == 0 {
+		t.keys[h], t.heads[h] = key, i
+		return
+	}
+	// Longest first: the widest match masks the most. A form goes
+	// before those of its length (a chain of like tokens grows at once).
+	l := t.formLen(values, i)
+	prev, j := int32(-1), t.heads[h]
+	for j >= 0 && t.formLen(values, j) > l {
+		prev, j = j, t.next[j]
+	}
+	t.next[i] = j
+	if prev < 0 {
+		t.heads[h] = i
+	} else {
+		t.next[prev] = i
+	}
 }
 
 // slot is where key's probe starts.
@@ -131,10 +127,10 @@ func (s *valueSet) find(hay []byte) [][2]int {
 		return nil
 	}
 	var spans [][2]int
-	var scratch []byte
+	filter, shift := t.filter, t.filterShift
 	for i := 0; i+8 <= len(hay); i++ {
 		k := binary.LittleEndian.Uint64(hay[i:])
-		if b := (k * filterMul) >> t.filterShift; t.filter[b>>6]&(1<<(b&63)) == 0 {
+		if b := (k * filterMul) >> shift; filter[b>>6]&(1<<(b&63)) == 0 {
 			continue
 		}
 		h := t.slot(k)
@@ -148,18 +144,10 @@ func (s *valueSet) find(hay []byte) [][2]int {
 		}
 		for j := t.heads[h]; j >= 0; j = t.next[j] {
 			v, kind := s.values[t.forms[j]>>5], formKind(t.forms[j]&31)
-			n := formLen(len(v), kind)
-			if n > len(hay)-i {
+			if !isForm(hay[i:], v, kind) {
 				continue
 			}
-			if kind == 0 {
-				if string(hay[i:i+n]) != v {
-					continue
-				}
-			} else if scratch = appendForm(scratch[:0], v, kind); string(hay[i:i+n]) != string(scratch) {
-				continue
-			}
-			end := i + n
+			end := i + formLen(len(v), kind)
 			if l := len(spans); l > 0 && spans[l-1][1] >= i {
 				spans[l-1][1] = max(spans[l-1][1], end)
 			} else {
