@@ -574,7 +574,7 @@ func harvestFile(name string, data []byte) []string {
 			return append(vals, harvestTree("", doc)...)
 		}
 	}
-	for _, line := range strings.Split(text, "\n") {
+	for line := range strings.SplitSeq(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' || line[0] == ';' || strings.HasPrefix(line, "-----") {
 			continue
@@ -583,18 +583,19 @@ func harvestFile(name string, data []byte) []string {
 		if i := strings.IndexAny(line, "=:"); i > 0 {
 			key := strings.TrimSpace(strings.TrimPrefix(line[:i], "export "))
 			val := unquote(strings.TrimSpace(line[i+1:]))
-			named := secretKey().MatchString(key) && !harmlessKey().MatchString(key) && !pathLike(val)
+			named := secretName(key) && !harmlessKey().MatchString(key) && !pathLike(val)
 			if named || !ordinary(val) {
 				vals = append(vals, val)
 			}
 			continue
 		}
 		// .netrc and the like: "machine h login u password p".
-		f := strings.Fields(line)
-		for i := 0; i+1 < len(f); i++ {
-			if secretKey().MatchString(f[i]) {
-				vals = append(vals, f[i+1])
+		prev := ""
+		for f := range strings.FieldsSeq(line) {
+			if prev != "" && secretName(prev) {
+				vals = append(vals, f)
 			}
+			prev = f
 		}
 	}
 	return vals
@@ -630,8 +631,7 @@ func mayHarvest(re *regexp.Regexp, s string) bool {
 				return true
 			}
 		}
-		low := strings.ToLower(s)
-		return strings.Contains(low, "bearer") || strings.Contains(low, "basic") || strings.Contains(low, "token")
+		return containsFold(s, "bearer") || containsFold(s, "basic") || containsFold(s, "token")
 	}
 	return true
 }
@@ -640,7 +640,7 @@ func mayHarvest(re *regexp.Regexp, s string) bool {
 func harvestPEM(text string) []string {
 	var vals []string
 	in := false
-	for _, line := range strings.Split(text, "\n") {
+	for line := range strings.SplitSeq(text, "\n") {
 		line = strings.TrimSpace(line)
 		switch {
 		case strings.HasPrefix(line, "-----BEGIN"):
@@ -670,7 +670,7 @@ func harvestTree(key string, v any) []string {
 	case string:
 		vals = append(vals, harvestPEM(v)...)
 		vals = append(vals, harvestLine(v)...)
-		if secretKey().MatchString(key) && !harmlessKey().MatchString(key) {
+		if secretName(key) && !harmlessKey().MatchString(key) {
 			vals = append(vals, v)
 		}
 	}
@@ -715,7 +715,7 @@ func harvestEnv(environ []string) []string {
 			continue
 		}
 		vals = append(vals, harvestLine(val)...)
-		if secretKey().MatchString(name) && !harmlessKey().MatchString(name) && !pathLike(val) {
+		if secretName(name) && !harmlessKey().MatchString(name) && !pathLike(val) {
 			vals = append(vals, val)
 		}
 	}
