@@ -631,7 +631,7 @@ func mayHarvest(re *regexp.Regexp, s string) bool {
 				return true
 			}
 		}
-		return containsFold(s, "bearer") || containsFold(s, "basic") || containsFold(s, "token")
+		return mentionsScheme(s)
 	}
 	return true
 }

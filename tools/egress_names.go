@@ -2,84 +2,85 @@ package tools
 
 import "unicode/utf8"
 
-// secretName reports whether secretKey matches name, without the regexp
-// for ASCII names (most of the keys and words of a blocked file: a PEM
-// body's lines, a certificate dump's fields). A name with a non-ASCII
-// byte goes to the regexp: under (?i), K (Kelvin) and ſ match k and s.
+// secretNames are the words secretKey finds (in any case), by the letter
+// they begin with.
+var secretNames = [26][]string{
+	'a' - 'a': {"auth"},
+	'c' - 'a': {"credential", "cookie", "cert"},
+	'd' - 'a': {"dsn"},
+	'j' - 'a': {"jwt"},
+	'k' - 'a': {"key"},
+	'p' - 'a': {"pass", "pwd", "private"},
+	's' - 'a': {"secret", "session", "signature", "salt"},
+	't' - 'a': {"token"},
+}
+
+// secretName reports whether secretKey matches name, without a regexp:
+// it runs on the keys and words of every line of a blocked file (a PEM
+// body's lines, a certificate dump's fields).
 func secretName(name string) bool {
-	for i := 0; i < len(name); i++ {
-		if name[i] >= utf8.RuneSelf {
-			return secretKey().MatchString(name)
-		}
-	}
-	for i := 0; i < len(name); i++ {
-		rest := name[i:]
-		switch lower(name[i]) {
-		case 'k':
-			if hasPrefixFold(rest, "key") {
-				return true
-			}
-		case 't':
-			if hasPrefixFold(rest, "token") {
-				return true
-			}
-		case 's':
-			if hasPrefixFold(rest, "secret") || hasPrefixFold(rest, "session") || hasPrefixFold(rest, "signature") || hasPrefixFold(rest, "salt") {
-				return true
-			}
-		case 'p':
-			if hasPrefixFold(rest, "pass") || hasPrefixFold(rest, "pwd") || hasPrefixFold(rest, "private") {
-				return true
-			}
-		case 'c':
-			if hasPrefixFold(rest, "credential") || hasPrefixFold(rest, "cookie") || hasPrefixFold(rest, "cert") {
-				return true
-			}
-		case 'a':
-			if hasPrefixFold(rest, "auth") {
-				return true
-			}
-		case 'j':
-			if hasPrefixFold(rest, "jwt") {
-				return true
-			}
-		case 'd':
-			if hasPrefixFold(rest, "dsn") {
-				return true
+	for i := 0; i < len(name); {
+		r, size := utf8.DecodeRuneInString(name[i:])
+		if c := foldASCII(r); 'a' <= c && c <= 'z' {
+			for _, w := range secretNames[c-'a'] {
+				if hasPrefixFold(name[i:], w) {
+					return true
+				}
 			}
 		}
+		i += size
 	}
 	return false
 }
 
-// containsFold reports whether s holds word (lower-case ASCII) in any
-// case of ASCII letters.
-func containsFold(s, word string) bool {
-	for i := 0; i+len(word) <= len(s); i++ {
-		if lower(s[i]) == word[0] && hasPrefixFold(s[i:], word) {
-			return true
-		}
+// foldASCII is r in lower case when it is a letter that case folding
+// (as regexp's (?i) does it) makes an ASCII letter: A-Z, K (Kelvin) and
+// ſ (long s); other runes as they are.
+func foldASCII(r rune) rune {
+	switch {
+	case 'A' <= r && r <= 'Z':
+		return r + 'a' - 'A'
+	case r == '\u212a':
+		return 'k'
+	case r == '\u017f':
+		return 's'
 	}
-	return false
+	return r
 }
 
 // hasPrefixFold reports whether s begins with word (lower-case ASCII) in
-// any case of ASCII letters.
+// any case (foldASCII).
 func hasPrefixFold(s, word string) bool {
-	if len(s) < len(word) {
-		return false
-	}
 	for j := range len(word) {
-		if lower(s[j]) != word[j] {
+		if s == "" {
 			return false
 		}
+		r, size := rune(s[0]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s)
+		}
+		if foldASCII(r) != rune(word[j]) {
+			return false
+		}
+		s = s[size:]
 	}
 	return true
 }
 
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
+// mentionsScheme reports whether s holds bearer, basic or token in any
+// case (foldASCII): where a bearer token may follow.
+func mentionsScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] | 0x20 {
+		case 'b':
+			if hasPrefixFold(s[i:], "bearer") || hasPrefixFold(s[i:], "basic") {
+				return true
+			}
+		case 't':
+			if hasPrefixFold(s[i:], "token") {
+				return true
+			}
+		}
 	}
-	return c
+	return false
 }

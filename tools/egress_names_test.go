@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // FuzzSecretName checks secretName against the secretKey regexp it
@@ -23,6 +25,18 @@ func FuzzSecretName(f *testing.F) {
 			t.Fatalf("secretName(%q) = %v, the regexp says %v", s, got, want)
 		}
 	})
+}
+
+// TestFoldASCII: every rune that case folding (unicode.SimpleFold, as
+// regexp's (?i)) ties to an ASCII letter folds to it in lower case.
+func TestFoldASCII(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < utf8.RuneSelf && unicode.IsLetter(f) && foldASCII(r) != unicode.ToLower(f) {
+				t.Errorf("foldASCII(%U) = %U, want %c", r, foldASCII(r), unicode.ToLower(f))
+			}
+		}
+	}
 }
 
 // TestSecretNameOnSecretFiles: secretName agrees with the regexp on every
