@@ -5,12 +5,12 @@ import (
 	"encoding/binary"
 )
 
-// A value is masked in formCount forms: for x, the value as it is and
-// then reversed, x itself, its hex (lower and upper case), and its base64
+// A value is masked in formCount forms. For x the value as it is, then x
+// the value reversed: x, its hex (lower and upper case), and its base64
 // at the three alignments x can have inside a longer encoded text, each
 // in the standard and the URL alphabet. A form is never kept as a string:
-// the value set files each one under its first 8 bytes (formKey) and
-// writes it out (appendForm) only to confirm a match.
+// the value set files each one under its first 8 bytes (formsOf) and
+// compares it byte by byte (isForm) only where a text holds those 8.
 type formKind uint8
 
 const (
@@ -35,7 +35,15 @@ func sideByte(v string, rev bool, j int) byte {
 
 // base64Lead is how many characters of the encoding of off zero bytes and
 // then x depend on the zero bytes alone (they are dropped).
-var base64Lead = [3]int{0, 2, 3}
+func base64Lead(off int) int {
+	switch off {
+	case 1:
+		return 2
+	case 2:
+		return 3
+	}
+	return 0
+}
 
 // formLen is the length of form k of a value of n bytes.
 func formLen(n int, k formKind) int {
@@ -48,7 +56,7 @@ func formLen(n int, k formKind) int {
 	}
 	off := (sub - 3) / 2
 	m := off + n
-	l := (m*8+5)/6 - base64Lead[off]
+	l := (m*8+5)/6 - base64Lead(off)
 	if m%3 != 0 && l > 0 {
 		l-- // the last character mixes in the next byte
 	}
@@ -88,7 +96,7 @@ func formByte(v string, k formKind, t int) byte {
 		}
 		return uint(sideByte(v, rev, p-off))
 	}
-	bit := 6 * (t + base64Lead[off])
+	bit := 6 * (t + base64Lead(off))
 	c := (in(bit/8)<<8 | in(bit/8+1)) >> (10 - bit%8) & 63
 	if sub%2 == 0 {
 		return alphabetURL[c]
@@ -160,7 +168,7 @@ func formsOf(v string, fn func(key uint64, k formKind)) {
 			n := copy(pad[off:], in[:min(m, 9-off)])
 			var enc [12]byte
 			base64.RawStdEncoding.Encode(enc[:], pad[:off+n])
-			key := enc[base64Lead[off]:][:8]
+			key := enc[base64Lead(off):][:8]
 			k := base + formKind(3+2*off)
 			emit(binary.LittleEndian.Uint64(key), k)
 			for i, c := range key {

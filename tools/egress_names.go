@@ -2,33 +2,40 @@ package tools
 
 import "unicode/utf8"
 
-// secretNames are the words secretKey finds (in any case), by the letter
-// they begin with.
-var secretNames = [26][]string{
-	'a' - 'a': {"auth"},
-	'c' - 'a': {"credential", "cookie", "cert"},
-	'd' - 'a': {"dsn"},
-	'j' - 'a': {"jwt"},
-	'k' - 'a': {"key"},
-	'p' - 'a': {"pass", "pwd", "private"},
-	's' - 'a': {"secret", "session", "signature", "salt"},
-	't' - 'a': {"token"},
-}
-
 // secretName reports whether secretKey matches name, without a regexp:
 // it runs on the keys and words of every line of a blocked file (a PEM
 // body's lines, a certificate dump's fields).
 func secretName(name string) bool {
 	for i := 0; i < len(name); {
 		r, size := utf8.DecodeRuneInString(name[i:])
-		if c := foldASCII(r); 'a' <= c && c <= 'z' {
-			for _, w := range secretNames[c-'a'] {
-				if hasPrefixFold(name[i:], w) {
-					return true
-				}
-			}
+		if secretWordAt(foldASCII(r), name[i:]) {
+			return true
 		}
 		i += size
+	}
+	return false
+}
+
+// secretWordAt reports whether s, whose first rune folds to c, begins
+// with one of the words secretKey finds.
+func secretWordAt(c rune, s string) bool {
+	switch c {
+	case 'a':
+		return hasPrefixFold(s, "auth")
+	case 'c':
+		return hasPrefixFold(s, "credential") || hasPrefixFold(s, "cookie") || hasPrefixFold(s, "cert")
+	case 'd':
+		return hasPrefixFold(s, "dsn")
+	case 'j':
+		return hasPrefixFold(s, "jwt")
+	case 'k':
+		return hasPrefixFold(s, "key")
+	case 'p':
+		return hasPrefixFold(s, "pass") || hasPrefixFold(s, "pwd") || hasPrefixFold(s, "private")
+	case 's':
+		return hasPrefixFold(s, "secret") || hasPrefixFold(s, "session") || hasPrefixFold(s, "signature") || hasPrefixFold(s, "salt")
+	case 't':
+		return hasPrefixFold(s, "token")
 	}
 	return false
 }

@@ -9,7 +9,7 @@ import (
 // valueSet holds the secret values and finds their forms (formsOf) in a
 // text. No form is kept as a string: each is filed under its first 8
 // bytes in an open-addressing table, with its value and kind, and is
-// written out only when a text holds those 8 bytes. A bit filter in
+// compared byte by byte only where a text holds those 8 bytes. A bit filter in
 // front of the table lets most offsets of a text go without a probe.
 //
 // The table is built at the first search, not when values are added: a
