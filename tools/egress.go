@@ -2,15 +2,11 @@ package tools
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -405,114 +401,6 @@ func unescape(s string) string {
 	return b.String()
 }
 
-// valueSet holds the needles (each value's forms) in an open-addressing
-// table keyed by their first 8 bytes: a scan reads 8 bytes at each offset
-// and probes once, whatever the number of needles.
-type valueSet struct {
-	version uint64
-	values  []string
-	keys    []uint64   // 0: empty slot
-	needles [][]string // needles per slot, longest first
-	shift   uint
-}
-
-const hashMul = 0x9E3779B97F4A7C15
-
-func newValueSet(values []string, version uint64) *valueSet {
-	const forms = 18 // valueForms makes up to 18 of each value
-	// The same value harvested twice (a test key in every version of a
-	// module) is turned into its forms once; a form met again is
-	// dropped where it would be filed (its slot's few needles), not
-	// through a map of every form.
-	distinct := make(map[string]struct{}, len(values))
-	needles := make([]string, 0, forms*len(values))
-	for _, v := range values {
-		if _, dup := distinct[v]; dup {
-			continue
-		}
-		distinct[v] = struct{}{}
-		for _, n := range valueForms(v) {
-			if len(n) >= 8 {
-				needles = append(needles, n)
-			}
-		}
-	}
-	size, bits := 16, uint(4)
-	for size < 4*len(needles) {
-		size, bits = size*2, bits+1
-	}
-	s := &valueSet{version: version, values: values, keys: make([]uint64, size), needles: make([][]string, size), shift: 64 - bits}
-	for _, n := range needles {
-		s.add(n)
-	}
-	return s
-}
-
-// add files needle n under its first 8 bytes, unless it is there.
-func (s *valueSet) add(n string) {
-	k := binary.LittleEndian.Uint64([]byte(n[:8]))
-	if k == 0 {
-		return
-	}
-	mask := uint64(len(s.keys) - 1)
-	h := (k * hashMul) >> s.shift
-	for s.keys[h] != 0 && s.keys[h] != k {
-		h = (h + 1) & mask
-	}
-	if slices.Contains(s.needles[h], n) {
-		return
-	}
-	s.keys[h] = k
-	// Longest first: the widest match masks the most.
-	ns := append(s.needles[h], n)
-	for i := len(ns) - 1; i > 0 && len(ns[i]) > len(ns[i-1]); i-- {
-		ns[i], ns[i-1] = ns[i-1], ns[i]
-	}
-	s.needles[h] = ns
-}
-
-// valueForms are the forms a value is masked in: as it is and reversed,
-// each also hex (both cases) and base64 (standard and URL alphabet, at the
-// three alignments it can have inside a longer encoded text).
-func valueForms(v string) []string {
-	var out []string
-	for _, x := range []string{v, reverseText(v)} {
-		h := hex.EncodeToString([]byte(x))
-		out = append(out, x, h, strings.ToUpper(h))
-		for off := range 3 {
-			b := base64Aligned(x, off)
-			out = append(out, b)
-			if u := base64URL.Replace(b); u != b {
-				out = append(out, u)
-			}
-		}
-	}
-	return out
-}
-
-// base64URL turns standard base64 into the URL alphabet.
-var base64URL = strings.NewReplacer("+", "-", "/", "_")
-
-// base64Aligned is the part of x's base64 encoding that does not depend
-// on the bytes around it when x starts off bytes into a 3-byte group.
-func base64Aligned(x string, off int) string {
-	enc := base64.StdEncoding.EncodeToString(append(make([]byte, off), x...))
-	enc = strings.TrimRight(enc, "=")
-	enc = enc[[]int{0, 2, 3}[off]:]
-	if r := (off + len(x)) % 3; r != 0 && len(enc) > 0 {
-		enc = enc[:len(enc)-1] // the last character mixes in the next byte
-	}
-	return enc
-}
-
-func reverseText(s string) string {
-	b := []byte(s)
-	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
-		b[i], b[j] = b[j], b[i]
-	}
-	return string(b)
-}
-
 // mask replaces each occurrence of a needle with [blocked]. Line breaks
 // are ignored while matching (a folded value is found), and kept in the
 // output.
@@ -577,34 +465,6 @@ func (s *valueSet) mask(text string) string {
 	}
 	b.WriteString(text[last:])
 	return b.String()
-}
-
-// find returns the merged spans of hay holding a needle.
-func (s *valueSet) find(hay []byte) [][2]int {
-	var spans [][2]int
-	mask := uint64(len(s.keys) - 1)
-	for i := 0; i+8 <= len(hay); i++ {
-		k := binary.LittleEndian.Uint64(hay[i:])
-		h := (k * hashMul) >> s.shift
-		for s.keys[h] != 0 {
-			if s.keys[h] == k {
-				for _, n := range s.needles[h] {
-					if len(n) <= len(hay)-i && string(hay[i:i+len(n)]) == n {
-						end := i + len(n)
-						if l := len(spans); l > 0 && spans[l-1][1] >= i {
-							spans[l-1][1] = max(spans[l-1][1], end)
-						} else {
-							spans = append(spans, [2]int{i, end})
-						}
-						break
-					}
-				}
-				break
-			}
-			h = (h + 1) & mask
-		}
-	}
-	return spans
 }
 
 // Harvesting.
@@ -714,7 +574,7 @@ func harvestFile(name string, data []byte) []string {
 			return append(vals, harvestTree("", doc)...)
 		}
 	}
-	for _, line := range strings.Split(text, "\n") {
+	for line := range strings.SplitSeq(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || line[0] == '#' || line[0] == ';' || strings.HasPrefix(line, "-----") {
 			continue
@@ -723,18 +583,19 @@ func harvestFile(name string, data []byte) []string {
 		if i := strings.IndexAny(line, "=:"); i > 0 {
 			key := strings.TrimSpace(strings.TrimPrefix(line[:i], "export "))
 			val := unquote(strings.TrimSpace(line[i+1:]))
-			named := secretKey().MatchString(key) && !harmlessKey().MatchString(key) && !pathLike(val)
+			named := secretName(key) && !harmlessKey().MatchString(key) && !pathLike(val)
 			if named || !ordinary(val) {
 				vals = append(vals, val)
 			}
 			continue
 		}
 		// .netrc and the like: "machine h login u password p".
-		f := strings.Fields(line)
-		for i := 0; i+1 < len(f); i++ {
-			if secretKey().MatchString(f[i]) {
-				vals = append(vals, f[i+1])
+		prev := ""
+		for f := range strings.FieldsSeq(line) {
+			if prev != "" && secretName(prev) {
+				vals = append(vals, f)
 			}
+			prev = f
 		}
 	}
 	return vals
@@ -770,8 +631,7 @@ func mayHarvest(re *regexp.Regexp, s string) bool {
 				return true
 			}
 		}
-		low := strings.ToLower(s)
-		return strings.Contains(low, "bearer") || strings.Contains(low, "basic") || strings.Contains(low, "token")
+		return mentionsScheme(s)
 	}
 	return true
 }
@@ -780,7 +640,7 @@ func mayHarvest(re *regexp.Regexp, s string) bool {
 func harvestPEM(text string) []string {
 	var vals []string
 	in := false
-	for _, line := range strings.Split(text, "\n") {
+	for line := range strings.SplitSeq(text, "\n") {
 		line = strings.TrimSpace(line)
 		switch {
 		case strings.HasPrefix(line, "-----BEGIN"):
@@ -810,7 +670,7 @@ func harvestTree(key string, v any) []string {
 	case string:
 		vals = append(vals, harvestPEM(v)...)
 		vals = append(vals, harvestLine(v)...)
-		if secretKey().MatchString(key) && !harmlessKey().MatchString(key) {
+		if secretName(key) && !harmlessKey().MatchString(key) {
 			vals = append(vals, v)
 		}
 	}
@@ -855,7 +715,7 @@ func harvestEnv(environ []string) []string {
 			continue
 		}
 		vals = append(vals, harvestLine(val)...)
-		if secretKey().MatchString(name) && !harmlessKey().MatchString(name) && !pathLike(val) {
+		if secretName(name) && !harmlessKey().MatchString(name) && !pathLike(val) {
 			vals = append(vals, val)
 		}
 	}
