@@ -3,6 +3,8 @@ package tools
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -300,7 +302,7 @@ func (s *Session) commandSpec(ctx context.Context, command string, timeout time.
 	spec := sandbox.Spec{
 		Dir: dir, Command: command, Timeout: timeout,
 		ReadOnly: append(readOnly, protected...), Masked: append(repo.Masked, masked...),
-		Network: network, CachesWritable: preflight, BuildCache: buildCache(),
+		Network: network, OwnCaches: s.ownCaches(),
 		Env: sandbox.PassEnv(os.Environ(), s.cfg.Commands.Env),
 	}
 	if b, ok := s.confine.policy.Sandbox.(*sandbox.Bwrap); ok {
@@ -764,14 +766,23 @@ func removeAll(p string) error {
 	return os.RemoveAll(p)
 }
 
-// buildCache is Autarch's own Go build cache for sandboxed commands (the
-// user's is read-only to them): warm across commands, never the user's.
-func buildCache() string {
+// ownCaches is the directory of the caches Autarch keeps for the
+// session's repository (sandbox.Spec.OwnCaches): one per repository, named
+// by its git directory (a linked worktree's common one, so that every
+// workflow of a repository shares them) or, outside git, by the root, so
+// that what one repository's commands put in a cache is never built into
+// another's programs. Empty when there is no user cache directory.
+func (s *Session) ownCaches() string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(dir, "autarch", "go-build")
+	id := s.gitCommonDir()
+	if id == "" {
+		id = filepath.Join(s.root.Dir(), ".git")
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(id)))
+	return filepath.Join(dir, "autarch", "caches", hex.EncodeToString(sum[:8]))
 }
 
 // closeWatch stops the session's own tree watch (Session.Close); a run's

@@ -99,20 +99,22 @@ type Spec struct {
 	// Network keeps the host's network; false gives the command a network
 	// namespace of its own with only a loopback device.
 	Network bool
-	// Caches are shared cache directories (DefaultCaches: the Go module and
-	// build caches, npm's cache), exposed read-only unless CachesWritable
-	// (preflight). With CachesWritable, missing ones are created; the
-	// user's Go build cache stays read-only even then (the go command
-	// trusts what it finds there, and the user's own builds would link it).
-	Caches         []string
-	CachesWritable bool
-	// BuildCache is a writable directory used as the Go build cache
-	// (GOCACHE) when the caches are read-only: go refuses a read-only
-	// build cache ("open …-d: read-only file system"). A per-workspace
-	// directory keeps builds warm without letting a command poison the
-	// user's own cache. Empty: a private empty cache under /tmp, which is
-	// correct but cold for every command.
-	BuildCache string
+	// Caches are the user's own cache directories (DefaultCaches: the Go
+	// module and build caches, npm's, pip's, yarn's and cargo's), always
+	// exposed read-only, in preflight too: the tools trust what they find
+	// there, and the user's own builds outside any sandbox would run a
+	// planted entry.
+	Caches []string
+	// OwnCaches is the directory of the caches Autarch keeps for one
+	// repository (a trust domain: one repository's commands never write
+	// what another's read), writable, with a subdirectory per tool set as
+	// its cache (ownCacheDirs: GOCACHE, GOMODCACHE, npm_config_cache,
+	// PIP_CACHE_DIR, YARN_CACHE_FOLDER, CARGO_HOME). Go fetches modules
+	// through a file:// GOPROXY over the user's module cache first
+	// (verified against go.sum as any download is), then, with Network,
+	// the user's GOPROXY; without it nothing else. Empty: a private empty
+	// Go build cache under /tmp, correct but cold for every command.
+	OwnCaches string
 	// Env are extra KEY=VALUE variables, set after scrubbing (they are not
 	// scrubbed: the caller chose them).
 	Env []string
