@@ -767,21 +767,29 @@ func removeAll(p string) error {
 }
 
 // ownCaches is the directory of the caches Autarch keeps for the
-// session's repository (sandbox.Spec.OwnCaches): one per repository, named
-// by its git directory (a linked worktree's common one, so that every
-// workflow of a repository shares them) or, outside git, by the root, so
-// that what one repository's commands put in a cache is never built into
-// another's programs. Empty when there is no user cache directory.
+// session's repository (sandbox.Spec.OwnCaches), so that what one
+// repository's commands put in a cache is never built into another's
+// programs. It lives in the repository's git directory (a linked
+// worktree's common one: every workflow of a repository shares it), in
+// Autarch's state folder there (masked to commands; this folder alone is
+// bound writable), so it goes when the repository goes. Outside git it
+// is under the user's cache directory, named by the root. Empty when
+// there is neither.
 func (s *Session) ownCaches() string {
+	gitDir := s.gitCommonDir()
+	if gitDir == "" {
+		if fi, err := os.Lstat(filepath.Join(s.root.Dir(), ".git")); err == nil && fi.IsDir() {
+			gitDir = filepath.Join(s.root.Dir(), ".git")
+		}
+	}
+	if gitDir != "" {
+		return filepath.Join(gitDir, "autarch", "caches")
+	}
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return ""
 	}
-	id := s.gitCommonDir()
-	if id == "" {
-		id = filepath.Join(s.root.Dir(), ".git")
-	}
-	sum := sha256.Sum256([]byte(filepath.Clean(id)))
+	sum := sha256.Sum256([]byte(filepath.Clean(s.root.Dir())))
 	return filepath.Join(dir, "autarch", "caches", hex.EncodeToString(sum[:8]))
 }
 
