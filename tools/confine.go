@@ -302,7 +302,7 @@ func (s *Session) commandSpec(ctx context.Context, command string, timeout time.
 	spec := sandbox.Spec{
 		Dir: dir, Command: command, Timeout: timeout,
 		ReadOnly: append(readOnly, protected...), Masked: append(repo.Masked, masked...),
-		Network: network, OwnCaches: s.ownCaches(),
+		Network: network, OwnCaches: s.ownCaches(), BuildCache: buildCache(),
 		Env: sandbox.PassEnv(os.Environ(), s.cfg.Commands.Env),
 	}
 	if b, ok := s.confine.policy.Sandbox.(*sandbox.Bwrap); ok {
@@ -766,7 +766,19 @@ func removeAll(p string) error {
 	return os.RemoveAll(p)
 }
 
-// ownCaches is the directory of the caches Autarch keeps for the
+// buildCache is Autarch's own Go build cache for sandboxed commands (the
+// user's is read-only to them): warm across commands, never the user's.
+// It is shared by every repository: one repository's command can plant
+// an entry another's build links (redteam s10, 04, open: see the manual).
+func buildCache() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "autarch", "go-build")
+}
+
+// ownCaches is the directory of the download caches Autarch keeps for the
 // session's repository (sandbox.Spec.OwnCaches), so that what one
 // repository's commands put in a cache is never built into another's
 // programs. It lives in the repository's git directory (a linked
@@ -785,6 +797,7 @@ func (s *Session) ownCaches() string {
 	if gitDir != "" {
 		return filepath.Join(gitDir, "autarch", "caches")
 	}
+	// Outside git: by the root, under the user's cache directory.
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return ""

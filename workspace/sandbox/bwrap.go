@@ -521,7 +521,20 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 		binds = append(binds, bind{path: p, kind: bindWritable})
 		writableRoots = append(writableRoots, p)
 		env = b.ownCacheEnv(env, p, spec.Network)
-	} else if b.goCache != "" {
+	}
+	switch {
+	case spec.BuildCache != "":
+		p := abs(spec.BuildCache)
+		if err := b.checkWritableRoot(p); err != nil {
+			return nil, nil, false, err
+		}
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return nil, nil, false, fmt.Errorf("sandbox: build cache: %w", err)
+		}
+		binds = append(binds, bind{path: p, kind: bindWritable})
+		writableRoots = append(writableRoots, p)
+		env = setEnv(env, "GOCACHE", p)
+	case b.goCache != "":
 		env = setEnv(env, "GOCACHE", privateGoCache)
 	}
 	// A path given through a symlink is bound at its target only when the

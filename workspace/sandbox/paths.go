@@ -154,7 +154,6 @@ func UserStateDirs() []string {
 // ownCacheDirs are the subdirectories of Spec.OwnCaches and the variable
 // that points each tool at its own.
 var ownCacheDirs = [...]struct{ dir, env string }{
-	{"go-build", "GOCACHE"},
 	{"go-mod", "GOMODCACHE"},
 	{"npm", "npm_config_cache"},
 	{"pip", "PIP_CACHE_DIR"},

@@ -105,16 +105,21 @@ type Spec struct {
 	// there, and the user's own builds outside any sandbox would run a
 	// planted entry.
 	Caches []string
-	// OwnCaches is the directory of the caches Autarch keeps for one
-	// repository (a trust domain: one repository's commands never write
-	// what another's read), writable, with a subdirectory per tool set as
-	// its cache (ownCacheDirs: GOCACHE, GOMODCACHE, npm_config_cache,
-	// PIP_CACHE_DIR, YARN_CACHE_FOLDER, CARGO_HOME). Go fetches modules
-	// through a file:// GOPROXY over the user's module cache first
-	// (verified against go.sum as any download is), then, with Network,
-	// the user's GOPROXY; without it nothing else. Empty: a private empty
-	// Go build cache under /tmp, correct but cold for every command.
+	// OwnCaches is the directory of the download caches Autarch keeps for
+	// one repository (a trust domain: one repository's commands never
+	// write the sources another's build compiles), writable, with a
+	// subdirectory per tool set as its cache (ownCacheDirs: GOMODCACHE,
+	// npm_config_cache, PIP_CACHE_DIR, YARN_CACHE_FOLDER, CARGO_HOME). Go
+	// fetches modules through a file:// GOPROXY over the user's module
+	// cache first (verified against go.sum as any download is), then, with
+	// Network, the user's GOPROXY; without it nothing else.
 	OwnCaches string
+	// BuildCache is a writable directory used as the Go build cache
+	// (GOCACHE): go refuses a read-only one ("open …-d: read-only file
+	// system"), and the user's own is never writable. Autarch's own keeps
+	// builds warm. Empty: a private empty cache under /tmp, which is
+	// correct but cold for every command.
+	BuildCache string
 	// Env are extra KEY=VALUE variables, set after scrubbing (they are not
 	// scrubbed: the caller chose them).
 	Env []string
