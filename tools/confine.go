@@ -3,6 +3,8 @@ package tools
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -308,7 +310,7 @@ func (s *Session) commandSpec(ctx context.Context, command string, timeout time.
 	spec := sandbox.Spec{
 		Dir: dir, Command: command, Timeout: timeout,
 		ReadOnly: append(readOnly, protected...), Masked: append(repo.Masked, masked...),
-		Network: network, CachesWritable: preflight, BuildCache: buildCache(),
+		Network: network, OwnCaches: s.ownCaches(), BuildCache: buildCache(),
 		Env: sandbox.PassEnv(os.Environ(), s.cfg.Commands.Env),
 	}
 	if b, ok := s.confine.policy.Sandbox.(*sandbox.Bwrap); ok {
@@ -796,12 +798,42 @@ func removeAll(p string) error {
 
 // buildCache is Autarch's own Go build cache for sandboxed commands (the
 // user's is read-only to them): warm across commands, never the user's.
+// It is shared by every repository: one repository's command can plant
+// an entry another's build links (redteam s10, 04, open: see the manual).
 func buildCache() string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return ""
 	}
 	return filepath.Join(dir, "autarch", "go-build")
+}
+
+// ownCaches is the directory of the download caches Autarch keeps for the
+// session's repository (sandbox.Spec.OwnCaches), so that what one
+// repository's commands put in a cache is never built into another's
+// programs. It lives in the repository's git directory (a linked
+// worktree's common one: every workflow of a repository shares it), in
+// Autarch's state folder there (masked to commands; this folder alone is
+// bound writable), so it goes when the repository goes. Outside git it
+// is under the user's cache directory, named by the root. Empty when
+// there is neither.
+func (s *Session) ownCaches() string {
+	gitDir := s.gitCommonDir()
+	if gitDir == "" {
+		if fi, err := os.Lstat(filepath.Join(s.root.Dir(), ".git")); err == nil && fi.IsDir() {
+			gitDir = filepath.Join(s.root.Dir(), ".git")
+		}
+	}
+	if gitDir != "" {
+		return filepath.Join(gitDir, "autarch", "caches")
+	}
+	// Outside git: by the root, under the user's cache directory.
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(s.root.Dir())))
+	return filepath.Join(dir, "autarch", "caches", hex.EncodeToString(sum[:8]))
 }
 
 // closeWatch stops the session's own tree watch (Session.Close); a run's

@@ -84,7 +84,7 @@ func (s *Session) lspStarter() langserver.Starter {
 		if err != nil {
 			return nil, err
 		}
-		spec.Network, spec.CachesWritable = false, false
+		spec.Network = false
 		return sb.Command(ctx, spec)
 	}
 }

@@ -267,12 +267,6 @@ func (b *Bwrap) readGoEnv(ctx context.Context) {
 	}
 }
 
-// isUserGoCache reports whether the cache directory p is the user's Go
-// build cache.
-func (b *Bwrap) isUserGoCache(p string) bool {
-	return b.goCache != "" && filepath.Clean(p) == filepath.Clean(b.goCache)
-}
-
 // layout returns the namespace flags and the host layout shared by every
 // command.
 func (b *Bwrap) layout() []string {
@@ -503,25 +497,30 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 		writableRoots = append(writableRoots, p)
 	}
 	env := b.environ()
+	// The user's own caches are never writable, not even in preflight:
+	// the go command trusts its build cache's entries and the sources it
+	// extracted, cargo its registry's sources, pip its wheels, so a
+	// planted entry would run in the user's own builds, outside any
+	// sandbox (redteam s10, 04 and 05). Commands write the caches Autarch
+	// keeps for the repository (OwnCaches) instead.
 	for _, c := range spec.Caches {
-		p := abs(c)
-		// The user's Go build cache is never writable: the go command
-		// trusts its entries (size and build id, never the content's
-		// hash), so a planted one would be linked into the user's own
-		// builds, outside any sandbox (redteam s10, 05). Preflight needs
-		// only the download caches writable.
-		if spec.CachesWritable && !b.isUserGoCache(p) {
-			if err := b.checkWritableRoot(p); err != nil {
-				return nil, nil, false, err
-			}
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return nil, nil, false, fmt.Errorf("sandbox: cache: %w", err)
-			}
-			binds = append(binds, bind{path: p, kind: bindWritable})
-			writableRoots = append(writableRoots, p)
-		} else if isDir(p) && !denied(p) {
+		if p := abs(c); isDir(p) && !denied(p) {
 			binds = append(binds, bind{path: p, kind: bindReadOnly})
 		}
+	}
+	if spec.OwnCaches != "" {
+		p := abs(spec.OwnCaches)
+		if err := b.checkWritableRoot(p); err != nil {
+			return nil, nil, false, err
+		}
+		for _, sub := range ownCacheDirs {
+			if err := os.MkdirAll(filepath.Join(p, sub.dir), 0o700); err != nil {
+				return nil, nil, false, fmt.Errorf("sandbox: the repository's caches: %w", err)
+			}
+		}
+		binds = append(binds, bind{path: p, kind: bindWritable})
+		writableRoots = append(writableRoots, p)
+		env = b.ownCacheEnv(env, p, spec.Network)
 	}
 	switch {
 	case spec.BuildCache != "":

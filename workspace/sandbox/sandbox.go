@@ -99,18 +99,25 @@ type Spec struct {
 	// Network keeps the host's network; false gives the command a network
 	// namespace of its own with only a loopback device.
 	Network bool
-	// Caches are shared cache directories (DefaultCaches: the Go module and
-	// build caches, npm's cache), exposed read-only unless CachesWritable
-	// (preflight). With CachesWritable, missing ones are created; the
-	// user's Go build cache stays read-only even then (the go command
-	// trusts what it finds there, and the user's own builds would link it).
-	Caches         []string
-	CachesWritable bool
+	// Caches are the user's own cache directories (DefaultCaches: the Go
+	// module and build caches, npm's, pip's, yarn's and cargo's), always
+	// exposed read-only, in preflight too: the tools trust what they find
+	// there, and the user's own builds outside any sandbox would run a
+	// planted entry.
+	Caches []string
+	// OwnCaches is the directory of the download caches Autarch keeps for
+	// one repository (a trust domain: one repository's commands never
+	// write the sources another's build compiles), writable, with a
+	// subdirectory per tool set as its cache (ownCacheDirs: GOMODCACHE,
+	// npm_config_cache, PIP_CACHE_DIR, YARN_CACHE_FOLDER, CARGO_HOME). Go
+	// fetches modules through a file:// GOPROXY over the user's module
+	// cache first (verified against go.sum as any download is), then, with
+	// Network, the user's GOPROXY; without it nothing else.
+	OwnCaches string
 	// BuildCache is a writable directory used as the Go build cache
-	// (GOCACHE) when the caches are read-only: go refuses a read-only
-	// build cache ("open …-d: read-only file system"). A per-workspace
-	// directory keeps builds warm without letting a command poison the
-	// user's own cache. Empty: a private empty cache under /tmp, which is
+	// (GOCACHE): go refuses a read-only one ("open …-d: read-only file
+	// system"), and the user's own is never writable. Autarch's own keeps
+	// builds warm. Empty: a private empty cache under /tmp, which is
 	// correct but cold for every command.
 	BuildCache string
 	// Env are extra KEY=VALUE variables, set after scrubbing (they are not

@@ -445,14 +445,14 @@ func TestGoBuildWithCaches(t *testing.T) {
 	mustWrite(t, filepath.Join(f.dir, "go.mod"), "module example.com/p\n\ngo 1.21\n")
 	mustWrite(t, filepath.Join(f.dir, "p.go"), "package p\n\nfunc F() int { return 1 }\n")
 	mustWrite(t, filepath.Join(f.dir, "p_test.go"), "package p\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) { if F() != 1 { t.Fatal() } }\n")
-	buildCache := filepath.Join(t.TempDir(), "gocache")
+	own, buildCache := filepath.Join(t.TempDir(), "own"), filepath.Join(t.TempDir(), "gocache")
 	tests := []struct {
 		name string
 		spec Spec
 	}{
 		{"read-only caches, private build cache", Spec{Command: "go vet . && go build ./... && echo built"}},
-		{"read-only caches, per-workspace build cache", Spec{Command: "go test -count=1 . && echo built", BuildCache: buildCache}},
-		{"writable caches (preflight)", Spec{Command: "go build ./... && echo built", CachesWritable: true, Network: true}},
+		{"read-only caches, the repository's own caches", Spec{Command: "go test -count=1 . && echo built", OwnCaches: own, BuildCache: buildCache}},
+		{"preflight: network, the repository's own caches", Spec{Command: "go build ./... && echo built", OwnCaches: own, BuildCache: buildCache, Network: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -465,7 +465,45 @@ func TestGoBuildWithCaches(t *testing.T) {
 		})
 	}
 	if ents, err := os.ReadDir(buildCache); err != nil || len(ents) == 0 {
-		t.Errorf("the per-workspace build cache was not filled: %v", err)
+		t.Errorf("the build cache was not filled: %v", err)
+	}
+}
+
+// TestUserCachesNeverWritable: no command, preflight (network) included,
+// can write the user's own caches; it writes the repository's own, and
+// each tool is pointed at its own (redteam s10, 04 and 05: a planted
+// build cache entry or module source ran in the user's own builds).
+func TestUserCachesNeverWritable(t *testing.T) {
+	f := newFixture(t)
+	caches := f.sb.DefaultCaches()
+	if len(caches) == 0 {
+		t.Skip("no user caches here")
+	}
+	own, buildCache := filepath.Join(t.TempDir(), "own"), filepath.Join(t.TempDir(), "gocache")
+	var cmd strings.Builder
+	for _, c := range caches {
+		fmt.Fprintf(&cmd, "touch %q/planted 2>/dev/null && echo WROTE %q; ", c, c)
+	}
+	cmd.WriteString(`echo "GOCACHE=$GOCACHE GOMODCACHE=$GOMODCACHE GOPROXY=$GOPROXY npm=$npm_config_cache pip=$PIP_CACHE_DIR cargo=$CARGO_HOME"; touch "$GOMODCACHE/x" && echo own-writable`)
+	for _, network := range []bool{false, true} {
+		res := f.run(t, Spec{Command: cmd.String(), Caches: caches, OwnCaches: own, BuildCache: buildCache, Network: network})
+		if strings.Contains(res.Stdout, "WROTE") {
+			t.Errorf("network %v: a command wrote a user cache: %s", network, res.Stdout)
+		}
+		for _, want := range []string{"GOCACHE=" + buildCache, "GOMODCACHE=" + filepath.Join(own, "go-mod"),
+			"npm=" + filepath.Join(own, "npm"), "pip=" + filepath.Join(own, "pip"), "cargo=" + filepath.Join(own, "cargo"), "own-writable"} {
+			if !strings.Contains(res.Stdout, want) {
+				t.Errorf("network %v: want %q in %s (stderr %s)", network, want, res.Stdout, res.Stderr)
+			}
+		}
+		_, proxy, _ := strings.Cut(res.Stdout, "GOPROXY=")
+		proxy, _, _ = strings.Cut(proxy, " ")
+		if off := proxy == "off" || strings.HasSuffix(proxy, ",off"); off == network {
+			t.Errorf("network %v: GOPROXY %q should end in off only without network", network, proxy)
+		}
+		if mod, ok := lookupEnv(f.sb.goEnv, "GOMODCACHE"); ok && isDir(filepath.Join(mod, "cache", "download")) && !strings.HasPrefix(proxy, "file://"+filepath.Join(mod, "cache", "download")+",") {
+			t.Errorf("network %v: GOPROXY %q does not read the user's module cache first", network, proxy)
+		}
 	}
 }
 

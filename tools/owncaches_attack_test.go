@@ -1,0 +1,31 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestOwnCachesInTheRepositoryStateFolder: a command writes the caches
+// Autarch keeps for its repository (in the git directory's Autarch state
+// folder) and nothing else of that folder: the rest stays masked, and
+// the user's own caches stay read-only.
+func TestOwnCachesInTheRepositoryStateFolder(t *testing.T) {
+	a := newAttackWorkspace(t)
+	writeFiles(t, a.ws, map[string]string{".git/autarch/state.db": "autarchstateautarchstate\n"})
+	h := newHarness(t, "preflight", SessionConfig{Root: a.ws})
+	res := h.call("shell", map[string]any{"command": `echo "G=$GOCACHE M=$GOMODCACHE"; touch "$GOMODCACHE/planted" && echo own-written; cat .git/autarch/state.db; touch .git/autarch/new 2>/dev/null && echo state-written`, "reason": "attack"})
+	own := filepath.Join(a.ws, ".git", "autarch", "caches")
+	for _, want := range []string{"M=" + filepath.Join(own, "go-mod"), "own-written"} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("want %q in %s", want, res.Output)
+		}
+	}
+	if strings.Contains(res.Output, "autarchstate") || strings.Contains(res.Output, "state-written") {
+		t.Errorf("a command reached Autarch's state beside the repository's caches: %s", res.Output)
+	}
+	if _, err := os.Stat(filepath.Join(own, "go-mod", "planted")); err != nil {
+		t.Errorf("the command's write to its repository's module cache is not there: %v", err)
+	}
+}
