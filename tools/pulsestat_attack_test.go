@@ -155,7 +155,7 @@ func pulseStatAttack(t *testing.T, tc statAttack, sameSecond bool) {
 			t.Fatal(err)
 		}
 		if err := testkit.Poll(3*time.Second, 5*time.Millisecond, func() error {
-			if time.Now().Unix() <= st.Ctim.Sec {
+			if sec, _ := st.Ctim.Unix(); time.Now().Unix() <= sec {
 				return errors.New("the second in which git recorded the file has not ended")
 			}
 			return nil

@@ -103,7 +103,8 @@ func freshSince(gitDir string) (unix.Timespec, bool) {
 
 // formatSince and parseSince write and read spentFresh's content.
 func formatSince(t unix.Timespec) []byte {
-	return []byte(strconv.FormatInt(t.Sec, 10) + " " + strconv.FormatInt(t.Nsec, 10) + "\n")
+	sec, nsec := t.Unix()
+	return []byte(strconv.FormatInt(sec, 10) + " " + strconv.FormatInt(nsec, 10) + "\n")
 }
 
 func parseSince(b []byte) (unix.Timespec, bool) {
@@ -113,7 +114,7 @@ func parseSince(b []byte) (unix.Timespec, bool) {
 	if !ok || err1 != nil || err2 != nil || s <= 0 || n < 0 || n >= 1e9 {
 		return unix.Timespec{}, false
 	}
-	return unix.Timespec{Sec: s, Nsec: n}, true
+	return unix.NsecToTimespec(s*1e9 + n), true
 }
 
 // timespecBefore reports whether a is before b.
