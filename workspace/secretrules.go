@@ -682,12 +682,18 @@ func compileRules(local, third []ruleSpec, guards map[string]func([]byte, int) b
 			if r.near = guards[spec.name]; r.near == nil {
 				r.near = familyGuard(spec)
 			}
-			r.need = needOf(spec.re)
+			// One parse for the need and the window (a parse is most of
+			// compiling the rules, and a process compiles them at start).
+			parsed, err := syntax.Parse(spec.re, syntax.Perl)
+			if err != nil {
+				parsed = nil
+			}
+			r.need = needOf(parsed)
 			kws := make([]string, len(spec.keywords))
 			for i, k := range spec.keywords {
 				kws[i] = strings.ToLower(k)
 			}
-			r.window = windowOf(spec.re, kws)
+			r.window = windowOf(parsed, kws)
 		}
 		for _, a := range spec.allow {
 			ar, err := compileAllow(a)
