@@ -859,6 +859,9 @@ type keywordAutomaton struct {
 	shift  uint
 	next   []uint16 // state<<shift | class → next state | acceptBit
 	accept [][]uint16
+	// fold marks the states where a K or ſ ends (foldMarks): accepting
+	// states without rules, whose hits tell scan which lines hold one.
+	fold []bool
 	// kwTab is next for the lanes (kwlanes.go).
 	kwTab
 	// scratch holds *kwScratch: the hit buffers of a scan, reused.
@@ -871,12 +874,18 @@ type keywordAutomaton struct {
 type kwScratch struct {
 	found [lanes][]kwHit
 	hits  []kwHit
+	// folds are where a K or ſ ends (scan).
+	folds []int
 }
 
 // maxScratchHits bounds the hit buffers kept for reuse.
 const maxScratchHits = 1 << 14
 
 const acceptBit = 0x8000
+
+// foldMarks are the characters foldsToASCII looks for, which the keyword
+// automaton finds with the keywords (keywordAutomaton.fold).
+var foldMarks = [...]string{"\u212a", "\u017f"}
 
 func newKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton {
 	return buildTrie(keywords, rules).hotFirst()
@@ -895,7 +904,7 @@ func buildKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomato
 func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 	a := &keywordAutomaton{}
 	nc := 1 // class 0: bytes in no keyword
-	for _, k := range keywords {
+	for _, k := range slices.Concat(keywords, foldMarks[:]) {
 		for i := 0; i < len(k); i++ {
 			c := k[i]
 			if a.class[c] == 0 {
@@ -917,6 +926,9 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 	for _, k := range keywords {
 		states += len(k)
 	}
+	for _, k := range foldMarks {
+		states += len(k)
+	}
 	gotos := make([]uint16, width, states*width)
 	outs := make([][]uint16, 1, states)
 	for ki, k := range keywords {
@@ -931,6 +943,20 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 			s = int(gotos[s*width+c])
 		}
 		outs[s] = append(outs[s], rules[ki]...)
+	}
+	folds := map[int]bool{}
+	for _, k := range foldMarks {
+		s := 0
+		for i := 0; i < len(k); i++ {
+			c := int(a.class[k[i]])
+			if gotos[s*width+c] == 0 {
+				gotos = append(gotos, make([]uint16, width)...)
+				outs = append(outs, nil)
+				gotos[s*width+c] = uint16(len(outs) - 1)
+			}
+			s = int(gotos[s*width+c])
+		}
+		folds[s] = true
 	}
 	if len(outs) >= acceptBit {
 		panic("workspace: too many secret keywords") // the tables are ours; a test builds them
@@ -953,6 +979,9 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 				outs[s] = append(outs[s], r)
 			}
 		}
+		if folds[fail[s]] {
+			folds[s] = true
+		}
 		for c := 0; c < width; c++ {
 			t := int(gotos[s*width+c])
 			if t == 0 {
@@ -966,11 +995,15 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 	}
 	// Mark transitions into accepting states.
 	for i, t := range a.next {
-		if len(outs[t&^acceptBit]) > 0 {
+		if len(outs[t&^acceptBit]) > 0 || folds[int(t&^acceptBit)] {
 			a.next[i] = t | acceptBit
 		}
 	}
 	a.accept = outs
+	a.fold = make([]bool, len(outs))
+	for s := range folds {
+		a.fold[s] = true
+	}
 	for _, k := range keywords {
 		a.maxLen = max(a.maxLen, len(k))
 	}
@@ -1002,13 +1035,14 @@ func (a *keywordAutomaton) hotFirst() *keywordAutomaton {
 	for i, s := range order {
 		id[s] = uint16(i)
 	}
-	b := &keywordAutomaton{class: a.class, shift: a.shift, next: make([]uint16, len(order)*width), accept: make([][]uint16, len(order))}
+	b := &keywordAutomaton{class: a.class, shift: a.shift, next: make([]uint16, len(order)*width), accept: make([][]uint16, len(order)), fold: make([]bool, len(order))}
 	for i, s := range order {
 		for c := range width {
 			t := a.next[s<<a.shift|c]
 			b.next[i<<a.shift|c] = id[t&^acceptBit] | t&acceptBit
 		}
 		b.accept[i] = a.accept[s]
+		b.fold[i] = a.fold[s]
 	}
 	b.fillTab(a.maxLen)
 	return b
@@ -1075,31 +1109,42 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 		}
 		return true
 	}
-	// A hit's line is found only when a rule admits the hit: most hits
-	// in code are a guarded rule's common keyword (os. for "s.", key for
-	// "ey") that its guard refuses. Whether the line has a K or ſ
-	// (highLine) needs the line; content without either has no such line.
-	mayFold := foldsToASCII(data)
-	hitAt, high, highAt := 0, false, -1 // the hit asked about; whether the line starting at highAt has a K or ſ
-	highLine := func() bool {
-		if !mayFold {
-			return false
-		}
-		if s, e := lineBounds(data, hitAt); s != highAt {
-			high, highAt = foldsToASCII(data[s:e]), s
-		}
-		return high
-	}
 	sc, _ := a.scratch.Get().(*kwScratch)
 	if sc == nil {
 		sc = &kwScratch{}
 	}
 	sc.hits = a.lanesHits(sc.hits[:0], data, &sc.found)
 	defer func() {
-		if cap(sc.hits) <= maxScratchHits {
+		if cap(sc.hits) <= maxScratchHits && cap(sc.folds) <= maxScratchHits {
 			a.scratch.Put(sc)
 		}
 	}()
+	// A hit's line is found only when a rule admits the hit: most hits
+	// in code are a guarded rule's common keyword (os. for "s.", key for
+	// "ey") that its guard refuses. Whether the line has a K or ſ
+	// (highLine, foldsToASCII) the automaton found with the keywords:
+	// where each ends (folds, in order; content without one has no such
+	// line).
+	folds := sc.folds[:0]
+	for _, h := range sc.hits {
+		if a.fold[h.state] {
+			folds = append(folds, h.pos)
+		}
+	}
+	sc.folds = folds
+	hitAt, high, highAt, next := 0, false, -1, 0 // the hit asked about; whether the line starting at highAt has a K or ſ; the first fold not before it
+	highLine := func() bool {
+		if len(folds) == 0 {
+			return false
+		}
+		if s, e := lineBounds(data, hitAt); s != highAt {
+			for next < len(folds) && folds[next] < s {
+				next++
+			}
+			high, highAt = next < len(folds) && folds[next] < e, s
+		}
+		return high
+	}
 	for _, h := range sc.hits {
 		hitAt = h.pos
 		for _, id := range a.accept[h.state] {
