@@ -903,8 +903,11 @@ func buildKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomato
 // which renumbers the states, makes its own).
 func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 	a := &keywordAutomaton{}
+	// The keywords, then the marks (keywordAutomaton.fold), whose bytes
+	// have classes too.
+	all := slices.Concat(keywords, foldMarks[:])
 	nc := 1 // class 0: bytes in no keyword
-	for _, k := range slices.Concat(keywords, foldMarks[:]) {
+	for _, k := range all {
 		for i := 0; i < len(k); i++ {
 			c := k[i]
 			if a.class[c] == 0 {
@@ -923,29 +926,13 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 	// The trie: goto transitions (0 = none, since no edge leads to the
 	// root), a row of width per state.
 	states := 1
-	for _, k := range keywords {
-		states += len(k)
-	}
-	for _, k := range foldMarks {
+	for _, k := range all {
 		states += len(k)
 	}
 	gotos := make([]uint16, width, states*width)
 	outs := make([][]uint16, 1, states)
-	for ki, k := range keywords {
-		s := 0
-		for i := 0; i < len(k); i++ {
-			c := int(a.class[k[i]])
-			if gotos[s*width+c] == 0 {
-				gotos = append(gotos, make([]uint16, width)...)
-				outs = append(outs, nil)
-				gotos[s*width+c] = uint16(len(outs) - 1)
-			}
-			s = int(gotos[s*width+c])
-		}
-		outs[s] = append(outs[s], rules[ki]...)
-	}
 	folds := map[int]bool{}
-	for _, k := range foldMarks {
+	for ki, k := range all {
 		s := 0
 		for i := 0; i < len(k); i++ {
 			c := int(a.class[k[i]])
@@ -956,7 +943,11 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 			}
 			s = int(gotos[s*width+c])
 		}
-		folds[s] = true
+		if ki < len(keywords) {
+			outs[s] = append(outs[s], rules[ki]...)
+		} else {
+			folds[s] = true
+		}
 	}
 	if len(outs) >= acceptBit {
 		panic("workspace: too many secret keywords") // the tables are ours; a test builds them
