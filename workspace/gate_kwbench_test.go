@@ -136,3 +136,13 @@ func modCacheGoFiles(b *testing.B, max int) ([][]byte, int) {
 	}
 	return files, n
 }
+
+// BenchmarkCompileRules is what each process pays once for the rules: the
+// keyword automaton and each rule's guard, need and window (the regexps
+// themselves compile lazily). A CLI call pays it on its start-up; a cold
+// search's first content verdict waits for it.
+func BenchmarkCompileRules(b *testing.B) {
+	for b.Loop() {
+		compileRules(localRules, gitleaksRules, keywordGuards)
+	}
+}

@@ -74,7 +74,7 @@ func (a *keywordAutomaton) fillTab(maxLen int) {
 	row := make([]int, states)
 	nacc := 0
 	for s := range states {
-		if len(a.accept[s]) > 0 {
+		if len(a.accept[s]) > 0 || a.fold[s] {
 			nacc++
 		}
 	}
@@ -92,7 +92,7 @@ func (a *keywordAutomaton) fillTab(maxLen int) {
 	}
 	acc, other := 0, nacc
 	for s := range states {
-		if len(a.accept[s]) > 0 {
+		if len(a.accept[s]) > 0 || a.fold[s] {
 			row[s], acc = acc, acc+1
 		} else {
 			row[s], other = other, other+1

@@ -682,12 +682,18 @@ func compileRules(local, third []ruleSpec, guards map[string]func([]byte, int) b
 			if r.near = guards[spec.name]; r.near == nil {
 				r.near = familyGuard(spec)
 			}
-			r.need = needOf(spec.re)
+			// One parse for the need and the window (a parse is most of
+			// compiling the rules, and a process compiles them at start).
+			parsed, err := syntax.Parse(spec.re, syntax.Perl)
+			if err != nil {
+				parsed = nil
+			}
+			r.need = needOf(parsed)
 			kws := make([]string, len(spec.keywords))
 			for i, k := range spec.keywords {
 				kws[i] = strings.ToLower(k)
 			}
-			r.window = windowOf(spec.re, kws)
+			r.window = windowOf(parsed, kws)
 		}
 		for _, a := range spec.allow {
 			ar, err := compileAllow(a)
@@ -853,6 +859,9 @@ type keywordAutomaton struct {
 	shift  uint
 	next   []uint16 // state<<shift | class → next state | acceptBit
 	accept [][]uint16
+	// fold marks the states where a K or ſ ends (foldMarks): accepting
+	// states without rules, whose hits tell scan which lines hold one.
+	fold []bool
 	// kwTab is next for the lanes (kwlanes.go).
 	kwTab
 	// scratch holds *kwScratch: the hit buffers of a scan, reused.
@@ -865,12 +874,18 @@ type keywordAutomaton struct {
 type kwScratch struct {
 	found [lanes][]kwHit
 	hits  []kwHit
+	// folds are where a K or ſ ends (scan).
+	folds []int
 }
 
 // maxScratchHits bounds the hit buffers kept for reuse.
 const maxScratchHits = 1 << 14
 
 const acceptBit = 0x8000
+
+// foldMarks are the characters foldsToASCII looks for, which the keyword
+// automaton finds with the keywords (keywordAutomaton.fold).
+var foldMarks = [...]string{"\u212a", "\u017f"}
 
 func newKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomaton {
 	return buildTrie(keywords, rules).hotFirst()
@@ -888,8 +903,11 @@ func buildKeywordAutomaton(keywords []string, rules [][]uint16) *keywordAutomato
 // which renumbers the states, makes its own).
 func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 	a := &keywordAutomaton{}
+	// The keywords, then the marks (keywordAutomaton.fold), whose bytes
+	// have classes too.
+	all := slices.Concat(keywords, foldMarks[:])
 	nc := 1 // class 0: bytes in no keyword
-	for _, k := range keywords {
+	for _, k := range all {
 		for i := 0; i < len(k); i++ {
 			c := k[i]
 			if a.class[c] == 0 {
@@ -908,12 +926,13 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 	// The trie: goto transitions (0 = none, since no edge leads to the
 	// root), a row of width per state.
 	states := 1
-	for _, k := range keywords {
+	for _, k := range all {
 		states += len(k)
 	}
 	gotos := make([]uint16, width, states*width)
 	outs := make([][]uint16, 1, states)
-	for ki, k := range keywords {
+	folds := map[int]bool{}
+	for ki, k := range all {
 		s := 0
 		for i := 0; i < len(k); i++ {
 			c := int(a.class[k[i]])
@@ -924,7 +943,11 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 			}
 			s = int(gotos[s*width+c])
 		}
-		outs[s] = append(outs[s], rules[ki]...)
+		if ki < len(keywords) {
+			outs[s] = append(outs[s], rules[ki]...)
+		} else {
+			folds[s] = true
+		}
 	}
 	if len(outs) >= acceptBit {
 		panic("workspace: too many secret keywords") // the tables are ours; a test builds them
@@ -947,6 +970,9 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 				outs[s] = append(outs[s], r)
 			}
 		}
+		if folds[fail[s]] {
+			folds[s] = true
+		}
 		for c := 0; c < width; c++ {
 			t := int(gotos[s*width+c])
 			if t == 0 {
@@ -960,11 +986,15 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 	}
 	// Mark transitions into accepting states.
 	for i, t := range a.next {
-		if len(outs[t&^acceptBit]) > 0 {
+		if len(outs[t&^acceptBit]) > 0 || folds[int(t&^acceptBit)] {
 			a.next[i] = t | acceptBit
 		}
 	}
 	a.accept = outs
+	a.fold = make([]bool, len(outs))
+	for s := range folds {
+		a.fold[s] = true
+	}
 	for _, k := range keywords {
 		a.maxLen = max(a.maxLen, len(k))
 	}
@@ -996,13 +1026,14 @@ func (a *keywordAutomaton) hotFirst() *keywordAutomaton {
 	for i, s := range order {
 		id[s] = uint16(i)
 	}
-	b := &keywordAutomaton{class: a.class, shift: a.shift, next: make([]uint16, len(order)*width), accept: make([][]uint16, len(order))}
+	b := &keywordAutomaton{class: a.class, shift: a.shift, next: make([]uint16, len(order)*width), accept: make([][]uint16, len(order)), fold: make([]bool, len(order))}
 	for i, s := range order {
 		for c := range width {
 			t := a.next[s<<a.shift|c]
 			b.next[i<<a.shift|c] = id[t&^acceptBit] | t&acceptBit
 		}
 		b.accept[i] = a.accept[s]
+		b.fold[i] = a.fold[s]
 	}
 	b.fillTab(a.maxLen)
 	return b
@@ -1069,31 +1100,42 @@ func (rs *ruleSet) scan(data []byte, found func(start, end int, name string) boo
 		}
 		return true
 	}
-	// A hit's line is found only when a rule admits the hit: most hits
-	// in code are a guarded rule's common keyword (os. for "s.", key for
-	// "ey") that its guard refuses. Whether the line has a K or ſ
-	// (highLine) needs the line; content without either has no such line.
-	mayFold := foldsToASCII(data)
-	hitAt, high, highAt := 0, false, -1 // the hit asked about; whether the line starting at highAt has a K or ſ
-	highLine := func() bool {
-		if !mayFold {
-			return false
-		}
-		if s, e := lineBounds(data, hitAt); s != highAt {
-			high, highAt = foldsToASCII(data[s:e]), s
-		}
-		return high
-	}
 	sc, _ := a.scratch.Get().(*kwScratch)
 	if sc == nil {
 		sc = &kwScratch{}
 	}
 	sc.hits = a.lanesHits(sc.hits[:0], data, &sc.found)
 	defer func() {
-		if cap(sc.hits) <= maxScratchHits {
+		if cap(sc.hits) <= maxScratchHits && cap(sc.folds) <= maxScratchHits {
 			a.scratch.Put(sc)
 		}
 	}()
+	// A hit's line is found only when a rule admits the hit: most hits
+	// in code are a guarded rule's common keyword (os. for "s.", key for
+	// "ey") that its guard refuses. Whether the line has a K or ſ
+	// (highLine, foldsToASCII) the automaton found with the keywords:
+	// where each ends (folds, in order; content without one has no such
+	// line).
+	folds := sc.folds[:0]
+	for _, h := range sc.hits {
+		if a.fold[h.state] {
+			folds = append(folds, h.pos)
+		}
+	}
+	sc.folds = folds
+	hitAt, high, highAt, next := 0, false, -1, 0 // the hit asked about; whether the line starting at highAt has a K or ſ; the first fold not before it
+	highLine := func() bool {
+		if len(folds) == 0 {
+			return false
+		}
+		if s, e := lineBounds(data, hitAt); s != highAt {
+			for next < len(folds) && folds[next] < s {
+				next++
+			}
+			high, highAt = next < len(folds) && folds[next] < e, s
+		}
+		return high
+	}
 	for _, h := range sc.hits {
 		hitAt = h.pos
 		for _, id := range a.accept[h.state] {

@@ -33,11 +33,11 @@ type lineNeed struct {
 // minNeedBytes is the least length of a need worth checking.
 const minNeedBytes = 6
 
-// needOf derives a line need from a regex, or nil when it has none worth
-// checking (a top-level alternation, no run of minNeedBytes).
-func needOf(src string) *lineNeed {
-	re, err := syntax.Parse(src, syntax.Perl)
-	if err != nil {
+// needOf derives a line need from a regex (parsed with syntax.Perl; nil
+// when it did not parse), or nil when it has none worth checking (a
+// top-level alternation, no run of minNeedBytes).
+func needOf(re *syntax.Regexp) *lineNeed {
+	if re == nil {
 		return nil
 	}
 	var flat []*syntax.Regexp

@@ -19,11 +19,11 @@ import (
 // to read windows instead of the line.
 const longLine = 4
 
-// windowOf is the longest match of re in characters when every match
-// holds one of keywords (lower case) and has a bound; 0 otherwise.
-func windowOf(re string, keywords []string) int {
-	r, err := syntax.Parse(re, syntax.Perl)
-	if err != nil || keywords == nil {
+// windowOf is the longest match of r (parsed with syntax.Perl; nil when
+// it did not parse) in characters when every match holds one of keywords
+// (lower case) and has a bound; 0 otherwise.
+func windowOf(r *syntax.Regexp, keywords []string) int {
+	if r == nil || keywords == nil {
 		return 0
 	}
 	n := maxChars(r)
