@@ -3,6 +3,7 @@ package git
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -81,11 +82,13 @@ func (w *Workflow) trackedPass(ctx context.Context) (scan trackedScan, ok bool, 
 	if only, narrow := base.narrowed(w.Worktree); narrow {
 		if scan, ok = scanTracked(w.Worktree, index, only); ok && scan.content == base.content {
 			u.count(1)
+			slog.Debug("tracked files: narrowed pass", "worktree", w.Worktree, "stat", len(only), "maybe", len(scan.maybe))
 			return scan, true, done
 		}
 	}
 	u.count(0)
 	scan, ok = scanTracked(w.Worktree, index, nil)
+	slog.Debug("tracked files: full pass", "worktree", w.Worktree, "base", base != nil, "ok", ok, "maybe", len(scan.maybe), "links", scan.links)
 	return scan, ok, done
 }
 
