@@ -89,24 +89,7 @@ func trackedAttackTree(t *testing.T) (*git.Repo, *git.Workflow, func(string), fu
 	if err := os.MkdirAll(filepath.Join(wt, "build"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	masks := NewMaskState()
-	t.Cleanup(masks.Close)
-	s, err := NewSession(SessionConfig{Root: wt, GitCommonDir: repo.CommonDir(), Role: "pulsing", Mode: ModeYolo, Masks: masks})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	run := func(command string) {
-		t.Helper()
-		if r, err := s.runCommand(ctx, command, 0); err != nil || r.code != 0 {
-			t.Fatalf("%s: %v %+v", command, err, r)
-		}
-	}
-	run("true")
-	wf.FollowChanges(masks)
-	if _, err := wf.Status(ctx); err != nil {
-		t.Fatal(err)
-	}
+	run := followedTree(t, repo, wf)
 	pulse := 0
 	start := func() {
 		t.Helper()
@@ -162,4 +145,31 @@ func trackedAttackTree(t *testing.T) (*git.Repo, *git.Workflow, func(string), fu
 	}
 
 	return repo, wf, run, checkpoint
+}
+
+// followedTree is a sandboxed session's command runner in the workflow's
+// worktree, whose mask state's tree watch the workflow follows from a
+// first command and status on.
+func followedTree(t *testing.T, repo *git.Repo, wf *git.Workflow) (run func(command string)) {
+	t.Helper()
+	ctx := context.Background()
+	masks := NewMaskState()
+	t.Cleanup(masks.Close)
+	s, err := NewSession(SessionConfig{Root: wf.Worktree, GitCommonDir: repo.CommonDir(), Role: "pulsing", Mode: ModeYolo, Masks: masks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	run = func(command string) {
+		t.Helper()
+		if r, err := s.runCommand(ctx, command, 0); err != nil || r.code != 0 {
+			t.Fatalf("%s: %v %+v", command, err, r)
+		}
+	}
+	run("true")
+	wf.FollowChanges(masks)
+	if _, err := wf.Status(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return run
 }
