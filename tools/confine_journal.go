@@ -12,8 +12,12 @@ import "slices"
 // .git: nobody sees what changes in it) or too long a journal breaks the
 // marks taken before.
 type journalState struct {
-	epoch   int
-	paths   []string
+	epoch int
+	paths []string
+	// kinds are, for each of paths, how the event named it (journalCreated,
+	// journalUnlinked); dirs counts the new directories journalled.
+	kinds   []uint8
+	dirs    int
 	skipped bool
 	// pending is what the watch reported that the next mask decision has
 	// not looked at yet (a listing read it first).
@@ -28,16 +32,23 @@ const maxJournal = 4096
 // one reported is decided by the walk.
 func (j *journalState) restart() {
 	j.epoch++
-	j.paths, j.skipped, j.pending = nil, false, treeChanges{}
+	j.paths, j.kinds, j.skipped, j.pending = nil, nil, false, treeChanges{}
 }
 
-// add journals a path the watch reported.
-func (j *journalState) add(p string) {
+// How an event named a journalled path.
+const (
+	journalCreated  uint8 = 1 << iota // a new name: made, hard-linked or moved in
+	journalUnlinked                   // a name unlinked
+)
+
+// add journals a path the watch reported, named as kind says.
+func (j *journalState) add(p string, kind uint8) {
 	if len(j.paths) >= maxJournal {
 		j.epoch++
-		j.paths = nil
+		j.paths, j.kinds = nil, nil
 	}
 	j.paths = append(j.paths, p)
+	j.kinds = append(j.kinds, kind)
 }
 
 // collect reads the watch's events into the journal and into what the
@@ -50,11 +61,19 @@ func (m *MaskState) collect() bool {
 	}
 	for p := range ch.paths {
 		j.pending.paths[p] = true
-		j.add(p)
+		var kind uint8
+		if ch.created[p] {
+			kind |= journalCreated
+		}
+		if ch.unlinked[p] {
+			kind |= journalUnlinked
+		}
+		j.add(p, kind)
 	}
 	for _, d := range ch.newDirs {
 		j.pending.newDirs = append(j.pending.newDirs, d)
-		j.add(d)
+		j.add(d, journalCreated)
+		j.dirs++
 	}
 	return ok
 }
@@ -96,5 +115,40 @@ func (m *MaskState) Mark() (since func() ([]string, bool)) {
 			return nil, false
 		}
 		return slices.Clone(m.journal.paths[n:]), true
+	}
+}
+
+// MarkTracked is Mark for a workflow's passes over its tracked files
+// (git.TrackedJournal), which must know every name a tracked file was
+// written through: since also reports which paths gained a name
+// (created: made, hard-linked or moved in) and which lost one by unlink
+// (unlinked), and is false as well when a directory was made since the
+// mark, or before it and no decision has watched it yet (what happened
+// inside it went unseen).
+func (m *MaskState) MarkTracked() (since func() (paths, created, unlinked []string, ok bool)) {
+	m.mu.Lock()
+	live := m.watch != nil && !m.journal.skipped && m.collect() && len(m.journal.pending.newDirs) == 0
+	epoch, n, dirs := m.journal.epoch, len(m.journal.paths), m.journal.dirs
+	m.mu.Unlock()
+	return func() (paths, created, unlinked []string, ok bool) {
+		if !live {
+			return nil, nil, nil, false
+		}
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		j := &m.journal
+		if m.watch == nil || j.epoch != epoch || j.skipped || !m.collect() || j.epoch != epoch || j.dirs != dirs {
+			return nil, nil, nil, false
+		}
+		paths = slices.Clone(j.paths[n:])
+		for i, p := range paths {
+			if j.kinds[n+i]&journalCreated != 0 {
+				created = append(created, p)
+			}
+			if j.kinds[n+i]&journalUnlinked != 0 {
+				unlinked = append(unlinked, p)
+			}
+		}
+		return paths, created, unlinked, true
 	}
 }

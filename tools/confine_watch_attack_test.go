@@ -18,25 +18,7 @@ func TestUntrackedListingSurvivesWatchAttacks(t *testing.T) {
 	ctx := context.Background()
 	repo, wf := workflowRepo(t, "watchattack", map[string]string{"main.go": "package main\n", "pkg/a.go": "package pkg\n"})
 	wt := wf.Worktree
-	masks := NewMaskState()
-	t.Cleanup(masks.Close)
-	cfg := SessionConfig{Root: wt, GitCommonDir: repo.CommonDir(), Role: "pulsing", Mode: ModeYolo, Masks: masks}
-	s, err := NewSession(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	run := func(command string) {
-		t.Helper()
-		if r, err := s.runCommand(ctx, command, 0); err != nil || r.code != 0 {
-			t.Fatalf("%s: %v %+v", command, err, r)
-		}
-	}
-	run("true")
-	wf.FollowChanges(masks)
-	if _, err := wf.Status(ctx); err != nil {
-		t.Fatal(err)
-	}
+	run := followedTree(t, repo, wf)
 	if _, err := wf.StartPulse(ctx, "p1"); err != nil {
 		t.Fatal(err)
 	}

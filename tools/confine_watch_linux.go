@@ -94,12 +94,17 @@ func (w *treeWatch) close() {
 type treeChanges struct {
 	paths   map[string]bool
 	newDirs []string
+	// created and unlinked are the paths a new name came to (made,
+	// hard-linked or moved in) and the paths a name was unlinked from
+	// (what a workflow's passes over its tracked files need to know:
+	// a hard link made and unlinked since leaves only its own name).
+	created, unlinked map[string]bool
 }
 
 // changes reads the events queued since the last call; ok is false when
 // they do not say exactly what changed (walk the tree instead).
 func (w *treeWatch) changes() (treeChanges, bool) {
-	ch := treeChanges{paths: map[string]bool{}}
+	ch := treeChanges{paths: map[string]bool{}, created: map[string]bool{}, unlinked: map[string]bool{}}
 	for {
 		n, err := syscall.Read(w.fd, w.buf)
 		if err == syscall.EINTR {
@@ -137,7 +142,14 @@ func (w *treeWatch) changes() (treeChanges, bool) {
 					w.lost = true // moved away, deleted or its mode changed: walk again
 				}
 			default:
-				ch.paths[path.Join(dir, name)] = true
+				p := path.Join(dir, name)
+				ch.paths[p] = true
+				if mask&(syscall.IN_CREATE|syscall.IN_MOVED_TO) != 0 {
+					ch.created[p] = true
+				}
+				if mask&syscall.IN_DELETE != 0 {
+					ch.unlinked[p] = true
+				}
 			}
 		}
 	}

@@ -8,8 +8,9 @@ type treeWatch struct{ lost bool }
 
 // treeChanges is what changed in a watched tree.
 type treeChanges struct {
-	paths   map[string]bool
-	newDirs []string
+	paths             map[string]bool
+	newDirs           []string
+	created, unlinked map[string]bool
 }
 
 func newTreeWatch(string) *treeWatch              { return nil }

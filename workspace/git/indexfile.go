@@ -51,6 +51,12 @@ func readIndexData(data []byte, fn func(e *indexEntry)) bool {
 // hashLen bytes, calling fn (when not nil) with each; false when data is
 // no such index.
 func parseIndex(data []byte, hashLen int, fn func(e *indexEntry)) bool {
+	return parseIndexExt(data, hashLen, fn, nil)
+}
+
+// parseIndexExt is parseIndex that also calls ext (when not nil) with each
+// extension's signature and content, after the entries.
+func parseIndexExt(data []byte, hashLen int, fn func(e *indexEntry), ext func(sig string, body []byte)) bool {
 	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
 		return false
 	}
@@ -116,10 +122,15 @@ func parseIndex(data []byte, hashLen int, fn func(e *indexEntry)) bool {
 	// are in another file too) or a sparse one ("sdir": a directory
 	// stands for its files) is not read.
 	for off+8 <= end {
-		if sig := string(data[off : off+4]); sig == "link" || sig == "sdir" {
+		sig := string(data[off : off+4])
+		if sig == "link" || sig == "sdir" {
 			return false
 		}
-		off += 8 + int(binary.BigEndian.Uint32(data[off+4:off+8]))
+		size := int(binary.BigEndian.Uint32(data[off+4 : off+8]))
+		if ext != nil && size >= 0 && off+8+size <= end {
+			ext(sig, data[off+8:off+8+size])
+		}
+		off += 8 + size
 	}
 	return off == end
 }

@@ -74,12 +74,13 @@ func ExcludedMessage(ex []Excluded) string {
 func (r *Repo) StageAll(ctx context.Context, dir, base string, paths, exclude []string) ([]Excluded, error) {
 	return r.stageAll(ctx, dir, base, paths, exclude, func(ctx context.Context, exclude []string) ([]string, error) {
 		return r.untracked(ctx, dir, paths, exclude)
-	})
+	}, nil)
 }
 
 // stageAll is StageAll with the untracked files under paths but exclude
-// listed by list.
-func (r *Repo) stageAll(ctx context.Context, dir, base string, paths, exclude []string, list func(ctx context.Context, exclude []string) ([]string, error)) ([]Excluded, error) {
+// listed by list. update, when not nil, are the only tracked files that
+// may differ from the index (trackedScan.maybe; only with no paths).
+func (r *Repo) stageAll(ctx context.Context, dir, base string, paths, exclude []string, list func(ctx context.Context, exclude []string) ([]string, error), update []string) ([]Excluded, error) {
 	links, err := r.gitlinks(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ func (r *Repo) stageAll(ctx context.Context, dir, base string, paths, exclude []
 			out = append(out, Excluded{Path: p, Kind: KindIncluded})
 		}
 	}
-	if err := r.add(ctx, dir, paths, exclude, untracked); err != nil {
+	if err := r.add(ctx, dir, paths, exclude, untracked, update); err != nil {
 		return nil, err
 	}
 	// git add made none (every nested repository was excluded); a
@@ -224,8 +225,9 @@ func (r *Repo) nestedRepos(dir string, untracked []string) ([]Excluded, error) {
 // update-index --add adds the listed untracked files by name (issue 35:
 // on 45k files the second walk of add --all cost as much as the first).
 // Staging named paths keeps git add --all, which reports a path that
-// matches nothing.
-func (r *Repo) add(ctx context.Context, dir string, paths, exclude, untracked []string) error {
+// matches nothing. update, when not nil, narrows git add --update to those
+// tracked files (the others are known to match the index: trackedPass).
+func (r *Repo) add(ctx context.Context, dir string, paths, exclude, untracked, update []string) error {
 	var spec strings.Builder
 	if len(paths) == 0 {
 		spec.WriteString(":(top)\x00")
@@ -245,8 +247,21 @@ func (r *Repo) add(ctx context.Context, dir string, paths, exclude, untracked []
 	if len(paths) > 0 {
 		return addAll()
 	}
-	if _, err := r.git.run(ctx, dir, strings.NewReader(spec.String()), "add", "--update", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
-		return fmt.Errorf("stage changes: %w", err)
+	updateSpec := spec.String()
+	if update != nil && len(update) <= maxNarrowed {
+		var b strings.Builder
+		for _, p := range update {
+			b.WriteString(":(literal,top)" + p + "\x00")
+		}
+		for _, a := range exclude {
+			b.WriteString(":(exclude,literal,top)" + strings.TrimSuffix(a, "/") + "\x00")
+		}
+		updateSpec = b.String()
+	}
+	if update == nil || len(update) > 0 {
+		if _, err := r.git.run(ctx, dir, strings.NewReader(updateSpec), "add", "--update", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+			return fmt.Errorf("stage changes: %w", err)
+		}
 	}
 	var names strings.Builder
 	for _, p := range untracked {

@@ -372,10 +372,29 @@ func (w *Workflow) stage(ctx context.Context, base string) (string, []Excluded, 
 	if err != nil {
 		return "", nil, err
 	}
-	tree, excluded, err := w.repo.stageIn(ctx, w.Worktree, base, artifacts, w.untrackedBut)
+	scan, scanned, done := w.trackedPass(ctx)
+	var update []string // nil: git passes over every tracked file
+	if scanned {
+		update = append([]string{}, scan.maybe...)
+	}
+	var listed []string
+	list := func(ctx context.Context, exclude []string) ([]string, error) {
+		var err error
+		listed, err = w.untrackedBut(ctx, exclude)
+		return listed, err
+	}
+	tree, excluded, err := w.repo.stageUpdating(ctx, w.Worktree, base, artifacts, list, update)
 	if err == nil {
 		w.staged(ctx, excluded)
 	}
+	if err != nil || len(excluded) > 0 || !scanned {
+		done(nil)
+		return tree, excluded, err
+	}
+	// What the next pass builds on: the index as staging left it, its
+	// new entries (were they linked to one another?) and what was
+	// staged still to look at.
+	w.afterStaging(ctx, append(listed, scan.maybe...), done)
 	return tree, excluded, err
 }
 
@@ -384,12 +403,18 @@ func (w *Workflow) stage(ctx context.Context, base string) (string, []Excluded, 
 // and returns the tree and what it left out. list lists the untracked
 // files but those under its exclude (nil: git walks the tree).
 func (r *Repo) stageIn(ctx context.Context, dir, base string, artifacts []string, list func(ctx context.Context, exclude []string) ([]string, error)) (string, []Excluded, error) {
+	return r.stageUpdating(ctx, dir, base, artifacts, list, nil)
+}
+
+// stageUpdating is stageIn where only the tracked files update (when not
+// nil) may differ from the index (trackedPass).
+func (r *Repo) stageUpdating(ctx context.Context, dir, base string, artifacts []string, list func(ctx context.Context, exclude []string) ([]string, error), update []string) (string, []Excluded, error) {
 	if list == nil {
 		list = func(ctx context.Context, exclude []string) ([]string, error) {
 			return r.untracked(ctx, dir, nil, exclude)
 		}
 	}
-	excluded, err := r.stageAll(ctx, dir, base, nil, artifacts, list)
+	excluded, err := r.stageAll(ctx, dir, base, nil, artifacts, list, update)
 	if err != nil {
 		return "", nil, err
 	}

@@ -50,6 +50,14 @@ type untrackedState struct {
 	// ignore files outside the tree as that listing saw them.
 	index, ignore string
 	full          int // listings that walked the whole tree (for tests)
+
+	// tmu guards what the passes over the tracked files build on
+	// (trackedpass.go), apart from mu, which a listing holds while git
+	// walks the tree.
+	tmu     sync.Mutex
+	tj      TrackedJournal
+	tracked *trackedBase
+	scans   [2]int // full and narrowed passes over the tracked files (for tests)
 }
 
 // untrackedStates are the untracked states of a repository's work trees
@@ -92,6 +100,12 @@ func (w *Workflow) FollowChanges(j TreeJournal) {
 	if u.journal != j {
 		u.journal, u.paths, u.since = j, nil, nil
 	}
+	tj, _ := j.(TrackedJournal)
+	u.tmu.Lock()
+	defer u.tmu.Unlock()
+	if u.tj != tj || tj == nil {
+		u.tj, u.tracked = tj, nil
+	}
 }
 
 // seeded begins the untracked state from a status (git status
@@ -129,6 +143,9 @@ func (w *Workflow) UntrackedWalks() int {
 // branch: the files whose content differs from the branch's tip, and the
 // untracked files that are not ignored (listed as FollowChanges allows).
 func (w *Workflow) ChangedPaths(ctx context.Context) ([]string, error) {
+	if out, ok, err := w.changedPathsScanned(ctx); ok {
+		return out, err
+	}
 	return w.repo.changedPaths(ctx, w.Worktree, w.Branch, w.listUntracked)
 }
 
