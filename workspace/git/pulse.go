@@ -364,6 +364,22 @@ func (w *Workflow) PulseBranches(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
+// rehash stages the tracked files at paths by their content, which git
+// would take for unchanged from their stat data (trackedScan.blind).
+func (w *Workflow) rehash(ctx context.Context, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	args := []string{"add", "--renormalize", "--"}
+	for _, p := range paths {
+		args = append(args, ":(literal,top)"+p)
+	}
+	if _, err := w.run(ctx, nil, args...); err != nil {
+		return fmt.Errorf("staging %d files by content in %s: %w", len(paths), w.Worktree, err)
+	}
+	return nil
+}
+
 // stage writes the worktree's whole state (but the recorded artifacts,
 // nested repositories and gitlinks base does not have) to its index and
 // returns the tree and what it left out.
@@ -376,6 +392,10 @@ func (w *Workflow) stage(ctx context.Context, base string) (string, []Excluded, 
 	var update []string // nil: git passes over every tracked file
 	if scanned {
 		update = append([]string{}, scan.maybe...)
+		if err := w.rehash(ctx, scan.blind); err != nil {
+			done(nil)
+			return "", nil, err
+		}
 	}
 	var listed []string
 	list := func(ctx context.Context, exclude []string) ([]string, error) {

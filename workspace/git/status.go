@@ -1,6 +1,7 @@
 package git
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -146,5 +147,20 @@ func (w *Workflow) trackedStatus(ctx context.Context) ([]byte, error) {
 		return out, err
 	}
 	done(&scan)
+	// What git cannot see from stat data is modified in the work tree
+	// until its content is staged (trackedScan.blind).
+	if len(scan.blind) > 0 {
+		listed := map[string]bool{}
+		for e := range bytes.SplitSeq(out, []byte{0}) {
+			if len(e) > 3 {
+				listed[string(e[3:])] = true
+			}
+		}
+		for _, p := range scan.blind {
+			if !listed[p] {
+				out = append(out, " M "+p+"\x00"...)
+			}
+		}
+	}
 	return out, nil
 }

@@ -189,7 +189,7 @@ func (w *Workflow) changedPathsScanned(ctx context.Context) (out []string, ok bo
 	if wg.Wait(); othersErr != nil {
 		return nil, true, othersErr
 	}
-	out = append(nulList(tracked), others...)
+	out = append(append(nulList(tracked), others...), scan.blind...)
 	slices.Sort(out)
 	return slices.Compact(out), true, nil
 }
