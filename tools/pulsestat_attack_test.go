@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/autarch-dev/autarch/internal/testkit"
+	"github.com/autarch-dev/autarch/workspace/git"
 )
 
 // TestPulseStatAttacks (redteam s10, black box): what a workflow decides
@@ -113,6 +114,20 @@ m.close()
 	}
 }
 
+// pulseSession is a pulsing session in the workflow worktree wt of repo
+// and the mask state it has to itself.
+func pulseSession(t *testing.T, repo *git.Repo, wt string) (*Session, *MaskState) {
+	t.Helper()
+	masks := NewMaskState()
+	t.Cleanup(masks.Close)
+	s, err := NewSession(SessionConfig{Root: wt, GitCommonDir: repo.CommonDir(), Role: "pulsing", Mode: ModeYolo, Masks: masks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, masks
+}
+
 // pulseStatAttack runs one attack in a pulse and checks the gates' changed
 // paths, the next command's masks and the checkpoint. sameSecond: the
 // attack may land in the second in which git last recorded the file's
@@ -122,13 +137,7 @@ func pulseStatAttack(t *testing.T, tc statAttack, sameSecond bool) {
 	repo, wf := workflowRepo(t, "statattack", map[string]string{
 		"main.go": "package main\n", "src/app.cfg": statClean, "src/lib.go": "package src\n", ".gitignore": "/ignored/\n"})
 	wt := wf.Worktree
-	masks := NewMaskState()
-	t.Cleanup(masks.Close)
-	s, err := NewSession(SessionConfig{Root: wt, GitCommonDir: repo.CommonDir(), Role: "pulsing", Mode: ModeYolo, Masks: masks})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s, masks := pulseSession(t, repo, wt)
 	run := func(command string) string {
 		t.Helper()
 		r, err := s.runCommand(ctx, command, 0)

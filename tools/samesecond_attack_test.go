@@ -54,13 +54,7 @@ func sameSecondRewrite(t *testing.T, try int) bool {
 	ctx := context.Background()
 	repo, wf := workflowRepo(t, "samesecond", map[string]string{"main.go": "package main\n", "src/app.cfg": statClean})
 	wt := wf.Worktree
-	masks := NewMaskState()
-	t.Cleanup(masks.Close)
-	s, err := NewSession(SessionConfig{Root: wt, GitCommonDir: repo.CommonDir(), Role: "pulsing", Mode: ModeYolo, Masks: masks})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s, masks := pulseSession(t, repo, wt)
 	run := func(command string) {
 		t.Helper()
 		if r, err := s.runCommand(ctx, command, 0); err != nil || r.code != 0 {
