@@ -15,9 +15,9 @@ func TestOwnCachesInTheRepositoryStateFolder(t *testing.T) {
 	a := newAttackWorkspace(t)
 	writeFiles(t, a.ws, map[string]string{".git/autarch/state.db": "autarchstateautarchstate\n"})
 	h := newHarness(t, "preflight", SessionConfig{Root: a.ws})
-	res := h.call("shell", map[string]any{"command": `echo "G=$GOCACHE M=$GOMODCACHE"; touch "$GOMODCACHE/planted" && echo own-written; cat .git/autarch/state.db; touch .git/autarch/new 2>/dev/null && echo state-written`, "reason": "attack"})
+	res := h.call("shell", map[string]any{"command": `echo "N=$npm_config_cache"; touch "$npm_config_cache/planted" && echo own-written; cat .git/autarch/state.db; touch .git/autarch/new 2>/dev/null && echo state-written`, "reason": "attack"})
 	own := filepath.Join(a.ws, ".git", "autarch", "caches")
-	for _, want := range []string{"M=" + filepath.Join(own, "go-mod"), "own-written"} {
+	for _, want := range []string{"N=" + filepath.Join(own, "npm"), "own-written"} {
 		if !strings.Contains(res.Output, want) {
 			t.Errorf("want %q in %s", want, res.Output)
 		}
@@ -25,7 +25,7 @@ func TestOwnCachesInTheRepositoryStateFolder(t *testing.T) {
 	if strings.Contains(res.Output, "autarchstate") || strings.Contains(res.Output, "state-written") {
 		t.Errorf("a command reached Autarch's state beside the repository's caches: %s", res.Output)
 	}
-	if _, err := os.Stat(filepath.Join(own, "go-mod", "planted")); err != nil {
-		t.Errorf("the command's write to its repository's module cache is not there: %v", err)
+	if _, err := os.Stat(filepath.Join(own, "npm", "planted")); err != nil {
+		t.Errorf("the command's write to its repository's npm cache is not there: %v", err)
 	}
 }

@@ -520,7 +520,7 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 		}
 		binds = append(binds, bind{path: p, kind: bindWritable})
 		writableRoots = append(writableRoots, p)
-		env = b.ownCacheEnv(env, p, spec.Network)
+		env = ownCacheEnv(env, p)
 	}
 	switch {
 	case spec.BuildCache != "":

@@ -152,35 +152,21 @@ func UserStateDirs() []string {
 }
 
 // ownCacheDirs are the subdirectories of Spec.OwnCaches and the variable
-// that points each tool at its own.
+// that points each tool at its own: the download caches whose content a
+// tool copies into the work tree when it installs (node_modules, a
+// virtual environment), so that a later command needs nothing from them.
+// Go's module cache and cargo's registry are read by every build: they
+// stay the user's, read-only.
 var ownCacheDirs = [...]struct{ dir, env string }{
-	{"go-mod", "GOMODCACHE"},
 	{"npm", "npm_config_cache"},
 	{"pip", "PIP_CACHE_DIR"},
 	{"yarn", "YARN_CACHE_FOLDER"},
-	{"cargo", "CARGO_HOME"},
 }
 
 // ownCacheEnv points every tool at its cache under dir (Spec.OwnCaches).
-// Go reads the user's module cache as a proxy, so that a module the user
-// has downloaded is copied rather than fetched; with network, the user's
-// own GOPROXY follows; without, nothing does.
-func (b *Bwrap) ownCacheEnv(env []string, dir string, network bool) []string {
+func ownCacheEnv(env []string, dir string) []string {
 	for _, c := range ownCacheDirs {
 		env = setEnv(env, c.env, filepath.Join(dir, c.dir))
 	}
-	var proxies []string
-	if v, ok := lookupEnv(b.goEnv, "GOMODCACHE"); ok && filepath.IsAbs(v) {
-		if download := filepath.Join(v, "cache", "download"); isDir(download) {
-			proxies = append(proxies, "file://"+filepath.ToSlash(download))
-		}
-	}
-	upstream, ok := lookupEnv(b.goEnv, "GOPROXY")
-	switch {
-	case !network:
-		upstream = "off"
-	case !ok || upstream == "":
-		upstream = "https://proxy.golang.org,direct"
-	}
-	return setEnv(env, "GOPROXY", strings.Join(append(proxies, upstream), ","))
+	return env
 }

@@ -106,13 +106,12 @@ type Spec struct {
 	// planted entry.
 	Caches []string
 	// OwnCaches is the directory of the download caches Autarch keeps for
-	// one repository (a trust domain: one repository's commands never
-	// write the sources another's build compiles), writable, with a
-	// subdirectory per tool set as its cache (ownCacheDirs: GOMODCACHE,
-	// npm_config_cache, PIP_CACHE_DIR, YARN_CACHE_FOLDER, CARGO_HOME). Go
-	// fetches modules through a file:// GOPROXY over the user's module
-	// cache first (verified against go.sum as any download is), then, with
-	// Network, the user's GOPROXY; without it nothing else.
+	// one repository, writable (a trust domain: one repository's commands
+	// never write what another's install reads), with a subdirectory per
+	// tool set as its cache (ownCacheDirs: npm_config_cache,
+	// PIP_CACHE_DIR, YARN_CACHE_FOLDER). Go's module cache and cargo's
+	// registry stay the user's, read-only: a preflight command can use
+	// the modules and crates the user has, not download others.
 	OwnCaches string
 	// BuildCache is a writable directory used as the Go build cache
 	// (GOCACHE): go refuses a read-only one ("open …-d: read-only file
