@@ -29,3 +29,28 @@ func TestOwnCachesInTheRepositoryStateFolder(t *testing.T) {
 		t.Errorf("the command's write to its repository's npm cache is not there: %v", err)
 	}
 }
+
+// TestCacheWriteRefusedNotice: a download refused by the user's read-only
+// module cache tells the agent what happened and what the user can do.
+func TestCacheWriteRefusedNotice(t *testing.T) {
+	for _, tc := range []struct {
+		stderr string
+		want   bool
+	}{
+		{"go: example.com/x@v1.0.0: mkdir /root/go/pkg/mod/cache/download/example.com: read-only file system", true},
+		{"error: failed to create directory `/home/u/.cargo/registry/cache/x`\n\nCaused by:\n  Read-only file system (os error 30)", true},
+		{"error: failed to open `/home/u/.cargo/registry/index/x/.package-cache`: Read-only file system (os error 30)", true},
+		{"touch: cannot touch 'src/x': Read-only file system", false},
+		{"go: example.com/x@v1.0.0: module lookup disabled by GOPROXY=off", false},
+	} {
+		if got := cacheWriteRefused(tc.stderr); got != tc.want {
+			t.Errorf("cacheWriteRefused(%q) = %v, want %v", tc.stderr, got, tc.want)
+		}
+	}
+	a := newAttackWorkspace(t)
+	h := newHarness(t, "preflight", SessionConfig{Root: a.ws})
+	res := h.call("shell", map[string]any{"command": "echo 'go: example.com/x@v1.0.0: mkdir /root/go/pkg/mod/cache/download/x: read-only file system' >&2; exit 1", "reason": "probe"})
+	if !strings.Contains(res.Output, "go mod download") {
+		t.Errorf("a refused module download carries no notice: %s", res.Output)
+	}
+}

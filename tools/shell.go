@@ -97,6 +97,9 @@ func runShell(ctx context.Context, s *Session, p shellParams) (Result, error) {
 	if code != 0 && gitWriteRefused(run.stderr) {
 		run.notices = append(run.notices, gitReadOnlyNotice)
 	}
+	if code != 0 && cacheWriteRefused(run.stderr) {
+		run.notices = append(run.notices, cacheReadOnlyNotice)
+	}
 	fullOut, fullErr := s.gate.RedactLines(run.stdout), s.gate.RedactLines(run.stderr)
 	stdout, stderr := truncate(fullOut), truncate(fullErr)
 	if run.timedOut {
@@ -179,6 +182,18 @@ func gitWriteRefused(stderr string) bool { return gitWriteRefusedRE().MatchStrin
 
 var gitWriteRefusedRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?m)^(fatal|error): .*(Read-only file system|insufficient permission for adding an object|could not lock config file|cannot lock ref|unable to (create|write|append)|could not write)`)
+})
+
+// cacheReadOnlyNotice explains a download into the user's own Go module
+// cache or cargo registry refused by the sandbox.
+const cacheReadOnlyNotice = "The user's Go module cache and cargo registry are read-only to every command, preflight included (a planted module would run in the user's own builds): commands can use the modules and crates already there but cannot download others. Tell the user which dependencies are missing and ask them to run `go mod download` (or `cargo fetch`) in the repository themselves, then run the command again."
+
+// cacheWriteRefused reports whether stderr shows a download into the
+// user's read-only Go module cache or cargo registry failing.
+func cacheWriteRefused(stderr string) bool { return cacheWriteRefusedRE().MatchString(stderr) }
+
+var cacheWriteRefusedRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)(/pkg/mod/|/\.cargo/(registry|git)/).*read-only file system`)
 })
 
 // truncate keeps the first quarter and the last three quarters of the
