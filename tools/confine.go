@@ -167,10 +167,6 @@ type MaskState struct {
 	// handed counts the decisions that took one (for tests).
 	handover *restoreWatch
 	handed   int
-	// linked: the last walk found a file with several names (hard
-	// links). A name removed since may have been one of them, written
-	// through first (redteam s10, 03): the next decision walks.
-	linked bool
 }
 
 // NewMaskState makes an empty mask state for the sessions of a run.
@@ -516,7 +512,6 @@ func (s *Session) maskDecide(c *MaskState, clean func() map[string]bool, walk fu
 			delete(c.scans, rel)
 		}
 	}
-	c.linked = len(names) > 0
 	err := s.unseenLinks(c, names)
 	if err != nil || c.watch != nil && c.watch.lost {
 		c.tooBig = c.watch != nil && c.watch.full()
@@ -564,15 +559,6 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 			return
 		}
 		fi, err := os.Lstat(s.root.Abs(rel))
-		if err != nil && ch.unlinked[rel] && (c.linked || ch.created[rel]) {
-			// A name removed while the tree held files with several
-			// names, or made and removed since the last decision: it
-			// may have been a hard link, written through before it
-			// went, leaving its other names changed unseen (redteam
-			// s10, 03).
-			c.watch.lost = true
-			return
-		}
 		if err != nil || !fi.Mode().IsRegular() {
 			return // gone, or no file: nothing to mask
 		}

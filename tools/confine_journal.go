@@ -64,17 +64,9 @@ func (m *MaskState) collect() bool {
 		var kind uint8
 		if ch.created[p] {
 			kind |= journalCreated
-			if j.pending.created == nil {
-				j.pending.created = map[string]bool{}
-			}
-			j.pending.created[p] = true
 		}
 		if ch.unlinked[p] {
 			kind |= journalUnlinked
-			if j.pending.unlinked == nil {
-				j.pending.unlinked = map[string]bool{}
-			}
-			j.pending.unlinked[p] = true
 		}
 		j.add(p, kind)
 	}
