@@ -149,14 +149,18 @@ func (w *Workflow) trackedStatus(ctx context.Context) ([]byte, error) {
 	done(&scan)
 	// What git cannot see from stat data is modified in the work tree
 	// until its content is staged (trackedScan.blind).
-	if len(scan.blind) > 0 {
+	blind, err := w.blindChanged(ctx, scan.blind)
+	if err != nil {
+		return nil, err
+	}
+	if len(blind) > 0 {
 		listed := map[string]bool{}
 		for e := range bytes.SplitSeq(out, []byte{0}) {
 			if len(e) > 3 {
 				listed[string(e[3:])] = true
 			}
 		}
-		for _, p := range scan.blind {
+		for _, p := range blind {
 			if !listed[p] {
 				out = append(out, " M "+p+"\x00"...)
 			}

@@ -189,7 +189,11 @@ func (w *Workflow) changedPathsScanned(ctx context.Context) (out []string, ok bo
 	if wg.Wait(); othersErr != nil {
 		return nil, true, othersErr
 	}
-	out = append(append(nulList(tracked), others...), scan.blind...)
+	blind, err := w.blindChanged(ctx, scan.blind)
+	if err != nil {
+		return nil, true, err
+	}
+	out = append(append(nulList(tracked), others...), blind...)
 	slices.Sort(out)
 	return slices.Compact(out), true, nil
 }

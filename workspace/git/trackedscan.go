@@ -1,6 +1,7 @@
 package git
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -249,4 +250,52 @@ func modeMatches(e *indexEntry, st *unix.Stat_t) bool {
 		return false // a gitlink, or what git itself must judge
 	}
 	return true
+}
+
+// blindChanged are the paths among blind (trackedScan.blind) whose
+// content differs from what the index holds: git's own stat check would
+// take them for unchanged, so their content decides. A symbolic link, or
+// a name hash-object cannot be given on a line, counts as changed.
+func (w *Workflow) blindChanged(ctx context.Context, blind []string) ([]string, error) {
+	if len(blind) == 0 {
+		return nil, nil
+	}
+	args := []string{"ls-files", "-s", "-z", "--"}
+	var hashed []string
+	for _, p := range blind {
+		args = append(args, ":(literal,top)"+p)
+	}
+	listed, err := w.run(ctx, nil, args...)
+	if err != nil {
+		return nil, fmt.Errorf("index entries in %s: %w", w.Worktree, err)
+	}
+	indexed := map[string]string{}
+	for _, e := range nulList(listed) {
+		meta, p, ok := strings.Cut(e, "\t")
+		if f := strings.Fields(meta); ok && len(f) == 3 && f[0] != "120000" {
+			indexed[p] = f[1]
+		}
+	}
+	var changed []string
+	for _, p := range blind {
+		if indexed[p] == "" || strings.ContainsAny(p, "\n\r") {
+			changed = append(changed, p)
+		} else {
+			hashed = append(hashed, p)
+		}
+	}
+	if len(hashed) == 0 {
+		return changed, nil
+	}
+	out, err := w.run(ctx, strings.NewReader(strings.Join(hashed, "\n")+"\n"), "hash-object", "--stdin-paths")
+	if err != nil {
+		return nil, fmt.Errorf("hashing %d files in %s: %w", len(hashed), w.Worktree, err)
+	}
+	sums := strings.Fields(string(out))
+	for i, p := range hashed {
+		if i >= len(sums) || sums[i] != indexed[p] {
+			changed = append(changed, p)
+		}
+	}
+	return changed, nil
 }
