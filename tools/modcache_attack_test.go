@@ -14,7 +14,7 @@ import (
 // go build, outside any sandbox, compiles.
 func TestPreflightCannotPoisonUsersModuleCache(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the runtime")
+		t.Skip("builds the runtime (about a minute); runs without -short, as make test runs")
 	}
 	proxy, modCache := t.TempDir(), t.TempDir()
 	at := filepath.Join(proxy, "example.com", "dep", "@v")

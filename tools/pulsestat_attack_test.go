@@ -46,7 +46,7 @@ func TestPulseStatAttacks(t *testing.T) {
 	for _, tc := range pulseStatAttacks() {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.slow && testing.Short() {
-				t.Skip("20 s")
+				t.Skip("slow (about 20 s); runs without -short, as make test runs")
 			}
 			pulseStatAttack(t, tc, false)
 		})

@@ -28,7 +28,7 @@ import (
 // edits are passed over narrowed (the test fails if nothing is).
 func TestTrackedPassesSurviveAttacks(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 writes through a shared mapping")
+		t.Skip("needs python3, which writes through a shared mapping (apt-get install python3)")
 	}
 	ctx := context.Background()
 	steps := []struct {
