@@ -58,7 +58,7 @@ func stampOf(fi fs.FileInfo) stamp {
 	if !ok {
 		return stamp{}
 	}
-	return stamp{Ino: st.Ino, Size: st.Size, MTime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, CTime: st.Ctim.Sec*1e9 + st.Ctim.Nsec}
+	return stamp{Ino: st.Ino, Size: st.Size, MTime: int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec), CTime: int64(st.Ctim.Sec)*1e9 + int64(st.Ctim.Nsec)}
 }
 
 // racyWindow is how close to a build's start a file's change may be for

@@ -491,7 +491,7 @@ func (ix *Index) writeLexicon(sw *segmentWriter, terms []string, chunk func(uint
 		}
 		slices.SortFunc(ps, func(a, b posting) int { return cmp.Compare(a.Chunk, b.Chunk) })
 		enc8 = encodePostings(enc8[:0], ps)
-		if off+uint64(len(enc8)) > uint64(^uint32(0)) || len(termBytes)+len(t) > int(^uint32(0)) {
+		if off+uint64(len(enc8)) > uint64(^uint32(0)) || uint64(len(termBytes)+len(t)) > uint64(^uint32(0)) {
 			return errors.New("the index has grown past 4 GiB of postings")
 		}
 		if _, err := sw.Write(enc8); err != nil {
