@@ -11,7 +11,7 @@ import (
 // TestNoAgentProcessOutlivesItsCall (redteam s11, 02): the confinement
 // rests on "a sandboxed command's processes end with it" and "the
 // commands of a tree take turns" (the tree watch, the masks and pins,
-// the tracked passes, ReadShown's resolve-then-read). A language server
+// the tracked passes, the gates before the checkpoint). A language server
 // is a sandbox that lives on between calls, and typescript-language-server
 // runs the work tree's own TypeScript (node_modules/typescript/lib/
 // tsserver.js, which any `npm install` an agent runs may put there):
