@@ -1,0 +1,85 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestNoAgentProcessOutlivesItsCall (redteam s11, 02): the confinement
+// rests on "a sandboxed command's processes end with it" and "the
+// commands of a tree take turns" (the tree watch, the masks and pins,
+// the tracked passes, the gates before the checkpoint). A language server
+// is a sandbox that lives on between calls, and typescript-language-server
+// runs the work tree's own TypeScript (node_modules/typescript/lib/
+// tsserver.js, which any `npm install` an agent runs may put there):
+// the agent's code then runs beside Autarch's own steps — the gates, the
+// checkpoint's staging, every read the host makes — with the work tree
+// writable and the masks of the moment the server started.
+func TestNoAgentProcessOutlivesItsCall(t *testing.T) {
+	nodeServersOnPath(t, "typescript-language-server")
+	redteamOpen(t, "02")
+	dir := t.TempDir()
+	gitRepoT(t, dir, map[string]string{
+		"package.json":  `{"name": "p", "private": true}` + "\n",
+		"tsconfig.json": `{"compilerOptions": {"strict": true}, "include": ["src"]}` + "\n",
+		"src/a.ts":      "export function add(a: number, b: number): number { return a + b }\n",
+		".gitignore":    "node_modules/\n",
+	})
+	// What the agent's install put in the tree: TypeScript's server,
+	// which also keeps writing the tree (it starts the real one, so the
+	// language server answers as usual).
+	real, err := filepath.Abs(filepath.Join("..", "node_modules", "typescript", "lib", "tsserver.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(real); err != nil {
+		t.Skip("TypeScript is not installed: run `npm ci` at the repository's root")
+	}
+	writeFiles(t, dir, map[string]string{
+		"node_modules/typescript/package.json": `{"name": "typescript", "version": "5.9.2"}` + "\n",
+		"node_modules/typescript/lib/tsserver.js": `const fs = require("fs"), path = require("path");
+const root = path.resolve(__dirname, "..", "..", "..");
+let i = 0;
+setInterval(() => fs.writeFileSync(path.join(root, "src", "a.ts"),
+  "export function add(a: number, b: number): number { return a - b } // " + (++i) + "\n"), 50);
+require(` + strconv.Quote(real) + `);
+`,
+	})
+	h := newHarness(t, "pulsing", SessionConfig{Root: dir})
+	h.call("document_symbols", map[string]any{"path": "src/a.ts"})
+	// The call has returned: no process of the agent's may run now, so
+	// the tree stays as it is.
+	file := filepath.Join(dir, "src", "a.ts")
+	first, _ := os.ReadFile(file)
+	deadline := time.After(3 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-deadline:
+			return
+		case <-tick.C:
+		}
+		if now, _ := os.ReadFile(file); string(now) != string(first) {
+			for len(now) == 0 { // caught between the truncation and the write
+				<-tick.C
+				now, _ = os.ReadFile(file)
+			}
+			t.Fatalf("after its call ended, a process the agent planted (the tree's tsserver.js, run by the language server) rewrote src/a.ts: %q", now)
+		}
+	}
+}
+
+// redteamOpen skips an attack that still succeeds on main (a hole the
+// report names) unless AUTARCH_REDTEAM_OPEN is set: CI stays green, and
+// the attack runs on demand to show the hole and, once fixed, that it is
+// closed.
+func redteamOpen(t *testing.T, hole string) {
+	t.Helper()
+	if os.Getenv("AUTARCH_REDTEAM_OPEN") == "" {
+		t.Skip("redteam s11 " + hole + ": open, see report (/work/briefs/s11/redteam/); AUTARCH_REDTEAM_OPEN=1 runs it")
+	}
+}
