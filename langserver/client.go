@@ -307,6 +307,10 @@ func (c *Client) running(ctx context.Context, start Starter) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
+	initOpts, err := c.srv.initOptions(path, c.root)
+	if err != nil {
+		return nil, &UnavailableError{Msg: err.Error()}
+	}
 	c.starts++
 	pctx, cancel := context.WithCancel(context.Background()) // the server outlives the call that started it
 	cmd, err := start(pctx, c.root, append([]string{path}, c.srv.Command[1:]...))
@@ -320,7 +324,7 @@ func (c *Client) running(ctx context.Context, start Starter) (*process, error) {
 		return nil, &UnavailableError{Msg: fmt.Sprintf("%s cannot start: %v", c.srv.Name, err)}
 	}
 	c.opts.Log.Info("language server started", "server", c.srv.Name, "root", c.root, "start", c.starts)
-	if _, err := c.request(ctx, p, c.opts.StartTimeout, "initialize", initializeParams(c.root, c.srv.InitOptions)); err != nil {
+	if _, err := c.request(ctx, p, c.opts.StartTimeout, "initialize", initializeParams(c.root, initOpts)); err != nil {
 		p.cancel()
 		<-p.exited
 		return nil, err

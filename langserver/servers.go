@@ -9,6 +9,8 @@
 package langserver
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -33,6 +35,95 @@ type Server struct {
 	Install string
 	// InitOptions are the server's initializationOptions (nil: none).
 	InitOptions map[string]any
+	// Confine, when set, returns the initializationOptions that keep the
+	// server from running the project's own code (a tree's TypeScript, a
+	// crate's build scripts), given the executable found on PATH and the
+	// worktree it serves; its error refuses to start the server.
+	Confine func(exe, root string) (map[string]any, error)
+}
+
+// initOptions are s's initializationOptions for the executable exe
+// serving root: InitOptions with Confine's on top.
+func (s Server) initOptions(exe, root string) (map[string]any, error) {
+	if s.Confine == nil {
+		return s.InitOptions, nil
+	}
+	own, err := s.Confine(exe, root)
+	if err != nil {
+		return nil, err
+	}
+	return mergeOptions(s.InitOptions, own), nil
+}
+
+// mergeOptions is base with over's keys set on top, nested maps merged.
+func mergeOptions(base, over map[string]any) map[string]any {
+	out := make(map[string]any, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		if b, ok := out[k].(map[string]any); ok {
+			if o, ok := v.(map[string]any); ok {
+				out[k] = mergeOptions(b, o)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// ownTypeScript pins typescript-language-server to the TypeScript installed
+// beside it, as node resolves it from the server's own files: left alone,
+// the server prefers the worktree's node_modules/typescript (or a .yarn or
+// .pnpm SDK), which any install an agent runs can put there, and it forks
+// that tsserver.js: the agent's code would run on for the whole run, beside
+// the gates and the checkpoint, with the tree writable (redteam s11 02).
+// Automatic typings acquisition (npm in the background) is off too.
+func ownTypeScript(exe, root string) (map[string]any, error) {
+	real, err := filepath.EvalSymlinks(exe)
+	if err != nil {
+		return nil, fmt.Errorf("typescript-language-server at %s: %w", exe, err)
+	}
+	tsserver := ""
+	for d := filepath.Dir(real); ; d = filepath.Dir(d) {
+		if filepath.Base(d) != "node_modules" {
+			p := filepath.Join(d, "node_modules", "typescript", "lib", "tsserver.js")
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				tsserver = p
+				break
+			}
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	if tsserver != "" && root != "" {
+		if t, err := filepath.EvalSymlinks(tsserver); err == nil {
+			tsserver = t
+		}
+		if r, err := filepath.EvalSymlinks(root); err == nil {
+			root = r
+		}
+		if rel, err := filepath.Rel(root, tsserver); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			tsserver = "" // the worktree's own: never run
+		}
+	}
+	if tsserver == "" {
+		return nil, fmt.Errorf("typescript-language-server (%s) has no TypeScript installed beside it; install both with `npm install -g typescript-language-server typescript` (Autarch never runs the project's own TypeScript in a language server)", real)
+	}
+	return map[string]any{"tsserver": map[string]any{"path": tsserver}, "disableAutomaticTypingAcquisition": true}, nil
+}
+
+// noProjectCode keeps rust-analyzer from building and running the crate's
+// code: build scripts, procedural macros and cargo check on save run what
+// the tree holds (and cargo honours the tree's .cargo/config.toml).
+func noProjectCode(string, string) (map[string]any, error) {
+	return map[string]any{
+		"cargo":       map[string]any{"buildScripts": map[string]any{"enable": false}},
+		"procMacro":   map[string]any{"enable": false},
+		"checkOnSave": false,
+	}, nil
 }
 
 // Known are the servers Autarch knows, in the order they are listed.
@@ -45,12 +136,12 @@ func Known() []Server {
 			Markers:   []string{"tsconfig.json", "jsconfig.json", "package.json"}, Install: "npm install -g typescript-language-server typescript",
 			// Without a syntax server, answers wait for the project to load
 			// (a syntax server answers "import put" for an imported put).
-			InitOptions: map[string]any{"tsserver": map[string]any{"useSyntaxServer": "never"}}},
+			InitOptions: map[string]any{"tsserver": map[string]any{"useSyntaxServer": "never"}}, Confine: ownTypeScript},
 		{Name: "pyright", Command: []string{"pyright-langserver", "--stdio"}, Languages: map[string]string{".py": "python", ".pyi": "python"},
 			Markers: []string{"pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"},
 			Install: "npm install -g pyright"},
 		{Name: "rust-analyzer", Command: []string{"rust-analyzer"}, Languages: map[string]string{".rs": "rust"}, Markers: []string{"Cargo.toml"},
-			Install: "rustup component add rust-analyzer"},
+			Install: "rustup component add rust-analyzer", Confine: noProjectCode},
 	}
 }
 

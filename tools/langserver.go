@@ -70,10 +70,12 @@ func (s *Session) closeLangServers() {
 }
 
 // lspStarter starts a server inside the session's sandbox: the worktree
-// writable (servers write nothing there, but it is where they run), the
-// repository, protected and secret files confined as for commands, the
-// toolchains and module caches read-only, a private Go build cache, and
-// never the network.
+// read-only (servers write nothing there; a server lives on between calls,
+// so a process the project's code starts in it, whatever Confine missed,
+// must not change the tree beside the gates and the checkpoint: redteam
+// s11 02), the repository, protected and secret files confined as for
+// commands, the toolchains and module caches read-only, the repository's
+// own build cache, and never the network.
 func (s *Session) lspStarter() langserver.Starter {
 	return func(ctx context.Context, dir string, argv []string) (*exec.Cmd, error) {
 		sb, err := s.commandSandbox(ctx)
@@ -85,6 +87,7 @@ func (s *Session) lspStarter() langserver.Starter {
 			return nil, err
 		}
 		spec.Network = false
+		spec.ReadOnly = append(spec.ReadOnly, spec.Dir)
 		return sb.Command(ctx, spec)
 	}
 }

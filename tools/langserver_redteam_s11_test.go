@@ -2,8 +2,10 @@ package tools
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -20,7 +22,6 @@ import (
 // writable and the masks of the moment the server started.
 func TestNoAgentProcessOutlivesItsCall(t *testing.T) {
 	nodeServersOnPath(t, "typescript-language-server")
-	redteamOpen(t, "02")
 	dir := t.TempDir()
 	gitRepoT(t, dir, map[string]string{
 		"package.json":  `{"name": "p", "private": true}` + "\n",
@@ -81,5 +82,57 @@ func redteamOpen(t *testing.T, hole string) {
 	t.Helper()
 	if os.Getenv("AUTARCH_REDTEAM_OPEN") == "" {
 		t.Skip("redteam s11 " + hole + ": open, see report (/work/briefs/s11/redteam/); AUTARCH_REDTEAM_OPEN=1 runs it")
+	}
+}
+
+// TestTreeTypeScriptNeverRuns: the worktree's node_modules/typescript is
+// never the language server's (it is pinned to the TypeScript installed
+// beside it): a planted tsserver.js that exits at once would fail every
+// call if it ran.
+func TestTreeTypeScriptNeverRuns(t *testing.T) {
+	nodeServersOnPath(t, "typescript-language-server")
+	dir := t.TempDir()
+	gitRepoT(t, dir, map[string]string{
+		"package.json":  `{"name": "p", "private": true}` + "\n",
+		"tsconfig.json": `{"compilerOptions": {"strict": true}, "include": ["src"]}` + "\n",
+		"src/a.ts":      "export function add(a: number, b: number): number { return a + b }\n",
+		".gitignore":    "node_modules/\n",
+	})
+	writeFiles(t, dir, map[string]string{
+		"node_modules/typescript/package.json":    `{"name": "typescript", "version": "5.9.2"}` + "\n",
+		"node_modules/typescript/lib/tsserver.js": "process.exit(7)\n",
+	})
+	h := newHarness(t, "pulsing", SessionConfig{Root: dir})
+	res := h.call("document_symbols", map[string]any{"path": "src/a.ts"})
+	if res.Failed || !strings.Contains(res.Output, "add") {
+		t.Fatalf("document_symbols with a planted tsserver.js in the tree = %+v: the tree's TypeScript ran", res)
+	}
+}
+
+// TestLangServerTreeReadOnly: a language server's sandbox has the worktree
+// read-only, so whatever project code a server ends up running cannot
+// change the tree between calls.
+func TestLangServerTreeReadOnly(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed")
+	}
+	dir := t.TempDir()
+	gitRepoT(t, dir, map[string]string{"go.mod": "module m\n", "a.go": "package m\n"})
+	h := newHarness(t, "pulsing", SessionConfig{Root: dir})
+	cmd, err := h.s.lspStarter()(t.Context(), dir, []string{"/bin/sh", "-c", "echo planted > a.go; echo new > b.go; mkdir d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Errorf("the server's process wrote the tree: %s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.go")); string(b) != "package m\n" {
+		t.Errorf("a.go = %q", b)
+	}
+	for _, p := range []string{"b.go", "d"} {
+		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("%s was created", p)
+		}
 	}
 }
