@@ -80,7 +80,7 @@ func (t *Terminal) readLine(ctx context.Context) (string, error) {
 	}
 	select {
 	case <-ctx.Done():
-		fmt.Fprintln(t.Out)
+		fmt.Fprintln(t.out())
 		return "", context.Cause(ctx)
 	case l := <-t.lines:
 		if l.err != nil {
@@ -97,12 +97,12 @@ func stopped(ctx context.Context, err error) bool { return err != nil && ctx.Err
 var levels = map[MessageType]string{Error: "error", Warning: "warning", Info: "info", Log: "log"}
 
 func (t *Terminal) ShowMessage(ctx context.Context, typ MessageType, msg string) error {
-	_, err := fmt.Fprintf(t.Out, "autarch %s: %s\n", levels[typ], msg)
+	_, err := fmt.Fprintf(t.out(), "autarch %s: %s\n", levels[typ], msg)
 	return err
 }
 
 func (t *Terminal) LogMessage(ctx context.Context, typ MessageType, msg string) error {
-	_, err := fmt.Fprintf(t.Out, "  %s\n", msg)
+	_, err := fmt.Fprintf(t.out(), "  %s\n", msg)
 	return err
 }
 
@@ -112,11 +112,11 @@ func (t *Terminal) ShowMessageRequest(ctx context.Context, typ MessageType, msg 
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fmt.Fprintf(t.Out, "%s\n", msg)
+	fmt.Fprintf(t.out(), "%s\n", msg)
 	for i, a := range actions {
-		fmt.Fprintf(t.Out, "  %d) %s\n", i+1, a)
+		fmt.Fprintf(t.out(), "  %d) %s\n", i+1, a)
 	}
-	fmt.Fprint(t.Out, "choose a number (empty to skip): ")
+	fmt.Fprint(t.out(), "choose a number (empty to skip): ")
 	line, err := t.readLine(ctx)
 	if stopped(ctx, err) {
 		return "", err
@@ -136,7 +136,7 @@ func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
 		// Said in the log as the questions' auto-answers are: what was
 		// asked and what --yes answered.
 		t.mu.Lock()
-		fmt.Fprintf(t.Out, "? %s\n  auto-answered (--yes): approved\n", a.Title)
+		fmt.Fprintf(t.out(), "? %s\n  auto-answered (--yes): approved\n", a.Title)
 		t.mu.Unlock()
 		return Verdict{Decision: DecisionApprove}, nil
 	}
@@ -145,12 +145,12 @@ func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fmt.Fprintf(t.Out, "\n%s\n", a.Title)
+	fmt.Fprintf(t.out(), "\n%s\n", a.Title)
 	if a.Reason != "" {
-		fmt.Fprintf(t.Out, "why: %s\n", a.Reason)
+		fmt.Fprintf(t.out(), "why: %s\n", a.Reason)
 	}
 	if a.Detail != "" {
-		fmt.Fprintf(t.Out, "%s\n", a.Detail)
+		fmt.Fprintf(t.out(), "%s\n", a.Detail)
 	}
 	prompt := "approve [y], reject [n]"
 	if a.AllowAlways {
@@ -159,13 +159,13 @@ func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
 	if a.AllowAbort {
 		prompt += ", abort all [x]"
 	}
-	fmt.Fprintf(t.Out, "%s? ", prompt)
+	fmt.Fprintf(t.out(), "%s? ", prompt)
 	line, err := t.readLine(ctx)
 	for err == nil && strings.EqualFold(line, "a") {
 		// The spec's [y/n/a] aborts with a, Autarch's earlier prompt
 		// approved with it: neither habit may do the opposite of what
 		// was meant, so a is no answer.
-		fmt.Fprintf(t.Out, "a is not an answer here: type y to approve or n to reject%s. %s? ", map[bool]string{true: ", x to abort all", false: ""}[a.AllowAbort], prompt)
+		fmt.Fprintf(t.out(), "a is not an answer here: type y to approve or n to reject%s. %s? ", map[bool]string{true: ", x to abort all", false: ""}[a.AllowAbort], prompt)
 		line, err = t.readLine(ctx)
 	}
 	if stopped(ctx, err) {
@@ -179,7 +179,7 @@ func (t *Terminal) Approve(ctx context.Context, a Approval) (Verdict, error) {
 	case !ok:
 		return Verdict{Decision: DecisionDismissed}, nil
 	case d == DecisionReject:
-		fmt.Fprint(t.Out, "feedback (optional): ")
+		fmt.Fprint(t.out(), "feedback (optional): ")
 		fb, err := t.readLine(ctx)
 		if stopped(ctx, err) {
 			return Verdict{}, err
@@ -200,19 +200,19 @@ func (t *Terminal) Ask(ctx context.Context, qs []Question) ([]Answer, error) {
 	defer t.mu.Unlock()
 	answers := make([]Answer, len(qs))
 	for i, q := range qs {
-		fmt.Fprintf(t.Out, "\n%s\n", q.Prompt)
+		fmt.Fprintf(t.out(), "\n%s\n", q.Prompt)
 		for j, o := range q.Options {
-			fmt.Fprintf(t.Out, "  %d) %s\n", j+1, o)
+			fmt.Fprintf(t.out(), "  %d) %s\n", j+1, o)
 		}
 		switch q.Type {
 		case FreeText:
-			fmt.Fprint(t.Out, "answer: ")
+			fmt.Fprint(t.out(), "answer: ")
 		case MultiSelect:
-			fmt.Fprint(t.Out, "numbers separated by spaces: ")
+			fmt.Fprint(t.out(), "numbers separated by spaces: ")
 		case Ranked:
-			fmt.Fprint(t.Out, "all numbers, best first: ")
+			fmt.Fprint(t.out(), "all numbers, best first: ")
 		default:
-			fmt.Fprint(t.Out, "number: ")
+			fmt.Fprint(t.out(), "number: ")
 		}
 		line, err := t.readLine(ctx)
 		if stopped(ctx, err) {
@@ -241,22 +241,22 @@ type terminalProgress struct {
 
 func (p *terminalProgress) Report(ctx context.Context, message string, percent int) error {
 	if percent >= 0 {
-		_, err := fmt.Fprintf(p.t.Out, "%s: %s (%d%%)\n", p.title, message, percent)
+		_, err := fmt.Fprintf(p.t.out(), "%s: %s (%d%%)\n", p.title, message, percent)
 		return err
 	}
-	_, err := fmt.Fprintf(p.t.Out, "%s: %s\n", p.title, message)
+	_, err := fmt.Fprintf(p.t.out(), "%s: %s\n", p.title, message)
 	return err
 }
 
 func (p *terminalProgress) End(ctx context.Context, message string) error {
-	_, err := fmt.Fprintf(p.t.Out, "%s: %s\n", p.title, message)
+	_, err := fmt.Fprintf(p.t.out(), "%s: %s\n", p.title, message)
 	return err
 }
 
 func (p *terminalProgress) Cancelled() <-chan struct{} { return p.done }
 
 func (t *Terminal) StartProgress(ctx context.Context, title string, cancellable bool) (Progress, error) {
-	fmt.Fprintf(t.Out, "%s…\n", title)
+	fmt.Fprintf(t.out(), "%s…\n", title)
 	return &terminalProgress{t: t, title: title, done: make(chan struct{})}, nil
 }
 
@@ -266,13 +266,13 @@ func (t *Terminal) ApplyEdit(ctx context.Context, label string, edit protocol.Wo
 
 func (t *Terminal) PublishDiagnostics(ctx context.Context, params protocol.PublishDiagnosticsParams) error {
 	for _, d := range params.Diagnostics {
-		fmt.Fprintf(t.Out, "%s:%d: %v\n", params.URI.FsPath(), d.Range.Start.Line+1, d.Message)
+		fmt.Fprintf(t.out(), "%s:%d: %v\n", params.URI.FsPath(), d.Range.Start.Line+1, d.Message)
 	}
 	return nil
 }
 
 func (t *Terminal) ShowDocument(ctx context.Context, params protocol.ShowDocumentParams) (bool, error) {
-	fmt.Fprintf(t.Out, "open %s\n", params.URI.FsPath())
+	fmt.Fprintf(t.out(), "open %s\n", params.URI.FsPath())
 	return true, nil
 }
 
@@ -301,7 +301,7 @@ func (t *Terminal) autoAnswer(qs []Question) []Answer {
 		default:
 			out[i] = Answer{Values: []string{q.Options[0]}}
 		}
-		fmt.Fprintf(t.Out, "? %s\n  auto-answered (--yes): %s\n", q.Prompt, strings.Join(out[i].Values, ", "))
+		fmt.Fprintf(t.out(), "? %s\n  auto-answered (--yes): %s\n", q.Prompt, strings.Join(out[i].Values, ", "))
 	}
 	return out
 }

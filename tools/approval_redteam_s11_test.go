@@ -16,7 +16,6 @@ import (
 // wrote may reach the terminal with a control character in it but a
 // newline or a tab.
 func TestApprovalShowsWhatRuns(t *testing.T) {
-	redteamOpen(t, "04")
 	hide := "\r\x1b[2K"
 	for _, tc := range []struct {
 		name, tool string
