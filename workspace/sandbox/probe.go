@@ -85,6 +85,9 @@ func (b *Bwrap) Probe(ctx context.Context) Status {
 		if why := b.probeMaskHelper(ctx, dir, limit); why != "" {
 			b.log.Warn("sandbox: bwrap will make every mask itself, slower with many masked files: the mask helper's trial failed", "why", why)
 		}
+		if why := b.probeGoCache(ctx, dir, limit); why != "" {
+			b.log.Warn("sandbox: commands build with their repository's Go build cache alone, compiling the standard library again in each repository: the build cache program's trial failed", "why", why)
+		}
 		return st
 	}
 	st.Available = true
