@@ -114,7 +114,7 @@ type Bwrap struct {
 	// program (gocache.go) in the sandbox.
 	goCacheProg atomic.Bool
 	exeOnce     sync.Once
-	exe         *os.File // the running binary, run as the mask helper
+	exe         *os.File // the running binary, run as the mask helper and the Go build cache program
 	exeErr      error
 }
 
