@@ -98,6 +98,7 @@ type goCacheRequest struct {
 	Command  string
 	ActionID []byte `json:",omitempty"`
 	OutputID []byte `json:",omitempty"`
+	ObjectID []byte `json:",omitempty"` // OutputID before Go 1.24
 	BodySize int64  `json:",omitempty"`
 }
 
@@ -255,6 +256,9 @@ func (c goCache) get(req goCacheRequest, res *goCacheResponse) {
 
 // put stores body as the output of req.ActionID in the repository's cache.
 func (c goCache) put(req goCacheRequest, body io.Reader, res *goCacheResponse) error {
+	if len(req.OutputID) == 0 {
+		req.OutputID = req.ObjectID
+	}
 	if len(req.ActionID) == 0 || len(req.OutputID) == 0 {
 		return errors.New("put without an action or output id")
 	}
