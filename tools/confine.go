@@ -307,10 +307,11 @@ func (s *Session) commandSpec(ctx context.Context, command string, timeout time.
 	}
 	preflight := s.cfg.Role == "preflight"
 	network := s.cfg.Commands.Network == NetworkAlways || preflight && s.cfg.Commands.Network != NetworkNever
+	own := s.ownCaches()
 	spec := sandbox.Spec{
 		Dir: dir, Command: command, Timeout: timeout,
 		ReadOnly: append(readOnly, protected...), Masked: append(repo.Masked, masked...),
-		Network: network, OwnCaches: s.ownCaches(), BuildCache: buildCache(),
+		Network: network, OwnCaches: own, BuildCache: buildCache(own),
 		Env: sandbox.PassEnv(os.Environ(), s.cfg.Commands.Env),
 	}
 	if b, ok := s.confine.policy.Sandbox.(*sandbox.Bwrap); ok {
@@ -796,16 +797,17 @@ func removeAll(p string) error {
 	return os.RemoveAll(p)
 }
 
-// buildCache is Autarch's own Go build cache for sandboxed commands (the
-// user's is read-only to them): warm across commands, never the user's.
-// It is shared by every repository: one repository's command can plant
-// an entry another's build links (redteam s10, 04, open: see the manual).
-func buildCache() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
+// buildCache is the Go build cache of the commands of a repository whose
+// own caches are in own (ownCaches): writable by them, read by no other
+// repository's (the go command trusts its cache's entries: redteam s10,
+// 04), and read over the user's own build cache, read-only, by the
+// sandbox (sandbox.Spec.BuildCache), so that the standard library is not
+// compiled again. "" (a private empty cache per command) without own.
+func buildCache(own string) string {
+	if own == "" {
 		return ""
 	}
-	return filepath.Join(dir, "autarch", "go-build")
+	return filepath.Join(own, "go-build")
 }
 
 // ownCaches is the directory of the download caches Autarch keeps for the

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -109,9 +110,12 @@ type Bwrap struct {
 	// of masked files from which it is used (tests).
 	maskHelper    atomic.Bool
 	maskHelperMin int
-	exeOnce       sync.Once
-	exe           *os.File // the running binary, run as the mask helper
-	exeErr        error
+	// goCacheProg is set by a probe whose trial ran the Go build cache
+	// program (gocache.go) in the sandbox.
+	goCacheProg atomic.Bool
+	exeOnce     sync.Once
+	exe         *os.File // the running binary, run as the mask helper and the Go build cache program
+	exeErr      error
 }
 
 // NewBwrap finds bwrap and reads the host layout. It does not check that
@@ -196,16 +200,16 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (Result, error) {
 
 // Command returns bwrap confining bash -c spec.Command.
 func (b *Bwrap) Command(ctx context.Context, spec Spec) (*exec.Cmd, error) {
-	args, env, helper, err := b.args(spec)
+	args, env, helper, goCache, err := b.args(spec)
 	if err != nil {
 		return nil, err
 	}
-	b.log.Debug("sandbox command", "dir", spec.Dir, "network", spec.Network, "args", len(args), "mask helper", helper)
+	b.log.Debug("sandbox command", "dir", spec.Dir, "network", spec.Network, "args", len(args), "mask helper", helper, "go cache program", goCache)
 	if spec.gate == nil || b.setuid {
 		// A setuid bwrap's child cannot be limited from outside.
 		argv := wrap(append([]string{b.path}, args...), b.lim.lower(spec.Limits), spec.gate.cgroupOf())
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		if cmd.ExtraFiles, err = b.extraFiles(nil, helper); err != nil {
+		if cmd.ExtraFiles, err = b.extraFiles(nil, helper, goCache); err != nil {
 			return nil, err
 		}
 		groupCommand(cmd, env)
@@ -216,7 +220,7 @@ func (b *Bwrap) Command(ctx context.Context, spec Spec) (*exec.Cmd, error) {
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, b.path, append(gateArgs, args...)...)
-	if cmd.ExtraFiles, err = b.extraFiles(files, helper); err != nil {
+	if cmd.ExtraFiles, err = b.extraFiles(files, helper, goCache); err != nil {
 		spec.gate.close()
 		return nil, err
 	}
@@ -230,7 +234,7 @@ func (b *Bwrap) limits() (Limits, cgroups, *slog.Logger) { return b.lim, b.cgs, 
 // Args returns bwrap's arguments for spec, for inspection (autarch
 // doctor, tests).
 func (b *Bwrap) Args(spec Spec) ([]string, error) {
-	args, _, _, err := b.args(spec)
+	args, _, _, _, err := b.args(spec)
 	return args, err
 }
 
@@ -460,21 +464,21 @@ type bind struct {
 }
 
 // args builds bwrap's arguments and the command's environment, and says
-// whether they run the mask helper.
-func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
+// whether they run the mask helper and bind the Go build cache program.
+func (b *Bwrap) args(spec Spec) (_ []string, _ []string, helper, goCache bool, _ error) {
 	dir, err := spec.validate()
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, false, err
 	}
 	if !isDir(dir) {
-		return nil, nil, false, fmt.Errorf("sandbox: %s is not an existing directory", dir)
+		return nil, nil, false, false, fmt.Errorf("sandbox: %s is not an existing directory", dir)
 	}
 	// A writable tree given through a symlink is confined at its target:
 	// every check of what lies inside it (masks, read-only paths) and of
 	// what it may be compares resolved paths.
 	dir = resolveDir(dir)
 	if err := b.checkWritableRoot(dir); err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, false, err
 	}
 	abs := func(p string) string {
 		if filepath.IsAbs(p) {
@@ -491,7 +495,7 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 		}
 		p = resolveDir(p)
 		if err := b.checkWritableRoot(p); err != nil {
-			return nil, nil, false, err
+			return nil, nil, false, false, err
 		}
 		binds = append(binds, bind{path: p, kind: bindWritable})
 		writableRoots = append(writableRoots, p)
@@ -508,14 +512,16 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 			binds = append(binds, bind{path: p, kind: bindReadOnly})
 		}
 	}
+	ownCaches := ""
 	if spec.OwnCaches != "" {
 		p := abs(spec.OwnCaches)
+		ownCaches = p
 		if err := b.checkWritableRoot(p); err != nil {
-			return nil, nil, false, err
+			return nil, nil, false, false, err
 		}
 		for _, sub := range ownCacheDirs {
 			if err := os.MkdirAll(filepath.Join(p, sub.dir), 0o700); err != nil {
-				return nil, nil, false, fmt.Errorf("sandbox: the repository's caches: %w", err)
+				return nil, nil, false, false, fmt.Errorf("sandbox: the repository's caches: %w", err)
 			}
 		}
 		binds = append(binds, bind{path: p, kind: bindWritable})
@@ -526,14 +532,27 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 	case spec.BuildCache != "":
 		p := abs(spec.BuildCache)
 		if err := b.checkWritableRoot(p); err != nil {
-			return nil, nil, false, err
+			return nil, nil, false, false, err
 		}
-		if err := os.MkdirAll(p, 0o755); err != nil {
-			return nil, nil, false, fmt.Errorf("sandbox: build cache: %w", err)
+		inOwn := ownCaches != "" && within(p, ownCaches) && p != ownCaches
+		if err := buildCacheDir(p, inOwn); err != nil {
+			return nil, nil, false, false, err
 		}
-		binds = append(binds, bind{path: p, kind: bindWritable})
-		writableRoots = append(writableRoots, p)
+		// Inside the repository's caches the build cache is visible
+		// through their bind: bwrap never resolves a path in it that a
+		// command could have made a symlink.
+		if !inOwn {
+			binds = append(binds, bind{path: p, kind: bindWritable})
+			writableRoots = append(writableRoots, p)
+		}
 		env = setEnv(env, "GOCACHE", p)
+		if prog := b.goCacheLayer(spec, p); prog != "" {
+			env = setEnv(env, "GOCACHEPROG", prog)
+			if !slices.ContainsFunc(spec.Caches, func(c string) bool { return abs(c) == b.goCache }) {
+				binds = append(binds, bind{path: b.goCache, kind: bindReadOnly})
+			}
+			goCache = true
+		}
 	case b.goCache != "":
 		env = setEnv(env, "GOCACHE", privateGoCache)
 	}
@@ -549,14 +568,14 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 	onto := map[string]string{} // Spec.Binds: destination → source
 	for _, o := range spec.Binds {
 		if !filepath.IsAbs(o.Source) {
-			return nil, nil, false, fmt.Errorf("sandbox: bind source %q is not absolute", o.Source)
+			return nil, nil, false, false, fmt.Errorf("sandbox: bind source %q is not absolute", o.Source)
 		}
 		p, _, ok := resolved.inside(abs(o.Dest), writableRoots, nil)
 		if !ok {
 			continue
 		}
 		if _, err := os.Stat(o.Source); err != nil {
-			return nil, nil, false, fmt.Errorf("sandbox: bind over %s: %w", p, err)
+			return nil, nil, false, false, fmt.Errorf("sandbox: bind over %s: %w", p, err)
 		}
 		onto[p] = filepath.Clean(o.Source)
 		binds = append(binds, bind{path: p, kind: bindOnto})
@@ -596,13 +615,16 @@ func (b *Bwrap) args(spec Spec) ([]string, []string, bool, error) {
 		}
 	}
 	a = append(a, seals...)
+	if goCache {
+		a = append(a, "--ro-bind-fd", strconv.Itoa(goCacheFD), goCacheProgPath)
+	}
 	a = append(a, "--chdir", dir)
 	env = mergeEnv(env, spec.Env)
 	command := []string{"bash", "-c", spec.Command}
 	if helperFiles != nil {
-		return append(a, helperArgs(helperFiles, env, command, os.Getuid(), os.Getgid())...), env, true, nil
+		return append(a, helperArgs(helperFiles, env, command, os.Getuid(), os.Getgid())...), env, true, goCache, nil
 	}
-	return append(append(a, "--"), command...), env, false, nil
+	return append(append(a, "--"), command...), env, false, goCache, nil
 }
 
 // checkWritableRoot refuses a writable directory that would expose the

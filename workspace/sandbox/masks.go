@@ -160,19 +160,29 @@ func (b *Bwrap) executable() (*os.File, error) {
 	return b.exe, b.exeErr
 }
 
-// extraFiles returns cmd.ExtraFiles: files (the gate's, at most two) and,
-// for the helper, the running binary at helperFD.
-func (b *Bwrap) extraFiles(files []*os.File, helper bool) ([]*os.File, error) {
-	if !helper {
+// extraFiles returns cmd.ExtraFiles: files (the gate's, at most two) and
+// the running binary at helperFD for the helper and at goCacheFD for the
+// Go build cache program (gocache.go).
+func (b *Bwrap) extraFiles(files []*os.File, helper, goCache bool) ([]*os.File, error) {
+	if !helper && !goCache {
 		return files, nil
 	}
 	exe, err := b.executable()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*os.File, helperFD-3+1)
+	n := helperFD
+	if goCache {
+		n = goCacheFD
+	}
+	out := make([]*os.File, n-3+1)
 	copy(out, files)
-	out[helperFD-3] = exe
+	if helper {
+		out[helperFD-3] = exe
+	}
+	if goCache {
+		out[goCacheFD-3] = exe
+	}
 	return out, nil
 }
 

@@ -140,7 +140,7 @@ func stateDir(gitDir string) (string, error) {
 // dir>/autarch), masked in every sandbox. Under the home directory they
 // are invisible anyway (it is private); elsewhere (XDG_CONFIG_HOME,
 // XDG_CACHE_HOME) the mask hides them. A writable bind deeper inside (the
-// build cache) still wins.
+// caches of a repository outside git) still wins.
 func UserStateDirs() []string {
 	var out []string
 	for _, f := range []func() (string, error){os.UserConfigDir, os.UserCacheDir} {

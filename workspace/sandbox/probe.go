@@ -85,6 +85,9 @@ func (b *Bwrap) Probe(ctx context.Context) Status {
 		if why := b.probeMaskHelper(ctx, dir, limit); why != "" {
 			b.log.Warn("sandbox: bwrap will make every mask itself, slower with many masked files: the mask helper's trial failed", "why", why)
 		}
+		if why := b.probeGoCache(ctx, dir, limit); why != "" {
+			b.log.Warn("sandbox: commands build with their repository's Go build cache alone, compiling the standard library again in each repository: the build cache program's trial failed", "why", why)
+		}
 		return st
 	}
 	st.Available = true
@@ -181,6 +184,11 @@ func (b *Bwrap) Report(ctx context.Context) string {
 		fmt.Fprintf(&r, "mask helper: on: from %d masked files on, autarch's own helper binds them inside the sandbox, then drops every capability and runs the command (bwrap's cost grows with the square of the number of masks)\n", b.helperMin())
 	} else {
 		r.WriteString("mask helper: off (its trial failed or bwrap refuses --cap-add): bwrap makes every mask, slower with many masked files\n")
+	}
+	if b.goCacheProg.Load() {
+		fmt.Fprintf(&r, "go build cache: each repository's own (<git dir>/autarch/caches/go-build), read over yours (%s) read-only through GOCACHEPROG (Go 1.24 or newer)\n", b.goCache)
+	} else {
+		r.WriteString("go build cache: each repository's own (<git dir>/autarch/caches/go-build), empty at first: no build cache of yours to read, or the cache program's trial failed\n")
 	}
 	fmt.Fprintf(&r, "limits per command: %s; set with %s=procs=…,mem=…,fsize=…,cpu=… (off turns one off)\n", b.cgs.mechanism(b.lim), LimitsEnv)
 	fmt.Fprintf(&r, "environment: an allow-list (the shell's, the locale's and the toolchains' settings; URL passwords stripped, values that look like credentials dropped) plus the names you add (AUTARCH_SANDBOX_ENV, sandbox.env in your user config); passing here: %s\n", strings.Join(EnvNames(b.environ()), " "))

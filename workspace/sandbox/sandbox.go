@@ -115,9 +115,15 @@ type Spec struct {
 	OwnCaches string
 	// BuildCache is a writable directory used as the Go build cache
 	// (GOCACHE): go refuses a read-only one ("open …-d: read-only file
-	// system"), and the user's own is never writable. Autarch's own keeps
-	// builds warm. Empty: a private empty cache under /tmp, which is
-	// correct but cold for every command.
+	// system"), and the user's own is never writable. It is one
+	// repository's (a trust domain: the go command trusts its cache's
+	// entries, so one repository's commands must never write what
+	// another's builds link), usually inside OwnCaches, and is read over
+	// the user's own build cache, read-only, where that is possible
+	// (gocache.go: Go 1.24 and later, once the probe ran the cache
+	// program), so that the standard library is not compiled again in
+	// every repository. Empty: a private empty cache under /tmp, which
+	// is correct but cold for every command.
 	BuildCache string
 	// Env are extra KEY=VALUE variables, set after scrubbing (they are not
 	// scrubbed: the caller chose them).
@@ -138,6 +144,9 @@ type Spec struct {
 	// helper says whether masked files go through the mask helper
 	// (masks.go): by default when the probe allowed it and they are many.
 	helper helperMode
+	// goCacheProg layers BuildCache over the user's build cache before
+	// the probe allowed it (the probe's trial).
+	goCacheProg bool
 }
 
 // Bind is one of Spec.Binds: Source shown read-only at Dest. Both are
