@@ -70,7 +70,7 @@ func TestWorkflowAtScale(t *testing.T) {
 		}
 		cpu, err := runMeasured(cmd)
 		took := time.Since(start)
-		timelines[dir] = stderr.String()
+		timelines[bin+" "+dir] = stderr.String()
 		if err != nil || !strings.Contains(stdout.String(), "done\tCompleted") {
 			t.Fatalf("autarch run in %s: %v\nstdout: %s\nstderr: %s", dir, err, stdout.String(), stderr.String())
 		}
@@ -122,9 +122,11 @@ func TestWorkflowAtScale(t *testing.T) {
 		fmt.Printf("| %s | %v / %v | %v / %v | %.2f |\n", b[0], ss.Round(10*time.Millisecond), medCPU(b[0]+" small", tree).Round(10*time.Millisecond),
 			sb.Round(10*time.Millisecond), medCPU(b[0]+" big", tree).Round(10*time.Millisecond), float64(sb)/float64(max(ss, 1)))
 	}
-	// Where the time goes: the last run's progress lines, each with the
-	// seconds since the process started.
-	fmt.Printf("\nthe last run's log, seconds since start, module alone:\n%s\nin the big repository:\n%s", timelines[small], timelines[big])
+	// Where the time goes: each build's last run's progress lines, each
+	// with the seconds since the process started.
+	for _, b := range builds {
+		fmt.Printf("\n%s, the last run's log, seconds since start, module alone:\n%s\nin the big repository:\n%s", b[0], timelines[b[1]+" "+small], timelines[b[1]+" "+big])
+	}
 }
 
 // cpuTimes is the CPU time (user+sys) of a process: its own (self) and
