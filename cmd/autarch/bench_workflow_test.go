@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/autarch-dev/autarch/agent/scripted"
 )
 
@@ -54,7 +56,8 @@ func TestWorkflowAtScale(t *testing.T) {
 	files := func(dir string) int { return strings.Count(gitCmd(t, dir, "ls-files", "-z"), "\x00") }
 	timelines := map[string]string{}
 	profile := os.Getenv("AUTARCH_BENCH_PROFILE")
-	run := func(bin, dir, name string, last bool) time.Duration {
+	cpus := map[string][]cpuTimes{}
+	run := func(bin, dir, name string, last bool) (time.Duration, cpuTimes) {
 		url, _ := scripted.Start(t, steps("", ""))
 		var stdout bytes.Buffer
 		start := time.Now()
@@ -65,13 +68,13 @@ func TestWorkflowAtScale(t *testing.T) {
 			os.Remove(filepath.Join(profile, "git-trace2"))
 			cmd.Env = append(cmd.Env, cpuProfileEnv+"="+filepath.Join(profile, "cpu.pprof"), "GIT_TRACE2_PERF="+filepath.Join(profile, "git-trace2"))
 		}
-		err := cmd.Run()
+		cpu, err := runMeasured(cmd)
 		took := time.Since(start)
-		timelines[dir] = stderr.String()
+		timelines[bin+" "+dir] = stderr.String()
 		if err != nil || !strings.Contains(stdout.String(), "done\tCompleted") {
 			t.Fatalf("autarch run in %s: %v\nstdout: %s\nstderr: %s", dir, err, stdout.String(), stderr.String())
 		}
-		return took
+		return took, cpu
 	}
 	builds := [][2]string{{"this build", bin}}
 	if before := os.Getenv("AUTARCH_BENCH_BEFORE"); before != "" {
@@ -82,8 +85,9 @@ func TestWorkflowAtScale(t *testing.T) {
 	for i := range runs {
 		for j, b := range builds {
 			for _, repo := range [][2]string{{"small", small}, {"big", big}} {
-				d := run(b[1], repo[1], fmt.Sprintf("calc-%d-%d", i, j), i == runs-1 && j == len(builds)-1)
+				d, cpu := run(b[1], repo[1], fmt.Sprintf("calc-%d-%d", i, j), i == runs-1 && j == len(builds)-1)
 				times[b[0]+" "+repo[0]] = append(times[b[0]+" "+repo[0]], d)
+				cpus[b[0]+" "+repo[0]] = append(cpus[b[0]+" "+repo[0]], cpu)
 			}
 		}
 		loads = append(loads, loadAverage())
@@ -99,9 +103,62 @@ func TestWorkflowAtScale(t *testing.T) {
 		ms, mb := med(b[0]+" small"), med(b[0]+" big")
 		fmt.Printf("| %s | %s %v | %s %v | %.2f |\n", b[0], ms.Round(10*time.Millisecond), times[b[0]+" small"], mb.Round(10*time.Millisecond), times[b[0]+" big"], float64(mb)/float64(ms))
 	}
-	// Where the time goes: the last run's progress lines, each with the
-	// seconds since the process started.
-	fmt.Printf("\nthe last run's log, seconds since start, module alone:\n%s\nin the big repository:\n%s", timelines[small], timelines[big])
+	// CPU time does not depend on the machine's load as wall time does:
+	// the autarch process's own (user+sys) and with everything it ran
+	// (git, go, the gates), medians over the rounds.
+	medCPU := func(k string, f func(cpuTimes) time.Duration) time.Duration {
+		var d []time.Duration
+		for _, c := range cpus[k] {
+			d = append(d, f(c))
+		}
+		slices.Sort(d)
+		return d[len(d)/2]
+	}
+	self := func(c cpuTimes) time.Duration { return c.self }
+	tree := func(c cpuTimes) time.Duration { return c.tree }
+	fmt.Printf("\nCPU time (user+sys), medians: the autarch process alone / with its children\n\n| build | module alone | in a big repository | ratio (own) |\n|---|---|---|---|\n")
+	for _, b := range builds {
+		ss, sb := medCPU(b[0]+" small", self), medCPU(b[0]+" big", self)
+		fmt.Printf("| %s | %v / %v | %v / %v | %.2f |\n", b[0], ss.Round(10*time.Millisecond), medCPU(b[0]+" small", tree).Round(10*time.Millisecond),
+			sb.Round(10*time.Millisecond), medCPU(b[0]+" big", tree).Round(10*time.Millisecond), float64(sb)/float64(max(ss, 1)))
+	}
+	// Where the time goes: each build's last run's progress lines, each
+	// with the seconds since the process started.
+	for _, b := range builds {
+		fmt.Printf("\n%s, the last run's log, seconds since start, module alone:\n%s\nin the big repository:\n%s", b[0], timelines[b[1]+" "+small], timelines[b[1]+" "+big])
+	}
+}
+
+// cpuTimes is the CPU time (user+sys) of a process: its own (self) and
+// with the children it waited for (tree).
+type cpuTimes struct{ self, tree time.Duration }
+
+// runMeasured runs cmd and returns its CPU times. The process's own time
+// is read from /proc while it is a zombie (waitid with WNOWAIT), before
+// cmd.Wait reaps it; the tree's is the rusage wait returns.
+func runMeasured(cmd *exec.Cmd) (cpuTimes, error) {
+	if err := cmd.Start(); err != nil {
+		return cpuTimes{}, err
+	}
+	var c cpuTimes
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err == nil {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid)); err == nil {
+			// Fields after the command's closing parenthesis: state is
+			// the 3rd field of stat, utime and stime the 14th and 15th.
+			f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+			if len(f) > 12 {
+				u, _ := strconv.ParseInt(f[11], 10, 64)
+				s, _ := strconv.ParseInt(f[12], 10, 64)
+				c.self = time.Duration(u+s) * time.Second / 100 // USER_HZ
+			}
+		}
+	}
+	err := cmd.Wait()
+	if cmd.ProcessState != nil {
+		c.tree = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	return c, err
 }
 
 // timeline is a run's stderr with each line prefixed by the seconds since

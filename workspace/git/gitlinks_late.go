@@ -17,11 +17,6 @@ func (r *Repo) noNewGitlinks(dir string, kept []string) bool {
 	if err != nil || loc.gitDir == "" {
 		return false
 	}
-	only := true
-	read := readIndex(filepath.Join(loc.gitDir, "index"), func(e *indexEntry) {
-		if e.mode == 0o160000 && !slices.Contains(kept, e.path) {
-			only = false
-		}
-	})
-	return read && only
+	d, ok := r.indexDigest(filepath.Join(loc.gitDir, "index"))
+	return ok && !slices.ContainsFunc(d.gitlinks, func(l string) bool { return !slices.Contains(kept, l) })
 }

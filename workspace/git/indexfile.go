@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/maphash"
 	"os"
+	"slices"
+	"sync"
 )
 
 // indexEntry is one entry of a git index file, as git wrote it: the stat
@@ -18,6 +20,10 @@ type indexEntry struct {
 	assumeValid, skipWorktree, intentToAdd bool
 	stage                                  int
 	path                                   string
+	// name is the entry's path (raw bytes; valid only during the
+	// callback). A parse by parseIndexNames sets only name, not path:
+	// a string per entry is most of a parse's cost.
+	name []byte
 	// oid is the entry's object id (raw bytes; valid only during the
 	// callback).
 	oid []byte
@@ -57,6 +63,17 @@ func parseIndex(data []byte, hashLen int, fn func(e *indexEntry)) bool {
 // parseIndexExt is parseIndex that also calls ext (when not nil) with each
 // extension's signature and content, after the entries.
 func parseIndexExt(data []byte, hashLen int, fn func(e *indexEntry), ext func(sig string, body []byte)) bool {
+	return walkIndex(data, hashLen, fn, ext, true)
+}
+
+// parseIndexNames is parseIndexExt whose entries have their name but no
+// path (indexEntry.name).
+func parseIndexNames(data []byte, hashLen int, fn func(e *indexEntry), ext func(sig string, body []byte)) bool {
+	return walkIndex(data, hashLen, fn, ext, false)
+}
+
+// walkIndex is parseIndexExt, setting each entry's path only when paths.
+func walkIndex(data []byte, hashLen int, fn func(e *indexEntry), ext func(sig string, body []byte), paths bool) bool {
 	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
 		return false
 	}
@@ -112,7 +129,10 @@ func parseIndexExt(data []byte, hashLen int, fn func(e *indexEntry), ext func(si
 				ctimeSec: u32(0), ctimeNsec: u32(1), mtimeSec: u32(2), mtimeNsec: u32(3),
 				dev: u32(4), ino: u32(5), mode: u32(6), uid: u32(7), gid: u32(8), size: u32(9),
 				assumeValid: flags&0x8000 != 0, skipWorktree: ext&0x4000 != 0, intentToAdd: ext&0x2000 != 0,
-				stage: int(flags>>12) & 3, path: string(name), oid: data[off+40 : off+40+hashLen],
+				stage: int(flags>>12) & 3, name: name, oid: data[off+40 : off+40+hashLen],
+			}
+			if paths {
+				e.path = string(name)
 			}
 			fn(&e)
 		}
@@ -164,19 +184,146 @@ func indexVarint(b []byte) (val uint64, n int) {
 // with a seed chosen at start, which nobody outside can aim a collision
 // at (issue 35: SHA-256 of a 23k-entry index was most of its cost).
 func indexPaths(p string) string {
-	buf := make([]byte, 0, 64<<10)
-	n := 0
-	ok := readIndex(p, func(e *indexEntry) {
-		buf = binary.BigEndian.AppendUint32(buf, e.mode)
-		buf = append(buf, byte(e.stage))
-		buf = append(buf, e.path...)
-		buf = append(buf, 0)
-		n++
-	})
-	if !ok {
+	data, err := os.ReadFile(p)
+	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("%d %d %016x %016x", n, len(buf), maphash.Bytes(indexSeeds[0], buf), maphash.Bytes(indexSeeds[1], buf))
+	d, _ := digestIndex(data)
+	return d.paths
+}
+
+// indexDigest is what is asked of an index file's entries but their stat
+// data and objects: their identity (indexPaths) and the gitlinks.
+type indexDigest struct {
+	paths    string
+	gitlinks []string // the paths of the gitlink entries (mode 160000)
+}
+
+// digestIndex parses the index data once for its digest; false (and no
+// paths) when it is no index this parser reads.
+func digestIndex(data []byte) (indexDigest, bool) {
+	g := newIndexDigester(len(data))
+	for _, hashLen := range []int{20, 32} {
+		if parseIndex(data, hashLen, nil) {
+			if !parseIndexNames(data, hashLen, g.add, nil) {
+				return indexDigest{}, false
+			}
+			return g.digest(), true
+		}
+	}
+	return indexDigest{}, false
+}
+
+// indexDigester makes an index's digest from its entries, in order.
+type indexDigester struct {
+	buf   []byte
+	n     int
+	links []string
+}
+
+func newIndexDigester(size int) *indexDigester {
+	return &indexDigester{buf: make([]byte, 0, min(size, 64<<10))}
+}
+
+// add adds the entry e (its name, mode and stage).
+func (g *indexDigester) add(e *indexEntry) {
+	g.buf = binary.BigEndian.AppendUint32(g.buf, e.mode)
+	g.buf = append(g.buf, byte(e.stage))
+	g.buf = append(g.buf, e.name...)
+	g.buf = append(g.buf, 0)
+	if e.mode == 0o160000 {
+		g.links = append(g.links, string(e.name))
+	}
+	g.n++
+}
+
+// digest is the digest of the entries added.
+func (g *indexDigester) digest() indexDigest {
+	return indexDigest{
+		paths:    fmt.Sprintf("%d %d %016x %016x", g.n, len(g.buf), maphash.Bytes(indexSeeds[0], g.buf), maphash.Bytes(indexSeeds[1], g.buf)),
+		gitlinks: g.links,
+	}
+}
+
+// indexDigests keeps the digests of the index files read, by their
+// content: the index files a checkpoint, the untracked listing and the
+// gitlink checks read are mostly versions read before, which are not
+// parsed again (issue 35: a 23k-entry index was parsed about six times
+// per checkpoint). The key is a hash of the whole file with the process's
+// seeds (indexPaths): reading and hashing the file costs a fraction of
+// parsing it.
+type indexDigests struct {
+	mu     sync.Mutex
+	byData map[[2]uint64]indexDigest
+	parses int // how many indexes indexDigest parsed (for tests)
+}
+
+// maxIndexDigests bounds the digests kept (a few per worktree in use).
+const maxIndexDigests = 32
+
+// indexDigest is the digest of the index file at p; false when it cannot
+// be read or parsed here (split, sparse, unknown). The gitlinks are the
+// caller's to keep.
+func (r *Repo) indexDigest(p string) (indexDigest, bool) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return indexDigest{}, false
+	}
+	key := contentKey(data)
+	if d, ok := r.indexes.get(key); ok {
+		return d, true
+	}
+	d, ok := digestIndex(data)
+	r.indexes.parsed()
+	if ok {
+		r.indexes.put(key, d)
+	}
+	return d, ok
+}
+
+// contentKey is the cache key of an index file's content.
+func contentKey(data []byte) [2]uint64 {
+	return [2]uint64{maphash.Bytes(indexSeeds[0], data), maphash.Bytes(indexSeeds[1], data)}
+}
+
+// get is the digest of the index content whose key is key, if known (a
+// copy).
+func (c *indexDigests) get(key [2]uint64) (indexDigest, bool) {
+	if c == nil {
+		return indexDigest{}, false
+	}
+	c.mu.Lock()
+	d, hit := c.byData[key]
+	c.mu.Unlock()
+	if !hit {
+		return indexDigest{}, false
+	}
+	d.gitlinks = slices.Clone(d.gitlinks)
+	return d, true
+}
+
+// parsed counts a parse of indexDigest.
+func (c *indexDigests) parsed() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.parses++
+	c.mu.Unlock()
+}
+
+// put records d as the digest of the index content whose key is key.
+func (c *indexDigests) put(key [2]uint64, d indexDigest) {
+	if c == nil {
+		return
+	}
+	d.gitlinks = slices.Clone(d.gitlinks)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byData == nil || len(c.byData) >= maxIndexDigests {
+		c.byData = map[[2]uint64]indexDigest{}
+	}
+	c.byData[key] = d
 }
 
 // indexSeeds seed indexPaths's hashes, once per process.

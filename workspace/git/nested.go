@@ -149,13 +149,8 @@ func (r *Repo) stageAll(ctx context.Context, dir, base string, paths, exclude []
 // find none).
 func (r *Repo) gitlinks(ctx context.Context, dir string) ([]string, error) {
 	if loc, err := r.git.locate(dir); err == nil && loc.gitDir != "" {
-		var links []string
-		if readIndex(filepath.Join(loc.gitDir, "index"), func(e *indexEntry) {
-			if e.mode == 0o160000 {
-				links = append(links, e.path)
-			}
-		}) {
-			return links, nil
+		if d, ok := r.indexDigest(filepath.Join(loc.gitDir, "index")); ok {
+			return d.gitlinks, nil
 		}
 	}
 	out, err := r.git.run(ctx, dir, nil, "ls-files", "--stage", "-z")

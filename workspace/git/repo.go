@@ -44,6 +44,7 @@ type Repo struct {
 	prepared     *preparedPool    // fresh worktrees made ahead (PrepareWorktrees)
 	commits      *knownCommits    // full ids known to name commits
 	trees        *untrackedStates // what the last listing of each work tree's untracked files found (FollowChanges)
+	indexes      *indexDigests    // the digests of the index files read, by content
 }
 
 // ErrNotRepository is Open's error for a folder outside any git work tree.
@@ -147,7 +148,7 @@ func newRepo(ctx context.Context, abs string, cfg Config) (*Repo, error) {
 		return nil, fmt.Errorf("commit identity %q <%s> must not contain '<', '>', newlines or NUL", id.Name, id.Email)
 	}
 	environ := os.Environ()
-	return &Repo{dir: abs, prepared: &preparedPool{}, commits: &knownCommits{}, trees: &untrackedStates{}, git: runner{bin: bin, env: hardEnv(environ, id), user: userConfig(ctx, bin, environ)}}, nil
+	return &Repo{dir: abs, prepared: &preparedPool{}, commits: &knownCommits{}, trees: &untrackedStates{}, indexes: &indexDigests{}, git: runner{bin: bin, env: hardEnv(environ, id), user: userConfig(ctx, bin, environ)}}, nil
 }
 
 func (r *Repo) setWorktreeRoot(cfg Config) error {

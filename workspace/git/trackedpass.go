@@ -80,14 +80,14 @@ func (w *Workflow) trackedPass(ctx context.Context) (scan trackedScan, ok bool, 
 		u.tracked = &trackedBase{since: mark, dirty: after.maybe, content: after.content}
 	}
 	if only, narrow := base.narrowed(w.Worktree); narrow {
-		if scan, ok = scanTracked(w.Worktree, index, only); ok && scan.content == base.content {
+		if scan, ok = scanTracked(w.Worktree, index, only, w.repo.indexes); ok && scan.content == base.content {
 			u.count(1)
 			slog.Debug("tracked files: narrowed pass", "worktree", w.Worktree, "stat", len(only), "maybe", len(scan.maybe))
 			return scan, true, done
 		}
 	}
 	u.count(0)
-	scan, ok = scanTracked(w.Worktree, index, nil)
+	scan, ok = scanTracked(w.Worktree, index, nil, w.repo.indexes)
 	slog.Debug("tracked files: full pass", "worktree", w.Worktree, "base", base != nil, "ok", ok, "maybe", len(scan.maybe), "links", scan.links)
 	return scan, ok, done
 }
@@ -211,7 +211,7 @@ func (w *Workflow) afterStaging(ctx context.Context, paths []string, done func(*
 	for _, p := range paths {
 		only[p] = true
 	}
-	after, ok := scanTracked(w.Worktree, filepath.Join(dir, "index"), only)
+	after, ok := scanTracked(w.Worktree, filepath.Join(dir, "index"), only, w.repo.indexes)
 	if !ok {
 		done(nil)
 		return

@@ -60,7 +60,10 @@ const maxTrackedScan = 4096
 // whose path is in only. false when the index cannot be read here (split,
 // sparse, changed while read) or more than maxTrackedScan entries may
 // have changed.
-func scanTracked(top, index string, only map[string]bool) (trackedScan, bool) {
+//
+// The parse also gives the index's digest, which it records in digests
+// (when not nil) for the other readers of this version of the file.
+func scanTracked(top, index string, only map[string]bool, digests *indexDigests) (trackedScan, bool) {
 	f, err := os.Open(index)
 	if err != nil {
 		return trackedScan{}, false
@@ -86,9 +89,10 @@ func scanTracked(top, index string, only map[string]bool) (trackedScan, bool) {
 	buf := make([]byte, 0, 64<<10)
 	var hashLen int
 	parsed := false
+	g := newIndexDigester(len(data))
 	for _, hashLen = range []int{20, 32} {
 		if parseIndex(data, hashLen, nil) {
-			parsed = parseIndexExt(data, hashLen, func(e *indexEntry) {
+			parsed = parseIndexNames(data, hashLen, func(e *indexEntry) {
 				buf = binary.BigEndian.AppendUint32(buf, e.mode)
 				flags := byte(e.stage)
 				if e.assumeValid {
@@ -102,11 +106,12 @@ func scanTracked(top, index string, only map[string]bool) (trackedScan, bool) {
 				}
 				buf = append(buf, flags)
 				buf = append(buf, e.oid...)
-				buf = append(buf, e.path...)
+				buf = append(buf, e.name...)
 				buf = append(buf, 0)
-				if only == nil || only[e.path] {
+				g.add(e)
+				if only == nil || only[string(e.name)] {
 					c := *e
-					c.oid = nil
+					c.oid, c.name, c.path = nil, nil, string(e.name)
 					entries = append(entries, c)
 				}
 			}, func(sig string, body []byte) {
@@ -120,6 +125,7 @@ func scanTracked(top, index string, only map[string]bool) (trackedScan, bool) {
 	if !parsed {
 		return trackedScan{}, false
 	}
+	digests.put(contentKey(data), g.digest())
 	scan.content = fmt.Sprintf("%d %016x %016x", len(buf), maphash.Bytes(indexSeeds[0], buf), maphash.Bytes(indexSeeds[1], buf))
 	maybe, blind, links := statEntries(top, entries, written)
 	if len(maybe) > maxTrackedScan {

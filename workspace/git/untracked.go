@@ -244,7 +244,8 @@ func (w *Workflow) indexStamp(ctx context.Context) string {
 	if err != nil {
 		return ""
 	}
-	return indexPaths(filepath.Join(dir, "index"))
+	d, _ := w.repo.indexDigest(filepath.Join(dir, "index"))
+	return d.paths
 }
 
 // ignoreStamp identifies the versions of the ignore files outside the
