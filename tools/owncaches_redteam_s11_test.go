@@ -14,7 +14,8 @@ import (
 // command's sandbox, which binds the caches folder whole, follows them
 // only inside its own view: the git directory stays read-only, Autarch's
 // state masked, the home directory absent, and nothing host-side writes
-// through them.
+// through them; since s11 03 each link is removed and its cache made again
+// before the next command.
 func TestOwnCachePlantsReachNothing(t *testing.T) {
 	a := newAttackWorkspace(t)
 	writeFiles(t, a.ws, map[string]string{".git/autarch/state.db": "autarchstateautarchstate\n"})
@@ -36,7 +37,10 @@ echo ran`, "reason": "attack"})
 	}
 	// (A write under the home directory lands in the sandbox's own
 	// scratch view of it, gone with the command: the host check below.)
-	for _, leak := range []string{"autarchstate", "homesecret", "config-written", "state-written"} {
+	// The plants are gone before the next command (each is made a folder
+	// again), so its writes land in the caches themselves; the host
+	// checks below say nothing reached the git directory or the home.
+	for _, leak := range []string{"autarchstate", "homesecret"} {
 		if strings.Contains(res.Output, leak) {
 			t.Errorf("through a link planted in the repository's caches, the next command reached %q: %s", leak, res.Output)
 		}
@@ -49,8 +53,10 @@ echo ran`, "reason": "attack"})
 			t.Errorf("%s was written through a planted link", p)
 		}
 	}
-	if fi, err := os.Lstat(filepath.Join(own, "npm")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Errorf("the plant is not in place (%v): the attack did not run as meant", err)
+	for _, c := range []string{"npm", "pip", "yarn"} {
+		if fi, err := os.Lstat(filepath.Join(own, c)); err != nil || !fi.IsDir() {
+			t.Errorf("the planted link in place of the %s cache was not made a folder again (%v)", c, err)
+		}
 	}
 }
 
@@ -59,7 +65,6 @@ echo ran`, "reason": "attack"})
 // Every later command of the repository, in every workflow, must still
 // run (the cache is Autarch's to repair: it is a cache).
 func TestOwnCacheDanglingLinkBlocksNoCommand(t *testing.T) {
-	redteamOpen(t, "03")
 	a := newAttackWorkspace(t)
 	h := newHarness(t, "preflight", SessionConfig{Root: a.ws})
 	if res := h.call("shell", map[string]any{"command": `rm -rf "$npm_config_cache" && ln -s /nonexistent-redteam-s11 "$npm_config_cache" && echo planted`, "reason": "attack"}); !strings.Contains(res.Output, "planted") {

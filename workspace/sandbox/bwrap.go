@@ -520,7 +520,10 @@ func (b *Bwrap) args(spec Spec) (_ []string, _ []string, helper, goCache bool, _
 			return nil, nil, false, false, err
 		}
 		for _, sub := range ownCacheDirs {
-			if err := os.MkdirAll(filepath.Join(p, sub.dir), 0o700); err != nil {
+			// A command may have put a link or a file in a cache's place
+			// (a link to nothing would fail every later command):
+			// cacheDir removes it and makes the folder again.
+			if err := cacheDir(filepath.Join(p, sub.dir), true, 0o700); err != nil {
 				return nil, nil, false, false, fmt.Errorf("sandbox: the repository's caches: %w", err)
 			}
 		}

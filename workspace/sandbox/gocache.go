@@ -385,20 +385,25 @@ func (b *Bwrap) goCacheLayer(spec Spec, own string) string {
 	return goCacheProg(own, user)
 }
 
-// buildCacheDir makes the build cache folder p. Inside the repository's
-// caches (inOwn) a command may have put something else in its place (a
-// symlink, a file): it is removed first, so that nothing is made through
-// it.
+// buildCacheDir makes the build cache folder p (see cacheDir).
 func buildCacheDir(p string, inOwn bool) error {
-	if fi, err := os.Lstat(p); inOwn && err == nil && !fi.IsDir() {
-		if err := os.Remove(p); err != nil {
-			return fmt.Errorf("sandbox: build cache: %w", err)
-		}
-	}
-	if err := os.MkdirAll(p, 0o755); err != nil {
+	if err := cacheDir(p, inOwn, 0o755); err != nil {
 		return fmt.Errorf("sandbox: build cache: %w", err)
 	}
 	return nil
+}
+
+// cacheDir makes the cache folder p. Inside the repository's caches
+// (inOwn) a command may have put something else in its place (a symlink,
+// a dangling one included, or a file): it is removed first, so that
+// nothing is made through it and no command fails on it (redteam s11 03).
+func cacheDir(p string, inOwn bool, perm os.FileMode) error {
+	if fi, err := os.Lstat(p); inOwn && err == nil && !fi.IsDir() {
+		if err := os.Remove(p); err != nil {
+			return err
+		}
+	}
+	return os.MkdirAll(p, perm)
 }
 
 // probeGoCache runs the Go build cache program in a trial command in the
