@@ -628,7 +628,7 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 	// been a hard link written through, and a new folder may have held
 	// one unwatched: the file written changed under no name the watch
 	// reported, but its status change time moved (redteam s10, 03).
-	if c.watch.relinked() || len(ch.newDirs) > 0 {
+	if relinked := c.watch.relinked(); !c.watch.lost && (relinked || len(ch.newDirs) > 0) {
 		s.rescan(c, decideFile)
 	}
 	if c.watch.lost {
