@@ -167,6 +167,13 @@ type MaskState struct {
 	// handed counts the decisions that took one (for tests).
 	handover *restoreWatch
 	handed   int
+	// links are the files the last walk found with several names (hard
+	// links), by name and by file: a name of one that changes or goes
+	// makes the next decision look at its other names (redteam s10, 03).
+	links linkIndex
+	// rescans counts the decisions that stat-ed the whole tree without
+	// walking it again (rescan; for tests).
+	rescans int
 }
 
 // NewMaskState makes an empty mask state for the sessions of a run.
@@ -444,6 +451,7 @@ func (s *Session) maskDecide(c *MaskState, clean func() map[string]bool, walk fu
 	var pending []unknown
 	var attributes []string // .gitattributes files: they may re-encode files on checkout
 	names := linkNames{}
+	c.links = linkIndex{}
 	decide := func(rel string, fi fs.FileInfo) {
 		if s.readVerdict(c, rel, fi, &buf) {
 			masked = append(masked, s.root.Abs(rel))
@@ -461,6 +469,7 @@ func (s *Session) maskDecide(c *MaskState, clean func() map[string]bool, walk fu
 		}
 		if fi != nil {
 			names.add(fi)
+			c.links.add(rel, fi)
 		}
 		if _, blocked := s.gate.PathBlocked(rel); blocked {
 			mask(rel)
@@ -553,7 +562,13 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 	}
 	var buf []byte
 	// decideFile decides one path the watch named, as the walk would.
-	decideFile := func(rel string) {
+	var decideFile func(rel string)
+	decideFile = func(rel string) {
+		// The other names of a file it named when the last walk found
+		// several: written through this one, they changed unseen.
+		for _, other := range c.links.forget(rel) {
+			decideFile(other)
+		}
 		delete(c.masks, rel)
 		delete(c.scans, rel)
 		if inSkippedDir(rel) {
@@ -610,6 +625,13 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 			return nil
 		})
 	}
+	// A name made since and gone again (unlinked, moved over) may have
+	// been a hard link written through, and a new folder may have held
+	// one unwatched: the file written changed under no name the watch
+	// reported, but its status change time moved (redteam s10, 03).
+	if relinked := c.watch.relinked(); !c.watch.lost && (relinked || len(ch.newDirs) > 0) {
+		s.rescan(c, decideFile)
+	}
 	if c.watch.lost {
 		return nil, false
 	}
@@ -619,6 +641,77 @@ func (s *Session) maskChanges(c *MaskState) ([]string, bool) {
 	}
 	slices.Sort(masked)
 	return masked, true
+}
+
+// rescan stats every file of the tree, as the walk finds them, and
+// decides again those whose version is not the one decided last: what a
+// decision does when a file may have changed under no name the watch
+// reported. Unlike a walk (maskWalk) it keeps the watch and its journal,
+// which the workflow's listings of untracked files follow. Under the
+// state's lock.
+func (s *Session) rescan(c *MaskState, decideFile func(rel string)) {
+	c.rescans++
+	var changed []string
+	nothing := func(string) {}
+	lost := walkMaskTree(s.root.Dir(), nothing, nothing, func(f maskFile) {
+		if f.fi == nil {
+			changed = append(changed, f.rel) // as the walk: masked by its name only
+			return
+		}
+		prev, ok := c.scans[f.rel]
+		switch stamp := workspace.StampOf(f.fi); {
+		case ok && stamp == prev.stamp && stamp != (workspace.Stamp{}):
+			// The version decided last.
+		case !ok && (f.fi.Size() == 0 || f.fi.Size() > maxMaskScan):
+			// Not read now nor, unless it was, at the last decision:
+			// decided by its name, which has not changed.
+		default:
+			changed = append(changed, f.rel)
+		}
+	})
+	if lost {
+		c.watch.lost = true
+		return
+	}
+	for _, rel := range changed {
+		decideFile(rel)
+	}
+}
+
+// linkIndex holds, for each file with several names (hard links) a walk
+// found, its names there.
+type linkIndex struct {
+	file  map[string][2]uint64   // by name
+	names map[[2]uint64][]string // by file
+}
+
+// add notes the name rel of the file fi describes, if it has several.
+func (l *linkIndex) add(rel string, fi fs.FileInfo) {
+	k, _, ok := linkKey(fi)
+	if !ok {
+		return
+	}
+	if l.file == nil {
+		l.file, l.names = map[string][2]uint64{}, map[[2]uint64][]string{}
+	}
+	l.file[rel] = k
+	l.names[k] = append(l.names[k], rel)
+}
+
+// forget drops the name rel and returns the other names its file had.
+func (l *linkIndex) forget(rel string) []string {
+	k, ok := l.file[rel]
+	if !ok {
+		return nil
+	}
+	delete(l.file, rel)
+	others := slices.DeleteFunc(l.names[k], func(n string) bool { return n == rel })
+	if len(others) == 0 {
+		delete(l.names, k)
+		return nil
+	}
+	l.names[k] = others
+	return slices.Clone(others)
 }
 
 // linkNames counts, for each file with more than one name (hard links),

@@ -34,6 +34,15 @@ type treeWatch struct {
 	max  int
 	lost bool
 	buf  []byte
+	// made are the names, since the last decision took them (relinked),
+	// that name a file made in place in a watched directory (created or
+	// hard-linked: IN_CREATE), followed through moves; unlinked is set
+	// when one stopped naming it (unlinked, moved over, or moved where
+	// the watch did not see it arrive). Such a name may have been a hard
+	// link written through, so that the file's other names changed
+	// unseen (redteam s10, 03).
+	made     map[string]bool
+	unlinked bool
 }
 
 // watchShare is the part of the user's inotify watches
@@ -105,6 +114,10 @@ type treeChanges struct {
 // they do not say exactly what changed (walk the tree instead).
 func (w *treeWatch) changes() (treeChanges, bool) {
 	ch := treeChanges{paths: map[string]bool{}, created: map[string]bool{}, unlinked: map[string]bool{}}
+	if w.made == nil {
+		w.made = map[string]bool{}
+	}
+	movedMade := map[uint32]bool{} // moves, by cookie, of a name in made
 	for {
 		n, err := syscall.Read(w.fd, w.buf)
 		if err == syscall.EINTR {
@@ -150,8 +163,45 @@ func (w *treeWatch) changes() (treeChanges, bool) {
 				if mask&syscall.IN_DELETE != 0 {
 					ch.unlinked[p] = true
 				}
+				w.follow(p, mask, ev.Cookie, movedMade)
 			}
 		}
 	}
+	if len(movedMade) > 0 {
+		w.unlinked = true // moved where the watch did not see it arrive
+	}
 	return ch, !w.lost
+}
+
+// follow keeps made and unlinked (treeWatch) for an event of mask on the
+// name p, a file's; movedMade holds the moves of a made name not yet seen
+// arriving.
+func (w *treeWatch) follow(p string, mask, cookie uint32, movedMade map[uint32]bool) {
+	switch {
+	case mask&syscall.IN_CREATE != 0:
+		w.made[p] = true
+	case mask&syscall.IN_DELETE != 0:
+		w.unlinked = w.unlinked || w.made[p]
+		delete(w.made, p)
+	case mask&syscall.IN_MOVED_FROM != 0:
+		if w.made[p] {
+			movedMade[cookie] = true
+			delete(w.made, p)
+		}
+	case mask&syscall.IN_MOVED_TO != 0:
+		w.unlinked = w.unlinked || w.made[p] // moved over
+		delete(w.made, p)
+		if movedMade[cookie] {
+			delete(movedMade, cookie)
+			w.made[p] = true
+		}
+	}
+}
+
+// relinked reports whether a name made since the last call stopped naming
+// its file (made, unlinked), and begins again.
+func (w *treeWatch) relinked() bool {
+	unlinked := w.unlinked
+	w.made, w.unlinked = nil, false
+	return unlinked
 }

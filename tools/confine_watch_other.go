@@ -18,3 +18,4 @@ func (w *treeWatch) add(string)                   {}
 func (w *treeWatch) close()                       {}
 func (w *treeWatch) full() bool                   { return false }
 func (w *treeWatch) changes() (treeChanges, bool) { return treeChanges{}, false }
+func (w *treeWatch) relinked() bool               { return false }
