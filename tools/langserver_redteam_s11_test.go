@@ -22,13 +22,7 @@ import (
 // writable and the masks of the moment the server started.
 func TestNoAgentProcessOutlivesItsCall(t *testing.T) {
 	nodeServersOnPath(t, "typescript-language-server")
-	dir := t.TempDir()
-	gitRepoT(t, dir, map[string]string{
-		"package.json":  `{"name": "p", "private": true}` + "\n",
-		"tsconfig.json": `{"compilerOptions": {"strict": true}, "include": ["src"]}` + "\n",
-		"src/a.ts":      "export function add(a: number, b: number): number { return a + b }\n",
-		".gitignore":    "node_modules/\n",
-	})
+	dir := tsProject(t)
 	// What the agent's install put in the tree: TypeScript's server,
 	// which also keeps writing the tree (it starts the real one, so the
 	// language server answers as usual).
@@ -91,13 +85,7 @@ func redteamOpen(t *testing.T, hole string) {
 // call if it ran.
 func TestTreeTypeScriptNeverRuns(t *testing.T) {
 	nodeServersOnPath(t, "typescript-language-server")
-	dir := t.TempDir()
-	gitRepoT(t, dir, map[string]string{
-		"package.json":  `{"name": "p", "private": true}` + "\n",
-		"tsconfig.json": `{"compilerOptions": {"strict": true}, "include": ["src"]}` + "\n",
-		"src/a.ts":      "export function add(a: number, b: number): number { return a + b }\n",
-		".gitignore":    "node_modules/\n",
-	})
+	dir := tsProject(t)
 	writeFiles(t, dir, map[string]string{
 		"node_modules/typescript/package.json":    `{"name": "typescript", "version": "5.9.2"}` + "\n",
 		"node_modules/typescript/lib/tsserver.js": "process.exit(7)\n",
@@ -135,4 +123,18 @@ func TestLangServerTreeReadOnly(t *testing.T) {
 			t.Errorf("%s was created", p)
 		}
 	}
+}
+
+// tsProject is a repository of one TypeScript file, its node_modules
+// ignored.
+func tsProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	gitRepoT(t, dir, map[string]string{
+		"package.json":  `{"name": "p", "private": true}` + "\n",
+		"tsconfig.json": `{"compilerOptions": {"strict": true}, "include": ["src"]}` + "\n",
+		"src/a.ts":      "export function add(a: number, b: number): number { return a + b }\n",
+		".gitignore":    "node_modules/\n",
+	})
+	return dir
 }
