@@ -193,6 +193,15 @@ func (w *Workflow) changedPathsScanned(ctx context.Context) (out []string, ok bo
 	if err != nil {
 		return nil, true, err
 	}
+	// An edit an agent's .gitattributes convert away is a change
+	// (attributes.go).
+	raw, err := w.unconverted(ctx, append(slices.Clone(scan.maybe), scan.blind...), false, false)
+	if err != nil {
+		return nil, true, err
+	}
+	for _, e := range raw {
+		blind = append(blind, e.path)
+	}
 	out = append(append(nulList(tracked), others...), blind...)
 	slices.Sort(out)
 	return slices.Compact(out), true, nil
