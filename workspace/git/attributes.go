@@ -81,11 +81,15 @@ func (w *Workflow) indexEntries(ctx context.Context, paths []string, all bool) (
 		want[p] = true
 	}
 	var entries []rawEntry
+	dirs := map[string]bool{".": true} // folders known to be folders, not links
 	for _, e := range nulList(listed) {
 		meta, p, ok := strings.Cut(e, "\t")
 		f := strings.Fields(meta)
 		if !ok || len(f) != 3 || f[2] != "0" || (f[0] != "100644" && f[0] != "100755") || (!all && !want[p]) {
 			continue
+		}
+		if !w.realDir(path.Dir(p), dirs) {
+			continue // beyond a link: git itself sees that change
 		}
 		if fi, err := os.Lstat(filepath.Join(w.Worktree, filepath.FromSlash(p))); err != nil || !fi.Mode().IsRegular() {
 			continue // gone or no longer a file: git itself sees that change
@@ -93,6 +97,22 @@ func (w *Workflow) indexEntries(ctx context.Context, paths []string, all bool) (
 		entries = append(entries, rawEntry{path: p, mode: f[0], raw: f[1]})
 	}
 	return entries, nil
+}
+
+// realDir reports whether dir (slash-separated, below the top) and every
+// folder above it are folders, not links, so that hashing a file in it
+// reads nothing outside the tree; dirs remembers the answers.
+func (w *Workflow) realDir(dir string, dirs map[string]bool) bool {
+	if ok, seen := dirs[dir]; seen {
+		return ok
+	}
+	ok := w.realDir(path.Dir(dir), dirs)
+	if ok {
+		fi, err := os.Lstat(filepath.Join(w.Worktree, filepath.FromSlash(dir)))
+		ok = err == nil && fi.IsDir()
+	}
+	dirs[dir] = ok
+	return ok
 }
 
 // rawHashes hashes the files of entries without any conversion (one

@@ -32,6 +32,9 @@ func TestCheckpointCommitsWhatTheGatesTested(t *testing.T) {
 		// the checkpoint must hold (the user's own conversions).
 		user               map[string]string
 		committed, ignored string
+		// split makes the worktree's index one the tracked pass cannot
+		// read: git passes over every file.
+		split bool
 	}{
 		{
 			name:       "ident",
@@ -62,6 +65,14 @@ func TestCheckpointCommitsWhatTheGatesTested(t *testing.T) {
 			path:       "lib/add.go",
 			content:    "package lib\n\nfunc Add(a, b int) int {\n\t/*$Id$*/\n\treturn a - b\n}\n",
 			edit:       "package lib\n\nfunc Add(a, b int) int {\n\t/*$Id: */ return a + b /*$*/\n\treturn a - b\n}\n",
+		},
+		{
+			name:       "ident, an edit hidden in pulse 2, a split index",
+			attributes: "*.go ident\n",
+			path:       "lib/add.go",
+			content:    "package lib\n\nfunc Add(a, b int) int {\n\t/*$Id$*/\n\treturn a - b\n}\n",
+			edit:       "package lib\n\nfunc Add(a, b int) int {\n\t/*$Id: */ return a + b /*$*/\n\treturn a - b\n}\n",
+			split:      true,
 		},
 		{
 			// An ignored .gitattributes is not staged, but git reads it.
@@ -95,6 +106,9 @@ func TestCheckpointCommitsWhatTheGatesTested(t *testing.T) {
 			wf := pulseStarted(t, r, "attr")
 			at := func(p string) string { return filepath.Join(wf.Worktree, filepath.FromSlash(p)) }
 			// The agent's commands write the attributes and the file.
+			if tc.split {
+				gitT(t, wf.Worktree, "update-index", "--split-index")
+			}
 			if tc.attributes != "" {
 				if tc.ignored != "" {
 					writeFile(t, at(".gitignore"), tc.ignored)
