@@ -2,23 +2,11 @@ package git
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
-
-// redteamOpen skips an attack that still succeeds on main (a hole the
-// report names) unless AUTARCH_REDTEAM_OPEN is set: CI stays green, and
-// the attack runs on demand to show the hole and, once fixed, that it is
-// closed.
-func redteamOpen(t *testing.T, hole string) {
-	t.Helper()
-	if os.Getenv("AUTARCH_REDTEAM_OPEN") == "" {
-		t.Skip("redteam s11 " + hole + ": open, see report (/work/briefs/s11/redteam/); AUTARCH_REDTEAM_OPEN=1 runs it")
-	}
-}
 
 // TestCheckpointCommitsWhatTheGatesTested (redteam s11, 01; gitT's
 // output loses its final newlines, so the contents compare without them): an agent's
@@ -36,10 +24,17 @@ func redteamOpen(t *testing.T, hole string) {
 // is Go code that the gates compile and test; git commits "/*$Id$*/",
 // an empty comment, and the diff the user reviews never shows the line.
 func TestCheckpointCommitsWhatTheGatesTested(t *testing.T) {
-	redteamOpen(t, "01")
 	ctx := context.Background()
 	cases := []struct {
 		name, attributes, path, content, edit string
+		// user is what the user committed in the base before the
+		// workflow began (path: content); committed, when set, is what
+		// the checkpoint must hold (the user's own conversions).
+		user               map[string]string
+		committed, ignored string
+		// split makes the worktree's index one the tracked pass cannot
+		// read: git passes over every file.
+		split bool
 	}{
 		{
 			name:       "ident",
@@ -62,22 +57,75 @@ func TestCheckpointCommitsWhatTheGatesTested(t *testing.T) {
 			content:    "\xff\xfea\x00,\x00b\x00\n\x00",
 			edit:       "",
 		},
+		{
+			// Pulse 1 commits what its conversion leaves alone; pulse 2's
+			// edit the conversion takes back must still be a change.
+			name:       "ident, an edit hidden in pulse 2",
+			attributes: "*.go ident\n",
+			path:       "lib/add.go",
+			content:    "package lib\n\nfunc Add(a, b int) int {\n\t/*$Id$*/\n\treturn a - b\n}\n",
+			edit:       "package lib\n\nfunc Add(a, b int) int {\n\t/*$Id: */ return a + b /*$*/\n\treturn a - b\n}\n",
+		},
+		{
+			name:       "ident, an edit hidden in pulse 2, a split index",
+			attributes: "*.go ident\n",
+			path:       "lib/add.go",
+			content:    "package lib\n\nfunc Add(a, b int) int {\n\t/*$Id$*/\n\treturn a - b\n}\n",
+			edit:       "package lib\n\nfunc Add(a, b int) int {\n\t/*$Id: */ return a + b /*$*/\n\treturn a - b\n}\n",
+			split:      true,
+		},
+		{
+			// An ignored .gitattributes is not staged, but git reads it.
+			name:       "ignored attributes",
+			attributes: "*.go ident\n",
+			ignored:    "*.log\n.gitattributes\n",
+			path:       "lib/add.go",
+			content:    "package lib\n\nfunc Add(a, b int) int {\n\t/*$Id: */ return a + b /*$*/\n\treturn a - b\n}\n",
+		},
+		{
+			// The user's own attributes, committed in the base, keep
+			// converting as before.
+			name:      "the user's attributes",
+			user:      map[string]string{".gitattributes": "*.txt text eol=lf\n"},
+			path:      "testdata/want.txt",
+			content:   "line one\r\nline two\r\n",
+			committed: "line one\nline two\n",
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, _ := userRepo(t)
+			if tc.user != nil {
+				for p, c := range tc.user {
+					writeFile(t, filepath.Join(dir, filepath.FromSlash(p)), c)
+					gitT(t, dir, "add", "--", p)
+				}
+				gitT(t, dir, "commit", "-q", "-m", "the user's attributes")
+			}
 			r := openRepo(t, dir)
 			wf := pulseStarted(t, r, "attr")
 			at := func(p string) string { return filepath.Join(wf.Worktree, filepath.FromSlash(p)) }
 			// The agent's commands write the attributes and the file.
-			writeFile(t, at(".gitattributes"), tc.attributes)
+			if tc.split {
+				gitT(t, wf.Worktree, "update-index", "--split-index")
+			}
+			if tc.attributes != "" {
+				if tc.ignored != "" {
+					writeFile(t, at(".gitignore"), tc.ignored)
+				}
+				writeFile(t, at(".gitattributes"), tc.attributes)
+			}
 			writeFile(t, at(tc.path), tc.content)
+			want := tc.content
+			if tc.committed != "" {
+				want = tc.committed
+			}
 			cp, err := wf.CompletePulse(ctx, "p1", "feat: add")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := gitT(t, dir, "cat-file", "blob", cp.Commit+":"+tc.path); got != strings.TrimRight(tc.content, "\n") {
-				t.Errorf("the gates tested %q in the work tree; the checkpoint committed %q", tc.content, got)
+			if got := gitT(t, dir, "cat-file", "blob", cp.Commit+":"+tc.path); got != strings.TrimRight(want, "\n") {
+				t.Errorf("the work tree held %q; the checkpoint committed %q, not %q", tc.content, got, want)
 			}
 			if tc.edit == "" {
 				return

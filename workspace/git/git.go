@@ -59,7 +59,12 @@
 //     core.eol, core.safecrlf) are read once and passed with -c. The
 //     configuration left is the repository's own file, which no sandbox can
 //     write, so a driver an agent's .gitattributes selects runs only if the
-//     user defined it in the repository's config (their choice, e.g. LFS);
+//     user defined it in the repository's config (their choice, e.g. LFS).
+//     The conversions built into git (ident, text/eol,
+//     working-tree-encoding) need no driver: where the work tree's
+//     .gitattributes are not the workflow base's, a checkpoint stages the
+//     raw bytes the gates tested and the changed paths name an edit a
+//     conversion would take back (attributes.go);
 //   - -c settings (safeConfig): hooks off (core.hooksPath=/dev/null),
 //     fsmonitor off, no submodule recursion and no git process started in a
 //     nested repository (diff.ignoreSubmodules=all, status with

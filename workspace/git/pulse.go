@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -404,6 +405,16 @@ func (w *Workflow) stage(ctx context.Context, base string) (string, []Excluded, 
 		return listed, err
 	}
 	tree, excluded, err := w.repo.stageUpdating(ctx, w.Worktree, base, artifacts, list, update)
+	if err == nil {
+		// The commit holds the bytes the gates tested, whatever an
+		// agent's .gitattributes convert (attributes.go): what was
+		// staged, and what git took for unchanged.
+		var raw []rawEntry
+		raw, err = w.unconverted(ctx, append(append(slices.Clone(listed), scan.maybe...), scan.blind...), !scanned, true)
+		if err == nil && len(raw) > 0 {
+			tree, err = w.stageRaw(ctx, raw)
+		}
+	}
 	if err == nil {
 		w.staged(ctx, excluded)
 	}

@@ -194,6 +194,26 @@ func (w *Workflow) changedPathsScanned(ctx context.Context) (out []string, ok bo
 		return nil, true, err
 	}
 	out = append(append(nulList(tracked), others...), blind...)
+	// An edit an agent's .gitattributes convert away is a change
+	// (attributes.go): of the paths git looked at, those it calls
+	// unchanged.
+	named := map[string]bool{}
+	for _, p := range out {
+		named[p] = true
+	}
+	var unchanged []string
+	for _, p := range append(slices.Clone(scan.maybe), scan.blind...) {
+		if !named[p] {
+			unchanged = append(unchanged, p)
+		}
+	}
+	raw, err := w.unconverted(ctx, unchanged, false, false)
+	if err != nil {
+		return nil, true, err
+	}
+	for _, e := range raw {
+		out = append(out, e.path)
+	}
 	slices.Sort(out)
 	return slices.Compact(out), true, nil
 }

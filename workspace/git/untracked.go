@@ -146,7 +146,21 @@ func (w *Workflow) ChangedPaths(ctx context.Context) ([]string, error) {
 	if out, ok, err := w.changedPathsScanned(ctx); ok {
 		return out, err
 	}
-	return w.repo.changedPaths(ctx, w.Worktree, w.Branch, w.listUntracked)
+	out, err := w.repo.changedPaths(ctx, w.Worktree, w.Branch, w.listUntracked)
+	if err != nil {
+		return nil, err
+	}
+	// An edit an agent's .gitattributes convert away is a change
+	// (attributes.go).
+	raw, err := w.unconverted(ctx, nil, true, false)
+	if err != nil || len(raw) == 0 {
+		return out, err
+	}
+	for _, e := range raw {
+		out = append(out, e.path)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // listUntracked lists the untracked, not ignored paths of the worktree
