@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -84,7 +85,11 @@ func BenchmarkGrep(b *testing.B) {
 // before/after table from one run. Neither side's page cache is dropped
 // (a user's files are usually in it; dropping it needs root and measures
 // the disk): every process reads warm files; the load average is printed
-// with each row.
+// with each row. Beside the wall times it prints each process's CPU time
+// (user + system) and the ratios of those: on a busy machine a process
+// waits for a core, and its CPU time says more than its wall time. Set
+// AUTARCH_BENCH_QUERIES to a regular expression to run only the queries
+// whose names it matches.
 func TestGrepVersusRipgrep(t *testing.T) {
 	if os.Getenv("AUTARCH_BENCH_RG") == "" {
 		t.Skip("set AUTARCH_BENCH_RG=1 to measure against ripgrep")
@@ -110,13 +115,35 @@ func TestGrepVersusRipgrep(t *testing.T) {
 		}
 	}
 	before := os.Getenv("AUTARCH_BENCH_BEFORE")
+	only := regexp.MustCompile("")
+	if q := os.Getenv("AUTARCH_BENCH_QUERIES"); q != "" {
+		if only, err = regexp.Compile(q); err != nil {
+			t.Fatalf("AUTARCH_BENCH_QUERIES: %v", err)
+		}
+	}
 	for _, dir := range corpora {
-		grepVersusRipgrep(t, bin, before, rg, dir, runs)
+		grepVersusRipgrep(t, bin, before, rg, dir, runs, only)
 	}
 }
 
+// processCPU is the CPU time (user + system) a finished process used.
+func processCPU(ps *os.ProcessState) time.Duration {
+	if ps == nil {
+		return 0
+	}
+	return ps.UserTime() + ps.SystemTime()
+}
+
+// ratio is a/b in thousandths (0 when b is 0), for median.
+func ratio(a, b time.Duration) time.Duration {
+	if b <= 0 {
+		return 0
+	}
+	return a * 1000 / b
+}
+
 // grepVersusRipgrep prints the table of one corpus.
-func grepVersusRipgrep(t *testing.T, bin, before, rg, dir string, runs int) {
+func grepVersusRipgrep(t *testing.T, bin, before, rg, dir string, runs int, only *regexp.Regexp) {
 	root, err := workspace.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -125,32 +152,38 @@ func grepVersusRipgrep(t *testing.T, bin, before, rg, dir string, runs int) {
 	gate := workspace.DefaultGate()
 	kept := t.TempDir() // the user cache of the "kept" processes
 	fmt.Printf("\ngrep over %s: a new process per query, %d paired runs, medians; page cache warm for all (dropped for none)\n\n", dir, runs)
-	fmt.Printf("| query | pattern | matching lines (ours / rg outside blocked and binary files / rg) | ours cold | ours kept | rg -i -c | ratio cold | ratio kept | before cold | ratio before | load |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
-	var worstCold, worstKept, worstBefore float64
+	fmt.Printf("| query | pattern | matching lines (ours / rg outside blocked and binary files / rg) | ours cold | ours kept | rg -i -c | ratio cold | ratio kept | before cold | ratio before | CPU ours cold / kept / rg | CPU ratio cold | CPU ratio kept | CPU ratio before | load |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	var worstCold, worstKept, worstBefore, worstCPUCold, worstCPUKept float64
 	for _, q := range grepQueries {
+		if !only.MatchString(q.name) {
+			continue
+		}
 		args, _ := json.Marshal(map[string]string{"pattern": q.pattern, "reason": "bench"})
-		grep := func(bin, cache string) (time.Duration, int) {
+		grep := func(bin, cache string) (took, cpu time.Duration, total int) {
 			cmd := exec.Command(bin, "tool", "--root", dir, "grep", string(args))
 			cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
 			start := time.Now()
 			out, err := cmd.Output()
-			took := time.Since(start)
+			took = time.Since(start)
 			var res struct {
 				Total int `json:"total"`
 			}
 			if jerr := json.Unmarshal(out, &res); jerr != nil {
 				t.Fatalf("%s: autarch tool grep: %v (%v)\n%s", q.name, err, jerr, out)
 			}
-			return took, res.Total
+			return took, processCPU(cmd.ProcessState), res.Total
 		}
 		var cold, warm, rgT, ratioCold, ratioKept, old, ratioBefore []time.Duration
+		var cpuCold, cpuKept, cpuRg, cpuRatioCold, cpuRatioKept, cpuRatioBefore []time.Duration
 		var total int
 		var rgOut []byte
 		for range runs {
-			c, n := grep(bin, t.TempDir())
-			k, _ := grep(bin, kept)
+			c, cc, n := grep(bin, t.TempDir())
+			k, kc, _ := grep(bin, kept)
+			var bc time.Duration
 			if before != "" {
-				b, _ := grep(before, t.TempDir())
+				var b time.Duration
+				b, bc, _ = grep(before, t.TempDir())
 				old = append(old, b)
 			}
 			cmd := exec.Command(rg, "-i", "-c", "--no-require-git", "--hidden", "--max-filesize", "10M", "--no-messages", "-e", q.pattern, ".")
@@ -158,11 +191,16 @@ func grepVersusRipgrep(t *testing.T, bin, before, rg, dir string, runs int) {
 			start := time.Now()
 			rgOut, _ = cmd.Output()
 			r := time.Since(start)
+			rc := processCPU(cmd.ProcessState)
 			cold, warm, rgT, total = append(cold, c), append(warm, k), append(rgT, r), n
-			ratioCold = append(ratioCold, c*1000/r)
-			ratioKept = append(ratioKept, k*1000/r)
+			ratioCold = append(ratioCold, ratio(c, r))
+			ratioKept = append(ratioKept, ratio(k, r))
+			cpuCold, cpuKept, cpuRg = append(cpuCold, cc), append(cpuKept, kc), append(cpuRg, rc)
+			cpuRatioCold = append(cpuRatioCold, ratio(cc, rc))
+			cpuRatioKept = append(cpuRatioKept, ratio(kc, rc))
 			if before != "" {
-				ratioBefore = append(ratioBefore, old[len(old)-1]*1000/r)
+				ratioBefore = append(ratioBefore, ratio(old[len(old)-1], r))
+				cpuRatioBefore = append(cpuRatioBefore, ratio(bc, rc))
 			}
 		}
 		rgAll, rgOpen := rgCounts(t, root, gate, string(rgOut))
@@ -171,16 +209,20 @@ func grepVersusRipgrep(t *testing.T, bin, before, rg, dir string, runs int) {
 		}
 		rc, rk := float64(median(ratioCold))/1000, float64(median(ratioKept))/1000
 		worstCold, worstKept = max(worstCold, rc), max(worstKept, rk)
-		beforeCold, rb := "-", "-"
+		cc, ck := float64(median(cpuRatioCold))/1000, float64(median(cpuRatioKept))/1000
+		worstCPUCold, worstCPUKept = max(worstCPUCold, cc), max(worstCPUKept, ck)
+		beforeCold, rb, cb := "-", "-", "-"
 		if before != "" {
 			beforeCold = median(old).Round(time.Millisecond).String()
 			r := float64(median(ratioBefore)) / 1000
 			rb, worstBefore = fmt.Sprintf("%.2f", r), max(worstBefore, r)
+			cb = fmt.Sprintf("%.2f", float64(median(cpuRatioBefore))/1000)
 		}
-		fmt.Printf("| %s | `%s` | %d / %d / %d | %s | %s | %s | %.2f | %.2f | %s | %s | %s |\n", q.name, strings.ReplaceAll(q.pattern, "|", "\\|"), total, rgOpen, rgAll,
-			median(cold).Round(time.Millisecond), median(warm).Round(time.Millisecond), median(rgT).Round(time.Millisecond), rc, rk, beforeCold, rb, loadAverage())
+		fmt.Printf("| %s | `%s` | %d / %d / %d | %s | %s | %s | %.2f | %.2f | %s | %s | %s / %s / %s | %.2f | %.2f | %s | %s |\n", q.name, strings.ReplaceAll(q.pattern, "|", "\\|"), total, rgOpen, rgAll,
+			median(cold).Round(time.Millisecond), median(warm).Round(time.Millisecond), median(rgT).Round(time.Millisecond), rc, rk, beforeCold, rb,
+			median(cpuCold).Round(time.Millisecond), median(cpuKept).Round(time.Millisecond), median(cpuRg).Round(time.Millisecond), cc, ck, cb, loadAverage())
 	}
-	fmt.Printf("\nworst median ratio (ours / rg): cold %.2f, kept %.2f", worstCold, worstKept)
+	fmt.Printf("\nworst median ratio (ours / rg): cold %.2f, kept %.2f; of CPU time: cold %.2f, kept %.2f", worstCold, worstKept, worstCPUCold, worstCPUKept)
 	if before != "" {
 		fmt.Printf(", before (cold) %.2f", worstBefore)
 	}
