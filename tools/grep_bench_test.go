@@ -126,8 +126,8 @@ func TestGrepVersusRipgrep(t *testing.T) {
 	}
 }
 
-// processCPU is the CPU time (user + system) a finished process used.
-func processCPU(ps *os.ProcessState) time.Duration {
+// exitedCPU is the CPU time (user + system) a finished process used.
+func exitedCPU(ps *os.ProcessState) time.Duration {
 	if ps == nil {
 		return 0
 	}
@@ -171,7 +171,7 @@ func grepVersusRipgrep(t *testing.T, bin, before, rg, dir string, runs int, only
 			if jerr := json.Unmarshal(out, &res); jerr != nil {
 				t.Fatalf("%s: autarch tool grep: %v (%v)\n%s", q.name, err, jerr, out)
 			}
-			return took, processCPU(cmd.ProcessState), res.Total
+			return took, exitedCPU(cmd.ProcessState), res.Total
 		}
 		var cold, warm, rgT, ratioCold, ratioKept, old, ratioBefore []time.Duration
 		var cpuCold, cpuKept, cpuRg, cpuRatioCold, cpuRatioKept, cpuRatioBefore []time.Duration
@@ -191,7 +191,7 @@ func grepVersusRipgrep(t *testing.T, bin, before, rg, dir string, runs int, only
 			start := time.Now()
 			rgOut, _ = cmd.Output()
 			r := time.Since(start)
-			rc := processCPU(cmd.ProcessState)
+			rc := exitedCPU(cmd.ProcessState)
 			cold, warm, rgT, total = append(cold, c), append(warm, k), append(rgT, r), n
 			ratioCold = append(ratioCold, ratio(c, r))
 			ratioKept = append(ratioKept, ratio(k, r))
