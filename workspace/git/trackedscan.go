@@ -293,7 +293,12 @@ func (w *Workflow) blindChanged(ctx context.Context, blind []string) ([]string, 
 	if len(hashed) == 0 {
 		return changed, nil
 	}
-	out, err := w.run(ctx, strings.NewReader(strings.Join(hashed, "\n")+"\n"), "hash-object", "--stdin-paths")
+	var in strings.Builder
+	for _, p := range hashed {
+		in.WriteString(stdinPath(p)) // a name starting with a quote is read C-quoted
+		in.WriteByte('\n')
+	}
+	out, err := w.run(ctx, strings.NewReader(in.String()), "hash-object", "--stdin-paths")
 	if err != nil {
 		return nil, fmt.Errorf("hashing %d files in %s: %w", len(hashed), w.Worktree, err)
 	}
