@@ -25,8 +25,9 @@ type handle struct {
 
 var _ team.Job = (*handle)(nil)
 
-func (h *handle) ID() string      { return h.job.ID }
-func (h *handle) Mode() team.Mode { return team.Mode(h.job.Mode) }
+func (h *handle) ID() string         { return h.job.ID }
+func (h *handle) Mode() team.Mode    { return team.Mode(h.job.Mode) }
+func (h *handle) BaseCommit() string { return h.job.BaseCommit }
 
 func (h *handle) BranchCreated(ctx context.Context, branch, base string) error {
 	if err := h.r.store.SetJobBranch(context.WithoutCancel(ctx), h.job.ID, branch); err != nil {

@@ -53,6 +53,10 @@ func (j *cliJob) toolContext(root string) tools.ToolContext {
 func (j *cliJob) ID() string      { return j.id }
 func (j *cliJob) Mode() team.Mode { return j.mode }
 
+// BaseCommit: a job of `autarch tool` works on the user's own tree, whose
+// committed attributes are the user's.
+func (j *cliJob) BaseCommit() string { return "HEAD" }
+
 func (j *cliJob) BranchCreated(_ context.Context, branch, base string) error {
 	fmt.Fprintf(j.log, "autarch tool: job %s is on %s (from %s)\n", j.id, branch, base)
 	return nil

@@ -28,6 +28,9 @@ type checkCache struct {
 	reports map[string][]verify.Report
 	// unverified: the user allowed this job's commits without tests.
 	unverified bool
+	// base is the job's BaseCommit: whose .gitattributes are the user's
+	// (treeState).
+	base string
 }
 
 func (c *checkCache) unverifiedAllowed() bool {
@@ -120,7 +123,7 @@ func (r recorded) Run(ctx context.Context, s *tools.Session, args json.RawMessag
 	var state string
 	if whole {
 		if w, err := openWorktree(ctx, s); err == nil {
-			state, _ = w.treeState(ctx)
+			state, _ = w.treeState(ctx, r.cache.base)
 		}
 	}
 	res, err := r.Tool.Run(ctx, s, args)
@@ -131,10 +134,19 @@ func (r recorded) Run(ctx context.Context, s *tools.Session, args json.RawMessag
 }
 
 // treeState identifies the work tree's content without touching its
-// index: HEAD, the diff of tracked files against it and the untracked,
-// not ignored files' contents.
-func (w *worktree) treeState(ctx context.Context) (string, error) {
+// index: HEAD, the diff of tracked files against it, the untracked, not
+// ignored files' contents and, where the tree's .gitattributes are not
+// base's, the raw bytes of the tracked files git's conversions would
+// store otherwise (an edit a conversion takes back is no change to git
+// diff, yet it is what the checks ran on: redteam s11 01).
+func (w *worktree) treeState(ctx context.Context, base string) (string, error) {
 	h := sha256.New()
+	raw, err := w.repo.Unconverted(ctx, w.dir, base)
+	if err != nil {
+		return "", err
+	}
+	io.WriteString(h, raw)
+	h.Write([]byte{0})
 	for _, args := range [][]string{
 		{"rev-parse", "--verify", "HEAD"},
 		{"diff", "HEAD", "--binary", "--no-ext-diff", "--no-textconv"},

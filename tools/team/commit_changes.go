@@ -88,7 +88,7 @@ func (c committer) commit(ctx context.Context, s *tools.Session, message string)
 	if status == "" {
 		return fail(CodeNothingToCommit, "there are no changes to commit on "+branch+": apply a patch first")
 	}
-	state, err := w.treeState(ctx)
+	state, err := w.treeState(ctx, c.checks.base)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -120,6 +120,11 @@ func (c committer) commit(ctx context.Context, s *tools.Session, message string)
 	excluded, err := w.repo.StageAll(ctx, w.dir, "HEAD", nil, nil)
 	if err != nil {
 		return fail(CodeCommitError, "staging the changes failed: "+gitMessage(err))
+	}
+	// What the checks tested is what is committed, whatever the job's
+	// .gitattributes would convert (redteam s11 01).
+	if _, err := w.repo.StageAsWritten(ctx, w.dir, c.job.BaseCommit()); err != nil {
+		return fail(CodeCommitError, "staging the changes as they are in the tree failed: "+gitMessage(err))
 	}
 	notCommitted := git.ExcludedMessage(excluded)
 	if notCommitted != "" {

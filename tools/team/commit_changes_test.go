@@ -83,17 +83,17 @@ func TestCommitChangesCachesByTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s1, err := w.treeState(t.Context())
+	s1, err := w.treeState(t.Context(), "HEAD")
 	if err != nil {
 		t.Fatal(err)
 	}
 	write(t, r.wt, map[string]string{"b.txt": "b\n"})
-	s2, _ := w.treeState(t.Context())
+	s2, _ := w.treeState(t.Context(), "HEAD")
 	write(t, r.wt, map[string]string{"b.txt": "B\n"})
-	s3, _ := w.treeState(t.Context())
+	s3, _ := w.treeState(t.Context(), "HEAD")
 	write(t, r.wt, map[string]string{"a.txt": "A\n"})
-	s4, _ := w.treeState(t.Context())
-	s5, _ := w.treeState(t.Context())
+	s4, _ := w.treeState(t.Context(), "HEAD")
+	s5, _ := w.treeState(t.Context(), "HEAD")
 	if s1 == s2 || s2 == s3 || s3 == s4 || s4 != s5 {
 		t.Errorf("tree states: %s %s %s %s %s", s1, s2, s3, s4, s5)
 	}
@@ -126,7 +126,7 @@ func TestCommitVerifiesOncePerTree(t *testing.T) {
 	w, _ := openWorktree(t.Context(), h.s)
 	verifyNow := func() {
 		t.Helper()
-		state, err := w.treeState(t.Context())
+		state, err := w.treeState(t.Context(), "HEAD")
 		if err != nil {
 			t.Fatal(err)
 		}

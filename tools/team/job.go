@@ -74,6 +74,10 @@ type Job interface {
 	// ID is the job's id; its first 8 characters prefix branch names.
 	ID() string
 	Mode() Mode
+	// BaseCommit is the commit the job's work started from: the
+	// .gitattributes files the user committed there are the ones whose
+	// conversions a commit may apply ("HEAD": the tree's committed ones).
+	BaseCommit() string
 	// BranchCreated records the branch create_branch made or switched to.
 	BranchCreated(ctx context.Context, branch, base string) error
 	// RecordAnalysis stores an analysis and returns its id.

@@ -56,6 +56,9 @@ func Tools(job Job, deps Deps) ([]tools.Tool, error) {
 		return nil, err
 	}
 	checks := newCheckCache()
+	if job != nil {
+		checks.base = job.BaseCommit()
+	}
 	var verifiers []verifier
 	for _, v := range []verifier{{name: "run_tests", kind: verify.Test}, {name: "run_lint", kind: verify.Lint}} {
 		t, ok := shared.Get(v.name)

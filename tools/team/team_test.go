@@ -31,10 +31,17 @@ type fakeJob struct {
 	commits    []Commit
 	approve    bool
 	feedback   string
+	base       string // BaseCommit ("": HEAD)
 }
 
 func (j *fakeJob) ID() string { return j.id }
 func (j *fakeJob) Mode() Mode { return j.mode }
+func (j *fakeJob) BaseCommit() string {
+	if j.base == "" {
+		return "HEAD"
+	}
+	return j.base
+}
 func (j *fakeJob) BranchCreated(_ context.Context, branch, base string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()

@@ -248,3 +248,44 @@ func (w *Workflow) stageRaw(ctx context.Context, entries []rawEntry) (string, er
 	}
 	return tree, nil
 }
+
+// StageAsWritten is, for a job's work tree dir after StageAll, what the
+// checkpoint does for a pulse: where dir's .gitattributes files are not
+// those of base (the commit the job started from; "HEAD": the tree's
+// committed ones), every path staged differently from HEAD whose raw bytes
+// git's conversions would not store is staged as its raw bytes, so that
+// the commit holds what the job's checks tested. It returns how many
+// paths were.
+func (r *Repo) StageAsWritten(ctx context.Context, dir, base string) (int, error) {
+	w := &Workflow{repo: r, Worktree: dir, BaseCommit: base}
+	names, err := w.run(ctx, nil, "diff", "--cached", "--name-only", "-z", "--no-renames", "HEAD")
+	if err != nil {
+		return 0, fmt.Errorf("staged paths in %s: %w", dir, err)
+	}
+	raw, err := w.unconverted(ctx, nulList(names), false, true)
+	if err != nil || len(raw) == 0 {
+		return 0, err
+	}
+	if _, err := w.stageRaw(ctx, raw); err != nil {
+		return 0, err
+	}
+	return len(raw), nil
+}
+
+// Unconverted names, for a job's work tree dir whose .gitattributes files
+// are not base's, every tracked file whose raw bytes differ from its index
+// entry, with the raw bytes' id ("" when there is none or the attributes
+// are base's): part of what identifies the tree a check ran on, since an
+// edit git's conversion takes back is no change to git diff.
+func (r *Repo) Unconverted(ctx context.Context, dir, base string) (string, error) {
+	w := &Workflow{repo: r, Worktree: dir, BaseCommit: base}
+	raw, err := w.unconverted(ctx, nil, true, false)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, e := range raw {
+		fmt.Fprintf(&b, "%s %s\t%s\x00", e.mode, e.raw, e.path)
+	}
+	return b.String(), nil
+}
