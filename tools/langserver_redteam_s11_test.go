@@ -68,17 +68,6 @@ require(` + strconv.Quote(real) + `);
 	}
 }
 
-// redteamOpen skips an attack that still succeeds on main (a hole the
-// report names) unless AUTARCH_REDTEAM_OPEN is set: CI stays green, and
-// the attack runs on demand to show the hole and, once fixed, that it is
-// closed.
-func redteamOpen(t *testing.T, hole string) {
-	t.Helper()
-	if os.Getenv("AUTARCH_REDTEAM_OPEN") == "" {
-		t.Skip("redteam s11 " + hole + ": open, see report (/work/briefs/s11/redteam/); AUTARCH_REDTEAM_OPEN=1 runs it")
-	}
-}
-
 // TestTreeTypeScriptNeverRuns: the worktree's node_modules/typescript is
 // never the language server's (it is pinned to the TypeScript installed
 // beside it): a planted tsserver.js that exits at once would fail every
