@@ -17,8 +17,8 @@ const lanes = 5
 const kwChunk = 1024
 
 // kwRec is a hit as a stepper records it: the step, as the address of
-// lane 0's byte at that step, and the state (an entry of kwTab: its row's
-// address) the step went to.
+// lane 0's byte at that step, and the state (an entry of kwTab) the step
+// went to.
 type kwRec struct {
 	p, s uint64
 }
@@ -28,8 +28,8 @@ type kwRecs [lanes][kwChunk]kwRec
 
 // kwLanes is where the lanes are between calls of a stepper: the end of
 // each lane's next steps (an offset in the text; the lanes are equally
-// far apart) and its state (a row's address, kwTab). The assembly reads
-// it at fixed offsets: off, then s.
+// far apart) and its state (an entry of kwTab). The assembly reads it at
+// fixed offsets: off, then s.
 type kwLanes struct {
 	off [lanes]int
 	s   [lanes]uint64
@@ -41,87 +41,98 @@ type kwLanes struct {
 // assembly where there is one.
 type kwStepper func(a *keywordAutomaton, data []byte, st *kwLanes, n int, rec *kwRecs) [lanes]int
 
-// kwTab is the automaton's table for the lanes: rows of 1<<shift entries
-// (one per byte class), each the address of the next state's row. A step
-// is then one load at the state plus the byte's class (in the assembly,
-// nothing else on the dependency chain from byte to byte). Rows of
-// accepting states come first: a step into one reads an address below
-// split, and needs no flag masked off before the next step. At split, the
-// byte classes (for the assembly: one register for both), then the rows
-// of the other states, the root's first.
+// kwTab is the automaton's table for the lanes: rows of 1<<shift 16-bit
+// entries (shift at least 2), one per byte class, each naming the next
+// state's row by where it starts: entry e is the row at byte e×8 of rows
+// (index e×4). A step is then one load, at the byte's class entry plus
+// 8×e, which x86 addresses in one instruction: nothing else is on the
+// dependency chain from byte to byte. With two bytes an entry, the rows
+// a text visits stay in the nearer caches (the whole table, ~300 KB for
+// the gate's keywords, fits a core's L2; with 64-bit addresses it was
+// ~1 MB and did not).
+//
+// Rows of non-accepting states come first, from row 0 (the root); rows
+// of accepting states start at entry kwAccept, so a step into one is an
+// entry with its top bit set (one compare with a constant). Between them
+// the table has unused rows.
 type kwTab struct {
-	// rows holds addresses into itself: a uint64 slice, which the garbage
-	// collector does not read as pointers; it lives as long as the
-	// automaton, and heap objects do not move.
-	rows []uint64
-	// base is the address of rows[0], split of the byte classes (after
-	// the accepting rows).
-	base, split uint64
-	// rowState is the state (keywordAutomaton.accept's index) of each row.
+	rows []uint16
+	// classAt is, for each byte, the address of its class's entry in row
+	// 0 (&rows[class]): the assembly's one load per byte.
+	classAt *[256]uint64
+	// tabShift is log2 of the rows' width.
+	tabShift uint
+	// rowState is the state (keywordAutomaton.accept's index) of each
+	// row.
 	rowState []uint16
 	// maxLen is the longest keyword: the automaton's state after a byte
 	// depends on the last maxLen bytes only, so a lane that starts maxLen
 	// bytes early (at the root) is in the right state where its part
 	// begins.
 	maxLen int
+	// lanes is whether the states fit the table's entries (up to 2048
+	// rows of either kind with 64 classes): when not, hits come from one
+	// pass over next (no rule set of ours comes near).
+	lanes bool
 }
 
-// fillTab derives the lanes' table from next and accept: accepting states'
-// rows first, then the others, each kept in state order (hotFirst's order,
-// so the root's and first bytes' rows stay together).
+// kwAccept is the first entry of an accepting state's row (kwTab).
+const kwAccept = 0x8000
+
+// fillTab derives the lanes' table from next and accept: non-accepting
+// states' rows from row 0, accepting states' rows from entry kwAccept,
+// each kept in state order (hotFirst's order, so the root's and first
+// bytes' rows stay together).
 func (a *keywordAutomaton) fillTab(maxLen int) {
-	states, width := len(a.accept), 1<<a.shift
+	states := len(a.accept)
+	sh := max(a.shift, 2)
+	width := 1 << sh
+	accRow := kwAccept * 4 / width // the first accepting row
+	accepting := func(s int) bool { return len(a.accept[s]) > 0 || a.fold[s] }
 	row := make([]int, states)
-	nacc := 0
+	nacc, non := 0, 0
 	for s := range states {
-		if len(a.accept[s]) > 0 || a.fold[s] {
-			nacc++
-		}
-	}
-	t := kwTab{rows: make([]uint64, states*width+kwClassWords), rowState: make([]uint16, states), maxLen: maxLen}
-	t.base = uint64(uintptr(unsafe.Pointer(&t.rows[0])))
-	t.split = t.base + uint64(nacc*width)*8
-	for i, c := range a.class {
-		t.rows[nacc*width+i/8] |= uint64(c) << (i % 8 * 8)
-	}
-	addr := func(r int) uint64 {
-		if r < nacc {
-			return t.base + uint64(r*width)*8
-		}
-		return t.split + uint64(kwClassWords+(r-nacc)*width)*8
-	}
-	acc, other := 0, nacc
-	for s := range states {
-		if len(a.accept[s]) > 0 || a.fold[s] {
-			row[s], acc = acc, acc+1
+		if accepting(s) {
+			row[s], nacc = accRow+nacc, nacc+1
 		} else {
-			row[s], other = other, other+1
+			row[s], non = non, non+1
 		}
-		t.rowState[row[s]] = uint16(s)
 	}
+	t := kwTab{tabShift: sh, maxLen: maxLen}
+	if states == 0 || accepting(0) || non > accRow || (accRow+nacc)*width/4 > 1<<16 {
+		a.kwTab = t // too many states for 16-bit entries: one pass (lanesHitsWith)
+		return
+	}
+	t.lanes = true
+	rows := accRow + nacc
+	t.rows = make([]uint16, rows*width)
+	t.rowState = make([]uint16, rows)
 	for s := range states {
-		r := t.rows[(addr(row[s])-t.base)/8:][:width]
-		for c := range r {
-			r[c] = addr(row[a.next[s<<a.shift|c]&^acceptBit])
+		t.rowState[row[s]] = uint16(s)
+		r := t.rows[row[s]*width:][:width]
+		for c := range 1 << a.shift {
+			r[c] = uint16(row[a.next[s<<a.shift|c]&^acceptBit] * width / 4)
 		}
+	}
+	t.classAt = new([256]uint64)
+	base := uint64(uintptr(unsafe.Pointer(&t.rows[0])))
+	for i, c := range a.class {
+		t.classAt[i] = base + uint64(c)*2
 	}
 	a.kwTab = t
 }
 
-// kwClassWords is the room of the byte classes in rows.
-const kwClassWords = 256 / 8
-
-// root is the state of the root (the first row after the classes).
-func (a *keywordAutomaton) root() uint64 { return a.split + kwClassWords*8 }
+// root is the state of the root (row 0).
+func (a *keywordAutomaton) root() uint64 { return 0 }
 
 // stateOf is the automaton's state at an entry of rows.
 func (a *keywordAutomaton) stateOf(s uint64) uint16 {
-	return a.rowState[(s-a.base)/8>>a.shift]
+	return a.rowState[s<<2>>a.tabShift]
 }
 
 // step is one step of the automaton in Go: from state s over byte c.
 func (a *keywordAutomaton) step(s uint64, c byte) uint64 {
-	return a.rows[int((s-a.base)/8)+int(a.class[c])]
+	return uint64(a.rows[int(s)*4+int(a.class[c])])
 }
 
 // lanesMin is the least text the lanes take: shorter, one lane runs it
@@ -144,6 +155,9 @@ func (a *keywordAutomaton) lanesHits(dst []kwHit, data []byte, found *[lanes][]k
 func (a *keywordAutomaton) lanesHitsWith(dst []kwHit, data []byte, found *[lanes][]kwHit, steps kwStepper) []kwHit {
 	for l := range found {
 		found[l] = found[l][:0]
+	}
+	if !a.lanes {
+		return a.nextHits(dst, data)
 	}
 	if len(data) < a.lanesMin() {
 		dst, _ = a.oneLane(dst, data, 0, a.root())
@@ -189,11 +203,25 @@ func (a *keywordAutomaton) lanesHitsWith(dst []kwHit, data []byte, found *[lanes
 	return dst
 }
 
+// nextHits appends the positions where keywords end in data, with the
+// states there: one pass over next, for an automaton whose states do not
+// fit the lanes' table.
+func (a *keywordAutomaton) nextHits(dst []kwHit, data []byte) []kwHit {
+	s := 0
+	for i, c := range data {
+		t := a.next[s<<a.shift|int(a.class[c])]
+		if s = int(t &^ acceptBit); t&acceptBit != 0 {
+			dst = append(dst, kwHit{i, uint16(s)})
+		}
+	}
+	return dst
+}
+
 // oneLane runs the automaton over data[from:] from state s, appending
 // its hits to dst; it returns them and the state at the end.
 func (a *keywordAutomaton) oneLane(dst []kwHit, data []byte, from int, s uint64) ([]kwHit, uint64) {
 	for i := from; i < len(data); i++ {
-		if s = a.step(s, data[i]); s < a.split {
+		if s = a.step(s, data[i]); s >= kwAccept {
 			dst = append(dst, kwHit{i, a.stateOf(s)})
 		}
 	}
@@ -205,15 +233,14 @@ func kwStepsGo(a *keywordAutomaton, data []byte, st *kwLanes, n int, rec *kwRecs
 	var counts [lanes]int
 	p0, p1, p2, p3, p4 := data[st.off[0]-n:st.off[0]], data[st.off[1]-n:st.off[1]], data[st.off[2]-n:st.off[2]], data[st.off[3]-n:st.off[3]], data[st.off[4]-n:st.off[4]]
 	s0, s1, s2, s3, s4 := st.s[0], st.s[1], st.s[2], st.s[3], st.s[4]
-	split := a.split
 	lane0 := uint64(uintptr(unsafe.Pointer(&data[0]))) + uint64(st.off[0]-n)
 	for i := range n {
 		s0, s1, s2, s3, s4 = a.step(s0, p0[i]), a.step(s1, p1[i]), a.step(s2, p2[i]), a.step(s3, p3[i]), a.step(s4, p4[i])
-		if min(s0, s1, s2, s3, s4) >= split {
+		if max(s0, s1, s2, s3, s4) < kwAccept {
 			continue
 		}
 		for l, s := range [lanes]uint64{s0, s1, s2, s3, s4} {
-			if s < split {
+			if s >= kwAccept {
 				rec[l][counts[l]] = kwRec{lane0 + uint64(i), s}
 				counts[l]++
 			}

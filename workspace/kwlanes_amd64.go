@@ -8,7 +8,7 @@ func kwStepsFast(a *keywordAutomaton, data []byte, st *kwLanes, n int, rec *kwRe
 		return [lanes]int{}
 	}
 	var c [lanes]int
-	c[0], c[1], c[2], c[3], c[4] = kwSteps(a.split, &data[0], st.off[1]-st.off[0], st, n, rec)
+	c[0], c[1], c[2], c[3], c[4] = kwSteps(a.classAt, &data[0], st.off[1]-st.off[0], st, n, rec)
 	return c
 }
 
@@ -18,4 +18,4 @@ func kwStepsFast(a *keywordAutomaton, data []byte, st *kwLanes, n int, rec *kwRe
 // multiple of four.
 //
 //go:noescape
-func kwSteps(split uint64, data *byte, stride int, st *kwLanes, n int, rec *kwRecs) (c0, c1, c2, c3, c4 int)
+func kwSteps(classAt *[256]uint64, data *byte, stride int, st *kwLanes, n int, rec *kwRecs) (c0, c1, c2, c3, c4 int)

@@ -2,20 +2,21 @@
 
 #include "textflag.h"
 
-// Registers: DI the table's split (the byte classes at DI, accepting rows
-// below it), BX lane 0's position (lanes 1 and 2 at BX+D, BX+2D), R8 lane
-// 3's (BX+3D; lane 4 at R8+D), R9 the lanes' stride D, AX scratch; the
-// lanes' states (rows' addresses) in R11-R15, and the next four bytes of
-// lanes 0-3 in DX SI R10 CX (lane 4 loads its bytes one by one: there is
-// no register left).
+// Registers: DI the byte classes' addresses (kwTab.classAt), BX lane 0's
+// position (lanes 1 and 2 at BX+D, BX+2D), R8 lane 3's (BX+3D; lane 4 at
+// R8+D), R9 the lanes' stride D, AX scratch; the lanes' states (16-bit
+// entries of kwTab) in R11-R15, and the next four bytes of lanes 0-3 in
+// DX SI R10 CX (lane 4 loads its bytes one by one: there is no register
+// left).
 
-// STEP moves one lane one byte (in AX): the byte's class indexes the
-// state's row, whose entry is the next state's row. It sets the carry
-// flag on a step into an accepting state (a row below DI).
+// STEP moves one lane one byte (in AX): the byte's class's entry in row 0,
+// plus 8× the state, is the entry that names the next state. It clears
+// the carry flag on a step into an accepting state (an entry from
+// kwAccept, 0x8000, on).
 #define STEP(S) \
-	MOVBLZX (DI)(AX*1), AX \
-	MOVQ    (S)(AX*8), S \
-	CMPQ    S, DI
+	MOVQ    (DI)(AX*8), AX \
+	MOVWLZX (AX)(S*8), S \
+	CMPL    S, $0x8000
 
 // HIT records a lane's step into an accepting state: lane 0's position
 // plus K, and the state, at the lane's cursor (result slot C).
@@ -30,9 +31,9 @@
 // A lane's records are kwChunk×16 bytes apart.
 #define LANEREC 16384
 
-// func kwSteps(split uint64, data *byte, stride int, st *kwLanes, n int, rec *kwRecs) (c0, c1, c2, c3, c4 int)
+// func kwSteps(classAt *[256]uint64, data *byte, stride int, st *kwLanes, n int, rec *kwRecs) (c0, c1, c2, c3, c4 int)
 TEXT ·kwSteps(SB), NOSPLIT, $8-88
-	MOVQ split+0(FP), DI
+	MOVQ classAt+0(FP), DI
 	MOVQ stride+16(FP), R9
 	MOVQ st+24(FP), AX
 	MOVQ data+8(FP), BX
@@ -68,23 +69,23 @@ loop:
 	MOVL (R8), CX
 	MOVBLZX DX, AX
 	STEP(R11)
-	JCS  hit00
+	JCC  hit00
 back00:
 	MOVBLZX SI, AX
 	STEP(R12)
-	JCS  hit10
+	JCC  hit10
 back10:
 	MOVBLZX R10, AX
 	STEP(R13)
-	JCS  hit20
+	JCC  hit20
 back20:
 	MOVBLZX CX, AX
 	STEP(R14)
-	JCS  hit30
+	JCC  hit30
 back30:
 	MOVBLZX 0(R8)(R9*1), AX
 	STEP(R15)
-	JCS  hit40
+	JCC  hit40
 back40:
 	SHRL $8, DX
 	SHRL $8, SI
@@ -92,23 +93,23 @@ back40:
 	SHRL $8, CX
 	MOVBLZX DX, AX
 	STEP(R11)
-	JCS  hit01
+	JCC  hit01
 back01:
 	MOVBLZX SI, AX
 	STEP(R12)
-	JCS  hit11
+	JCC  hit11
 back11:
 	MOVBLZX R10, AX
 	STEP(R13)
-	JCS  hit21
+	JCC  hit21
 back21:
 	MOVBLZX CX, AX
 	STEP(R14)
-	JCS  hit31
+	JCC  hit31
 back31:
 	MOVBLZX 1(R8)(R9*1), AX
 	STEP(R15)
-	JCS  hit41
+	JCC  hit41
 back41:
 	SHRL $8, DX
 	SHRL $8, SI
@@ -116,23 +117,23 @@ back41:
 	SHRL $8, CX
 	MOVBLZX DX, AX
 	STEP(R11)
-	JCS  hit02
+	JCC  hit02
 back02:
 	MOVBLZX SI, AX
 	STEP(R12)
-	JCS  hit12
+	JCC  hit12
 back12:
 	MOVBLZX R10, AX
 	STEP(R13)
-	JCS  hit22
+	JCC  hit22
 back22:
 	MOVBLZX CX, AX
 	STEP(R14)
-	JCS  hit32
+	JCC  hit32
 back32:
 	MOVBLZX 2(R8)(R9*1), AX
 	STEP(R15)
-	JCS  hit42
+	JCC  hit42
 back42:
 	SHRL $8, DX
 	SHRL $8, SI
@@ -140,23 +141,23 @@ back42:
 	SHRL $8, CX
 	MOVBLZX DX, AX
 	STEP(R11)
-	JCS  hit03
+	JCC  hit03
 back03:
 	MOVBLZX SI, AX
 	STEP(R12)
-	JCS  hit13
+	JCC  hit13
 back13:
 	MOVBLZX R10, AX
 	STEP(R13)
-	JCS  hit23
+	JCC  hit23
 back23:
 	MOVBLZX CX, AX
 	STEP(R14)
-	JCS  hit33
+	JCC  hit33
 back33:
 	MOVBLZX 3(R8)(R9*1), AX
 	STEP(R15)
-	JCS  hit43
+	JCC  hit43
 back43:
 	ADDQ $4, BX
 	ADDQ $4, R8

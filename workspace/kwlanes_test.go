@@ -104,3 +104,48 @@ func TestKeywordLanesEveryCut(t *testing.T) {
 	// Every byte a hit: each lane's records fill up within a chunk.
 	checkLanes(t, a, []byte(strings.Repeat("s.", 3*kwChunk)))
 }
+
+// TestKeywordTableFits checks that the gate's keywords fit the lanes'
+// 16-bit table (were they too many, hits would come from one slow pass:
+// this test says so before a user's search does).
+func TestKeywordTableFits(t *testing.T) {
+	a := secretRules().kw
+	if !a.lanes {
+		t.Fatalf("the gate's %d automaton states do not fit the lanes' table (%d classes)", len(a.accept), 1<<a.shift)
+	}
+	if got := a.rowState[0]; got != 0 {
+		t.Fatalf("row 0 is state %d, want the root", got)
+	}
+}
+
+// TestKeywordTableTooManyStates builds automata on both sides of the
+// table's bound (2048 non-accepting rows with 64 classes): long random
+// keywords, then the hits of each against one pass.
+func TestKeywordTableTooManyStates(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	const letters = "abcdefghijklmnopqrstuvwxyz0123456789_-.:/ ABCDEFGHIJKLMNOPQRSTU"
+	for _, n := range []int{40, 200} {
+		var keywords []string
+		var rules [][]uint16
+		for i := range n {
+			b := make([]byte, 30)
+			for j := range b {
+				b[j] = letters[r.Intn(38)]
+			}
+			keywords, rules = append(keywords, string(b)), append(rules, []uint16{uint16(i)})
+		}
+		a := newKeywordAutomaton(keywords, rules)
+		if fits := n*29 < 2048; a.lanes != fits {
+			t.Fatalf("%d keywords, %d states: lanes %v, want %v", n, len(a.accept), a.lanes, fits)
+		}
+		var data []byte
+		for len(data) < 64<<10 {
+			if r.Intn(8) == 0 {
+				data = append(data, keywords[r.Intn(n)][:10+r.Intn(21)]...)
+			} else {
+				data = append(data, letters[r.Intn(len(letters))])
+			}
+		}
+		checkLanes(t, a, data)
+	}
+}

@@ -931,14 +931,14 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 	}
 	gotos := make([]uint16, width, states*width)
 	outs := make([][]uint16, 1, states)
-	folds := map[int]bool{}
+	folds := make([]bool, 1, states)
 	for ki, k := range all {
 		s := 0
 		for i := 0; i < len(k); i++ {
 			c := int(a.class[k[i]])
 			if gotos[s*width+c] == 0 {
-				gotos = append(gotos, make([]uint16, width)...)
-				outs = append(outs, nil)
+				gotos = gotos[:len(gotos)+width] // zero: made so, never written
+				outs, folds = append(outs, nil), append(folds, false)
 				gotos[s*width+c] = uint16(len(outs) - 1)
 			}
 			s = int(gotos[s*width+c])
@@ -985,16 +985,16 @@ func buildTrie(keywords []string, rules [][]uint16) *keywordAutomaton {
 		}
 	}
 	// Mark transitions into accepting states.
+	accepting := make([]bool, len(outs))
+	for s := range outs {
+		accepting[s] = len(outs[s]) > 0 || folds[s]
+	}
 	for i, t := range a.next {
-		if len(outs[t&^acceptBit]) > 0 || folds[int(t&^acceptBit)] {
+		if accepting[t&^acceptBit] {
 			a.next[i] = t | acceptBit
 		}
 	}
-	a.accept = outs
-	a.fold = make([]bool, len(outs))
-	for s := range folds {
-		a.fold[s] = true
-	}
+	a.accept, a.fold = outs, folds
 	for _, k := range keywords {
 		a.maxLen = max(a.maxLen, len(k))
 	}
