@@ -49,3 +49,25 @@ func TestProgressShowsNoControls(t *testing.T) {
 		})
 	}
 }
+
+// TestListsShowNoControls (redteam s12 03): the other lists that print the
+// agent's words to the terminal — a revert's plan (pulse titles,
+// summaries, file names) and a swarm's feed — spell out control
+// characters too. (autarch review and autarch receipt show/verify print
+// through editor.Shown the same way; they need a repository to run.)
+func TestListsShowNoControls(t *testing.T) {
+	const erase = "fix\r\x1b[2Kdocs only"
+	var revert, swarm strings.Builder
+	printRevertPlan(stdio{out: &revert, err: &revert}, workflow.RevertPlan{Pulse: "pulse-1", Workflow: "w", Branch: "b",
+		Pulses: []workflow.RevertPulse{{ID: "pulse-1", Title: erase, Commit: "0123456789ab", Summary: erase, Files: []string{"a\x1b]52;c;eA==\a.go"}}},
+		Files:  []string{"a\x1b]52;c;eA==\a.go"}})
+	for _, ev := range []editor.SwarmEvent{{Kind: "status", Status: "done", Text: erase}, {Kind: "round", Text: erase},
+		{Kind: "tool_call", Agent: "explorer", Tool: "fs_write", Text: erase}} {
+		printSwarmEvent(stdio{out: &swarm, err: &swarm}, ev)
+	}
+	for who, got := range map[string]string{"revert plan": revert.String(), "swarm feed": swarm.String()} {
+		if strings.ContainsAny(got, "\x1b\r\a") {
+			t.Errorf("the %s prints control characters raw: %q", who, got)
+		}
+	}
+}
