@@ -13,6 +13,12 @@ import (
 // (redteam s11 04).
 func (t *Terminal) out() io.Writer { return shownWriter{t.Out} }
 
+// Shown is w with what a terminal would act on spelled out (see shown), as
+// the terminal's own writes are: for the other lines Autarch prints that a
+// model or an agent's files wrote, such as the CLI's progress feed
+// (redteam s12 03).
+func Shown(w io.Writer) io.Writer { return shownWriter{w} }
+
 // shownWriter writes p with every character that would act on a terminal
 // instead of showing shown as an escape (see shown).
 type shownWriter struct{ w io.Writer }

@@ -33,8 +33,16 @@ type actionItem struct {
 	Title string `json:"title"`
 }
 
+// noLinks is a message with no [label](target) an editor would make a
+// link of: VS Code's notifications turn [x](command:…) into a link they
+// open with commands allowed, and the messages carry what models and
+// agents wrote (a job's stop reason, a question, an approval's reason,
+// errors naming the agent's files). A space between ] and ( keeps every
+// word (redteam s12 04).
+func noLinks(msg string) string { return strings.ReplaceAll(msg, "](", "] (") }
+
 func (c *lspClient) ShowMessage(ctx context.Context, typ editor.MessageType, msg string) error {
-	return c.s.conn.Notify(ctx, "window/showMessage", messageParams{typ, msg})
+	return c.s.conn.Notify(ctx, "window/showMessage", messageParams{typ, noLinks(msg)})
 }
 
 func (c *lspClient) LogMessage(ctx context.Context, typ editor.MessageType, msg string) error {
@@ -45,7 +53,7 @@ func (c *lspClient) ShowMessageRequest(ctx context.Context, typ editor.MessageTy
 	params := struct {
 		messageParams
 		Actions []actionItem `json:"actions"`
-	}{messageParams: messageParams{typ, msg}}
+	}{messageParams: messageParams{typ, noLinks(msg)}}
 	for _, a := range actions {
 		params.Actions = append(params.Actions, actionItem{a})
 	}

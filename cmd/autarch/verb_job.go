@@ -149,6 +149,7 @@ func jobResult(io stdio, j store.Job, err error) int {
 
 // printJobEvent shows a job event on the terminal (stderr).
 func printJobEvent(io stdio, ev editor.JobEvent) {
+	io.err = editor.Shown(io.err) // the agent's words, as printEvent
 	if printActivity(io, ev.Kind, ev.Tool, ev.Reason, ev.Text, ev.Failed) {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/receipt"
 	"github.com/autarch-dev/autarch/tools"
 	"github.com/autarch-dev/autarch/workspace/git"
@@ -69,7 +70,7 @@ func showReceipt(ctx context.Context, io stdio, repo *git.Repo, commit string, a
 	if asJSON {
 		return printStatusJSON(io, r, nil)
 	}
-	fmt.Fprint(io.out, r.Text())
+	fmt.Fprint(editor.Shown(io.out), r.Text()) // findings name the agent's files and tests
 	return 0
 }
 
@@ -92,7 +93,7 @@ func verifyReceipt(ctx context.Context, io stdio, repo *git.Repo, commit string,
 	if asJSON {
 		printStatusJSON(io, res, nil)
 	} else {
-		fmt.Fprint(io.out, res.Text())
+		fmt.Fprint(editor.Shown(io.out), res.Text())
 	}
 	if !res.OK {
 		return 1

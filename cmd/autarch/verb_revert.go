@@ -11,6 +11,7 @@ import (
 
 	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/swarm/orchestrate"
 )
 
@@ -85,6 +86,7 @@ func runRevert(ctx context.Context, io stdio, args []string) int {
 // printRevertPlan shows what a revert undoes: the pulses, their commits
 // and the files.
 func printRevertPlan(io stdio, p workflow.RevertPlan) {
+	io.err = editor.Shown(io.err) // pulse titles, summaries and files: the agent's words
 	fmt.Fprintf(io.err, "Reverting %s of %s undoes, on %s:\n", p.Pulse, p.Workflow, p.Branch)
 	for _, x := range p.Pulses {
 		switch {

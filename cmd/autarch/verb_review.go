@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/editor"
 )
 
 func reviewVerb() verb {
@@ -45,6 +46,7 @@ func runReview(ctx context.Context, io stdio, args []string) int {
 	if *asJSON {
 		return printJSON(io, res)
 	}
+	io.out = editor.Shown(io.out) // the reviewer's words and the agent's file names
 	fmt.Fprintf(io.out, "%s..%s: %s\n%s\n", *base, *head, res.Card.Recommendation, res.Card.Summary)
 	for _, c := range res.Comments {
 		where := "review"

@@ -204,6 +204,7 @@ func swarmResult(io stdio, stateDir string, st *orchestrate.State, err error) in
 
 // printSwarmEvent shows a swarm event on the terminal (stderr).
 func printSwarmEvent(io stdio, ev editor.SwarmEvent) {
+	io.err = editor.Shown(io.err) // the agents' words, as printEvent
 	switch ev.Kind {
 	case "status":
 		fmt.Fprintf(io.err, "■ swarm %s: %s\n", ev.Status, ev.Text)

@@ -181,6 +181,7 @@ func noCommit(repo *git.Repo) error {
 // the events' internal names (PlanCardResolved, PulseCompleted, …) stay in
 // the events for editors.
 func printEvent(io stdio, ev workflow.Event) {
+	io.err = editor.Shown(io.err) // the agent's words: reasons, messages, comments, summaries
 	if ev.PulseID != "" && ev.Kind != editor.EventPulse && ev.Kind != editor.EventUsage {
 		// Parallel pulses interleave: each line names its pulse, written
 		// whole.

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { Ctx } from './ctx';
 import { diagnosticsResult, normalizePath, type RawDiagnostic } from './diagnostics';
-import { diffSides, isUnifiedDiff } from './diff';
+import { diffSides, isUnifiedDiff, noLinks } from './diff';
 import {
   CommandAnswer,
   CommandDiscuss,
@@ -162,7 +162,7 @@ export class App implements vscode.Disposable, PanelHost {
       this.fleetAsked.delete(id);
       if (this.fleetAnnounced.get(id) === r.prompt) continue;
       this.fleetAnnounced.set(id, r.prompt);
-      void vscode.window.showInformationMessage(`Autarch: fleet run ${r.name} asks: ${r.prompt}`, 'Answer…', 'Show in Panel').then((choice) => {
+      void vscode.window.showInformationMessage(noLinks(`Autarch: fleet run ${r.name} asks: ${r.prompt}`), 'Answer…', 'Show in Panel').then((choice) => {
         if (choice === 'Answer…') return vscode.commands.executeCommand(fleetOpCommands.answer, id);
         if (choice === 'Show in Panel') return this.panel.reveal();
         return undefined;
@@ -333,7 +333,7 @@ export class App implements vscode.Disposable, PanelHost {
 
   private answerLive(id: string, answers: { values: string[] }[]): void {
     const err = this.pending.answer(id, answers);
-    if (err) void vscode.window.showWarningMessage(`Autarch: ${err}`);
+    if (err) void vscode.window.showWarningMessage(noLinks(`Autarch: ${err}`));
   }
 
   /** Answers a question the server stored for a waiting workflow (autarch.answer resumes it). */
@@ -342,7 +342,7 @@ export class App implements vscode.Disposable, PanelHost {
     if (stored?.item.kind === 'questions') {
       const err = checkAnswers(stored.item.questions, answers);
       if (err) {
-        void vscode.window.showWarningMessage(`Autarch: ${err}`);
+        void vscode.window.showWarningMessage(noLinks(`Autarch: ${err}`));
         return;
       }
     }

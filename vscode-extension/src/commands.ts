@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { App } from './app';
 import { openWorkspaceFile } from './app';
 import { askTask } from './ask';
+import { noLinks } from './diff';
 import { resolveWorkspaceFile } from './reviewComments';
 import {
   CommandApplyWorkflow,
@@ -179,7 +180,7 @@ export const commands: Record<string, Command> = {
     app.state.setBranchReview(review);
     if (review.comments?.length) app.review.show(review.comments);
     await app.state.select('').catch(() => undefined);
-    const choice = await vscode.window.showInformationMessage(`Autarch: ${reviewSummaryLine(review)}`, 'Show in Panel');
+    const choice = await vscode.window.showInformationMessage(noLinks(`Autarch: ${reviewSummaryLine(review)}`), 'Show in Panel');
     if (choice === 'Show in Panel') await app.panel.reveal();
   },
 
@@ -238,7 +239,7 @@ export const commands: Record<string, Command> = {
     // The workflow's diff (its base and which files it creates) for Undo.
     const diff = pick.mode === 'edit' ? await app.ctx.executeCommand<PulseDiff>(CommandPulseDiff, [{ workflowId: wf.id } satisfies PulseDiffParams]).catch(() => undefined) : undefined;
     const res = await app.ctx.executeCommand<ApplyWorkflowResult>(CommandApplyWorkflow, [params]);
-    const text = applyMessage(res);
+    const text = noLinks(applyMessage(res)); // names the workflow's files
     await app.state.refresh().catch(() => undefined);
     if (!res?.applied) {
       void vscode.window.showWarningMessage(text);

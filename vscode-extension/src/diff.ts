@@ -40,6 +40,24 @@ export function diffSummary(diff: string): string {
   return `${s.path} +${s.additions} −${s.deletions}`;
 }
 
+/**
+ * Text a model or an agent wrote, made inert for a notification. VS Code
+ * turns `[label](command:…)` (or https:, file:) in a notification's message
+ * into a link and opens it with commands allowed, so a tool call's reason
+ * could carry a link that runs any command (a terminal's sendSequence) on
+ * one click. A space between `]` and `(` keeps every word and breaks the
+ * link (redteam s12 04).
+ */
+export function noLinks(text: string): string {
+  return text.replaceAll('](', '] (');
+}
+
+/** An approval's notification text: its title, the diff's summary, the model's reason, with no link in it. */
+export function approvalMessage(a: { title: string; detail?: string; reason?: string }): string {
+  const what = isUnifiedDiff(a.detail) ? ` ${diffSummary(a.detail)}` : '';
+  return noLinks(`Autarch: ${a.title}${what}${a.reason ? ` — Why: ${a.reason}` : ''}`);
+}
+
 /** The two sides of a one-file unified diff for a diff editor: each hunk's lines at their line numbers (blank lines between hunks). */
 export function diffSides(diff: string): { path: string; before: string; after: string; created?: true } | undefined {
   if (!isUnifiedDiff(diff)) return undefined;

@@ -3,7 +3,7 @@
 // never answers: the item stays in the pending store (and the side panel).
 import * as vscode from 'vscode';
 import { FreeText, MultiSelect, Ranked, SingleSelect, type Answer, type Question } from './lspext.gen';
-import { approvalButtons, diffSummary, isUnifiedDiff } from './diff';
+import { approvalButtons, approvalMessage, isUnifiedDiff, noLinks } from './diff';
 import type { PendingApproval, PendingQuestions, PendingStore } from './pending';
 import { pickAnswer, remainingRanked, textAnswer } from './questions';
 
@@ -36,7 +36,7 @@ export async function promptQuestions(store: PendingStore, item: PendingQuestion
   if (!store.get(item.id)) return false;
   const err = store.answer(item.id, answers);
   if (err) {
-    void vscode.window.showWarningMessage(`Autarch: ${err}`);
+    void vscode.window.showWarningMessage(noLinks(`Autarch: ${err}`));
     return false;
   }
   return true;
@@ -103,9 +103,7 @@ export async function promptFeedback(title: string): Promise<string | undefined>
  */
 export async function promptApproval(store: PendingStore, item: PendingApproval, showDetails: () => void): Promise<void> {
   const a = item.approval;
-  const what = isUnifiedDiff(a.detail) ? ` ${diffSummary(a.detail)}` : '';
-  const message = `Autarch: ${a.title}${what}${a.reason ? ` — Why: ${a.reason}` : ''}`;
-  let choice = await vscode.window.showInformationMessage(message, ...approvalButtons(a));
+  let choice = await vscode.window.showInformationMessage(approvalMessage(a), ...approvalButtons(a));
   if (choice === 'More…') {
     const more = [
       { label: 'Request Changes', detail: 'Tell the agent what should change' },
@@ -116,7 +114,7 @@ export async function promptApproval(store: PendingStore, item: PendingApproval,
   }
   if (!store.get(item.id)) {
     // Decided in the panel meanwhile (a notification cannot be closed from here).
-    if (choice) void vscode.window.showInformationMessage(`Autarch: “${a.title}” was already answered.`);
+    if (choice) void vscode.window.showInformationMessage(noLinks(`Autarch: “${a.title}” was already answered.`));
     return;
   }
   switch (choice) {

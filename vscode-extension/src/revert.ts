@@ -3,6 +3,7 @@
 // pulse preselected (revertView.ts has the pure helpers).
 import * as vscode from 'vscode';
 import type { App } from './app';
+import { noLinks } from './diff';
 import {
   MethodPlanRevert,
   MethodPulseReceipt,
@@ -69,7 +70,7 @@ export const revertCommands: Record<string, (app: App, ...args: unknown[]) => Pr
     );
     await app.state.select(plan.workflowId).catch(() => undefined);
     const msg = revertedMessage(res);
-    const next = await vscode.window.showInformationMessage(msg.text, ...msg.buttons);
+    const next = await vscode.window.showInformationMessage(noLinks(msg.text), ...msg.buttons);
     if (next === 'Redo Pulse…') await vscode.commands.executeCommand('autarch.ui.redoPulse', plan.workflowId, plan.pulse);
     else if (next === 'Resume Workflow') await vscode.commands.executeCommand('autarch.ui.resumeWorkflow', plan.workflowId);
     else if (next === 'Apply Again') await vscode.commands.executeCommand('autarch.ui.applyWorkflow', plan.workflowId);
@@ -101,7 +102,7 @@ export const revertCommands: Record<string, (app: App, ...args: unknown[]) => Pr
     const params: PulseReceiptParams = { workflowId: target.wf.workflowId, pulse: target.pulse };
     const r = await app.ctx.request<PulseReceiptView>(MethodPulseReceipt, params);
     if (!r.found) {
-      void vscode.window.showInformationMessage(`Autarch: ${r.message ?? `${target.pulse} has no receipt.`}`);
+      void vscode.window.showInformationMessage(noLinks(`Autarch: ${r.message ?? `${target.pulse} has no receipt.`}`));
       return;
     }
     // A read-only document of receiptScheme (not an Untitled buffer that asks to be saved when closed).
