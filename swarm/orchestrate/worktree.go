@@ -76,13 +76,19 @@ func proposalPath(sess *tools.Session, p string) (string, error) {
 
 // diffOf is the unified diff of the worktree's file to a proposal's
 // content (or why the path is refused: the arbiter sees it, and applying
-// refuses it).
+// refuses it). The file's content is read through the gate's one door
+// (ReadShown): a file holding a secret is not shown to the arbiter's
+// model, whose diff then holds the proposal's content alone.
 func diffOf(sess *tools.Session, p Proposal) string {
 	rel, err := proposalPath(sess, p.Path)
 	if err != nil {
 		return "refused path: " + err.Error() + "\n"
 	}
-	before, err := sess.Root().ReadFile(rel)
+	before, _, err := sess.Gate().ReadShown(sess.Root(), rel, workspace.MaxReadSize)
+	if blocked := (*workspace.BlockedError)(nil); errors.As(err, &blocked) {
+		return fmt.Sprintf("%s exists; its content is not shown (%s): the proposal replaces it with\n", rel, blocked.Reason) +
+			tools.UnifiedDiff(rel, "", p.Content, true)
+	}
 	return tools.UnifiedDiff(rel, string(before), p.Content, err == nil)
 }
 

@@ -143,3 +143,35 @@ func TestWorktreesUnderTheRefLock(t *testing.T) {
 		}
 	}
 }
+
+// TestArbiterDiffShowsNoSecret: the diff a proposal shows the arbiter's
+// model reads the worktree's file through the gate. A file whose path is
+// innocent but whose content holds a secret (a key pasted into
+// config.go) is not shown: the diff holds the proposal alone.
+func TestArbiterDiffShowsNoSecret(t *testing.T) {
+	wt := t.TempDir()
+	key := "AKIA" + "QYLPMN5HHHFPZAM2"
+	if err := os.WriteFile(filepath.Join(wt, "config.go"), []byte("package config\n\nconst awsKey = \""+key+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wt, "plain.go"), []byte("package config\n\nconst n = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := worktreeSession(wt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	d := diffOf(sess, Proposal{Path: "config.go", Content: "package config\n\nconst region = \"eu\"\n"})
+	if strings.Contains(d, key) || strings.Contains(d, "QYLPMN5HHHFPZAM2") {
+		t.Fatalf("the arbiter's diff shows the file's secret:\n%s", d)
+	}
+	if !strings.Contains(d, "not shown") || !strings.Contains(d, `+const region = "eu"`) {
+		t.Errorf("the diff should say the content is not shown and hold the proposal:\n%s", d)
+	}
+	// A file without a secret is diffed as before.
+	d = diffOf(sess, Proposal{Path: "plain.go", Content: "package config\n\nconst n = 2\n"})
+	if !strings.Contains(d, "-const n = 1") || !strings.Contains(d, "+const n = 2") {
+		t.Errorf("plain diff:\n%s", d)
+	}
+}
