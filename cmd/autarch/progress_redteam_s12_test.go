@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/agent/workflow/store"
 	"github.com/autarch-dev/autarch/editor"
 )
 
@@ -69,5 +72,36 @@ func TestListsShowNoControls(t *testing.T) {
 		if strings.ContainsAny(got, "\x1b\r\a") {
 			t.Errorf("the %s prints control characters raw: %q", who, got)
 		}
+	}
+}
+
+// TestStatusShowsNoControls: `autarch status` prints workflow names and
+// tool activity an agent chose through editor.Shown too: an OSC 52
+// (clipboard) sequence in a workflow's name reaches the terminal spelled
+// out, never raw.
+func TestStatusShowsNoControls(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	ctx := context.Background()
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q", "-b", "main")
+	gitCmd(t, dir, "-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "--allow-empty", "-m", "initial")
+	p, err := workflow.OpenProject(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := store.Workflow{ID: "wf-evil", Name: "fix\x1b]52;c;Zm9v\x07-login", Task: "t", Stage: "research", Status: store.WorkflowActive}
+	if err := p.Store.CreateWorkflow(ctx, &wf); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	var out, errb bytes.Buffer
+	if code := runMain(ctx, stdio{in: strings.NewReader(""), out: &out, err: &errb}, []string{"status", "--root", dir}); code != 0 {
+		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
+	}
+	if strings.ContainsAny(out.String()+errb.String(), "\x1b\x07") {
+		t.Fatalf("status printed a raw control character:\n%q", out.String())
+	}
+	if !strings.Contains(out.String(), "fix") || !strings.Contains(out.String(), "-login") {
+		t.Errorf("status lost the name:\n%s", out.String())
 	}
 }

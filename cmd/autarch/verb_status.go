@@ -48,6 +48,9 @@ func runStatus(ctx context.Context, io stdio, args []string) int {
 	}
 	defer w.close()
 	act := newActivityLister(*calls, time.Now()).withEgress(w.project.Egress)
+	if !*asJSON {
+		io.out = editor.Shown(io.out) // names, statuses and tool activity: the agents' words
+	}
 	if *onlyJobs {
 		return printJobsWithActivity(ctx, io, w, *asJSON, act)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/autarch-dev/autarch/agent/job"
 	kernel "github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow"
+	"github.com/autarch-dev/autarch/editor"
 	"github.com/autarch-dev/autarch/fleet"
 	"github.com/autarch-dev/autarch/workspace/git"
 	"github.com/autarch-dev/autarch/workspace/trust"
@@ -120,6 +121,7 @@ func followRun(ctx context.Context, io stdio, f *fleet.Fleet, id string, answer 
 	}
 	defer close(prompts)
 	code := 1
+	io.err = editor.Shown(io.err) // the worker's stream: the agent's words
 	err := f.Follow(ctx, id, func(ev kernel.Event) bool {
 		switch ev.Kind {
 		case kernel.EventMessage:
