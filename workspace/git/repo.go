@@ -140,6 +140,9 @@ func newRepo(ctx context.Context, abs string, cfg Config) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open repository: git executable not found: %w", err)
 	}
+	if err := outsideWorkTree(bin, abs); err != nil {
+		return nil, err
+	}
 	id := cfg.Identity
 	if id.Name == "" || id.Email == "" {
 		id = DefaultIdentity()
@@ -149,6 +152,30 @@ func newRepo(ctx context.Context, abs string, cfg Config) (*Repo, error) {
 	}
 	environ := os.Environ()
 	return &Repo{dir: abs, prepared: &preparedPool{}, commits: &knownCommits{}, trees: &untrackedStates{}, indexes: &indexDigests{}, git: runner{bin: bin, env: hardEnv(environ, id), user: userConfig(ctx, bin, environ)}}, nil
+}
+
+// outsideWorkTree refuses a git executable inside the work tree that
+// holds dir (the nearest folder up from dir with a .git): a PATH that
+// names a folder of the repository (an activated .venv/bin, direnv's
+// bin, node_modules/.bin) would otherwise let a file an agent wrote there
+// run as Autarch's own git, outside every sandbox.
+func outsideWorkTree(bin, dir string) error {
+	real, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		return fmt.Errorf("open repository: git executable %s: %w", bin, err)
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			if rel, err := filepath.Rel(d, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return fmt.Errorf("open repository: the git on PATH, %s, is inside the work tree %s, where an agent's files could replace it; "+
+					"put a git from outside the repository first on PATH (e.g. /usr/bin), then start Autarch again", real, d)
+			}
+			return nil
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+	}
 }
 
 func (r *Repo) setWorktreeRoot(cfg Config) error {
