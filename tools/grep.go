@@ -142,6 +142,29 @@ type scanner struct {
 	data   []byte
 	starts []int
 	file   workspace.WalkedFile
+	// lines is the block the files' line numbers are cut from (see
+	// lineNumbers): one allocation for many files, not one per file.
+	lines []int
+}
+
+// lineBlock is how many line numbers a scanner's block holds at least.
+const lineBlock = 4096
+
+// lineNumbers turns the start offsets of data's matching lines into
+// their line numbers, cut from sc's block: a block is only appended to,
+// so the numbers handed out are never written again.
+func (sc *scanner) lineNumbers(data []byte, starts []int) []int {
+	if cap(sc.lines)-len(sc.lines) < len(starts) {
+		sc.lines = make([]int, 0, max(len(starts), lineBlock))
+	}
+	from := len(sc.lines)
+	lineNo, pos := 1, 0
+	for _, st := range starts {
+		lineNo += bytes.Count(data[pos:st], []byte{'\n'})
+		pos = st
+		sc.lines = append(sc.lines, lineNo)
+	}
+	return sc.lines[from:len(sc.lines):len(sc.lines)]
 }
 
 // matchLines returns the start offsets of matching lines (in sc.starts).
@@ -332,14 +355,7 @@ func grepFile(sc *scanner, root *workspace.Root, gate *workspace.Gate, wf walked
 			return out
 		}
 	}
-	lines := make([]int, len(starts))
-	lineNo, pos := 1, 0
-	for i, st := range starts {
-		lineNo += bytes.Count(data[pos:st], []byte{'\n'})
-		pos = st
-		lines[i] = lineNo
-	}
-	return append(out, fileMatches{path: rel, lines: lines})
+	return append(out, fileMatches{path: rel, lines: sc.lineNumbers(data, starts)})
 }
 
 // fillLines sets the line text of a page of matches. The file is read

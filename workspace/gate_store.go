@@ -37,8 +37,18 @@ type verdictStore struct {
 	path string
 	once sync.Once
 	mu   sync.Mutex
-	// added are the verdicts decided by this process, to be saved.
-	added map[Stamp]string
+	// added are the verdicts decided by this process, to be saved, in
+	// the order they were decided. A list, not a map: a search decides a
+	// verdict per file it matches, and the stamp cache (Gate.stamps)
+	// already answers for the version; the list is made a set only when
+	// saved (SaveVerdicts), and only when an earlier store is merged.
+	added []stampVerdict
+}
+
+// stampVerdict is a content verdict decided for a file version.
+type stampVerdict struct {
+	st     Stamp
+	reason string
 }
 
 // gateFingerprint names what a content verdict depends on: the rules, the
@@ -71,7 +81,7 @@ func (g *Gate) PersistVerdicts(dir string) {
 	if g == nil || dir == "" {
 		return
 	}
-	g.store = &verdictStore{path: filepath.Join(dir, verdictFile), added: map[Stamp]string{}}
+	g.store = &verdictStore{path: filepath.Join(dir, verdictFile)}
 }
 
 // loadVerdicts reads the store into the stamp cache once.
@@ -112,7 +122,7 @@ func (g *Gate) rememberVerdict(st Stamp, reason string) {
 	}
 	s.mu.Lock()
 	if len(s.added) < maxStampVerdicts {
-		s.added[st] = reason
+		s.added = append(s.added, stampVerdict{st, reason})
 	}
 	s.mu.Unlock()
 }
@@ -148,8 +158,8 @@ func (g *Gate) SaveVerdicts() error {
 	w.WriteString(verdictMagic)
 	w.Write(fp[:])
 	n := 0
+	rec := make([]byte, stampBytes+binary.MaxVarintLen64) // one for all records (an array per record escapes)
 	put := func(st Stamp, reason string) {
-		var rec [stampBytes + binary.MaxVarintLen64]byte
 		binary.LittleEndian.PutUint64(rec[0:], st.dev)
 		binary.LittleEndian.PutUint64(rec[8:], st.ino)
 		binary.LittleEndian.PutUint64(rec[16:], uint64(st.size))
@@ -160,14 +170,23 @@ func (g *Gate) SaveVerdicts() error {
 		w.WriteString(reason)
 		n++
 	}
-	for st, r := range s.added {
-		put(st, r)
+	// A version decided twice here (its stamp cache entry emptied
+	// meanwhile) is written twice; the later record wins when read.
+	for _, v := range s.added {
+		put(v.st, v.reason)
+	}
+	var decided map[Stamp]struct{}
+	if len(old) > 0 {
+		decided = make(map[Stamp]struct{}, len(s.added))
+		for _, v := range s.added {
+			decided[v.st] = struct{}{}
+		}
 	}
 	for st, r := range old {
 		if n >= maxStampVerdicts {
 			break
 		}
-		if _, ok := s.added[st]; !ok {
+		if _, ok := decided[st]; !ok {
 			put(st, r)
 		}
 	}
@@ -181,7 +200,7 @@ func (g *Gate) SaveVerdicts() error {
 	if err := os.Rename(tmp.Name(), s.path); err != nil {
 		return fmt.Errorf("gate verdicts: %w", err)
 	}
-	clear(s.added)
+	s.added = s.added[:0]
 	return nil
 }
 

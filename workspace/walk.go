@@ -199,6 +199,10 @@ func (w *walker) walk(ctx context.Context, d *WalkDir, rel string, parts []strin
 // returned with it.
 func (w *walker) list(d *WalkDir, prefix string) ([]dirEntry, error) {
 	var entries []dirEntry
+	// The entries' paths share one block per getdents batch (an
+	// allocation per entry was most of a walk's): a block is only ever
+	// appended to, so a path handed out is never written again.
+	var paths []byte
 	dir := d.fd
 	for {
 		n, err := unix.Getdents(dir, w.buf)
@@ -210,6 +214,18 @@ func (w *walker) list(d *WalkDir, prefix string) ([]dirEntry, error) {
 		}
 		if n <= 0 {
 			return entries, nil
+		}
+		need := 0 // at most what the batch's paths take
+		for b := w.buf[:n]; len(b) >= direntNameOff; {
+			reclen := int(*(*uint16)(unsafe.Pointer(&b[direntReclenOff])))
+			if reclen < direntNameOff || reclen > len(b) {
+				break // refused below
+			}
+			need += len(prefix) + reclen - direntNameOff
+			b = b[reclen:]
+		}
+		if cap(paths)-len(paths) < need {
+			paths = make([]byte, 0, need)
 		}
 		for b := w.buf[:n]; len(b) >= direntNameOff; {
 			reclen := int(*(*uint16)(unsafe.Pointer(&b[direntReclenOff])))
@@ -227,8 +243,9 @@ func (w *walker) list(d *WalkDir, prefix string) ([]dirEntry, error) {
 				continue
 			}
 			// one string for the path, the name a part of it
-			rel := make([]byte, len(prefix)+nameLen)
-			copy(rel[copy(rel, prefix):], rec[:nameLen])
+			start := len(paths)
+			paths = append(append(paths, prefix...), rec[:nameLen]...)
+			rel := paths[start:]
 			e := dirEntry{rel: unsafe.String(unsafe.SliceData(rel), len(rel)), dir: d}
 			e.name = e.rel[len(prefix):]
 			if typ == unix.DT_UNKNOWN { // a file system that does not say: ask

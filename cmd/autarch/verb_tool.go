@@ -117,6 +117,9 @@ func runTool(ctx context.Context, io stdio, args []string) int {
 		return fail(io, "tool", 1, err)
 	}
 	defer sess.Close()
+	// A tool process reads each file about once: its gate remembers
+	// verdicts by file version (and persists them), not by content hash.
+	sess.Gate().ReadsOnce()
 	// The gate's rules and persisted verdicts are made ready on the other
 	// core while the calls start: a search waits for them only if it gets
 	// there first, and the output's filtering rarely does.

@@ -1,0 +1,61 @@
+package workspace
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestReadsOnceKeepsStampVerdictsOnly: a gate told its process reads each
+// file once decides as any gate does, remembers the verdicts by file
+// version (and persists them), and keeps none by content hash.
+func TestReadsOnceKeepsStampVerdictsOnly(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	files := map[string]string{
+		"clean.go":  "package main\n\nfunc main() {}\n",
+		"leaky.txt": "token = " + fake("ghp_", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"),
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	g := DefaultGate()
+	g.PersistVerdicts(state)
+	g.ReadsOnce()
+	for name, body := range files {
+		data, st, err := root.ReadFileStamp(name, MaxGrepFileSize)
+		if err != nil || st == (Stamp{}) {
+			t.Fatalf("%s: %v (stamp %v)", name, err, st)
+		}
+		wantBlocked := name == "leaky.txt"
+		if _, blocked := g.FileBlockedStamp(name, data, st); blocked != wantBlocked {
+			t.Errorf("%s: blocked %v, want %v", name, blocked, wantBlocked)
+		}
+		if _, blocked := g.ContentBlocked([]byte(body)); blocked != wantBlocked {
+			t.Errorf("%s: content blocked %v, want %v", name, blocked, wantBlocked)
+		}
+		if _, blocked, known := g.KnownVerdict(name, st); !known || blocked != wantBlocked {
+			t.Errorf("%s: verdict by version known %v blocked %v, want known, blocked %v", name, known, blocked, wantBlocked)
+		}
+	}
+	if g.verdicts != nil && len(g.verdicts.m) > 0 {
+		t.Errorf("the gate keeps %d verdicts by content hash", len(g.verdicts.m))
+	}
+	if err := g.SaveVerdicts(); err != nil {
+		t.Fatal(err)
+	}
+	next := DefaultGate()
+	next.PersistVerdicts(state)
+	for name := range files {
+		_, st, _ := root.ReadFileStamp(name, MaxGrepFileSize)
+		if _, blocked, known := next.KnownVerdict(name, st); !known || blocked != (name == "leaky.txt") {
+			t.Errorf("%s: the next gate knows %v (blocked %v)", name, known, blocked)
+		}
+	}
+}
