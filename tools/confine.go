@@ -321,6 +321,9 @@ func (s *Session) commandSpec(ctx context.Context, command string, timeout time.
 		Network: network, OwnCaches: own, BuildCache: buildCache(own),
 		Env: sandbox.PassEnv(os.Environ(), s.cfg.Commands.Env),
 	}
+	if gateCommand(ctx) {
+		spec.Gate, spec.GateCache = true, gateCache(own)
+	}
 	if b, ok := s.confine.policy.Sandbox.(*sandbox.Bwrap); ok {
 		spec.Caches = b.DefaultCaches()
 	}
@@ -902,6 +905,27 @@ func buildCache(own string) string {
 	}
 	return filepath.Join(own, "go-build")
 }
+
+// gateCache is the Go build cache of the repository's quality gates
+// (sandbox.Spec.GateCache) beside its caches, own: no agent command sees
+// it. Empty when there are no caches: each gate then builds with a
+// throwaway one.
+func gateCache(own string) string {
+	if own == "" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(own), filepath.Base(own)+"-gates", "go-build")
+}
+
+// gateKey marks a context whose commands are a quality gate's checks.
+type gateKey struct{}
+
+// asGate returns ctx marked so that its commands run as a quality gate's
+// (sandbox.Spec.GateCache).
+func asGate(ctx context.Context) context.Context { return context.WithValue(ctx, gateKey{}, true) }
+
+// gateCommand reports whether ctx's commands are a quality gate's.
+func gateCommand(ctx context.Context) bool { return ctx.Value(gateKey{}) != nil }
 
 // ownCaches is the directory of the download caches Autarch keeps for the
 // session's repository (sandbox.Spec.OwnCaches), so that what one
