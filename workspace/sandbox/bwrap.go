@@ -116,9 +116,9 @@ type Bwrap struct {
 	// landlock is the kernel's Landlock ABI version (0: none), which
 	// decides how a gate's build cache is kept (gatecache.go).
 	landlock int
-	exeOnce     sync.Once
-	exe         *os.File // the running binary, run as the mask helper and the Go build cache program
-	exeErr      error
+	exeOnce  sync.Once
+	exe      *os.File // the running binary, run as the mask helper and the Go build cache program
+	exeErr   error
 }
 
 // NewBwrap finds bwrap and reads the host layout. It does not check that
