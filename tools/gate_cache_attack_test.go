@@ -71,11 +71,14 @@ const fromTestBinary = `package q
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
 func TestQ(t *testing.T) {
-	for _, env := range [][]string{nil, {"GOCACHE=/run/autarch-sandbox/gate-cache", "C=/run/autarch-sandbox/gate-cache", "GOCACHEPROG="}} {
+	const gate = "/run/autarch-sandbox/gate-cache"
+	prog := strings.Replace(os.Getenv("GOCACHEPROG"), os.Getenv("GOCACHE"), gate, 1)
+	for _, env := range [][]string{nil, {"GOCACHE=" + gate, "C=" + gate, "GOCACHEPROG=" + prog}} {
 		cmd := exec.Command("bash", "attack.sh")
 		cmd.Dir = ".."
 		cmd.Env = append(os.Environ(), env...)
