@@ -321,8 +321,11 @@ func (s *Session) commandSpec(ctx context.Context, command string, timeout time.
 		Network: network, OwnCaches: own, BuildCache: buildCache(own),
 		Env: sandbox.PassEnv(os.Environ(), s.cfg.Commands.Env),
 	}
-	if gateCommand(ctx) {
-		spec.Gate, spec.GateCache = true, gateCache(own)
+	if gate, kept := gateCommand(ctx); gate {
+		spec.Gate = true
+		if kept {
+			spec.GateCache = gateCache(own)
+		}
 	}
 	if b, ok := s.confine.policy.Sandbox.(*sandbox.Bwrap); ok {
 		spec.Caches = b.DefaultCaches()
@@ -917,15 +920,27 @@ func gateCache(own string) string {
 	return filepath.Join(filepath.Dir(own), filepath.Base(own)+"-gates", "go-build")
 }
 
-// gateKey marks a context whose commands are a quality gate's checks.
+// gateKey marks a context whose commands are a quality gate's checks;
+// its value says whether they may build with the gates' kept Go build
+// cache.
 type gateKey struct{}
 
 // asGate returns ctx marked so that its commands run as a quality gate's
-// (sandbox.Spec.GateCache).
-func asGate(ctx context.Context) context.Context { return context.WithValue(ctx, gateKey{}, true) }
+// (sandbox.Spec.Gate), with the gates' kept Go build cache when kept (the
+// go command alone: verify.GoCommand), else with a throwaway one: a
+// program of the repository's that a check runs outside the go command
+// (a linter's plugin, a configured command's Makefile) is confined by
+// nothing that keeps it from writing the cache.
+func asGate(ctx context.Context, kept bool) context.Context {
+	return context.WithValue(ctx, gateKey{}, kept)
+}
 
-// gateCommand reports whether ctx's commands are a quality gate's.
-func gateCommand(ctx context.Context) bool { return ctx.Value(gateKey{}) != nil }
+// gateCommand reports whether ctx's commands are a quality gate's, and
+// whether they may build with the kept cache.
+func gateCommand(ctx context.Context) (gate, kept bool) {
+	kept, gate = ctx.Value(gateKey{}).(bool)
+	return gate, kept
+}
 
 // ownCaches is the directory of the download caches Autarch keeps for the
 // session's repository (sandbox.Spec.OwnCaches), so that what one
