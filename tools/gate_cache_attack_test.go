@@ -3,9 +3,11 @@ package tools
 import (
 	"context"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autarch-dev/autarch/tools/verify"
 )
@@ -146,5 +148,35 @@ func TestGatesIgnoreAgentsBuildCache(t *testing.T) {
 				t.Errorf("the gate passed over p's failing test after an agent planted in a build cache: %+v", run.Reports)
 			}
 		})
+	}
+}
+
+// TestGateSpecs: a gate's command of the go command alone builds with the
+// gates' kept cache, beside the repository's caches; any other gate's
+// command with a throwaway one; an agent's command is no gate's.
+func TestGateSpecs(t *testing.T) {
+	a := newAttackWorkspace(t)
+	h := newHarness(t, "pulsing", SessionConfig{Root: a.ws})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name       string
+		ctx        context.Context
+		gate, kept bool
+	}{
+		{"agent", ctx, false, false},
+		{"go command", asGate(ctx, true), true, true},
+		{"configured", asGate(ctx, false), true, false},
+	} {
+		spec, err := h.s.commandSpec(tc.ctx, "true", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ""
+		if tc.kept {
+			want = filepath.Join(a.ws, ".git", "autarch", "caches-gates", "go-build")
+		}
+		if spec.Gate != tc.gate || spec.GateCache != want {
+			t.Errorf("%s: Gate %v, GateCache %q; want %v, %q", tc.name, spec.Gate, spec.GateCache, tc.gate, want)
+		}
 	}
 }
