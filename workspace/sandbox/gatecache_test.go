@@ -90,6 +90,16 @@ func TestGateTestBinaryCannotWriteGateCache(t *testing.T) {
 	if got := strings.Fields(env.Stdout); len(got) != 4 || got[0] != "off" || got[1] != gateCachePath || got[2] != "local" || got[3] != gateTmpPath {
 		t.Errorf("the gate's go env: %q %s", got, env.Stderr)
 	}
+	// What an agent's command persists with go env -w does not reach a
+	// gate's go (nor the next command: the home directory is its own).
+	f.run(t, Spec{Command: "go env -w GOFLAGS=-toolexec=/bin/false CC=/bin/false", OwnCaches: own, BuildCache: build})
+	flags := f.run(t, Spec{Command: "go env GOFLAGS CC", OwnCaches: own, BuildCache: build, Gate: true, GateCache: gate})
+	if strings.Contains(flags.Stdout, "/bin/false") || !strings.Contains(flags.Stdout, "-exec="+gateExecPath) {
+		t.Errorf("the gate's GOFLAGS and CC: %s %s", flags.Stdout, flags.Stderr)
+	}
+	if r := f.sb.Report(context.Background()); !strings.Contains(r, "go build cache of the quality gates: each repository's gate cache") {
+		t.Errorf("doctor does not say which gate cache is in use:\n%s", r)
+	}
 	// An agent's command sees no gate cache.
 	agent := f.run(t, Spec{Command: "ls /run/autarch-sandbox/gate-cache; ls " + gate, OwnCaches: own, BuildCache: build})
 	if agent.ExitCode == 0 {
