@@ -68,8 +68,8 @@ func (b *Bwrap) gateLayer(spec Spec, writable []string, env []string) ([]string,
 		if err := b.checkWritableRoot(p); err != nil {
 			return nil, nil, err
 		}
-		if err := buildCacheDir(p, false); err != nil {
-			return nil, nil, err
+		if err := cacheDir(p, false, 0o700); err != nil {
+			return nil, nil, fmt.Errorf("sandbox: the gate's build cache: %w", err)
 		}
 		a = append(a, "--bind", p, gateCachePath)
 	} else {
