@@ -15,6 +15,7 @@ import (
 const gateProbeTest = `package p
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -34,6 +35,12 @@ func TestProbe(t *testing.T) {
 	try("tmp", "/tmp/planted")
 	try("home", os.Getenv("HOME")+"/planted")
 	try("agent-cache", os.Getenv("GOCACHE")+"/planted")
+	if f, err := os.OpenFile(fmt.Sprintf("/proc/%d/mem", os.Getppid()), os.O_WRONLY, 0); err != nil {
+		t.Logf("PROBE go-mem refused")
+	} else {
+		f.Close()
+		t.Logf("PROBE go-mem written")
+	}
 	out, err := exec.Command("go", "env", "GOCACHE").CombinedOutput()
 	t.Logf("PROBE go env GOCACHE %s %v", out, err)
 }
@@ -42,7 +49,7 @@ func TestProbe(t *testing.T) {
 // TestGateTestBinaryCannotWriteGateCache: in a gate command, the go
 // command builds with the gate's cache, and the test binaries it runs
 // (the agent's code) cannot write that cache nor the go command's work
-// folder, while they write the worktree, /tmp, the home directory and the
+// folder, nor the go command's memory, while they write the worktree, /tmp, the home directory and the
 // repository's own build cache, which is their GOCACHE. An agent's
 // command does not see the gate's cache at all.
 func TestGateTestBinaryCannotWriteGateCache(t *testing.T) {
@@ -71,7 +78,7 @@ func TestGateTestBinaryCannotWriteGateCache(t *testing.T) {
 		t.Fatalf("the gate's go test: exit %d: %s %s", res.ExitCode, res.Stdout, res.Stderr)
 	}
 	for _, want := range []string{
-		"PROBE gate-cache refused", "PROBE gate-tmp refused",
+		"PROBE gate-cache refused", "PROBE gate-tmp refused", "PROBE go-mem refused",
 		"PROBE worktree written", "PROBE tmp written", "PROBE home written", "PROBE agent-cache written",
 		"PROBE go env GOCACHE " + build,
 	} {
