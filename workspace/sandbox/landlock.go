@@ -70,7 +70,8 @@ func landlockWrites(roots []string) error {
 		rights := access
 		var st unix.Stat_t
 		if unix.Fstat(dir, &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
-			// A file beneath nothing: only the rights on a file itself.
+			// A file, not a folder: Landlock takes only the rights that
+			// apply to a file itself.
 			rights &= unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE
 		}
 		rule := unix.LandlockPathBeneathAttr{Allowed_access: rights, Parent_fd: int32(dir)}
