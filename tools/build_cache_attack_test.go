@@ -8,14 +8,18 @@ import (
 	"testing"
 )
 
-// poisonOwnGoCache is poisonGoCache against whatever build cache the
-// command writes (go env GOCACHE): the entry of the compiled unicode/utf8
-// is found there or in the user's cache it reads ($U), and a changed
-// archive is planted under the same action id in the cache it writes.
-const poisonOwnGoCache = `set -e
-C=$(go env GOCACHE)
+// poisonGoCache is an agent's command that replaces, in a Go build cache
+// it can write ($C, else go env GOCACHE), the compiled unicode/utf8 with
+// one whose RuneLen('a') is 42: it finds the real archive's entry there
+// or in the caches $U it reads (the user's), builds the changed package
+// with an overlay, gives the archive the real action's build id, and
+// points the real action's entry in $C at it (the go command checks an
+// entry's size and the archive's build id, never its content's hash).
+// Every Go-cache attack of this package plants through it.
+const poisonGoCache = `set -e
+C=${C:-$(go env GOCACHE)}
 P=$(go list -export -f '{{.Export}}' unicode/utf8)
-A=$(grep -rl "$(basename $P -d)" $C $U --include='*-a' | head -1)
+A=$(grep -rl "$(basename $P -d)" $C ${U:-} --include='*-a' | head -1)
 test -n "$A"
 REAL=$(head -c 400 $P | grep -a -o 'build id "[^/]*' | head -1 | cut -d'"' -f2)
 mkdir -p /tmp/o && cp $(go env GOROOT)/src/unicode/utf8/utf8.go /tmp/o/utf8.go
@@ -63,7 +67,7 @@ func TestGoBuildCacheNotSharedAcrossRepositories(t *testing.T) {
 		t.Helper()
 		return h.call("shell", map[string]any{"command": command, "reason": "test"}).Output
 	}
-	if res := run(ha, "export U="+userCache+"\n"+poisonOwnGoCache); !strings.Contains(res, "poisoned") {
+	if res := run(ha, "export U="+userCache+"\n"+poisonGoCache); !strings.Contains(res, "poisoned") {
 		t.Fatalf("the attack did not run in repository A: %s", res)
 	}
 	if res := run(ha, "go run ."); !strings.Contains(res, "RuneLen 42") {

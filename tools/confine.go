@@ -321,6 +321,12 @@ func (s *Session) commandSpec(ctx context.Context, command string, timeout time.
 		Network: network, OwnCaches: own, BuildCache: buildCache(own),
 		Env: sandbox.PassEnv(os.Environ(), s.cfg.Commands.Env),
 	}
+	if gate, kept := gateCommand(ctx); gate {
+		spec.Gate = true
+		if kept {
+			spec.GateCache = gateCache(own)
+		}
+	}
 	if b, ok := s.confine.policy.Sandbox.(*sandbox.Bwrap); ok {
 		spec.Caches = b.DefaultCaches()
 	}
@@ -901,6 +907,39 @@ func buildCache(own string) string {
 		return ""
 	}
 	return filepath.Join(own, "go-build")
+}
+
+// gateCache is the Go build cache of the repository's quality gates
+// (sandbox.Spec.GateCache) beside its caches, own: no agent command sees
+// it. Empty when there are no caches: each gate then builds with a
+// throwaway one.
+func gateCache(own string) string {
+	if own == "" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(own), filepath.Base(own)+"-gates", "go-build")
+}
+
+// gateKey marks a context whose commands are a quality gate's checks;
+// its value says whether they may build with the gates' kept Go build
+// cache.
+type gateKey struct{}
+
+// asGate returns ctx marked so that its commands run as a quality gate's
+// (sandbox.Spec.Gate), with the gates' kept Go build cache when kept (the
+// go command alone: verify.GoCommand), else with a throwaway one: a
+// program of the repository's that a check runs outside the go command
+// (a linter's plugin, a configured command's Makefile) is confined by
+// nothing that keeps it from writing the cache.
+func asGate(ctx context.Context, kept bool) context.Context {
+	return context.WithValue(ctx, gateKey{}, kept)
+}
+
+// gateCommand reports whether ctx's commands are a quality gate's, and
+// whether they may build with the kept cache.
+func gateCommand(ctx context.Context) (gate, kept bool) {
+	kept, gate = ctx.Value(gateKey{}).(bool)
+	return gate, kept
 }
 
 // ownCaches is the directory of the download caches Autarch keeps for the

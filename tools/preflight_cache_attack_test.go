@@ -7,26 +7,6 @@ import (
 	"testing"
 )
 
-// poisonGoCache is an agent's command that replaces, in the Go build
-// cache its commands write, the compiled unicode/utf8 with one whose
-// RuneLen('a') is 42: it builds the changed package with an overlay, gives
-// the archive the real action's build id, and points the real action's
-// cache entry at it (the go command checks an entry's size and the
-// archive's build id, never its content's hash).
-const poisonGoCache = `set -e
-C=${C:-$(go env GOCACHE)}
-P=$(go list -export -f '{{.Export}}' unicode/utf8)
-A=$(grep -rl "$(basename $P -d)" $C --include='*-a' | head -1)
-REAL=$(head -c 400 $P | grep -a -o 'build id "[^/]*' | head -1 | cut -d'"' -f2)
-mkdir -p /tmp/o && cp $(go env GOROOT)/src/unicode/utf8/utf8.go /tmp/o/utf8.go
-sed -i 's/^func RuneLen(r rune) int {/func RuneLen(r rune) int {\n\tif r == 0x61 {\n\t\treturn 42\n\t}/' /tmp/o/utf8.go
-echo "{\"Replace\":{\"$(go env GOROOT)/src/unicode/utf8/utf8.go\":\"/tmp/o/utf8.go\"}}" > /tmp/o/overlay.json
-E=$(go list -overlay /tmp/o/overlay.json -export -f '{{.Export}}' unicode/utf8)
-EVIL=$(head -c 400 $E | grep -a -o 'build id "[^/]*' | head -1 | cut -d'"' -f2)
-perl -pi -e "s/\Q$EVIL\E/$REAL/g" $E
-printf 'v1 %s %s %20d %20d\n' $(basename $A -a) $(basename $E -d) $(stat -c %s $E) $(date +%s%N) > $A
-echo poisoned`
-
 // TestPreflightCannotPoisonUsersBuildCache (redteam s10, hole 05): the
 // preflight agent's commands see the user's own caches writable (they
 // download dependencies). Its command must still not change what the

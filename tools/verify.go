@@ -24,7 +24,7 @@ func (s *Session) verifyExec() verify.Exec {
 			command = "cd " + shellQuote(dir) + " && " + command
 		}
 		start := time.Now()
-		run, err := s.runCommand(ctx, command, timeout)
+		run, err := s.runCommand(asGate(ctx, verify.GoCommand(ctx)), command, timeout)
 		stderr := run.stderr
 		for _, n := range run.notices {
 			stderr += "\n" + n

@@ -23,6 +23,7 @@ type Check struct {
 	Missing string
 
 	root    string // the detector's root, to make reported paths relative to it
+	goTool  bool   // the go command alone (GoCommand)
 	command func(t Target) string
 	parse   func(r *Report, out Output)
 }

@@ -235,7 +235,7 @@ func goAffected(ctx context.Context, exec Exec, dir string, files []string, time
 			return []string{"./..."}, nil
 		}
 	}
-	out, err := exec(ctx, dir, `go list -e -json=ImportPath,Dir,Imports,TestImports,XTestImports,Module ./...`, timeout)
+	out, err := exec(goCommand(ctx), dir, `go list -e -json=ImportPath,Dir,Imports,TestImports,XTestImports,Module ./...`, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("listing the Go packages: %w", err)
 	}

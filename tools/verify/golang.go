@@ -16,10 +16,10 @@ func (d Detector) goChecks(dir string) []Check {
 		gone = missing("go", "install Go from https://go.dev/dl")
 	}
 	out := []Check{
-		{Name: "go build", Kind: Build, Dir: dir, Missing: gone,
+		{Name: "go build", Kind: Build, Dir: dir, Missing: gone, goTool: true,
 			command: func(t Target) string { return "go build " + quote(goPackages(t)) }, parse: parseCompiler},
-		{Name: "go test", Kind: Test, Dir: dir, Missing: gone, command: goTestCommand, parse: parseGoTest},
-		{Name: "go vet", Kind: Lint, Dir: dir, Missing: gone,
+		{Name: "go test", Kind: Test, Dir: dir, Missing: gone, goTool: true, command: goTestCommand, parse: parseGoTest},
+		{Name: "go vet", Kind: Lint, Dir: dir, Missing: gone, goTool: true,
 			command: func(t Target) string { return "go vet " + quote(goPackages(t)) }, parse: parseCompiler},
 	}
 	if d.hasAny(dir, ".golangci.yml", ".golangci.yaml", ".golangci.toml", ".golangci.json") {

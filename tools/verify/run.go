@@ -19,6 +19,9 @@ func Run(ctx context.Context, exec Exec, c Check, t Target, timeout time.Duratio
 		r.fail(c.Missing)
 		return r
 	}
+	if c.goTool {
+		ctx = goCommand(ctx)
+	}
 	out, err := exec(ctx, c.Dir, r.Command, timeout)
 	r.Duration, r.Output, r.ExitCode = out.Duration, joinOutput(out), out.ExitCode
 	switch {
@@ -86,3 +89,22 @@ func (c Check) relativize(r *Report) {
 		r.Issues[i].File = fix(r.Issues[i].File)
 	}
 }
+
+// goCommandKey marks the context of a command that is the go command
+// alone.
+type goCommandKey struct{}
+
+// goCommand marks ctx's command as the go command alone (GoCommand).
+func goCommand(ctx context.Context) context.Context {
+	return context.WithValue(ctx, goCommandKey{}, true)
+}
+
+// GoCommand reports whether the command Exec is given with ctx is one of
+// the detected Go checks' (go build, go test, go vet, go list): the go
+// command alone, which runs no program of the repository's but the test
+// binaries go test runs, so that Exec may give it a Go build cache no
+// program of the agent's may write (the sandbox's gate cache, which it
+// keeps from the test binaries). Every other check (a linter that loads
+// the repository's plugins, a configured command running its Makefile,
+// another language's test runner) runs the repository's programs.
+func GoCommand(ctx context.Context) bool { return ctx.Value(goCommandKey{}) != nil }

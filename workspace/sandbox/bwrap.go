@@ -113,9 +113,12 @@ type Bwrap struct {
 	// goCacheProg is set by a probe whose trial ran the Go build cache
 	// program (gocache.go) in the sandbox.
 	goCacheProg atomic.Bool
-	exeOnce     sync.Once
-	exe         *os.File // the running binary, run as the mask helper and the Go build cache program
-	exeErr      error
+	// landlock is the kernel's Landlock ABI version (0: none), which
+	// decides how a gate's build cache is kept (gatecache.go).
+	landlock int
+	exeOnce  sync.Once
+	exe      *os.File // the running binary, run as the mask helper and the Go build cache program
+	exeErr   error
 }
 
 // NewBwrap finds bwrap and reads the host layout. It does not check that
@@ -148,6 +151,7 @@ func NewBwrap(ctx context.Context, opts Options) (*Bwrap, error) {
 		b.home = filepath.Clean(h)
 	}
 	b.readGoEnv(ctx)
+	b.landlock = landlockVersion()
 	b.base = b.layout()
 	return b, nil
 }
@@ -618,11 +622,19 @@ func (b *Bwrap) args(spec Spec) (_ []string, _ []string, helper, goCache bool, _
 		}
 	}
 	a = append(a, seals...)
+	env = mergeEnv(env, spec.Env)
+	if spec.Gate {
+		var gateArgs []string
+		if gateArgs, env, err = b.gateLayer(spec, writableRoots, env); err != nil {
+			return nil, nil, false, false, err
+		}
+		a = append(a, gateArgs...)
+		goCache = true
+	}
 	if goCache {
 		a = append(a, "--ro-bind-fd", strconv.Itoa(goCacheFD), goCacheProgPath)
 	}
 	a = append(a, "--chdir", dir)
-	env = mergeEnv(env, spec.Env)
 	command := []string{"bash", "-c", spec.Command}
 	if helperFiles != nil {
 		return append(a, helperArgs(helperFiles, env, command, os.Getuid(), os.Getgid())...), env, true, goCache, nil

@@ -125,6 +125,19 @@ type Spec struct {
 	// every repository. Empty: a private empty cache under /tmp, which
 	// is correct but cold for every command.
 	BuildCache string
+	// Gate makes the command a quality gate's (a check Autarch runs and
+	// trusts: tools/verify): its go commands build with the gate's own Go
+	// build cache, which no agent command can write, instead of
+	// BuildCache, and run the test binaries (the agent's code) through
+	// go test -exec, restricted so that they cannot write it
+	// (gatecache.go). Only the go command and the compiler, linker and
+	// vet it runs write that cache.
+	Gate bool
+	// GateCache is the folder of a gate's build cache, kept between
+	// gates where Landlock can restrict the test binaries. Empty, or
+	// without Landlock, each gate command builds with a throwaway cache
+	// of its own.
+	GateCache string
 	// Env are extra KEY=VALUE variables, set after scrubbing (they are not
 	// scrubbed: the caller chose them).
 	Env []string
