@@ -188,3 +188,62 @@ func TestLangServerSeesNoLaterSecret(t *testing.T) {
 		t.Fatalf("the agent's command printed (reversed) the src/.env written after the language server started, which every command has masked: %s", leaked)
 	}
 }
+
+// TestPyrightRunsNoTreeInterpreter (redteam s12, held): pyright runs a
+// Python interpreter to find the search paths and the version. The tree
+// offers several of its own: a virtual environment named by
+// pyrightconfig.json (venvPath, venv), bin/python, and modules shadowing
+// the standard library that the probe imports (json.py, encodings/),
+// which `python -c` would import from its working directory. None may
+// run: pyright finds a venv's site-packages without its interpreter,
+// asks the client (Autarch answers no python.pythonPath) for one, and
+// probes PATH's python with -I, the working directory taken off sys.path.
+func TestPyrightRunsNoTreeInterpreter(t *testing.T) {
+	nodeServersOnPath(t, "pyright-langserver")
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed")
+	}
+	dir := t.TempDir()
+	mark := func(name string) string {
+		return "import os\nopen(os.path.join(os.environ.get('npm_config_cache', '/nonexistent'), '..', 'planted-" + name + "'), 'w').close()\n"
+	}
+	sh := "#!/bin/sh\n: > \"$npm_config_cache/../planted-$(basename \"$0\")\"\nexec python3 \"$@\"\n"
+	gitRepoT(t, dir, map[string]string{
+		"pyrightconfig.json": `{"venvPath": ".", "venv": ".venv"}` + "\n",
+		"pkg/__init__.py":    "",
+		"pkg/app.py":         "import json\n\ndef load():\n    return json.dumps(1)\n",
+		".gitignore":         ".venv/\n",
+	})
+	files := map[string]string{
+		"json.py":                                 mark("json.py"),
+		"encodings/__init__.py":                   mark("encodings"),
+		"sitecustomize.py":                        mark("sitecustomize.py"),
+		".venv/pyvenv.cfg":                        "home = /usr/bin\n",
+		".venv/lib/python3.11/site-packages/x.py": "",
+	}
+	for _, b := range []string{".venv/bin/python", ".venv/bin/python3", "bin/python", "bin/python3"} {
+		files[b] = sh
+	}
+	writeFiles(t, dir, files)
+	for _, b := range []string{".venv/bin/python", ".venv/bin/python3", "bin/python", "bin/python3"} {
+		if err := os.Chmod(filepath.Join(dir, b), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHarness(t, "pulsing", SessionConfig{Root: dir})
+	res := h.call("hover", map[string]any{"path": "pkg/app.py", "line": 4, "symbol": "dumps"})
+	h.s.Close()
+	var ran []string
+	_ = filepath.WalkDir(filepath.Join(dir, ".git"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), "planted-") {
+			ran = append(ran, d.Name())
+		}
+		return nil
+	})
+	if len(ran) > 0 {
+		t.Fatalf("pyright ran the tree's Python (%s): %s", strings.Join(ran, ", "), res.Output)
+	}
+	if res.Failed || !strings.Contains(res.Output, "dumps") {
+		t.Fatalf("hover = %+v: the server did not answer, so nothing was shown", res)
+	}
+}
