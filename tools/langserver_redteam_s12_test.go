@@ -215,10 +215,10 @@ func TestPyrightRunsNoTreeInterpreter(t *testing.T) {
 		".gitignore":         ".venv/\n",
 	})
 	files := map[string]string{
-		"json.py":                                 mark("json.py"),
-		"encodings/__init__.py":                   mark("encodings"),
-		"sitecustomize.py":                        mark("sitecustomize.py"),
-		".venv/pyvenv.cfg":                        "home = /usr/bin\n",
+		"json.py":               mark("json.py"),
+		"encodings/__init__.py": mark("encodings"),
+		"sitecustomize.py":      mark("sitecustomize.py"),
+		".venv/pyvenv.cfg":      "home = /usr/bin\n",
 		".venv/lib/python3.11/site-packages/x.py": "",
 	}
 	for _, b := range []string{".venv/bin/python", ".venv/bin/python3", "bin/python", "bin/python3"} {
