@@ -32,7 +32,6 @@ import (
 // program leaves a mark in the repository's own npm cache (writable in
 // every sandbox, the server's too) and exits.
 func TestRustTreeCodeNeverRuns(t *testing.T) {
-	t.Skip("redteam s12 01: open, see report")
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bubblewrap is not installed")
 	}
@@ -140,7 +139,6 @@ while True:
 // command, but not for the server: the planted server copies it into the
 // repository's own cache, and the agent's next command prints it.
 func TestLangServerSeesNoLaterSecret(t *testing.T) {
-	t.Skip("redteam s12 02: open, see report")
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bubblewrap is not installed")
 	}

@@ -228,7 +228,7 @@ func TestLangServersStartInTheSandbox(t *testing.T) {
 	dir := t.TempDir()
 	gitRepoT(t, dir, map[string]string{"go.mod": "module m\n"})
 	h := newHarness(t, "preflight", SessionConfig{Root: dir})
-	cmd, err := h.s.lspStarter()(t.Context(), dir, []string{"/usr/bin/true"})
+	cmd, err := h.s.lspStarter()(t.Context(), dir, []string{"/usr/bin/true"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
