@@ -97,6 +97,7 @@ func (s *Session) lspStarter() langserver.Starter {
 		spec.ReadOnly = append(spec.ReadOnly, spec.Dir)
 		if spec.OwnCaches != "" {
 			spec.ReadOnly = append(spec.ReadOnly, spec.OwnCaches)
+			spec.BuildCache = serverBuildCache(spec.OwnCaches)
 		}
 		spec.Env = append(spec.Env, env...)
 		if pool := s.langServers(); pool != nil {
@@ -104,6 +105,17 @@ func (s *Session) lspStarter() langserver.Starter {
 		}
 		return sb.Command(ctx, spec)
 	}
+}
+
+// serverBuildCache is the Go build cache of the language servers of a
+// repository whose own caches are in own: go refuses a read-only one
+// (gopls's go list builds cgo packages), and the commands' (in own) is
+// read-only to servers, so servers have one of their own beside it,
+// which no command sees (it is in Autarch's state folder of the
+// repository, or in the user's cache directory) and which is read over
+// the user's build cache as the commands' is.
+func serverBuildCache(own string) string {
+	return filepath.Join(own+"-langservers", "go-build")
 }
 
 // serverMasks are the masks every running language server of a tree
