@@ -166,9 +166,18 @@ func (m *serverMasks) started(pool *langserver.Pool, masked []string) {
 	m.pools[pool] = true
 }
 
+// running reports whether servers started with these masks may run.
+func (m *serverMasks) running() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.pools) > 0
+}
+
 // stale returns the pools whose servers must stop because masked hides a
-// file one of them may see (and forgets them); nil when none.
-func (m *serverMasks) stale(masked []string) []*langserver.Pool {
+// file one of them may see (and forgets them); nil when none. all says
+// masked is a command's whole set (a path missing from it is no longer
+// masked), not the secret masks alone.
+func (m *serverMasks) stale(masked []string, all bool) []*langserver.Pool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.pools) == 0 {
@@ -182,12 +191,14 @@ func (m *serverMasks) stale(masked []string) []*langserver.Pool {
 			break
 		}
 	}
-	if !stale {
+	if !stale && all {
 		for p := range m.ids {
 			if _, ok := ids[p]; !ok {
 				delete(m.ids, p) // no longer masked: if it comes back, it is new
 			}
 		}
+	}
+	if !stale {
 		return nil
 	}
 	pools := make([]*langserver.Pool, 0, len(m.pools))
@@ -203,9 +214,28 @@ func (m *serverMasks) stale(masked []string) []*langserver.Pool {
 // started): the next call starts them again with the masks of then
 // (redteam s12 02).
 func (s *Session) stopStaleServers(ctx context.Context, masked []string) {
-	for _, pool := range s.sharedMaskState().servers.stale(masked) {
+	for _, pool := range s.sharedMaskState().servers.stale(masked, true) {
 		pool.StopRoot(ctx, s.root.Dir())
 	}
+}
+
+// lspFreshMasks decides the secret masks before a request to a running
+// server, and stops the tree's servers when they hide a file the
+// servers' sandboxes do not: a secret written after they started is
+// never read by one to answer (a hover showing its value).
+func (s *Session) lspFreshMasks(ctx context.Context) error {
+	servers := &s.sharedMaskState().servers
+	if !servers.running() {
+		return nil
+	}
+	masked, err := s.maskedFiles(nil)
+	if err != nil {
+		return err
+	}
+	for _, pool := range servers.stale(masked, false) {
+		pool.StopRoot(ctx, s.root.Dir())
+	}
+	return nil
 }
 
 // shellWords quotes words for bash -c.
@@ -256,7 +286,10 @@ func (s *Session) lspSync(ctx context.Context, c *langserver.Client, rels ...str
 // lspCall syncs the files and sends one request; a Go error is returned
 // only for a cancelled call, the rest is the result to give the model.
 func (s *Session) lspCall(ctx context.Context, c *langserver.Client, rel, method string, params any) (json.RawMessage, Result, bool, error) {
-	err := c.Check()
+	err := s.lspFreshMasks(ctx)
+	if err == nil {
+		err = c.Check()
+	}
 	if err == nil {
 		err = s.lspSync(ctx, c, rel)
 	}

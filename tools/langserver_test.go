@@ -296,6 +296,14 @@ func TestLangServersRestartWhenMasksGrow(t *testing.T) {
 	if pool.Live() != 0 {
 		t.Fatal("a file moved over a masked one left the server running")
 	}
+	// A request decides the masks too: a secret written with no command
+	// since is never read by the server to answer (a hover of its value).
+	symbols()
+	writeFiles(t, h.dir, map[string]string{"store/keys.go": "package store\n\nvar key = \"AKIAIOSFODNN7EXAMPLE\"\n"})
+	symbols()
+	if pool.Starts() != 4 {
+		t.Fatalf("starts = %d, want 4: the request after a new secret restarts the server", pool.Starts())
+	}
 }
 
 // TestLangServerOwnCachesReadOnly (redteam s12 02): the repository's own
