@@ -198,6 +198,13 @@ type UnavailableError struct{ Msg string }
 
 func (e *UnavailableError) Error() string { return e.Msg }
 
+// RefusedError is a server Autarch does not start (or stopped) for the
+// worktree, saying why (Server.Confine, Server.Recheck): retrying does
+// not help until the worktree or the installation changes.
+type RefusedError struct{ Msg string }
+
+func (e *RefusedError) Error() string { return e.Msg }
+
 // process is one running server.
 type process struct {
 	cancel context.CancelFunc
@@ -324,7 +331,7 @@ func (c *Client) Check() error {
 		c.Shutdown(ctx)
 		c.opts.Log.Warn("language server stopped", "server", c.srv.Name, "root", c.root, "why", err)
 	}
-	return &UnavailableError{Msg: err.Error()}
+	return &RefusedError{Msg: err.Error()}
 }
 
 // running returns the running process, starting one when there is none or
@@ -344,7 +351,11 @@ func (c *Client) running(ctx context.Context, start Starter) (*process, error) {
 	}
 	l, err := c.srv.launch(path, c.root)
 	if err != nil {
-		return nil, &UnavailableError{Msg: err.Error()}
+		var ni *NotInstalledError
+		if errors.As(err, &ni) {
+			return nil, ni
+		}
+		return nil, &RefusedError{Msg: err.Error()}
 	}
 	c.starts++
 	pctx, cancel := context.WithCancel(context.Background()) // the server outlives the call that started it

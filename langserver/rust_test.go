@@ -168,7 +168,8 @@ func TestCheckStopsARefusedServer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "refuse"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Check(); err == nil || !strings.Contains(err.Error(), "refused") {
+	var refused *RefusedError
+	if err := c.Check(); !errors.As(err, &refused) || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("check = %v, want the refusal", err)
 	}
 	if c.Running() || !o.Running() {

@@ -308,6 +308,13 @@ func (s *Session) lspCall(ctx context.Context, c *langserver.Client, rel, method
 
 // lspError is the model's answer for a server that failed.
 func lspError(c *langserver.Client, err error) Result {
+	var (
+		refused *langserver.RefusedError
+		missing *langserver.NotInstalledError
+	)
+	if errors.As(err, &refused) || errors.As(err, &missing) {
+		return opError(err.Error())
+	}
 	var se *langserver.ServerError
 	if errors.As(err, &se) {
 		return opError(fmt.Sprintf("%s could not answer: %s; check the path, line and symbol, or use grep", se.Server, se.Msg))
