@@ -309,7 +309,8 @@ func TestLangServersRestartWhenMasksGrow(t *testing.T) {
 // TestLangServerOwnCachesReadOnly (redteam s12 02): the repository's own
 // download caches, which every later command reads, are read-only in a
 // server's sandbox (no channel out of it); its Go build cache is its own,
-// writable (go list needs one) and seen by no command.
+// writable (go list needs one) and seen by no command. The server's
+// pinning environment (langserver.Launch.Env) reaches it.
 func TestLangServerOwnCachesReadOnly(t *testing.T) {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bubblewrap is not installed")
@@ -318,7 +319,10 @@ func TestLangServerOwnCachesReadOnly(t *testing.T) {
 	gitRepoT(t, dir, map[string]string{"go.mod": "module m\n"})
 	h := newHarness(t, "pulsing", SessionConfig{Root: dir})
 	cmd, err := h.s.lspStarter()(t.Context(), dir, []string{"/bin/sh", "-c",
-		`echo leak > "$npm_config_cache/../leak"; echo leak > "$npm_config_cache/leak"; echo mark > "$GOCACHE/mark" && echo "$GOCACHE"`}, nil)
+		`echo leak > "$npm_config_cache/../leak"; echo leak > "$npm_config_cache/leak"; echo mark > "$GOCACHE/mark" && echo "$GOCACHE" && echo "pin=$AUTARCH_PIN" >&2`},
+		[]string{"AUTARCH_PIN=yes"})
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,6 +333,9 @@ func TestLangServerOwnCachesReadOnly(t *testing.T) {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("the server wrote %s, which later commands read", p)
 		}
+	}
+	if !strings.Contains(stderr.String(), "pin=yes") {
+		t.Errorf("the server's pinning environment did not reach it: %s", stderr.String())
 	}
 	if gocache == "" || gocache != serverBuildCache(own) {
 		t.Fatalf("the server's GOCACHE = %q (not writable?), want %s", gocache, serverBuildCache(own))
