@@ -20,10 +20,11 @@ import (
 )
 
 // Starter makes the process of a server (argv[0] is the executable's
-// absolute path), not started: the client sets its stdin, stdout and
-// stderr. Cancelling ctx must kill the process (and what it started). The
-// tools' Starter confines the server in the sandbox of the worktree.
-type Starter func(ctx context.Context, dir string, argv []string) (*exec.Cmd, error)
+// absolute path, env extra KEY=VALUE variables that pin what it runs),
+// not started: the client sets its stdin, stdout and stderr. Cancelling
+// ctx must kill the process (and what it started). The tools' Starter
+// confines the server in the sandbox of the worktree.
+type Starter func(ctx context.Context, dir string, argv, env []string) (*exec.Cmd, error)
 
 // Default timeouts of Options.
 const (
@@ -139,6 +140,20 @@ func (p *Pool) Close(ctx context.Context) {
 	wg.Wait()
 }
 
+// StopRoot shuts down the running servers of the worktree root (their
+// clients start them again on the next call).
+func (p *Pool) StopRoot(ctx context.Context, root string) {
+	root = filepath.Clean(root)
+	var wg sync.WaitGroup
+	for _, c := range p.all() {
+		if c.root == root {
+			wg.Go(func() { c.Shutdown(ctx) })
+		}
+	}
+	wg.Wait()
+	p.opts.Log.Info("language servers stopped", "root", root, "why", "the masks changed")
+}
+
 // Client talks to one server over one worktree. A server that crashed or
 // did not answer in time is stopped, and the next call starts it again.
 type Client struct {
@@ -182,6 +197,13 @@ func (c *Client) Running() bool {
 type UnavailableError struct{ Msg string }
 
 func (e *UnavailableError) Error() string { return e.Msg }
+
+// RefusedError is a server Autarch does not start (or stopped) for the
+// worktree, saying why (Server.Confine, Server.Recheck): retrying does
+// not help until the worktree or the installation changes.
+type RefusedError struct{ Msg string }
+
+func (e *RefusedError) Error() string { return e.Msg }
 
 // process is one running server.
 type process struct {
@@ -292,6 +314,26 @@ func (c *Client) stop(p *process, what string) error {
 	return &UnavailableError{Msg: msg + "; it was stopped and starts again on the next call"}
 }
 
+// Check asks the server's Recheck about the tree before a request (and
+// the syncs before it); a refusal stops a running server and is the
+// answer.
+func (c *Client) Check() error {
+	if c.srv.Recheck == nil {
+		return nil
+	}
+	err := c.srv.Recheck(c.root)
+	if err == nil {
+		return nil
+	}
+	if c.Running() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c.Shutdown(ctx)
+		c.opts.Log.Warn("language server stopped", "server", c.srv.Name, "root", c.root, "why", err)
+	}
+	return &RefusedError{Msg: err.Error()}
+}
+
 // running returns the running process, starting one when there is none or
 // the last one exited. c.mu is held.
 func (c *Client) running(ctx context.Context, start Starter) (*process, error) {
@@ -307,13 +349,17 @@ func (c *Client) running(ctx context.Context, start Starter) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	initOpts, err := c.srv.initOptions(path, c.root)
+	l, err := c.srv.launch(path, c.root)
 	if err != nil {
-		return nil, &UnavailableError{Msg: err.Error()}
+		var ni *NotInstalledError
+		if errors.As(err, &ni) {
+			return nil, ni
+		}
+		return nil, &RefusedError{Msg: err.Error()}
 	}
 	c.starts++
 	pctx, cancel := context.WithCancel(context.Background()) // the server outlives the call that started it
-	cmd, err := start(pctx, c.root, append([]string{path}, c.srv.Command[1:]...))
+	cmd, err := start(pctx, c.root, append([]string{l.Exe}, c.srv.Command[1:]...), l.Env)
 	if err != nil {
 		cancel()
 		return nil, &UnavailableError{Msg: fmt.Sprintf("%s cannot start: %v", c.srv.Name, err)}
@@ -324,7 +370,7 @@ func (c *Client) running(ctx context.Context, start Starter) (*process, error) {
 		return nil, &UnavailableError{Msg: fmt.Sprintf("%s cannot start: %v", c.srv.Name, err)}
 	}
 	c.opts.Log.Info("language server started", "server", c.srv.Name, "root", c.root, "start", c.starts)
-	if _, err := c.request(ctx, p, c.opts.StartTimeout, "initialize", initializeParams(c.root, initOpts)); err != nil {
+	if _, err := c.request(ctx, p, c.opts.StartTimeout, "initialize", initializeParams(c.root, l.Options)); err != nil {
 		p.cancel()
 		<-p.exited
 		return nil, err

@@ -61,7 +61,7 @@ func (stdio) Close() error                { return nil }
 // fakeStarter runs the test binary as a fake server in mode (unconfined:
 // the tools' starter, tested there, adds the sandbox).
 func fakeStarter(mode *string) Starter {
-	return func(ctx context.Context, dir string, argv []string) (*exec.Cmd, error) {
+	return func(ctx context.Context, dir string, argv, env []string) (*exec.Cmd, error) {
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), fakeEnv+"="+*mode)

@@ -49,11 +49,11 @@ func TestOwnTypeScript(t *testing.T) {
 	if err != nil {
 		t.Fatalf("global install: %v", err)
 	}
-	ts, _ := got["tsserver"].(map[string]any)
+	ts, _ := got.Options["tsserver"].(map[string]any)
 	if want, _ := filepath.EvalSymlinks(global); ts["path"] != want {
 		t.Errorf("tsserver.path = %v, want %s", ts["path"], want)
 	}
-	if got["disableAutomaticTypingAcquisition"] != true {
+	if got.Options["disableAutomaticTypingAcquisition"] != true {
 		t.Errorf("typings acquisition left on: %v", got)
 	}
 	for name, exe := range map[string]string{"no TypeScript beside it": lone, "the worktree's own": treeCli} {
@@ -63,10 +63,11 @@ func TestOwnTypeScript(t *testing.T) {
 	}
 	// Through the server's options: the fixed ones stay, the pin is added.
 	srv, _ := ForFile(Known(), "a.ts")
-	opts, err := srv.initOptions(globalExe, tree)
+	l, err := srv.launch(globalExe, tree)
 	if err != nil {
 		t.Fatal(err)
 	}
+	opts := l.Options
 	ts, _ = opts["tsserver"].(map[string]any)
 	if ts["useSyntaxServer"] != "never" || ts["path"] == nil {
 		t.Errorf("initializationOptions = %v, want useSyntaxServer kept and path pinned", opts)

@@ -35,24 +35,43 @@ type Server struct {
 	Install string
 	// InitOptions are the server's initializationOptions (nil: none).
 	InitOptions map[string]any
-	// Confine, when set, returns the initializationOptions that keep the
-	// server from running the project's own code (a tree's TypeScript, a
-	// crate's build scripts), given the executable found on PATH and the
-	// worktree it serves; its error refuses to start the server.
-	Confine func(exe, root string) (map[string]any, error)
+	// Confine, when set, keeps the server from running the project's own
+	// code (a tree's TypeScript, a crate's build scripts, a toolchain the
+	// tree chooses), given the executable found on PATH and the worktree
+	// it serves: the executable to start instead, the environment that
+	// pins what it runs, and the initializationOptions to add. Its error
+	// refuses to start the server.
+	Confine func(exe, root string) (Launch, error)
+	// Recheck, when set, is asked before each request of a running
+	// server: its error (the tree now holds what Confine refuses) stops
+	// the server and is the request's answer.
+	Recheck func(root string) error
 }
 
-// initOptions are s's initializationOptions for the executable exe
-// serving root: InitOptions with Confine's on top.
-func (s Server) initOptions(exe, root string) (map[string]any, error) {
+// Launch is how a server is started: the executable (host-side, never
+// the tree's), extra KEY=VALUE environment, and its initializationOptions.
+type Launch struct {
+	Exe     string
+	Env     []string
+	Options map[string]any
+}
+
+// launch is how s starts for the executable exe serving root:
+// InitOptions with Confine's on top, and Confine's executable and
+// environment.
+func (s Server) launch(exe, root string) (Launch, error) {
 	if s.Confine == nil {
-		return s.InitOptions, nil
+		return Launch{Exe: exe, Options: s.InitOptions}, nil
 	}
 	own, err := s.Confine(exe, root)
 	if err != nil {
-		return nil, err
+		return Launch{}, err
 	}
-	return mergeOptions(s.InitOptions, own), nil
+	if own.Exe == "" {
+		own.Exe = exe
+	}
+	own.Options = mergeOptions(s.InitOptions, own.Options)
+	return own, nil
 }
 
 // mergeOptions is base with over's keys set on top, nested maps merged.
@@ -80,10 +99,10 @@ func mergeOptions(base, over map[string]any) map[string]any {
 // that tsserver.js: the agent's code would run on for the whole run, beside
 // the gates and the checkpoint, with the tree writable (redteam s11 02).
 // Automatic typings acquisition (npm in the background) is off too.
-func ownTypeScript(exe, root string) (map[string]any, error) {
+func ownTypeScript(exe, root string) (Launch, error) {
 	real, err := filepath.EvalSymlinks(exe)
 	if err != nil {
-		return nil, fmt.Errorf("typescript-language-server at %s: %w", exe, err)
+		return Launch{}, fmt.Errorf("typescript-language-server at %s: %w", exe, err)
 	}
 	tsserver := ""
 	for d := filepath.Dir(real); ; d = filepath.Dir(d) {
@@ -110,20 +129,9 @@ func ownTypeScript(exe, root string) (map[string]any, error) {
 		}
 	}
 	if tsserver == "" {
-		return nil, fmt.Errorf("typescript-language-server (%s) has no TypeScript installed beside it; install both with `npm install -g typescript-language-server typescript` (Autarch never runs the project's own TypeScript in a language server)", real)
+		return Launch{}, fmt.Errorf("typescript-language-server (%s) has no TypeScript installed beside it; install both with `npm install -g typescript-language-server typescript` (Autarch never runs the project's own TypeScript in a language server)", real)
 	}
-	return map[string]any{"tsserver": map[string]any{"path": tsserver}, "disableAutomaticTypingAcquisition": true}, nil
-}
-
-// noProjectCode keeps rust-analyzer from building and running the crate's
-// code: build scripts, procedural macros and cargo check on save run what
-// the tree holds (and cargo honours the tree's .cargo/config.toml).
-func noProjectCode(string, string) (map[string]any, error) {
-	return map[string]any{
-		"cargo":       map[string]any{"buildScripts": map[string]any{"enable": false}},
-		"procMacro":   map[string]any{"enable": false},
-		"checkOnSave": false,
-	}, nil
+	return Launch{Options: map[string]any{"tsserver": map[string]any{"path": tsserver}, "disableAutomaticTypingAcquisition": true}}, nil
 }
 
 // Known are the servers Autarch knows, in the order they are listed.
@@ -141,7 +149,7 @@ func Known() []Server {
 			Markers: []string{"pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"},
 			Install: "npm install -g pyright"},
 		{Name: "rust-analyzer", Command: []string{"rust-analyzer"}, Languages: map[string]string{".rs": "rust"}, Markers: []string{"Cargo.toml"},
-			Install: "rustup component add rust-analyzer", Confine: noProjectCode},
+			Install: "rustup component add rust-analyzer", Confine: ownRust, Recheck: noRustConfig},
 	}
 }
 
@@ -174,11 +182,19 @@ func (s Server) Path() (string, error) {
 	return p, nil
 }
 
-// NotInstalledError says that a server is not installed and how to install it.
-type NotInstalledError struct{ Server Server }
+// NotInstalledError says that a server is not installed and how to install
+// it; Detail says what was found instead ("": nothing on PATH).
+type NotInstalledError struct {
+	Server Server
+	Detail string
+}
 
 func (e *NotInstalledError) Error() string {
-	return e.Server.Name + " is not installed (not found on PATH): install it with `" + e.Server.Install + "`"
+	what := "not found on PATH"
+	if e.Detail != "" {
+		what = e.Detail
+	}
+	return e.Server.Name + " is not installed (" + what + "): install it with `" + e.Server.Install + "`"
 }
 
 // NoServerMessage is the answer for a file no known server serves.

@@ -174,6 +174,9 @@ type MaskState struct {
 	// rescans counts the decisions that stat-ed the whole tree without
 	// walking it again (rescan; for tests).
 	rescans int
+	// servers are the masks the tree's language servers started with
+	// (langserver.go): a decision that masks more stops them.
+	servers serverMasks
 }
 
 // NewMaskState makes an empty mask state for the sessions of a run.
@@ -271,11 +274,23 @@ func (s *Session) commandSandbox(ctx context.Context) (sandbox.Sandbox, error) {
 	return c.policy.Sandbox, c.err
 }
 
-// commandSpec is the confinement of one command of this session: the root
+// commandSpec is the confinement of one command of this session
+// (sandboxSpec); the tree's language servers, whose sandboxes keep the
+// masks of their start, are stopped when it masks a file they see
+// (stopStaleServers).
+func (s *Session) commandSpec(ctx context.Context, command string, timeout time.Duration) (sandbox.Spec, error) {
+	spec, err := s.sandboxSpec(ctx, command, timeout)
+	if err == nil {
+		s.stopStaleServers(ctx, spec.Masked)
+	}
+	return spec, err
+}
+
+// sandboxSpec is the confinement of one process of this session: the root
 // writable, the repository, git and Autarch configuration and protected
 // files read-only, Autarch's state and secret files masked, the network
 // and writable caches by stage.
-func (s *Session) commandSpec(ctx context.Context, command string, timeout time.Duration) (sandbox.Spec, error) {
+func (s *Session) sandboxSpec(ctx context.Context, command string, timeout time.Duration) (sandbox.Spec, error) {
 	dir := s.root.Dir()
 	repo, err := sandbox.RepoPaths(dir, s.gitCommonDir())
 	if err != nil {

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -75,21 +78,164 @@ func (s *Session) closeLangServers() {
 // must not change the tree beside the gates and the checkpoint: redteam
 // s11 02), the repository, protected and secret files confined as for
 // commands, the toolchains and module caches read-only, the repository's
-// own build cache, and never the network.
+// own caches read-only (a server downloads nothing, and the folder every
+// later command reads must be no channel out of a server: redteam s12
+// 02), the server's pinning environment (langserver.Launch), and never
+// the network. Its masks are those of its start: a later command's
+// decision that masks more stops it (stopStaleServers).
 func (s *Session) lspStarter() langserver.Starter {
-	return func(ctx context.Context, dir string, argv []string) (*exec.Cmd, error) {
+	return func(ctx context.Context, dir string, argv, env []string) (*exec.Cmd, error) {
 		sb, err := s.commandSandbox(ctx)
 		if err != nil {
 			return nil, err
 		}
-		spec, err := s.commandSpec(ctx, "exec "+shellWords(argv), 0)
+		spec, err := s.sandboxSpec(ctx, "exec "+shellWords(argv), 0)
 		if err != nil {
 			return nil, err
 		}
 		spec.Network = false
 		spec.ReadOnly = append(spec.ReadOnly, spec.Dir)
+		if spec.OwnCaches != "" {
+			spec.ReadOnly = append(spec.ReadOnly, spec.OwnCaches)
+			spec.BuildCache = serverBuildCache(spec.OwnCaches)
+		}
+		spec.Env = append(spec.Env, env...)
+		if pool := s.langServers(); pool != nil {
+			s.sharedMaskState().servers.started(pool, spec.Masked)
+		}
 		return sb.Command(ctx, spec)
 	}
+}
+
+// serverBuildCache is the Go build cache of the language servers of a
+// repository whose own caches are in own: go refuses a read-only one
+// (gopls's go list builds cgo packages), and the commands' (in own) is
+// read-only to servers, so servers have one of their own beside it,
+// which no command sees (it is in Autarch's state folder of the
+// repository, or in the user's cache directory) and which is read over
+// the user's build cache as the commands' is.
+func serverBuildCache(own string) string {
+	return filepath.Join(own+"-langservers", "go-build")
+}
+
+// serverMasks are the masks every running language server of a tree
+// started with (a server's sandbox keeps them for its life), as the files
+// they hid, and the pools that started servers there.
+type serverMasks struct {
+	mu    sync.Mutex
+	ids   map[string]maskID // by absolute path
+	pools map[*langserver.Pool]bool
+}
+
+// maskID is the file a mask hid when it was made: a mask is bound onto
+// that file, so another file in its place (renamed over it, written
+// after it was deleted) is seen; a path missing then is not masked.
+type maskID struct {
+	dev, ino uint64
+	present  bool
+}
+
+func maskIDs(masked []string) map[string]maskID {
+	ids := make(map[string]maskID, len(masked))
+	for _, p := range masked {
+		var id maskID
+		if fi, err := os.Lstat(p); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				id = maskID{dev: uint64(st.Dev), ino: st.Ino, present: true}
+			}
+		}
+		ids[p] = id
+	}
+	return ids
+}
+
+// started records the masks of a server pool starts.
+func (m *serverMasks) started(pool *langserver.Pool, masked []string) {
+	ids := maskIDs(masked)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pools == nil {
+		m.pools, m.ids = map[*langserver.Pool]bool{}, ids
+	} else {
+		for p, id := range m.ids {
+			if ids[p] != id {
+				delete(m.ids, p) // not hidden from every server
+			}
+		}
+	}
+	m.pools[pool] = true
+}
+
+// running reports whether servers started with these masks may run.
+func (m *serverMasks) running() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.pools) > 0
+}
+
+// stale returns the pools whose servers must stop because masked hides a
+// file one of them may see (and forgets them); nil when none. all says
+// masked is a command's whole set (a path missing from it is no longer
+// masked), not the secret masks alone.
+func (m *serverMasks) stale(masked []string, all bool) []*langserver.Pool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.pools) == 0 {
+		return nil
+	}
+	ids := maskIDs(masked)
+	stale := false
+	for p, id := range ids {
+		if old, ok := m.ids[p]; id.present && (!ok || old != id) {
+			stale = true
+			break
+		}
+	}
+	if !stale && all {
+		for p := range m.ids {
+			if _, ok := ids[p]; !ok {
+				delete(m.ids, p) // no longer masked: if it comes back, it is new
+			}
+		}
+	}
+	if !stale {
+		return nil
+	}
+	pools := make([]*langserver.Pool, 0, len(m.pools))
+	for p := range m.pools {
+		pools = append(pools, p)
+	}
+	m.pools, m.ids = nil, nil
+	return pools
+}
+
+// stopStaleServers stops the tree's language servers when a command's
+// masks hide a file their sandboxes do not (a secret written after they
+// started): the next call starts them again with the masks of then
+// (redteam s12 02).
+func (s *Session) stopStaleServers(ctx context.Context, masked []string) {
+	for _, pool := range s.sharedMaskState().servers.stale(masked, true) {
+		pool.StopRoot(ctx, s.root.Dir())
+	}
+}
+
+// lspFreshMasks decides the secret masks before a request to a running
+// server, and stops the tree's servers when they hide a file the
+// servers' sandboxes do not: a secret written after they started is
+// never read by one to answer (a hover showing its value).
+func (s *Session) lspFreshMasks(ctx context.Context) error {
+	servers := &s.sharedMaskState().servers
+	if !servers.running() {
+		return nil
+	}
+	masked, err := s.maskedFiles(nil)
+	if err != nil {
+		return err
+	}
+	for _, pool := range servers.stale(masked, false) {
+		pool.StopRoot(ctx, s.root.Dir())
+	}
+	return nil
 }
 
 // shellWords quotes words for bash -c.
@@ -140,7 +286,13 @@ func (s *Session) lspSync(ctx context.Context, c *langserver.Client, rels ...str
 // lspCall syncs the files and sends one request; a Go error is returned
 // only for a cancelled call, the rest is the result to give the model.
 func (s *Session) lspCall(ctx context.Context, c *langserver.Client, rel, method string, params any) (json.RawMessage, Result, bool, error) {
-	err := s.lspSync(ctx, c, rel)
+	err := s.lspFreshMasks(ctx)
+	if err == nil {
+		err = c.Check()
+	}
+	if err == nil {
+		err = s.lspSync(ctx, c, rel)
+	}
 	var raw json.RawMessage
 	if err == nil {
 		err = c.Call(ctx, s.lspStarter(), method, params, &raw)
@@ -156,6 +308,13 @@ func (s *Session) lspCall(ctx context.Context, c *langserver.Client, rel, method
 
 // lspError is the model's answer for a server that failed.
 func lspError(c *langserver.Client, err error) Result {
+	var (
+		refused *langserver.RefusedError
+		missing *langserver.NotInstalledError
+	)
+	if errors.As(err, &refused) || errors.As(err, &missing) {
+		return opError(err.Error())
+	}
 	var se *langserver.ServerError
 	if errors.As(err, &se) {
 		return opError(fmt.Sprintf("%s could not answer: %s; check the path, line and symbol, or use grep", se.Server, se.Msg))

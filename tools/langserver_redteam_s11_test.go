@@ -96,7 +96,7 @@ func TestLangServerTreeReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	gitRepoT(t, dir, map[string]string{"go.mod": "module m\n", "a.go": "package m\n"})
 	h := newHarness(t, "pulsing", SessionConfig{Root: dir})
-	cmd, err := h.s.lspStarter()(t.Context(), dir, []string{"/bin/sh", "-c", "echo planted > a.go; echo new > b.go; mkdir d"})
+	cmd, err := h.s.lspStarter()(t.Context(), dir, []string{"/bin/sh", "-c", "echo planted > a.go; echo new > b.go; mkdir d"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,6 @@ import (
 // program leaves a mark in the repository's own npm cache (writable in
 // every sandbox, the server's too) and exits.
 func TestRustTreeCodeNeverRuns(t *testing.T) {
-	t.Skip("redteam s12 01: open, see report")
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bubblewrap is not installed")
 	}
@@ -56,7 +55,11 @@ func TestRustTreeCodeNeverRuns(t *testing.T) {
 				"src/main.rs": "fn add(a: i32, b: i32) -> i32 { a + b }\nfn main() { println!(\"{}\", add(1, 2)); }\n",
 				".gitignore":  "target/\n",
 			})
-			mark := "#!/bin/sh\n: > \"$npm_config_cache/../planted-" + strings.ReplaceAll(route, "/", "_") + "-$(basename \"$0\")\"\nexit 3\n"
+			// The mark goes to the repository's own caches and, where
+			// those are read-only (a server's sandbox), to the build cache
+			// a server writes (both in the repository's git directory).
+			name := "planted-" + strings.ReplaceAll(route, "/", "_") + "-$(basename \"$0\")"
+			mark := "#!/bin/sh\ntouch \"$npm_config_cache/../" + name + "\" \"$GOCACHE/" + name + "\" 2>/dev/null\nexit 3\n"
 			files := map[string]string{}
 			switch route {
 			case "rust-toolchain.toml":
@@ -140,7 +143,6 @@ while True:
 // command, but not for the server: the planted server copies it into the
 // repository's own cache, and the agent's next command prints it.
 func TestLangServerSeesNoLaterSecret(t *testing.T) {
-	t.Skip("redteam s12 02: open, see report")
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bubblewrap is not installed")
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -228,7 +229,7 @@ func TestLangServersStartInTheSandbox(t *testing.T) {
 	dir := t.TempDir()
 	gitRepoT(t, dir, map[string]string{"go.mod": "module m\n"})
 	h := newHarness(t, "preflight", SessionConfig{Root: dir})
-	cmd, err := h.s.lspStarter()(t.Context(), dir, []string{"/usr/bin/true"})
+	cmd, err := h.s.lspStarter()(t.Context(), dir, []string{"/usr/bin/true"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,5 +253,94 @@ func TestSnippetsPassTheSecretGate(t *testing.T) {
 	// The sandbox masks the file: the server never reads it.
 	if res.Failed || strings.Contains(res.Output, "AKIA") || strings.Contains(res.Output, "keys.go") {
 		t.Errorf("references = %s", res.Output)
+	}
+}
+
+// TestLangServersRestartWhenMasksGrow (redteam s12 02): a server's sandbox
+// keeps the masks of its start, so a command whose masks hide a file the
+// server's do not (a secret written after it started, or another file
+// moved over a masked one) stops the tree's servers, and the next call
+// starts them with the masks of then. A command that masks nothing new
+// leaves them running.
+func TestLangServersRestartWhenMasksGrow(t *testing.T) {
+	h := goplsHarness(t)
+	symbols := func() {
+		t.Helper()
+		if res := h.call("document_symbols", map[string]any{"path": "store/store.go"}); res.Failed {
+			t.Fatalf("document_symbols = %s", res.Output)
+		}
+	}
+	pool := h.s.langServers()
+	symbols()
+	h.call("shell", map[string]any{"command": "true"})
+	if pool.Live() != 1 || pool.Starts() != 1 {
+		t.Fatalf("after a command masking nothing new: live %d, starts %d; want the server kept", pool.Live(), pool.Starts())
+	}
+	const secret = "API_TOKEN=s3cr3t-0123456789abcdefghij\n"
+	writeFiles(t, h.dir, map[string]string{"store/.env": secret})
+	h.call("shell", map[string]any{"command": "true"})
+	if pool.Live() != 0 {
+		t.Fatal("a secret written after the server started left it running with the masks of before")
+	}
+	symbols()
+	if pool.Live() != 1 || pool.Starts() != 2 {
+		t.Fatalf("the next call: live %d, starts %d; want it started again", pool.Live(), pool.Starts())
+	}
+	// Another secret file moved over the masked one: a mask is bound onto
+	// the file it hid, not the name.
+	writeFiles(t, h.dir, map[string]string{"x.tmp": secret})
+	if err := os.Rename(filepath.Join(h.dir, "x.tmp"), filepath.Join(h.dir, "store/.env")); err != nil {
+		t.Fatal(err)
+	}
+	h.call("shell", map[string]any{"command": "true"})
+	if pool.Live() != 0 {
+		t.Fatal("a file moved over a masked one left the server running")
+	}
+	// A request decides the masks too: a secret written with no command
+	// since is never read by the server to answer (a hover of its value).
+	symbols()
+	writeFiles(t, h.dir, map[string]string{"store/keys.go": "package store\n\nvar key = \"AKIAIOSFODNN7EXAMPLE\"\n"})
+	symbols()
+	if pool.Starts() != 4 {
+		t.Fatalf("starts = %d, want 4: the request after a new secret restarts the server", pool.Starts())
+	}
+}
+
+// TestLangServerOwnCachesReadOnly (redteam s12 02): the repository's own
+// download caches, which every later command reads, are read-only in a
+// server's sandbox (no channel out of it); its Go build cache is its own,
+// writable (go list needs one) and seen by no command. The server's
+// pinning environment (langserver.Launch.Env) reaches it.
+func TestLangServerOwnCachesReadOnly(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bubblewrap is not installed")
+	}
+	dir := t.TempDir()
+	gitRepoT(t, dir, map[string]string{"go.mod": "module m\n"})
+	h := newHarness(t, "pulsing", SessionConfig{Root: dir})
+	cmd, err := h.s.lspStarter()(t.Context(), dir, []string{"/bin/sh", "-c",
+		`echo leak > "$npm_config_cache/../leak"; echo leak > "$npm_config_cache/leak"; echo mark > "$GOCACHE/mark" && echo "$GOCACHE" && echo "pin=$AUTARCH_PIN" >&2`},
+		[]string{"AUTARCH_PIN=yes"})
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cmd.Output()
+	gocache := strings.TrimSpace(string(out))
+	own := h.s.ownCaches()
+	for _, p := range []string{filepath.Join(own, "leak"), filepath.Join(own, "npm", "leak")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("the server wrote %s, which later commands read", p)
+		}
+	}
+	if !strings.Contains(stderr.String(), "pin=yes") {
+		t.Errorf("the server's pinning environment did not reach it: %s", stderr.String())
+	}
+	if gocache == "" || gocache != serverBuildCache(own) {
+		t.Fatalf("the server's GOCACHE = %q (not writable?), want %s", gocache, serverBuildCache(own))
+	}
+	if res := h.call("shell", map[string]any{"command": "cat " + shellQuote(filepath.Join(gocache, "mark"))}); strings.Contains(res.Output, "mark\n") {
+		t.Errorf("a command read the servers' build cache: %s", res.Output)
 	}
 }

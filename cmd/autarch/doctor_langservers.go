@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -36,18 +37,37 @@ func reportLangServers(w io.Writer, title string, servers []langserver.Server) {
 		switch {
 		case err != nil:
 			fmt.Fprintf(w, "%s (%s): not found on PATH; install with `%s`\n", srv.Name, strings.Join(exts, " "), srv.Install)
-		case srv.Name == "rust-analyzer" && !runs(p, "--version"):
-			// rustup installs a proxy that fails until the component is added.
-			fmt.Fprintf(w, "%s (%s): %s does not run (a rustup proxy without the component?); install with `%s`\n", srv.Name, strings.Join(exts, " "), p, srv.Install)
+		case srv.Name == "rust-analyzer":
+			// rustup installs a proxy that fails until the component is
+			// added; the binary is asked for in "/" (a proxy started here
+			// would follow this directory's rust-toolchain.toml), as the
+			// tools start it, and run there too.
+			real, err := langserver.RustAnalyzerExecutable(p)
+			if err == nil && !runs(real, "--version") {
+				err = fmt.Errorf("%s does not run", real)
+			}
+			var missing *langserver.NotInstalledError
+			switch {
+			case errors.As(err, &missing):
+				fmt.Fprintf(w, "%s (%s): %s: %v\n", srv.Name, strings.Join(exts, " "), p, err)
+				continue
+			case err != nil:
+				fmt.Fprintf(w, "%s (%s): %s: %v; install with `%s`\n", srv.Name, strings.Join(exts, " "), p, err, srv.Install)
+				continue
+			}
+			fmt.Fprintf(w, "%s (%s): %s\n", srv.Name, strings.Join(exts, " "), real)
 		default:
 			fmt.Fprintf(w, "%s (%s): %s\n", srv.Name, strings.Join(exts, " "), p)
 		}
 	}
 }
 
-// runs reports whether path args exits 0 within a few seconds.
+// runs reports whether path args, run in "/" (no project's files
+// choose what runs), exits 0 within a few seconds.
 func runs(path string, args ...string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return exec.CommandContext(ctx, path, args...).Run() == nil
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Dir = "/"
+	return cmd.Run() == nil
 }
