@@ -84,13 +84,7 @@ func TestRustTreeCodeNeverRuns(t *testing.T) {
 			h := newHarness(t, "pulsing", SessionConfig{Root: dir})
 			h.call("document_symbols", map[string]any{"path": "src/main.rs"})
 			h.s.Close()
-			var ran []string
-			_ = filepath.WalkDir(filepath.Join(dir, ".git"), func(p string, d fs.DirEntry, err error) error {
-				if err == nil && strings.HasPrefix(d.Name(), "planted-") {
-					ran = append(ran, d.Name())
-				}
-				return nil
-			})
+			ran := plantedRan(dir)
 			if len(ran) > 0 {
 				t.Fatalf("the language server ran the tree's own programs (%s): the agent's code runs in the server's sandbox for the whole run", strings.Join(ran, ", "))
 			}
@@ -235,6 +229,18 @@ func TestPyrightRunsNoTreeInterpreter(t *testing.T) {
 	h := newHarness(t, "pulsing", SessionConfig{Root: dir})
 	res := h.call("hover", map[string]any{"path": "pkg/app.py", "line": 4, "symbol": "dumps"})
 	h.s.Close()
+	ran := plantedRan(dir)
+	if len(ran) > 0 {
+		t.Fatalf("pyright ran the tree's Python (%s): %s", strings.Join(ran, ", "), res.Output)
+	}
+	if res.Failed || !strings.Contains(res.Output, "dumps") {
+		t.Fatalf("hover = %+v: the server did not answer, so nothing was shown", res)
+	}
+}
+
+// plantedRan names the marks ("planted-…") the tree's planted programs
+// left under dir's .git when they ran.
+func plantedRan(dir string) []string {
 	var ran []string
 	_ = filepath.WalkDir(filepath.Join(dir, ".git"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && strings.HasPrefix(d.Name(), "planted-") {
@@ -242,10 +248,5 @@ func TestPyrightRunsNoTreeInterpreter(t *testing.T) {
 		}
 		return nil
 	})
-	if len(ran) > 0 {
-		t.Fatalf("pyright ran the tree's Python (%s): %s", strings.Join(ran, ", "), res.Output)
-	}
-	if res.Failed || !strings.Contains(res.Output, "dumps") {
-		t.Fatalf("hover = %+v: the server did not answer, so nothing was shown", res)
-	}
+	return ran
 }

@@ -1,30 +1,12 @@
 package workspace
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // TestReadsOnceKeepsStampVerdictsOnly: a gate told its process reads each
 // file once decides as any gate does, remembers the verdicts by file
 // version (and persists them), and keeps none by content hash.
 func TestReadsOnceKeepsStampVerdictsOnly(t *testing.T) {
-	dir, state := t.TempDir(), t.TempDir()
-	files := map[string]string{
-		"clean.go":  "package main\n\nfunc main() {}\n",
-		"leaky.txt": "token = " + fake("ghp_", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"),
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	root, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root, _, state, files := verdictTree(t)
 	g := DefaultGate()
 	g.PersistVerdicts(state)
 	g.ReadsOnce()

@@ -10,21 +10,7 @@ import (
 // next over the same state directory, for the same file versions only, and
 // only under the same rules and sensitive paths.
 func TestVerdictsOutliveTheGate(t *testing.T) {
-	dir, state := t.TempDir(), t.TempDir()
-	files := map[string]string{
-		"clean.go":  "package main\n\nfunc main() {}\n",
-		"leaky.txt": "token = " + fake("ghp_", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"),
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	root, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root, dir, state, files := verdictTree(t)
 	stamp := func(rel string) ([]byte, Stamp) {
 		data, st, err := root.ReadFileStamp(rel, MaxGrepFileSize)
 		if err != nil || st == (Stamp{}) {
@@ -86,4 +72,27 @@ func TestVerdictsOutliveTheGate(t *testing.T) {
 	if _, _, known := third.KnownVerdict("clean.go", st); known {
 		t.Error("a damaged store gave a verdict")
 	}
+}
+
+// verdictTree is a root (at dir) of the files named in files, a clean
+// one (clean.go) and one holding a token (leaky.txt), and a state
+// directory for persisted verdicts.
+func verdictTree(t *testing.T) (root *Root, dir, state string, files map[string]string) {
+	t.Helper()
+	dir, state = t.TempDir(), t.TempDir()
+	files = map[string]string{
+		"clean.go":  "package main\n\nfunc main() {}\n",
+		"leaky.txt": "token = " + fake("ghp_", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"),
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return root, dir, state, files
 }

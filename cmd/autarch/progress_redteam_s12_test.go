@@ -80,15 +80,8 @@ func TestListsShowNoControls(t *testing.T) {
 // (clipboard) sequence in a workflow's name reaches the terminal spelled
 // out, never raw.
 func TestStatusShowsNoControls(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	ctx := context.Background()
-	dir := t.TempDir()
-	gitCmd(t, dir, "init", "-q", "-b", "main")
-	gitCmd(t, dir, "-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "--allow-empty", "-m", "initial")
-	p, err := workflow.OpenProject(ctx, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, p := statusProject(t)
 	wf := store.Workflow{ID: "wf-evil", Name: "fix\x1b]52;c;Zm9v\x07-login", Task: "t", Stage: "research", Status: store.WorkflowActive}
 	if err := p.Store.CreateWorkflow(ctx, &wf); err != nil {
 		t.Fatal(err)

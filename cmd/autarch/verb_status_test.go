@@ -235,16 +235,24 @@ func lockRun(t *testing.T, stateDir, id string) {
 	t.Cleanup(func() { f.Close() })
 }
 
-func TestStatusVerbShowsToolActivity(t *testing.T) {
+// statusProject is a repository with one empty commit and its opened
+// project, for the status verb's tests (the user's configuration empty).
+func statusProject(t *testing.T) (string, *workflow.Project) {
+	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	ctx := context.Background()
 	dir := t.TempDir()
 	gitCmd(t, dir, "init", "-q", "-b", "main")
 	gitCmd(t, dir, "-c", "user.name=U", "-c", "user.email=u@example.com", "commit", "-q", "--allow-empty", "-m", "initial")
-	p, err := workflow.OpenProject(ctx, dir, nil)
+	p, err := workflow.OpenProject(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, p
+}
+
+func TestStatusVerbShowsToolActivity(t *testing.T) {
+	ctx := context.Background()
+	dir, p := statusProject(t)
 	live, _, jobID := seedActivity(t, p.Store, time.Now())
 	lockRun(t, p.Repo.StateDir(), live)
 	lockRun(t, p.Repo.StateDir(), "job-"+jobID)
