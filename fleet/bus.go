@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	kernel "github.com/autarch-dev/autarch/agent/run"
+	"github.com/autarch-dev/autarch/swarm"
 )
 
 // DefaultLease is how long a claim holds a run without a renewal.
@@ -74,7 +75,7 @@ func Open(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, opts Optio
 	f.replicas = replicas
 	var err error
 	if f.queue, err = retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
-		return js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		return swarm.EnsureStream(ctx, js, jetstream.StreamConfig{
 			Name: queueStream, Description: "autarch fleet: runs waiting for a worker (one subject token per label)",
 			Subjects: []string{queuePrefix + ".>"}, Retention: jetstream.WorkQueuePolicy,
 			Storage: jetstream.FileStorage, Replicas: replicas, Duplicates: 2 * time.Minute,
@@ -83,7 +84,7 @@ func Open(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, opts Optio
 		return nil, fmt.Errorf("fleet: the queue stream: %w", err)
 	}
 	if _, err = retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
-		return js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		return swarm.EnsureStream(ctx, js, jetstream.StreamConfig{
 			Name: eventsStream, Description: "autarch fleet: each run's events (run.Event JSON) on its own subject",
 			Subjects: []string{eventsPrefix + ".>"}, Retention: jetstream.LimitsPolicy, MaxAge: 7 * 24 * time.Hour,
 			Storage: jetstream.FileStorage, Replicas: replicas,
@@ -112,7 +113,7 @@ func Open(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, opts Optio
 func (f *Fleet) bucket(ctx context.Context, what string, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
 	cfg.Storage, cfg.Replicas = jetstream.FileStorage, f.replicas
 	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		return f.js.CreateOrUpdateKeyValue(ctx, cfg)
+		return swarm.EnsureKeyValue(ctx, f.js, cfg)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("fleet: the %s bucket: %w", what, err)

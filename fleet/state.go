@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/autarch-dev/autarch/swarm"
 )
 
 // A run's durable state (its workflow store: conversation, cards, plan,
@@ -50,7 +52,7 @@ var ErrStateInvalid = errors.New("fleet: the run's saved state does not match it
 func (f *Fleet) stateStore(ctx context.Context) (jetstream.ObjectStore, error) {
 	obs, err := f.js.ObjectStore(ctx, stateBucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		obs, err = f.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+		obs, err = swarm.EnsureObjectStore(ctx, f.js, jetstream.ObjectStoreConfig{
 			Bucket: stateBucket, Description: "autarch fleet: each run's durable state (its workflow store), saved at checkpoints",
 			Storage: jetstream.FileStorage, Replicas: f.replicas,
 		})

@@ -68,7 +68,7 @@ func Open(ctx context.Context, c *Conn, name string, opts Options) (*Swarm, erro
 	}
 	var err error
 	bucket := func(suffix, desc string, history uint8) (jetstream.KeyValue, error) {
-		kv, err := c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		kv, err := EnsureKeyValue(ctx, c.js, jetstream.KeyValueConfig{
 			Bucket: "swarm_" + name + "_" + suffix, Description: desc, History: history,
 			Storage: jetstream.FileStorage, Replicas: replicas,
 		})
@@ -86,7 +86,7 @@ func Open(ctx context.Context, c *Conn, name string, opts Options) (*Swarm, erro
 	if s.rate, err = bucket("rate", "autarch swarm "+name+": rate-limit buckets", 1); err != nil {
 		return nil, err
 	}
-	s.queue, err = c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	s.queue, err = EnsureStream(ctx, c.js, jetstream.StreamConfig{
 		Name: s.queueStream(), Subjects: []string{s.queueSubject("*")}, Retention: jetstream.WorkQueuePolicy,
 		Storage: jetstream.FileStorage, Replicas: replicas, Duplicates: 2 * time.Minute,
 		Description: "autarch swarm " + name + ": work queue",
@@ -101,7 +101,7 @@ func Open(ctx context.Context, c *Conn, name string, opts Options) (*Swarm, erro
 	if err != nil {
 		return nil, fmt.Errorf("swarm %s: queue consumer: %w", name, err)
 	}
-	s.props, err = c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	s.props, err = EnsureStream(ctx, c.js, jetstream.StreamConfig{
 		Name: "swarm_" + name + "_proposals", Subjects: []string{s.propSubject("*"), s.decisionSubject("*")},
 		Storage: jetstream.FileStorage, Replicas: replicas,
 		Description: "autarch swarm " + name + ": fs_write proposals and the arbiter's decisions",
