@@ -209,3 +209,25 @@ func TestVerifyGatesOff(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyTreeChangedByGates: a gate command that rewrites a file of
+// the commit it verifies (as a test repairing a broken source before its
+// package compiles would) fails the verification, though the command
+// passes.
+func TestVerifyTreeChangedByGates(t *testing.T) {
+	repo, commit := repoWith(t, map[string]string{"a.txt": "a\n"})
+	gates := sandboxGates(t, repo)
+	const cmd = "grep -q a a.txt && echo repaired > a.txt"
+	g := verify.Gates{Kinds: []verify.Kind{verify.Test}, Commands: map[verify.Kind]string{verify.Test: cmd}}
+	rec := runOn(t, repo, commit, g, gates)
+	if len(rec.Checks) != 1 || rec.Checks[0].Status != verify.StatusPass {
+		t.Fatalf("recorded checks = %+v", rec.Checks)
+	}
+	res, err := Verify(context.Background(), repo, commit, Options{Gates: gates, Config: verify.Gates{Commands: g.Commands}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK || !strings.Contains(strings.Join(res.Differences, "\n"), "changed a.txt of the commit while they ran") {
+		t.Errorf("OK = %v, differences:\n%s", res.OK, res.Text())
+	}
+}

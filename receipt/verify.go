@@ -172,6 +172,18 @@ func rerun(ctx context.Context, repo *git.Repo, res *Result, parent string, opt 
 	if err != nil {
 		return fmt.Errorf("receipt verify: %w", err)
 	}
+	// The gates ran the commit's own code (its tests, its build steps),
+	// which may write the checkout: a test that repairs a broken file
+	// before the package holding it is compiled makes the gates pass
+	// over a commit that does not build. What they tested must be the
+	// commit.
+	moved, err := repo.ChangedPaths(ctx, dir, res.Commit)
+	if err != nil {
+		return fmt.Errorf("receipt verify: %w", err)
+	}
+	if len(moved) > 0 {
+		res.Differences = append(res.Differences, fmt.Sprintf("the gates' commands changed %s of the commit while they ran (a test or a build step writes the project's own files), so what they tested is not the commit: its checks prove nothing until its tests write under a temporary folder", strings.Join(moved, ", ")))
+	}
 	res.Rerun, _ = checksOf(run, rec.Baseline.Items)
 	res.Differences = append(res.Differences, compare(rec.Checks, res.Rerun, &res.Notes)...)
 	return nil

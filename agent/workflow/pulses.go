@@ -373,9 +373,20 @@ func (r *pulseRunner) runGates(ctx context.Context, s *tools.Session, sp store.P
 	if err != nil {
 		return verify.GateRun{}, err
 	}
-	run := s.QualityGates(ctx, q.Gates, changed)
-	if ctx.Err() != nil {
-		return run, ctx.Err()
+	// what the gates test is what the checkpoint commits: the gates'
+	// commands (the project's tests) must not have changed it meanwhile
+	// (but the preflight's artifacts, which no checkpoint commits)
+	artifacts, err := r.gw.Artifacts(ctx)
+	if err != nil {
+		return verify.GateRun{}, err
+	}
+	committed := func(ctx context.Context) ([]string, error) {
+		paths, err := r.changedPaths(ctx)
+		return git.WithoutArtifacts(paths, artifacts), err
+	}
+	run, err := s.HeldGates(ctx, q.Gates, changed, git.WithoutArtifacts(changed, artifacts), committed)
+	if err != nil {
+		return run, err
 	}
 	if err := r.e.cfg.Store.SetPulseGates(ctx, sp.ID, run); err != nil {
 		return run, err

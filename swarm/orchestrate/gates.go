@@ -47,12 +47,13 @@ func (r *run) gateSession() (*tools.Session, error) {
 // runGates runs the quality gates over changed in the swarm's worktree
 // (full: over the whole project).
 func (r *run) runGates(ctx context.Context, changed []string, full bool) (verify.GateRun, error) {
-	run, _, err := r.runGatesWith(ctx, changed, full)
+	run, _, err := r.runGatesWith(ctx, changed, full, false)
 	return run, err
 }
 
-// runGatesWith is runGates, also returning the configuration it used.
-func (r *run) runGatesWith(ctx context.Context, changed []string, full bool) (verify.GateRun, verify.Gates, error) {
+// runGatesWith is runGates, also returning the configuration it used;
+// held: HeldGates (the worktree holds the commit the gates test).
+func (r *run) runGatesWith(ctx context.Context, changed []string, full, held bool) (verify.GateRun, verify.Gates, error) {
 	q, err := r.o.quality()
 	if err != nil {
 		return verify.GateRun{}, verify.Gates{}, err
@@ -64,8 +65,21 @@ func (r *run) runGatesWith(ctx context.Context, changed []string, full bool) (ve
 	defer sess.Close()
 	g := q.Gates
 	g.Full = g.Full || full
-	run := sess.QualityGates(ctx, g, changed)
-	return run, g, ctx.Err()
+	if !held {
+		run := sess.QualityGates(ctx, g, changed)
+		return run, g, ctx.Err()
+	}
+	// the gates test the round's commit as the worktree holds it: the
+	// gates' commands (the project's tests) must leave it so
+	dirty := func(ctx context.Context) ([]string, error) {
+		return r.o.cfg.Repo.ChangedPaths(ctx, r.st.Worktree, "HEAD")
+	}
+	before, err := dirty(ctx)
+	if err != nil {
+		return verify.GateRun{}, g, fmt.Errorf("the swarm's worktree %s: %w", r.st.Worktree, err)
+	}
+	run, err := sess.HeldGates(ctx, g, changed, before, dirty)
+	return run, g, err
 }
 
 // baseline runs the gates once before the swarm's first write, on the
@@ -108,7 +122,7 @@ func (r *run) gate(ctx context.Context, written []string) error {
 	if r.st.GatesCommit == head {
 		return nil
 	}
-	run, g, err := r.runGatesWith(ctx, written, false)
+	run, g, err := r.runGatesWith(ctx, written, false, true)
 	if err != nil {
 		return err
 	}

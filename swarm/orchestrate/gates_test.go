@@ -3,10 +3,12 @@ package orchestrate
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/tools"
 )
 
 // goProject commits go.mod and the given files on the world's branch (the
@@ -138,5 +140,26 @@ func TestSwarmGatesValidWrite(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSwarmGatesTreeHeld: a test the gates run rewrites a file of the
+// commit they test (after it was compiled): the gates fail naming it,
+// where the tests alone pass.
+func TestSwarmGatesTreeHeld(t *testing.T) {
+	w := newWorld(t, "gates-tree")
+	goProject(t, w, map[string]string{})
+	st := runGated(t, w, 1)
+
+	if len(st.Commits) != 1 || st.Gates == nil || st.GatesCommit != st.Commits[0] {
+		t.Fatalf("commits %v, gates %+v of %s", st.Commits, st.Gates, st.GatesCommit)
+	}
+	failing := st.FailingGates()
+	if !slices.ContainsFunc(failing, func(f string) bool { return strings.Contains(f, tools.CheckTree) }) {
+		t.Fatalf("failing gates = %q; gates %+v", failing, st.Gates)
+	}
+	evs := gateEvents(w.events)
+	if len(evs) != 2 || !evs[1].Failed || !strings.Contains(evs[1].Text, "hello.go changed while the quality gates ran") {
+		t.Fatalf("gate events = %+v", evs)
 	}
 }

@@ -17,7 +17,9 @@ func (d Detector) goChecks(dir string) []Check {
 	}
 	out := []Check{
 		{Name: "go build", Kind: Build, Dir: dir, Missing: gone, goTool: true,
-			command: func(t Target) string { return "go build " + quote(goPackages(t)) }, parse: parseCompiler},
+			// -o /dev/null: a single main package's executable would land
+			// in the worktree, and a checkpoint would commit it
+			command: func(t Target) string { return "go build -o /dev/null " + quote(goPackages(t)) }, parse: parseCompiler},
 		{Name: "go test", Kind: Test, Dir: dir, Missing: gone, goTool: true, command: goTestCommand, parse: parseGoTest},
 		{Name: "go vet", Kind: Lint, Dir: dir, Missing: gone, goTool: true,
 			command: func(t Target) string { return "go vet " + quote(goPackages(t)) }, parse: parseCompiler},

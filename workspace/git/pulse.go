@@ -561,3 +561,21 @@ func (w *Workflow) artifacts(ctx context.Context) ([]string, error) {
 	}
 	return nulList(data), nil
 }
+
+// WithoutArtifacts is paths but those checkpoints leave out as recorded
+// artifacts (Artifacts): a path equal to one, or below one.
+func WithoutArtifacts(paths, artifacts []string) []string {
+	if len(artifacts) == 0 {
+		return paths
+	}
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if !slices.ContainsFunc(artifacts, func(a string) bool {
+			a = strings.TrimSuffix(a, "/")
+			return p == a || strings.HasPrefix(p, a+"/")
+		}) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
