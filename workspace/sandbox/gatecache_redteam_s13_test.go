@@ -1,0 +1,110 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGateCacheTracksIncludedHeaders (red team s13, 01): the go command's
+// action id of a package hashes the files of the package's own folder,
+// never a header that its C preamble or its assembly includes from
+// another folder ("../hdr/x.h", -I${SRCDIR}/../hdr, "sub/x.h"). A gate's
+// kept cache therefore holds, under the id of unchanged Go sources, the
+// archive compiled from whatever the header said at the first gate: an
+// agent passes one gate with a good header, then changes the header
+// alone, and every later gate reuses the old archive and passes code
+// whose own build fails its tests (or does not compile at all).
+func TestGateCacheTracksIncludedHeaders(t *testing.T) {
+	t.Skip("redteam s13 01: open, see /work/briefs/s13/redteam/01-gate-cache-misses-included-headers.md")
+	if landlockVersion() < 1 {
+		t.Fatal("this kernel has no Landlock")
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Fatalf("gcc not found (%v): cgo needs it", err)
+	}
+	// The user's build cache, read under the gate's, as in
+	// TestGateTestBinaryCannotWriteGateCache.
+	cmd := exec.Command("go", "env", "GOCACHE")
+	cmd.Env = append(os.Environ(), "GOFLAGS=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	t.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+	const test = `package b
+
+import "testing"
+
+func TestAnswer(t *testing.T) {
+	if got := Answer(); got != 42 {
+		t.Fatalf("Answer() = %d", got)
+	}
+}
+`
+	for _, tc := range []struct {
+		name   string
+		files  map[string]string
+		header string
+		bad    string // the header's second content
+		gate   string
+	}{
+		{
+			name: "cgo preamble, answer changed",
+			files: map[string]string{"b/b.go": "package b\n\n// #include \"../hdr/answer.h\"\nimport \"C\"\n\nfunc Answer() int { return int(C.ANSWER) }\n",
+				"b/b_test.go": test},
+			header: "hdr/answer.h", bad: "#define ANSWER 41\n", gate: "go test -count=1 ./b",
+		},
+		{
+			name: "cgo -I flag, header does not compile",
+			files: map[string]string{"b/b.go": "package b\n\n// #cgo CFLAGS: -I${SRCDIR}/../hdr\n// #include \"answer.h\"\nimport \"C\"\n\nfunc Answer() int { return int(C.ANSWER) }\n",
+				"b/b_test.go": test},
+			header: "hdr/answer.h", bad: "#error planted\n", gate: "go build ./b && go vet ./b && go test -count=1 ./b",
+		},
+		{
+			name: "assembly include",
+			files: map[string]string{"b/b.go": "package b\n\nfunc Answer() int64\n",
+				"b/b_amd64.s": "#include \"textflag.h\"\n#include \"../hdr/answer.h\"\n\nTEXT ·Answer(SB), NOSPLIT, $0-8\n\tMOVQ $ANSWER, AX\n\tMOVQ AX, ret+0(FP)\n\tRET\n",
+				"b/b_test.go": test},
+			header: "hdr/answer.h", bad: "#define ANSWER 41\n", gate: "go test -count=1 ./b",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			if st := f.sb.Probe(context.Background()); !st.Available {
+				t.Fatalf("probe: %v", st)
+			}
+			mustWrite(t, filepath.Join(f.dir, "go.mod"), "module example.com/p\n\ngo 1.21\n")
+			for name, content := range tc.files {
+				mustWrite(t, filepath.Join(f.dir, name), content)
+			}
+			mustWrite(t, filepath.Join(f.dir, tc.header), "#define ANSWER 42\n")
+			own := filepath.Join(t.TempDir(), "caches")
+			build, gate := filepath.Join(own, "go-build"), filepath.Join(t.TempDir(), "gate", "go-build")
+			gateSpec := func(cache string) Spec {
+				return Spec{Command: tc.gate, Caches: f.sb.DefaultCaches(), OwnCaches: own, BuildCache: build,
+					Gate: true, GateCache: cache, Timeout: 5 * time.Minute}
+			}
+			if res := f.run(t, gateSpec(gate)); res.ExitCode != 0 {
+				t.Fatalf("the first gate, good header: exit %d: %s %s", res.ExitCode, res.Stdout, res.Stderr)
+			}
+			// The agent's command changes the header alone.
+			agent := f.run(t, Spec{Command: "printf '%s' '" + strings.TrimSuffix(tc.bad, "\n") + "\n' > " + tc.header,
+				OwnCaches: own, BuildCache: build})
+			if agent.ExitCode != 0 {
+				t.Fatalf("the agent's command: %s", agent.Stderr)
+			}
+			// The same tree fails a gate with a cache of its own.
+			if cold := f.run(t, gateSpec(filepath.Join(t.TempDir(), "cold", "go-build"))); cold.ExitCode == 0 {
+				t.Fatalf("the bad header passes even a cold gate: %s", cold.Stdout)
+			}
+			if res := f.run(t, gateSpec(gate)); res.ExitCode == 0 {
+				t.Errorf("the gate with its kept cache passed code whose build fails (the header changed, the cache kept the old archive):\n%s", res.Stdout)
+			}
+		})
+	}
+}
