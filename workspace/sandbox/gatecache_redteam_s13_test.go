@@ -108,3 +108,69 @@ func TestAnswer(t *testing.T) {
 		})
 	}
 }
+
+// signalProbeTest is a test an agent writes whose binary, run by a gate,
+// asks whether it may signal the go command (its parent) and the other
+// processes of the sandbox: kill(pid, 0) checks the right and sends
+// nothing.
+const signalProbeTest = `package p
+
+import (
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+func TestSignals(t *testing.T) {
+	if err := syscall.Kill(os.Getppid(), 0); err != nil {
+		t.Logf("PROBE go-signal refused %v", err)
+	} else {
+		t.Logf("PROBE go-signal allowed")
+	}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() || pid == os.Getppid() {
+			continue
+		}
+		if syscall.Kill(pid, 0) == nil {
+			cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			t.Logf("PROBE other-signal allowed %d %q", pid, cmd)
+		}
+	}
+}
+`
+
+// TestGateTestBinaryCannotSignalTheGate (red team s13, 04): Landlock ABI
+// 6 scopes signals to the sandboxed domain; without it, a gate's test
+// binary may stop (SIGSTOP) or kill the go command and the cache
+// program: the gate hangs to its timeout or fails. Low: it never passes.
+func TestGateTestBinaryCannotSignalTheGate(t *testing.T) {
+	t.Skip("redteam s13 04: open, see /work/briefs/s13/redteam/04-gate-test-binaries-signal-the-go-command.md")
+	if landlockVersion() < 6 {
+		t.Skipf("Landlock ABI %d: signal scoping needs 6", landlockVersion())
+	}
+	cmd := exec.Command("go", "env", "GOCACHE")
+	cmd.Env = append(os.Environ(), "GOFLAGS=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	t.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+	f := newFixture(t)
+	if st := f.sb.Probe(context.Background()); !st.Available {
+		t.Fatalf("probe: %v", st)
+	}
+	mustWrite(t, filepath.Join(f.dir, "go.mod"), "module example.com/p\n\ngo 1.21\n")
+	mustWrite(t, filepath.Join(f.dir, "p", "p_test.go"), signalProbeTest)
+	own := filepath.Join(t.TempDir(), "caches")
+	res := f.run(t, Spec{Command: "go test -v -count=1 ./p", Caches: f.sb.DefaultCaches(), OwnCaches: own,
+		BuildCache: filepath.Join(own, "go-build"), Gate: true, GateCache: filepath.Join(t.TempDir(), "gate", "go-build"), Timeout: 5 * time.Minute})
+	if res.ExitCode != 0 {
+		t.Fatalf("the gate's go test: exit %d: %s %s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if !strings.Contains(res.Stdout, "PROBE go-signal refused") || strings.Contains(res.Stdout, "PROBE other-signal allowed") {
+		t.Errorf("the test binary may signal processes outside its Landlock domain:\n%s", res.Stdout)
+	}
+}
