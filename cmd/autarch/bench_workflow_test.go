@@ -59,6 +59,12 @@ func TestWorkflowAtScale(t *testing.T) {
 	files := func(dir string) int { return strings.Count(gitCmd(t, dir, "ls-files", "-z"), "\x00") }
 	timelines := map[string]string{}
 	profile := os.Getenv("AUTARCH_BENCH_PROFILE")
+	if profile != "" {
+		var err error
+		if profile, err = filepath.Abs(profile); err != nil { // the git wrapper runs in other folders
+			t.Fatal(err)
+		}
+	}
 	cpus := map[string][]cpuTimes{}
 	run := func(bin, dir, name string, last bool) (time.Duration, cpuTimes) {
 		url, _ := scripted.Start(t, steps("", ""))
@@ -79,11 +85,12 @@ func TestWorkflowAtScale(t *testing.T) {
 			}
 			// With /usr/bin/time, each git's CPU time too (dir/git-cpu:
 			// user, system, elapsed seconds and its arguments).
-			run := "exec " + real
+			quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+			run := "exec " + quote(real)
 			if _, err := os.Stat("/usr/bin/time"); err == nil {
-				run = "exec /usr/bin/time -a -o " + filepath.Join(profile, "git-cpu") + " -f '%U %S %e %C' " + real
+				run = "exec /usr/bin/time -a -o " + quote(filepath.Join(profile, "git-cpu")) + " -f '%U %S %e %C' " + quote(real)
 			}
-			script := "#!/bin/sh\nGIT_TRACE2_EVENT=" + filepath.Join(profile, "git-trace2") + " " + run + " \"$@\"\n"
+			script := "#!/bin/sh\nGIT_TRACE2_EVENT=" + quote(filepath.Join(profile, "git-trace2")) + " " + run + " \"$@\"\n"
 			if err := os.MkdirAll(wrap, 0o755); err != nil {
 				t.Fatal(err)
 			}
