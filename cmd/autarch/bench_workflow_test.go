@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,7 +32,8 @@ import (
 // AUTARCH_BENCH_WORKFLOW=1 (make bench-workflow): the times are a
 // measurement, not a test. With AUTARCH_BENCH_PROFILE=dir, the last big
 // run writes its CPU profile (dir/cpu.pprof) and git's performance trace
-// (dir/git-trace2, GIT_TRACE2_PERF) there, to see where its time goes.
+// (dir/git-trace2, GIT_TRACE2_EVENT, set by a git wrapper on PATH since
+// Autarch strips GIT_* from its git processes) there, to see where its time goes.
 func TestWorkflowAtScale(t *testing.T) {
 	if os.Getenv("AUTARCH_BENCH_WORKFLOW") == "" {
 		t.Skip("set AUTARCH_BENCH_WORKFLOW=1 to compare a workflow on a small and a big repository")
@@ -56,6 +59,12 @@ func TestWorkflowAtScale(t *testing.T) {
 	files := func(dir string) int { return strings.Count(gitCmd(t, dir, "ls-files", "-z"), "\x00") }
 	timelines := map[string]string{}
 	profile := os.Getenv("AUTARCH_BENCH_PROFILE")
+	if profile != "" {
+		var err error
+		if profile, err = filepath.Abs(profile); err != nil { // the git wrapper runs in other folders
+			t.Fatal(err)
+		}
+	}
 	cpus := map[string][]cpuTimes{}
 	run := func(bin, dir, name string, last bool) (time.Duration, cpuTimes) {
 		url, _ := scripted.Start(t, steps("", ""))
@@ -66,7 +75,29 @@ func TestWorkflowAtScale(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &stdout, stderr
 		if profile != "" && last && dir == big {
 			os.Remove(filepath.Join(profile, "git-trace2"))
-			cmd.Env = append(cmd.Env, cpuProfileEnv+"="+filepath.Join(profile, "cpu.pprof"), "GIT_TRACE2_PERF="+filepath.Join(profile, "git-trace2"))
+			os.Remove(filepath.Join(profile, "git-cpu"))
+			// Autarch strips GIT_* from its git processes: a git on PATH
+			// (outside the tree) sets GIT_TRACE2_EVENT for each one.
+			wrap := filepath.Join(profile, "gitwrap")
+			real, err := exec.LookPath("git")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// With /usr/bin/time, each git's CPU time too (dir/git-cpu:
+			// user, system, elapsed seconds and its arguments).
+			quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+			run := "exec " + quote(real)
+			if _, err := os.Stat("/usr/bin/time"); err == nil {
+				run = "exec /usr/bin/time -a -o " + quote(filepath.Join(profile, "git-cpu")) + " -f '%U %S %e %C' " + quote(real)
+			}
+			script := "#!/bin/sh\nGIT_TRACE2_EVENT=" + quote(filepath.Join(profile, "git-trace2")) + " " + run + " \"$@\"\n"
+			if err := os.MkdirAll(wrap, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(wrap, "git"), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Env = append(cmd.Env, cpuProfileEnv+"="+filepath.Join(profile, "cpu.pprof"), "PATH="+wrap+string(filepath.ListSeparator)+os.Getenv("PATH"))
 		}
 		cpu, err := runMeasured(cmd)
 		took := time.Since(start)
@@ -127,6 +158,65 @@ func TestWorkflowAtScale(t *testing.T) {
 	for _, b := range builds {
 		fmt.Printf("\n%s, the last run's log, seconds since start, module alone:\n%s\nin the big repository:\n%s", b[0], timelines[b[1]+" "+small], timelines[b[1]+" "+big])
 	}
+	if profile != "" {
+		printGitCalls(filepath.Join(profile, "git-cpu"))
+	}
+}
+
+// printGitCalls sums the git processes of the profiled run by command
+// (their CPU time and wall time, from /usr/bin/time's lines in file).
+func printGitCalls(file string) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return
+	}
+	type sum struct {
+		n        int
+		cpu, all float64
+	}
+	sums := map[string]*sum{}
+	var total sum
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue // time's notes (a command's exit status)
+		}
+		u, err1 := strconv.ParseFloat(f[0], 64)
+		s, err2 := strconv.ParseFloat(f[1], 64)
+		e, err3 := strconv.ParseFloat(f[2], 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			continue
+		}
+		name := ""
+		for i := 4; i < len(f); i++ { // f[3] is git itself
+			switch {
+			case f[i] == "-c" || f[i] == "-C":
+				i++
+			case strings.HasPrefix(f[i], "-"):
+			default:
+				name = f[i]
+			}
+			if name != "" {
+				break
+			}
+		}
+		if sums[name] == nil {
+			sums[name] = &sum{}
+		}
+		sums[name].n++
+		sums[name].cpu += u + s
+		sums[name].all += e
+		total.n++
+		total.cpu += u + s
+		total.all += e
+	}
+	names := slices.Collect(maps.Keys(sums))
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(sums[b].cpu, sums[a].cpu) })
+	fmt.Printf("\nthe profiled run's git processes (/usr/bin/time: CPU user+sys, wall), by command\n\n| command | calls | CPU s | wall s |\n|---|---|---|---|\n")
+	for _, n := range names {
+		fmt.Printf("| %s | %d | %.2f | %.2f |\n", n, sums[n].n, sums[n].cpu, sums[n].all)
+	}
+	fmt.Printf("| all | %d | %.2f | %.2f |\n", total.n, total.cpu, total.all)
 }
 
 // cpuTimes is the CPU time (user+sys) of a process: its own (self) and
