@@ -17,7 +17,6 @@ import (
 // user's terminals), @/containerd-shim…, an IDE's helper. The test
 // listens on one on the host and asks whether a command connects.
 func TestNetworkCommandReachesNoHostAbstractSocket(t *testing.T) {
-	t.Skip("redteam s13 02: open, see /work/briefs/s13/redteam/02-network-commands-reach-host-abstract-sockets.md")
 	f := newFixture(t)
 	name := fmt.Sprintf("@autarch-redteam-s13-%d", os.Getpid())
 	ln, err := net.Listen("unix", name)

@@ -253,7 +253,9 @@ func run(ctx context.Context, sb Sandbox, spec Spec) (Result, error) {
 	stdout, stderr := newCapped(limit), newCapped(limit)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	exited := make(chan struct{})
+	defer close(exited)
+	if err := startScoped(cmd, landlockScopes(), exited); err != nil {
 		spec.gate.close()
 		return Result{ExitCode: -1}, fmt.Errorf("sandbox: starting the command: %w", err)
 	}
