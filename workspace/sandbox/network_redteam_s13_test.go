@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -35,6 +36,9 @@ func TestNetworkCommandReachesNoHostAbstractSocket(t *testing.T) {
 		}
 	}()
 	connect := fmt.Sprintf(`/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect("\0%s"); print(s.recv(64).decode())'`, strings.TrimPrefix(name, "@"))
+	if r := f.sb.Report(context.Background()); landlockScopes() != 0 && !strings.Contains(r, "abstract sockets and signals: scoped") {
+		t.Errorf("doctor does not say commands are scoped:\n%s", r)
+	}
 	for _, network := range []bool{false, true} {
 		t.Run(fmt.Sprintf("network=%v", network), func(t *testing.T) {
 			res := f.run(t, Spec{Command: connect, Network: network})

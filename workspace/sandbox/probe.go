@@ -191,6 +191,11 @@ func (b *Bwrap) Report(ctx context.Context) string {
 		r.WriteString("go build cache: each repository's own (<git dir>/autarch/caches/go-build), empty at first: no build cache of yours to read, or the cache program's trial failed\n")
 	}
 	fmt.Fprintf(&r, "go build cache of the quality gates: %s\n", b.GateCacheMode())
+	if landlockScopes() != 0 {
+		r.WriteString("abstract sockets and signals: scoped (Landlock ABI 6): a command reaches no abstract unix socket and signals no process made outside its sandbox, even with the network\n")
+	} else {
+		r.WriteString("abstract sockets and signals: not scoped (Landlock ABI 6 needs Linux 6.12): a command with the network (preflight by default) can reach the host's abstract unix sockets, X11's among them\n")
+	}
 	fmt.Fprintf(&r, "limits per command: %s; set with %s=procs=…,mem=…,fsize=…,cpu=… (off turns one off)\n", b.cgs.mechanism(b.lim), LimitsEnv)
 	fmt.Fprintf(&r, "environment: an allow-list (the shell's, the locale's and the toolchains' settings; URL passwords stripped, values that look like credentials dropped) plus the names you add (AUTARCH_SANDBOX_ENV, sandbox.env in your user config); passing here: %s\n", strings.Join(EnvNames(b.environ()), " "))
 	return r.String()
