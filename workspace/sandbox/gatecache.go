@@ -60,6 +60,7 @@ func (b *Bwrap) GateCacheMode() string {
 // command's as an agent's command would have it.
 func (b *Bwrap) gateLayer(spec Spec, writable []string, env []string) ([]string, []string, error) {
 	var a []string
+	test := gateTest{Landlock: b.landlock > 0, Unset: []string{"GOTMPDIR", "GOENV", gateExecEnv}}
 	if b.landlock > 0 && spec.GateCache != "" {
 		p := filepath.Clean(spec.GateCache)
 		if !filepath.IsAbs(p) {
@@ -72,12 +73,15 @@ func (b *Bwrap) gateLayer(spec Spec, writable []string, env []string) ([]string,
 			return nil, nil, fmt.Errorf("sandbox: the gate's build cache: %w", err)
 		}
 		a = append(a, "--bind", p, gateCachePath)
+		// Kept only where the test binaries cannot write it: a
+		// throwaway cache would let one package's test binary plant
+		// another's result within the same command.
+		test.Results, test.Private = filepath.Join(gateCachePath, testResultsDir), gateTmpPath
 	} else {
 		a = append(a, "--tmpfs", gateCachePath)
 	}
 	a = append(a, "--tmpfs", gateTmpPath, "--symlink", filepath.Base(goCacheProgPath), gateExecPath)
 
-	test := gateTest{Landlock: b.landlock > 0, Unset: []string{"GOTMPDIR", "GOENV", gateExecEnv}}
 	test.Writable = append(test.Writable, writable...)
 	home, _ := lookupEnv(env, "HOME")
 	test.Writable = append(test.Writable, "/tmp", "/var/tmp", "/dev", home)
