@@ -135,3 +135,104 @@ func TestGateKeepsTestResults(t *testing.T) {
 		t.Errorf("an agent's command sees the gates' test results: %s", agent.Stdout)
 	}
 }
+
+// plantingTest is a test an agent writes to forge the gates' test
+// results from the test binary a gate runs: it tries to overwrite,
+// truncate, rename and remove every entry kept, to add entries and
+// folders, under the gates' cache as a gate command sees it and as the
+// host does ($HOST_RESULTS); it says which tries worked.
+const plantingTest = `package q
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestQ(t *testing.T) {
+	try := func(what string, err error) {
+		if err != nil {
+			t.Logf("PLANT %s refused", what)
+		} else {
+			t.Logf("PLANT %s written", what)
+		}
+	}
+	for _, dir := range []string{"/run/autarch-sandbox/gate-cache/autarch-test-results", os.Getenv("HOST_RESULTS")} {
+		if _, err := os.Stat(dir); err != nil {
+			t.Logf("PLANT %s not seen", dir)
+			continue
+		}
+		var files []string
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if len(files) == 0 {
+			t.Logf("PLANT nothing seen in %s", dir)
+		}
+		for _, p := range files {
+			try("overwrite", os.WriteFile(p, []byte("autarch-test v1 out 3 x\nok\n"), 0o600))
+			try("truncate", os.Truncate(p, 0))
+			try("rename", os.Rename(p, p+".x"))
+			try("link", os.Link(p, filepath.Join(dir, "linked")))
+			try("remove", os.Remove(p))
+		}
+		try("create", os.WriteFile(filepath.Join(dir, "00", "planted-out"), []byte("x"), 0o600))
+		try("create top", os.WriteFile(filepath.Join(dir, "planted"), []byte("x"), 0o600))
+		try("mkdir", os.Mkdir(filepath.Join(dir, "zz"), 0o700))
+		try("symlink", os.Symlink("/tmp", filepath.Join(dir, "sym")))
+		try("remove all", os.RemoveAll(dir))
+	}
+}
+`
+
+// TestGateTestBinaryCannotPlantTestResults: the test binary of a gate
+// can change nothing of the test results the gates keep, by any path.
+func TestGateTestBinaryCannotPlantTestResults(t *testing.T) {
+	f, spec := gateFixture(t)
+	mustWrite(t, filepath.Join(f.dir, "m", "p", "p_test.go"), countedTest)
+	writeOld(t, filepath.Join(f.dir, "m", "p", "testdata", "in.txt"), "one", time.Now().Add(-time.Hour))
+	results := filepath.Join(spec.GateCache, testResultsDir)
+	spec.Env = []string{"HOST_RESULTS=" + results}
+	if res := f.run(t, spec); res.ExitCode != 0 {
+		t.Fatalf("the first gate: exit %d: %s %s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	kept := map[string]string{}
+	snapshot := func() map[string]string {
+		m := map[string]string{}
+		filepath.WalkDir(results, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				data, _ := os.ReadFile(p)
+				m[p] = string(data)
+			}
+			return nil
+		})
+		return m
+	}
+	kept = snapshot()
+	if len(kept) == 0 {
+		t.Fatal("the first gate kept no test result")
+	}
+	mustWrite(t, filepath.Join(f.dir, "m", "q", "q_test.go"), plantingTest)
+	res := f.run(t, spec)
+	if res.ExitCode != 0 {
+		t.Fatalf("the second gate: exit %d: %s %s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if strings.Contains(res.Stdout, "written") || !strings.Contains(res.Stdout, "PLANT overwrite refused") || !strings.Contains(res.Stdout, "PLANT create refused") {
+		t.Errorf("the test binary wrote the gates' test results:\n%s", res.Stdout)
+	}
+	now := snapshot()
+	for p, data := range kept {
+		if now[p] != data {
+			t.Errorf("%s changed", p)
+		}
+	}
+	for p := range now {
+		if _, ok := kept[p]; !ok && (strings.Contains(p, "planted") || strings.HasSuffix(p, ".x") || strings.Contains(p, "linked")) {
+			t.Errorf("%s planted", p)
+		}
+	}
+}
