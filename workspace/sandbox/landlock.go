@@ -22,9 +22,11 @@ import (
 // Landlock (Linux 5.13 and later) restricts what a process and its
 // descendants may do to files, whatever the mounts say: the gates' go
 // test runs the test binaries, which are the agent's code, through the
-// running binary (gateExecPath), which forbids them to write anywhere but
-// the command's own writable trees, so that they cannot write the gate's
-// build cache while the go command itself can (gatecache.go). Bubblewrap
+// running binary (gateExecPath), which runs each as its child from a
+// thread it forbids to write anywhere but the command's own writable
+// trees, so that they cannot write the gate's build cache nor its test
+// results while the go command and the -exec program itself can
+// (gatecache.go, testcache.go). Bubblewrap
 // cannot do this: nested user namespaces do not work inside the sandbox.
 
 // landlockWrite are the write rights of each Landlock ABI version (1, 2,
@@ -135,10 +137,12 @@ func init() {
 		fmt.Fprintf(os.Stderr, "autarch sandbox: running the test binary %s: %v\n", os.Args[1], err)
 		os.Exit(1)
 	}
+	if code == -int(syscall.SIGKILL) {
+		// Killed (a limit, the OOM killer): as the test binary was, so
+		// that go test says so.
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
 	if code < 0 {
-		// Killed: as the test binary was, so that go test says so.
-		signal.Reset(syscall.Signal(-code))
-		_ = syscall.Kill(os.Getpid(), syscall.Signal(-code))
 		code = 128 - code
 	}
 	os.Exit(code)
