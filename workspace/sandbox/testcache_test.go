@@ -2,10 +2,12 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -234,5 +236,218 @@ func TestGateTestBinaryCannotPlantTestResults(t *testing.T) {
 		if _, ok := kept[p]; !ok && (strings.Contains(p, "planted") || strings.HasSuffix(p, ".x") || strings.Contains(p, "linked")) {
 			t.Errorf("%s planted", p)
 		}
+	}
+}
+
+func TestCacheableTestArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		key  []string
+		ok   bool
+	}{
+		{[]string{"-test.paniconexit0", "-test.timeout=10m0s", "-test.v=test2json"}, []string{"-test.paniconexit0", "-test.timeout=10m0s", "-test.v=test2json"}, true},
+		{[]string{"-test.run=^TestX$", "-test.short=true", "-test.count=1"}, nil, false},
+		{[]string{"-test.coverprofile=c.out"}, nil, false}, // go keeps the profile with the result; this cache does not
+		{[]string{"-test.testlogfile=/tmp/x"}, nil, false},
+		{[]string{"-test.v"}, nil, false}, // as go: a flag without = is not cached
+		{[]string{"-test.run=X", "extra"}, nil, false},
+		{nil, nil, true},
+	} {
+		key, ok := cacheableTestArgs(tc.args)
+		if ok != tc.ok || strings.Join(key, " ") != strings.Join(tc.key, " ") {
+			t.Errorf("%q: %q %v, want %q %v", tc.args, key, ok, tc.key, tc.ok)
+		}
+	}
+}
+
+// testResultsFixture is a module with a file a test reads, a fake test
+// binary, and a results folder.
+func testResultsFixture(t *testing.T) (testResults, testKey, string) {
+	t.Helper()
+	root := t.TempDir()
+	mustWrite(t, filepath.Join(root, "go.mod"), "module m\n")
+	in := filepath.Join(root, "p", "testdata", "in.txt")
+	writeOld(t, in, "one", time.Now().Add(-time.Hour))
+	bin := filepath.Join(t.TempDir(), "p.test")
+	mustWrite(t, bin, "binary")
+	k, ok := newTestKey([]string{bin, "-test.paniconexit0"}, filepath.Join(root, "p"), []string{"A=1"}, "{}")
+	if !ok {
+		t.Fatal("not cacheable")
+	}
+	return testResults{dir: filepath.Join(t.TempDir(), "results"), limit: testResultsLimit, now: time.Now}, k, in
+}
+
+// TestTestResultsInputs: a kept result is found while what its log names
+// is unchanged, and missed when a variable, a file's contents or a
+// folder's listing changed; files outside the module are not inputs; a
+// file too new, a malformed log or one that names a FIFO keep nothing
+// (and a FIFO blocks nothing).
+func TestTestResultsInputs(t *testing.T) {
+	c, k, in := testResultsFixture(t)
+	log := []byte("# test log\ngetenv A\nopen testdata/in.txt\nstat testdata\nopen /etc/hostname\nopen testdata\n")
+	if err := c.store(k, log, []byte("PASS\n")); err != nil {
+		t.Fatal(err)
+	}
+	if out, ok := c.lookup(k); !ok || string(out) != "PASS\n" {
+		t.Fatalf("lookup: %q %v", out, ok)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(k *testKey)
+	}{
+		{"variable", func(k *testKey) { k.env = []string{"A=2"} }},
+		{"contents", func(*testKey) {
+			fi, _ := os.Stat(in)
+			writeOld(t, in, "two", fi.ModTime())
+		}},
+		{"listing", func(*testKey) {
+			writeOld(t, filepath.Join(filepath.Dir(in), "new.txt"), "", time.Now().Add(-time.Hour))
+		}},
+	} {
+		k := k
+		tc.change(&k)
+		if _, ok := c.lookup(k); ok {
+			t.Errorf("%s changed: the result is replayed", tc.name)
+		}
+	}
+	// Outside the module: not an input (as go).
+	c2, k2, _ := testResultsFixture(t)
+	outside := filepath.Join(t.TempDir(), "outside")
+	writeOld(t, outside, "x", time.Now().Add(-time.Hour))
+	if err := c2.store(k2, []byte("# test log\nopen "+outside+"\n"), []byte("ok\n")); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, outside, "changed")
+	if _, ok := c2.lookup(k2); !ok {
+		t.Errorf("a file outside the module is an input")
+	}
+	// Too new, malformed, a FIFO: nothing kept.
+	c3, k3, in3 := testResultsFixture(t)
+	fifo := filepath.Join(filepath.Dir(in3), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(filepath.Dir(in3), "new.txt"), "new")
+	for _, log := range []string{"# test log\nopen testdata/new.txt\n", "# test log\nopen testdata/in.txt", "no magic\n", "# test log\nwrite x\n", "# test log\nopenx\n"} {
+		if err := c3.store(k3, []byte(log), []byte("ok\n")); err == nil {
+			t.Errorf("%q: kept", log)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- c3.store(k3, []byte("# test log\nopen testdata/fifo\n"), []byte("ok\n")) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("a FIFO: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("hashing a FIFO blocks")
+	}
+}
+
+// TestTestResultsDamagedEntries: an entry cut short, changed or of
+// another kind is a miss, never a wrong answer.
+func TestTestResultsDamagedEntries(t *testing.T) {
+	c, k, _ := testResultsFixture(t)
+	log := []byte("# test log\nopen testdata/in.txt\n")
+	out := []byte("=== RUN TestP\n--- PASS: TestP\nPASS\n")
+	if err := c.store(k, log, out); err != nil {
+		t.Fatal(err)
+	}
+	in, err := testInputsID(log, k, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.file(outputID(k.id, in), "out")
+	good, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, data string }{
+		{"truncated", string(good[:len(good)-5])},
+		{"empty", ""},
+		{"body changed", strings.Replace(string(good), "PASS: TestP", "PASS: TestQ", 1)},
+		{"grown", string(good) + "ok\n"},
+		{"other kind", strings.Replace(string(good), " out ", " log ", 1)},
+		{"header only", strings.SplitAfter(string(good), "\n")[0]},
+	} {
+		if err := os.WriteFile(p, []byte(tc.data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := c.lookup(k); ok {
+			t.Errorf("%s: replayed %q", tc.name, got)
+		}
+	}
+	if err := os.WriteFile(p, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := c.lookup(k); !ok || string(got) != string(out) {
+		t.Errorf("restored: %q %v", got, ok)
+	}
+}
+
+// TestTestResultsConcurrentAndTrimmed: wrappers storing and looking up
+// the same and other keys at once see whole entries or none; past the
+// limit the least recently used are removed down to three quarters.
+func TestTestResultsConcurrentAndTrimmed(t *testing.T) {
+	c, k, _ := testResultsFixture(t)
+	log := []byte("# test log\nopen testdata/in.txt\n")
+	out := []byte(strings.Repeat("output line\n", 1000))
+	errs := make(chan error, 16)
+	for i := range 16 {
+		go func() {
+			k := k
+			if i%2 == 1 {
+				k.id[0] ^= byte(i)
+			}
+			for range 20 {
+				if err := c.store(k, log, out); err != nil {
+					errs <- err
+					return
+				}
+				if got, ok := c.lookup(k); ok && string(got) != string(out) {
+					errs <- fmt.Errorf("a partial entry: %d bytes", len(got))
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, ok := c.lookup(k); !ok || string(got) != string(out) {
+		t.Fatalf("after: %d bytes %v", len(got), ok)
+	}
+	// Trimming: 40 entries of ~12 KiB, the limit at 20 entries' worth.
+	c.limit = 20 * int64(len(out))
+	for i := range 40 {
+		k := k
+		k.id[1] ^= byte(i + 1)
+		if err := c.write(k.id, "out", out); err != nil {
+			t.Fatal(err)
+		}
+		at := time.Now().Add(-time.Duration(40-i) * time.Minute)
+		if err := os.Chtimes(c.file(k.id, "out"), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Remove(filepath.Join(c.dir, "trim.txt"))
+	c.trim()
+	var total int64
+	filepath.WalkDir(c.dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && d.Name() != "trim.txt" {
+			fi, _ := d.Info()
+			total += fi.Size()
+		}
+		return nil
+	})
+	if total > c.limit/4*3 {
+		t.Errorf("after trimming: %d bytes, limit %d", total, c.limit)
+	}
+	if _, ok := c.lookup(k); !ok {
+		t.Errorf("the most recently used entry was trimmed")
 	}
 }
