@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// benchGateTest is a test of some CPU: hashing 64 MiB.
+// benchGateTest is a test of some CPU: hashing MiB mebibytes
+// (AUTARCH_BENCH_GATE_MIB, 64 by default).
 const benchGateTest = `package PKG
 
 import (
@@ -22,7 +23,7 @@ import (
 func TestWork(t *testing.T) {
 	buf := make([]byte, 1<<20)
 	h := sha256.New()
-	for range 64 {
+	for range MIB {
 		h.Write(buf)
 	}
 	t.Logf("%x", h.Sum(nil))
@@ -41,6 +42,10 @@ func BenchmarkGateTwice(b *testing.B) {
 		b.Fatalf("go env: %v", err)
 	}
 	b.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+	mib := os.Getenv("AUTARCH_BENCH_GATE_MIB")
+	if mib == "" {
+		mib = "64"
+	}
 	root := b.TempDir()
 	b.Setenv("HOME", filepath.Join(root, "home"))
 	sb, err := NewBwrap(context.Background(), Options{})
@@ -53,7 +58,7 @@ func BenchmarkGateTwice(b *testing.B) {
 	dir := filepath.Join(root, "work")
 	files := map[string]string{"go.mod": "module example.com/m\n\ngo 1.24\n"}
 	for _, p := range []string{"a", "b", "c", "d"} {
-		files[p+"/"+p+"_test.go"] = strings.ReplaceAll(benchGateTest, "PKG", p)
+		files[p+"/"+p+"_test.go"] = strings.NewReplacer("PKG", p, "MIB", mib).Replace(benchGateTest)
 	}
 	for p, content := range files {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
