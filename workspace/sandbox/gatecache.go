@@ -27,17 +27,29 @@ import (
 //     home directory), neither the gate's cache nor the go command's
 //     work folder (GOTMPDIR, gateTmpPath), and points their GOCACHE at
 //     the repository's cache, so that a test that runs go still works.
-//     Landlock also keeps them from tracing the go command. go test
-//     caches no test result when it runs tests through -exec: each gate
-//     runs the tests of the packages it tests again (as -count=1 would),
-//     and no result in its cache was ever written by anyone;
+//     Landlock also keeps them from tracing the go command or the -exec
+//     program;
+//   - go test caches no test result when it runs tests through -exec:
+//     the -exec program does, with go's semantics (testcache.go), in a
+//     folder of the gate's cache (testResultsDir) that it alone writes.
+//     It runs each test binary as its child, from a thread Landlock
+//     restricts for it alone, with -test.testlogfile in the go command's
+//     work folder; it keeps the output of a run it saw exit 0, under the
+//     binary's contents, its arguments, its folder and the inputs its
+//     test log names, and replays that output and status instead of
+//     running the binary again while they are unchanged. A failing run
+//     is never kept. What a test binary claims (its output, its test
+//     log) can make its own result stale, never another's: a test that
+//     always passes could do as much;
 //   - GOENV=off, GOTOOLCHAIN=local and GOFLAGS (the user's and -exec)
 //     are set: nothing a command persisted changes the gate's go.
 //
 // Without Landlock (Linux before 5.13) the test binaries cannot be kept
 // from writing what the go command writes: each gate command builds with
 // a throwaway cache (a tmpfs at gateCachePath) over the user's, colder
-// and safe from every earlier command, and Spec.GateCache is not used.
+// and safe from every earlier command, and Spec.GateCache is not used;
+// no test result is kept (a test binary could plant one for another
+// package of the same command), so each gate runs its tests again.
 
 // gateCachePath is where a gate command sees its build cache.
 const gateCachePath = "/run/autarch-sandbox/gate-cache"
@@ -50,9 +62,9 @@ const gateTmpPath = "/run/autarch-sandbox/gate-tmp"
 // for autarch doctor.
 func (b *Bwrap) GateCacheMode() string {
 	if b.landlock > 0 {
-		return fmt.Sprintf("each repository's gate cache (<git dir>/autarch/caches-gates/go-build), written by the gates' go command only; test binaries run under Landlock (ABI %d) and cannot write it", b.landlock)
+		return fmt.Sprintf("each repository's gate cache (<git dir>/autarch/caches-gates/go-build), written by the gates' go command only, and its passing test results (%s), written by Autarch only; test binaries run under Landlock (ABI %d) and cannot write either", testResultsDir, b.landlock)
 	}
-	return "a throwaway cache per gate command (Landlock is not available in this kernel to keep test binaries from writing a kept one): slower, as safe"
+	return "a throwaway cache per gate command, and no test result kept (Landlock is not available in this kernel to keep test binaries from writing a kept one): slower, as safe"
 }
 
 // gateLayer returns bwrap's arguments and the environment of a gate
@@ -60,6 +72,7 @@ func (b *Bwrap) GateCacheMode() string {
 // command's as an agent's command would have it.
 func (b *Bwrap) gateLayer(spec Spec, writable []string, env []string) ([]string, []string, error) {
 	var a []string
+	test := gateTest{Landlock: b.landlock > 0, Unset: []string{"GOTMPDIR", "GOENV", gateExecEnv}}
 	if b.landlock > 0 && spec.GateCache != "" {
 		p := filepath.Clean(spec.GateCache)
 		if !filepath.IsAbs(p) {
@@ -72,12 +85,15 @@ func (b *Bwrap) gateLayer(spec Spec, writable []string, env []string) ([]string,
 			return nil, nil, fmt.Errorf("sandbox: the gate's build cache: %w", err)
 		}
 		a = append(a, "--bind", p, gateCachePath)
+		// Kept only where the test binaries cannot write it: a
+		// throwaway cache would let one package's test binary plant
+		// another's result within the same command.
+		test.Results, test.Private = filepath.Join(gateCachePath, testResultsDir), gateTmpPath
 	} else {
 		a = append(a, "--tmpfs", gateCachePath)
 	}
 	a = append(a, "--tmpfs", gateTmpPath, "--symlink", filepath.Base(goCacheProgPath), gateExecPath)
 
-	test := gateTest{Landlock: b.landlock > 0, Unset: []string{"GOTMPDIR", "GOENV", gateExecEnv}}
 	test.Writable = append(test.Writable, writable...)
 	home, _ := lookupEnv(env, "HOME")
 	test.Writable = append(test.Writable, "/tmp", "/var/tmp", "/dev", home)

@@ -2,11 +2,18 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -15,9 +22,11 @@ import (
 // Landlock (Linux 5.13 and later) restricts what a process and its
 // descendants may do to files, whatever the mounts say: the gates' go
 // test runs the test binaries, which are the agent's code, through the
-// running binary (gateExecPath), which forbids them to write anywhere but
-// the command's own writable trees, so that they cannot write the gate's
-// build cache while the go command itself can (gatecache.go). Bubblewrap
+// running binary (gateExecPath), which runs each as its child from a
+// thread it forbids to write anywhere but the command's own writable
+// trees, so that they cannot write the gate's build cache nor its test
+// results while the go command and the -exec program itself can
+// (gatecache.go, testcache.go). Bubblewrap
 // cannot do this: nested user namespaces do not work inside the sandbox.
 
 // landlockWrite are the write rights of each Landlock ABI version (1, 2,
@@ -111,37 +120,162 @@ type gateTest struct {
 	// runs go.
 	Env   []string
 	Unset []string
+	// Results is the folder of the gates' test results (testcache.go),
+	// "" to keep none: where Landlock keeps the test binaries from
+	// writing it only. Private is where the -exec program makes the test
+	// log's folder, which the test binaries cannot write either.
+	Results string `json:",omitempty"`
+	Private string `json:",omitempty"`
 }
 
 func init() {
 	if len(os.Args) < 2 || os.Args[0] != gateExecPath {
 		return
 	}
-	if err := gateExec(os.Args[1:]); err != nil {
+	code, err := gateExec(os.Args[1:])
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "autarch sandbox: running the test binary %s: %v\n", os.Args[1], err)
 		os.Exit(1)
 	}
+	if code == -int(syscall.SIGKILL) {
+		// Killed (a limit, the OOM killer): as the test binary was, so
+		// that go test says so.
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
+	if code < 0 {
+		code = 128 - code
+	}
+	os.Exit(code)
 }
 
-// gateExec runs argv (a test binary and its flags) as gateExecEnv says:
-// it never returns but with an error.
-func gateExec(argv []string) error {
+// gateExec runs argv (a test binary and its flags) as gateExecEnv says,
+// as its parent: it replays a passing result kept for the same binary,
+// arguments and inputs instead (testcache.go), and keeps the result of a
+// run it sees exit 0. It returns the exit code of the run, minus the
+// signal that killed it.
+func gateExec(argv []string) (int, error) {
+	conf := os.Getenv(gateExecEnv)
 	var g gateTest
-	if err := json.Unmarshal([]byte(os.Getenv(gateExecEnv)), &g); err != nil {
-		return fmt.Errorf("%s: %w", gateExecEnv, err)
+	if err := json.Unmarshal([]byte(conf), &g); err != nil {
+		return 0, fmt.Errorf("%s: %w", gateExecEnv, err)
 	}
 	env := os.Environ()
 	for _, k := range g.Unset {
 		env = unsetEnv(env, k)
 	}
 	env = mergeEnv(env, g.Env)
-	runtime.LockOSThread() // Landlock restricts this thread, which then executes the binary
-	if g.Landlock {
-		if err := landlockWrites(g.Writable); err != nil {
-			return err
+
+	var results *testResults
+	var key testKey
+	if g.Landlock && g.Results != "" && g.Private != "" && !slices.ContainsFunc(g.Writable, func(w string) bool { return within(g.Results, w) }) && sameFile(os.Stdout, os.Stderr) {
+		dir, err := os.Getwd()
+		if err == nil {
+			if k, ok := newTestKey(argv, dir, env, conf); ok {
+				results, key = &testResults{dir: g.Results, limit: testResultsLimit, now: time.Now}, k
+			}
 		}
 	}
-	return syscall.Exec(argv[0], argv, env)
+	if results != nil {
+		if out, ok := results.lookup(key); ok {
+			_, err := os.Stdout.Write(out)
+			return 0, err
+		}
+	}
+
+	cmd := &exec.Cmd{Path: argv[0], Args: argv, Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}}
+	writable := g.Writable
+	var log string
+	out := &cappedBuffer{max: testResultsMaxOutput}
+	if results != nil {
+		dir, err := os.MkdirTemp(g.Private, "testlog-")
+		if err != nil {
+			return 0, err
+		}
+		defer os.RemoveAll(dir)
+		log = filepath.Join(dir, "testlog.txt")
+		if err := os.WriteFile(log, nil, 0o600); err != nil {
+			return 0, err
+		}
+		cmd.Args = slices.Concat(argv[:1], []string{"-test.testlogfile=" + log}, argv[1:])
+		writable = append(slices.Clip(writable), log)
+		// One pipe for both, as go test gives its -exec program.
+		w := io.MultiWriter(os.Stdout, out)
+		cmd.Stdout, cmd.Stderr = w, w
+	}
+	cmd.WaitDelay = testWaitDelay
+	state, err := runConfined(cmd, g.Landlock, writable)
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// As go test fails a test binary whose output outlives it.
+		fmt.Fprintf(os.Stdout, "*** Test I/O incomplete %v after exiting.\n", testWaitDelay)
+		return 1, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	code := state.ExitCode()
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		code = -int(ws.Signal())
+	}
+	if code == 0 && results != nil && !out.over {
+		if data, err := readTestLog(log); err == nil {
+			_ = results.store(key, data, out.buf.Bytes()) // a result not kept runs again
+		}
+	}
+	return code, nil
+}
+
+// runConfined runs cmd to its end, its writes restricted to writable
+// when landlock: from a thread restricted for it alone, which ends with
+// it (the process's other threads, which keep the test results, are
+// not restricted). The signals that stop a test (go test's timeout, ^C)
+// are passed on to it. The error is exec.ErrWaitDelay when its output
+// outlived it (a process it left holds it).
+func runConfined(cmd *exec.Cmd, landlock bool, writable []string) (*os.ProcessState, error) {
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	started := make(chan error, 1)
+	done := make(chan error, 1)
+	go func() {
+		// Never unlocked: the thread, restricted, ends with this
+		// goroutine, after the test binary (Pdeathsig is the thread's).
+		runtime.LockOSThread()
+		if landlock {
+			if err := landlockWrites(writable); err != nil {
+				started <- err
+				return
+			}
+		}
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		done <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	for {
+		select {
+		case s := <-sigs:
+			_ = cmd.Process.Signal(s)
+		case err := <-done:
+			if _, exited := errors.AsType[*exec.ExitError](err); err != nil && !exited {
+				return cmd.ProcessState, err
+			}
+			return cmd.ProcessState, nil
+		}
+	}
+}
+
+// sameFile says whether a and b are the same open file (go test gives
+// its -exec program one pipe as both stdout and stderr).
+func sameFile(a, b *os.File) bool {
+	fa, err1 := a.Stat()
+	fb, err2 := b.Stat()
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // unsetEnv returns env without name.
