@@ -65,7 +65,10 @@ func landlockWrites(roots []string) error {
 	for v := 1; v <= min(abi, len(landlockWrite)-1); v++ {
 		access |= landlockWrite[v]
 	}
-	attr := unix.LandlockRulesetAttr{Handled_access_fs: access}
+	// Scoped (ABI 6): no signal to, and no abstract socket of, a
+	// process outside the domain: a test binary cannot stop or kill the
+	// go command, the cache program or the -exec program (redteam s13 04).
+	attr := unix.LandlockRulesetAttr{Handled_access_fs: access, Scoped: landlockScopes()}
 	fd, _, errno := syscall.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
 	if errno != 0 {
 		return fmt.Errorf("landlock_create_ruleset: %w", errno)
