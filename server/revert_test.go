@@ -137,7 +137,7 @@ func TestRevertRedoOverLSP(t *testing.T) {
 // waitHalt waits for the workflow event that ends a run with status.
 func waitHalt(t *testing.T, h *harness, status string) {
 	t.Helper()
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(testkit.Patience)
 	for {
 		select {
 		case n := <-h.noteCh:

@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/autarch-dev/autarch/editor"
+	"github.com/autarch-dev/autarch/internal/testkit"
 )
 
 // harness runs a Server on one end of a pipe and a jsonrpc2 client on the other.
@@ -85,7 +86,7 @@ func newHarness(t *testing.T, setup func(*Server)) *harness {
 }
 
 func (h *harness) call(method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Patience) // 10 s ran out for autarch.newWorkflow at load 30
 	defer cancel()
 	_, err := h.client.Call(ctx, method, params, result)
 	return err

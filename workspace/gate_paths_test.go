@@ -7,10 +7,21 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
+
+// refBackup matches a name with a backup suffix; compiled once (compiled
+// for each name, it was most of TestPathBlockedMatchesReference's work).
+var refBackup = sync.OnceValue(func() *regexp.Regexp {
+	var alt []string
+	for _, s := range backupSuffixes {
+		alt = append(alt, regexp.QuoteMeta(s))
+	}
+	return regexp.MustCompile(`^(.+?)(` + strings.Join(alt, "|") + `)$`)
+})
 
 // refPathBlocked is PathBlocked written plainly, the reference for its
 // shortcuts (extension lookup, first-byte and last-byte checks): every
@@ -18,11 +29,7 @@ import (
 // with path.Match, the whole path's forms against the patterns with a
 // slash with doublestar.
 func refPathBlocked(patterns []string, rel string) bool {
-	var alt []string
-	for _, s := range backupSuffixes {
-		alt = append(alt, regexp.QuoteMeta(s))
-	}
-	backup := regexp.MustCompile(`^(.+?)(` + strings.Join(alt, "|") + `)$`)
+	backup := refBackup()
 	// forms are name and, recursively (four layers), what it is a backup
 	// or swap copy of.
 	var forms func(name string, layer int) []string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/autarch-dev/autarch/agent/run"
 	"github.com/autarch-dev/autarch/agent/workflow/store"
@@ -26,6 +27,13 @@ func (e *Engine) Run(ctx context.Context, id string) (store.Workflow, error) {
 	}
 	ctx, cancel := context.WithCancelCause(editor.WithWorkflow(ctx, wf.ID))
 	defer cancel(nil)
+	// The halt that ends the run is told once the run has let go of the
+	// workflow (its run lock, its place among this process's runs, its
+	// worktrees and servers): whoever acts on it at once (revert, redo,
+	// resume) finds the workflow free, not "running in another process".
+	halts := &heldHalts{}
+	ctx = context.WithValue(ctx, heldHaltsKey{}, halts)
+	defer halts.emit(e)
 	remove, ok := e.running.Add(wf.ID, cancel)
 	if !ok {
 		return wf, fmt.Errorf("workflow %s is already running", wf.Name)
@@ -137,6 +145,36 @@ func (e *Engine) finish(ctx context.Context, wf store.Workflow, status store.Wor
 	if err := e.cfg.Store.SetWorkflowStatus(ctx, wf.ID, status, reason); err != nil {
 		return err
 	}
-	e.emit(Event{Kind: "halt", WorkflowID: wf.ID, Stage: wf.Stage, Status: string(status), Text: reason})
+	ev := Event{Kind: "halt", WorkflowID: wf.ID, Stage: wf.Stage, Status: string(status), Text: reason}
+	if halts, ok := ctx.Value(heldHaltsKey{}).(*heldHalts); ok {
+		halts.hold(ev) // told when Run has let go (Run)
+		return nil
+	}
+	e.emit(ev)
 	return nil
+}
+
+// heldHaltsKey is the context key of a run's held halt events.
+type heldHaltsKey struct{}
+
+// heldHalts are the halt events of a run, told when it ends.
+type heldHalts struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+func (h *heldHalts) hold(ev Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.events = append(h.events, ev)
+}
+
+func (h *heldHalts) emit(e *Engine) {
+	h.mu.Lock()
+	events := h.events
+	h.events = nil
+	h.mu.Unlock()
+	for _, ev := range events {
+		e.emit(ev)
+	}
 }

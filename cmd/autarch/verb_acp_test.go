@@ -49,7 +49,19 @@ func TestACPEndToEnd(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", scripted, "../autarch-scripted").CombinedOutput(); err != nil {
 		t.Fatalf("go build autarch-scripted: %v\n%s", err, out)
 	}
-	cmd := exec.Command(node, filepath.Join(root, "e2e", "acp", "run.mjs"))
+	// run.mjs bounds itself (15 minutes); go test's -timeout may come
+	// first: the run (node, autarch, the scripted model: one process
+	// group) is killed a minute before, so that its output is still told.
+	ctx := context.Background()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-time.Minute))
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, node, filepath.Join(root, "e2e", "acp", "run.mjs"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "AUTARCH_BIN="+bin, "AUTARCH_SCRIPTED_BIN="+scripted)
 	out, err := cmd.CombinedOutput()

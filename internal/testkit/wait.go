@@ -7,6 +7,13 @@ import (
 	"time"
 )
 
+// Patience is how long a test waits for what should happen soon (an
+// answer, an event, a run's end) before it fails: generous, since CI runs
+// every package's tests at once on 2 cores (loads of 15 to 36), where a
+// second's work takes tens. A hang still fails, at this bound or at go
+// test's -timeout; nothing is timed by it.
+const Patience = 3 * time.Minute
+
 // Poll calls f every interval until it returns nil, and returns nil then.
 // When timeout passes first it returns f's last error, saying how long it
 // waited. f runs at once, then after each interval.

@@ -99,7 +99,11 @@ func TestCrashLeavesWholeTransactions(t *testing.T) {
 			killAfter := 3 + rand.IntN(25)
 			lastAcked := -1
 			var pulseID string
+			killed := false
 			sc := bufio.NewScanner(out)
+			// Every line the child wrote is read, to its end: under load the
+			// child commits (and acknowledges) batches past killAfter before
+			// the kill lands, and those are acknowledged too.
 			for sc.Scan() {
 				f := strings.Fields(sc.Text())
 				switch {
@@ -110,11 +114,11 @@ func TestCrashLeavesWholeTransactions(t *testing.T) {
 				case len(f) > 0 && f[0] == "error":
 					t.Fatalf("child: %s", sc.Text())
 				}
-				if lastAcked >= killAfter {
+				if !killed && lastAcked >= killAfter {
 					// Let it get into the next transaction, then kill.
 					time.Sleep(time.Duration(rand.IntN(2000)) * time.Microsecond)
 					cmd.Process.Kill()
-					break
+					killed = true
 				}
 			}
 			cmd.Wait()
