@@ -19,10 +19,16 @@ func Run(ctx context.Context, exec Exec, c Check, t Target, timeout time.Duratio
 		r.fail(c.Missing)
 		return r
 	}
+	command := r.Command
 	if c.goTool {
 		ctx = goCommand(ctx)
+		if c.root != "" {
+			// The report keeps the check's command: the digest is the
+			// gate cache's business, and differs from one run to the next.
+			command = scanGoTree(ctx, c.root).wrap(command, c.Dir)
+		}
 	}
-	out, err := exec(ctx, c.Dir, r.Command, timeout)
+	out, err := exec(ctx, c.Dir, command, timeout)
 	r.Duration, r.Output, r.ExitCode = out.Duration, joinOutput(out), out.ExitCode
 	switch {
 	case err != nil:
