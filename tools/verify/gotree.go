@@ -58,18 +58,26 @@ type goTree struct {
 	digest   string
 }
 
-// scanGoTree walks the tree at root without following symlinks: whether
-// it has cgo or assembly, and, when it has, the digest of its files'
-// stamps. The root's .git is left out: commands cannot write it. A
-// folder that cannot be read makes the digest one no other scan gives
-// (nothing is reused from the cache), and counts as cgo and assembly.
-func scanGoTree(ctx context.Context, root string) goTree {
+// scanGoTree scans the tree at root for a go command run in dir (a
+// slash path relative to root), without following symlinks: whether the
+// packages it can build have cgo or assembly (those of dir's module, its
+// vendor folder included, not those of a module nested in it, unless
+// its go.mod replaces a module with a folder or a go.work is in the
+// tree: then the whole tree's), and, when they have, the digest of the
+// stamps of every file of the tree. The root's .git is left out:
+// commands cannot write it. A folder that cannot be read makes the
+// digest one no other scan gives (nothing is reused from the cache), and
+// counts as cgo and assembly.
+func scanGoTree(ctx context.Context, root, dir string) goTree {
 	var g goTree
-	var files []string // every entry but folders, relative, in walk order
 	unreadable := false
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	start, nested := root, false
+	if !wholeTree(root, dir) {
+		start, nested = filepath.Join(root, filepath.FromSlash(dir)), true
+	}
+	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == root {
+			if p == start {
 				return err
 			}
 			unreadable = true
@@ -78,29 +86,27 @@ func scanGoTree(ctx context.Context, root string) goTree {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
-		rel, rerr := filepath.Rel(root, p)
-		if rerr != nil {
-			return rerr
-		}
-		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel == ".git" {
+			if p == filepath.Join(root, ".git") {
 				return filepath.SkipDir
+			}
+			if _, err := os.Lstat(filepath.Join(p, "go.mod")); nested && p != start && err == nil {
+				return filepath.SkipDir // another module: dir's go command builds none of its packages
 			}
 			return nil
 		}
-		if rel == ".git" {
-			return nil
-		}
-		files = append(files, rel)
 		name := d.Name()
 		switch ext := path.Ext(name); ext {
 		case ".s", ".S", ".sx":
 			g.asm = true
+			rel, rerr := filepath.Rel(root, filepath.Dir(p))
+			if rerr != nil {
+				return rerr
+			}
 			// A folder whose name cannot be an import path holds no
 			// package the go command builds (and could not be quoted).
-			if dir := path.Dir(rel); slices.Contains(strings.Split(dir, "/"), "vendor") && patternSafe(dir) && !slices.Contains(g.vendored, dir) {
-				g.vendored = append(g.vendored, dir)
+			if rel = filepath.ToSlash(rel); slices.Contains(strings.Split(rel, "/"), "vendor") && patternSafe(rel) && !slices.Contains(g.vendored, rel) {
+				g.vendored = append(g.vendored, rel)
 			}
 		case ".swig", ".swigcxx":
 			g.cgo = true
@@ -120,18 +126,67 @@ func scanGoTree(ctx context.Context, root string) goTree {
 	if !g.cgo && !g.asm {
 		return g
 	}
-	h := sha256.New()
-	for _, rel := range files {
-		h.Write([]byte(rel))
-		h.Write([]byte{0})
-		writeStamp(h, filepath.Join(root, filepath.FromSlash(rel)))
-	}
+	g.digest = treeDigest(ctx, root)
 	if unreadable {
-		h.Write([]byte("unreadable\x00"))
-		h.Write([]byte(rand.Text()))
+		sum := sha256.Sum256([]byte(g.digest + "\x00unreadable\x00" + rand.Text()))
+		g.digest = hex.EncodeToString(sum[:16])
 	}
-	g.digest = hex.EncodeToString(h.Sum(nil)[:16])
 	return g
+}
+
+// wholeTree reports whether a go command in dir may build packages of
+// the tree outside dir's module: its go.mod replaces a module with a
+// folder, or a go.work is in dir or above it in the tree.
+func wholeTree(root, dir string) bool {
+	for d := path.Clean(dir); ; d = path.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(d), "go.work")); err == nil {
+			return true
+		}
+		if d == "." || d == "/" {
+			break
+		}
+	}
+	mod, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(dir), "go.mod"))
+	if err != nil {
+		return true
+	}
+	for _, l := range strings.Split(string(mod), "\n") {
+		if _, target, ok := strings.Cut(l, "=>"); ok {
+			if t := strings.TrimLeft(target, " \t\"`"); strings.HasPrefix(t, ".") || strings.HasPrefix(t, "/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// treeDigest is the digest of the stamps of every file of the tree at
+// root (not following symlinks; the root's .git left out).
+func treeDigest(ctx context.Context, root string) string {
+	h := sha256.New()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			h.Write([]byte(p + "\x00unreadable\x00" + rand.Text()))
+			return nil
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if d.IsDir() {
+			if p == filepath.Join(root, ".git") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+		writeStamp(h, p)
+		return nil
+	})
+	if err != nil {
+		h.Write([]byte("unreadable\x00" + rand.Text()))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // writeStamp writes the stamp of the file at p (not following a

@@ -26,7 +26,7 @@ func BenchmarkScanGoTree(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			var g goTree
 			for b.Loop() {
-				g = scanGoTree(context.Background(), bc.root)
+				g = scanGoTree(context.Background(), bc.root, ".")
 			}
 			b.ReportMetric(float64(len(g.digest)), "digest-chars")
 		})

@@ -73,6 +73,12 @@ func TestGoTreeLeavesPureGoCommandsAlone(t *testing.T) {
 			"p/p.go": "package p\n\nimport \"fmt\"\n\nvar S = fmt.Sprint(\"C\", `C`)\n"}},
 		{name: "pure Go with a C header but no cgo", files: map[string]string{"go.mod": mod, "p/p.go": "package p\n", "p/x.h": "int x;\n"}},
 		{name: "pure Go vendored", files: map[string]string{"go.mod": mod, "p/p.go": "package p\n", "vendor/example.com/v/v.go": "package v\n"}},
+		{name: "cgo and assembly in a nested module (GOROOT/src copied in)", files: map[string]string{"go.mod": mod, "p/p.go": "package p\n",
+			"copy/go.mod": "module std\n", "copy/c/c.go": "package c\n\nimport \"C\"\n", "copy/a/a_amd64.s": "\n"}},
+		{name: "cgo in a nested module a replace names", cgo: true, files: map[string]string{"go.mod": mod + "\nreplace example.com/n => ./n\n",
+			"n/go.mod": "module example.com/n\n", "n/c.go": "package n\n\nimport \"C\"\n"}},
+		{name: "cgo in a module of a go.work", cgo: true, dir: "a", files: map[string]string{"go.work": "go 1.21\n\nuse (\n\t./a\n\t./n\n)\n",
+			"a/go.mod": mod, "n/go.mod": "module example.com/n\n", "n/c.go": "package n\n\nimport \"C\"\n"}},
 		{name: "cgo", cgo: true, files: map[string]string{"go.mod": mod, "p/p.go": "package p\n\n// #include \"../h/x.h\"\nimport \"C\"\n"}},
 		{name: "cgo in a group, raw", cgo: true, files: map[string]string{"go.mod": mod, "p/p.go": "package p\n\nimport (\n\t\"fmt\"\n\t`C`\n)\n"}},
 		{name: "cgo vendored", cgo: true, files: map[string]string{"go.mod": mod, "vendor/example.com/v/v.go": "package v\n\nimport \"C\"\n"}},
@@ -85,7 +91,7 @@ func TestGoTreeLeavesPureGoCommandsAlone(t *testing.T) {
 		{name: "vendored assembly", asm: []string{"./...", "./vendor/example.com/v"},
 			files: map[string]string{"go.mod": mod, "vendor/example.com/v/v.go": "package v\n", "vendor/example.com/v/v_amd64.S": "\n",
 				"vendor/bad name/v.s": "\n"}},
-		{name: "vendored assembly above a sub-module", dir: "sub/m", asm: []string{"../../...", "./vendor/y", "../../vendor/x"},
+		{name: "vendored assembly in a sub-module (not the vendor folder above it)", dir: "sub/m", asm: []string{"../../...", "./vendor/y"},
 			files: map[string]string{"sub/m/go.mod": mod, "vendor/x/x.s": "\n", "sub/m/vendor/y/y.sx": "\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,7 +110,7 @@ func TestGoTreeLeavesPureGoCommandsAlone(t *testing.T) {
 			if len(got) != 3 {
 				t.Fatalf("ran %v, want go build, go test and go vet", got)
 			}
-			g := scanGoTree(context.Background(), root)
+			g := scanGoTree(context.Background(), root, dir)
 			for name, cmd := range plain {
 				want := cmd
 				var env []string
@@ -144,7 +150,7 @@ func TestGoTreeDigestFollowsEveryFile(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	digest := func() string { return scanGoTree(context.Background(), root).digest }
+	digest := func() string { return scanGoTree(context.Background(), root, ".").digest }
 	last := digest()
 	if last != digest() {
 		t.Fatal("two scans of the same tree differ")

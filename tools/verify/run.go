@@ -25,7 +25,7 @@ func Run(ctx context.Context, exec Exec, c Check, t Target, timeout time.Duratio
 		if c.root != "" {
 			// The report keeps the check's command: the digest is the
 			// gate cache's business, and differs from one run to the next.
-			command = scanGoTree(ctx, c.root).wrap(command, c.Dir)
+			command = scanGoTree(ctx, c.root, c.Dir).wrap(command, c.Dir)
 		}
 	}
 	out, err := exec(ctx, c.Dir, command, timeout)
