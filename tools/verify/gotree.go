@@ -36,10 +36,14 @@ import (
 // is not rebuilt). The macro changes no code. The digest is over the
 // stamps (path, type, size, mtime, ctime, inode) of every file of the
 // tree, .go files included (with macros a C file can include anything,
-// and the go command hashes neither a .go file a build constraint or
-// its name excludes nor one outside any package), symlinks by target;
-// ctime cannot be set from user space, so a stamp changes whenever the
-// content does. A pure-Go tree's commands are left as they are.
+// and a package's id hashes no .go file of a package it does not
+// import, nor one a build constraint or its name excludes), symlinks by
+// target; ctime cannot be set from user space, so a stamp changes
+// whenever the content does. Each new digest (any file of the tree
+// changed) compiles the tree's cgo and assembly packages again, and
+// std's cgo packages (runtime/cgo, net, os/user) once; their dependents
+// are reused (the macro leaves the archives as they were). A pure-Go
+// tree's commands are left as they are.
 
 // treeMacro is the preprocessor macro that carries the tree's digest.
 const treeMacro = "_AUTARCH_GATE_TREE"
