@@ -77,9 +77,9 @@ func TestAnswer(t *testing.T) {
 				t.Fatal(err)
 			}
 			h := newHarness(t, "pulsing", SessionConfig{Root: a.ws})
-			gate := func() verify.GateRun {
+			gate := func(full bool, changed ...string) verify.GateRun {
 				t.Helper()
-				return h.s.QualityGates(context.Background(), verify.Gates{Full: true}, []string{"b/b.go"})
+				return h.s.QualityGates(context.Background(), verify.Gates{Full: full}, changed)
 			}
 			failed := func(run verify.GateRun) []string {
 				var out []string
@@ -90,26 +90,32 @@ func TestAnswer(t *testing.T) {
 				}
 				return out
 			}
-			if run := gate(); run.Failed() || len(run.Reports) != 3 {
+			if run := gate(false, "b/b.go", "b/b_test.go", "hdr/answer.h"); run.Failed() || len(run.Reports) != 3 {
 				t.Fatalf("the first gate, good header: %+v", run.Reports)
 			}
 			res := h.call("shell", map[string]any{"command": "printf '%s\\n' '" + tc.bad + "' > hdr/answer.h && echo changed", "reason": "the header alone"})
 			if !strings.Contains(res.Output, "changed") {
 				t.Fatalf("the agent's command: %s", res.Output)
 			}
-			kept := failed(gate())
+			// A gate over the header alone (the packages that include it
+			// are affected), then one over everything.
+			affected := failed(gate(false, "hdr/answer.h"))
+			kept := failed(gate(true, "b/b.go"))
 			// The same tree with a cold gate cache: the bad header fails
 			// it (the test cannot pass for another reason).
 			if err := os.RemoveAll(filepath.Join(a.ws, ".git", "autarch", "caches-gates")); err != nil {
 				t.Fatal(err)
 			}
-			cold := failed(gate())
+			cold := failed(gate(true, "b/b.go"))
 			for _, c := range tc.fails {
 				if !slices.Contains(cold, c) {
 					t.Fatalf("the bad header does not fail %s in a cold gate (failed: %v)", c, cold)
 				}
 				if !slices.Contains(kept, c) {
 					t.Errorf("%s passed with the gates' kept cache over a header that fails it (the archive of the old header was reused); failed: %v", c, kept)
+				}
+				if !slices.Contains(affected, c) {
+					t.Errorf("%s passed (or did not run) in a gate over the changed header alone; failed: %v", c, affected)
 				}
 			}
 		})

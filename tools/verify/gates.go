@@ -122,7 +122,7 @@ func RunGates(ctx context.Context, exec Exec, d Detector, cfg Gates, changed []s
 		checks := d.projectChecks(p)
 		var goPkgs []string
 		if !cfg.Full && slices.ContainsFunc(checks, func(c Check) bool { return c.Name == "go test" && c.Missing == "" }) {
-			pkgs, err := goAffected(ctx, exec, p, files, remaining())
+			pkgs, err := goAffected(ctx, exec, d.Root, p, files, remaining())
 			if err != nil {
 				add(Report{Check: "go list", Kind: Build, Dir: p, Status: StatusError, Error: err.Error()})
 				continue
@@ -228,10 +228,18 @@ func anyMatch(globs, files []string) bool {
 // files (relative to dir) affect: the packages holding them and every
 // package that imports one of those, directly or through others, in its
 // code or its tests; as "./rel" patterns. nil: no package is affected. A
-// change to go.mod or go.sum affects everything.
-func goAffected(ctx context.Context, exec Exec, dir string, files []string, timeout time.Duration) ([]string, error) {
+// change to go.mod or go.sum affects everything, and so does a change to
+// a file other than a .go file when the packages have cgo or assembly:
+// a C preamble, a C or an assembly file may include it from any folder
+// (root is the detector's; dir is relative to it).
+func goAffected(ctx context.Context, exec Exec, root, dir string, files []string, timeout time.Duration) ([]string, error) {
 	for _, f := range files {
 		if f == "go.mod" || f == "go.sum" || f == "go.work" {
+			return []string{"./..."}, nil
+		}
+	}
+	if root != "" && slices.ContainsFunc(files, func(f string) bool { return path.Ext(f) != ".go" }) {
+		if g := scanGoTree(ctx, root, dir); g.cgo || g.asm {
 			return []string{"./..."}, nil
 		}
 	}

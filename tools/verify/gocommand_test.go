@@ -23,7 +23,7 @@ func TestGoCommandMarksTheGoChecksOnly(t *testing.T) {
 	for _, c := range checks {
 		Run(context.Background(), exec, c, Target{}, time.Minute)
 	}
-	if _, err := goAffected(context.Background(), exec, ".", []string{"x.go"}, time.Minute); err != nil {
+	if _, err := goAffected(context.Background(), exec, d.Root, ".", []string{"x.go"}, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]bool{
