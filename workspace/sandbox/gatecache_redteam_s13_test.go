@@ -1,9 +1,7 @@
 package sandbox
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -56,17 +54,7 @@ func TestGateTestBinaryCannotSignalTheGate(t *testing.T) {
 	if landlockVersion() < 6 {
 		t.Skipf("Landlock ABI %d: signal scoping needs 6", landlockVersion())
 	}
-	cmd := exec.Command("go", "env", "GOCACHE")
-	cmd.Env = append(os.Environ(), "GOFLAGS=")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go env: %v", err)
-	}
-	t.Setenv("GOCACHE", strings.TrimSpace(string(out)))
-	f := newFixture(t)
-	if st := f.sb.Probe(context.Background()); !st.Available {
-		t.Fatalf("probe: %v", st)
-	}
+	f := userCacheFixture(t)
 	mustWrite(t, filepath.Join(f.dir, "go.mod"), "module example.com/p\n\ngo 1.21\n")
 	mustWrite(t, filepath.Join(f.dir, "p", "p_test.go"), signalProbeTest)
 	own := filepath.Join(t.TempDir(), "caches")
@@ -135,17 +123,7 @@ func TestGateTestBinaryCannotReachTheGoCommandThroughProc(t *testing.T) {
 	if landlockVersion() < 1 {
 		t.Fatal("this kernel has no Landlock")
 	}
-	cmd := exec.Command("go", "env", "GOCACHE")
-	cmd.Env = append(os.Environ(), "GOFLAGS=")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go env: %v", err)
-	}
-	t.Setenv("GOCACHE", strings.TrimSpace(string(out)))
-	f := newFixture(t)
-	if st := f.sb.Probe(context.Background()); !st.Available {
-		t.Fatalf("probe: %v", st)
-	}
+	f := userCacheFixture(t)
 	mustWrite(t, filepath.Join(f.dir, "go.mod"), "module example.com/p\n\ngo 1.21\n")
 	mustWrite(t, filepath.Join(f.dir, "p", "p_test.go"), procProbeTest)
 	own := filepath.Join(t.TempDir(), "caches")

@@ -56,17 +56,7 @@ func TestGateTestBinaryCannotWriteGateCache(t *testing.T) {
 	if landlockVersion() < 1 {
 		t.Fatal("this kernel has no Landlock")
 	}
-	cmd := exec.Command("go", "env", "GOCACHE")
-	cmd.Env = append(os.Environ(), "GOFLAGS=")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go env: %v", err)
-	}
-	t.Setenv("GOCACHE", strings.TrimSpace(string(out)))
-	f := newFixture(t)
-	if st := f.sb.Probe(context.Background()); !st.Available {
-		t.Fatalf("probe: %v", st)
-	}
+	f := userCacheFixture(t)
 	mustWrite(t, filepath.Join(f.dir, "go.mod"), "module example.com/p\n\ngo 1.21\n")
 	mustWrite(t, filepath.Join(f.dir, "p", "p_test.go"), gateProbeTest)
 	own := filepath.Join(t.TempDir(), "caches")
@@ -130,4 +120,23 @@ func TestGateWithoutLandlock(t *testing.T) {
 	if !strings.Contains(f.sb.GateCacheMode(), "throwaway") {
 		t.Errorf("doctor: %s", f.sb.GateCacheMode())
 	}
+}
+
+// userCacheFixture is a probed fixture whose sandbox reads the user's Go
+// build cache under its own, as gates and commands read it: a gate's go
+// command does not compile the standard library again.
+func userCacheFixture(t *testing.T) *fixture {
+	t.Helper()
+	cmd := exec.Command("go", "env", "GOCACHE")
+	cmd.Env = append(os.Environ(), "GOFLAGS=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	t.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+	f := newFixture(t)
+	if st := f.sb.Probe(context.Background()); !st.Available {
+		t.Fatalf("probe: %v", st)
+	}
+	return f
 }

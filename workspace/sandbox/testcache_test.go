@@ -1,10 +1,8 @@
 package sandbox
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -48,17 +46,7 @@ func gateFixture(t *testing.T) (*fixture, Spec) {
 	if landlockVersion() < 1 {
 		t.Fatal("this kernel has no Landlock")
 	}
-	cmd := exec.Command("go", "env", "GOCACHE")
-	cmd.Env = append(os.Environ(), "GOFLAGS=")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go env: %v", err)
-	}
-	t.Setenv("GOCACHE", strings.TrimSpace(string(out)))
-	f := newFixture(t)
-	if st := f.sb.Probe(context.Background()); !st.Available {
-		t.Fatalf("probe: %v", st)
-	}
+	f := userCacheFixture(t)
 	mustWrite(t, filepath.Join(f.dir, "m", "go.mod"), "module example.com/m\n\ngo 1.21\n")
 	own := filepath.Join(t.TempDir(), "caches")
 	return f, Spec{Command: "cd m && go test -json -vet=off ./...", Caches: f.sb.DefaultCaches(), OwnCaches: own,
