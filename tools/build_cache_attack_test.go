@@ -42,11 +42,7 @@ func TestGoBuildCacheNotSharedAcrossRepositories(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the runtime when no build cache is warm: about a minute")
 	}
-	out, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		t.Fatalf("go env GOCACHE: %v", err)
-	}
-	userCache := strings.TrimSpace(string(out))
+	userCache := userGoCache(t)
 	t.Setenv("GOCACHE", userCache) // the user's own, read-only to every command
 	a := newAttackWorkspace(t)     // HOME (and so Autarch's own cache folder) is new
 	other := filepath.Join(a.home, "src", "b")
@@ -84,4 +80,16 @@ func TestGoBuildCacheNotSharedAcrossRepositories(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "RuneLen 1") {
 		t.Errorf("the user's own go run: %v: %s", err, out)
 	}
+}
+
+// userGoCache is the user's Go build cache (go env GOCACHE), which the
+// gate tests read under their own so that nothing compiles the standard
+// library again.
+func userGoCache(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env GOCACHE: %v", err)
+	}
+	return strings.TrimSpace(string(out))
 }

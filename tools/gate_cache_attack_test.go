@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -96,11 +95,7 @@ func TestGatesIgnoreAgentsBuildCache(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests under bwrap: about a minute")
 	}
-	out, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		t.Fatalf("go env GOCACHE: %v", err)
-	}
-	userCache := strings.TrimSpace(string(out))
+	userCache := userGoCache(t)
 	for _, tc := range []struct {
 		name   string
 		broken map[string]string

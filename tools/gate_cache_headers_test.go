@@ -28,11 +28,7 @@ func TestGatesTrackIncludedHeaders(t *testing.T) {
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Fatalf("gcc not found (%v): cgo needs it", err)
 	}
-	out, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		t.Fatalf("go env GOCACHE: %v", err)
-	}
-	userCache := strings.TrimSpace(string(out))
+	userCache := userGoCache(t)
 	const test = `package b
 
 import "testing"

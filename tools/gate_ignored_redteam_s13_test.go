@@ -3,9 +3,7 @@ package tools
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/autarch-dev/autarch/tools/verify"
@@ -20,11 +18,7 @@ import (
 // a fake. The gates must judge the tree as it will be committed.
 func TestGatesIgnoreIgnoredGoWork(t *testing.T) {
 	t.Skip("redteam s13 06: open, see /work/briefs/s13/redteam/06-ignored-files-steer-the-gates.md")
-	out, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		t.Fatalf("go env GOCACHE: %v", err)
-	}
-	t.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+	t.Setenv("GOCACHE", userGoCache(t))
 	a := newAttackWorkspace(t)
 	writeFiles(t, a.ws, map[string]string{
 		".gitignore":  "go.work\ngo.work.sum\n.fake/\n",

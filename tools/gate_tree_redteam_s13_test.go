@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,11 +45,7 @@ func TestMain(m *testing.M) {
 // vouches for (or its test binaries must not write the tree). Closed:
 // HeldGates fails the run naming p/p.go.
 func TestGatesVouchForTheTreeAfterThem(t *testing.T) {
-	out, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		t.Fatalf("go env GOCACHE: %v", err)
-	}
-	t.Setenv("GOCACHE", strings.TrimSpace(string(out)))
+	t.Setenv("GOCACHE", userGoCache(t))
 	a := newAttackWorkspace(t)
 	writeFiles(t, a.ws, map[string]string{"go.mod": "module example.com/a\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {}\n"})
 	writeFiles(t, a.ws, rewritesItsPackage)
